@@ -1,0 +1,21 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "lean-env/**", "out/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      "no-restricted-imports": ["error", { paths: [] }],
+    },
+  },
+  {
+    // The bridge runs without an editor: the CLI, the tests and the trainer host load it.
+    files: ["lean-bridge/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: ["vscode"] }] },
+  },
+);

@@ -1,0 +1,313 @@
+/**
+ * Splits a Lean file into top-level commands and reads the shape of each declaration: its modifiers, name
+ * (fully qualified through `namespace`s), statement, and whether its body is a tactic block, a term,
+ * equations or a `where` structure. Lean itself ends a command where the next command keyword begins; like
+ * every Lean tool that works on text, we take a command keyword at column 0 as that boundary.
+ */
+import { TokenKind, bracketDelta, isCommentKind, lex, tokenText, type TokenStream } from "./lexer";
+
+const DECLARATION_KEYWORDS = new Set([
+  "theorem", "lemma", "example", "def", "instance", "abbrev", "opaque", "axiom",
+  "structure", "class", "inductive", "coinductive",
+]);
+
+const MODIFIERS = new Set([
+  "private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "local", "scoped", "public",
+]);
+
+const OTHER_COMMANDS = new Set([
+  "import", "module", "prelude", "namespace", "section", "end", "open", "variable", "universe", "set_option",
+  "attribute", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "macro", "macro_rules", "syntax",
+  "elab", "elab_rules", "declare_syntax_cat", "mutual", "deriving", "initialize", "builtin_initialize",
+  "#check", "#eval", "#print", "#reduce", "#exit", "#guard_msgs", "#synth", "#lint", "omit", "include",
+  "export", "noncomputable", "run_cmd", "add_decl_doc", "register_simp_attr", "#guard",
+]);
+
+export type BodyKind = "tactic" | "term" | "equations" | "where" | "none";
+
+export interface Declaration {
+  keyword: string;
+  /** The name as written (undefined for `example` and anonymous instances). */
+  name: string | undefined;
+  /** The name with the enclosing namespaces, `_root_` resolved; undefined when anonymous. */
+  fullName: string | undefined;
+  modifiers: string[];
+  /** Offsets: the whole command (doc comment and attributes included). */
+  start: number;
+  end: number;
+  /** Offset of the declaration keyword. */
+  keywordStart: number;
+  /** The text from the keyword up to (not including) the top-level `:=`; the whole header if none. */
+  statement: string;
+  bodyKind: BodyKind;
+  /** For tactic bodies: the offset of `by` and of the end of the tactic block (before `termination_by`, `where`…). */
+  byStart?: number;
+  byEnd?: number;
+  /** For tactic and term bodies: where the body begins (after `:=`). */
+  bodyStart?: number;
+  /** Token indices of the command in the file's token stream. */
+  firstToken: number;
+  lastToken: number;
+}
+
+export interface Command {
+  kind: "declaration" | "other";
+  start: number;
+  end: number;
+  firstToken: number;
+  lastToken: number;
+  /** The command's leading keyword (modifiers and attributes skipped). */
+  keyword: string;
+  declaration?: Declaration;
+}
+
+export interface ParsedFile {
+  tokens: TokenStream;
+  commands: Command[];
+  /** Module names after `import`. */
+  imports: string[];
+  /** The text of the header: everything up to the end of the last `import` (or of `prelude`/`module`). */
+  headerEnd: number;
+}
+
+function isCommandStart(ts: TokenStream, i: number): boolean {
+  if (ts.cols[i] !== 0 || ts.lineFirst[i] !== 1) return false;
+  const kind = ts.kinds[i];
+  if (kind === TokenKind.DocComment) return true;
+  if (kind === TokenKind.Symbol) return tokenText(ts, i) === "@[";
+  if (kind !== TokenKind.Ident && !(kind === TokenKind.Symbol)) {
+    return false;
+  }
+  const word = tokenText(ts, i);
+  return DECLARATION_KEYWORDS.has(word) || MODIFIERS.has(word) || OTHER_COMMANDS.has(word);
+}
+
+function isHashCommand(ts: TokenStream, i: number): boolean {
+  // `#print` lexes as `#` then `print`.
+  if (ts.cols[i] !== 0 || ts.lineFirst[i] !== 1 || ts.kinds[i] !== TokenKind.Symbol) return false;
+  return ts.text.charCodeAt(ts.starts[i] ?? 0) === 35 && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i];
+}
+
+/** Index of the next token that is not a comment, or `limit`. */
+function nextCode(ts: TokenStream, i: number, limit: number): number {
+  while (i < limit && isCommentKind(ts.kinds[i] ?? 0)) i++;
+  return i;
+}
+
+function prevCode(ts: TokenStream, i: number, floor: number): number {
+  while (i >= floor && isCommentKind(ts.kinds[i] ?? 0)) i--;
+  return i;
+}
+
+function wordAt(ts: TokenStream, i: number): string {
+  return i < ts.count ? tokenText(ts, i) : "";
+}
+
+export function parseFile(text: string, tokens: TokenStream = lex(text)): ParsedFile {
+  const ts = tokens;
+  const starts: number[] = [];
+  for (let i = 0; i < ts.count; i++) if (isCommandStart(ts, i) || isHashCommand(ts, i)) starts.push(i);
+  // Anything before the first command start (header comments) is not a command.
+  const commands: Command[] = [];
+  const scopes: { kind: "namespace" | "section"; name: string }[] = [];
+  const imports: string[] = [];
+  let headerEnd = 0;
+  let pendingIn = -1;
+  for (let s = 0; s < starts.length; s++) {
+    const first = pendingIn >= 0 ? pendingIn : (starts[s] ?? 0);
+    const limit = s + 1 < starts.length ? (starts[s + 1] ?? ts.count) : ts.count;
+    const last = prevCode(ts, limit - 1, first);
+    if (last < first) continue;
+    // `set_option … in` and `open … in` prefix the next command.
+    if (wordAt(ts, last) === "in" && s + 1 < starts.length && !isDeclarationLike(ts, first, last)) {
+      pendingIn = first;
+      continue;
+    }
+    const keywordFrom = starts[s] ?? first;
+    pendingIn = -1;
+    const command = readCommand(ts, first, last, scopes, keywordFrom);
+    if (command.keyword === "import") {
+      const module = wordAt(ts, nextCode(ts, firstKeywordIndex(ts, first, last) + 1, last + 1));
+      if (module) imports.push(module);
+      headerEnd = command.end;
+    } else if ((command.keyword === "prelude" || command.keyword === "module") && commands.length === 0) {
+      headerEnd = command.end;
+    }
+    commands.push(command);
+  }
+  return { tokens: ts, commands, imports, headerEnd };
+}
+
+function isDeclarationLike(ts: TokenStream, first: number, last: number): boolean {
+  return DECLARATION_KEYWORDS.has(wordAt(ts, firstKeywordIndex(ts, first, last)));
+}
+
+/** Skips doc comments, `@[…]` attributes and modifiers; returns the index of the command keyword. */
+function firstKeywordIndex(ts: TokenStream, first: number, last: number): number {
+  let i = first;
+  while (i <= last) {
+    const kind = ts.kinds[i];
+    if (isCommentKind(kind ?? 0)) {
+      i++;
+      continue;
+    }
+    const word = tokenText(ts, i);
+    if (word === "@[") {
+      let depth = 0;
+      for (; i <= last; i++) {
+        depth += bracketDelta(ts, i);
+        if (depth === 0) break;
+      }
+      i++;
+      continue;
+    }
+    if (MODIFIERS.has(word) && !DECLARATION_KEYWORDS.has(word)) {
+      // `local notation`, `scoped instance`: modifiers too.
+      i++;
+      continue;
+    }
+    if (word === "#" && ts.kinds[i + 1] === TokenKind.Ident) return i;
+    return i;
+  }
+  return last;
+}
+
+function readCommand(
+  ts: TokenStream,
+  first: number,
+  last: number,
+  scopes: { kind: "namespace" | "section"; name: string }[],
+  keywordFrom: number,
+): Command {
+  const k = firstKeywordIndex(ts, keywordFrom, last);
+  const keyword = wordAt(ts, k) === "#" ? "#" + wordAt(ts, k + 1) : wordAt(ts, k);
+  const start = ts.starts[first] ?? 0;
+  const end = ts.ends[last] ?? 0;
+  const base = { start, end, firstToken: first, lastToken: last, keyword };
+  if (keyword === "namespace" || keyword === "section") {
+    const name = k + 1 <= last ? wordAt(ts, k + 1) : "";
+    scopes.push({ kind: keyword, name });
+  } else if (keyword === "end") {
+    scopes.pop();
+  } else if (keyword === "mutual") {
+    // Declarations inside `mutual … end` are rare in proofs; the block is left whole.
+  }
+  if (!DECLARATION_KEYWORDS.has(keyword)) return { kind: "other", ...base };
+  const modifiers: string[] = [];
+  for (let i = first; i < k; i++) if (MODIFIERS.has(wordAt(ts, i))) modifiers.push(wordAt(ts, i));
+  const declaration = readDeclaration(ts, first, last, k, keyword, modifiers, scopes);
+  return { kind: "declaration", ...base, declaration };
+}
+
+function namespacePrefix(scopes: { kind: "namespace" | "section"; name: string }[]): string {
+  return scopes
+    .filter((s) => s.kind === "namespace" && s.name)
+    .map((s) => s.name)
+    .join(".");
+}
+
+function readDeclaration(
+  ts: TokenStream,
+  first: number,
+  last: number,
+  k: number,
+  keyword: string,
+  modifiers: string[],
+  scopes: { kind: "namespace" | "section"; name: string }[],
+): Declaration {
+  let i = nextCode(ts, k + 1, last + 1);
+  let name: string | undefined;
+  if (keyword !== "example") {
+    if (keyword === "instance" && wordAt(ts, i) === "(") {
+      // `instance (priority := low) name : …`
+      let depth = 0;
+      for (; i <= last; i++) {
+        depth += bracketDelta(ts, i);
+        if (depth === 0) break;
+      }
+      i = nextCode(ts, i + 1, last + 1);
+    }
+    if (ts.kinds[i] === TokenKind.Ident && i <= last) {
+      const after = wordAt(ts, nextCode(ts, i + 1, last + 1));
+      const anonymousInstance = keyword === "instance" && !(after === ":" || after === "(" || after === "[" || after === "{" || after === "⦃" || after === ":=" || after === "where");
+      if (!anonymousInstance) {
+        name = tokenText(ts, i);
+        i++;
+      }
+    }
+  }
+  let fullName: string | undefined;
+  if (name !== undefined) {
+    const prefix = namespacePrefix(scopes);
+    fullName = name.startsWith("_root_.") ? name.slice(7) : prefix ? `${prefix}.${name}` : name;
+  }
+  // Find the top-level `:=`, `|` (equations) or `where`.
+  let depth = 0;
+  let assign = -1;
+  let bodyKind: BodyKind = "none";
+  for (; i <= last; i++) {
+    if (isCommentKind(ts.kinds[i] ?? 0)) continue;
+    depth += bracketDelta(ts, i);
+    if (depth !== 0) continue;
+    const word = tokenText(ts, i);
+    if (word === ":=") {
+      assign = i;
+      break;
+    }
+    if (word === "|" && ts.lineFirst[i] === 1) {
+      bodyKind = "equations";
+      break;
+    }
+    if (word === "where") {
+      bodyKind = "where";
+      break;
+    }
+  }
+  const keywordStart = ts.starts[k] ?? 0;
+  const statementEnd = assign >= 0 ? (ts.starts[assign] ?? 0) : (ts.ends[last] ?? 0);
+  const declaration: Declaration = {
+    keyword,
+    name,
+    fullName,
+    modifiers,
+    start: ts.starts[first] ?? 0,
+    end: ts.ends[last] ?? 0,
+    keywordStart,
+    statement: ts.text.slice(keywordStart, statementEnd).trimEnd(),
+    bodyKind,
+    firstToken: first,
+    lastToken: last,
+  };
+  if (assign < 0) return declaration;
+  const b = nextCode(ts, assign + 1, last + 1);
+  declaration.bodyStart = ts.starts[b] ?? declaration.end;
+  if (wordAt(ts, b) !== "by" || b > last) {
+    declaration.bodyKind = "term";
+    return declaration;
+  }
+  declaration.bodyKind = "tactic";
+  declaration.byStart = ts.starts[b] ?? 0;
+  // The tactic block ends before a top-level `termination_by`, `decreasing_by` or `where`.
+  let end = last;
+  depth = 0;
+  for (let j = b + 1; j <= last; j++) {
+    depth += bracketDelta(ts, j);
+    const word = tokenText(ts, j);
+    if (depth === 0 && ts.lineFirst[j] === 1 && (word === "termination_by" || word === "decreasing_by" || word === "where")) {
+      end = prevCode(ts, j - 1, b);
+      declaration.bodyKind = word === "where" ? "where" : "tactic";
+      break;
+    }
+  }
+  declaration.byEnd = ts.ends[end] ?? declaration.end;
+  return declaration;
+}
+
+/** The declaration whose tactic body contains the range [start, end), if any. */
+export function declarationContaining(file: ParsedFile, start: number, end: number): Declaration | undefined {
+  for (const command of file.commands) {
+    const d = command.declaration;
+    if (d && d.start <= start && end <= d.end) return d;
+  }
+  return undefined;
+}

@@ -1,0 +1,371 @@
+/**
+ * A Lean 4 lexer that follows Lean's lexical rules closely enough to never cut inside a token or comment:
+ * nested block comments, doc comments, strings with escapes, interpolated strings `s!"…{e}…"` (whose
+ * braces hold code), raw strings `r#"…"#`, char literals, `«guillemet»` identifiers, dotted names and
+ * Lean's letter-like unicode. It never throws and always advances, so any input terminates.
+ *
+ * Tokens live in parallel typed arrays (one allocation per file, not per token) because mining lexes
+ * tens of megabytes and the verifier lexes every candidate.
+ */
+
+export const enum TokenKind {
+  Ident = 0,
+  Number = 1,
+  String = 2,
+  Char = 3,
+  LineComment = 4,
+  BlockComment = 5,
+  /** `/-- … -/` and `/-! … -/`. */
+  DocComment = 6,
+  Symbol = 7,
+}
+
+export interface TokenStream {
+  readonly text: string;
+  readonly count: number;
+  readonly kinds: Uint8Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  /** UTF-16 column of the token's first character. */
+  readonly cols: Int32Array;
+  /** 1 when the token is the first non-blank thing on its line. */
+  readonly lineFirst: Uint8Array;
+  /** True when the text ends inside a comment or string: a sign that the text is cut mid-token. */
+  readonly unterminated: boolean;
+}
+
+export function tokenText(ts: TokenStream, i: number): string {
+  return ts.text.slice(ts.starts[i], ts.ends[i]);
+}
+
+export function isCommentKind(kind: number): boolean {
+  return kind === TokenKind.LineComment || kind === TokenKind.BlockComment || kind === TokenKind.DocComment;
+}
+
+// Lean's `isLetterLike` (src/Init/Meta.lean), extended with the ASCII letters.
+function isLetterLike(c: number): boolean {
+  return (
+    (c >= 0x3b1 && c <= 0x3c9 && c !== 0x3bb) || // Greek lower case, without λ
+    (c >= 0x391 && c <= 0x3a9 && c !== 0x3a0 && c !== 0x3a3) || // Greek upper case, without Π Σ
+    (c >= 0x3ca && c <= 0x3fb) || // Coptic
+    (c >= 0x1f00 && c <= 0x1ffe) || // Polytonic Greek
+    (c >= 0x2100 && c <= 0x214f) || // Letter-like block
+    (c >= 0x1d49c && c <= 0x1d59f) // Script, double-struck and Fraktur letters
+  );
+}
+
+function isSubscriptAlnum(c: number): boolean {
+  return (c >= 0x2080 && c <= 0x208c) || (c >= 0x2090 && c <= 0x209c) || (c >= 0x1d62 && c <= 0x1d6a);
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+export function isIdStart(c: number): boolean {
+  return isAsciiLetter(c) || c === 95 || isLetterLike(c);
+}
+
+export function isIdRest(c: number): boolean {
+  return isIdStart(c) || isDigit(c) || c === 39 || c === 33 || c === 63 || isSubscriptAlnum(c);
+}
+
+function codePointAt(text: string, i: number): number {
+  return text.codePointAt(i) ?? 0;
+}
+
+function width(c: number): number {
+  return c > 0xffff ? 2 : 1;
+}
+
+const MULTI_SYMBOLS = [":=", "=>", "<;>", "@[", "..", "::", "<|>", "<|", "|>", "->", "<-", "≠"];
+
+class Lexer {
+  kinds = new Uint8Array(256);
+  starts = new Int32Array(256);
+  ends = new Int32Array(256);
+  cols = new Int32Array(256);
+  lineFirst = new Uint8Array(256);
+  count = 0;
+  unterminated = false;
+  private lineStart = 0;
+  private lastLineWithToken = -1;
+  private line = 0;
+
+  constructor(readonly text: string) {}
+
+  private grow(): void {
+    const n = this.kinds.length * 2;
+    const k = new Uint8Array(n);
+    k.set(this.kinds);
+    this.kinds = k;
+    const s = new Int32Array(n);
+    s.set(this.starts);
+    this.starts = s;
+    const e = new Int32Array(n);
+    e.set(this.ends);
+    this.ends = e;
+    const c = new Int32Array(n);
+    c.set(this.cols);
+    this.cols = c;
+    const f = new Uint8Array(n);
+    f.set(this.lineFirst);
+    this.lineFirst = f;
+  }
+
+  private push(kind: TokenKind, start: number, end: number, col: number, first: boolean): void {
+    if (this.count === this.kinds.length) this.grow();
+    const i = this.count++;
+    this.kinds[i] = kind;
+    this.starts[i] = start;
+    this.ends[i] = end;
+    this.cols[i] = col;
+    this.lineFirst[i] = first ? 1 : 0;
+  }
+
+  /** Advances the line bookkeeping over text[from, to). */
+  private countLines(from: number, to: number): void {
+    const text = this.text;
+    for (let j = text.indexOf("\n", from); j !== -1 && j < to; j = text.indexOf("\n", j + 1)) {
+      this.line++;
+      this.lineStart = j + 1;
+    }
+  }
+
+  run(): void {
+    const text = this.text;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 10) {
+        this.line++;
+        this.lineStart = i + 1;
+        i++;
+        continue;
+      }
+      if (c === 32 || c === 9 || c === 13) {
+        i++;
+        continue;
+      }
+      const start = i;
+      const col = start - this.lineStart;
+      const first = this.lastLineWithToken !== this.line;
+      this.lastLineWithToken = this.line;
+      const startLine = this.line;
+      let kind: TokenKind;
+      if (c === 45 && text.charCodeAt(i + 1) === 45) {
+        const nl = text.indexOf("\n", i);
+        i = nl === -1 ? n : nl;
+        kind = TokenKind.LineComment;
+      } else if (c === 47 && text.charCodeAt(i + 1) === 45) {
+        const next = text.charCodeAt(i + 2);
+        // `/--` and `/-!` are documentation, but `/--/` is an empty ordinary comment.
+        kind =
+          (next === 45 && text.charCodeAt(i + 3) !== 47) || next === 33 ? TokenKind.DocComment : TokenKind.BlockComment;
+        i = this.skipBlockComment(i);
+      } else if (c === 34) {
+        i = this.skipString(i + 1, false);
+        kind = TokenKind.String;
+      } else if (isDigit(c)) {
+        i = this.skipNumber(i);
+        kind = TokenKind.Number;
+      } else if (c === 39 && this.charLiteralEnd(i) > 0) {
+        i = this.charLiteralEnd(i);
+        kind = TokenKind.Char;
+      } else {
+        const cp = codePointAt(text, i);
+        if (isIdStart(cp) || cp === 0xab) {
+          i = this.skipIdent(i);
+          kind = TokenKind.Ident;
+          const special = this.stringAfterIdent(start, i);
+          if (special !== i) {
+            i = special;
+            kind = TokenKind.String;
+          }
+        } else {
+          i = this.skipSymbol(i, cp);
+          kind = TokenKind.Symbol;
+        }
+      }
+      if (i <= start) i = start + 1; // Defensive: every token consumes at least one unit.
+      this.push(kind, start, i, col, first);
+      if (kind !== TokenKind.LineComment && kind !== TokenKind.Ident && kind !== TokenKind.Number && kind !== TokenKind.Symbol) {
+        this.countLines(start, i);
+        if (this.line !== startLine) this.lastLineWithToken = this.line;
+      }
+    }
+  }
+
+  private skipBlockComment(i: number): number {
+    const text = this.text;
+    const n = text.length;
+    let depth = 1;
+    let j = i + 2;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === 47 && text.charCodeAt(j + 1) === 45) {
+        depth++;
+        j += 2;
+      } else if (c === 45 && text.charCodeAt(j + 1) === 47) {
+        depth--;
+        j += 2;
+        if (depth === 0) return j;
+      } else j++;
+    }
+    this.unterminated = true;
+    return n;
+  }
+
+  /** Scans a string body after its opening quote; with `interpolated`, `{…}` holds code. */
+  private skipString(j: number, interpolated: boolean): number {
+    const text = this.text;
+    const n = text.length;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === 92) j += 2;
+      else if (c === 34) return j + 1;
+      else if (interpolated && c === 123) j = this.skipInterpolatedCode(j + 1);
+      else j++;
+    }
+    this.unterminated = true;
+    return n;
+  }
+
+  /** Skips code inside `{…}` of an interpolated string, up to and including the matching `}`. */
+  private skipInterpolatedCode(j: number): number {
+    const text = this.text;
+    const n = text.length;
+    let depth = 1;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === 123) {
+        depth++;
+        j++;
+      } else if (c === 125) {
+        depth--;
+        j++;
+        if (depth === 0) return j;
+      } else if (c === 34) j = this.skipString(j + 1, false);
+      else if (c === 47 && text.charCodeAt(j + 1) === 45) j = this.skipBlockComment(j);
+      else if (c === 45 && text.charCodeAt(j + 1) === 45) {
+        const nl = text.indexOf("\n", j);
+        j = nl === -1 ? n : nl;
+      } else if (isIdStart(codePointAt(text, j))) {
+        const end = this.skipIdent(j);
+        j = this.stringAfterIdent(j, end);
+      } else j++;
+    }
+    this.unterminated = true;
+    return n;
+  }
+
+  /** Handles `r"…"`, `r#"…"#` and `s!"…"` style literals that begin with an identifier. */
+  private stringAfterIdent(identStart: number, identEnd: number): number {
+    const text = this.text;
+    const next = text.charCodeAt(identEnd);
+    if (identEnd - identStart === 1 && text.charCodeAt(identStart) === 114 && (next === 34 || next === 35)) {
+      let hashes = 0;
+      let j = identEnd;
+      while (text.charCodeAt(j) === 35) {
+        hashes++;
+        j++;
+      }
+      if (text.charCodeAt(j) !== 34) return identEnd;
+      const closing = '"' + "#".repeat(hashes);
+      const end = text.indexOf(closing, j + 1);
+      if (end === -1) {
+        this.unterminated = true;
+        return text.length;
+      }
+      return end + closing.length;
+    }
+    if (next === 34 && text.charCodeAt(identEnd - 1) === 33) return this.skipString(identEnd + 1, true);
+    return identEnd;
+  }
+
+  private skipIdent(i: number): number {
+    const text = this.text;
+    const n = text.length;
+    let j = i;
+    for (;;) {
+      if (text.charCodeAt(j) === 0xab) {
+        const close = text.indexOf("»", j + 1);
+        j = close === -1 ? n : close + 1;
+      } else {
+        const cp = codePointAt(text, j);
+        if (!isIdStart(cp)) return j;
+        j += width(cp);
+        while (j < n) {
+          const r = codePointAt(text, j);
+          if (!isIdRest(r)) break;
+          j += width(r);
+        }
+      }
+      // A dot continues the name only if another name part follows.
+      if (text.charCodeAt(j) === 46) {
+        const after = codePointAt(text, j + 1);
+        if (isIdStart(after) || after === 0xab) {
+          j++;
+          continue;
+        }
+      }
+      return j;
+    }
+  }
+
+  private skipNumber(i: number): number {
+    const text = this.text;
+    let j = i + 1;
+    for (;;) {
+      const c = text.charCodeAt(j);
+      if (isDigit(c) || isAsciiLetter(c) || c === 95) j++;
+      else if (c === 46 && isDigit(text.charCodeAt(j + 1))) j += 2;
+      else return j;
+    }
+  }
+
+  /** The end of a char literal starting at i, or 0 when the quote is not one (e.g. a lone `'`). */
+  private charLiteralEnd(i: number): number {
+    const text = this.text;
+    if (text.charCodeAt(i + 1) === 92) {
+      for (let j = i + 2; j < Math.min(text.length, i + 14); j++) {
+        const c = text.charCodeAt(j);
+        if (c === 10) return 0;
+        if (c === 39 && j > i + 2) return j + 1;
+      }
+      return 0;
+    }
+    const cp = codePointAt(text, i + 1);
+    if (cp === 0 || cp === 10 || cp === 39) return 0;
+    const after = i + 1 + width(cp);
+    return text.charCodeAt(after) === 39 ? after + 1 : 0;
+  }
+
+  private skipSymbol(i: number, cp: number): number {
+    const text = this.text;
+    for (const sym of MULTI_SYMBOLS) if (text.startsWith(sym, i)) return i + sym.length;
+    return i + width(cp);
+  }
+}
+
+export function lex(text: string): TokenStream {
+  const lexer = new Lexer(text);
+  lexer.run();
+  return lexer;
+}
+
+/** Bracket depth changes: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close. */
+export function bracketDelta(ts: TokenStream, i: number): number {
+  if (ts.kinds[i] !== TokenKind.Symbol) return 0;
+  const c = ts.text.charCodeAt(ts.starts[i] ?? 0);
+  const len = (ts.ends[i] ?? 0) - (ts.starts[i] ?? 0);
+  if (c === 40 || c === 91 || c === 123 || c === 0x27e8 || c === 0x2983) return len === 1 ? 1 : 0;
+  if (c === 64 && len === 2) return 1; // `@[`
+  if (c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984) return len === 1 ? -1 : 0;
+  return 0;
+}

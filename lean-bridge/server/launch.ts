@@ -1,0 +1,138 @@
+/**
+ * How a Lean server is started: the default `lake serve` with the flags verification needs, a user's own
+ * command line, or the simulator. Resource limits and the sandbox wrap whatever command is chosen.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+import type { LaunchSpec } from "./leanServer";
+
+export interface Limits {
+  /** Lean's `-M` (MB) for the default command. */
+  memoryMb: number;
+  /** RLIMIT_CPU in seconds for the server and its workers (through `prlimit`), 0 for none. */
+  cpuSeconds: number;
+  /** Run inside bubblewrap without network when `bwrap` is installed. */
+  sandbox: boolean;
+}
+
+export const DEFAULT_LIMITS: Limits = { memoryMb: 8192, cpuSeconds: 0, sandbox: true };
+
+export type ServerChoice =
+  | { kind: "lake" }
+  | { kind: "command"; commandLine: string }
+  | { kind: "simulator"; oracle?: string; extraArgs?: string[] };
+
+export type LaunchResult = { kind: "ok"; spec: LaunchSpec } | { kind: "error"; message: string };
+
+export function which(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (program.includes("/")) return existsSync(program) ? program : undefined;
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, program);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Splits a command line like a POSIX shell does for words and quotes (no expansions). */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let current = "";
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === "\\" && quote === '"' && i + 1 < line.length) current += line[++i];
+      else current += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < line.length) {
+      current += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+    } else {
+      current += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(current);
+  return words;
+}
+
+/** The command that runs this very program's `simulator` subcommand (bundled or from source). */
+export function simulatorCommand(): string[] {
+  const self = typeof __filename === "string" ? __filename : "";
+  if (self.endsWith(".js")) return [process.execPath, self, "simulator"];
+  const root = findPackageRoot(self);
+  const bundled = join(root, "dist", "cli.js");
+  const source = join(root, "lean-bridge", "cli", "main.ts");
+  if (existsSync(source)) return [process.execPath, "--import", "tsx", source, "simulator"];
+  return [process.execPath, bundled, "simulator"];
+}
+
+function findPackageRoot(from: string): string {
+  let dir = resolve(from, "..");
+  for (let k = 0; k < 8; k++) {
+    if (existsSync(join(dir, "package.json"))) return dir;
+    dir = resolve(dir, "..");
+  }
+  return process.cwd();
+}
+
+export const LEAN_MISSING_MESSAGE =
+  "Lean was not found: `lake` is not on PATH.\n" +
+  "Install Lean with elan (https://github.com/leanprover/elan):\n" +
+  "  curl https://elan.lean-lang.org/elan-init.sh -sSf | sh\n" +
+  "then open a new shell, or pass --simulator to use the Lean server simulator (dry run, not Lean).";
+
+export function buildLaunch(choice: ServerChoice, projectRoot: string, limits: Limits = DEFAULT_LIMITS, env: NodeJS.ProcessEnv = process.env): LaunchResult {
+  let command: string[];
+  switch (choice.kind) {
+    case "lake": {
+      if (!which("lake", env)) return { kind: "error", message: LEAN_MISSING_MESSAGE };
+      // Flags after `--` go to `lean --server`, whose watchdog passes them on to every file worker.
+      command = ["lake", "serve", "--", "-Dserver.reportDelayMs=0", `-M${limits.memoryMb}`];
+      break;
+    }
+    case "command":
+      command = splitCommandLine(choice.commandLine);
+      if (command.length === 0) return { kind: "error", message: "--server was given an empty command line" };
+      if (!which(command[0]!, env) && command[0] !== "fim-rlvr")
+        return { kind: "error", message: `--server: \`${command[0]}\` was not found on PATH` };
+      if (command[0] === "fim-rlvr" && !which("fim-rlvr", env)) command = [...simulatorCommand().slice(0, -1), ...command.slice(1)];
+      break;
+    case "simulator":
+      command = [...simulatorCommand(), ...(choice.oracle ? ["--oracle", choice.oracle] : []), ...(choice.extraArgs ?? [])];
+      break;
+  }
+  if (limits.cpuSeconds > 0 && which("prlimit", env)) command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
+  if (limits.sandbox && which("bwrap", env)) command = sandboxed(command, projectRoot);
+  return { kind: "ok", spec: { command, cwd: projectRoot, env } };
+}
+
+/**
+ * bubblewrap: the whole file system read-only except the project (Lean writes .lake/ and .ilean files) and
+ * a private /tmp; no network; dies with its parent.
+ */
+export function sandboxed(command: string[], projectRoot: string): string[] {
+  const root = resolve(projectRoot);
+  return [
+    "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    "--bind", root, root, "--unshare-net", "--die-with-parent", "--chdir", root, "--", ...command,
+  ];
+}
+
+/** The toolchain a project pins, e.g. "leanprover/lean4:v4.24.0", if any. */
+export function readToolchain(projectRoot: string): string | undefined {
+  try {
+    return readFileSync(join(projectRoot, "lean-toolchain"), "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

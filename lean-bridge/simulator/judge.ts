@@ -1,0 +1,171 @@
+/**
+ * The simulator's "elaborator": it judges one command at a time and returns diagnostics shaped like Lean's
+ * (same fields, ranges cut to a line with `fullRange` kept, `leanTags [1]` on unsolved goals, the sorry
+ * warning, `#print axioms` output). It accepts a proof only when it matches a reference proof token for
+ * token; that is the whole of its logic, and every message it makes up says "simulator".
+ */
+import type { Command, Declaration, ParsedFile } from "../lean/commands";
+import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
+import type { LeanDiagnostic } from "../protocol/lean";
+import { LeanDiagnosticTag } from "../protocol/lean";
+import type { Range } from "../protocol/lsp";
+import { LineIndex } from "../text/positions";
+import type { ReferenceIndex } from "./reference";
+
+export const SIMULATOR_SOURCE = "Lean 4 simulator";
+
+export interface JudgedDeclaration {
+  ok: boolean;
+  usesSorry: boolean;
+}
+
+export interface JudgeContext {
+  file: ParsedFile;
+  index: LineIndex;
+  reference: ReferenceIndex;
+  /** Results of declarations judged so far in this document, by full and short name. */
+  judged: Map<string, JudgedDeclaration>;
+}
+
+/** Lean cuts a diagnostic's `range` to its first line (ending at the next line's start); `fullRange` keeps all. */
+function leanRange(index: LineIndex, start: number, end: number): { range: Range; fullRange: Range } {
+  const fullRange = index.rangeAt(start, end);
+  if (fullRange.start.line === fullRange.end.line) return { range: fullRange, fullRange };
+  return { range: { start: fullRange.start, end: { line: fullRange.start.line + 1, character: 0 } }, fullRange };
+}
+
+function diag(index: LineIndex, start: number, end: number, severity: 1 | 2 | 3, message: string, extra: Partial<LeanDiagnostic> = {}): LeanDiagnostic {
+  return { source: SIMULATOR_SOURCE, severity, ...leanRange(index, start, end), message, ...extra };
+}
+
+/** Code tokens (indices into the stream) of [from, to]. */
+function codeIndices(ts: TokenStream, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i <= to; i++) if (!isCommentKind(ts.kinds[i] ?? 0)) out.push(i);
+  return out;
+}
+
+function tokenIndexAt(ts: TokenStream, offset: number, from: number, to: number): number {
+  for (let i = from; i <= to; i++) if ((ts.starts[i] ?? 0) >= offset) return i;
+  return to + 1;
+}
+
+/** A goal in Lean's rendering, read off the statement's binders and type. */
+export function goalOf(ts: TokenStream, decl: Declaration): string {
+  const first = tokenIndexAt(ts, decl.keywordStart, decl.firstToken, decl.lastToken);
+  const statementEnd = decl.keywordStart + decl.statement.length;
+  const hyps: string[] = [];
+  let type = "";
+  let depth = 0;
+  let groupStart = -1;
+  for (let i = first + 1; i <= decl.lastToken && (ts.starts[i] ?? 0) < statementEnd; i++) {
+    const delta = bracketDelta(ts, i);
+    if (depth === 0 && delta > 0) groupStart = i;
+    depth += delta;
+    if (depth === 0 && delta < 0 && groupStart >= 0) {
+      const inner = ts.text.slice(ts.ends[groupStart], ts.starts[i]).trim();
+      if (inner.includes(":")) hyps.push(inner.replace(/\s+/g, " "));
+      groupStart = -1;
+    } else if (depth === 0 && tokenText(ts, i) === ":") {
+      type = ts.text.slice(ts.ends[i], statementEnd).trim().replace(/\s+/g, " ");
+      break;
+    }
+  }
+  return [...hyps, `⊢ ${type || "?"}`].join("\n");
+}
+
+function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
+  const { file, index, reference } = ctx;
+  const ts = file.tokens;
+  const record = (result: JudgedDeclaration) => {
+    if (decl.fullName) ctx.judged.set(decl.fullName, result);
+    if (decl.name) ctx.judged.set(decl.name, result);
+  };
+  if (decl.bodyStart === undefined) {
+    record({ ok: decl.keyword !== "theorem" && decl.keyword !== "lemma", usesSorry: false });
+    return [];
+  }
+  const bodyFirst = tokenIndexAt(ts, decl.bodyStart, command.firstToken, command.lastToken);
+  const body = codeIndices(ts, bodyFirst, command.lastToken);
+  const bodyTexts = body.map((i) => tokenText(ts, i));
+  const nameToken = tokenIndexAt(ts, decl.keywordStart, command.firstToken, command.lastToken);
+  const nameAt = decl.name ? nameToken + 1 : nameToken;
+  const namePos = { start: ts.starts[nameAt] ?? decl.keywordStart, end: ts.ends[nameAt] ?? decl.keywordStart };
+  const judgeable = decl.bodyKind === "tactic" || decl.keyword === "theorem" || decl.keyword === "lemma" || decl.keyword === "example";
+  const accepted = reference.accepted(decl.statement, [decl.fullName, decl.name]);
+  if (accepted.length === 0) {
+    record({ ok: !judgeable, usesSorry: false });
+    if (!judgeable) return [];
+    return [
+      diag(index, namePos.start, namePos.end, 1,
+        `simulator: no reference proof for '${decl.fullName ?? decl.keyword}' in this workspace or the oracle file; the simulator can only judge known declarations (use Lean for new ones)`),
+    ];
+  }
+  if (bodyTexts.includes("sorry")) {
+    record({ ok: true, usesSorry: true });
+    return [diag(index, namePos.start, namePos.end, 2, "declaration uses `sorry`")];
+  }
+  const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
+  if (accepted.some(same)) {
+    record({ ok: true, usesSorry: false });
+    return [];
+  }
+  record({ ok: false, usesSorry: false });
+  // The reference sharing the longest token prefix decides where the first error sits.
+  let best = accepted[0] ?? [];
+  let bestShared = -1;
+  for (const ref of accepted) {
+    let k = 0;
+    while (k < ref.length && k < bodyTexts.length && ref[k] === bodyTexts[k]) k++;
+    if (k > bestShared) {
+      bestShared = k;
+      best = ref;
+    }
+  }
+  if (bestShared === bodyTexts.length && decl.byStart !== undefined) {
+    // The candidate stops early: Lean reports unsolved goals on `by`, its full range the whole block.
+    return [
+      diag(index, decl.byStart, decl.byEnd ?? decl.end, 1, `unsolved goals\n${goalOf(ts, decl)}`, {
+        leanTags: [LeanDiagnosticTag.unsolvedGoals],
+      }),
+    ];
+  }
+  const at = body[bestShared] ?? body[body.length - 1] ?? nameAt;
+  const start = ts.starts[at] ?? 0;
+  const end = ts.ends[at] ?? start;
+  if (bestShared === best.length) return [diag(index, start, end, 1, "No goals to be solved")];
+  return [diag(index, start, end, 1, `simulator: this step does not match any reference proof of '${decl.fullName ?? decl.keyword}'`)];
+}
+
+function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
+  const ts = ctx.file.tokens;
+  const code = codeIndices(ts, command.firstToken, command.lastToken);
+  // `#print axioms Name` lexes as `#`, `print`, `axioms`, `Name`.
+  const nameIndex = code[3];
+  if (nameIndex === undefined || tokenText(ts, code[2] ?? 0) !== "axioms") return [];
+  const name = tokenText(ts, nameIndex);
+  const result = ctx.judged.get(name);
+  if (!result)
+    return [diag(ctx.index, ts.starts[nameIndex] ?? 0, ts.ends[nameIndex] ?? 0, 1, `unknown constant '${name}'`)];
+  const axioms = result.ok && !result.usesSorry ? ctx.reference.axiomsOf([name]) : ["sorryAx"];
+  const message = axioms.length === 0 ? `'${name}' does not depend on any axioms` : `'${name}' depends on axioms: [${axioms.join(", ")}]`;
+  return [diag(ctx.index, command.start, command.end, 3, message)];
+}
+
+/** Diagnostics of one command, updating the context for later `#print axioms`. */
+export function judgeCommand(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
+  if (command.declaration) return judgeDeclaration(ctx, command, command.declaration);
+  if (command.keyword === "#print") return judgePrintAxioms(ctx, command);
+  return [];
+}
+
+/** True when the command's text carries a fault marker (only honoured with --faults). */
+export function faultIn(ts: TokenStream, command: Command): "crash" | "hang" | "exit" | "malformed" | undefined {
+  for (let i = command.firstToken; i <= command.lastToken; i++) {
+    const kind = ts.kinds[i];
+    if (kind !== TokenKind.LineComment && kind !== TokenKind.BlockComment) continue;
+    const m = /sim:(crash|hang|exit|malformed)/.exec(tokenText(ts, i));
+    if (m) return m[1] as "crash" | "hang" | "exit" | "malformed";
+  }
+  return undefined;
+}

@@ -1,0 +1,318 @@
+/**
+ * The Lean server simulator: speaks the Lean 4 server protocol over any pair of streams, with Lean's quirks
+ * (a string-id `client/registerCapability` request, refresh requests, UTF-16 positions, incremental
+ * didChange, "processing []" sent before the last diagnostics, `waitForDiagnostics` as the only barrier,
+ * worker crash error codes) and a cost model: a header load time when a document's worker starts, and a
+ * per-declaration elaboration time, reused for every declaration above the first change, like Lean.
+ * It always names itself a simulator in serverInfo and in every message it invents.
+ */
+import { StreamMessageReader, StreamMessageWriter, type Message } from "vscode-jsonrpc/node";
+import { parseFile, type ParsedFile } from "../lean/commands";
+import {
+  LEAN_WATCHER_REGISTRATION_ID,
+  LeanErrorCode,
+  type LeanDiagnostic,
+  type LeanDidOpenTextDocumentParams,
+  type LeanPublishDiagnosticsParams,
+  type PlainGoalParams,
+  type WaitForDiagnosticsParams,
+} from "../protocol/lean";
+import { LspErrorCode, type CancelParams, type DidChangeTextDocumentParams, type DidCloseTextDocumentParams } from "../protocol/lsp";
+import { applyChanges } from "../text/edits";
+import { LineIndex, normalizeLineEndings } from "../text/positions";
+import { goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
+import { ReferenceIndex, type OracleFile } from "./reference";
+
+export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
+export const SIMULATOR_VERSION = "0.3.0-sim";
+
+export interface SimulatorOptions {
+  cwd: string;
+  oracle?: OracleFile;
+  /** Time to load a document's imports when its worker starts (ms). */
+  headerMs?: number;
+  /** Time to elaborate one declaration (ms). */
+  declMs?: number;
+  /** Honour `sim:crash`, `sim:hang`, `sim:exit`, `sim:malformed` markers in comments (tests only). */
+  faults?: boolean;
+  /** Called instead of exiting the process (in-process use). */
+  onExit?: (code: number) => void;
+}
+
+interface RawRequest {
+  id: number | string;
+  method: string;
+  params?: unknown;
+}
+
+interface Waiter {
+  id: number | string;
+  version: number;
+}
+
+interface CommandResult {
+  start: number;
+  end: number;
+  diagnostics: LeanDiagnostic[];
+}
+
+interface SimDocument {
+  uri: string;
+  version: number;
+  text: string;
+  file: ParsedFile;
+  /** Version whose diagnostics have all been sent. */
+  doneVersion: number;
+  results: CommandResult[];
+  crashed: boolean;
+  workerStarted: boolean;
+  generation: number;
+  waiters: Waiter[];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class Simulator {
+  private readonly docs = new Map<string, SimDocument>();
+  private readonly reference: ReferenceIndex;
+  private shuttingDown = false;
+  private incrementalDiagnostics = false;
+  private nextId = 0;
+  private refreshSent = false;
+
+  constructor(
+    private readonly writer: StreamMessageWriter,
+    private readonly options: SimulatorOptions,
+  ) {
+    this.reference = new ReferenceIndex(options.cwd, options.oracle ?? {});
+  }
+
+  private send(message: object): void {
+    void this.writer.write({ jsonrpc: "2.0", ...message } as Message);
+  }
+
+  private reply(id: number | string, result: unknown): void {
+    this.send({ id, result });
+  }
+
+  private fail(id: number | string, code: number, message: string): void {
+    this.send({ id, error: { code, message } });
+  }
+
+  private notify(method: string, params: unknown): void {
+    this.send({ method, params });
+  }
+
+  handle(message: Message): void {
+    const m = message as unknown as Partial<RawRequest> & { result?: unknown; error?: unknown };
+    if (m.method === undefined) return; // A response to one of our requests: nothing to do.
+    const isRequest = m.id !== undefined && m.id !== null;
+    if (isRequest && this.shuttingDown && m.method !== "exit") {
+      this.fail(m.id!, LspErrorCode.InvalidRequest, "the server is shutting down");
+      return;
+    }
+    switch (m.method) {
+      case "initialize":
+        return this.initialize(m as RawRequest);
+      case "initialized":
+        this.send({ id: LEAN_WATCHER_REGISTRATION_ID, method: "client/registerCapability", params: { registrations: [
+          { id: "workspace/didChangeWatchedFiles", method: "workspace/didChangeWatchedFiles",
+            registerOptions: { watchers: [{ globPattern: "**/*.lean" }, { globPattern: "**/lakefile.{lean,toml}" }] } },
+        ] } });
+        return;
+      case "shutdown":
+        this.shuttingDown = true;
+        return this.reply(m.id!, null);
+      case "exit":
+        return this.exit(0);
+      case "textDocument/didOpen":
+        return this.didOpen(m.params as LeanDidOpenTextDocumentParams);
+      case "textDocument/didChange":
+        return this.didChange(m.params as DidChangeTextDocumentParams);
+      case "textDocument/didClose":
+        return this.didClose(m.params as DidCloseTextDocumentParams);
+      case "textDocument/waitForDiagnostics":
+        return this.waitForDiagnostics(m.id!, m.params as WaitForDiagnosticsParams);
+      case "$/lean/plainGoal":
+        return this.plainGoal(m.id!, m.params as PlainGoalParams);
+      case "$/lean/plainTermGoal":
+        return this.reply(m.id!, null);
+      case "$/cancelRequest":
+        return this.cancel(m.params as CancelParams);
+      default:
+        if (isRequest) this.fail(m.id!, LspErrorCode.MethodNotFound, `simulator: method not supported: ${m.method}`);
+    }
+  }
+
+  private initialize(request: RawRequest): void {
+    const params = request.params as { capabilities?: { lean?: { incrementalDiagnosticSupport?: boolean } } } | undefined;
+    this.incrementalDiagnostics = params?.capabilities?.lean?.incrementalDiagnosticSupport === true;
+    this.reply(request.id, {
+      capabilities: {
+        textDocumentSync: { change: 2, openClose: true, save: { includeText: true } },
+        hoverProvider: true,
+        experimental: { moduleHierarchyProvider: {}, rpcProvider: { highlightMatchesProvider: {} } },
+      },
+      serverInfo: { name: SIMULATOR_NAME, version: SIMULATOR_VERSION },
+    });
+  }
+
+  exit(code: number): void {
+    if (this.options.onExit) this.options.onExit(code);
+    else process.exit(code);
+  }
+
+  private didOpen(params: LeanDidOpenTextDocumentParams): void {
+    const { uri, version, text } = params.textDocument;
+    if (this.docs.has(uri)) return; // Lean ignores a second open of an open document.
+    const normalized = normalizeLineEndings(text);
+    const doc: SimDocument = {
+      uri, version, text: normalized, file: parseFile(normalized), doneVersion: -1, results: [], crashed: false,
+      workerStarted: false, generation: 0, waiters: [],
+    };
+    this.docs.set(uri, doc);
+    void this.process(doc, 0);
+  }
+
+  private didChange(params: DidChangeTextDocumentParams): void {
+    const doc = this.docs.get(params.textDocument.uri);
+    if (!doc || params.contentChanges.length === 0) return;
+    // The first changed offset, in the new text: everything above it keeps its snapshot.
+    let firstChange = Number.MAX_SAFE_INTEGER;
+    let text = doc.text;
+    for (const change of params.contentChanges) {
+      const start = "range" in change ? new LineIndex(text).offsetAt(change.range.start) : 0;
+      firstChange = Math.min(firstChange, start);
+      text = applyChanges(text, [change]);
+    }
+    doc.text = normalizeLineEndings(text);
+    doc.version = params.textDocument.version;
+    const headerEnd = doc.file.headerEnd;
+    doc.file = parseFile(doc.text);
+    if (doc.crashed || firstChange <= headerEnd) {
+      // A crashed worker restarts on the next edit; an import change restarts it too (Lean exits with code 2).
+      doc.crashed = false;
+      doc.workerStarted = false;
+      firstChange = 0;
+    }
+    void this.process(doc, firstChange);
+  }
+
+  private didClose(params: DidCloseTextDocumentParams): void {
+    const doc = this.docs.get(params.textDocument.uri);
+    if (!doc) return;
+    doc.generation++;
+    for (const w of doc.waiters) this.fail(w.id, LspErrorCode.ContentModified, "File changed.");
+    this.docs.delete(doc.uri);
+    this.notify("textDocument/publishDiagnostics", { uri: doc.uri, diagnostics: [] });
+  }
+
+  private waitForDiagnostics(id: number | string, params: WaitForDiagnosticsParams): void {
+    const doc = this.docs.get(params.uri);
+    if (!doc) return this.fail(id, LspErrorCode.ContentModified, `simulator: no open document ${params.uri}`);
+    if (doc.crashed)
+      return this.fail(id, LeanErrorCode.WorkerCrashed, `Server process for ${doc.uri} crashed, likely due to a stack overflow or a bug.`);
+    if (doc.doneVersion >= params.version) return this.reply(id, {});
+    doc.waiters.push({ id, version: params.version });
+  }
+
+  private cancel(params: CancelParams): void {
+    for (const doc of this.docs.values()) {
+      const k = doc.waiters.findIndex((w) => w.id === params.id);
+      if (k >= 0) {
+        doc.waiters.splice(k, 1);
+        this.fail(params.id, LspErrorCode.RequestCancelled, "");
+      }
+    }
+  }
+
+  private plainGoal(id: number | string, params: PlainGoalParams): void {
+    const doc = this.docs.get(params.textDocument.uri);
+    if (!doc) return this.reply(id, null);
+    const offset = new LineIndex(doc.text).offsetAt(params.position);
+    const decl = doc.file.commands.map((c) => c.declaration).find((d) => d && d.byStart !== undefined && d.byStart <= offset && offset <= (d.byEnd ?? d.end));
+    if (!decl) return this.reply(id, null);
+    const diagnosticsHere = doc.results.some((r) => r.start === decl.start && r.diagnostics.some((d) => d.severity === 1));
+    if (!diagnosticsHere && offset >= (decl.byEnd ?? decl.end)) return this.reply(id, { goals: [], rendered: "no goals" });
+    const goal = goalOf(doc.file.tokens, decl);
+    this.reply(id, { goals: [goal], rendered: "```lean\n" + goal + "\n```" });
+  }
+
+  private publish(doc: SimDocument, version: number, diagnostics: LeanDiagnostic[], incremental: boolean): void {
+    const params: LeanPublishDiagnosticsParams = { uri: doc.uri, version, diagnostics };
+    if (this.incrementalDiagnostics) params.isIncremental = incremental;
+    this.notify("textDocument/publishDiagnostics", params);
+  }
+
+  private progress(doc: SimDocument, version: number, from: number): void {
+    const index = new LineIndex(doc.text);
+    const processing = from >= doc.text.length && doc.text.length > 0 ? [] : [{ range: index.rangeAt(from, doc.text.length), kind: 1 }];
+    this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing });
+  }
+
+  private async process(doc: SimDocument, firstChange: number): Promise<void> {
+    const generation = ++doc.generation;
+    const version = doc.version;
+    const headerMs = this.options.headerMs ?? 0;
+    const declMs = this.options.declMs ?? 0;
+    const stale = () => doc.generation !== generation || !this.docs.has(doc.uri);
+    const reused = doc.results.filter((r) => r.end < firstChange);
+    const commands = doc.file.commands.filter((c) => c.end >= firstChange || !reused.some((r) => r.start === c.start));
+    const from = commands[0]?.start ?? doc.text.length;
+    this.progress(doc, version, from);
+    const fault = this.options.faults ? /sim:(crash|hang|exit|malformed)/.exec(doc.text.slice(from))?.[1] : undefined;
+    if (fault === "exit") return this.exit(3);
+    if (fault === "malformed") void this.writer.write({ jsonrpc: "2.0", method: "$/lean/fileProgress", params: "not an object" } as unknown as Message);
+    if (!doc.workerStarted) {
+      doc.workerStarted = true;
+      if (headerMs > 0) await sleep(headerMs);
+      if (stale()) return;
+    }
+    if (fault === "hang") return; // Never finishes: only a cancel, an edit or a close ends the wait.
+    if (fault === "crash") {
+      doc.crashed = true;
+      for (const w of doc.waiters.splice(0))
+        this.fail(w.id, LeanErrorCode.WorkerCrashed, `Server process for ${doc.uri} crashed, likely due to a stack overflow or a bug.`);
+      return;
+    }
+    this.reference.refresh();
+    const index = new LineIndex(doc.text);
+    const judged = new Map<string, JudgedDeclaration>();
+    const ctx: JudgeContext = { file: doc.file, index, reference: this.reference, judged };
+    // Re-judging reused declarations is free (no delay) and restores the names `#print axioms` needs.
+    const results: CommandResult[] = [];
+    for (const command of doc.file.commands) {
+      const fresh = commands.includes(command);
+      if (fresh && command.declaration && declMs > 0) {
+        await sleep(declMs);
+        if (stale()) return;
+      }
+      const keep = !fresh ? reused.find((r) => r.start === command.start) : undefined;
+      const diagnostics = judgeCommand(ctx, command);
+      results.push({ start: command.start, end: command.end, diagnostics: keep ? keep.diagnostics : diagnostics });
+    }
+    if (stale()) return;
+    doc.results = results;
+    // Lean 4.22+: "processing []" may come before the last diagnostics. The simulator always does this.
+    this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing: [] });
+    this.publish(doc, version, results.flatMap((r) => r.diagnostics), false);
+    if (!this.refreshSent) {
+      this.refreshSent = true;
+      this.send({ id: `sim-refresh-${this.nextId++}`, method: "workspace/semanticTokens/refresh" });
+    }
+    doc.doneVersion = version;
+    const ready = doc.waiters.filter((w) => w.version <= version);
+    doc.waiters = doc.waiters.filter((w) => w.version > version);
+    for (const w of ready) this.reply(w.id, {});
+  }
+}
+
+/** Runs the simulator over a pair of streams until the input ends. */
+export function runSimulator(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, options: SimulatorOptions): Simulator {
+  const reader = new StreamMessageReader(input);
+  const writer = new StreamMessageWriter(output);
+  const simulator = new Simulator(writer, options);
+  reader.listen((message) => simulator.handle(message));
+  reader.onClose(() => simulator.exit(0));
+  return simulator;
+}
