@@ -23,7 +23,7 @@ def arith() -> str:
             "  omega",
             "",
             f"theorem lt_of_add_{k} (a b : Nat) (h : a + {k} < b) : a < b := by",
-            "  have h' : a < a + {k} := by omega",
+            f"  have h' : a < a + {k} := by omega",
             "  omega",
             "",
         ]

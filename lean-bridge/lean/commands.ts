@@ -117,13 +117,18 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
     const first = pendingIn >= 0 ? pendingIn : (starts[s] ?? 0);
     const limit = s + 1 < starts.length ? (starts[s + 1] ?? ts.count) : ts.count;
     const last = prevCode(ts, limit - 1, first);
+    const keywordFrom = starts[s] ?? first;
+    // A doc comment, attributes or modifiers on lines of their own belong to the command that follows.
+    if ((last < first || firstKeywordIndex(ts, keywordFrom, last) > last) && s + 1 < starts.length) {
+      if (pendingIn < 0) pendingIn = first;
+      continue;
+    }
     if (last < first) continue;
     // `set_option … in` and `open … in` prefix the next command.
     if (wordAt(ts, last) === "in" && s + 1 < starts.length && !isDeclarationLike(ts, first, last)) {
       pendingIn = first;
       continue;
     }
-    const keywordFrom = starts[s] ?? first;
     pendingIn = -1;
     const command = readCommand(ts, first, last, scopes, keywordFrom);
     if (command.keyword === "import") {
@@ -140,6 +145,11 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
 
 function isDeclarationLike(ts: TokenStream, first: number, last: number): boolean {
   return DECLARATION_KEYWORDS.has(wordAt(ts, firstKeywordIndex(ts, first, last)));
+}
+
+/** Words that begin a command wherever they stand: Lean's parser ends a tactic block at any of them. */
+export function isCommandKeyword(word: string): boolean {
+  return DECLARATION_KEYWORDS.has(word) || (OTHER_COMMANDS.has(word) && word !== "open" && word !== "set_option" && word !== "noncomputable");
 }
 
 /** Skips doc comments, `@[…]` attributes and modifiers; returns the index of the command keyword. */
@@ -166,10 +176,9 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
       i++;
       continue;
     }
-    if (word === "#" && ts.kinds[i + 1] === TokenKind.Ident) return i;
     return i;
   }
-  return last;
+  return last + 1;
 }
 
 function readCommand(
@@ -179,7 +188,7 @@ function readCommand(
   scopes: { kind: "namespace" | "section"; name: string }[],
   keywordFrom: number,
 ): Command {
-  const k = firstKeywordIndex(ts, keywordFrom, last);
+  const k = Math.min(firstKeywordIndex(ts, keywordFrom, last), last);
   const keyword = wordAt(ts, k) === "#" ? "#" + wordAt(ts, k + 1) : wordAt(ts, k);
   const start = ts.starts[first] ?? 0;
   const end = ts.ends[last] ?? 0;

@@ -5,7 +5,7 @@
  * token; that is the whole of its logic, and every message it makes up says "simulator".
  */
 import type { Command, Declaration, ParsedFile } from "../lean/commands";
-import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
+import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
 import type { Range } from "../protocol/lsp";
@@ -25,6 +25,8 @@ export interface JudgeContext {
   reference: ReferenceIndex;
   /** Results of declarations judged so far in this document, by full and short name. */
   judged: Map<string, JudgedDeclaration>;
+  /** What the command being judged added to `judged` (kept so a reused command can replay it). */
+  recorded: [string, JudgedDeclaration][];
 }
 
 /** Lean cuts a diagnostic's `range` to its first line (ending at the next line's start); `fullRange` keeps all. */
@@ -78,8 +80,11 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   const { file, index, reference } = ctx;
   const ts = file.tokens;
   const record = (result: JudgedDeclaration) => {
-    if (decl.fullName) ctx.judged.set(decl.fullName, result);
-    if (decl.name) ctx.judged.set(decl.name, result);
+    for (const name of [decl.fullName, decl.name]) {
+      if (!name) continue;
+      ctx.judged.set(name, result);
+      ctx.recorded.push([name, result]);
+    }
   };
   if (decl.bodyStart === undefined) {
     record({ ok: decl.keyword !== "theorem" && decl.keyword !== "lemma", usesSorry: false });
@@ -159,13 +164,3 @@ export function judgeCommand(ctx: JudgeContext, command: Command): LeanDiagnosti
   return [];
 }
 
-/** True when the command's text carries a fault marker (only honoured with --faults). */
-export function faultIn(ts: TokenStream, command: Command): "crash" | "hang" | "exit" | "malformed" | undefined {
-  for (let i = command.firstToken; i <= command.lastToken; i++) {
-    const kind = ts.kinds[i];
-    if (kind !== TokenKind.LineComment && kind !== TokenKind.BlockComment) continue;
-    const m = /sim:(crash|hang|exit|malformed)/.exec(tokenText(ts, i));
-    if (m) return m[1] as "crash" | "hang" | "exit" | "malformed";
-  }
-  return undefined;
-}

@@ -5,7 +5,8 @@
  * candidate changed nothing outside the hole: the same statement, the same declaration boundaries.
  */
 import type { Range } from "../protocol/lsp";
-import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import { TokenKind, tokenText } from "../lean/lexer";
 import { LineIndex, columnOf } from "../text/positions";
 
 export interface CheckDocument {
@@ -40,8 +41,11 @@ export interface HoleLocation {
 /** Resolves an LSP hole range to offsets and its tactic-proof declaration. */
 export function locateHole(file: ParsedFile, index: LineIndex, hole: Range): { kind: "ok"; hole: HoleLocation } | { kind: "bad-hole"; message: string } {
   const show = (r: Range) => `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
-  if (!index.isValid(hole.start) || !index.isValid(hole.end))
-    return { kind: "bad-hole", message: `the hole ${show(hole)} lies outside the file (it has ${index.lineCount} lines; positions are 0-based, characters in UTF-16)` };
+  for (const pos of [hole.start, hole.end]) {
+    if (index.isValid(pos)) continue;
+    const where = pos.line >= index.lineCount ? `the file has ${index.lineCount} lines` : `line ${pos.line} is shorter than ${pos.character} UTF-16 units`;
+    return { kind: "bad-hole", message: `the hole ${show(hole)} lies outside the file: ${where} (positions are 0-based, characters in UTF-16)` };
+  }
   const start = index.offsetAt(hole.start);
   const end = index.offsetAt(hole.end);
   if (end < start) return { kind: "bad-hole", message: `the hole ${show(hole)} ends before it starts` };
@@ -112,6 +116,17 @@ export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candida
 /** Re-reads the check document; the declaration must start, be stated and end exactly as in the file. */
 function findTampering(doc: CheckDocument, suffix: string): string | undefined {
   const reparsed = parseFile(doc.text);
+  // Lean starts a new command at a command keyword whatever its column, so none may stand in the candidate.
+  const ts = reparsed.tokens;
+  for (let i = 0; i < ts.count; i++) {
+    const start = ts.starts[i] ?? 0;
+    if (start < doc.candidateStart) continue;
+    if (start >= doc.candidateEnd) break;
+    const word = tokenText(ts, i);
+    const hash = word === "#" && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i];
+    if ((ts.kinds[i] === TokenKind.Ident && isCommandKeyword(word)) || hash)
+      return `the candidate contains the command \`${hash ? "#" + tokenText(ts, i + 1) : word}\`, which would end the declaration`;
+  }
   const decl = reparsed.commands.map((c) => c.declaration).find((d) => d && d.start === doc.declarationStart);
   if (!decl) return "the declaration no longer parses as one declaration";
   if (decl.statement !== doc.declaration.statement) return "the candidate changes the theorem statement";

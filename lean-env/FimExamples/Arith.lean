@@ -12,7 +12,7 @@ theorem sub_add_cancel_1 (n : Nat) (h : 1 ≤ n) : n - 1 + 1 = n := by
   omega
 
 theorem lt_of_add_1 (a b : Nat) (h : a + 1 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 1 := by omega
   omega
 
 /-- Adding 2 on both sides keeps `≤`. -/
@@ -23,7 +23,7 @@ theorem sub_add_cancel_2 (n : Nat) (h : 2 ≤ n) : n - 2 + 2 = n := by
   omega
 
 theorem lt_of_add_2 (a b : Nat) (h : a + 2 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 2 := by omega
   omega
 
 /-- Adding 3 on both sides keeps `≤`. -/
@@ -34,7 +34,7 @@ theorem sub_add_cancel_3 (n : Nat) (h : 3 ≤ n) : n - 3 + 3 = n := by
   omega
 
 theorem lt_of_add_3 (a b : Nat) (h : a + 3 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 3 := by omega
   omega
 
 /-- Adding 4 on both sides keeps `≤`. -/
@@ -45,7 +45,7 @@ theorem sub_add_cancel_4 (n : Nat) (h : 4 ≤ n) : n - 4 + 4 = n := by
   omega
 
 theorem lt_of_add_4 (a b : Nat) (h : a + 4 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 4 := by omega
   omega
 
 /-- Adding 5 on both sides keeps `≤`. -/
@@ -56,7 +56,7 @@ theorem sub_add_cancel_5 (n : Nat) (h : 5 ≤ n) : n - 5 + 5 = n := by
   omega
 
 theorem lt_of_add_5 (a b : Nat) (h : a + 5 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 5 := by omega
   omega
 
 /-- Adding 6 on both sides keeps `≤`. -/
@@ -67,7 +67,7 @@ theorem sub_add_cancel_6 (n : Nat) (h : 6 ≤ n) : n - 6 + 6 = n := by
   omega
 
 theorem lt_of_add_6 (a b : Nat) (h : a + 6 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 6 := by omega
   omega
 
 /-- Adding 7 on both sides keeps `≤`. -/
@@ -78,7 +78,7 @@ theorem sub_add_cancel_7 (n : Nat) (h : 7 ≤ n) : n - 7 + 7 = n := by
   omega
 
 theorem lt_of_add_7 (a b : Nat) (h : a + 7 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 7 := by omega
   omega
 
 /-- Adding 8 on both sides keeps `≤`. -/
@@ -89,7 +89,7 @@ theorem sub_add_cancel_8 (n : Nat) (h : 8 ≤ n) : n - 8 + 8 = n := by
   omega
 
 theorem lt_of_add_8 (a b : Nat) (h : a + 8 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 8 := by omega
   omega
 
 /-- Adding 9 on both sides keeps `≤`. -/
@@ -100,7 +100,7 @@ theorem sub_add_cancel_9 (n : Nat) (h : 9 ≤ n) : n - 9 + 9 = n := by
   omega
 
 theorem lt_of_add_9 (a b : Nat) (h : a + 9 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 9 := by omega
   omega
 
 /-- Adding 10 on both sides keeps `≤`. -/
@@ -111,7 +111,7 @@ theorem sub_add_cancel_10 (n : Nat) (h : 10 ≤ n) : n - 10 + 10 = n := by
   omega
 
 theorem lt_of_add_10 (a b : Nat) (h : a + 10 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 10 := by omega
   omega
 
 /-- Adding 11 on both sides keeps `≤`. -/
@@ -122,7 +122,7 @@ theorem sub_add_cancel_11 (n : Nat) (h : 11 ≤ n) : n - 11 + 11 = n := by
   omega
 
 theorem lt_of_add_11 (a b : Nat) (h : a + 11 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 11 := by omega
   omega
 
 /-- Adding 12 on both sides keeps `≤`. -/
@@ -133,7 +133,7 @@ theorem sub_add_cancel_12 (n : Nat) (h : 12 ≤ n) : n - 12 + 12 = n := by
   omega
 
 theorem lt_of_add_12 (a b : Nat) (h : a + 12 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 12 := by omega
   omega
 
 /-- Adding 13 on both sides keeps `≤`. -/
@@ -144,7 +144,7 @@ theorem sub_add_cancel_13 (n : Nat) (h : 13 ≤ n) : n - 13 + 13 = n := by
   omega
 
 theorem lt_of_add_13 (a b : Nat) (h : a + 13 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 13 := by omega
   omega
 
 /-- Adding 14 on both sides keeps `≤`. -/
@@ -155,7 +155,7 @@ theorem sub_add_cancel_14 (n : Nat) (h : 14 ≤ n) : n - 14 + 14 = n := by
   omega
 
 theorem lt_of_add_14 (a b : Nat) (h : a + 14 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 14 := by omega
   omega
 
 /-- Adding 15 on both sides keeps `≤`. -/
@@ -166,7 +166,7 @@ theorem sub_add_cancel_15 (n : Nat) (h : 15 ≤ n) : n - 15 + 15 = n := by
   omega
 
 theorem lt_of_add_15 (a b : Nat) (h : a + 15 < b) : a < b := by
-  have h' : a < a + {k} := by omega
+  have h' : a < a + 15 := by omega
   omega
 
 protected theorem add_zero' (a : Nat) : a + 0 = a := by

@@ -1,0 +1,31 @@
+/** Shared test helpers: the example workspace, fixtures, and a hole finder by text. */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseFile } from "../lean-bridge/lean/commands";
+import type { Range } from "../lean-bridge/protocol/lsp";
+import { LineIndex } from "../lean-bridge/text/positions";
+import type { LeanPublishDiagnosticsParams } from "../lean-bridge/protocol/lean";
+
+export const REPO = resolve(__dirname, "..");
+export const EXAMPLE = join(REPO, "lean-env");
+
+export function readExample(rel: string): string {
+  return readFileSync(join(EXAMPLE, rel), "utf8");
+}
+
+/** The range of the whole tactic proof (after `by`) of the named declaration. */
+export function proofHole(text: string, name: string): Range {
+  const file = parseFile(text);
+  const decl = file.commands.map((c) => c.declaration).find((d) => d?.name === name);
+  if (!decl || decl.byStart === undefined || decl.byEnd === undefined) throw new Error(`no tactic proof named ${name}`);
+  let start = decl.byStart + 2;
+  while (/\s/.test(text[start] ?? "")) start++;
+  return new LineIndex(text).rangeAt(start, decl.byEnd);
+}
+
+export function realPayloads(): LeanPublishDiagnosticsParams[] {
+  const dir = join(REPO, "test", "fixtures", "lean-payloads");
+  return ["incrementalTactic.jsonl", "2058.jsonl"].flatMap((f) =>
+    readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as LeanPublishDiagnosticsParams),
+  );
+}
