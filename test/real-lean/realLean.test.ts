@@ -1,0 +1,65 @@
+/**
+ * The same checks against the real Lean server. They run wherever `lake` is on PATH (the hosted-CI workflow
+ * .github/workflows/real-lean.yml installs elan for them) and are skipped, with the reason printed, elsewhere.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { buildLaunch, readToolchain, which } from "../../lean-bridge/server/launch";
+import { VerifierPool } from "../../lean-bridge/verify/pool";
+import { parseFile } from "../../lean-bridge/lean/commands";
+import { LineIndex } from "../../lean-bridge/text/positions";
+import { EXAMPLE, proofHole, readExample } from "../helpers";
+
+const lake = which("lake");
+const skip = lake ? false : "lake is not on PATH: real-Lean tests need a Lean toolchain (install elan; see .github/workflows/real-lean.yml)";
+if (skip) process.stderr.write(`real-lean tests skipped: ${skip}\n`);
+
+async function leanPool(slots = 2): Promise<VerifierPool> {
+  const built = spawnSync("lake", ["build"], { cwd: EXAMPLE, encoding: "utf8" });
+  assert.equal(built.status, 0, `lake build failed in lean-env:\n${built.stdout}\n${built.stderr}`);
+  const launch = buildLaunch({ kind: "lake" }, EXAMPLE, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
+  assert.equal(launch.kind, "ok");
+  if (launch.kind !== "ok") throw new Error();
+  const started = await VerifierPool.start({ projectRoot: EXAMPLE, launch: launch.spec, slots, timeoutMs: 120_000, memoryPerWorkerMb: 4096, toolchain: readToolchain(EXAMPLE) });
+  if (started.kind !== "ok") throw new Error(`${started.message}\n${started.stderr}`);
+  return started.pool;
+}
+
+const ARITH = "FimExamples/Arith.lean";
+
+test("real Lean: proved, failed, incomplete, and the verifier says Lean", { skip }, async () => {
+  const pool = await leanPool();
+  try {
+    const text = readExample(ARITH);
+    const hole = proofHole(text, "add_le_add_3");
+    const proved = await pool.verify({ file: ARITH, hole }, "omega");
+    assert.equal(proved.kind, "proved", JSON.stringify(proved));
+    assert.equal(proved.verifier.kind, "lean");
+    assert.match(proved.verifier.label, /^Lean/);
+    assert.equal((await pool.verify({ file: ARITH, hole }, "exact Nat.le_refl _")).kind, "failed");
+    const lt = proofHole(text, "lt_of_add_2");
+    assert.equal((await pool.verify({ file: ARITH, hole: lt }, "have h' : a < a + 2 := by omega")).kind, "incomplete");
+    assert.equal((await pool.verify({ file: ARITH, hole }, "exact sorry")).kind, "rejected");
+  } finally {
+    await pool.stop();
+  }
+});
+
+test("real Lean: every example theorem's own proof verifies (the workspace and the bridge agree)", { skip }, async () => {
+  const pool = await leanPool(4);
+  try {
+    for (const file of ["FimExamples/Arith.lean", "FimExamples/Logic.lean", "FimExamples/Notation.lean", "FimExamples/Induction.lean"]) {
+      const text = readExample(file);
+      const names = parseFile(text).commands.flatMap((c) => (c.declaration?.bodyKind === "tactic" && c.declaration.name ? [c.declaration.name] : []));
+      const verdicts = await pool.verifyMany(names.map((n) => {
+        const hole = proofHole(text, n);
+        const index = new LineIndex(text);
+        return { task: { file, hole }, candidate: text.slice(index.offsetAt(hole.start), index.offsetAt(hole.end)) };
+      }));
+      verdicts.forEach((v, k) => assert.equal(v.kind, "proved", `${file} ${names[k]}: ${JSON.stringify(v)}`));
+    }
+  } finally {
+    await pool.stop();
+  }
+});
