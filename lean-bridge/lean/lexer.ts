@@ -82,7 +82,14 @@ function width(c: number): number {
   return c > 0xffff ? 2 : 1;
 }
 
-const MULTI_SYMBOLS = [":=", "=>", "<;>", "@[", "..", "::", "<|>", "<|", "|>", "->", "<-", "≠"];
+const MULTI_SYMBOLS = [":=", "=>", "<;>", "@[", "..", "::", "<|>", "<|", "|>", "->", "<-"];
+
+/** Multi-character symbols by their first character, longest first. */
+const MULTI_BY_FIRST = new Map<number, string[]>();
+for (const sym of [...MULTI_SYMBOLS].sort((a, b) => b.length - a.length)) {
+  const first = sym.charCodeAt(0);
+  MULTI_BY_FIRST.set(first, [...(MULTI_BY_FIRST.get(first) ?? []), sym]);
+}
 
 class Lexer {
   kinds = new Uint8Array(256);
@@ -347,8 +354,8 @@ class Lexer {
   }
 
   private skipSymbol(i: number, cp: number): number {
-    const text = this.text;
-    for (const sym of MULTI_SYMBOLS) if (text.startsWith(sym, i)) return i + sym.length;
+    const candidates = MULTI_BY_FIRST.get(cp);
+    if (candidates) for (const sym of candidates) if (this.text.startsWith(sym, i)) return i + sym.length;
     return i + width(cp);
   }
 }

@@ -56,14 +56,21 @@ function listLeanFiles(root: string, out: { path: string; mtimeMs: number }[] = 
 export class ReferenceIndex {
   private bodies = new Map<string, string[][]>();
   private signature = "";
+  private lastRefresh = -Infinity;
 
   constructor(
     private readonly root: string,
     private readonly oracle: OracleFile = {},
   ) {}
 
-  /** Re-reads the workspace when its files changed since the last look (cheap when nothing did). */
-  refresh(): void {
+  /**
+   * Re-reads the workspace when its files changed since the last look. Looking means walking the tree, so
+   * it happens at most once a second unless `force` (a lookup that found nothing) asks for it.
+   */
+  refresh(force = false): void {
+    const now = performance.now();
+    if (!force && now - this.lastRefresh < 1000) return;
+    this.lastRefresh = now;
     const files = listLeanFiles(this.root);
     const signature = files.map((f) => `${f.path}:${f.mtimeMs}`).join("|");
     if (signature === this.signature) return;
@@ -93,7 +100,7 @@ export class ReferenceIndex {
     const key = normalizedKey(statement);
     let found = this.bodies.get(key);
     if (!found) {
-      this.refresh();
+      this.refresh(true);
       found = this.bodies.get(key);
     }
     const result = found ? [...found] : [];

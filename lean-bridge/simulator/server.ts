@@ -53,6 +53,8 @@ interface Waiter {
 interface CommandResult {
   start: number;
   end: number;
+  /** Where the next command starts (the end of this command's trailing whitespace and comments). */
+  extendedEnd: number;
   diagnostics: LeanDiagnostic[];
   judged: [string, JudgedDeclaration][];
 }
@@ -249,8 +251,7 @@ export class Simulator {
     this.notify("textDocument/publishDiagnostics", params);
   }
 
-  private progress(doc: SimDocument, version: number, from: number): void {
-    const index = new LineIndex(doc.text);
+  private progress(doc: SimDocument, version: number, from: number, index: LineIndex): void {
     const processing = from >= doc.text.length && doc.text.length > 0 ? [] : [{ range: index.rangeAt(from, doc.text.length), kind: 1 }];
     this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing });
   }
@@ -261,10 +262,15 @@ export class Simulator {
     const headerMs = this.options.headerMs ?? 0;
     const declMs = this.options.declMs ?? 0;
     const stale = () => doc.generation !== generation || !this.docs.has(doc.uri);
-    const reused = doc.results.filter((r) => r.end < firstChange);
-    const commands = doc.file.commands.filter((c) => c.end >= firstChange || !reused.some((r) => r.start === c.start));
+    // Trailing whitespace and comments belong to a command (Lean keeps them as its last token's trailing
+    // info), so a command is reused only if the change begins after the next command starts.
+    const nextStart = new Map<number, number>();
+    doc.file.commands.forEach((c, k) => nextStart.set(c.start, doc.file.commands[k + 1]?.start ?? Number.MAX_SAFE_INTEGER));
+    const reused = doc.results.filter((r) => r.extendedEnd <= firstChange);
+    const commands = doc.file.commands.filter((c) => (nextStart.get(c.start) ?? 0) > firstChange || !reused.some((r) => r.start === c.start));
     const from = commands[0]?.start ?? doc.text.length;
-    this.progress(doc, version, from);
+    const index = new LineIndex(doc.text);
+    this.progress(doc, version, from, index);
     const fault = this.options.faults ? /sim:(crash|hang|exit|malformed)/.exec(doc.text.slice(from))?.[1] : undefined;
     if (fault === "exit") return this.exit(3);
     if (fault === "malformed") this.write("Content-Length: 12\r\n\r\n{not json!!}");
@@ -282,7 +288,6 @@ export class Simulator {
       return;
     }
     this.reference.refresh();
-    const index = new LineIndex(doc.text);
     const judged = new Map<string, JudgedDeclaration>();
     const ctx: JudgeContext = { file: doc.file, index, reference: this.reference, judged, recorded: [] };
     const results: CommandResult[] = [];
@@ -305,7 +310,7 @@ export class Simulator {
       }
       ctx.recorded = [];
       const diagnostics = judgeCommand(ctx, command);
-      results.push({ start: command.start, end: command.end, diagnostics, judged: ctx.recorded });
+      results.push({ start: command.start, end: command.end, extendedEnd: nextStart.get(command.start) ?? doc.text.length, diagnostics, judged: ctx.recorded });
     }
     if (stale()) return;
     doc.results = results;

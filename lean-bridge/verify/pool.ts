@@ -250,25 +250,55 @@ export class VerifierPool {
     this.waiting.shift()?.();
   }
 
-  /** Verifies many candidates concurrently (up to the slot count at a time), results in input order. */
+  /**
+   * Verifies many candidates concurrently, results in input order. Work is queued per hole, and each of the
+   * K workers stays on one hole until its queue is empty, then takes the longest queue left: a GRPO group is
+   * then checked by one slot whose document already holds that declaration, instead of every slot switching
+   * declarations (which makes Lean re-elaborate everything between the two) on every group.
+   */
   async verifyMany(
     items: readonly { task: VerifyTask; candidate: string }[],
     onProgress?: (done: number, total: number, verdict: Verdict) => void,
   ): Promise<Verdict[]> {
     const results: Verdict[] = new Array(items.length);
-    let next = 0;
+    const queues = new Map<string, number[]>();
+    items.forEach((item, k) => {
+      const h = item.task.hole;
+      const key = `${item.task.file}\0${h.start.line}:${h.start.character}-${h.end.line}:${h.end.character}`;
+      const queue = queues.get(key) ?? [];
+      queue.push(k);
+      queues.set(key, queue);
+    });
+    const owned = new Set<string>();
+    const take = (current: string | undefined): [string, number] | undefined => {
+      const mine = current !== undefined ? queues.get(current) : undefined;
+      if (current !== undefined && mine && mine.length > 0) return [current, mine.shift()!];
+      if (current !== undefined) owned.delete(current);
+      let best: string | undefined;
+      for (const [key, queue] of queues) {
+        if (queue.length === 0) continue;
+        const better = best === undefined || (owned.has(best) && !owned.has(key)) || (owned.has(best) === owned.has(key) && queue.length > queues.get(best)!.length);
+        if (better) best = key;
+      }
+      if (best === undefined) return undefined;
+      owned.add(best);
+      return [best, queues.get(best)!.shift()!];
+    };
     let done = 0;
     const worker = async () => {
+      let current: string | undefined;
       for (;;) {
-        const k = next++;
-        if (k >= items.length) return;
+        const next = take(current);
+        if (!next) return;
+        const [key, k] = next;
+        current = key;
         const item = items[k]!;
         results[k] = await this.verify(item.task, item.candidate);
         done++;
         onProgress?.(done, items.length, results[k]!);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(items.length, this.slots.length * 2) }, worker));
+    await Promise.all(Array.from({ length: Math.min(items.length, this.slots.length) }, worker));
     return results;
   }
 

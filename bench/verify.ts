@@ -1,0 +1,103 @@
+/**
+ * npm run bench:verify — verification throughput of the bridge. All figures are measured in this run
+ * against the Lean server SIMULATOR, whose costs are simulated (timers), not Lean's.
+ */
+import { cpus } from "node:os";
+import { simulatorCommand } from "../lean-bridge/server/launch";
+import { VerifierPool } from "../lean-bridge/verify/pool";
+import { EXAMPLE } from "../test/helpers";
+import { groups, holes } from "./workload";
+
+async function startPool(slots: number, simArgs: string[]): Promise<VerifierPool> {
+  const started = await VerifierPool.start({
+    projectRoot: EXAMPLE,
+    launch: { command: [...simulatorCommand(), ...simArgs], cwd: EXAMPLE },
+    slots,
+    timeoutMs: 120_000,
+    memoryPerWorkerMb: 1,
+    memoryBudgetMb: 1024,
+  });
+  if (started.kind !== "ok") throw new Error(started.message);
+  return started.pool;
+}
+
+function line(label: string, value: string): void {
+  process.stdout.write(`${label.padEnd(58)} ${value}\n`);
+}
+
+async function overhead(): Promise<void> {
+  const pool = await startPool(4, []);
+  const work = groups(holes(), 16);
+  await pool.verifyMany(work.slice(0, 200)); // Warm the slots and the JIT.
+  const measured = work.slice(200);
+  const t0 = performance.now();
+  const verdicts = await pool.verifyMany(measured);
+  const seconds = (performance.now() - t0) / 1000;
+  await pool.stop();
+  const rate = measured.length / seconds;
+  const proved = verdicts.filter((v) => v.kind === "proved").length;
+  process.stdout.write("\n1. Bridge overhead (simulator at zero cost, 4 slots, distinct candidates, no cache hits)\n");
+  line("   verifications", `${measured.length} (${proved} proved) in ${seconds.toFixed(2)} s`);
+  line("   throughput", `${rate.toFixed(0)} verifications/s (target >= 1000: ${(rate / 1000).toFixed(2)}x)`);
+  line("   cache hits during the run", String(pool.stats.cacheHits));
+}
+
+async function scaling(): Promise<void> {
+  const perCheckMs = 100;
+  const hs = holes().slice(0, 4);
+  const rates: number[] = [];
+  for (const slots of [1, 4]) {
+    const pool = await startPool(slots, ["--decl-ms", String(perCheckMs)]);
+    // Steady state: one check per hole first, so each hole has a slot holding its declaration.
+    await pool.verifyMany(groups(hs, 1, 1));
+    const work = groups(hs, 16, 2);
+    const t0 = performance.now();
+    await pool.verifyMany(work);
+    const seconds = (performance.now() - t0) / 1000;
+    await pool.stop();
+    rates.push(work.length / seconds);
+  }
+  process.stdout.write(`\n2. Parallel scaling (simulated ${perCheckMs} ms per check; 4 holes x GRPO groups of 16, slots warm)\n`);
+  line("   1 slot", `${rates[0]!.toFixed(2)} checks/s`);
+  line("   4 slots", `${rates[1]!.toFixed(2)} checks/s`);
+  line("   speed-up", `${(rates[1]! / rates[0]!).toFixed(2)}x (target >= 3.5x)`);
+  process.stdout.write("   (one slot also re-elaborates when it moves between the 4 declarations; four slots keep one each)\n");
+}
+
+async function incremental(): Promise<void> {
+  const cost = ["--header-ms", "3000", "--decl-ms", "200"];
+  const hs = holes().slice(4, 7);
+  // The seed project's way: a fresh server process per candidate (imports and the file elaborated every time).
+  let freshSeconds = 0;
+  for (const h of hs) {
+    const t0 = performance.now();
+    const pool = await startPool(1, cost);
+    const verdict = await pool.verify(h.task, h.middle);
+    await pool.stop();
+    if (verdict.kind !== "proved") throw new Error(`expected the hole's own middle to verify: ${verdict.kind}`);
+    freshSeconds += (performance.now() - t0) / 1000;
+  }
+  const freshPer = freshSeconds / hs.length;
+  // The pool: one warm document per slot; each candidate is an edit of the hole only.
+  const pool = await startPool(1, cost);
+  await pool.verify(hs[0]!.task, "simp");
+  const work = hs.flatMap((h) => [{ task: h.task, candidate: h.middle }, ...groups([h], 3, 3)]);
+  const t0 = performance.now();
+  for (const w of work) await pool.verify(w.task, w.candidate);
+  const pooledPer = (performance.now() - t0) / 1000 / work.length;
+  await pool.stop();
+  process.stdout.write("\n3. Incremental pool vs a fresh server per candidate (simulated: header 3 s, 200 ms per declaration, 1 slot)\n");
+  line("   fresh process per candidate", `${freshPer.toFixed(2)} s per check (${hs.length} checks)`);
+  line("   incremental pool", `${pooledPer.toFixed(3)} s per check (${work.length} checks)`);
+  line("   speed-up", `${(freshPer / pooledPer).toFixed(1)}x (target >= 10x)`);
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`bench:verify — against the Lean server SIMULATOR (simulated costs, not Lean's); ${cpus().length} CPU cores\n`);
+  const only = process.argv[2];
+  if (!only || only === "overhead") await overhead();
+  if (!only || only === "scaling") await scaling();
+  if (!only || only === "incremental") await incremental();
+}
+
+void main();
