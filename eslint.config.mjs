@@ -14,6 +14,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ["**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+  },
+  {
     // The bridge runs without an editor: the CLI, the tests and the trainer host load it.
     files: ["lean-bridge/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { paths: ["vscode"] }] },

@@ -36,7 +36,9 @@ async function overhead(): Promise<void> {
   await pool.stop();
   const rate = measured.length / seconds;
   const proved = verdicts.filter((v) => v.kind === "proved").length;
-  process.stdout.write("\n1. Bridge overhead (simulator at zero cost, 4 slots, distinct candidates, no cache hits)\n");
+  process.stdout.write(
+    "\n1. Bridge overhead (simulator at zero cost, 4 slots, distinct candidates, no cache hits)\n",
+  );
   line("   verifications", `${measured.length} (${proved} proved) in ${seconds.toFixed(2)} s`);
   line("   throughput", `${rate.toFixed(0)} verifications/s (target >= 1000: ${(rate / 1000).toFixed(2)}x)`);
   line("   cache hits during the run", String(pool.stats.cacheHits));
@@ -57,11 +59,15 @@ async function scaling(): Promise<void> {
     await pool.stop();
     rates.push(work.length / seconds);
   }
-  process.stdout.write(`\n2. Parallel scaling (simulated ${perCheckMs} ms per check; 4 holes x GRPO groups of 16, slots warm)\n`);
+  process.stdout.write(
+    `\n2. Parallel scaling (simulated ${perCheckMs} ms per check; 4 holes x GRPO groups of 16, slots warm)\n`,
+  );
   line("   1 slot", `${rates[0]!.toFixed(2)} checks/s`);
   line("   4 slots", `${rates[1]!.toFixed(2)} checks/s`);
   line("   speed-up", `${(rates[1]! / rates[0]!).toFixed(2)}x (target >= 3.5x)`);
-  process.stdout.write("   (one slot also re-elaborates when it moves between the 4 declarations; four slots keep one each)\n");
+  process.stdout.write(
+    "   (one slot also re-elaborates when it moves between the 4 declarations; four slots keep one each)\n",
+  );
 }
 
 async function incremental(): Promise<void> {
@@ -74,7 +80,8 @@ async function incremental(): Promise<void> {
     const pool = await startPool(1, cost);
     const verdict = await pool.verify(h.task, h.middle);
     await pool.stop();
-    if (verdict.kind !== "proved") throw new Error(`expected the hole's own middle to verify: ${verdict.kind}`);
+    if (verdict.kind !== "proved")
+      throw new Error(`expected the hole's own middle to verify: ${verdict.kind}`);
     freshSeconds += (performance.now() - t0) / 1000;
   }
   const freshPer = freshSeconds / hs.length;
@@ -86,14 +93,18 @@ async function incremental(): Promise<void> {
   for (const w of work) await pool.verify(w.task, w.candidate);
   const pooledPer = (performance.now() - t0) / 1000 / work.length;
   await pool.stop();
-  process.stdout.write("\n3. Incremental pool vs a fresh server per candidate (simulated: header 3 s, 200 ms per declaration, 1 slot)\n");
+  process.stdout.write(
+    "\n3. Incremental pool vs a fresh server per candidate (simulated: header 3 s, 200 ms per declaration, 1 slot)\n",
+  );
   line("   fresh process per candidate", `${freshPer.toFixed(2)} s per check (${hs.length} checks)`);
   line("   incremental pool", `${pooledPer.toFixed(3)} s per check (${work.length} checks)`);
   line("   speed-up", `${(freshPer / pooledPer).toFixed(1)}x (target >= 10x)`);
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`bench:verify — against the Lean server SIMULATOR (simulated costs, not Lean's); ${cpus().length} CPU cores\n`);
+  process.stdout.write(
+    `bench:verify — against the Lean server SIMULATOR (simulated costs, not Lean's); ${cpus().length} CPU cores\n`,
+  );
   const only = process.argv[2];
   if (!only || only === "overhead") await overhead();
   if (!only || only === "scaling") await scaling();

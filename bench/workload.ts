@@ -4,7 +4,15 @@ import { LineIndex } from "../lean-bridge/text/positions";
 import type { VerifyTask } from "../lean-bridge/verify/pool";
 import { proofHole, readExample } from "../test/helpers";
 
-export const FILES = ["FimExamples/Arith.lean", "FimExamples/Logic.lean", "FimExamples/Induction.lean", "FimExamples/Calc.lean", "FimExamples/Structured.lean", "FimExamples/DecideSimp.lean", "FimExamples/Notation.lean"];
+export const FILES = [
+  "FimExamples/Arith.lean",
+  "FimExamples/Logic.lean",
+  "FimExamples/Induction.lean",
+  "FimExamples/Calc.lean",
+  "FimExamples/Structured.lean",
+  "FimExamples/DecideSimp.lean",
+  "FimExamples/Notation.lean",
+];
 
 export interface Hole {
   task: VerifyTask;
@@ -20,7 +28,10 @@ export function holes(): Hole[] {
       const d = c.declaration;
       if (!d || d.bodyKind !== "tactic" || !d.name) continue;
       const hole = proofHole(text, d.name);
-      out.push({ task: { file, hole }, middle: text.slice(index.offsetAt(hole.start), index.offsetAt(hole.end)) });
+      out.push({
+        task: { file, hole },
+        middle: text.slice(index.offsetAt(hole.start), index.offsetAt(hole.end)),
+      });
     }
   }
   return out;
@@ -32,6 +43,9 @@ export function holes(): Hole[] {
  */
 export function groups(hs: Hole[], group: number, salt = 0): { task: VerifyTask; candidate: string }[] {
   return hs.flatMap((h) =>
-    Array.from({ length: group }, (_, k) => ({ task: h.task, candidate: k === 0 && salt === 0 ? h.middle : `exact h_${salt}_${k}` })),
+    Array.from({ length: group }, (_, k) => ({
+      task: h.task,
+      candidate: k === 0 && salt === 0 ? h.middle : `exact h_${salt}_${k}`,
+    })),
   );
 }

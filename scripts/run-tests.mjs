@@ -14,5 +14,7 @@ function find(dir, out = []) {
 
 const only = process.argv.slice(2);
 const files = (only.length ? only : find("test")).sort();
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], { stdio: "inherit" });
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
+  stdio: "inherit",
+});
 process.exit(result.status ?? 1);

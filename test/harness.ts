@@ -13,7 +13,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function inMemory(sim: Partial<SimulatorOptions> = {}, pool: Partial<PoolOptions> = {}): Promise<Harness> {
+export async function inMemory(
+  sim: Partial<SimulatorOptions> = {},
+  pool: Partial<PoolOptions> = {},
+): Promise<Harness> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const exitCodes: number[] = [];

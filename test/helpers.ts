@@ -17,7 +17,8 @@ export function readExample(rel: string): string {
 export function proofHole(text: string, name: string): Range {
   const file = parseFile(text);
   const decl = file.commands.map((c) => c.declaration).find((d) => d?.name === name);
-  if (!decl || decl.byStart === undefined || decl.byEnd === undefined) throw new Error(`no tactic proof named ${name}`);
+  if (!decl || decl.byStart === undefined || decl.byEnd === undefined)
+    throw new Error(`no tactic proof named ${name}`);
   let start = decl.byStart + 2;
   while (/\s/.test(text[start] ?? "")) start++;
   return new LineIndex(text).rangeAt(start, decl.byEnd);
@@ -26,6 +27,9 @@ export function proofHole(text: string, name: string): Range {
 export function realPayloads(): LeanPublishDiagnosticsParams[] {
   const dir = join(REPO, "test", "fixtures", "lean-payloads");
   return ["incrementalTactic.jsonl", "2058.jsonl"].flatMap((f) =>
-    readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as LeanPublishDiagnosticsParams),
+    readFileSync(join(dir, f), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LeanPublishDiagnosticsParams),
   );
 }

@@ -9,7 +9,12 @@ import { exportCommand } from "./exportCommand";
 async function simulatorCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { oracle: { type: "string" }, "header-ms": { type: "string" }, "decl-ms": { type: "string" }, faults: { type: "boolean" } },
+    options: {
+      oracle: { type: "string" },
+      "header-ms": { type: "string" },
+      "decl-ms": { type: "string" },
+      faults: { type: "boolean" },
+    },
     strict: false,
   });
   const oracle = loadOracle(typeof values.oracle === "string" ? values.oracle : undefined);
@@ -45,11 +50,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
+    ) {
       process.stderr.write(`fim-rlvr ${name}: ${error.message}\nRun \`fim-rlvr --help\` for usage.\n`);
       return 2;
     }
-    process.stderr.write(`fim-rlvr ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `fim-rlvr ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 1;
   }
 }

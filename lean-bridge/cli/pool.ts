@@ -30,14 +30,21 @@ export const SERVER_OPTION_SPEC = {
 } as const;
 
 export function requireProject(dir: string | undefined, flag = "--project"): string {
-  if (!dir) throw new UsageError(`${flag} DIR is required: the root of the Lean project (where lean-toolchain is)`);
+  if (!dir)
+    throw new UsageError(`${flag} DIR is required: the root of the Lean project (where lean-toolchain is)`);
   const root = resolve(dir);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`${flag} ${dir}: no such directory`);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new UsageError(`${flag} ${dir}: no such directory`);
   return root;
 }
 
-export async function openPool(projectRoot: string, options: ServerOptions, slots: number): Promise<VerifierPool> {
-  if (options.server && options.simulator) throw new UsageError("give either --server or --simulator, not both");
+export async function openPool(
+  projectRoot: string,
+  options: ServerOptions,
+  slots: number,
+): Promise<VerifierPool> {
+  if (options.server && options.simulator)
+    throw new UsageError("give either --server or --simulator, not both");
   const extraArgs: string[] = [];
   if (options["sim-decl-ms"]) extraArgs.push("--decl-ms", options["sim-decl-ms"]);
   if (options["sim-header-ms"]) extraArgs.push("--header-ms", options["sim-header-ms"]);
@@ -62,7 +69,9 @@ export async function openPool(projectRoot: string, options: ServerOptions, slot
     toolchain: readToolchain(projectRoot),
   });
   if (started.kind === "error") {
-    const stderr = started.stderr.trim() ? `\nIts stderr said:\n${started.stderr.trim().split("\n").slice(-15).join("\n")}` : "";
+    const stderr = started.stderr.trim()
+      ? `\nIts stderr said:\n${started.stderr.trim().split("\n").slice(-15).join("\n")}`
+      : "";
     throw new UsageError(
       `could not start the verifier (${launch.spec.command.join(" ")}): ${started.message}${stderr}\n` +
         "Check that the project builds with `lake build`, or pass --simulator for a dry run, or --no-sandbox if bubblewrap is the problem.",

@@ -19,7 +19,10 @@ The simulator is a stand-in for Lean (dry run); verdicts always name the verifie
 Common options: --oracle FILE (simulator alternatives), --memory-mb N (Lean -M per worker),
   --cpu-seconds N (CPU limit), --no-sandbox (do not use bubblewrap), --reward binary|partial.`;
 
-export function parseHole(text: string): { start: { line: number; character: number }; end: { line: number; character: number } } {
+export function parseHole(text: string): {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+} {
   const m = /^(\d+):(\d+)-(\d+):(\d+)$/.exec(text.trim());
   if (!m) throw new UsageError(`--hole must look like L:C-L:C (0-based line:character), got "${text}"`);
   const [l1, c1, l2, c2] = m.slice(1).map(Number) as [number, number, number, number];

@@ -20,7 +20,15 @@ function rewardMode(text: string | undefined): RewardMode {
 export function verdictJson(verdict: Verdict, mode: RewardMode, candidate: string): Record<string, unknown> {
   const { reward } = rewardOf(verdict, mode, candidate.split("\n").length);
   const { kind, elapsedMs, verifier, diagnostics, ...details } = verdict;
-  return { kind, reward, verifier: verifier.label, verifierKind: verifier.kind, elapsedMs, diagnostics, ...details };
+  return {
+    kind,
+    reward,
+    verifier: verifier.label,
+    verifierKind: verifier.kind,
+    elapsedMs,
+    diagnostics,
+    ...details,
+  };
 }
 
 function describe(verdict: Verdict, reward: number): string {
@@ -36,7 +44,9 @@ function describe(verdict: Verdict, reward: number): string {
   const diags = verdict.diagnostics
     .filter((d) => d.severity <= 2)
     .map((d) => {
-      const where = d.candidateRange ? `candidate ${d.candidateRange.start.line}:${d.candidateRange.start.character}` : `document ${d.range.start.line}:${d.range.start.character}`;
+      const where = d.candidateRange
+        ? `candidate ${d.candidateRange.start.line}:${d.candidateRange.start.character}`
+        : `document ${d.range.start.line}:${d.range.start.character}`;
       return `\n  [${d.severity === 1 ? "error" : "warning"} at ${where}] ${d.message.replace(/\n/g, "\n    ")}`;
     })
     .join("");
@@ -60,8 +70,10 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const projectRoot = requireProject(values.project);
   if (!values.file) throw new UsageError("--file REL.lean is required: the file, relative to --project");
   if (!values.hole) throw new UsageError("--hole L:C-L:C is required (0-based line:character, UTF-16)");
-  if (values.candidate === undefined) throw new UsageError("--candidate TEXT is required: the proof text to put in the hole");
-  if (!existsSync(resolve(projectRoot, values.file))) throw new UsageError(`--file ${values.file}: no such file in ${projectRoot}`);
+  if (values.candidate === undefined)
+    throw new UsageError("--candidate TEXT is required: the proof text to put in the hole");
+  if (!existsSync(resolve(projectRoot, values.file)))
+    throw new UsageError(`--file ${values.file}: no such file in ${projectRoot}`);
   const hole = parseHole(values.hole);
   const mode = rewardMode(values.reward);
   const pool = await openPool(projectRoot, values, 1);
@@ -69,7 +81,9 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     const verdict = await pool.verify({ file: values.file, hole }, values.candidate);
     if (verdict.kind === "rejected" && verdict.rule === "bad-task") throw new UsageError(verdict.reason);
     const json = verdictJson(verdict, mode, values.candidate);
-    process.stdout.write(values.json ? JSON.stringify(json) + "\n" : describe(verdict, json.reward as number) + "\n");
+    process.stdout.write(
+      values.json ? JSON.stringify(json) + "\n" : describe(verdict, json.reward as number) + "\n",
+    );
     return 0;
   } finally {
     await pool.stop();
@@ -82,18 +96,29 @@ function isPosition(value: unknown): value is { line: number; character: number 
 }
 
 /** Reads one input line; a malformed line becomes a task error instead of stopping the batch. */
-export function parseBatchLine(line: string): { kind: "ok"; task: VerifyTask; candidate: string } | { kind: "error"; message: string } {
+export function parseBatchLine(
+  line: string,
+): { kind: "ok"; task: VerifyTask; candidate: string } | { kind: "error"; message: string } {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
     return { kind: "error", message: `not JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
-  const v = value as { file?: unknown; hole?: { start?: unknown; end?: unknown }; candidate?: unknown } | null;
-  if (typeof v !== "object" || v === null) return { kind: "error", message: "each line must be a JSON object" };
-  if (typeof v.file !== "string") return { kind: "error", message: 'missing "file" (a path relative to --project)' };
+  const v = value as {
+    file?: unknown;
+    hole?: { start?: unknown; end?: unknown };
+    candidate?: unknown;
+  } | null;
+  if (typeof v !== "object" || v === null)
+    return { kind: "error", message: "each line must be a JSON object" };
+  if (typeof v.file !== "string")
+    return { kind: "error", message: 'missing "file" (a path relative to --project)' };
   if (!v.hole || !isPosition(v.hole.start) || !isPosition(v.hole.end))
-    return { kind: "error", message: 'missing or malformed "hole": {"start":{"line","character"},"end":{…}}' };
+    return {
+      kind: "error",
+      message: 'missing or malformed "hole": {"start":{"line","character"},"end":{…}}',
+    };
   if (typeof v.candidate !== "string") return { kind: "error", message: 'missing "candidate" (a string)' };
   return { kind: "ok", task: { file: v.file, hole: v.hole as Range }, candidate: v.candidate };
 }
@@ -101,7 +126,14 @@ export function parseBatchLine(line: string): { kind: "ok"; task: VerifyTask; ca
 export async function verifyBatchCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { ...SERVER_OPTION_SPEC, project: { type: "string" }, input: { type: "string" }, out: { type: "string" }, workers: { type: "string" }, reward: { type: "string" } },
+    options: {
+      ...SERVER_OPTION_SPEC,
+      project: { type: "string" },
+      input: { type: "string" },
+      out: { type: "string" },
+      workers: { type: "string" },
+      reward: { type: "string" },
+    },
     strict: true,
   });
   const projectRoot = requireProject(values.project);
@@ -111,7 +143,11 @@ export async function verifyBatchCommand(argv: string[]): Promise<number> {
   const workers = parsePositiveInt("--workers", values.workers, 4) || 1;
   const mode = rewardMode(values.reward);
   const lines: string[] = [];
-  for await (const line of createInterface({ input: createReadStream(values.input, "utf8"), crlfDelay: Infinity })) if (line.trim() !== "") lines.push(line);
+  for await (const line of createInterface({
+    input: createReadStream(values.input, "utf8"),
+    crlfDelay: Infinity,
+  }))
+    if (line.trim() !== "") lines.push(line);
   const parsed = lines.map(parseBatchLine);
   const pool = await openPool(projectRoot, values, workers);
   const writer = new AtomicLineWriter(resolve(values.out));
@@ -124,13 +160,22 @@ export async function verifyBatchCommand(argv: string[]): Promise<number> {
     lastReport = now;
     const rate = done / Math.max(0.001, (now - started) / 1000);
     const summary = [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
-    process.stderr.write(`verify-batch: ${done}/${parsed.length} checked (${rate.toFixed(1)}/s) — ${summary} — verifier: ${pool.identity.label}\n`);
+    process.stderr.write(
+      `verify-batch: ${done}/${parsed.length} checked (${rate.toFixed(1)}/s) — ${summary} — verifier: ${pool.identity.label}\n`,
+    );
   };
   try {
     const jobs = parsed.map((p, k) => ({ p, k })).filter((j) => j.p.kind === "ok");
     let done = parsed.length - jobs.length;
     const verdicts = await pool.verifyMany(
-      jobs.map((j) => (j.p.kind === "ok" ? { task: j.p.task, candidate: j.p.candidate } : { task: { file: "", hole: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }, candidate: "" })),
+      jobs.map((j) =>
+        j.p.kind === "ok"
+          ? { task: j.p.task, candidate: j.p.candidate }
+          : {
+              task: { file: "", hole: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
+              candidate: "",
+            },
+      ),
       (_d, _t, verdict) => {
         done++;
         counts.set(verdict.kind, (counts.get(verdict.kind) ?? 0) + 1);
@@ -139,11 +184,23 @@ export async function verifyBatchCommand(argv: string[]): Promise<number> {
     );
     const byLine = new Map(jobs.map((j, i) => [j.k, verdicts[i]!]));
     parsed.forEach((p, k) => {
-      const original = JSON.parse(lines[k]!.trim().startsWith("{") ? safeObject(lines[k]!) : "{}") as Record<string, unknown>;
+      const original = JSON.parse(lines[k]!.trim().startsWith("{") ? safeObject(lines[k]!) : "{}") as Record<
+        string,
+        unknown
+      >;
       const verdict = byLine.get(k);
       const payload = verdict
         ? verdictJson(verdict, mode, p.kind === "ok" ? p.candidate : "")
-        : { kind: "rejected", reward: 0, verifier: pool.identity.label, verifierKind: pool.identity.kind, elapsedMs: 0, diagnostics: [], rule: "bad-task", reason: `line ${k + 1}: ${p.kind === "error" ? p.message : ""}` };
+        : {
+            kind: "rejected",
+            reward: 0,
+            verifier: pool.identity.label,
+            verifierKind: pool.identity.kind,
+            elapsedMs: 0,
+            diagnostics: [],
+            rule: "bad-task",
+            reason: `line ${k + 1}: ${p.kind === "error" ? p.message : ""}`,
+          };
       writer.line(JSON.stringify({ ...original, verdict: payload }));
     });
     writer.commit();

@@ -7,20 +7,76 @@
 import { TokenKind, bracketDelta, isCommentKind, lex, tokenText, type TokenStream } from "./lexer";
 
 const DECLARATION_KEYWORDS = new Set([
-  "theorem", "lemma", "example", "def", "instance", "abbrev", "opaque", "axiom",
-  "structure", "class", "inductive", "coinductive",
+  "theorem",
+  "lemma",
+  "example",
+  "def",
+  "instance",
+  "abbrev",
+  "opaque",
+  "axiom",
+  "structure",
+  "class",
+  "inductive",
+  "coinductive",
 ]);
 
 const MODIFIERS = new Set([
-  "private", "protected", "noncomputable", "partial", "unsafe", "nonrec", "local", "scoped", "public",
+  "private",
+  "protected",
+  "noncomputable",
+  "partial",
+  "unsafe",
+  "nonrec",
+  "local",
+  "scoped",
+  "public",
 ]);
 
 const OTHER_COMMANDS = new Set([
-  "import", "module", "prelude", "namespace", "section", "end", "open", "variable", "universe", "set_option",
-  "attribute", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "macro", "macro_rules", "syntax",
-  "elab", "elab_rules", "declare_syntax_cat", "mutual", "deriving", "initialize", "builtin_initialize",
-  "#check", "#eval", "#print", "#reduce", "#exit", "#guard_msgs", "#synth", "#lint", "omit", "include",
-  "export", "noncomputable", "run_cmd", "add_decl_doc", "register_simp_attr", "#guard",
+  "import",
+  "module",
+  "prelude",
+  "namespace",
+  "section",
+  "end",
+  "open",
+  "variable",
+  "universe",
+  "set_option",
+  "attribute",
+  "notation",
+  "infix",
+  "infixl",
+  "infixr",
+  "prefix",
+  "postfix",
+  "macro",
+  "macro_rules",
+  "syntax",
+  "elab",
+  "elab_rules",
+  "declare_syntax_cat",
+  "mutual",
+  "deriving",
+  "initialize",
+  "builtin_initialize",
+  "#check",
+  "#eval",
+  "#print",
+  "#reduce",
+  "#exit",
+  "#guard_msgs",
+  "#synth",
+  "#lint",
+  "omit",
+  "include",
+  "export",
+  "noncomputable",
+  "run_cmd",
+  "add_decl_doc",
+  "register_simp_attr",
+  "#guard",
 ]);
 
 export type BodyKind = "tactic" | "term" | "equations" | "where" | "none";
@@ -85,7 +141,11 @@ function isCommandStart(ts: TokenStream, i: number): boolean {
 function isHashCommand(ts: TokenStream, i: number): boolean {
   // `#print` lexes as `#` then `print`.
   if (ts.cols[i] !== 0 || ts.lineFirst[i] !== 1 || ts.kinds[i] !== TokenKind.Symbol) return false;
-  return ts.text.charCodeAt(ts.starts[i] ?? 0) === 35 && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i];
+  return (
+    ts.text.charCodeAt(ts.starts[i] ?? 0) === 35 &&
+    ts.kinds[i + 1] === TokenKind.Ident &&
+    ts.starts[i + 1] === ts.ends[i]
+  );
 }
 
 /** Index of the next token that is not a comment, or `limit`. */
@@ -149,7 +209,10 @@ function isDeclarationLike(ts: TokenStream, first: number, last: number): boolea
 
 /** Words that begin a command wherever they stand: Lean's parser ends a tactic block at any of them. */
 export function isCommandKeyword(word: string): boolean {
-  return DECLARATION_KEYWORDS.has(word) || (OTHER_COMMANDS.has(word) && word !== "open" && word !== "set_option" && word !== "noncomputable");
+  return (
+    DECLARATION_KEYWORDS.has(word) ||
+    (OTHER_COMMANDS.has(word) && word !== "open" && word !== "set_option" && word !== "noncomputable")
+  );
 }
 
 /** Skips doc comments, `@[…]` attributes and modifiers; returns the index of the command keyword. */
@@ -238,7 +301,17 @@ function readDeclaration(
     }
     if (ts.kinds[i] === TokenKind.Ident && i <= last) {
       const after = wordAt(ts, nextCode(ts, i + 1, last + 1));
-      const anonymousInstance = keyword === "instance" && !(after === ":" || after === "(" || after === "[" || after === "{" || after === "⦃" || after === ":=" || after === "where");
+      const anonymousInstance =
+        keyword === "instance" &&
+        !(
+          after === ":" ||
+          after === "(" ||
+          after === "[" ||
+          after === "{" ||
+          after === "⦃" ||
+          after === ":=" ||
+          after === "where"
+        );
       if (!anonymousInstance) {
         name = tokenText(ts, i);
         i++;
@@ -302,7 +375,11 @@ function readDeclaration(
   for (let j = b + 1; j <= last; j++) {
     depth += bracketDelta(ts, j);
     const word = tokenText(ts, j);
-    if (depth === 0 && ts.lineFirst[j] === 1 && (word === "termination_by" || word === "decreasing_by" || word === "where")) {
+    if (
+      depth === 0 &&
+      ts.lineFirst[j] === 1 &&
+      (word === "termination_by" || word === "decreasing_by" || word === "where")
+    ) {
       end = prevCode(ts, j - 1, b);
       declaration.bodyKind = word === "where" ? "where" : "tactic";
       break;

@@ -173,7 +173,9 @@ class Lexer {
         const next = text.charCodeAt(i + 2);
         // `/--` and `/-!` are documentation, but `/--/` is an empty ordinary comment.
         kind =
-          (next === 45 && text.charCodeAt(i + 3) !== 47) || next === 33 ? TokenKind.DocComment : TokenKind.BlockComment;
+          (next === 45 && text.charCodeAt(i + 3) !== 47) || next === 33
+            ? TokenKind.DocComment
+            : TokenKind.BlockComment;
         i = this.skipBlockComment(i);
       } else if (c === 34) {
         i = this.skipString(i + 1, false);
@@ -201,7 +203,12 @@ class Lexer {
       }
       if (i <= start) i = start + 1; // Defensive: every token consumes at least one unit.
       this.push(kind, start, i, col, first);
-      if (kind !== TokenKind.LineComment && kind !== TokenKind.Ident && kind !== TokenKind.Number && kind !== TokenKind.Symbol) {
+      if (
+        kind !== TokenKind.LineComment &&
+        kind !== TokenKind.Ident &&
+        kind !== TokenKind.Number &&
+        kind !== TokenKind.Symbol
+      ) {
         this.countLines(start, i);
         if (this.line !== startLine) this.lastLineWithToken = this.line;
       }

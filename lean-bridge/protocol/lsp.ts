@@ -71,7 +71,9 @@ export const Initialize = new RequestType<Record<string, unknown>, InitializeRes
 export const Initialized = new NotificationType<Record<string, never>>("initialized");
 export const Shutdown = new RequestType0<null, void>("shutdown");
 export const Exit = new NotificationType0("exit");
-export const RegisterCapability = new RequestType<RegistrationParams, null, void>("client/registerCapability");
+export const RegisterCapability = new RequestType<RegistrationParams, null, void>(
+  "client/registerCapability",
+);
 export const SemanticTokensRefresh = new RequestType0<null, void>("workspace/semanticTokens/refresh");
 export const InlayHintRefresh = new RequestType0<null, void>("workspace/inlayHint/refresh");
 export const CancelRequest = new NotificationType<CancelParams>("$/cancelRequest");

@@ -33,7 +33,9 @@ export class DiagnosticsStore {
       state.diagnostics = [];
       state.fatal = false;
     }
-    state.diagnostics = params.isIncremental ? state.diagnostics.concat(params.diagnostics) : params.diagnostics.slice();
+    state.diagnostics = params.isIncremental
+      ? state.diagnostics.concat(params.diagnostics)
+      : params.diagnostics.slice();
   }
 
   onProgress(params: LeanFileProgressParams): void {

@@ -91,7 +91,12 @@ export const LEAN_MISSING_MESSAGE =
   "  curl https://elan.lean-lang.org/elan-init.sh -sSf | sh\n" +
   "then open a new shell, or pass --simulator to use the Lean server simulator (dry run, not Lean).";
 
-export function buildLaunch(choice: ServerChoice, projectRoot: string, limits: Limits = DEFAULT_LIMITS, env: NodeJS.ProcessEnv = process.env): LaunchResult {
+export function buildLaunch(
+  choice: ServerChoice,
+  projectRoot: string,
+  limits: Limits = DEFAULT_LIMITS,
+  env: NodeJS.ProcessEnv = process.env,
+): LaunchResult {
   let command: string[];
   switch (choice.kind) {
     case "lake": {
@@ -105,13 +110,19 @@ export function buildLaunch(choice: ServerChoice, projectRoot: string, limits: L
       if (command.length === 0) return { kind: "error", message: "--server was given an empty command line" };
       if (!which(command[0]!, env) && command[0] !== "fim-rlvr")
         return { kind: "error", message: `--server: \`${command[0]}\` was not found on PATH` };
-      if (command[0] === "fim-rlvr" && !which("fim-rlvr", env)) command = [...simulatorCommand().slice(0, -1), ...command.slice(1)];
+      if (command[0] === "fim-rlvr" && !which("fim-rlvr", env))
+        command = [...simulatorCommand().slice(0, -1), ...command.slice(1)];
       break;
     case "simulator":
-      command = [...simulatorCommand(), ...(choice.oracle ? ["--oracle", choice.oracle] : []), ...(choice.extraArgs ?? [])];
+      command = [
+        ...simulatorCommand(),
+        ...(choice.oracle ? ["--oracle", choice.oracle] : []),
+        ...(choice.extraArgs ?? []),
+      ];
       break;
   }
-  if (limits.cpuSeconds > 0 && which("prlimit", env)) command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
+  if (limits.cpuSeconds > 0 && which("prlimit", env))
+    command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
   if (limits.sandbox && which("bwrap", env)) command = sandboxed(command, projectRoot);
   return { kind: "ok", spec: { command, cwd: projectRoot, env } };
 }
@@ -123,8 +134,25 @@ export function buildLaunch(choice: ServerChoice, projectRoot: string, limits: L
 export function sandboxed(command: string[], projectRoot: string): string[] {
   const root = resolve(projectRoot);
   return [
-    "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-    "--bind", root, root, "--unshare-net", "--die-with-parent", "--chdir", root, "--", ...command,
+    "bwrap",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--bind",
+    root,
+    root,
+    "--unshare-net",
+    "--die-with-parent",
+    "--chdir",
+    root,
+    "--",
+    ...command,
   ];
 }
 

@@ -43,8 +43,7 @@ export interface LaunchSpec {
 }
 
 export type StartResult =
-  | { kind: "started"; server: LeanServer }
-  | { kind: "failed"; message: string; stderr: string };
+  { kind: "started"; server: LeanServer } | { kind: "failed"; message: string; stderr: string };
 
 export type WaitResult =
   | { kind: "ready"; diagnostics: LeanDiagnostic[]; fatal: boolean }
@@ -72,7 +71,11 @@ export class LeanServer {
    * Connects to a server over existing streams (in-memory tests, an in-process simulator). The caller owns
    * whatever is behind the streams; `stop()` only ends the connection.
    */
-  static async connect(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, initTimeoutMs = 10_000): Promise<StartResult> {
+  static async connect(
+    input: NodeJS.ReadableStream,
+    output: NodeJS.WritableStream,
+    initTimeoutMs = 10_000,
+  ): Promise<StartResult> {
     const connection = createMessageConnection(input, output);
     const server = new LeanServer(undefined, connection, { command: ["(in-process)"], cwd: process.cwd() });
     server.wire();
@@ -103,7 +106,8 @@ export class LeanServer {
       child.once("error", resolve);
       child.once("spawn", () => resolve(undefined));
     });
-    if (spawnError) return { kind: "failed", message: `could not start ${program}: ${spawnError.message}`, stderr: "" };
+    if (spawnError)
+      return { kind: "failed", message: `could not start ${program}: ${spawnError.message}`, stderr: "" };
     const connection = createMessageConnection(child.stdout!, child.stdin!);
     const server = new LeanServer(child, connection, spec);
     server.wire();
@@ -121,12 +125,16 @@ export class LeanServer {
     this.process?.stderr?.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_LIMIT);
     });
-    this.process?.on("exit", (code, signal) => this.markExited(`the server exited (${signal ?? `code ${code}`})`));
+    this.process?.on("exit", (code, signal) =>
+      this.markExited(`the server exited (${signal ?? `code ${code}`})`),
+    );
     this.process?.stdin?.on("error", () => this.markExited("the server's input closed"));
     this.connection.onClose(() => this.markExited("the connection to the server closed"));
     this.connection.onError(([error]) => {
       // A malformed message: note it in the error report; the connection stays up if it can.
-      this.stderrTail = (this.stderrTail + `\n[fim-rlvr] protocol error: ${error.message}\n`).slice(-STDERR_LIMIT);
+      this.stderrTail = (this.stderrTail + `\n[fim-rlvr] protocol error: ${error.message}\n`).slice(
+        -STDERR_LIMIT,
+      );
     });
     // Lean registers its file watcher with a string id; vscode-jsonrpc answers whatever the id type.
     this.connection.onRequest(RegisterCapability, () => null);
@@ -146,7 +154,11 @@ export class LeanServer {
   }
 
   private async initialize(timeoutMs: number): Promise<StartResult> {
-    const lean: LeanClientCapabilities = { incrementalDiagnosticSupport: true, silentDiagnosticSupport: true, rpcWireFormat: "v1" };
+    const lean: LeanClientCapabilities = {
+      incrementalDiagnosticSupport: true,
+      silentDiagnosticSupport: true,
+      rpcWireFormat: "v1",
+    };
     const params = {
       processId: process.pid,
       clientInfo: { name: "fim-rlvr", version: "0.1.0" },
@@ -159,14 +171,23 @@ export class LeanServer {
     const handle = setTimeout(() => timer.cancel(), timeoutMs);
     const exited = new Promise<"exited">((resolve) => this.onExit(() => resolve("exited")));
     try {
-      const result = await Promise.race([this.connection.sendRequest(Initialize, params, timer.token), exited]);
+      const result = await Promise.race([
+        this.connection.sendRequest(Initialize, params, timer.token),
+        exited,
+      ]);
       if (result === "exited")
-        return { kind: "failed", message: `the server stopped during start-up: ${this.exitReason}`, stderr: this.stderrTail };
+        return {
+          kind: "failed",
+          message: `the server stopped during start-up: ${this.exitReason}`,
+          stderr: this.stderrTail,
+        };
       this.initializeResult = result;
       await this.connection.sendNotification(Initialized, {});
       return { kind: "started", server: this };
     } catch (error) {
-      const message = timer.token.isCancellationRequested ? `no answer to initialize within ${timeoutMs} ms` : String(error);
+      const message = timer.token.isCancellationRequested
+        ? `no answer to initialize within ${timeoutMs} ms`
+        : String(error);
       return { kind: "failed", message, stderr: this.stderrTail };
     } finally {
       clearTimeout(handle);
@@ -209,14 +230,18 @@ export class LeanServer {
     const version = (this.versions.get(uri) ?? 0) + 1;
     this.versions.set(uri, version);
     this.store.reset(uri, version);
-    await this.connection.sendNotification(DidChange, { textDocument: { uri, version }, contentChanges: changes });
+    await this.connection.sendNotification(DidChange, {
+      textDocument: { uri, version },
+      contentChanges: changes,
+    });
     return version;
   }
 
   async close(uri: string): Promise<void> {
     if (!this.versions.delete(uri)) return;
     this.store.forget(uri);
-    if (!this.exited) await this.connection.sendNotification(DidClose, { textDocument: { uri } }).catch(() => undefined);
+    if (!this.exited)
+      await this.connection.sendNotification(DidClose, { textDocument: { uri } }).catch(() => undefined);
   }
 
   /**
@@ -254,7 +279,8 @@ export class LeanServer {
     if (error instanceof ResponseError) {
       if (error.code === LeanErrorCode.WorkerCrashed || error.code === LeanErrorCode.WorkerExited)
         return { kind: "crashed", reason: error.message || "the Lean worker for this document crashed" };
-      if (error.code === LspErrorCode.ContentModified) return { kind: "closed", reason: "the document was closed or changed" };
+      if (error.code === LspErrorCode.ContentModified)
+        return { kind: "closed", reason: "the document was closed or changed" };
       if (error.code === LspErrorCode.RequestCancelled) return { kind: "timeout" };
     }
     if (this.exited) return { kind: "closed", reason: this.exitReason };

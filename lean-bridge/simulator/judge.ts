@@ -33,10 +33,20 @@ export interface JudgeContext {
 function leanRange(index: LineIndex, start: number, end: number): { range: Range; fullRange: Range } {
   const fullRange = index.rangeAt(start, end);
   if (fullRange.start.line === fullRange.end.line) return { range: fullRange, fullRange };
-  return { range: { start: fullRange.start, end: { line: fullRange.start.line + 1, character: 0 } }, fullRange };
+  return {
+    range: { start: fullRange.start, end: { line: fullRange.start.line + 1, character: 0 } },
+    fullRange,
+  };
 }
 
-function diag(index: LineIndex, start: number, end: number, severity: 1 | 2 | 3, message: string, extra: Partial<LeanDiagnostic> = {}): LeanDiagnostic {
+function diag(
+  index: LineIndex,
+  start: number,
+  end: number,
+  severity: 1 | 2 | 3,
+  message: string,
+  extra: Partial<LeanDiagnostic> = {},
+): LeanDiagnostic {
   return { source: SIMULATOR_SOURCE, severity, ...leanRange(index, start, end), message, ...extra };
 }
 
@@ -95,15 +105,27 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   const bodyTexts = body.map((i) => tokenText(ts, i));
   const nameToken = tokenIndexAt(ts, decl.keywordStart, command.firstToken, command.lastToken);
   const nameAt = decl.name ? nameToken + 1 : nameToken;
-  const namePos = { start: ts.starts[nameAt] ?? decl.keywordStart, end: ts.ends[nameAt] ?? decl.keywordStart };
-  const judgeable = decl.bodyKind === "tactic" || decl.keyword === "theorem" || decl.keyword === "lemma" || decl.keyword === "example";
+  const namePos = {
+    start: ts.starts[nameAt] ?? decl.keywordStart,
+    end: ts.ends[nameAt] ?? decl.keywordStart,
+  };
+  const judgeable =
+    decl.bodyKind === "tactic" ||
+    decl.keyword === "theorem" ||
+    decl.keyword === "lemma" ||
+    decl.keyword === "example";
   const accepted = reference.accepted(decl.statement, [decl.fullName, decl.name]);
   if (accepted.length === 0) {
     record({ ok: !judgeable, usesSorry: false });
     if (!judgeable) return [];
     return [
-      diag(index, namePos.start, namePos.end, 1,
-        `simulator: no reference proof for '${decl.fullName ?? decl.keyword}' in this workspace or the oracle file; the simulator can only judge known declarations (use Lean for new ones)`),
+      diag(
+        index,
+        namePos.start,
+        namePos.end,
+        1,
+        `simulator: no reference proof for '${decl.fullName ?? decl.keyword}' in this workspace or the oracle file; the simulator can only judge known declarations (use Lean for new ones)`,
+      ),
     ];
   }
   if (bodyTexts.includes("sorry")) {
@@ -139,7 +161,15 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   const start = ts.starts[at] ?? 0;
   const end = ts.ends[at] ?? start;
   if (bestShared === best.length) return [diag(index, start, end, 1, "No goals to be solved")];
-  return [diag(index, start, end, 1, `simulator: this step does not match any reference proof of '${decl.fullName ?? decl.keyword}'`)];
+  return [
+    diag(
+      index,
+      start,
+      end,
+      1,
+      `simulator: this step does not match any reference proof of '${decl.fullName ?? decl.keyword}'`,
+    ),
+  ];
 }
 
 function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
@@ -151,9 +181,14 @@ function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[]
   const name = tokenText(ts, nameIndex);
   const result = ctx.judged.get(name);
   if (!result)
-    return [diag(ctx.index, ts.starts[nameIndex] ?? 0, ts.ends[nameIndex] ?? 0, 1, `unknown constant '${name}'`)];
+    return [
+      diag(ctx.index, ts.starts[nameIndex] ?? 0, ts.ends[nameIndex] ?? 0, 1, `unknown constant '${name}'`),
+    ];
   const axioms = result.ok && !result.usesSorry ? ctx.reference.axiomsOf([name]) : ["sorryAx"];
-  const message = axioms.length === 0 ? `'${name}' does not depend on any axioms` : `'${name}' depends on axioms: [${axioms.join(", ")}]`;
+  const message =
+    axioms.length === 0
+      ? `'${name}' does not depend on any axioms`
+      : `'${name}' depends on axioms: [${axioms.join(", ")}]`;
   return [diag(ctx.index, command.start, command.end, 3, message)];
 }
 
@@ -163,4 +198,3 @@ export function judgeCommand(ctx: JudgeContext, command: Command): LeanDiagnosti
   if (command.keyword === "#print") return judgePrintAxioms(ctx, command);
   return [];
 }
-

@@ -117,12 +117,17 @@ export class ReferenceIndex {
   }
 }
 
-export function loadOracle(path: string | undefined): { kind: "ok"; oracle: OracleFile } | { kind: "error"; message: string } {
+export function loadOracle(
+  path: string | undefined,
+): { kind: "ok"; oracle: OracleFile } | { kind: "error"; message: string } {
   if (!path) return { kind: "ok", oracle: {} };
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-      return { kind: "error", message: `${path}: the oracle must be a JSON object with "alternatives" and/or "axioms"` };
+      return {
+        kind: "error",
+        message: `${path}: the oracle must be a JSON object with "alternatives" and/or "axioms"`,
+      };
     return { kind: "ok", oracle: parsed as OracleFile };
   } catch (error) {
     return { kind: "error", message: `${path}: ${error instanceof Error ? error.message : String(error)}` };

@@ -17,7 +17,12 @@ import {
   type PlainGoalParams,
   type WaitForDiagnosticsParams,
 } from "../protocol/lean";
-import { LspErrorCode, type CancelParams, type DidChangeTextDocumentParams, type DidCloseTextDocumentParams } from "../protocol/lsp";
+import {
+  LspErrorCode,
+  type CancelParams,
+  type DidChangeTextDocumentParams,
+  type DidCloseTextDocumentParams,
+} from "../protocol/lsp";
 import { applyChanges } from "../text/edits";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
 import { goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
@@ -122,10 +127,21 @@ export class Simulator {
       case "initialize":
         return this.initialize(m as RawRequest);
       case "initialized":
-        this.send({ id: LEAN_WATCHER_REGISTRATION_ID, method: "client/registerCapability", params: { registrations: [
-          { id: "workspace/didChangeWatchedFiles", method: "workspace/didChangeWatchedFiles",
-            registerOptions: { watchers: [{ globPattern: "**/*.lean" }, { globPattern: "**/lakefile.{lean,toml}" }] } },
-        ] } });
+        this.send({
+          id: LEAN_WATCHER_REGISTRATION_ID,
+          method: "client/registerCapability",
+          params: {
+            registrations: [
+              {
+                id: "workspace/didChangeWatchedFiles",
+                method: "workspace/didChangeWatchedFiles",
+                registerOptions: {
+                  watchers: [{ globPattern: "**/*.lean" }, { globPattern: "**/lakefile.{lean,toml}" }],
+                },
+              },
+            ],
+          },
+        });
         return;
       case "shutdown":
         this.shuttingDown = true;
@@ -147,12 +163,14 @@ export class Simulator {
       case "$/cancelRequest":
         return this.cancel(m.params as CancelParams);
       default:
-        if (isRequest) this.fail(m.id!, LspErrorCode.MethodNotFound, `simulator: method not supported: ${m.method}`);
+        if (isRequest)
+          this.fail(m.id!, LspErrorCode.MethodNotFound, `simulator: method not supported: ${m.method}`);
     }
   }
 
   private initialize(request: RawRequest): void {
-    const params = request.params as { capabilities?: { lean?: { incrementalDiagnosticSupport?: boolean } } } | undefined;
+    const params = request.params as
+      { capabilities?: { lean?: { incrementalDiagnosticSupport?: boolean } } } | undefined;
     this.incrementalDiagnostics = params?.capabilities?.lean?.incrementalDiagnosticSupport === true;
     this.reply(request.id, {
       capabilities: {
@@ -174,8 +192,16 @@ export class Simulator {
     if (this.docs.has(uri)) return; // Lean ignores a second open of an open document.
     const normalized = normalizeLineEndings(text);
     const doc: SimDocument = {
-      uri, version, text: normalized, file: parseFile(normalized), doneVersion: -1, results: [], crashed: false,
-      workerStarted: false, generation: 0, waiters: [],
+      uri,
+      version,
+      text: normalized,
+      file: parseFile(normalized),
+      doneVersion: -1,
+      results: [],
+      crashed: false,
+      workerStarted: false,
+      generation: 0,
+      waiters: [],
     };
     this.docs.set(uri, doc);
     void this.process(doc, 0);
@@ -218,7 +244,11 @@ export class Simulator {
     const doc = this.docs.get(params.uri);
     if (!doc) return this.fail(id, LspErrorCode.ContentModified, `simulator: no open document ${params.uri}`);
     if (doc.crashed)
-      return this.fail(id, LeanErrorCode.WorkerCrashed, `Server process for ${doc.uri} crashed, likely due to a stack overflow or a bug.`);
+      return this.fail(
+        id,
+        LeanErrorCode.WorkerCrashed,
+        `Server process for ${doc.uri} crashed, likely due to a stack overflow or a bug.`,
+      );
     if (doc.doneVersion >= params.version) return this.reply(id, {});
     doc.waiters.push({ id, version: params.version });
   }
@@ -237,22 +267,35 @@ export class Simulator {
     const doc = this.docs.get(params.textDocument.uri);
     if (!doc) return this.reply(id, null);
     const offset = new LineIndex(doc.text).offsetAt(params.position);
-    const decl = doc.file.commands.map((c) => c.declaration).find((d) => d && d.byStart !== undefined && d.byStart <= offset && offset <= (d.byEnd ?? d.end));
+    const decl = doc.file.commands
+      .map((c) => c.declaration)
+      .find((d) => d && d.byStart !== undefined && d.byStart <= offset && offset <= (d.byEnd ?? d.end));
     if (!decl) return this.reply(id, null);
-    const diagnosticsHere = doc.results.some((r) => r.start === decl.start && r.diagnostics.some((d) => d.severity === 1));
-    if (!diagnosticsHere && offset >= (decl.byEnd ?? decl.end)) return this.reply(id, { goals: [], rendered: "no goals" });
+    const diagnosticsHere = doc.results.some(
+      (r) => r.start === decl.start && r.diagnostics.some((d) => d.severity === 1),
+    );
+    if (!diagnosticsHere && offset >= (decl.byEnd ?? decl.end))
+      return this.reply(id, { goals: [], rendered: "no goals" });
     const goal = goalOf(doc.file.tokens, decl);
     this.reply(id, { goals: [goal], rendered: "```lean\n" + goal + "\n```" });
   }
 
-  private publish(doc: SimDocument, version: number, diagnostics: LeanDiagnostic[], incremental: boolean): void {
+  private publish(
+    doc: SimDocument,
+    version: number,
+    diagnostics: LeanDiagnostic[],
+    incremental: boolean,
+  ): void {
     const params: LeanPublishDiagnosticsParams = { uri: doc.uri, version, diagnostics };
     if (this.incrementalDiagnostics) params.isIncremental = incremental;
     this.notify("textDocument/publishDiagnostics", params);
   }
 
   private progress(doc: SimDocument, version: number, from: number, index: LineIndex): void {
-    const processing = from >= doc.text.length && doc.text.length > 0 ? [] : [{ range: index.rangeAt(from, doc.text.length), kind: 1 }];
+    const processing =
+      from >= doc.text.length && doc.text.length > 0
+        ? []
+        : [{ range: index.rangeAt(from, doc.text.length), kind: 1 }];
     this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing });
   }
 
@@ -265,13 +308,19 @@ export class Simulator {
     // Trailing whitespace and comments belong to a command (Lean keeps them as its last token's trailing
     // info), so a command is reused only if the change begins after the next command starts.
     const nextStart = new Map<number, number>();
-    doc.file.commands.forEach((c, k) => nextStart.set(c.start, doc.file.commands[k + 1]?.start ?? Number.MAX_SAFE_INTEGER));
+    doc.file.commands.forEach((c, k) =>
+      nextStart.set(c.start, doc.file.commands[k + 1]?.start ?? Number.MAX_SAFE_INTEGER),
+    );
     const reused = doc.results.filter((r) => r.extendedEnd <= firstChange);
-    const commands = doc.file.commands.filter((c) => (nextStart.get(c.start) ?? 0) > firstChange || !reused.some((r) => r.start === c.start));
+    const commands = doc.file.commands.filter(
+      (c) => (nextStart.get(c.start) ?? 0) > firstChange || !reused.some((r) => r.start === c.start),
+    );
     const from = commands[0]?.start ?? doc.text.length;
     const index = new LineIndex(doc.text);
     this.progress(doc, version, from, index);
-    const fault = this.options.faults ? /sim:(crash|hang|exit|malformed)/.exec(doc.text.slice(from))?.[1] : undefined;
+    const fault = this.options.faults
+      ? /sim:(crash|hang|exit|malformed)/.exec(doc.text.slice(from))?.[1]
+      : undefined;
     if (fault === "exit") return this.exit(3);
     if (fault === "malformed") this.write("Content-Length: 12\r\n\r\n{not json!!}");
     if (!doc.workerStarted) {
@@ -284,7 +333,11 @@ export class Simulator {
     if (fault === "crash") {
       doc.crashed = true;
       for (const w of doc.waiters.splice(0))
-        this.fail(w.id, LeanErrorCode.WorkerCrashed, `Server process for ${doc.uri} crashed, likely due to a stack overflow or a bug.`);
+        this.fail(
+          w.id,
+          LeanErrorCode.WorkerCrashed,
+          `Server process for ${doc.uri} crashed, likely due to a stack overflow or a bug.`,
+        );
       return;
     }
     this.reference.refresh();
@@ -310,13 +363,24 @@ export class Simulator {
       }
       ctx.recorded = [];
       const diagnostics = judgeCommand(ctx, command);
-      results.push({ start: command.start, end: command.end, extendedEnd: nextStart.get(command.start) ?? doc.text.length, diagnostics, judged: ctx.recorded });
+      results.push({
+        start: command.start,
+        end: command.end,
+        extendedEnd: nextStart.get(command.start) ?? doc.text.length,
+        diagnostics,
+        judged: ctx.recorded,
+      });
     }
     if (stale()) return;
     doc.results = results;
     // Lean 4.22+: "processing []" may come before the last diagnostics. The simulator always does this.
     this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing: [] });
-    this.publish(doc, version, results.flatMap((r) => r.diagnostics), false);
+    this.publish(
+      doc,
+      version,
+      results.flatMap((r) => r.diagnostics),
+      false,
+    );
     if (!this.refreshSent) {
       this.refreshSent = true;
       this.send({ id: `sim-refresh-${this.nextId++}`, method: "workspace/semanticTokens/refresh" });
@@ -329,7 +393,11 @@ export class Simulator {
 }
 
 /** Runs the simulator over a pair of streams until the input ends. */
-export function runSimulator(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, options: SimulatorOptions): Simulator {
+export function runSimulator(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  options: SimulatorOptions,
+): Simulator {
   const reader = new StreamMessageReader(input);
   const simulator = new Simulator((frame) => output.write(frame), options);
   reader.listen((message) => simulator.handle(message));

@@ -35,11 +35,18 @@ export function minimalEdit(oldText: string, newText: string): MinimalEdit | und
   )
     suffix++;
   if (suffix > 0 && isLowSurrogate(oldText.charCodeAt(oldText.length - suffix))) suffix--;
-  return { start: prefix, end: oldText.length - suffix, insert: newText.slice(prefix, newText.length - suffix) };
+  return {
+    start: prefix,
+    end: oldText.length - suffix,
+    insert: newText.slice(prefix, newText.length - suffix),
+  };
 }
 
 /** The LSP change event for `minimalEdit`, with the range expressed in the old text's UTF-16 positions. */
-export function incrementalChange(oldText: string, newText: string): TextDocumentContentChangeEvent | undefined {
+export function incrementalChange(
+  oldText: string,
+  newText: string,
+): TextDocumentContentChangeEvent | undefined {
   const edit = minimalEdit(oldText, newText);
   if (!edit) return undefined;
   const index = new LineIndex(oldText);

@@ -50,7 +50,8 @@ export class LineIndex {
   isValid(pos: Position): boolean {
     if (pos.line < 0 || pos.character < 0 || pos.line >= this.lineStarts.length) return false;
     const start = this.lineStart(pos.line);
-    const lineEnd = pos.line + 1 < this.lineStarts.length ? this.lineStart(pos.line + 1) - 1 : this.text.length;
+    const lineEnd =
+      pos.line + 1 < this.lineStarts.length ? this.lineStart(pos.line + 1) - 1 : this.text.length;
     return start + pos.character <= lineEnd;
   }
 }

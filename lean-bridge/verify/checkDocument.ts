@@ -39,22 +39,45 @@ export interface HoleLocation {
 }
 
 /** Resolves an LSP hole range to offsets and its tactic-proof declaration. */
-export function locateHole(file: ParsedFile, index: LineIndex, hole: Range): { kind: "ok"; hole: HoleLocation } | { kind: "bad-hole"; message: string } {
+export function locateHole(
+  file: ParsedFile,
+  index: LineIndex,
+  hole: Range,
+): { kind: "ok"; hole: HoleLocation } | { kind: "bad-hole"; message: string } {
   const show = (r: Range) => `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
   for (const pos of [hole.start, hole.end]) {
     if (index.isValid(pos)) continue;
-    const where = pos.line >= index.lineCount ? `the file has ${index.lineCount} lines` : `line ${pos.line} is shorter than ${pos.character} UTF-16 units`;
-    return { kind: "bad-hole", message: `the hole ${show(hole)} lies outside the file: ${where} (positions are 0-based, characters in UTF-16)` };
+    const where =
+      pos.line >= index.lineCount
+        ? `the file has ${index.lineCount} lines`
+        : `line ${pos.line} is shorter than ${pos.character} UTF-16 units`;
+    return {
+      kind: "bad-hole",
+      message: `the hole ${show(hole)} lies outside the file: ${where} (positions are 0-based, characters in UTF-16)`,
+    };
   }
   const start = index.offsetAt(hole.start);
   const end = index.offsetAt(hole.end);
   if (end < start) return { kind: "bad-hole", message: `the hole ${show(hole)} ends before it starts` };
-  const declaration = file.commands.map((c) => c.declaration).find((d) => d && d.start <= start && end <= d.end);
-  if (!declaration) return { kind: "bad-hole", message: `the hole ${show(hole)} is not inside a declaration` };
-  if (declaration.bodyKind !== "tactic" || declaration.byStart === undefined || declaration.byEnd === undefined)
-    return { kind: "bad-hole", message: `the hole ${show(hole)} is in '${declaration.name ?? declaration.keyword}', which has no tactic proof` };
+  const declaration = file.commands
+    .map((c) => c.declaration)
+    .find((d) => d && d.start <= start && end <= d.end);
+  if (!declaration)
+    return { kind: "bad-hole", message: `the hole ${show(hole)} is not inside a declaration` };
+  if (
+    declaration.bodyKind !== "tactic" ||
+    declaration.byStart === undefined ||
+    declaration.byEnd === undefined
+  )
+    return {
+      kind: "bad-hole",
+      message: `the hole ${show(hole)} is in '${declaration.name ?? declaration.keyword}', which has no tactic proof`,
+    };
   if (start < declaration.byStart + 2 || end > declaration.byEnd)
-    return { kind: "bad-hole", message: `the hole ${show(hole)} is not inside the tactic block of '${declaration.name ?? declaration.keyword}' (after its \`by\`)` };
+    return {
+      kind: "bad-hole",
+      message: `the hole ${show(hole)} is not inside the tactic block of '${declaration.name ?? declaration.keyword}' (after its \`by\`)`,
+    };
   return { kind: "ok", hole: { start, end, declaration, column: columnOf(file.tokens.text, start) } };
 }
 
@@ -70,7 +93,11 @@ function leadingSpaces(line: string): number {
  * as is; and a block indented from column 0, which is shifted to the hole's column.
  */
 export function reindent(candidate: string, column: number): { text: string; shift: number } {
-  const lines = candidate.replace(/\r\n?/g, "\n").replace(/^\s*\n/, "").replace(/\s+$/, "").split("\n");
+  const lines = candidate
+    .replace(/\r\n?/g, "\n")
+    .replace(/^\s*\n/, "")
+    .replace(/\s+$/, "")
+    .split("\n");
   const first = lines[0] ?? "";
   const rest = lines.slice(1).filter((l) => l.trim() !== "");
   const restMin = rest.length ? Math.min(...rest.map(leadingSpaces)) : 0;
@@ -130,7 +157,10 @@ function findTampering(doc: CheckDocument, suffix: string): string | undefined {
   const decl = reparsed.commands.map((c) => c.declaration).find((d) => d && d.start === doc.declarationStart);
   if (!decl) return "the declaration no longer parses as one declaration";
   if (decl.statement !== doc.declaration.statement) return "the candidate changes the theorem statement";
-  if (decl.end !== doc.candidateEnd + suffix.length && !(suffix.trim() === "" && decl.end <= doc.candidateEnd))
+  if (
+    decl.end !== doc.candidateEnd + suffix.length &&
+    !(suffix.trim() === "" && decl.end <= doc.candidateEnd)
+  )
     return "the candidate ends the declaration early or continues past it";
   if (decl.bodyKind !== "tactic") return "the candidate turns the tactic proof into something else";
   return undefined;

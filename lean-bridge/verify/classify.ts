@@ -38,7 +38,11 @@ function countGoals(message: string): number {
 /** Parses `#print axioms` output, whose axiom list Lean may wrap over several lines. */
 export function parseAxioms(message: string): string[] | undefined {
   const m = LeanMessages.axioms.exec(message);
-  if (m) return (m[2] ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+  if (m)
+    return (m[2] ?? "")
+      .split(",")
+      .map((a) => a.trim())
+      .filter((a) => a !== "");
   if (LeanMessages.noAxioms.test(message)) return [];
   return undefined;
 }
@@ -63,29 +67,43 @@ export function classify(
   const onAxiomsLine = (d: LeanDiagnostic) => doc.axiomsLine >= 0 && d.range.start.line >= doc.axiomsLine;
   const errors = relevant.filter((d) => (d.severity ?? 1) === 1 && !onAxiomsLine(d));
   const isUnsolved = (d: LeanDiagnostic) =>
-    (d.leanTags ?? []).includes(LeanDiagnosticTag.unsolvedGoals) || LeanMessages.unsolvedGoals.test(d.message);
+    (d.leanTags ?? []).includes(LeanDiagnosticTag.unsolvedGoals) ||
+    LeanMessages.unsolvedGoals.test(d.message);
   const hard = errors.filter((d) => !isUnsolved(d));
   if (hard.length > 0) return done({ kind: "failed", reason: firstLine(hard[0]?.message ?? "error") });
   const unsolved = errors.filter(isUnsolved);
   if (unsolved.length > 0)
-    return done({ kind: "incomplete", reason: "unsolved-goals", goalsLeft: unsolved.reduce((n, d) => n + countGoals(d.message), 0) });
+    return done({
+      kind: "incomplete",
+      reason: "unsolved-goals",
+      goalsLeft: unsolved.reduce((n, d) => n + countGoals(d.message), 0),
+    });
   if (relevant.some((d) => !onAxiomsLine(d) && LeanMessages.sorryWarning.test(d.message)))
     return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   if (fatal) return done({ kind: "failed", reason: "Lean stopped processing the file (fatal error)" });
   if (doc.axiomsLine < 0) return done({ kind: "proved", axioms: [] });
   const axiomsErrors = relevant.filter((d) => (d.severity ?? 1) === 1 && onAxiomsLine(d));
   if (axiomsErrors.length > 0)
-    return done({ kind: "failed", reason: `could not check the axioms of '${doc.declaration.fullName}': ${firstLine(axiomsErrors[0]?.message ?? "")}` });
-  const axioms = relevant.filter(onAxiomsLine).map((d) => parseAxioms(d.message)).find((a) => a !== undefined);
+    return done({
+      kind: "failed",
+      reason: `could not check the axioms of '${doc.declaration.fullName}': ${firstLine(axiomsErrors[0]?.message ?? "")}`,
+    });
+  const axioms = relevant
+    .filter(onAxiomsLine)
+    .map((d) => parseAxioms(d.message))
+    .find((a) => a !== undefined);
   if (axioms === undefined)
     return done({ kind: "failed", reason: `no \`#print axioms\` output for '${doc.declaration.fullName}'` });
   if (axioms.includes("sorryAx")) return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   const foreign = axioms.filter((a) => !allowedAxioms.includes(a));
-  if (foreign.length > 0) return done({ kind: "failed", reason: `the proof depends on axioms outside the allow-list: ${foreign.join(", ")}` });
+  if (foreign.length > 0)
+    return done({
+      kind: "failed",
+      reason: `the proof depends on axioms outside the allow-list: ${foreign.join(", ")}`,
+    });
   return done({ kind: "proved", axioms });
 }
 
 function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
-

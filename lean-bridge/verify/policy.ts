@@ -19,24 +19,77 @@ export const SORRY_IDENTIFIERS = ["sorry", "admit"];
 
 /** Commands: a candidate using them would end the declaration or add a new one. */
 export const ESCAPE_IDENTIFIERS = [
-  "theorem", "lemma", "def", "example", "axiom", "instance", "abbrev", "opaque", "structure", "class",
-  "inductive", "namespace", "section", "end", "import", "mutual", "universe", "variable", "attribute",
-  "prelude", "module", "export", "omit", "include", "deriving",
+  "theorem",
+  "lemma",
+  "def",
+  "example",
+  "axiom",
+  "instance",
+  "abbrev",
+  "opaque",
+  "structure",
+  "class",
+  "inductive",
+  "namespace",
+  "section",
+  "end",
+  "import",
+  "mutual",
+  "universe",
+  "variable",
+  "attribute",
+  "prelude",
+  "module",
+  "export",
+  "omit",
+  "include",
+  "deriving",
 ];
 
 /** Ways to run arbitrary code during elaboration. */
 export const CODE_EXECUTION_IDENTIFIERS = [
-  "run_tac", "run_cmd", "run_elab", "run_meta", "elab", "elab_rules", "macro", "macro_rules", "syntax",
-  "declare_syntax_cat", "notation", "infix", "infixl", "infixr", "prefix", "postfix", "unsafe", "extern",
-  "implemented_by", "initialize", "builtin_initialize", "IO", "evalExpr", "Lean.Elab", "Lean.Meta",
-  "TacticM", "CommandElabM", "TermElabM", "MetaM", "CoreM",
+  "run_tac",
+  "run_cmd",
+  "run_elab",
+  "run_meta",
+  "elab",
+  "elab_rules",
+  "macro",
+  "macro_rules",
+  "syntax",
+  "declare_syntax_cat",
+  "notation",
+  "infix",
+  "infixl",
+  "infixr",
+  "prefix",
+  "postfix",
+  "unsafe",
+  "extern",
+  "implemented_by",
+  "initialize",
+  "builtin_initialize",
+  "IO",
+  "evalExpr",
+  "Lean.Elab",
+  "Lean.Meta",
+  "TacticM",
+  "CommandElabM",
+  "TermElabM",
+  "MetaM",
+  "CoreM",
 ];
 
 /** Search tactics that once closed goals without a real proof (DeepSeek-Prover-V2) and are slow anyway. */
 export const SEARCH_IDENTIFIERS = ["apply?", "exact?", "rw?", "hint"];
 
 export const DEFAULT_POLICY: CandidatePolicy = {
-  forbiddenIdentifiers: [...SORRY_IDENTIFIERS, ...ESCAPE_IDENTIFIERS, ...CODE_EXECUTION_IDENTIFIERS, ...SEARCH_IDENTIFIERS],
+  forbiddenIdentifiers: [
+    ...SORRY_IDENTIFIERS,
+    ...ESCAPE_IDENTIFIERS,
+    ...CODE_EXECUTION_IDENTIFIERS,
+    ...SEARCH_IDENTIFIERS,
+  ],
   forbiddenSymbols: ["@["],
   maxChars: 20_000,
 };
@@ -66,7 +119,11 @@ const forbiddenSetCache = new WeakMap<CandidatePolicy, Set<string>>();
 export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
   if (candidate.trim() === "") return { kind: "rejected", rule: "empty", reason: "the candidate is empty" };
   if (candidate.length > policy.maxChars)
-    return { kind: "rejected", rule: "too-long", reason: `the candidate has ${candidate.length} characters; the limit is ${policy.maxChars}` };
+    return {
+      kind: "rejected",
+      rule: "too-long",
+      reason: `the candidate has ${candidate.length} characters; the limit is ${policy.maxChars}`,
+    };
   let forbidden = forbiddenSetCache.get(policy);
   if (!forbidden) {
     forbidden = new Set(policy.forbiddenIdentifiers);
@@ -74,21 +131,40 @@ export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFA
   }
   const ts = lex(candidate);
   if (ts.unterminated)
-    return { kind: "rejected", rule: "escape", reason: "the candidate ends inside a comment or string, which would swallow the rest of the declaration" };
+    return {
+      kind: "rejected",
+      rule: "escape",
+      reason:
+        "the candidate ends inside a comment or string, which would swallow the rest of the declaration",
+    };
   let depth = 0;
   for (let i = 0; i < ts.count; i++) {
     const kind = ts.kinds[i];
     const text = tokenText(ts, i);
     if (kind === TokenKind.Ident) {
       const hit = matchesForbidden(text, forbidden);
-      if (hit) return { kind: "rejected", rule: ruleFor(hit), reason: `the candidate uses \`${hit}\`, which the verification policy forbids` };
+      if (hit)
+        return {
+          kind: "rejected",
+          rule: ruleFor(hit),
+          reason: `the candidate uses \`${hit}\`, which the verification policy forbids`,
+        };
     } else if (kind === TokenKind.Symbol) {
       if (policy.forbiddenSymbols.includes(text))
-        return { kind: "rejected", rule: "escape", reason: `the candidate uses \`${text}\`, which the verification policy forbids` };
+        return {
+          kind: "rejected",
+          rule: "escape",
+          reason: `the candidate uses \`${text}\`, which the verification policy forbids`,
+        };
       if (text === "#" && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i])
-        return { kind: "rejected", rule: "escape", reason: `the candidate runs the command \`#${tokenText(ts, i + 1)}\`` };
+        return {
+          kind: "rejected",
+          rule: "escape",
+          reason: `the candidate runs the command \`#${tokenText(ts, i + 1)}\``,
+        };
       depth += bracketDelta(ts, i);
-      if (depth < 0) return { kind: "rejected", rule: "escape", reason: "the candidate closes a bracket it did not open" };
+      if (depth < 0)
+        return { kind: "rejected", rule: "escape", reason: "the candidate closes a bracket it did not open" };
     }
   }
   if (depth !== 0) return { kind: "rejected", rule: "escape", reason: "the candidate leaves a bracket open" };

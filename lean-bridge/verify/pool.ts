@@ -58,7 +58,8 @@ interface Slot {
 
 type CheckOutcome = VerdictOutcome;
 
-export type PoolStart = { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; stderr: string };
+export type PoolStart =
+  { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; stderr: string };
 
 export function effectiveSlots(wanted: number, perWorkerMb: number, budgetMb: number): number {
   return Math.max(1, Math.min(wanted, Math.floor(budgetMb / Math.max(1, perWorkerMb))));
@@ -85,7 +86,11 @@ export class VerifierPool {
   /** Counters for progress reports and benchmarks. */
   readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0 };
 
-  private constructor(server: LeanServer, private readonly options: PoolOptions, slotCount: number) {
+  private constructor(
+    server: LeanServer,
+    private readonly options: PoolOptions,
+    slotCount: number,
+  ) {
     this.server = server;
     this.files = new TaskFiles(options.projectRoot);
     this.cache = new Lru(options.cacheSize ?? 100_000);
@@ -104,7 +109,14 @@ export class VerifierPool {
     const started = await LeanServer.start(options.launch);
     if (started.kind === "failed") return { kind: "error", message: started.message, stderr: started.stderr };
     const budget = options.memoryBudgetMb ?? Math.floor((totalmem() / 1024 / 1024) * 0.75);
-    return { kind: "ok", pool: new VerifierPool(started.server, options, effectiveSlots(options.slots, options.memoryPerWorkerMb, budget)) };
+    return {
+      kind: "ok",
+      pool: new VerifierPool(
+        started.server,
+        options,
+        effectiveSlots(options.slots, options.memoryPerWorkerMb, budget),
+      ),
+    };
   }
 
   /** Wraps an already connected server (in-memory tests). */
@@ -119,8 +131,14 @@ export class VerifierPool {
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
     const started = performance.now();
     const finish = (outcome: CheckOutcome, cached = false): Verdict =>
-      ({ ...outcome, elapsedMs: Math.round((performance.now() - started) * 10) / 10, verifier: this.identity, ...(cached ? { cached } : {}) }) as Verdict;
-    const reject = (rule: string, reason: string) => finish({ kind: "rejected", rule, reason, diagnostics: [] });
+      ({
+        ...outcome,
+        elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+        verifier: this.identity,
+        ...(cached ? { cached } : {}),
+      }) as Verdict;
+    const reject = (rule: string, reason: string) =>
+      finish({ kind: "rejected", rule, reason, diagnostics: [] });
     const loaded = this.files.load(task.file, task.text);
     if (loaded.kind === "error") return reject("bad-task", loaded.message);
     const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole);
@@ -130,7 +148,9 @@ export class VerifierPool {
     const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate);
     if (built.kind === "tampered") return reject("tamper", built.message);
     if (built.kind === "bad-hole") return reject("bad-task", built.message);
-    const key = createHash("sha256").update(`${this.identity.kind}\0${this.identity.version}\0${built.doc.text}`).digest("hex");
+    const key = createHash("sha256")
+      .update(`${this.identity.kind}\0${this.identity.version}\0${built.doc.text}`)
+      .digest("hex");
     const hit = this.cache.get(key);
     if (hit) {
       this.stats.cacheHits++;
@@ -156,7 +176,8 @@ export class VerifierPool {
   private async check(doc: CheckDocument): Promise<CheckOutcome> {
     const slot = await this.acquire(doc);
     try {
-      if (!(await this.ensureServer())) return { kind: "crashed", reason: "the Lean server could not be restarted", diagnostics: [] };
+      if (!(await this.ensureServer()))
+        return { kind: "crashed", reason: "the Lean server could not be restarted", diagnostics: [] };
       this.stats.checks++;
       const server = this.server;
       let version: number;
@@ -171,7 +192,12 @@ export class VerifierPool {
       const result = await server.waitForDiagnostics(slot.uri, version, this.options.timeoutMs);
       switch (result.kind) {
         case "ready": {
-          const classified = classify(doc, result.diagnostics, result.fatal, this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS);
+          const classified = classify(
+            doc,
+            result.diagnostics,
+            result.fatal,
+            this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+          );
           return classified;
         }
         case "timeout":
@@ -224,7 +250,10 @@ export class VerifierPool {
     for (const slot of this.slots) {
       if (slot.busy) continue;
       const shared = slot.text === undefined ? 0 : sharedPrefixLength(slot.text, doc.text);
-      const score = (slot.text !== undefined && slot.text.startsWith(doc.prefix) ? 1e12 : 0) + shared * 1e3 - slot.lastUsed / 1e9;
+      const score =
+        (slot.text !== undefined && slot.text.startsWith(doc.prefix) ? 1e12 : 0) +
+        shared * 1e3 -
+        slot.lastUsed / 1e9;
       if (score > bestScore) {
         bestScore = score;
         best = slot;
@@ -277,7 +306,10 @@ export class VerifierPool {
       let best: string | undefined;
       for (const [key, queue] of queues) {
         if (queue.length === 0) continue;
-        const better = best === undefined || (owned.has(best) && !owned.has(key)) || (owned.has(best) === owned.has(key) && queue.length > queues.get(best)!.length);
+        const better =
+          best === undefined ||
+          (owned.has(best) && !owned.has(key)) ||
+          (owned.has(best) === owned.has(key) && queue.length > queues.get(best)!.length);
         if (better) best = key;
       }
       if (best === undefined) return undefined;

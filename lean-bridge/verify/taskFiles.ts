@@ -33,14 +33,23 @@ export class TaskFiles {
       return { kind: "error", message: `${relPath}: no such file in ${this.projectRoot}` };
     }
     const hit = this.cache.get(path);
-    if (hit && hit.stamp === stamp && (raw === undefined || hit.file.text === normalizeLineEndings(raw))) return { kind: "ok", file: hit.file };
+    if (hit && hit.stamp === stamp && (raw === undefined || hit.file.text === normalizeLineEndings(raw)))
+      return { kind: "ok", file: hit.file };
     try {
       raw ??= readFileSync(path, "utf8");
     } catch (error) {
-      return { kind: "error", message: `${relPath}: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        kind: "error",
+        message: `${relPath}: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     const normalized = normalizeLineEndings(raw);
-    const file: LoadedFile = { path, text: normalized, parsed: parseFile(normalized), index: new LineIndex(normalized) };
+    const file: LoadedFile = {
+      path,
+      text: normalized,
+      parsed: parseFile(normalized),
+      index: new LineIndex(normalized),
+    };
     this.cache.set(path, { stamp, file });
     if (this.cache.size > 256) this.cache.delete(this.cache.keys().next().value!);
     return { kind: "ok", file };

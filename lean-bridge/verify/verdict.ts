@@ -41,7 +41,18 @@ export type Verdict =
 
 export type VerdictKind = Verdict["kind"];
 
-export const VERDICT_KINDS: readonly VerdictKind[] = ["proved", "failed", "incomplete", "rejected", "timeout", "crashed"];
+export const VERDICT_KINDS: readonly VerdictKind[] = [
+  "proved",
+  "failed",
+  "incomplete",
+  "rejected",
+  "timeout",
+  "crashed",
+];
 
 /** A verdict before the pool stamps it with time and verifier (distributes over the union). */
-export type VerdictOutcome = Verdict extends infer V ? (V extends Verdict ? Omit<V, "elapsedMs" | "verifier"> : never) : never;
+export type VerdictOutcome = Verdict extends infer V
+  ? V extends Verdict
+    ? Omit<V, "elapsedMs" | "verifier">
+    : never
+  : never;

@@ -17,7 +17,10 @@ test("verdicts through the bridge: proved, failed, incomplete, rejected — each
     assert.doesNotMatch(proved.verifier.label, /^Lean/);
     const failed = await h.pool.verify({ file: ARITH, hole }, "simp");
     assert.equal(failed.kind, "failed");
-    assert.deepEqual(failed.diagnostics.find((d) => d.severity === 1)?.candidateRange?.start, { line: 0, character: 0 });
+    assert.deepEqual(failed.diagnostics.find((d) => d.severity === 1)?.candidateRange?.start, {
+      line: 0,
+      character: 0,
+    });
     const lt = proofHole(text, "lt_of_add_2");
     const partial = await h.pool.verify({ file: ARITH, hole: lt }, "have h' : a < a + 2 := by omega");
     assert.equal(partial.kind, "incomplete");
@@ -36,7 +39,11 @@ test("a second candidate for the same declaration re-elaborates only that declar
     const afterFirst = h.simulator.stats.elaborated;
     assert.ok(afterFirst > 20, "the first check elaborates the whole prefix");
     await h.pool.verify({ file: ARITH, hole }, "simp");
-    assert.equal(h.simulator.stats.elaborated - afterFirst, 1, "only the edited declaration is elaborated again");
+    assert.equal(
+      h.simulator.stats.elaborated - afterFirst,
+      1,
+      "only the edited declaration is elaborated again",
+    );
     assert.equal(h.simulator.stats.headerLoads, 1, "the worker (and its imports) is reused");
   } finally {
     await h.close();
@@ -47,9 +54,15 @@ test("duplicates cost nothing: the cache and the check under way answer them", a
   const h = await inMemory({ declMs: 20 });
   try {
     const hole = proofHole(text, "add_le_add_5");
-    const group = Array.from({ length: 8 }, (_, k) => ({ task: { file: ARITH, hole }, candidate: k % 2 ? "omega" : "simp" }));
+    const group = Array.from({ length: 8 }, (_, k) => ({
+      task: { file: ARITH, hole },
+      candidate: k % 2 ? "omega" : "simp",
+    }));
     const verdicts = await h.pool.verifyMany(group);
-    assert.deepEqual(verdicts.map((v) => v.kind), group.map((g) => (g.candidate === "omega" ? "proved" : "failed")));
+    assert.deepEqual(
+      verdicts.map((v) => v.kind),
+      group.map((g) => (g.candidate === "omega" ? "proved" : "failed")),
+    );
     assert.equal(h.pool.stats.checks, 2);
     assert.equal(h.pool.stats.cacheHits, 6);
   } finally {
@@ -61,12 +74,21 @@ test("a candidate full of unicode and astral characters keeps UTF-16 positions r
   const h = await inMemory();
   try {
     const hole = proofHole(readExample("FimExamples/Notation.lean"), "box_comm_4");
-    const proved = await h.pool.verify({ file: "FimExamples/Notation.lean", hole }, "show α + β + 4 = β + α + 4 -- 𝔸𝔹 ✓\n  omega");
+    const proved = await h.pool.verify(
+      { file: "FimExamples/Notation.lean", hole },
+      "show α + β + 4 = β + α + 4 -- 𝔸𝔹 ✓\n  omega",
+    );
     assert.equal(proved.kind, "proved");
-    const bad = await h.pool.verify({ file: "FimExamples/Notation.lean", hole }, "show α + β + 4 = β + α + 4\n  /- 𝔸𝔸 -/ simp");
+    const bad = await h.pool.verify(
+      { file: "FimExamples/Notation.lean", hole },
+      "show α + β + 4 = β + α + 4\n  /- 𝔸𝔸 -/ simp",
+    );
     assert.equal(bad.kind, "failed");
     // `simp` follows two astral characters (4 UTF-16 units) and the comment delimiters.
-    assert.deepEqual(bad.diagnostics.find((d) => d.severity === 1)?.candidateRange?.start, { line: 1, character: 2 + "/- 𝔸𝔸 -/ ".length });
+    assert.deepEqual(bad.diagnostics.find((d) => d.severity === 1)?.candidateRange?.start, {
+      line: 1,
+      character: 2 + "/- 𝔸𝔸 -/ ".length,
+    });
   } finally {
     await h.close();
   }

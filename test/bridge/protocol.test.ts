@@ -14,15 +14,47 @@ function scriptedServer() {
   const seen: Message[] = [];
   reader.listen((raw) => {
     seen.push(raw);
-    const m = raw as unknown as { id?: number | string; method?: string; params?: { uri?: string; version?: number } };
-    if (m.method === "initialize") void writer.write({ jsonrpc: "2.0", id: m.id, result: { capabilities: {}, serverInfo: { name: "Lean 4 Server", version: "0.3.0" } } } as Message);
+    const m = raw as unknown as {
+      id?: number | string;
+      method?: string;
+      params?: { uri?: string; version?: number };
+    };
+    if (m.method === "initialize")
+      void writer.write({
+        jsonrpc: "2.0",
+        id: m.id,
+        result: { capabilities: {}, serverInfo: { name: "Lean 4 Server", version: "0.3.0" } },
+      } as Message);
     if (m.method === "initialized")
-      void writer.write({ jsonrpc: "2.0", id: "register_lean_watcher", method: "client/registerCapability", params: { registrations: [] } } as unknown as Message);
+      void writer.write({
+        jsonrpc: "2.0",
+        id: "register_lean_watcher",
+        method: "client/registerCapability",
+        params: { registrations: [] },
+      } as unknown as Message);
     if (m.method === "textDocument/waitForDiagnostics") {
       const { uri, version } = m.params!;
       void (async () => {
-        await writer.write({ jsonrpc: "2.0", method: "$/lean/fileProgress", params: { textDocument: { uri, version }, processing: [] } } as Message);
-        await writer.write({ jsonrpc: "2.0", method: "textDocument/publishDiagnostics", params: { uri, version, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 1, message: "late error" }] } } as Message);
+        await writer.write({
+          jsonrpc: "2.0",
+          method: "$/lean/fileProgress",
+          params: { textDocument: { uri, version }, processing: [] },
+        } as Message);
+        await writer.write({
+          jsonrpc: "2.0",
+          method: "textDocument/publishDiagnostics",
+          params: {
+            uri,
+            version,
+            diagnostics: [
+              {
+                range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+                severity: 1,
+                message: "late error",
+              },
+            ],
+          },
+        } as Message);
         await writer.write({ jsonrpc: "2.0", id: m.id, result: {} } as Message);
       })();
     }
@@ -38,13 +70,23 @@ test("waitForDiagnostics is the barrier: diagnostics after 'processing []' are s
   const version = await started.server.open("file:///x.lean", "theorem x : True := by trivial");
   const r = await started.server.waitForDiagnostics("file:///x.lean", version, 2000);
   assert.equal(r.kind, "ready");
-  if (r.kind === "ready") assert.deepEqual(r.diagnostics.map((d) => d.message), ["late error"]);
+  if (r.kind === "ready")
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.message),
+      ["late error"],
+    );
   // The client answered the string-id registerCapability request with the same id.
   await new Promise((resolve) => setImmediate(resolve));
   const answer = s.seen.find((m) => (m as unknown as { id?: unknown }).id === "register_lean_watcher");
   assert.ok(answer, "registerCapability was answered");
   // initialize announced Lean's client capabilities.
-  const init = s.seen.find((m) => (m as unknown as { method?: string }).method === "initialize") as unknown as { params: { capabilities: { lean: object } } };
-  assert.deepEqual(init.params.capabilities.lean, { incrementalDiagnosticSupport: true, silentDiagnosticSupport: true, rpcWireFormat: "v1" });
+  const init = s.seen.find(
+    (m) => (m as unknown as { method?: string }).method === "initialize",
+  ) as unknown as { params: { capabilities: { lean: object } } };
+  assert.deepEqual(init.params.capabilities.lean, {
+    incrementalDiagnosticSupport: true,
+    silentDiagnosticSupport: true,
+    rpcWireFormat: "v1",
+  });
   started.server.kill();
 });

@@ -22,7 +22,19 @@ const holeArg = (name: string) => {
 };
 
 test("verify --json prints the verdict with kind, reward, verifier, elapsedMs, diagnostics", () => {
-  const r = run(["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", holeArg("add_le_add_4"), "--candidate", "omega", "--simulator", "--json"]);
+  const r = run([
+    "verify",
+    "--project",
+    EXAMPLE,
+    "--file",
+    ARITH,
+    "--hole",
+    holeArg("add_le_add_4"),
+    "--candidate",
+    "omega",
+    "--simulator",
+    "--json",
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const v = JSON.parse(r.stdout) as Record<string, unknown>;
   assert.equal(v.kind, "proved");
@@ -30,23 +42,82 @@ test("verify --json prints the verdict with kind, reward, verifier, elapsedMs, d
   assert.match(String(v.verifier), /simulator/);
   assert.equal(typeof v.elapsedMs, "number");
   assert.ok(Array.isArray(v.diagnostics));
-  const failed = JSON.parse(run(["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", holeArg("add_le_add_4"), "--candidate", "simp", "--simulator", "--json"]).stdout) as Record<string, unknown>;
+  const failed = JSON.parse(
+    run([
+      "verify",
+      "--project",
+      EXAMPLE,
+      "--file",
+      ARITH,
+      "--hole",
+      holeArg("add_le_add_4"),
+      "--candidate",
+      "simp",
+      "--simulator",
+      "--json",
+    ]).stdout,
+  ) as Record<string, unknown>;
   assert.equal(failed.kind, "failed");
   assert.equal(failed.reward, 0);
 });
 
 test("human output names the verifier; every verdict exits 0", () => {
-  const r = run(["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", holeArg("add_le_add_4"), "--candidate", "exact sorry", "--simulator"]);
+  const r = run([
+    "verify",
+    "--project",
+    EXAMPLE,
+    "--file",
+    ARITH,
+    "--hole",
+    holeArg("add_le_add_4"),
+    "--candidate",
+    "exact sorry",
+    "--simulator",
+  ]);
   assert.equal(r.code, 0);
   assert.match(r.stdout, /^rejected \(reward 0\) — verifier: simulator/);
 });
 
 test("bad usage exits 2 and says what to fix", () => {
   const cases: [string[], RegExp][] = [
-    [["verify", "--project", EXAMPLE, "--file", ARITH, "--candidate", "x", "--simulator"], /--hole L:C-L:C is required/],
-    [["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", "3-4", "--candidate", "x", "--simulator"], /--hole must look like L:C-L:C/],
-    [["verify", "--project", EXAMPLE, "--file", "Nope.lean", "--hole", "1:0-1:1", "--candidate", "x", "--simulator"], /no such file/],
-    [["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", "0:0-0:1", "--candidate", "x", "--simulator"], /not inside a declaration/],
+    [
+      ["verify", "--project", EXAMPLE, "--file", ARITH, "--candidate", "x", "--simulator"],
+      /--hole L:C-L:C is required/,
+    ],
+    [
+      ["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", "3-4", "--candidate", "x", "--simulator"],
+      /--hole must look like L:C-L:C/,
+    ],
+    [
+      [
+        "verify",
+        "--project",
+        EXAMPLE,
+        "--file",
+        "Nope.lean",
+        "--hole",
+        "1:0-1:1",
+        "--candidate",
+        "x",
+        "--simulator",
+      ],
+      /no such file/,
+    ],
+    [
+      [
+        "verify",
+        "--project",
+        EXAMPLE,
+        "--file",
+        ARITH,
+        "--hole",
+        "0:0-0:1",
+        "--candidate",
+        "x",
+        "--simulator",
+      ],
+      /not inside a declaration/,
+    ],
     [["verify", "--bogus"], /bogus/],
     [["frobnicate"], /unknown command/],
   ];
@@ -58,7 +129,20 @@ test("bad usage exits 2 and says what to fix", () => {
 });
 
 test("without lake on PATH and without --simulator, the CLI says how to install Lean", () => {
-  const r = run(["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", holeArg("add_le_add_4"), "--candidate", "omega"], { ...process.env, PATH: "/nonexistent" });
+  const r = run(
+    [
+      "verify",
+      "--project",
+      EXAMPLE,
+      "--file",
+      ARITH,
+      "--hole",
+      holeArg("add_le_add_4"),
+      "--candidate",
+      "omega",
+    ],
+    { ...process.env, PATH: "/nonexistent" },
+  );
   assert.equal(r.code, 2);
   assert.match(r.stderr, /lake` is not on PATH/);
   assert.match(r.stderr, /elan/);
@@ -66,7 +150,20 @@ test("without lake on PATH and without --simulator, the CLI says how to install 
 });
 
 test("--server runs any command speaking the protocol, e.g. the simulator subcommand", () => {
-  const r = run(["verify", "--project", EXAMPLE, "--file", ARITH, "--hole", holeArg("add_le_add_6"), "--candidate", "omega", "--server", `${process.execPath} ${CLI} simulator`, "--json"]);
+  const r = run([
+    "verify",
+    "--project",
+    EXAMPLE,
+    "--file",
+    ARITH,
+    "--hole",
+    holeArg("add_le_add_6"),
+    "--candidate",
+    "omega",
+    "--server",
+    `${process.execPath} ${CLI} simulator`,
+    "--json",
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const v = JSON.parse(r.stdout) as Record<string, unknown>;
   assert.equal(v.kind, "proved");
@@ -77,14 +174,39 @@ test("verify-batch keeps order, one verdict per line, bad lines included, progre
   const dir = mkdtempSync(join(tmpdir(), "fim-batch-"));
   const input = join(dir, "in.jsonl");
   const out = join(dir, "out.jsonl");
-  const line = (name: string, candidate: string) => JSON.stringify({ file: ARITH, hole: proofHole(text, name), candidate, id: `${name}:${candidate}` });
-  const lines = [line("add_le_add_1", "omega"), line("add_le_add_2", "simp"), "{not json", line("add_le_add_3", "omega"), JSON.stringify({ file: ARITH }), line("add_le_add_1", "omega")];
+  const line = (name: string, candidate: string) =>
+    JSON.stringify({ file: ARITH, hole: proofHole(text, name), candidate, id: `${name}:${candidate}` });
+  const lines = [
+    line("add_le_add_1", "omega"),
+    line("add_le_add_2", "simp"),
+    "{not json",
+    line("add_le_add_3", "omega"),
+    JSON.stringify({ file: ARITH }),
+    line("add_le_add_1", "omega"),
+  ];
   writeFileSync(input, lines.join("\n") + "\n");
-  const r = run(["verify-batch", "--project", EXAMPLE, "--input", input, "--out", out, "--simulator", "--workers", "2"]);
+  const r = run([
+    "verify-batch",
+    "--project",
+    EXAMPLE,
+    "--input",
+    input,
+    "--out",
+    out,
+    "--simulator",
+    "--workers",
+    "2",
+  ]);
   assert.equal(r.code, 0, r.stderr);
-  const rows = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id?: string; verdict: { kind: string; rule?: string; verifier: string } });
+  const rows = readFileSync(out, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { id?: string; verdict: { kind: string; rule?: string; verifier: string } });
   assert.equal(rows.length, lines.length);
-  assert.deepEqual(rows.map((r) => r.verdict.kind), ["proved", "failed", "rejected", "proved", "rejected", "proved"]);
+  assert.deepEqual(
+    rows.map((r) => r.verdict.kind),
+    ["proved", "failed", "rejected", "proved", "rejected", "proved"],
+  );
   assert.equal(rows[0]!.id, "add_le_add_1:omega", "input fields are kept");
   assert.equal(rows[2]!.verdict.rule, "bad-task");
   assert.match(r.stderr, /verify-batch: 6\/6 checked .* verifier: simulator/);

@@ -39,9 +39,15 @@ test("a check that hangs past its timeout is cut off and never blocks the other 
   try {
     const verdicts = await p.verifyMany([
       { task: task("add_le_add_2"), candidate: "omega -- sim:hang" },
-      ...["add_le_add_3", "add_le_add_4", "add_le_add_5", "add_le_add_6"].map((n) => ({ task: task(n), candidate: "omega" })),
+      ...["add_le_add_3", "add_le_add_4", "add_le_add_5", "add_le_add_6"].map((n) => ({
+        task: task(n),
+        candidate: "omega",
+      })),
     ]);
-    assert.deepEqual(verdicts.map((v) => v.kind), ["timeout", "proved", "proved", "proved", "proved"]);
+    assert.deepEqual(
+      verdicts.map((v) => v.kind),
+      ["timeout", "proved", "proved", "proved", "proved"],
+    );
     assert.equal(p.stats.timeouts, 1);
     // The recycled slot works again.
     assert.equal((await p.verify(task("add_le_add_2"), "omega")).kind, "proved");
@@ -76,7 +82,9 @@ test("a malformed message from the server is reported, not fatal", async () => {
 
 test("stop() kills the server's whole process group, grandchildren included", async () => {
   // Like Lean's file workers, a `sleep` started by the server lives in its process group.
-  const sim = simulatorCommand().map((a) => `'${a}'`).join(" ");
+  const sim = simulatorCommand()
+    .map((a) => `'${a}'`)
+    .join(" ");
   const started = await VerifierPool.start({
     projectRoot: EXAMPLE,
     launch: { command: ["bash", "-c", `sleep 300 & echo "worker=$!" >&2; exec ${sim}`], cwd: EXAMPLE },
@@ -101,7 +109,11 @@ test("stop() kills the server's whole process group, grandchildren included", as
     }
   });
   assert.ok(gone, "the grandchild died with the server");
-  assert.equal((await p.verify(task("add_le_add_9"), "simp")).kind, "crashed", "a stopped pool does not restart");
+  assert.equal(
+    (await p.verify(task("add_le_add_9"), "simp")).kind,
+    "crashed",
+    "a stopped pool does not restart",
+  );
 });
 
 /** Polls a condition on the event loop (bounded); used only to observe an OS event, not to time anything. */

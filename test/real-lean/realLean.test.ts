@@ -12,7 +12,9 @@ import { LineIndex } from "../../lean-bridge/text/positions";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
 
 const lake = which("lake");
-const skip = lake ? false : "lake is not on PATH: real-Lean tests need a Lean toolchain (install elan; see .github/workflows/real-lean.yml)";
+const skip = lake
+  ? false
+  : "lake is not on PATH: real-Lean tests need a Lean toolchain (install elan; see .github/workflows/real-lean.yml)";
 if (skip) process.stderr.write(`real-lean tests skipped: ${skip}\n`);
 
 async function leanPool(slots = 2): Promise<VerifierPool> {
@@ -21,7 +23,14 @@ async function leanPool(slots = 2): Promise<VerifierPool> {
   const launch = buildLaunch({ kind: "lake" }, EXAMPLE, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
   assert.equal(launch.kind, "ok");
   if (launch.kind !== "ok") throw new Error();
-  const started = await VerifierPool.start({ projectRoot: EXAMPLE, launch: launch.spec, slots, timeoutMs: 120_000, memoryPerWorkerMb: 4096, toolchain: readToolchain(EXAMPLE) });
+  const started = await VerifierPool.start({
+    projectRoot: EXAMPLE,
+    launch: launch.spec,
+    slots,
+    timeoutMs: 120_000,
+    memoryPerWorkerMb: 4096,
+    toolchain: readToolchain(EXAMPLE),
+  });
   if (started.kind !== "ok") throw new Error(`${started.message}\n${started.stderr}`);
   return started.pool;
 }
@@ -39,27 +48,48 @@ test("real Lean: proved, failed, incomplete, and the verifier says Lean", { skip
     assert.match(proved.verifier.label, /^Lean/);
     assert.equal((await pool.verify({ file: ARITH, hole }, "exact Nat.le_refl _")).kind, "failed");
     const lt = proofHole(text, "lt_of_add_2");
-    assert.equal((await pool.verify({ file: ARITH, hole: lt }, "have h' : a < a + 2 := by omega")).kind, "incomplete");
+    assert.equal(
+      (await pool.verify({ file: ARITH, hole: lt }, "have h' : a < a + 2 := by omega")).kind,
+      "incomplete",
+    );
     assert.equal((await pool.verify({ file: ARITH, hole }, "exact sorry")).kind, "rejected");
   } finally {
     await pool.stop();
   }
 });
 
-test("real Lean: every example theorem's own proof verifies (the workspace and the bridge agree)", { skip }, async () => {
-  const pool = await leanPool(4);
-  try {
-    for (const file of ["FimExamples/Arith.lean", "FimExamples/Logic.lean", "FimExamples/Notation.lean", "FimExamples/Induction.lean"]) {
-      const text = readExample(file);
-      const names = parseFile(text).commands.flatMap((c) => (c.declaration?.bodyKind === "tactic" && c.declaration.name ? [c.declaration.name] : []));
-      const verdicts = await pool.verifyMany(names.map((n) => {
-        const hole = proofHole(text, n);
-        const index = new LineIndex(text);
-        return { task: { file, hole }, candidate: text.slice(index.offsetAt(hole.start), index.offsetAt(hole.end)) };
-      }));
-      verdicts.forEach((v, k) => assert.equal(v.kind, "proved", `${file} ${names[k]}: ${JSON.stringify(v)}`));
+test(
+  "real Lean: every example theorem's own proof verifies (the workspace and the bridge agree)",
+  { skip },
+  async () => {
+    const pool = await leanPool(4);
+    try {
+      for (const file of [
+        "FimExamples/Arith.lean",
+        "FimExamples/Logic.lean",
+        "FimExamples/Notation.lean",
+        "FimExamples/Induction.lean",
+      ]) {
+        const text = readExample(file);
+        const names = parseFile(text).commands.flatMap((c) =>
+          c.declaration?.bodyKind === "tactic" && c.declaration.name ? [c.declaration.name] : [],
+        );
+        const verdicts = await pool.verifyMany(
+          names.map((n) => {
+            const hole = proofHole(text, n);
+            const index = new LineIndex(text);
+            return {
+              task: { file, hole },
+              candidate: text.slice(index.offsetAt(hole.start), index.offsetAt(hole.end)),
+            };
+          }),
+        );
+        verdicts.forEach((v, k) =>
+          assert.equal(v.kind, "proved", `${file} ${names[k]}: ${JSON.stringify(v)}`),
+        );
+      }
+    } finally {
+      await pool.stop();
     }
-  } finally {
-    await pool.stop();
-  }
-});
+  },
+);

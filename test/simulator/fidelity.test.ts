@@ -9,7 +9,13 @@ import { StreamMessageReader, StreamMessageWriter, type Message } from "vscode-j
 import { runSimulator } from "../../lean-bridge/simulator/server";
 import { EXAMPLE, proofHole, readExample, realPayloads } from "../helpers";
 
-type Raw = { id?: number | string; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { code: number; message: string } };
+type Raw = {
+  id?: number | string;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: number; message: string };
+};
 
 function rawClient(options: { faults?: boolean; declMs?: number } = {}) {
   const toServer = new PassThrough();
@@ -17,7 +23,14 @@ function rawClient(options: { faults?: boolean; declMs?: number } = {}) {
   const exits: number[] = [];
   let onExit: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => (onExit = resolve));
-  runSimulator(toServer, toClient, { cwd: EXAMPLE, onExit: (c) => { exits.push(c); onExit(c); }, ...options });
+  runSimulator(toServer, toClient, {
+    cwd: EXAMPLE,
+    onExit: (c) => {
+      exits.push(c);
+      onExit(c);
+    },
+    ...options,
+  });
   const reader = new StreamMessageReader(toClient);
   const writer = new StreamMessageWriter(toServer);
   const inbox: Raw[] = [];
@@ -25,10 +38,11 @@ function rawClient(options: { faults?: boolean; declMs?: number } = {}) {
   reader.listen((m) => {
     const raw = m as unknown as Raw;
     inbox.push(raw);
-    for (const w of [...waiters]) if (w.pred(raw)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(raw);
-    }
+    for (const w of [...waiters])
+      if (w.pred(raw)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(raw);
+      }
   });
   let id = 0;
   const send = (m: object) => void writer.write({ jsonrpc: "2.0", ...m } as Message);
@@ -45,15 +59,24 @@ function rawClient(options: { faults?: boolean; declMs?: number } = {}) {
 }
 
 async function initialized(c: ReturnType<typeof rawClient>, incremental = false) {
-  const init = await c.request("initialize", { capabilities: { lean: { incrementalDiagnosticSupport: incremental } } }).reply;
+  const init = await c.request("initialize", {
+    capabilities: { lean: { incrementalDiagnosticSupport: incremental } },
+  }).reply;
   c.send({ method: "initialized", params: {} });
   return init;
 }
 
 test("initialize and the string-id registerCapability request look like Lean's", async () => {
   const c = rawClient();
-  const init = (await initialized(c)).result as { capabilities: { textDocumentSync: unknown }; serverInfo: { name: string } };
-  assert.deepEqual(init.capabilities.textDocumentSync, { change: 2, openClose: true, save: { includeText: true } });
+  const init = (await initialized(c)).result as {
+    capabilities: { textDocumentSync: unknown };
+    serverInfo: { name: string };
+  };
+  assert.deepEqual(init.capabilities.textDocumentSync, {
+    change: 2,
+    openClose: true,
+    save: { includeText: true },
+  });
   assert.match(init.serverInfo.name, /simulator/, "the simulator never claims to be Lean");
   const reg = await c.next((m) => m.method === "client/registerCapability");
   assert.equal(reg.id, "register_lean_watcher");
@@ -68,11 +91,17 @@ test("diagnostic payloads have exactly the fields and shapes Lean's do", async (
   // Drop the last tactic: unsolved goals. Replace the first: an error.
   lines[hole.end.line] = "";
   const uri = "file:///sim/Fidelity.lean";
-  c.send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "lean4", version: 1, text: lines.join("\n") } } });
+  c.send({
+    method: "textDocument/didOpen",
+    params: { textDocument: { uri, languageId: "lean4", version: 1, text: lines.join("\n") } },
+  });
   await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply;
-  const publish = [...c.inbox].reverse().find((m) => m.method === "textDocument/publishDiagnostics")!.params as { diagnostics: Record<string, unknown>[] };
+  const publish = [...c.inbox].reverse().find((m) => m.method === "textDocument/publishDiagnostics")!
+    .params as { diagnostics: Record<string, unknown>[] };
   const unsolved = publish.diagnostics.find((d) => String(d.message).startsWith("unsolved goals"))!;
-  const real = realPayloads().flatMap((p) => p.diagnostics).find((d) => d.leanTags?.includes(1))! as unknown as Record<string, unknown>;
+  const real = realPayloads()
+    .flatMap((p) => p.diagnostics)
+    .find((d) => d.leanTags?.includes(1))! as unknown as Record<string, unknown>;
   assert.deepEqual(Object.keys(unsolved).sort(), Object.keys(real).sort());
   for (const key of Object.keys(real)) assert.equal(typeof unsolved[key], typeof real[key], key);
   assert.deepEqual(unsolved.leanTags, [1]);
@@ -83,7 +112,9 @@ test("diagnostic payloads have exactly the fields and shapes Lean's do", async (
   assert.equal(range.end.character, 0);
   assert.ok(full.end.line > range.start.line);
   const realKeys = new Set(realPayloads().flatMap((p) => p.diagnostics.flatMap((d) => Object.keys(d))));
-  for (const d of publish.diagnostics) for (const k of Object.keys(d)) assert.ok(realKeys.has(k) || k === "code", `field ${k} is one Lean sends`);
+  for (const d of publish.diagnostics)
+    for (const k of Object.keys(d))
+      assert.ok(realKeys.has(k) || k === "code", `field ${k} is one Lean sends`);
 });
 
 test("'processing []' comes before the last diagnostics; waitForDiagnostics comes after them", async () => {
@@ -91,11 +122,29 @@ test("'processing []' comes before the last diagnostics; waitForDiagnostics come
   await initialized(c);
   const uri = "file:///sim/Order.lean";
   const text = readExample("FimExamples/Logic.lean");
-  c.send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "lean4", version: 1, text } } });
+  c.send({
+    method: "textDocument/didOpen",
+    params: { textDocument: { uri, languageId: "lean4", version: 1, text } },
+  });
   const { id } = c.request("textDocument/waitForDiagnostics", { uri, version: 1 });
   await c.next((m) => m.id === id);
-  const order = c.inbox.map((m, k) => ({ m, k })).filter(({ m }) => m.id === id || (m.params as { uri?: string; textDocument?: { uri: string } } | undefined)?.uri === uri || (m.params as { textDocument?: { uri: string } } | undefined)?.textDocument?.uri === uri);
-  const kinds = order.map(({ m }) => (m.id === id ? "reply" : m.method === "$/lean/fileProgress" ? ((m.params as { processing: unknown[] }).processing.length ? "progress" : "done") : "diagnostics"));
+  const order = c.inbox
+    .map((m, k) => ({ m, k }))
+    .filter(
+      ({ m }) =>
+        m.id === id ||
+        (m.params as { uri?: string; textDocument?: { uri: string } } | undefined)?.uri === uri ||
+        (m.params as { textDocument?: { uri: string } } | undefined)?.textDocument?.uri === uri,
+    );
+  const kinds = order.map(({ m }) =>
+    m.id === id
+      ? "reply"
+      : m.method === "$/lean/fileProgress"
+        ? (m.params as { processing: unknown[] }).processing.length
+          ? "progress"
+          : "done"
+        : "diagnostics",
+  );
   assert.deepEqual(kinds, ["progress", "done", "diagnostics", "reply"]);
 });
 
@@ -104,19 +153,47 @@ test("incremental didChange with several ranges, UTF-16 positions and astral cha
   await initialized(c);
   const uri = "file:///sim/Edits.lean";
   const text = readExample("FimExamples/Notation.lean");
-  c.send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "lean4", version: 1, text } } });
+  c.send({
+    method: "textDocument/didOpen",
+    params: { textDocument: { uri, languageId: "lean4", version: 1, text } },
+  });
   const hole = proofHole(text, "box_comm_2");
   // Two edits applied in order: break the proof with an astral comment, then fix the inserted text again.
-  c.send({ method: "textDocument/didChange", params: { textDocument: { uri, version: 2 }, contentChanges: [
-    { range: { start: hole.end, end: hole.end }, text: " /- 𝔸 -/ simp" },
-    { range: { start: { line: hole.end.line, character: hole.end.character + 9 }, end: { line: hole.end.line, character: hole.end.character + 14 } }, text: "" },
-  ] } });
+  c.send({
+    method: "textDocument/didChange",
+    params: {
+      textDocument: { uri, version: 2 },
+      contentChanges: [
+        { range: { start: hole.end, end: hole.end }, text: " /- 𝔸 -/ simp" },
+        {
+          range: {
+            start: { line: hole.end.line, character: hole.end.character + 9 },
+            end: { line: hole.end.line, character: hole.end.character + 14 },
+          },
+          text: "",
+        },
+      ],
+    },
+  });
   await c.request("textDocument/waitForDiagnostics", { uri, version: 2 }).reply;
-  const last = [...c.inbox].reverse().find((m) => m.method === "textDocument/publishDiagnostics")!.params as { version: number; diagnostics: { severity: number }[] };
+  const last = [...c.inbox].reverse().find((m) => m.method === "textDocument/publishDiagnostics")!.params as {
+    version: number;
+    diagnostics: { severity: number }[];
+  };
   assert.equal(last.version, 2);
-  assert.equal(last.diagnostics.filter((d) => d.severity === 1).length, 0, "the astral comment counts as 2 UTF-16 units: removing ' simp' after it restores the proof");
+  assert.equal(
+    last.diagnostics.filter((d) => d.severity === 1).length,
+    0,
+    "the astral comment counts as 2 UTF-16 units: removing ' simp' after it restores the proof",
+  );
   // A cancel answers the pending wait with RequestCancelled.
-  c.send({ method: "textDocument/didChange", params: { textDocument: { uri, version: 3 }, contentChanges: [{ range: { start: hole.start, end: hole.start }, text: "-- sim:hang\n  " }] } });
+  c.send({
+    method: "textDocument/didChange",
+    params: {
+      textDocument: { uri, version: 3 },
+      contentChanges: [{ range: { start: hole.start, end: hole.start }, text: "-- sim:hang\n  " }],
+    },
+  });
   const wait = c.request("textDocument/waitForDiagnostics", { uri, version: 99 });
   c.send({ method: "$/cancelRequest", params: { id: wait.id } });
   assert.equal((await wait.reply).error?.code, -32800);
@@ -126,10 +203,32 @@ test("crash on demand: -32902, answered at once until the next didChange restart
   const c = rawClient({ faults: true });
   await initialized(c);
   const uri = "file:///sim/Crash.lean";
-  c.send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "lean4", version: 1, text: "theorem x : True := by\n  trivial -- sim:crash\n" } } });
-  assert.equal((await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply).error?.code, -32902);
-  assert.equal((await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply).error?.code, -32902);
-  c.send({ method: "textDocument/didChange", params: { textDocument: { uri, version: 2 }, contentChanges: [{ text: "theorem x : True := by\n  trivial\n" }] } });
+  c.send({
+    method: "textDocument/didOpen",
+    params: {
+      textDocument: {
+        uri,
+        languageId: "lean4",
+        version: 1,
+        text: "theorem x : True := by\n  trivial -- sim:crash\n",
+      },
+    },
+  });
+  assert.equal(
+    (await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply).error?.code,
+    -32902,
+  );
+  assert.equal(
+    (await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply).error?.code,
+    -32902,
+  );
+  c.send({
+    method: "textDocument/didChange",
+    params: {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ text: "theorem x : True := by\n  trivial\n" }],
+    },
+  });
   const ok = await c.request("textDocument/waitForDiagnostics", { uri, version: 2 }).reply;
   assert.deepEqual(ok.result, {});
 });
@@ -138,13 +237,26 @@ test("didClose fails pending requests with ContentModified; shutdown refuses lat
   const c = rawClient({ faults: true });
   await initialized(c);
   const uri = "file:///sim/Close.lean";
-  c.send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "lean4", version: 1, text: "theorem x : True := by\n  trivial -- sim:hang\n" } } });
+  c.send({
+    method: "textDocument/didOpen",
+    params: {
+      textDocument: {
+        uri,
+        languageId: "lean4",
+        version: 1,
+        text: "theorem x : True := by\n  trivial -- sim:hang\n",
+      },
+    },
+  });
   const pending = c.request("textDocument/waitForDiagnostics", { uri, version: 1 });
   c.send({ method: "textDocument/didClose", params: { textDocument: { uri } } });
   const closed = await pending.reply;
   assert.equal(closed.error?.code, -32801, JSON.stringify(closed));
   assert.equal((await c.request("shutdown", null).reply).result, null);
-  assert.equal((await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply).error?.code, -32600);
+  assert.equal(
+    (await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply).error?.code,
+    -32600,
+  );
   c.send({ method: "exit" });
   assert.equal(await c.exited, 0);
 });
@@ -154,12 +266,23 @@ test("plainGoal answers like Lean: goals in a proof, 'no goals' at the end of a 
   await initialized(c);
   const uri = "file:///sim/Goal.lean";
   const text = readExample("FimExamples/Logic.lean");
-  c.send({ method: "textDocument/didOpen", params: { textDocument: { uri, languageId: "lean4", version: 1, text } } });
+  c.send({
+    method: "textDocument/didOpen",
+    params: { textDocument: { uri, languageId: "lean4", version: 1, text } },
+  });
   await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply;
   const hole = proofHole(text, "and_swap_1");
-  const inside = (await c.request("$/lean/plainGoal", { textDocument: { uri }, position: hole.start }).reply).result as { goals: string[] };
+  const inside = (await c.request("$/lean/plainGoal", { textDocument: { uri }, position: hole.start }).reply)
+    .result as { goals: string[] };
   assert.match(inside.goals[0]!, /⊢ q ∧ p/);
-  const end = (await c.request("$/lean/plainGoal", { textDocument: { uri }, position: hole.end }).reply).result;
+  const end = (await c.request("$/lean/plainGoal", { textDocument: { uri }, position: hole.end }).reply)
+    .result;
   assert.deepEqual(end, { goals: [], rendered: "no goals" });
-  assert.equal((await c.request("$/lean/plainGoal", { textDocument: { uri }, position: { line: 0, character: 0 } }).reply).result, null);
+  assert.equal(
+    (
+      await c.request("$/lean/plainGoal", { textDocument: { uri }, position: { line: 0, character: 0 } })
+        .reply
+    ).result,
+    null,
+  );
 });

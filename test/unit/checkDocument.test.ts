@@ -41,7 +41,10 @@ test("candidates indented from column 0 are moved to the hole's column", () => {
   const r = build("have h2 : a ≤ b := h\nomega");
   assert.equal(r.kind, "ok");
   if (r.kind === "ok") assert.ok(r.doc.text.includes("  have h2 : a ≤ b := h\n  omega\n"));
-  assert.deepEqual(reindent("  simp\n    exact h\n  done", 4), { text: "simp\n      exact h\n    done", shift: 2 });
+  assert.deepEqual(reindent("  simp\n    exact h\n  done", 4), {
+    text: "simp\n      exact h\n    done",
+    shift: 2,
+  });
 });
 
 test("a candidate that closes the declaration and adds another is caught as tampering", () => {
@@ -52,9 +55,15 @@ test("a candidate that closes the declaration and adds another is caught as tamp
 test("holes outside tactic proofs are refused with a reason", () => {
   const parsed = parseFile(FILE);
   const index = new LineIndex(FILE);
-  const header = locateHole(parsed, index, { start: { line: 2, character: 0 }, end: { line: 2, character: 7 } });
+  const header = locateHole(parsed, index, {
+    start: { line: 2, character: 0 },
+    end: { line: 2, character: 7 },
+  });
   assert.equal(header.kind, "bad-hole");
-  const outside = locateHole(parsed, index, { start: { line: 99, character: 0 }, end: { line: 99, character: 1 } });
+  const outside = locateHole(parsed, index, {
+    start: { line: 99, character: 0 },
+    end: { line: 99, character: 1 },
+  });
   assert.equal(outside.kind, "bad-hole");
   if (outside.kind === "bad-hole") assert.match(outside.message, /outside the file/);
 });

@@ -20,11 +20,18 @@ function doc(candidate = "skip\n  rfl") {
   return built.doc;
 }
 
-const at = (line: number, character: number, endChar = character + 1) => ({ start: { line, character }, end: { line, character: endChar } });
+const at = (line: number, character: number, endChar = character + 1) => ({
+  start: { line, character },
+  end: { line, character: endChar },
+});
 const axiomsInfo = (message: string): LeanDiagnostic => ({ range: at(7, 0, 20), severity: 3, message });
 
 test("axiom lists are read even when Lean wraps them over lines", () => {
-  assert.deepEqual(parseAxioms("'x' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]"), ["propext", "Classical.choice", "Quot.sound"]);
+  assert.deepEqual(parseAxioms("'x' depends on axioms: [propext,\n Classical.choice,\n Quot.sound]"), [
+    "propext",
+    "Classical.choice",
+    "Quot.sound",
+  ]);
   assert.deepEqual(parseAxioms("'x' does not depend on any axioms"), []);
   assert.equal(parseAxioms("something else"), undefined);
 });
@@ -46,14 +53,19 @@ test("errors before the declaration are ignored; errors in it fail with candidat
   const r = classify(d, [inCandidate], false);
   assert.equal(r.kind, "failed");
   // The candidate keeps its own layout ("skip\n  rfl"), so `rfl` sits at character 2 of its line 1.
-  assert.deepEqual(r.diagnostics[0]?.candidateRange, { start: { line: 1, character: 2 }, end: { line: 1, character: 5 } });
+  assert.deepEqual(r.diagnostics[0]?.candidateRange, {
+    start: { line: 1, character: 2 },
+    end: { line: 1, character: 5 },
+  });
 });
 
 test("the real Lean payloads classify as Lean meant them", () => {
   const [incremental] = realPayloads();
   const d = doc();
   // The first real payload holds an unsolved-goals error (leanTags [1]) and a tactic error.
-  const unsolvedOnly = incremental!.diagnostics.filter((x) => x.leanTags?.includes(1)).map((x) => ({ ...x, range: at(3, 25), fullRange: at(5, 5) }));
+  const unsolvedOnly = incremental!.diagnostics
+    .filter((x) => x.leanTags?.includes(1))
+    .map((x) => ({ ...x, range: at(3, 25), fullRange: at(5, 5) }));
   const r = classify(d, unsolvedOnly, false);
   assert.equal(r.kind, "incomplete");
   if (r.kind === "incomplete") assert.equal(r.goalsLeft, 1);
@@ -68,7 +80,9 @@ test("rewards: binary by default; partial follows diagnostics, not length", () =
   const base = { elapsedMs: 1, verifier: { kind: "simulator" as const, version: "x", label: "simulator" } };
   const proved: Verdict = { ...base, kind: "proved", axioms: [], diagnostics: [] };
   const failedAt = (line: number): Verdict => ({
-    ...base, kind: "failed", reason: "x",
+    ...base,
+    kind: "failed",
+    reason: "x",
     diagnostics: [{ severity: 1, message: "e", range: at(0, 0), candidateRange: at(line, 0) }],
   });
   assert.equal(rewardOf(proved).reward, 1);

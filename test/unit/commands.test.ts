@@ -45,17 +45,31 @@ test("declarations: names, namespaces, bodies", () => {
   const byName = new Map(decls.map((d) => [d.name ?? d.keyword, d]));
   assert.equal(byName.get("t1")?.fullName, "A.B.t1");
   assert.equal(byName.get("t1")?.bodyKind, "tactic");
-  assert.ok(byName.get("t1")?.start === SOURCE.indexOf("/-- doc -/"), "the doc comment belongs to the declaration");
+  assert.ok(
+    byName.get("t1")?.start === SOURCE.indexOf("/-- doc -/"),
+    "the doc comment belongs to the declaration",
+  );
   assert.equal(byName.get("t2")?.bodyKind, "term");
   assert.deepEqual(byName.get("t2")?.modifiers, ["private"]);
-  assert.equal(byName.get("t3")?.statement, "lemma t3 (x : Nat) (h : x = 1 := by rfl) : x = 1", "a default argument's := is not the body");
+  assert.equal(
+    byName.get("t3")?.statement,
+    "lemma t3 (x : Nat) (h : x = 1 := by rfl) : x = 1",
+    "a default argument's := is not the body",
+  );
   assert.equal(byName.get("t4")?.bodyKind, "tactic");
-  assert.ok(byName.get("t4")!.start < SOURCE.indexOf("theorem t4"), "set_option … in belongs to the declaration");
+  assert.ok(
+    byName.get("t4")!.start < SOURCE.indexOf("theorem t4"),
+    "set_option … in belongs to the declaration",
+  );
   assert.equal(byName.get("instance")?.name, undefined);
   assert.equal(byName.get("instFoo")?.fullName, "A.B.instFoo");
   assert.equal(byName.get("f")?.bodyKind, "equations");
   const t5 = byName.get("t5")!;
-  assert.equal(SOURCE.slice(t5.byStart!, t5.byEnd!).trimEnd().endsWith("simpa [f] using ih"), true, "termination_by is outside the tactic block");
+  assert.equal(
+    SOURCE.slice(t5.byStart!, t5.byEnd!).trimEnd().endsWith("simpa [f] using ih"),
+    true,
+    "termination_by is outside the tactic block",
+  );
   assert.equal(byName.get("example")?.fullName, undefined);
   assert.equal(byName.get("_root_.top")?.fullName, "top");
 });

@@ -9,7 +9,10 @@ function kinds(text: string): [string, TokenKind][] {
 
 test("nested block comments end at the matching -/", () => {
   const toks = kinds("a /- x /- y -/ z -/ b");
-  assert.deepEqual(toks.map((t) => t[0]), ["a", "/- x /- y -/ z -/", "b"]);
+  assert.deepEqual(
+    toks.map((t) => t[0]),
+    ["a", "/- x /- y -/ z -/", "b"],
+  );
   assert.equal(toks[1]![1], TokenKind.BlockComment);
 });
 
@@ -39,20 +42,26 @@ test("raw strings with hashes end only at the matching quote-hashes", () => {
 });
 
 test("char literals versus primes in names", () => {
-  assert.deepEqual(kinds("h' 'a' '\\n' x'")
-    .map((t) => t[0]), ["h'", "'a'", "'\\n'", "x'"]);
+  assert.deepEqual(
+    kinds("h' 'a' '\\n' x'").map((t) => t[0]),
+    ["h'", "'a'", "'\\n'", "x'"],
+  );
   assert.equal(kinds("'a'")[0]![1], TokenKind.Char);
 });
 
 test("guillemets, dotted names, Greek and subscripts are identifiers", () => {
   const toks = kinds("«box zero 1» Nat.add_comm h₁ αβ x.1 𝔸x");
-  assert.deepEqual(toks.map((t) => t[0]), ["«box zero 1»", "Nat.add_comm", "h₁", "αβ", "x", ".", "1", "𝔸x"]);
+  assert.deepEqual(
+    toks.map((t) => t[0]),
+    ["«box zero 1»", "Nat.add_comm", "h₁", "αβ", "x", ".", "1", "𝔸x"],
+  );
   assert.equal(toks[0]![1], TokenKind.Ident);
 });
 
 test("columns and line-first flags", () => {
   const ts = lex("theorem t : True := by\n  trivial -- c\n/- a\n b -/ x");
-  const at = (s: string) => Array.from({ length: ts.count }, (_, i) => i).find((i) => tokenText(ts, i) === s)!;
+  const at = (s: string) =>
+    Array.from({ length: ts.count }, (_, i) => i).find((i) => tokenText(ts, i) === s)!;
   assert.equal(ts.cols[at("trivial")], 2);
   assert.equal(ts.lineFirst[at("trivial")], 1);
   assert.equal(ts.lineFirst[at("x")], 0);

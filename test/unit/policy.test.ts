@@ -15,15 +15,30 @@ test("sorry and admit are rejected, but not inside comments or strings", () => {
 });
 
 test("escapes from the hole are rejected", () => {
-  for (const c of ["omega\ntheorem x : False := by simp", "#exit", "#print axioms x", "omega\nend Foo", "import Foo", "@[simp] x", "exact (h", "exact h)", "omega /- open", "axiom bad : False"]) {
+  for (const c of [
+    "omega\ntheorem x : False := by simp",
+    "#exit",
+    "#print axioms x",
+    "omega\nend Foo",
+    "import Foo",
+    "@[simp] x",
+    "exact (h",
+    "exact h)",
+    "omega /- open",
+    "axiom bad : False",
+  ]) {
     assert.equal(rejected(c), "escape", c);
   }
 });
 
 test("code execution is rejected by default and the policy is configurable", () => {
-  for (const c of ["run_tac pure ()", "run_cmd pure ()", "elab x", "IO.println 1", "unsafe x"]) assert.equal(rejected(c), "code-execution", c);
+  for (const c of ["run_tac pure ()", "run_cmd pure ()", "elab x", "IO.println 1", "unsafe x"])
+    assert.equal(rejected(c), "code-execution", c);
   assert.equal(rejected("exact?"), "search-tactic");
-  const loose = { ...DEFAULT_POLICY, forbiddenIdentifiers: DEFAULT_POLICY.forbiddenIdentifiers.filter((i) => i !== "exact?") };
+  const loose = {
+    ...DEFAULT_POLICY,
+    forbiddenIdentifiers: DEFAULT_POLICY.forbiddenIdentifiers.filter((i) => i !== "exact?"),
+  };
   assert.equal(checkCandidate("exact?", loose).kind, "allowed");
 });
 

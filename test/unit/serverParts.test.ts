@@ -1,10 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DiagnosticsStore } from "../../lean-bridge/server/diagnosticsStore";
-import { LEAN_MISSING_MESSAGE, buildLaunch, sandboxed, splitCommandLine } from "../../lean-bridge/server/launch";
+import {
+  LEAN_MISSING_MESSAGE,
+  buildLaunch,
+  sandboxed,
+  splitCommandLine,
+} from "../../lean-bridge/server/launch";
 import { effectiveSlots } from "../../lean-bridge/verify/pool";
 
-const d = (message: string) => ({ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, message });
+const d = (message: string) => ({
+  range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+  message,
+});
 
 test("diagnostics: cumulative publishes replace, incremental ones append, stale versions are dropped", () => {
   const store = new DiagnosticsStore();
@@ -13,7 +21,10 @@ test("diagnostics: cumulative publishes replace, incremental ones append, stale 
   store.onPublish({ uri: "u", version: 2, diagnostics: [d("a"), d("b")] });
   assert.equal(store.read("u", 2).diagnostics.length, 2);
   store.onPublish({ uri: "u", version: 2, diagnostics: [d("c")], isIncremental: true });
-  assert.deepEqual(store.read("u", 2).diagnostics.map((x) => x.message), ["a", "b", "c"]);
+  assert.deepEqual(
+    store.read("u", 2).diagnostics.map((x) => x.message),
+    ["a", "b", "c"],
+  );
   store.onPublish({ uri: "u", version: 1, diagnostics: [d("old")] });
   assert.equal(store.read("u", 2).diagnostics.length, 3);
   store.onProgress({ textDocument: { uri: "u", version: 2 }, processing: [{ range: d("").range, kind: 2 }] });
@@ -21,11 +32,24 @@ test("diagnostics: cumulative publishes replace, incremental ones append, stale 
 });
 
 test("command lines split like a shell", () => {
-  assert.deepEqual(splitCommandLine(`lake env lean --server "-Dx=a b" 'c d' e\\ f`), ["lake", "env", "lean", "--server", "-Dx=a b", "c d", "e f"]);
+  assert.deepEqual(splitCommandLine(`lake env lean --server "-Dx=a b" 'c d' e\\ f`), [
+    "lake",
+    "env",
+    "lean",
+    "--server",
+    "-Dx=a b",
+    "c d",
+    "e f",
+  ]);
 });
 
 test("without lake on PATH, the default launch says how to install Lean or use the simulator", () => {
-  const r = buildLaunch({ kind: "lake" }, "/tmp", { memoryMb: 1, cpuSeconds: 0, sandbox: false }, { PATH: "/nonexistent" });
+  const r = buildLaunch(
+    { kind: "lake" },
+    "/tmp",
+    { memoryMb: 1, cpuSeconds: 0, sandbox: false },
+    { PATH: "/nonexistent" },
+  );
   assert.equal(r.kind, "error");
   if (r.kind === "error") {
     assert.equal(r.message, LEAN_MISSING_MESSAGE);
@@ -37,7 +61,11 @@ test("without lake on PATH, the default launch says how to install Lean or use t
 test("the sandbox keeps the project writable and cuts the network", () => {
   const argv = sandboxed(["lake", "serve"], "/work/p");
   assert.ok(argv.includes("--unshare-net"));
-  assert.deepEqual(argv.slice(argv.indexOf("--bind"), argv.indexOf("--bind") + 3), ["--bind", "/work/p", "/work/p"]);
+  assert.deepEqual(argv.slice(argv.indexOf("--bind"), argv.indexOf("--bind") + 3), [
+    "--bind",
+    "/work/p",
+    "/work/p",
+  ]);
   assert.deepEqual(argv.slice(-2), ["lake", "serve"]);
 });
 
