@@ -143,9 +143,9 @@ export const LeanMessages = {
   /** Older Lean: "declaration uses 'sorry'"; newer: "declaration uses `sorry`". */
   sorryWarning: /declaration uses ['`]sorry['`]/,
   unsolvedGoals: /^unsolved goals/,
-  /** `#print axioms` output; the list may wrap over several lines. */
-  axioms: /'([^']+)' depends on axioms:\s*\[([^\]]*)\]/,
-  noAxioms: /'([^']+)' does not depend on any axioms/,
+  /** `#print axioms` output; the list may wrap over several lines, and names may contain primes (`foo'`). */
+  axioms: /'(.+?)' depends on axioms:\s*\[([^\]]*)\]/,
+  noAxioms: /'(.+?)' does not depend on any axioms/,
   heartbeats: /\(deterministic\) timeout/,
   importsOutOfDate: /Imports are out of date and must be rebuilt/,
 } as const;

@@ -288,6 +288,7 @@ export class VerifierPool {
   async verifyMany(
     items: readonly { task: VerifyTask; candidate: string }[],
     onProgress?: (done: number, total: number, verdict: Verdict) => void,
+    signal?: AbortSignal,
   ): Promise<Verdict[]> {
     const results: Verdict[] = new Array(items.length);
     const queues = new Map<string, number[]>();
@@ -320,6 +321,7 @@ export class VerifierPool {
     const worker = async () => {
       let current: string | undefined;
       for (;;) {
+        if (signal?.aborted) return; // Results stay unset: the caller asked to stop.
         const next = take(current);
         if (!next) return;
         const [key, k] = next;

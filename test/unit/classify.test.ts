@@ -33,6 +33,12 @@ test("axiom lists are read even when Lean wraps them over lines", () => {
     "Quot.sound",
   ]);
   assert.deepEqual(parseAxioms("'x' does not depend on any axioms"), []);
+  assert.deepEqual(
+    parseAxioms("'A.add_zero'' depends on axioms: [propext]"),
+    ["propext"],
+    "a name with a prime",
+  );
+  assert.deepEqual(parseAxioms("'A.two_mul'' does not depend on any axioms"), []);
   assert.equal(parseAxioms("something else"), undefined);
 });
 

@@ -1,0 +1,83 @@
+/** Finds a workspace's Lean sources and reads them defensively: nothing in it may stop an export. */
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+
+export interface SourceFile {
+  /** Path relative to the workspace, with forward slashes. */
+  file: string;
+  text: string;
+}
+
+export interface SkippedFile {
+  file: string;
+  reason: string;
+}
+
+/** Build output, dependencies and VCS folders are never sources of the workspace itself. */
+const IGNORED_DIRS = new Set([
+  ".lake",
+  "lake-packages",
+  ".git",
+  "node_modules",
+  "build",
+  ".fim-rlvr",
+  "dist",
+]);
+
+export function listLeanFiles(root: string): { files: string[]; skipped: SkippedFile[] } {
+  const files: string[] = [];
+  const skipped: SkippedFile[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > 32) return;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      skipped.push({ file: rel(root, dir), reason: `unreadable folder: ${(error as Error).message}` });
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (IGNORED_DIRS.has(entry.name) || entry.name.startsWith(".")) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path, depth + 1);
+      else if (entry.name.endsWith(".lean")) files.push(path);
+    }
+  };
+  walk(root, 0);
+  return { files, skipped };
+}
+
+function rel(root: string, path: string): string {
+  return relative(root, path).split(sep).join("/");
+}
+
+export type ReadResult = { kind: "ok"; source: SourceFile } | { kind: "skipped"; skipped: SkippedFile };
+
+export function readSource(root: string, path: string, maxBytes: number): ReadResult {
+  const file = rel(root, path);
+  let bytes: Buffer;
+  try {
+    const size = statSync(path).size;
+    if (size > maxBytes)
+      return {
+        kind: "skipped",
+        skipped: {
+          file,
+          reason: `larger than ${maxBytes} bytes (${size}); raise --max-file-bytes to include it`,
+        },
+      };
+    bytes = readFileSync(path);
+  } catch (error) {
+    return { kind: "skipped", skipped: { file, reason: `unreadable: ${(error as Error).message}` } };
+  }
+  if (bytes.includes(0)) return { kind: "skipped", skipped: { file, reason: "binary (contains NUL bytes)" } };
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { kind: "skipped", skipped: { file, reason: "not valid UTF-8" } };
+  }
+  // The text stays exactly as read (CRLF included): replacing a hole's range by its middle gives back the
+  // file's bytes, and files.jsonl's sha256 is the file's. Lean reads CRLF as LF; LSP positions agree.
+  return { kind: "ok", source: { file, text } };
+}

@@ -1,0 +1,196 @@
+/**
+ * Hole mining: finds every declaration with a tactic proof and cuts holes out of it at four granularities,
+ * each a contiguous, syntactically whole span:
+ *   proof  — the whole tactic proof after `by`;
+ *   steps  — a run of 2–4 consecutive top-level steps (never the whole proof);
+ *   block  — a nested block (`·` bullet, `case`/`next`/alternative body, a `have … := by` or `calc` step proof);
+ *   tactic — one step (multi-line steps stay whole).
+ * Term-mode proofs, equation compilers and `where` clauses are recognised and skipped, with counts.
+ */
+import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import { lex, tokenText } from "../lean/lexer";
+import type { Range } from "../protocol/lsp";
+import { LineIndex } from "../text/positions";
+import { readBlock, type TacticBlock } from "./tactics";
+
+export type HoleKind = "proof" | "steps" | "block" | "tactic";
+export const HOLE_KINDS: readonly HoleKind[] = ["proof", "steps", "block", "tactic"];
+
+export interface MinedHole {
+  kind: HoleKind;
+  /** Fully qualified declaration name ("" for `example` and anonymous instances). */
+  decl: string;
+  declKind: string;
+  /** Offsets into the (LF-normalised) file text. */
+  start: number;
+  end: number;
+  range: Range;
+  /** The hole's column (UTF-16): where the middle's first line starts and its steps align. */
+  indent: number;
+  middle: string;
+  /** The declaration's text before and after the hole. */
+  declPrefix: string;
+  declSuffix: string;
+  statement: string;
+  /** Where the declaration starts (LSP position). */
+  declStart: Range["start"];
+  /** `variable` commands in scope at the declaration. */
+  variables: string[];
+}
+
+export type SkipReason = "term-proof" | "equations" | "where-clause" | "no-body";
+
+export interface MinedFile {
+  imports: string[];
+  holes: MinedHole[];
+  declarations: number;
+  skipped: Record<SkipReason, number>;
+  /** Spans dropped because they were not whole tactic sequences (broken source). */
+  malformedHoles: number;
+}
+
+const PRIORITY: Record<HoleKind, number> = { proof: 0, block: 1, steps: 2, tactic: 3 };
+
+function skipReason(decl: Declaration): SkipReason | undefined {
+  switch (decl.bodyKind) {
+    case "tactic":
+      return undefined;
+    case "term":
+      return "term-proof";
+    case "equations":
+      return "equations";
+    case "where":
+      return "where-clause";
+    case "none":
+      return "no-body";
+  }
+}
+
+/** Variable commands in scope, per command index (sections and namespaces scope them). */
+function variablesInScope(file: ParsedFile): string[][] {
+  const stack: string[][] = [[]];
+  return file.commands.map((c) => {
+    if (c.keyword === "namespace" || c.keyword === "section") stack.push([]);
+    else if (c.keyword === "end" && stack.length > 1) stack.pop();
+    else if (c.keyword === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
+    return stack.flat();
+  });
+}
+
+export function mineText(text: string, parsed: ParsedFile = parseFile(text)): MinedFile {
+  const ts = parsed.tokens;
+  const index = new LineIndex(text);
+  const holes: MinedHole[] = [];
+  const skipped: Record<SkipReason, number> = {
+    "term-proof": 0,
+    equations: 0,
+    "where-clause": 0,
+    "no-body": 0,
+  };
+  let malformedHoles = 0;
+  let declarations = 0;
+  const scopes = variablesInScope(parsed);
+  parsed.commands.forEach((command, commandIndex) => {
+    const decl = command.declaration;
+    if (!decl) return;
+    declarations++;
+    const reason = skipReason(decl);
+    if (reason) {
+      skipped[reason]++;
+      return;
+    }
+    const byToken = findToken(ts.starts, decl.byStart ?? 0, command.firstToken, command.lastToken);
+    let first = byToken + 1;
+    while (first <= command.lastToken && isComment(ts.kinds[first])) first++;
+    const lastToken = findLastToken(ts.ends, decl.byEnd ?? decl.end, command.firstToken, command.lastToken);
+    if (first > lastToken) {
+      skipped["no-body"]++;
+      return;
+    }
+    const top = readBlock(ts, first, lastToken);
+    const spans: { kind: HoleKind; first: number; last: number }[] = [
+      { kind: "proof", first: top.first, last: top.last },
+    ];
+    const n = top.steps.length;
+    for (let a = 0; a < n; a++)
+      for (let len = 2; len <= Math.min(4, n - 1) && a + len <= n; len++)
+        spans.push({ kind: "steps", first: top.steps[a]!.first, last: top.steps[a + len - 1]!.last });
+    const visit = (block: TacticBlock, isTop: boolean) => {
+      if (!isTop) spans.push({ kind: "block", first: block.first, last: block.last });
+      for (const step of block.steps) {
+        if (block.steps.length > 1) spans.push({ kind: "tactic", first: step.first, last: step.last });
+        for (const nested of step.nested) visit(nested, false);
+      }
+    };
+    visit(top, true);
+    const seen = new Map<string, number>();
+    const statement = decl.statement;
+    for (const span of spans) {
+      const start = ts.starts[span.first] ?? 0;
+      const end = ts.ends[span.last] ?? start;
+      if (end <= start) continue;
+      const key = `${start}:${end}`;
+      // Only whole tactic sequences become holes; broken source (unterminated strings, stray brackets) does not.
+      if (!seen.has(key) && !isWholeSequence(text.slice(start, end), ts.cols[span.first] ?? 0)) {
+        malformedHoles++;
+        seen.set(key, -1);
+        continue;
+      }
+      const existing = seen.get(key);
+      if (existing !== undefined) {
+        if (existing < 0) continue;
+        const prev = holes[existing]!;
+        if (PRIORITY[span.kind] < PRIORITY[prev.kind]) prev.kind = span.kind;
+        continue;
+      }
+      seen.set(key, holes.length);
+      holes.push({
+        kind: span.kind,
+        decl: decl.fullName ?? "",
+        declKind: decl.keyword,
+        start,
+        end,
+        range: index.rangeAt(start, end),
+        indent: ts.cols[span.first] ?? 0,
+        middle: text.slice(start, end),
+        declPrefix: text.slice(decl.start, start),
+        declSuffix: text.slice(end, decl.end),
+        statement,
+        declStart: index.positionAt(decl.start),
+        variables: scopes[commandIndex] ?? [],
+      });
+    }
+  });
+  return { imports: parsed.imports, holes, declarations, skipped, malformedHoles };
+}
+
+function isComment(kind: number | undefined): boolean {
+  return kind === 4 || kind === 5 || kind === 6;
+}
+
+function findToken(starts: Int32Array, offset: number, from: number, to: number): number {
+  for (let i = from; i <= to; i++) if ((starts[i] ?? 0) >= offset) return i;
+  return to;
+}
+
+function findLastToken(ends: Int32Array, offset: number, from: number, to: number): number {
+  for (let i = to; i >= from; i--) if ((ends[i] ?? 0) <= offset) return i;
+  return from;
+}
+
+/** Whether a middle is a whole tactic sequence at `indent`: balanced, terminated, nothing left of the column. */
+export function isWholeSequence(middle: string, indent: number): boolean {
+  const ts = lex(middle);
+  if (ts.unterminated) return false;
+  let depth = 0;
+  for (let i = 0; i < ts.count; i++) {
+    if (isComment(ts.kinds[i])) continue;
+    const startLine = middle.lastIndexOf("\n", (ts.starts[i] ?? 0) - 1) !== -1;
+    if (ts.lineFirst[i] === 1 && startLine && (ts.cols[i] ?? 0) < indent) return false;
+    const t = tokenText(ts, i);
+    if (t === "(" || t === "[" || t === "{" || t === "⟨" || t === "⦃" || t === "@[") depth++;
+    if (t === ")" || t === "]" || t === "}" || t === "⟩" || t === "⦄") depth--;
+    if (depth < 0) return false;
+  }
+  return depth === 0;
+}

@@ -1,0 +1,211 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { exportDataset, type ExportOptions } from "../../lean-bridge/dataset/exporter";
+import { FIM_TOKEN_SETS } from "../../lean-bridge/dataset/views";
+import type { TaskRecord } from "../../lean-bridge/dataset/records";
+import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
+import { EXAMPLE, REPO } from "../helpers";
+
+function tmp(): string {
+  return mkdtempSync(join(tmpdir(), "fim-export-"));
+}
+
+function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions {
+  return {
+    workspace: EXAMPLE,
+    out,
+    kinds: [...HOLE_KINDS],
+    seed: 0,
+    maxFileBytes: 4 << 20,
+    formats: ["native"],
+    ...extra,
+  };
+}
+
+function tasksOf(dir: string): TaskRecord[] {
+  return readFileSync(join(dir, "tasks.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as TaskRecord);
+}
+
+test("export writes files, tasks, a card and a report; ids and splits are deterministic", async () => {
+  const a = join(tmp(), "a");
+  const b = join(tmp(), "b");
+  const r1 = await exportDataset(options(a));
+  const r2 = await exportDataset(options(b));
+  assert.equal(r1.kind, "ok");
+  assert.equal(r2.kind, "ok");
+  assert.deepEqual(readdirSync(a).sort(), ["README.md", "files.jsonl", "report.json", "tasks.jsonl"]);
+  assert.equal(readFileSync(join(a, "tasks.jsonl"), "utf8"), readFileSync(join(b, "tasks.jsonl"), "utf8"));
+  const tasks = tasksOf(a);
+  assert.ok(tasks.length > 500);
+  assert.equal(new Set(tasks.map((t) => t.id)).size, tasks.length, "ids are unique");
+  for (const key of [
+    "id",
+    "file",
+    "decl",
+    "kind",
+    "range",
+    "middle",
+    "indent",
+    "imports",
+    "split",
+    "statement",
+    "prefix",
+    "suffix",
+  ])
+    assert.ok(key in tasks[0]!, key);
+  // Splits are by declaration: every hole of one theorem in one split.
+  const splitOfDecl = new Map<string, string>();
+  for (const t of tasks) {
+    const key = `${t.file}\0${t.decl}\0${t.declStart.line}`;
+    assert.equal(splitOfDecl.get(key) ?? t.split, t.split, `${t.decl} is in one split`);
+    splitOfDecl.set(key, t.split);
+  }
+  const splits = new Set(tasks.map((t) => t.split));
+  assert.deepEqual([...splits].sort(), ["test", "train", "validation"]);
+  // Another seed moves some declarations to other splits, deterministically.
+  const c = join(tmp(), "c");
+  await exportDataset(options(c, { seed: 7 }));
+  const moved = tasksOf(c).filter((t, k) => t.split !== tasks[k]!.split).length;
+  assert.ok(moved > 0);
+  // files.jsonl holds each file's exact text and hash.
+  const files = readFileSync(join(a, "files.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { file: string; sha256: string; text: string });
+  const arith = files.find((f) => f.file === "FimExamples/Arith.lean")!;
+  assert.equal(arith.text, readFileSync(join(EXAMPLE, "FimExamples", "Arith.lean"), "utf8"));
+  const card = readFileSync(join(a, "README.md"), "utf8");
+  assert.match(card, /load_dataset\("json"/);
+  assert.match(card, /leanprover\/lean4:v4\.24\.0/);
+  const report = JSON.parse(readFileSync(join(a, "report.json"), "utf8")) as {
+    declarations: { skipped: Record<string, number> };
+    timeMs: number;
+  };
+  assert.equal(report.declarations.skipped["term-proof"], 2);
+  assert.equal(typeof report.timeMs, "number");
+});
+
+test("identical (statement, middle) pairs are kept once; --kinds and --max-middle-chars filter", async () => {
+  const ws = tmp();
+  const body = "theorem same (a : Nat) : a = a := by\n  rfl\n";
+  writeFileSync(join(ws, "A.lean"), body);
+  writeFileSync(join(ws, "B.lean"), body);
+  const out = join(ws, "out");
+  const r = await exportDataset(options(out, { workspace: ws }));
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok") assert.equal(r.report.holes.duplicatesDropped, 1);
+  assert.equal(tasksOf(out).length, 1);
+  const only = join(tmp(), "o");
+  await exportDataset(options(only, { kinds: ["block"], maxMiddleChars: 10 }));
+  const tasks = tasksOf(only);
+  assert.ok(tasks.length > 0);
+  assert.ok(tasks.every((t) => t.kind === "block" && t.middle.length <= 10));
+});
+
+test("bad input is skipped and reported: binary, invalid UTF-8, oversized files", async () => {
+  const ws = tmp();
+  writeFileSync(join(ws, "Good.lean"), "theorem g : True := by\n  trivial\n");
+  writeFileSync(join(ws, "Binary.lean"), Buffer.from([0x74, 0x00, 0x01, 0x02]));
+  writeFileSync(join(ws, "Latin1.lean"), Buffer.from([0x74, 0x68, 0xe9, 0x0a]));
+  writeFileSync(join(ws, "Big.lean"), "-- x\n".repeat(1000));
+  const out = join(ws, "out");
+  const r = await exportDataset(options(out, { workspace: ws, maxFileBytes: 1000 }));
+  assert.equal(r.kind, "ok");
+  if (r.kind !== "ok") return;
+  const reasons = Object.fromEntries(r.report.files.skipped.map((s) => [s.file, s.reason]));
+  assert.match(reasons["Binary.lean"]!, /binary/);
+  assert.match(reasons["Latin1.lean"]!, /UTF-8/);
+  assert.match(reasons["Big.lean"]!, /larger than 1000 bytes/);
+  assert.equal(r.report.files.mined, 1);
+});
+
+test("views: lean-grpo rows for whole proofs, fim-text with the chosen sentinels", async () => {
+  const out = join(tmp(), "v");
+  const r = await exportDataset(
+    options(out, { formats: ["native", "lean-grpo", "fim-text"], fimTokens: FIM_TOKEN_SETS.qwen }),
+  );
+  assert.equal(r.kind, "ok");
+  const grpo = readFileSync(join(out, "lean-grpo.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(Object.keys(grpo[0]!).sort(), ["context", "imports", "name", "statement"]);
+  assert.equal(grpo.length, tasksOf(out).filter((t) => t.kind === "proof").length);
+  assert.match(String(grpo[0]!.statement), /^theorem add_le_add_1 .* := by$/);
+  const fim = readFileSync(join(out, "fim-text.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { text: string });
+  assert.match(fim[0]!.text, /^<\|fim_prefix\|>[\s\S]*<\|fim_suffix\|>[\s\S]*<\|fim_middle\|>omega$/);
+});
+
+test("atomicity: a cancelled export leaves the old dataset intact; a foreign folder is refused", async () => {
+  const root = tmp();
+  const out = join(root, "ds");
+  assert.equal((await exportDataset(options(out))).kind, "ok");
+  const before = readFileSync(join(out, "tasks.jsonl"), "utf8");
+  const abort = new AbortController();
+  const r = await exportDataset(
+    options(out, {
+      seed: 3,
+      signal: abort.signal,
+      onProgress: (p) => p.phase === "mining" && p.done >= 1 && abort.abort(),
+    }),
+  );
+  assert.equal(r.kind, "cancelled");
+  assert.equal(readFileSync(join(out, "tasks.jsonl"), "utf8"), before);
+  assert.deepEqual(readdirSync(root), ["ds"], "no staging folder is left behind");
+  const foreign = join(root, "notes");
+  mkdirSync(foreign);
+  writeFileSync(join(foreign, "thesis.tex"), "precious");
+  const refused = await exportDataset(options(foreign));
+  assert.equal(refused.kind, "error");
+  assert.equal(readFileSync(join(foreign, "thesis.tex"), "utf8"), "precious");
+});
+
+test("Ctrl-C during `fim-rlvr export --verify` exits 130 and leaves the previous dataset untouched", async () => {
+  const root = tmp();
+  const ws = join(root, "ws");
+  cpSync(EXAMPLE, ws, { recursive: true });
+  const out = join(root, "ds");
+  assert.equal((await exportDataset(options(out, { workspace: ws }))).kind, "ok");
+  const before = readFileSync(join(out, "tasks.jsonl"), "utf8");
+  // A slow simulated verifier (50 ms per declaration) keeps the export busy while the signal arrives.
+  const child = spawn(
+    process.execPath,
+    [
+      join(REPO, "dist", "cli.js"),
+      "export",
+      ws,
+      "--out",
+      out,
+      "--verify",
+      "--simulator",
+      "--sim-decl-ms",
+      "50",
+      "--seed",
+      "9",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  const code = await new Promise<number | null>((resolve) => {
+    child.stderr.on("data", (chunk: string) => {
+      stderr += chunk;
+      if (/export: verifying/.test(stderr) && !child.killed) child.kill("SIGINT");
+    });
+    child.on("exit", (c) => resolve(c));
+  });
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /interrupted; the previous dataset \(if any\) is left untouched/);
+  assert.equal(readFileSync(join(out, "tasks.jsonl"), "utf8"), before);
+  assert.deepEqual(readdirSync(root).sort(), ["ds", "ws"]);
+});
