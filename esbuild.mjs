@@ -1,4 +1,5 @@
-// Bundles the extension (vscode stays external: the editor provides it) and the CLI.
+// Bundles the extension (vscode stays external: the editor provides it), the CLI, and (with --bench) the
+// benchmarks, so that benchmarks measure the same bundled code users run.
 import { build } from "esbuild";
 
 const common = {
@@ -9,6 +10,7 @@ const common = {
   sourcemap: true,
   logLevel: "warning",
 };
+const bench = process.argv.includes("--bench");
 await Promise.all([
   build({
     ...common,
@@ -22,4 +24,7 @@ await Promise.all([
     outfile: "dist/cli.js",
     banner: { js: "#!/usr/bin/env node" },
   }),
+  ...(bench
+    ? [build({ ...common, entryPoints: ["bench/mine.ts", "bench/verify.ts"], outdir: "dist/bench" })]
+    : []),
 ]);

@@ -6,8 +6,9 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseFile } from "../lean-bridge/lean/commands";
+import { packageRoot } from "../lean-bridge/server/launch";
 
-const ROOT = join(__dirname, "..");
+const ROOT = packageRoot(__filename);
 
 /** A small seeded PRNG (mulberry32), so corpora are the same on every run. */
 export function mulberry32(seed: number): () => number {

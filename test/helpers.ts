@@ -1,12 +1,13 @@
 /** Shared test helpers: the example workspace, fixtures, and a hole finder by text. */
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { packageRoot } from "../lean-bridge/server/launch";
 import { parseFile } from "../lean-bridge/lean/commands";
 import type { Range } from "../lean-bridge/protocol/lsp";
 import { LineIndex } from "../lean-bridge/text/positions";
 import type { LeanPublishDiagnosticsParams } from "../lean-bridge/protocol/lean";
 
-export const REPO = resolve(__dirname, "..");
+export const REPO = packageRoot(__filename);
 export const EXAMPLE = join(REPO, "lean-env");
 
 export function readExample(rel: string): string {

@@ -8,9 +8,8 @@
  * Term-mode proofs, equation compilers and `where` clauses are recognised and skipped, with counts.
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
-import { lex, tokenText } from "../lean/lexer";
+import { bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
 import type { Range } from "../protocol/lsp";
-import { LineIndex } from "../text/positions";
 import { readBlock, type TacticBlock } from "./tactics";
 
 export type HoleKind = "proof" | "steps" | "block" | "tactic";
@@ -69,17 +68,20 @@ function skipReason(decl: Declaration): SkipReason | undefined {
 /** Variable commands in scope, per command index (sections and namespaces scope them). */
 function variablesInScope(file: ParsedFile): string[][] {
   const stack: string[][] = [[]];
+  let current: string[] = [];
   return file.commands.map((c) => {
-    if (c.keyword === "namespace" || c.keyword === "section") stack.push([]);
-    else if (c.keyword === "end" && stack.length > 1) stack.pop();
-    else if (c.keyword === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
-    return stack.flat();
+    const k = c.keyword;
+    if (k === "namespace" || k === "section") stack.push([]);
+    else if (k === "end" && stack.length > 1) stack.pop();
+    else if (k === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
+    else return current;
+    current = stack.flat(); // Shared by the following commands until the scope changes.
+    return current;
   });
 }
 
 export function mineText(text: string, parsed: ParsedFile = parseFile(text)): MinedFile {
   const ts = parsed.tokens;
-  const index = new LineIndex(text);
   const holes: MinedHole[] = [];
   const skipped: Record<SkipReason, number> = {
     "term-proof": 0,
@@ -123,15 +125,18 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
       }
     };
     visit(top, true);
-    const seen = new Map<string, number>();
+    // Keyed by token indices (first * 2^26 + last): a number, not a string, per span.
+    const seen = new Map<number, number>();
     const statement = decl.statement;
+    const declStart = positionOf(ts, text, command.firstToken);
+    const variables = scopes[commandIndex] ?? [];
     for (const span of spans) {
       const start = ts.starts[span.first] ?? 0;
       const end = ts.ends[span.last] ?? start;
       if (end <= start) continue;
-      const key = `${start}:${end}`;
+      const key = span.first * 67_108_864 + span.last;
       // Only whole tactic sequences become holes; broken source (unterminated strings, stray brackets) does not.
-      if (!seen.has(key) && !isWholeSequence(text.slice(start, end), ts.cols[span.first] ?? 0)) {
+      if (!seen.has(key) && !isWholeSpan(ts, span.first, span.last)) {
         malformedHoles++;
         seen.set(key, -1);
         continue;
@@ -150,18 +155,34 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
         declKind: decl.keyword,
         start,
         end,
-        range: index.rangeAt(start, end),
+        range: { start: positionOf(ts, text, span.first), end: endPositionOf(ts, text, span.last) },
         indent: ts.cols[span.first] ?? 0,
         middle: text.slice(start, end),
         declPrefix: text.slice(decl.start, start),
         declSuffix: text.slice(end, decl.end),
         statement,
-        declStart: index.positionAt(decl.start),
-        variables: scopes[commandIndex] ?? [],
+        declStart,
+        variables,
       });
     }
   });
   return { imports: parsed.imports, holes, declarations, skipped, malformedHoles };
+}
+
+/** The LSP position where token i starts, read off the token stream (no line search). */
+function positionOf(ts: TokenStream, _text: string, i: number): Range["start"] {
+  return { line: ts.lines[i] ?? 0, character: ts.cols[i] ?? 0 };
+}
+
+/** The LSP position where token i ends; a token spanning lines (a string) is measured from its last newline. */
+function endPositionOf(ts: TokenStream, text: string, i: number): Range["start"] {
+  const start = ts.starts[i] ?? 0;
+  const end = ts.ends[i] ?? start;
+  const newline = text.lastIndexOf("\n", end - 1);
+  if (newline < start) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
+  let line = ts.lines[i] ?? 0;
+  for (let k = text.indexOf("\n", start); k !== -1 && k < end; k = text.indexOf("\n", k + 1)) line++;
+  return { line, character: end - newline - 1 };
 }
 
 function isComment(kind: number | undefined): boolean {
@@ -176,6 +197,23 @@ function findToken(starts: Int32Array, offset: number, from: number, to: number)
 function findLastToken(ends: Int32Array, offset: number, from: number, to: number): number {
   for (let i = to; i >= from; i--) if ((ends[i] ?? 0) <= offset) return i;
   return from;
+}
+
+/**
+ * `isWholeSequence` over the file's own tokens (no re-lexing): the span's brackets balance, nothing after
+ * its first line starts left of its column, and it does not end in an unterminated comment or string.
+ */
+function isWholeSpan(ts: TokenStream, first: number, last: number): boolean {
+  if (ts.unterminated && last === ts.count - 1) return false; // The file ends inside this span's last token.
+  const indent = ts.cols[first] ?? 0;
+  let depth = 0;
+  for (let i = first; i <= last; i++) {
+    if (isComment(ts.kinds[i])) continue;
+    if (i > first && ts.lineFirst[i] === 1 && (ts.cols[i] ?? 0) < indent) return false;
+    depth += bracketDelta(ts, i);
+    if (depth < 0) return false;
+  }
+  return depth === 0;
 }
 
 /** Whether a middle is a whole tactic sequence at `indent`: balanced, terminated, nothing left of the column. */

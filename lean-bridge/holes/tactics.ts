@@ -5,7 +5,7 @@
  * `by` (a `have`'s proof, a `calc` step's proof), and after `=>` of `case`, `next` and the alternatives of
  * `induction`/`cases`/`match`.
  */
-import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
+import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "../lean/lexer";
 
 export interface TacticStep {
   /** Token indices of the step's first and last code tokens. */
@@ -88,7 +88,7 @@ export function readBlock(
       const lineFirst = ts.lineFirst[i] === 1;
       const col = ts.cols[i] ?? 0;
       if (depth === 0 && lineFirst && col < column) break;
-      if (depth === 0 && stopAtBar && tokenText(ts, i) === "|" && tokenText(ts, stepFirst) !== "first") break;
+      if (depth === 0 && stopAtBar && tokenIs(ts, i, "|") && !tokenIs(ts, stepFirst, "first")) break;
       if (depth === 0 && lineFirst && col === column && !CONTINUATIONS.has(tokenText(ts, i))) {
         steps.push({ first: stepFirst, last: lastCode, nested: [] });
         stepFirst = i;
@@ -122,13 +122,13 @@ function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number
   let depth = 0;
   for (; i <= step.last; i++) {
     if (!isCode(ts, i)) continue;
-    const word = tokenText(ts, i);
-    const opensBlock =
-      (word === "by" && ts.kinds[i] === TokenKind.Ident) || (arrows && depth === 0 && word === "=>");
-    if (opensBlock) {
+    const kind = ts.kinds[i];
+    const isBy = kind === TokenKind.Ident && tokenIs(ts, i, "by");
+    const isArrow = !isBy && arrows && depth === 0 && kind === TokenKind.Symbol && tokenIs(ts, i, "=>");
+    if (isBy || isArrow) {
       const j = nextCode(ts, i + 1, step.last);
       if (j > step.last) break;
-      const block = readBlock(ts, j, step.last, word === "=>", budget);
+      const block = readBlock(ts, j, step.last, isArrow, budget);
       blocks.push(block);
       i = block.last;
       continue;

@@ -79,6 +79,9 @@ const OTHER_COMMANDS = new Set([
   "#guard",
 ]);
 
+/** The open namespaces and sections, with their dotted namespace prefix kept current. */
+type Scopes = { kind: "namespace" | "section"; name: string }[] & { prefix: string };
+
 export type BodyKind = "tactic" | "term" | "equations" | "where" | "none";
 
 export interface Declaration {
@@ -169,7 +172,7 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
   for (let i = 0; i < ts.count; i++) if (isCommandStart(ts, i) || isHashCommand(ts, i)) starts.push(i);
   // Anything before the first command start (header comments) is not a command.
   const commands: Command[] = [];
-  const scopes: { kind: "namespace" | "section"; name: string }[] = [];
+  const scopes: Scopes = Object.assign([], { prefix: "" });
   const imports: string[] = [];
   let headerEnd = 0;
   let pendingIn = -1;
@@ -248,29 +251,30 @@ function readCommand(
   ts: TokenStream,
   first: number,
   last: number,
-  scopes: { kind: "namespace" | "section"; name: string }[],
+  scopes: Scopes,
   keywordFrom: number,
 ): Command {
   const k = Math.min(firstKeywordIndex(ts, keywordFrom, last), last);
   const keyword = wordAt(ts, k) === "#" ? "#" + wordAt(ts, k + 1) : wordAt(ts, k);
   const start = ts.starts[first] ?? 0;
   const end = ts.ends[last] ?? 0;
-  const base = { start, end, firstToken: first, lastToken: last, keyword };
   if (keyword === "namespace" || keyword === "section") {
     const name = k + 1 <= last ? wordAt(ts, k + 1) : "";
     scopes.push({ kind: keyword, name });
+    scopes.prefix = namespacePrefix(scopes);
   } else if (keyword === "end") {
     scopes.pop();
-  } else if (keyword === "mutual") {
-    // Declarations inside `mutual … end` are rare in proofs; the block is left whole.
+    scopes.prefix = namespacePrefix(scopes);
   }
-  if (!DECLARATION_KEYWORDS.has(keyword)) return { kind: "other", ...base };
+  if (!DECLARATION_KEYWORDS.has(keyword))
+    return { kind: "other", start, end, firstToken: first, lastToken: last, keyword };
   const modifiers: string[] = [];
   for (let i = first; i < k; i++) if (MODIFIERS.has(wordAt(ts, i))) modifiers.push(wordAt(ts, i));
   const declaration = readDeclaration(ts, first, last, k, keyword, modifiers, scopes);
-  return { kind: "declaration", ...base, declaration };
+  return { kind: "declaration", start, end, firstToken: first, lastToken: last, keyword, declaration };
 }
 
+/** The enclosing namespaces joined by dots. */
 function namespacePrefix(scopes: { kind: "namespace" | "section"; name: string }[]): string {
   return scopes
     .filter((s) => s.kind === "namespace" && s.name)
@@ -285,7 +289,7 @@ function readDeclaration(
   k: number,
   keyword: string,
   modifiers: string[],
-  scopes: { kind: "namespace" | "section"; name: string }[],
+  scopes: Scopes,
 ): Declaration {
   let i = nextCode(ts, k + 1, last + 1);
   let name: string | undefined;
@@ -320,7 +324,7 @@ function readDeclaration(
   }
   let fullName: string | undefined;
   if (name !== undefined) {
-    const prefix = namespacePrefix(scopes);
+    const prefix = scopes.prefix;
     fullName = name.startsWith("_root_.") ? name.slice(7) : prefix ? `${prefix}.${name}` : name;
   }
   // Find the top-level `:=`, `|` (equations) or `where`.

@@ -28,6 +28,8 @@ export interface TokenStream {
   readonly ends: Int32Array;
   /** UTF-16 column of the token's first character. */
   readonly cols: Int32Array;
+  /** 0-based line of the token's first character. */
+  readonly lines: Int32Array;
   /** 1 when the token is the first non-blank thing on its line. */
   readonly lineFirst: Uint8Array;
   /** True when the text ends inside a comment or string: a sign that the text is cut mid-token. */
@@ -36,6 +38,12 @@ export interface TokenStream {
 
 export function tokenText(ts: TokenStream, i: number): string {
   return ts.text.slice(ts.starts[i], ts.ends[i]);
+}
+
+/** Whether token i's text is `word`, without allocating a string. */
+export function tokenIs(ts: TokenStream, i: number, word: string): boolean {
+  const start = ts.starts[i] ?? 0;
+  return (ts.ends[i] ?? 0) - start === word.length && ts.text.startsWith(word, start);
 }
 
 export function isCommentKind(kind: number): boolean {
@@ -74,6 +82,9 @@ export function isIdRest(c: number): boolean {
   return isIdStart(c) || isDigit(c) || c === 39 || c === 33 || c === 63 || isSubscriptAlnum(c);
 }
 
+const ASCII_ID_REST = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_ID_REST[c] = isIdRest(c) ? 1 : 0;
+
 function codePointAt(text: string, i: number): number {
   return text.codePointAt(i) ?? 0;
 }
@@ -92,18 +103,30 @@ for (const sym of [...MULTI_SYMBOLS].sort((a, b) => b.length - a.length)) {
 }
 
 class Lexer {
-  kinds = new Uint8Array(256);
-  starts = new Int32Array(256);
-  ends = new Int32Array(256);
-  cols = new Int32Array(256);
-  lineFirst = new Uint8Array(256);
+  kinds: Uint8Array;
+  starts: Int32Array;
+  ends: Int32Array;
+  cols: Int32Array;
+  lines: Int32Array;
+  lineFirst: Uint8Array;
   count = 0;
   unterminated = false;
+  /** Set by skipIdent when a «…» part was consumed (it may contain newlines). */
+  private sawGuillemet = false;
   private lineStart = 0;
   private lastLineWithToken = -1;
   private line = 0;
 
-  constructor(readonly text: string) {}
+  constructor(readonly text: string) {
+    // Lean source averages over two characters a token (whitespace included): one allocation usually suffices.
+    const capacity = Math.max(64, text.length >> 1);
+    this.kinds = new Uint8Array(capacity);
+    this.starts = new Int32Array(capacity);
+    this.ends = new Int32Array(capacity);
+    this.cols = new Int32Array(capacity);
+    this.lines = new Int32Array(capacity);
+    this.lineFirst = new Uint8Array(capacity);
+  }
 
   private grow(): void {
     const n = this.kinds.length * 2;
@@ -119,14 +142,18 @@ class Lexer {
     const c = new Int32Array(n);
     c.set(this.cols);
     this.cols = c;
+    const l = new Int32Array(n);
+    l.set(this.lines);
+    this.lines = l;
     const f = new Uint8Array(n);
     f.set(this.lineFirst);
     this.lineFirst = f;
   }
 
-  private push(kind: TokenKind, start: number, end: number, col: number, first: boolean): void {
+  private push(kind: TokenKind, start: number, end: number, col: number, first: boolean, line: number): void {
     if (this.count === this.kinds.length) this.grow();
     const i = this.count++;
+    this.lines[i] = line;
     this.kinds[i] = kind;
     this.starts[i] = start;
     this.ends[i] = end;
@@ -202,13 +229,14 @@ class Lexer {
         }
       }
       if (i <= start) i = start + 1; // Defensive: every token consumes at least one unit.
-      this.push(kind, start, i, col, first);
-      if (
-        kind !== TokenKind.LineComment &&
-        kind !== TokenKind.Ident &&
-        kind !== TokenKind.Number &&
-        kind !== TokenKind.Symbol
-      ) {
+      this.push(kind, start, i, col, first, startLine);
+      // Comments, strings, chars and «guillemet» names may span lines; other tokens never do.
+      const mayWrap =
+        kind === TokenKind.Ident
+          ? this.sawGuillemet
+          : kind !== TokenKind.LineComment && kind !== TokenKind.Number && kind !== TokenKind.Symbol;
+      this.sawGuillemet = false;
+      if (mayWrap) {
         this.countLines(start, i);
         if (this.line !== startLine) this.lastLineWithToken = this.line;
       }
@@ -308,6 +336,7 @@ class Lexer {
     let j = i;
     for (;;) {
       if (text.charCodeAt(j) === 0xab) {
+        this.sawGuillemet = true;
         const close = text.indexOf("»", j + 1);
         j = close === -1 ? n : close + 1;
       } else {
@@ -315,6 +344,13 @@ class Lexer {
         if (!isIdStart(cp)) return j;
         j += width(cp);
         while (j < n) {
+          const c = text.charCodeAt(j);
+          if (c < 128) {
+            // ASCII fast path: most identifier characters are ASCII.
+            if (ASCII_ID_REST[c] === 0) break;
+            j++;
+            continue;
+          }
           const r = codePointAt(text, j);
           if (!isIdRest(r)) break;
           j += width(r);

@@ -3,7 +3,7 @@
  * command line, or the simulator. Resource limits and the sandbox wrap whatever command is chosen.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { basename, delimiter, join, resolve } from "node:path";
 import type { LaunchSpec } from "./leanServer";
 
 export interface Limits {
@@ -65,21 +65,24 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
-/** The command that runs this very program's `simulator` subcommand (bundled or from source). */
+/** The command that runs the `simulator` subcommand: this very program when it is the bundled CLI. */
 export function simulatorCommand(): string[] {
   const self = typeof __filename === "string" ? __filename : "";
-  if (self.endsWith(".js")) return [process.execPath, self, "simulator"];
-  const root = findPackageRoot(self);
-  const bundled = join(root, "dist", "cli.js");
+  if (basename(self) === "cli.js") return [process.execPath, self, "simulator"];
+  const root = packageRoot(self);
   const source = join(root, "lean-bridge", "cli", "main.ts");
-  if (existsSync(source)) return [process.execPath, "--import", "tsx", source, "simulator"];
-  return [process.execPath, bundled, "simulator"];
+  const bundled = join(root, "dist", "cli.js");
+  // Run from TypeScript sources (tests) through tsx; from any other bundle, through the built CLI.
+  if (self.endsWith(".ts") && existsSync(source))
+    return [process.execPath, "--import", "tsx", source, "simulator"];
+  return [process.execPath, existsSync(bundled) ? bundled : source, "simulator"];
 }
 
-function findPackageRoot(from: string): string {
+/** The folder holding this package's package.json, searched upwards from `from`. */
+export function packageRoot(from: string): string {
   let dir = resolve(from, "..");
   for (let k = 0; k < 8; k++) {
-    if (existsSync(join(dir, "package.json"))) return dir;
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "lean-bridge"))) return dir;
     dir = resolve(dir, "..");
   }
   return process.cwd();

@@ -74,3 +74,17 @@ test("unterminated comments and strings run to the end and are flagged", () => {
     assert.equal(ts.ends[ts.count - 1], text.length);
   }
 });
+
+test("lines and columns stay right after tokens that span lines (comments, strings, «names»)", () => {
+  const ts = lex('/- a\nb -/ x\n"s\nt" y\n«p\nq» z');
+  const at = (s: string) =>
+    Array.from({ length: ts.count }, (_, i) => i).find((i) => tokenText(ts, i) === s)!;
+  for (const [word, line, col] of [
+    ["x", 1, 5],
+    ["y", 3, 3],
+    ["z", 5, 3],
+  ] as const) {
+    assert.equal(ts.lines[at(word)], line, word);
+    assert.equal(ts.cols[at(word)], col, word);
+  }
+});
