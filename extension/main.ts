@@ -1,6 +1,14 @@
-/** Extension entry point; commands are registered in commands.ts. */
-import type * as vscode from "vscode";
+/** Extension entry point: every command is listed once here. */
+import * as vscode from "vscode";
+import { exportWorkspaceAsDataset } from "./exportCommand";
 
-export function activate(_context: vscode.ExtensionContext): void {}
+const COMMANDS: Record<string, () => Promise<void>> = {
+  "fimRlvr.exportDataset": exportWorkspaceAsDataset,
+};
+
+export function activate(context: vscode.ExtensionContext): void {
+  for (const [id, run] of Object.entries(COMMANDS))
+    context.subscriptions.push(vscode.commands.registerCommand(id, run));
+}
 
 export function deactivate(): void {}

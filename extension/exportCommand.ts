@@ -1,0 +1,87 @@
+/** The VS Code side of the export command: pickers, a cancellable progress notification, the summary. */
+import * as vscode from "vscode";
+import { runExportFlow, type ExportUi } from "./exportFlow";
+
+function vscodeUi(): ExportUi {
+  return {
+    async pickWorkspace() {
+      const folders = vscode.workspace.workspaceFolders ?? [];
+      if (folders.length === 1) return folders[0]!.uri.fsPath;
+      if (folders.length > 1) {
+        const pick = await vscode.window.showQuickPick(
+          folders.map((f) => ({ label: f.name, description: f.uri.fsPath })),
+          { title: "FIM-RLVR: which Lean workspace?", placeHolder: "Pick the folder to mine" },
+        );
+        return pick?.description;
+      }
+      const chosen = await vscode.window.showOpenDialog({
+        canSelectFolders: true,
+        canSelectFiles: false,
+        openLabel: "Mine this workspace",
+      });
+      return chosen?.[0]?.fsPath;
+    },
+    async pickOutput(suggested) {
+      const pick = await vscode.window.showQuickPick(
+        [
+          { label: "$(folder) Default output folder", description: suggested, value: suggested },
+          { label: "$(folder-opened) Choose another folder…", description: "", value: "" },
+        ],
+        { title: "FIM-RLVR: where should the dataset go?" },
+      );
+      if (!pick) return undefined;
+      if (pick.value) return pick.value;
+      const chosen = await vscode.window.showOpenDialog({
+        canSelectFolders: true,
+        canSelectFiles: false,
+        openLabel: "Write the dataset here",
+      });
+      return chosen?.[0]?.fsPath;
+    },
+    withProgress(title, task) {
+      return Promise.resolve(
+        vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+          async (progress, token) => {
+            const abort = new AbortController();
+            token.onCancellationRequested(() => abort.abort());
+            let reported = 0;
+            return task((message, fraction) => {
+              const increment = Math.max(0, fraction * 100 - reported);
+              reported += increment;
+              progress.report({ message, increment });
+            }, abort.signal);
+          },
+        ),
+      );
+    },
+    async info(message, ...actions) {
+      return vscode.window.showInformationMessage(message, ...actions);
+    },
+    error(message) {
+      void vscode.window.showErrorMessage(message);
+    },
+    async openFile(path) {
+      await vscode.commands
+        .executeCommand("markdown.showPreview", vscode.Uri.file(path))
+        .then(undefined, async () => {
+          await vscode.window.showTextDocument(vscode.Uri.file(path));
+        });
+    },
+  };
+}
+
+export async function exportWorkspaceAsDataset(): Promise<void> {
+  try {
+    await runExportFlow(vscodeUi());
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const copy = "Copy Details";
+    const choice = await vscode.window.showErrorMessage(
+      `FIM-RLVR export hit an internal error: ${message}. Please report it with the details.`,
+      copy,
+    );
+    if (choice === copy)
+      await vscode.env.clipboard.writeText(error instanceof Error ? (error.stack ?? message) : message);
+  }
+}

@@ -1,0 +1,79 @@
+/** `fim-rlvr export` as later checks call it (issue #3's contract). */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EXAMPLE, REPO } from "../helpers";
+
+const CLI = join(REPO, "dist", "cli.js");
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 120_000 });
+
+test("export --verify --simulator with views writes the contract files and a summary", () => {
+  const out = join(mkdtempSync(join(tmpdir(), "fim-cli-export-")), "ds");
+  const r = run([
+    "export",
+    EXAMPLE,
+    "--out",
+    out,
+    "--kinds",
+    "proof,block",
+    "--verify",
+    "--simulator",
+    "--seed",
+    "5",
+    "--max-middle-chars",
+    "200",
+    "--format",
+    "native,lean-grpo,fim-text",
+    "--fim-tokens",
+    "starcoder",
+  ]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(readdirSync(out).sort(), [
+    "README.md",
+    "files.jsonl",
+    "fim-text.jsonl",
+    "lean-grpo.jsonl",
+    "report.json",
+    "tasks.jsonl",
+  ]);
+  const tasks = readFileSync(join(out, "tasks.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { kind: string; middle: string });
+  assert.ok(tasks.every((t) => (t.kind === "proof" || t.kind === "block") && t.middle.length <= 200));
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+    seed: number;
+    verification: { verifier: string; kept: number };
+  };
+  assert.equal(report.seed, 5);
+  assert.match(report.verification.verifier, /simulator/);
+  assert.equal(report.verification.kept, tasks.length);
+  assert.match(readFileSync(join(out, "fim-text.jsonl"), "utf8"), /<fim_prefix>/);
+  assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 8 files/);
+  assert.match(r.stderr, /verified by simulator/);
+});
+
+test("export usage errors exit 2 with what to fix", () => {
+  const cases: [string[], RegExp][] = [
+    [["export", "--out", "/tmp/x"], /give the workspace folder/],
+    [["export", EXAMPLE], /--out DIR is required/],
+    [["export", EXAMPLE, "--out", "/tmp/x", "--kinds", "proof,lemmas"], /unknown kind "lemmas"/],
+    [["export", EXAMPLE, "--out", "/tmp/x", "--format", "fim-text"], /needs --fim-tokens/],
+    [
+      ["export", EXAMPLE, "--out", "/tmp/x", "--format", "fim-text", "--fim-tokens", "custom"],
+      /--fim-prefix/,
+    ],
+    [["export", EXAMPLE, "--out", "/tmp/x", "--simulator"], /add --verify/],
+    [["export", "/nonexistent/ws", "--out", "/tmp/x"], /no such folder/],
+    [["export", EXAMPLE, "--out", join(EXAMPLE, "FimExamples")], /not a dataset written by fim-rlvr/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(args);
+    assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+});
