@@ -1,5 +1,6 @@
 /** Builds a verifier pool from CLI options: which server, limits, slots. */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import { resolve } from "node:path";
 import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
 import { VerifierPool } from "../verify/pool";
@@ -15,6 +16,7 @@ export interface ServerOptions {
   "no-sandbox"?: boolean;
   "sim-decl-ms"?: string;
   "sim-header-ms"?: string;
+  policy?: string;
 }
 
 export const SERVER_OPTION_SPEC = {
@@ -27,7 +29,22 @@ export const SERVER_OPTION_SPEC = {
   "no-sandbox": { type: "boolean" },
   "sim-decl-ms": { type: "string" },
   "sim-header-ms": { type: "string" },
+  policy: { type: "string" },
 } as const;
+
+function loadPolicy(path: string | undefined): CandidatePolicy | undefined {
+  if (!path) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--policy ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const loaded = policyFromFile(raw);
+  if (loaded.kind === "error")
+    throw new UsageError(`--policy ${path}: ${loaded.message} (see docs/POLICY.md)`);
+  return loaded.policy;
+}
 
 export function requireProject(dir: string | undefined, flag = "--project"): string {
   if (!dir)
@@ -58,6 +75,7 @@ export async function openPool(
     cpuSeconds: parsePositiveInt("--cpu-seconds", options["cpu-seconds"], DEFAULT_LIMITS.cpuSeconds),
     sandbox: !options["no-sandbox"] && !options.simulator,
   };
+  const policy = loadPolicy(options.policy);
   const launch = buildLaunch(choice, projectRoot, limits);
   if (launch.kind === "error") throw new UsageError(launch.message);
   const started = await VerifierPool.start({
@@ -67,6 +85,7 @@ export async function openPool(
     timeoutMs: parsePositiveInt("--timeout-ms", options["timeout-ms"], 60_000),
     memoryPerWorkerMb: limits.memoryMb,
     toolchain: readToolchain(projectRoot),
+    ...(policy ? { policy } : {}),
   });
   if (started.kind === "error") {
     const stderr = started.stderr.trim()

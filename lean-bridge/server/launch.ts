@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { LaunchSpec } from "./leanServer";
 
 export interface Limits {
@@ -73,8 +74,10 @@ export function simulatorCommand(): string[] {
   const source = join(root, "lean-bridge", "cli", "main.ts");
   const bundled = join(root, "dist", "cli.js");
   // Run from TypeScript sources (tests) through tsx; from any other bundle, through the built CLI.
-  if (self.endsWith(".ts") && existsSync(source))
-    return [process.execPath, "--import", "tsx", source, "simulator"];
+  // tsx is named by path: `--import tsx` would resolve from the server's cwd, the Lean project.
+  const tsx = join(root, "node_modules", "tsx", "dist", "loader.mjs");
+  if (self.endsWith(".ts") && existsSync(source) && existsSync(tsx))
+    return [process.execPath, "--import", pathToFileURL(tsx).href, source, "simulator"];
   return [process.execPath, existsSync(bundled) ? bundled : source, "simulator"];
 }
 

@@ -100,7 +100,8 @@ function ruleFor(name: string): string {
   if (SORRY_IDENTIFIERS.includes(name)) return "sorry";
   if (ESCAPE_IDENTIFIERS.includes(name)) return "escape";
   if (SEARCH_IDENTIFIERS.includes(name)) return "search-tactic";
-  return "code-execution";
+  if (CODE_EXECUTION_IDENTIFIERS.includes(name)) return "code-execution";
+  return "policy"; // Forbidden by a policy file.
 }
 
 function matchesForbidden(ident: string, forbidden: Set<string>): string | undefined {
@@ -169,4 +170,42 @@ export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFA
   }
   if (depth !== 0) return { kind: "rejected", rule: "escape", reason: "the candidate leaves a bracket open" };
   return { kind: "allowed" };
+}
+
+/** A policy file (`--policy FILE`): changes to the default policy. */
+export interface PolicyFile {
+  /** Identifiers to reject in addition to the defaults. */
+  forbid?: string[];
+  /** Default identifiers to accept after all (e.g. "exact?"). */
+  allow?: string[];
+  maxChars?: number;
+}
+
+export function policyFromFile(
+  raw: unknown,
+): { kind: "ok"; policy: CandidatePolicy } | { kind: "error"; message: string } {
+  const file = raw as PolicyFile | null;
+  if (typeof file !== "object" || file === null || Array.isArray(file))
+    return {
+      kind: "error",
+      message: 'a policy file is a JSON object: {"forbid": [...], "allow": [...], "maxChars": N}',
+    };
+  const strings = (v: unknown) =>
+    v === undefined || (Array.isArray(v) && v.every((x) => typeof x === "string"));
+  if (!strings(file.forbid) || !strings(file.allow))
+    return { kind: "error", message: '"forbid" and "allow" must be lists of identifiers' };
+  if (file.maxChars !== undefined && !(Number.isInteger(file.maxChars) && file.maxChars > 0))
+    return { kind: "error", message: '"maxChars" must be a positive whole number' };
+  const allow = new Set(file.allow ?? []);
+  return {
+    kind: "ok",
+    policy: {
+      forbiddenIdentifiers: [
+        ...DEFAULT_POLICY.forbiddenIdentifiers.filter((i) => !allow.has(i)),
+        ...(file.forbid ?? []),
+      ],
+      forbiddenSymbols: DEFAULT_POLICY.forbiddenSymbols,
+      maxChars: file.maxChars ?? DEFAULT_POLICY.maxChars,
+    },
+  };
 }

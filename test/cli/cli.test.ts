@@ -211,3 +211,46 @@ test("verify-batch keeps order, one verdict per line, bad lines included, progre
   assert.equal(rows[2]!.verdict.rule, "bad-task");
   assert.match(r.stderr, /verify-batch: 6\/6 checked .* verifier: simulator/);
 });
+
+test("--policy changes the candidate policy: forbid more, allow a default back", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fim-policy-"));
+  const policy = join(dir, "policy.json");
+  writeFileSync(policy, JSON.stringify({ forbid: ["omega"], allow: ["exact?"] }));
+  const verdict = (candidate: string) =>
+    JSON.parse(
+      run([
+        "verify",
+        "--project",
+        EXAMPLE,
+        "--file",
+        ARITH,
+        "--hole",
+        holeArg("add_le_add_5"),
+        "--candidate",
+        candidate,
+        "--simulator",
+        "--json",
+        "--policy",
+        policy,
+      ]).stdout,
+    ) as { kind: string; rule?: string };
+  assert.deepEqual([verdict("omega").kind, verdict("omega").rule], ["rejected", "policy"]);
+  assert.equal(verdict("exact?").kind, "failed", "allowed through the policy, then judged by the verifier");
+  writeFileSync(policy, JSON.stringify({ forbid: "omega" }));
+  const bad = run([
+    "verify",
+    "--project",
+    EXAMPLE,
+    "--file",
+    ARITH,
+    "--hole",
+    holeArg("add_le_add_5"),
+    "--candidate",
+    "omega",
+    "--simulator",
+    "--policy",
+    policy,
+  ]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /"forbid" and "allow" must be lists/);
+});
