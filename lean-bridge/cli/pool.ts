@@ -17,6 +17,7 @@ export interface ServerOptions {
   "sim-decl-ms"?: string;
   "sim-header-ms"?: string;
   policy?: string;
+  "memory-budget-mb"?: string;
 }
 
 export const SERVER_OPTION_SPEC = {
@@ -30,6 +31,7 @@ export const SERVER_OPTION_SPEC = {
   "sim-decl-ms": { type: "string" },
   "sim-header-ms": { type: "string" },
   policy: { type: "string" },
+  "memory-budget-mb": { type: "string" },
 } as const;
 
 function loadPolicy(path: string | undefined): CandidatePolicy | undefined {
@@ -83,9 +85,11 @@ export async function openPool(
     launch: launch.spec,
     slots,
     timeoutMs: parsePositiveInt("--timeout-ms", options["timeout-ms"], 60_000),
-    memoryPerWorkerMb: limits.memoryMb,
+    // A simulator document costs almost nothing; Lean's workers cost up to their -M each.
+    memoryPerWorkerMb: options.simulator ? 64 : limits.memoryMb,
     toolchain: readToolchain(projectRoot),
     ...(policy ? { policy } : {}),
+    ...(options["memory-budget-mb"] !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", options["memory-budget-mb"], 0) } : {}),
   });
   if (started.kind === "error") {
     const stderr = started.stderr.trim()
@@ -96,5 +100,11 @@ export async function openPool(
         "Check that the project builds with `lake build`, or pass --simulator for a dry run, or --no-sandbox if bubblewrap is the problem.",
     );
   }
-  return started.pool;
+  const pool = started.pool;
+  if (pool.slotCount < slots)
+    process.stderr.write(
+      `fim-rlvr: using ${pool.slotCount} slot(s) instead of ${slots}: each Lean worker may use ${limits.memoryMb} MB (--memory-mb) ` +
+        `and all of them together ${pool.memoryBudgetMb} MB (--memory-budget-mb)\n`,
+    );
+  return pool;
 }

@@ -17,6 +17,7 @@ Holes are LSP positions: 0-based line, character counted in UTF-16 code units.
 Without --server or --simulator, Lean is started with \`lake serve\` from PATH.
 The simulator is a stand-in for Lean (dry run); verdicts always name the verifier that made them.
 Common options: --oracle FILE (simulator alternatives), --memory-mb N (Lean -M per worker),
+  --memory-budget-mb N (all workers together; limits the slots; default 3/4 of RAM),
   --cpu-seconds N (CPU limit), --no-sandbox (do not use bubblewrap), --reward binary|partial,
   --policy FILE (candidate policy changes: {"forbid": [...], "allow": [...], "maxChars": N}).`;
 

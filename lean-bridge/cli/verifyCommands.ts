@@ -159,7 +159,7 @@ export async function verifyBatchCommand(argv: string[]): Promise<number> {
     if (!force && now - lastReport < 1000) return;
     lastReport = now;
     const rate = done / Math.max(0.001, (now - started) / 1000);
-    const summary = [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
+    const summary = [...counts].map(([k, n]) => `${k} ${n}`).join(", ") || "nothing checked yet";
     process.stderr.write(
       `verify-batch: ${done}/${parsed.length} checked (${rate.toFixed(1)}/s) — ${summary} — verifier: ${pool.identity.label}\n`,
     );

@@ -124,6 +124,11 @@ export class VerifierPool {
     return new VerifierPool(server, options, Math.max(1, options.slots));
   }
 
+  /** Memory all Lean workers together may use (MB). */
+  get memoryBudgetMb(): number {
+    return this.options.memoryBudgetMb ?? 0;
+  }
+
   get slotCount(): number {
     return this.slots.length;
   }
