@@ -89,7 +89,9 @@ export async function openPool(
     memoryPerWorkerMb: options.simulator ? 64 : limits.memoryMb,
     toolchain: readToolchain(projectRoot),
     ...(policy ? { policy } : {}),
-    ...(options["memory-budget-mb"] !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", options["memory-budget-mb"], 0) } : {}),
+    ...(options["memory-budget-mb"] !== undefined
+      ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", options["memory-budget-mb"], 0) }
+      : {}),
   });
   if (started.kind === "error") {
     const stderr = started.stderr.trim()

@@ -24,6 +24,8 @@ Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \
 
 ## Tasks per kind and split
 
+![Tasks per kind, by split](summary.svg)
+
 | kind | tasks |
 | --- | --- |
 ${kinds.map(([k, n]) => `| ${k} | ${n} |`).join("\n")}
@@ -41,7 +43,7 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
   the file: 0-based lines, UTF-16 characters), \`middle\`, \`indent\`, \`imports\`, \`split\`, \`statement\`,
   \`prefix\`/\`suffix\` (the declaration's text around the hole), \`declStart\`, \`variables\`, \`offsets\`.
 - \`files.jsonl\`: \`{file, sha256, text}\` per source file (the file text before \`declStart\` is a task's context).
-- \`report.json\`: counts, skipped files and declarations with reasons, time taken.
+- \`report.json\`: counts, skipped files and declarations with reasons, time taken; \`summary.svg\`: the chart above.
 ${report.views.length ? report.views.map((v) => `- \`${v}\``).join("\n") + "\n" : ""}
 ## Loading
 

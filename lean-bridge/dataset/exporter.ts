@@ -9,6 +9,7 @@ import { readToolchain } from "../server/launch";
 import type { VerifierPool } from "../verify/pool";
 import { StagingDir } from "./atomicDir";
 import { datasetCard } from "./card";
+import { kindSplitChart } from "./chart";
 import { fileRecord, taskRecord, type FileRecord, type TaskRecord } from "./records";
 import { SPLIT_FRACTIONS } from "./split";
 import { fimText, leanGrpo, type FimTokens } from "./views";
@@ -52,7 +53,12 @@ export interface ExportReport {
     tooLongDropped: number;
     /** Spans that were not whole tactic sequences (broken source). */
     malformedDropped: number;
-    kept: { total: number; byKind: Record<string, number>; bySplit: Record<string, number> };
+    kept: {
+      total: number;
+      byKind: Record<string, number>;
+      bySplit: Record<string, number>;
+      byKindAndSplit: Record<string, Record<string, number>>;
+    };
   };
   verification?: {
     verifier: string;
@@ -168,9 +174,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     if (cancelled()) return { kind: "cancelled" };
     const byKind: Record<string, number> = {};
     const bySplit: Record<string, number> = { train: 0, validation: 0, test: 0 };
+    const byKindAndSplit: Record<string, Record<string, number>> = {};
     for (const t of tasks) {
       count(byKind, t.kind);
       count(bySplit, t.split);
+      count((byKindAndSplit[t.kind] ??= {}), t.split);
     }
     const views: string[] = [];
     const textOf = new Map(files.map((f) => [f.file, f.text]));
@@ -205,13 +213,17 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
         duplicatesDropped,
         tooLongDropped,
         malformedDropped,
-        kept: { total: tasks.length, byKind, bySplit },
+        kept: { total: tasks.length, byKind, bySplit, byKindAndSplit },
       },
       ...(verification ? { verification } : {}),
       views,
       timeMs: Math.round(performance.now() - started),
     };
     staging.write("report.json", JSON.stringify(report, null, 2) + "\n");
+    staging.write(
+      "summary.svg",
+      kindSplitChart(byKindAndSplit, `${tasks.length} tasks from ${report.workspaceName}`),
+    );
     staging.write("README.md", datasetCard(report));
     if (cancelled()) return { kind: "cancelled" };
     staging.commit();

@@ -38,6 +38,7 @@ test("export --verify --simulator with views writes the contract files and a sum
     "fim-text.jsonl",
     "lean-grpo.jsonl",
     "report.json",
+    "summary.svg",
     "tasks.jsonl",
   ]);
   const tasks = readFileSync(join(out, "tasks.jsonl"), "utf8")

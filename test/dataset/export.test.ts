@@ -40,7 +40,13 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   const r2 = await exportDataset(options(b));
   assert.equal(r1.kind, "ok");
   assert.equal(r2.kind, "ok");
-  assert.deepEqual(readdirSync(a).sort(), ["README.md", "files.jsonl", "report.json", "tasks.jsonl"]);
+  assert.deepEqual(readdirSync(a).sort(), [
+    "README.md",
+    "files.jsonl",
+    "report.json",
+    "summary.svg",
+    "tasks.jsonl",
+  ]);
   assert.equal(readFileSync(join(a, "tasks.jsonl"), "utf8"), readFileSync(join(b, "tasks.jsonl"), "utf8"));
   const tasks = tasksOf(a);
   assert.ok(tasks.length > 500);
