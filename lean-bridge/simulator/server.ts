@@ -25,7 +25,7 @@ import {
 } from "../protocol/lsp";
 import { applyChanges } from "../text/edits";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
-import { goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
+import { SIMULATOR_SOURCE, goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
 import { ReferenceIndex, type OracleFile } from "./reference";
 
 export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
@@ -38,7 +38,7 @@ export interface SimulatorOptions {
   headerMs?: number;
   /** Time to elaborate one declaration (ms). */
   declMs?: number;
-  /** Honour `sim:crash`, `sim:hang`, `sim:exit`, `sim:malformed` markers in comments (tests only). */
+  /** Honour `sim:crash`, `sim:hang`, `sim:exit`, `sim:malformed`, `sim:throw` markers in comments (tests only). */
   faults?: boolean;
   /** Called instead of exiting the process (in-process use). */
   onExit?: (code: number) => void;
@@ -204,7 +204,7 @@ export class Simulator {
       waiters: [],
     };
     this.docs.set(uri, doc);
-    void this.process(doc, 0);
+    this.processSafely(doc, 0);
   }
 
   private didChange(params: DidChangeTextDocumentParams): void {
@@ -228,7 +228,29 @@ export class Simulator {
       doc.workerStarted = false;
       firstChange = 0;
     }
-    void this.process(doc, firstChange);
+    this.processSafely(doc, firstChange);
+  }
+
+  /**
+   * A simulator bug must not leave clients waiting forever: it becomes an error diagnostic (saying it is the
+   * simulator's fault) and the version is marked done.
+   */
+  private processSafely(doc: SimDocument, firstChange: number): void {
+    this.process(doc, firstChange).catch((error: unknown) => {
+      const version = doc.version;
+      const message = `simulator internal error (not a Lean error): ${error instanceof Error ? error.message : String(error)}`;
+      // Reported on every command that was being processed, as an elaboration error would be.
+      const index = new LineIndex(doc.text);
+      const affected = doc.file.commands.filter((c) => c.end >= firstChange);
+      const diagnostics = affected.map((c) => {
+        const range = index.rangeAt(c.start, Math.min(c.end, c.start + 1));
+        return { source: SIMULATOR_SOURCE, severity: 1 as const, range, fullRange: range, message };
+      });
+      this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing: [] });
+      this.publish(doc, version, diagnostics, false);
+      doc.doneVersion = version;
+      for (const w of doc.waiters.splice(0)) this.reply(w.id, {});
+    });
   }
 
   private didClose(params: DidCloseTextDocumentParams): void {
@@ -319,8 +341,9 @@ export class Simulator {
     const index = new LineIndex(doc.text);
     this.progress(doc, version, from, index);
     const fault = this.options.faults
-      ? /sim:(crash|hang|exit|malformed)/.exec(doc.text.slice(from))?.[1]
+      ? /sim:(crash|hang|exit|malformed|throw)/.exec(doc.text.slice(from))?.[1]
       : undefined;
+    if (fault === "throw") throw new Error("fault injected by sim:throw");
     if (fault === "exit") return this.exit(3);
     if (fault === "malformed") this.write("Content-Length: 12\r\n\r\n{not json!!}");
     if (!doc.workerStarted) {

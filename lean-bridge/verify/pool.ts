@@ -181,45 +181,56 @@ export class VerifierPool {
   private async check(doc: CheckDocument): Promise<CheckOutcome> {
     const slot = await this.acquire(doc);
     try {
-      if (!(await this.ensureServer()))
-        return { kind: "crashed", reason: "the Lean server could not be restarted", diagnostics: [] };
-      this.stats.checks++;
-      const server = this.server;
-      let version: number;
-      if (slot.text === undefined || !server.isOpen(slot.uri)) {
-        version = await server.open(slot.uri, doc.text);
-      } else {
-        const change = incrementalChange(slot.text, doc.text);
-        version = change ? await server.change(slot.uri, [change]) : slot.version;
-      }
-      slot.text = doc.text;
-      slot.version = version;
-      const result = await server.waitForDiagnostics(slot.uri, version, this.options.timeoutMs);
-      switch (result.kind) {
-        case "ready": {
-          const classified = classify(
-            doc,
-            result.diagnostics,
-            result.fatal,
-            this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
-          );
-          return classified;
-        }
-        case "timeout":
-          this.stats.timeouts++;
-          await this.recycle(slot);
-          return { kind: "timeout", timeoutMs: this.options.timeoutMs, diagnostics: [] };
-        case "crashed":
-          this.stats.crashes++;
-          await this.recycle(slot);
-          return { kind: "crashed", reason: result.reason, diagnostics: [] };
-        case "closed":
-          this.stats.crashes++;
-          this.forgetAllSlots();
-          return { kind: "crashed", reason: `${result.reason}${tail(server.stderr)}`, diagnostics: [] };
-      }
+      return await this.checkOn(slot, doc);
+    } catch (error) {
+      // The connection broke under us (the server died between two messages): a crash, not a thrown error.
+      this.stats.crashes++;
+      this.forgetAllSlots();
+      return {
+        kind: "crashed",
+        reason: `lost the connection to the server: ${error instanceof Error ? error.message : String(error)}${tail(this.server.stderr)}`,
+        diagnostics: [],
+      };
     } finally {
       this.release(slot);
+    }
+  }
+
+  private async checkOn(slot: Slot, doc: CheckDocument): Promise<CheckOutcome> {
+    if (!(await this.ensureServer()))
+      return { kind: "crashed", reason: "the Lean server could not be restarted", diagnostics: [] };
+    this.stats.checks++;
+    const server = this.server;
+    let version: number;
+    if (slot.text === undefined || !server.isOpen(slot.uri)) {
+      version = await server.open(slot.uri, doc.text);
+    } else {
+      const change = incrementalChange(slot.text, doc.text);
+      version = change ? await server.change(slot.uri, [change]) : slot.version;
+    }
+    slot.text = doc.text;
+    slot.version = version;
+    const result = await server.waitForDiagnostics(slot.uri, version, this.options.timeoutMs);
+    switch (result.kind) {
+      case "ready":
+        return classify(
+          doc,
+          result.diagnostics,
+          result.fatal,
+          this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+        );
+      case "timeout":
+        this.stats.timeouts++;
+        await this.recycle(slot);
+        return { kind: "timeout", timeoutMs: this.options.timeoutMs, diagnostics: [] };
+      case "crashed":
+        this.stats.crashes++;
+        await this.recycle(slot);
+        return { kind: "crashed", reason: result.reason, diagnostics: [] };
+      case "closed":
+        this.stats.crashes++;
+        this.forgetAllSlots();
+        return { kind: "crashed", reason: `${result.reason}${tail(server.stderr)}`, diagnostics: [] };
     }
   }
 

@@ -80,6 +80,18 @@ test("a malformed message from the server is reported, not fatal", async () => {
   }
 });
 
+test("a bug inside the simulator becomes a failed verdict that says so, and the pool goes on", async () => {
+  const p = await pool(1);
+  try {
+    const v = await p.verify(task("add_le_add_10"), "omega -- sim:throw");
+    assert.equal(v.kind, "failed");
+    if (v.kind === "failed") assert.match(v.reason, /simulator internal error \(not a Lean error\)/);
+    assert.equal((await p.verify(task("add_le_add_10"), "omega")).kind, "proved");
+  } finally {
+    await p.stop();
+  }
+});
+
 test("stop() kills the server's whole process group, grandchildren included", async () => {
   // Like Lean's file workers, a `sleep` started by the server lives in its process group.
   const sim = simulatorCommand()
