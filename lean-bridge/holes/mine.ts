@@ -10,7 +10,7 @@
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
 import type { Range } from "../protocol/lsp";
-import { readBlock, type TacticBlock } from "./tactics";
+import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
 
 export type HoleKind = "proof" | "steps" | "block" | "tactic";
 export const HOLE_KINDS: readonly HoleKind[] = ["proof", "steps", "block", "tactic"];
@@ -110,17 +110,33 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
       return;
     }
     const top = readBlock(ts, first, lastToken);
-    const spans: { kind: HoleKind; first: number; last: number }[] = [
-      { kind: "proof", first: top.first, last: top.last },
+    // A span is a whole tactic sequence exactly when each of its steps is (balanced, nothing left of the
+    // block's column): checked once per step, not once per span that contains it.
+    const stepWhole = new Map<TacticStep, boolean>();
+    const isWhole = (step: TacticStep) => {
+      let ok = stepWhole.get(step);
+      if (ok === undefined) stepWhole.set(step, (ok = isWholeSpan(ts, step.first, step.last)));
+      return ok;
+    };
+    const allWhole = (steps: TacticStep[]) => steps.every(isWhole);
+    const spans: { kind: HoleKind; first: number; last: number; whole: boolean }[] = [
+      { kind: "proof", first: top.first, last: top.last, whole: allWhole(top.steps) },
     ];
     const n = top.steps.length;
     for (let a = 0; a < n; a++)
       for (let len = 2; len <= Math.min(4, n - 1) && a + len <= n; len++)
-        spans.push({ kind: "steps", first: top.steps[a]!.first, last: top.steps[a + len - 1]!.last });
+        spans.push({
+          kind: "steps",
+          first: top.steps[a]!.first,
+          last: top.steps[a + len - 1]!.last,
+          whole: allWhole(top.steps.slice(a, a + len)),
+        });
     const visit = (block: TacticBlock, isTop: boolean) => {
-      if (!isTop) spans.push({ kind: "block", first: block.first, last: block.last });
+      if (!isTop)
+        spans.push({ kind: "block", first: block.first, last: block.last, whole: allWhole(block.steps) });
       for (const step of block.steps) {
-        if (block.steps.length > 1) spans.push({ kind: "tactic", first: step.first, last: step.last });
+        if (block.steps.length > 1)
+          spans.push({ kind: "tactic", first: step.first, last: step.last, whole: isWhole(step) });
         for (const nested of step.nested) visit(nested, false);
       }
     };
@@ -136,7 +152,7 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
       if (end <= start) continue;
       const key = span.first * 67_108_864 + span.last;
       // Only whole tactic sequences become holes; broken source (unterminated strings, stray brackets) does not.
-      if (!seen.has(key) && !isWholeSpan(ts, span.first, span.last)) {
+      if (!seen.has(key) && !span.whole) {
         malformedHoles++;
         seen.set(key, -1);
         continue;

@@ -4,7 +4,7 @@
  * equations or a `where` structure. Lean itself ends a command where the next command keyword begins; like
  * every Lean tool that works on text, we take a command keyword at column 0 as that boundary.
  */
-import { TokenKind, bracketDelta, isCommentKind, lex, tokenText, type TokenStream } from "./lexer";
+import { TokenKind, bracketDelta, isCommentKind, lex, tokenIs, tokenText, type TokenStream } from "./lexer";
 
 const DECLARATION_KEYWORDS = new Set([
   "theorem",
@@ -332,19 +332,20 @@ function readDeclaration(
   let assign = -1;
   let bodyKind: BodyKind = "none";
   for (; i <= last; i++) {
-    if (isCommentKind(ts.kinds[i] ?? 0)) continue;
+    const kind = ts.kinds[i] ?? 0;
+    if (isCommentKind(kind)) continue;
     depth += bracketDelta(ts, i);
     if (depth !== 0) continue;
-    const word = tokenText(ts, i);
-    if (word === ":=") {
+    // Token checks without allocating strings: this loop runs over every token of every statement.
+    if (kind === TokenKind.Symbol && tokenIs(ts, i, ":=")) {
       assign = i;
       break;
     }
-    if (word === "|" && ts.lineFirst[i] === 1) {
+    if (kind === TokenKind.Symbol && ts.lineFirst[i] === 1 && tokenIs(ts, i, "|")) {
       bodyKind = "equations";
       break;
     }
-    if (word === "where") {
+    if (kind === TokenKind.Ident && tokenIs(ts, i, "where")) {
       bodyKind = "where";
       break;
     }
@@ -378,12 +379,9 @@ function readDeclaration(
   depth = 0;
   for (let j = b + 1; j <= last; j++) {
     depth += bracketDelta(ts, j);
+    if (depth !== 0 || ts.lineFirst[j] !== 1 || ts.kinds[j] !== TokenKind.Ident) continue;
     const word = tokenText(ts, j);
-    if (
-      depth === 0 &&
-      ts.lineFirst[j] === 1 &&
-      (word === "termination_by" || word === "decreasing_by" || word === "where")
-    ) {
+    if (word === "termination_by" || word === "decreasing_by" || word === "where") {
       end = prevCode(ts, j - 1, b);
       declaration.bodyKind = word === "where" ? "where" : "tactic";
       break;
@@ -391,13 +389,4 @@ function readDeclaration(
   }
   declaration.byEnd = ts.ends[end] ?? declaration.end;
   return declaration;
-}
-
-/** The declaration whose tactic body contains the range [start, end), if any. */
-export function declarationContaining(file: ParsedFile, start: number, end: number): Declaration | undefined {
-  for (const command of file.commands) {
-    const d = command.declaration;
-    if (d && d.start <= start && end <= d.end) return d;
-  }
-  return undefined;
 }

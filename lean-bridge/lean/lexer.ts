@@ -83,7 +83,11 @@ export function isIdRest(c: number): boolean {
 }
 
 const ASCII_ID_REST = new Uint8Array(128);
-for (let c = 0; c < 128; c++) ASCII_ID_REST[c] = isIdRest(c) ? 1 : 0;
+const ASCII_ID_START = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  ASCII_ID_REST[c] = isIdRest(c) ? 1 : 0;
+  ASCII_ID_START[c] = isIdStart(c) ? 1 : 0;
+}
 
 function codePointAt(text: string, i: number): number {
   return text.codePointAt(i) ?? 0;
@@ -97,9 +101,11 @@ const MULTI_SYMBOLS = [":=", "=>", "<;>", "@[", "..", "::", "<|>", "<|", "|>", "
 
 /** Multi-character symbols by their first character, longest first. */
 const MULTI_BY_FIRST = new Map<number, string[]>();
+const ASCII_MULTI_FIRST = new Uint8Array(128);
 for (const sym of [...MULTI_SYMBOLS].sort((a, b) => b.length - a.length)) {
   const first = sym.charCodeAt(0);
   MULTI_BY_FIRST.set(first, [...(MULTI_BY_FIRST.get(first) ?? []), sym]);
+  if (first < 128) ASCII_MULTI_FIRST[first] = 1;
 }
 
 class Lexer {
@@ -192,7 +198,16 @@ class Lexer {
       this.lastLineWithToken = this.line;
       const startLine = this.line;
       let kind: TokenKind;
-      if (c === 45 && text.charCodeAt(i + 1) === 45) {
+      if (c < 128 && ASCII_ID_START[c] === 1) {
+        // Fast path: an identifier starting with an ASCII letter or `_` (most tokens).
+        i = this.skipIdent(i);
+        kind = TokenKind.Ident;
+        const special = this.stringAfterIdent(start, i);
+        if (special !== i) {
+          i = special;
+          kind = TokenKind.String;
+        }
+      } else if (c === 45 && text.charCodeAt(i + 1) === 45) {
         const nl = text.indexOf("\n", i);
         i = nl === -1 ? n : nl;
         kind = TokenKind.LineComment;
@@ -397,6 +412,7 @@ class Lexer {
   }
 
   private skipSymbol(i: number, cp: number): number {
+    if (cp < 128 && ASCII_MULTI_FIRST[cp] === 0) return i + 1;
     const candidates = MULTI_BY_FIRST.get(cp);
     if (candidates) for (const sym of candidates) if (this.text.startsWith(sym, i)) return i + sym.length;
     return i + width(cp);

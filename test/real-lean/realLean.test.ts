@@ -93,3 +93,34 @@ test(
     }
   },
 );
+
+test(
+  "real Lean: `fim-rlvr export --verify` keeps every hole of the example workspace",
+  { skip },
+  async () => {
+    const { exportDataset } = await import("../../lean-bridge/dataset/exporter");
+    const { HOLE_KINDS } = await import("../../lean-bridge/holes/mine");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const pool = await leanPool(4);
+    try {
+      const out = join(mkdtempSync(join(tmpdir(), "fim-real-export-")), "ds");
+      const r = await exportDataset({
+        workspace: EXAMPLE,
+        out,
+        kinds: [...HOLE_KINDS],
+        seed: 0,
+        maxFileBytes: 4 << 20,
+        formats: ["native"],
+        pool,
+      });
+      assert.equal(r.kind, "ok");
+      if (r.kind !== "ok") return;
+      assert.equal(r.report.verification?.dropped, 0, JSON.stringify(r.report.verification?.examples));
+      assert.match(r.report.verification?.verifier ?? "", /^Lean/);
+    } finally {
+      await pool.stop();
+    }
+  },
+);
