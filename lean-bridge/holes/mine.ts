@@ -8,7 +8,7 @@
  * Term-mode proofs, equation compilers and `where` clauses are recognised and skipped, with counts.
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
-import { bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
+import { TokenKind, bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
 import type { Range } from "../protocol/lsp";
 import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
 
@@ -190,10 +190,22 @@ function positionOf(ts: TokenStream, _text: string, i: number): Range["start"] {
   return { line: ts.lines[i] ?? 0, character: ts.cols[i] ?? 0 };
 }
 
+function hasGuillemet(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0xab) return true;
+  return false;
+}
+
 /** The LSP position where token i ends; a token spanning lines (a string) is measured from its last newline. */
 function endPositionOf(ts: TokenStream, text: string, i: number): Range["start"] {
   const start = ts.starts[i] ?? 0;
   const end = ts.ends[i] ?? start;
+  const kind = ts.kinds[i];
+  // Only strings, chars, comments and «names» can span lines.
+  const singleLine =
+    kind === TokenKind.Symbol ||
+    kind === TokenKind.Number ||
+    (kind === TokenKind.Ident && !hasGuillemet(text, start, end));
+  if (singleLine) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
   const newline = text.lastIndexOf("\n", end - 1);
   if (newline < start) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
   let line = ts.lines[i] ?? 0;

@@ -200,13 +200,8 @@ class Lexer {
       let kind: TokenKind;
       if (c < 128 && ASCII_ID_START[c] === 1) {
         // Fast path: an identifier starting with an ASCII letter or `_` (most tokens).
-        i = this.skipIdent(i);
-        kind = TokenKind.Ident;
-        const special = this.stringAfterIdent(start, i);
-        if (special !== i) {
-          i = special;
-          kind = TokenKind.String;
-        }
+        i = this.scanIdentOrPrefixedString(start);
+        kind = this.scannedKind;
       } else if (c === 45 && text.charCodeAt(i + 1) === 45) {
         const nl = text.indexOf("\n", i);
         i = nl === -1 ? n : nl;
@@ -231,13 +226,8 @@ class Lexer {
       } else {
         const cp = codePointAt(text, i);
         if (isIdStart(cp) || cp === 0xab) {
-          i = this.skipIdent(i);
-          kind = TokenKind.Ident;
-          const special = this.stringAfterIdent(start, i);
-          if (special !== i) {
-            i = special;
-            kind = TokenKind.String;
-          }
+          i = this.scanIdentOrPrefixedString(start);
+          kind = this.scannedKind;
         } else {
           i = this.skipSymbol(i, cp);
           kind = TokenKind.Symbol;
@@ -256,6 +246,17 @@ class Lexer {
         if (this.line !== startLine) this.lastLineWithToken = this.line;
       }
     }
+  }
+
+  /** What `scanIdentOrPrefixedString` found: an identifier or a string literal. */
+  private scannedKind: TokenKind = TokenKind.Ident;
+
+  /** An identifier, or a string literal written after one (`r"…"`, `r#"…"#`, `s!"…"`). */
+  private scanIdentOrPrefixedString(start: number): number {
+    const end = this.skipIdent(start);
+    const special = this.stringAfterIdent(start, end);
+    this.scannedKind = special !== end ? TokenKind.String : TokenKind.Ident;
+    return special;
   }
 
   private skipBlockComment(i: number): number {
@@ -425,11 +426,17 @@ export function lex(text: string): TokenStream {
   return lexer;
 }
 
-/** Bracket depth changes: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close. */
+/** Bracket depth change of token i: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close. */
 export function bracketDelta(ts: TokenStream, i: number): number {
-  if (ts.kinds[i] !== TokenKind.Symbol) return 0;
-  const c = ts.text.charCodeAt(ts.starts[i] ?? 0);
-  const len = (ts.ends[i] ?? 0) - (ts.starts[i] ?? 0);
+  return ts.kinds[i] !== TokenKind.Symbol
+    ? 0
+    : symbolBracketDelta(ts.text, ts.starts[i] ?? 0, ts.ends[i] ?? 0);
+}
+
+/** The bracket depth change of a symbol token: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close. */
+function symbolBracketDelta(text: string, start: number, end: number): number {
+  const c = text.charCodeAt(start);
+  const len = end - start;
   if (c === 40 || c === 91 || c === 123 || c === 0x27e8 || c === 0x2983) return len === 1 ? 1 : 0;
   if (c === 64 && len === 2) return 1; // `@[`
   if (c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984) return len === 1 ? -1 : 0;
