@@ -2,7 +2,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "lean-env/**", "out/**", ".fim-rlvr/**", "test/e2e/artifacts/**"] },
+  {
+    ignores: ["dist/**", "node_modules/**", "lean-env/**", "out/**", ".fim-rlvr/**", "test/e2e/artifacts/**"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
