@@ -252,10 +252,15 @@ export class LeanServer {
     if (this.exited) return { kind: "closed", reason: this.exitReason };
     const cancel = new CancellationTokenSource();
     let timedOut = false;
-    const handle = setTimeout(() => {
-      timedOut = true;
-      cancel.cancel(); // vscode-jsonrpc sends $/cancelRequest; Lean answers -32800.
-    }, timeoutMs);
+    let handle: NodeJS.Timeout | undefined;
+    // The timer itself ends the wait: a hung worker may never answer the cancel.
+    const timeout = new Promise<WaitResult>((resolve) => {
+      handle = setTimeout(() => {
+        timedOut = true;
+        cancel.cancel(); // vscode-jsonrpc sends $/cancelRequest; Lean answers -32800 when it can.
+        resolve({ kind: "timeout" });
+      }, timeoutMs);
+    });
     let onExit: ((reason: string) => void) | undefined;
     const exited = new Promise<WaitResult>((resolve) => {
       onExit = (reason) => resolve({ kind: "closed", reason });
@@ -266,7 +271,7 @@ export class LeanServer {
         (): WaitResult => ({ kind: "ready", ...this.store.read(uri, version) }),
         (error: unknown): WaitResult => this.waitFailure(error, timedOut),
       );
-      return await Promise.race([request, exited]);
+      return await Promise.race([request, exited, timeout]);
     } finally {
       clearTimeout(handle);
       const k = onExit ? this.exitListeners.indexOf(onExit) : -1;

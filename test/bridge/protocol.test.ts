@@ -6,7 +6,7 @@ import { LeanServer } from "../../lean-bridge/server/leanServer";
 
 /** A scripted server: answers initialize, and on waitForDiagnostics sends "processing []" first, then the
  * diagnostics, then the reply — the Lean 4.22+ ordering that breaks clients who trust fileProgress. */
-function scriptedServer() {
+function scriptedServer(options: { answerWaits?: boolean } = {}) {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const reader = new StreamMessageReader(toServer);
@@ -32,7 +32,7 @@ function scriptedServer() {
         method: "client/registerCapability",
         params: { registrations: [] },
       } as unknown as Message);
-    if (m.method === "textDocument/waitForDiagnostics") {
+    if (m.method === "textDocument/waitForDiagnostics" && options.answerWaits !== false) {
       const { uri, version } = m.params!;
       void (async () => {
         await writer.write({
@@ -88,5 +88,21 @@ test("waitForDiagnostics is the barrier: diagnostics after 'processing []' are s
     silentDiagnosticSupport: true,
     rpcWireFormat: "v1",
   });
+  started.server.kill();
+});
+
+test("a timeout ends the wait even when the server never answers, not even the cancel", async () => {
+  const s = scriptedServer({ answerWaits: false });
+  const started = await LeanServer.connect(s.toClient, s.toServer);
+  assert.equal(started.kind, "started");
+  if (started.kind !== "started") return;
+  const version = await started.server.open("file:///hung.lean", "theorem x : True := by trivial");
+  const r = await started.server.waitForDiagnostics("file:///hung.lean", version, 200);
+  assert.equal(r.kind, "timeout");
+  // The client did ask the server to cancel (the message may still be in the stream: wait for it, bounded).
+  const cancelled = () =>
+    s.seen.some((m) => (m as unknown as { method?: string }).method === "$/cancelRequest");
+  for (let k = 0; k < 1000 && !cancelled(); k++) await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(cancelled());
   started.server.kill();
 });
