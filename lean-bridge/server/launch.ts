@@ -2,7 +2,7 @@
  * How a Lean server is started: the default `lake serve` with the flags verification needs, a user's own
  * command line, or the simulator. Resource limits and the sandbox wrap whatever command is chosen.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LaunchSpec } from "./leanServer";
@@ -129,13 +129,17 @@ export function buildLaunch(
   }
   if (limits.cpuSeconds > 0 && which("prlimit", env))
     command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
-  if (limits.sandbox && which("bwrap", env)) command = sandboxed(command, projectRoot);
+  if (limits.sandbox && which("bwrap", env)) {
+    mkdirSync(sandboxTmpDir(projectRoot), { recursive: true });
+    command = sandboxed(command, projectRoot);
+  }
   return { kind: "ok", spec: { command, cwd: projectRoot, env } };
 }
 
 /**
- * bubblewrap: the whole file system read-only except the project (Lean writes .lake/ and .ilean files) and
- * a private /tmp; no network; dies with its parent.
+ * bubblewrap: the whole file system read-only (so the toolchain, this program and its dependencies stay
+ * visible wherever they live, /tmp included) except the project, which Lean writes (.lake/, .ilean files);
+ * a private TMPDIR inside the project; no network; dies with its parent.
  */
 export function sandboxed(command: string[], projectRoot: string): string[] {
   const root = resolve(projectRoot);
@@ -148,11 +152,12 @@ export function sandboxed(command: string[], projectRoot: string): string[] {
     "/dev",
     "--proc",
     "/proc",
-    "--tmpfs",
-    "/tmp",
     "--bind",
     root,
     root,
+    "--setenv",
+    "TMPDIR",
+    sandboxTmpDir(root),
     "--unshare-net",
     "--die-with-parent",
     "--chdir",
@@ -160,6 +165,11 @@ export function sandboxed(command: string[], projectRoot: string): string[] {
     "--",
     ...command,
   ];
+}
+
+/** The sandbox's writable temporary folder (created by `buildLaunch`). */
+export function sandboxTmpDir(projectRoot: string): string {
+  return join(resolve(projectRoot), ".fim-rlvr", "tmp");
 }
 
 /** The toolchain a project pins, e.g. "leanprover/lean4:v4.24.0", if any. */

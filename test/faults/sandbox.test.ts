@@ -2,10 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildLaunch, sandboxed, which } from "../../lean-bridge/server/launch";
+import { buildLaunch, sandboxTmpDir, sandboxed, which } from "../../lean-bridge/server/launch";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
 
@@ -14,15 +14,21 @@ const skip = which("bwrap")
   : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or npm run test:setup";
 if (skip) process.stderr.write(`sandbox tests skipped: ${skip}\n`);
 
-test("inside the sandbox: no network but loopback, a read-only system, a writable project", { skip }, () => {
-  const project = mkdtempSync(join(tmpdir(), "fim-sandbox-"));
-  const script =
-    "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; touch /usr/fim-rlvr-probe 2>/dev/null && echo system-writable; touch ./probe && echo project-writable";
-  const [program, ...args] = sandboxed(["sh", "-c", script], project);
-  const r = spawnSync(program!, args, { cwd: project, encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  assert.deepEqual(r.stdout.trim().split("\n"), ["lo", "project-writable"]);
-});
+test(
+  "inside the sandbox: no network but loopback, a read-only system and /tmp, a writable project and TMPDIR",
+  { skip },
+  () => {
+    const project = mkdtempSync(join(tmpdir(), "fim-sandbox-"));
+    mkdirSync(sandboxTmpDir(project), { recursive: true });
+    const script =
+      'touch /tmp/fim-rlvr-probe 2>/dev/null && echo tmp-writable; touch "$TMPDIR/probe" && echo tmpdir-writable; ' +
+      "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; touch /usr/fim-rlvr-probe 2>/dev/null && echo system-writable; touch ./probe && echo project-writable";
+    const [program, ...args] = sandboxed(["sh", "-c", script], project);
+    const r = spawnSync(program!, args, { cwd: project, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split("\n"), ["tmpdir-writable", "lo", "project-writable"]);
+  },
+);
 
 test("a verifier pool runs its server inside the sandbox and still verifies", { skip }, async () => {
   const project = join(mkdtempSync(join(tmpdir(), "fim-sandbox-")), "ws");
