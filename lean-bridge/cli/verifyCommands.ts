@@ -40,7 +40,9 @@ function describe(verdict: Verdict, reward: number): string {
         ? `\n  ${verdict.reason}${verdict.goalsLeft ? `, ${verdict.goalsLeft} goal(s) left` : ""}`
         : verdict.kind === "timeout"
           ? `\n  no result within ${verdict.timeoutMs} ms`
-          : "";
+          : verdict.kind === "proved" && !verdict.axiomsChecked
+            ? "\n  axioms not checked: `#print axioms` needs a name, and this declaration has none"
+            : "";
   const diags = verdict.diagnostics
     .filter((d) => d.severity <= 2)
     .map((d) => {

@@ -12,7 +12,7 @@ import type { CandidateDiagnostic } from "./verdict";
 export const DEFAULT_ALLOWED_AXIOMS = ["propext", "Classical.choice", "Quot.sound"];
 
 type Outcome =
-  | { kind: "proved"; axioms: string[] }
+  | { kind: "proved"; axioms: string[]; axiomsChecked: boolean }
   | { kind: "failed"; reason: string }
   | { kind: "incomplete"; reason: "unsolved-goals" | "sorry"; goalsLeft: number };
 
@@ -81,7 +81,7 @@ export function classify(
   if (relevant.some((d) => !onAxiomsLine(d) && LeanMessages.sorryWarning.test(d.message)))
     return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   if (fatal) return done({ kind: "failed", reason: "Lean stopped processing the file (fatal error)" });
-  if (doc.axiomsLine < 0) return done({ kind: "proved", axioms: [] });
+  if (doc.axiomsLine < 0) return done({ kind: "proved", axioms: [], axiomsChecked: false });
   const axiomsErrors = relevant.filter((d) => (d.severity ?? 1) === 1 && onAxiomsLine(d));
   if (axiomsErrors.length > 0)
     return done({
@@ -101,7 +101,7 @@ export function classify(
       kind: "failed",
       reason: `the proof depends on axioms outside the allow-list: ${foreign.join(", ")}`,
     });
-  return done({ kind: "proved", axioms });
+  return done({ kind: "proved", axioms, axiomsChecked: true });
 }
 
 function firstLine(message: string): string {

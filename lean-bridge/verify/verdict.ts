@@ -32,7 +32,15 @@ interface VerdictBase {
 }
 
 export type Verdict =
-  | (VerdictBase & { kind: "proved"; axioms: string[] })
+  | (VerdictBase & {
+      kind: "proved";
+      axioms: string[];
+      /**
+       * False for anonymous declarations (`example`, unnamed instances): `#print axioms` needs a name, so
+       * such a proof was checked for errors and `sorry` only, not for axioms like `Lean.ofReduceBool`.
+       */
+      axiomsChecked: boolean;
+    })
   | (VerdictBase & { kind: "failed"; reason: string })
   | (VerdictBase & { kind: "incomplete"; reason: "unsolved-goals" | "sorry"; goalsLeft: number })
   | (VerdictBase & { kind: "rejected"; rule: string; reason: string })

@@ -49,6 +49,8 @@ test("clean diagnostics with allowed axioms prove; sorryAx or foreign axioms do 
   const foreign = classify(d, [axiomsInfo("'t' depends on axioms: [Lean.ofReduceBool]")], false);
   assert.equal(foreign.kind, "failed");
   assert.equal(classify(d, [], false).kind, "failed", "no #print axioms output is not a proof");
+  const checked = classify(d, [axiomsInfo("'t' does not depend on any axioms")], false);
+  assert.equal(checked.kind === "proved" && checked.axiomsChecked, true);
 });
 
 test("errors before the declaration are ignored; errors in it fail with candidate-relative ranges", () => {
@@ -84,7 +86,7 @@ test("the real Lean payloads classify as Lean meant them", () => {
 
 test("rewards: binary by default; partial follows diagnostics, not length", () => {
   const base = { elapsedMs: 1, verifier: { kind: "simulator" as const, version: "x", label: "simulator" } };
-  const proved: Verdict = { ...base, kind: "proved", axioms: [], diagnostics: [] };
+  const proved: Verdict = { ...base, kind: "proved", axioms: [], axiomsChecked: true, diagnostics: [] };
   const failedAt = (line: number): Verdict => ({
     ...base,
     kind: "failed",
@@ -97,4 +99,21 @@ test("rewards: binary by default; partial follows diagnostics, not length", () =
   // Padding the candidate with more lines after the error does not raise the reward.
   assert.ok(rewardOf(failedAt(3), "partial", 40).reward <= rewardOf(failedAt(3), "partial", 4).reward);
   assert.ok(rewardOf(failedAt(3), "partial", 4).reward < 0.5);
+});
+
+test("anonymous declarations prove without an axiom check, and the verdict says so", () => {
+  const text = "example (a : Nat) : a = a := by\n  rfl\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), {
+    start: { line: 1, character: 2 },
+    end: { line: 1, character: 5 },
+  });
+  if (located.kind !== "ok") throw new Error("bad hole");
+  const built = buildCheckDocument(parsed, located.hole, "rfl");
+  if (built.kind !== "ok") throw new Error("bad doc");
+  assert.equal(built.doc.axiomsLine, -1);
+  assert.doesNotMatch(built.doc.text, /#print axioms/);
+  const r = classify(built.doc, [], false);
+  assert.equal(r.kind, "proved");
+  assert.equal(r.kind === "proved" && r.axiomsChecked, false);
 });
