@@ -97,32 +97,40 @@ function isPosition(value: unknown): value is { line: number; character: number 
   return typeof v === "object" && v !== null && Number.isInteger(v.line) && Number.isInteger(v.character);
 }
 
+/** An input line's own fields, kept in the output line beside the verdict. */
+type LineFields = Record<string, unknown>;
+
 /** Reads one input line; a malformed line becomes a task error instead of stopping the batch. */
 export function parseBatchLine(
   line: string,
-): { kind: "ok"; task: VerifyTask; candidate: string } | { kind: "error"; message: string } {
+):
+  | { kind: "ok"; task: VerifyTask; candidate: string; fields: LineFields }
+  | { kind: "error"; message: string; fields: LineFields } {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { kind: "error", message: `not JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      kind: "error",
+      message: `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      fields: {},
+    };
   }
-  const v = value as {
-    file?: unknown;
-    hole?: { start?: unknown; end?: unknown };
-    candidate?: unknown;
-  } | null;
-  if (typeof v !== "object" || v === null)
-    return { kind: "error", message: "each line must be a JSON object" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { kind: "error", message: "each line must be a JSON object", fields: {} };
+  const fields = value as LineFields;
+  const v = value as { file?: unknown; hole?: { start?: unknown; end?: unknown }; candidate?: unknown };
   if (typeof v.file !== "string")
-    return { kind: "error", message: 'missing "file" (a path relative to --project)' };
+    return { kind: "error", message: 'missing "file" (a path relative to --project)', fields };
   if (!v.hole || !isPosition(v.hole.start) || !isPosition(v.hole.end))
     return {
       kind: "error",
       message: 'missing or malformed "hole": {"start":{"line","character"},"end":{…}}',
+      fields,
     };
-  if (typeof v.candidate !== "string") return { kind: "error", message: 'missing "candidate" (a string)' };
-  return { kind: "ok", task: { file: v.file, hole: v.hole as Range }, candidate: v.candidate };
+  if (typeof v.candidate !== "string")
+    return { kind: "error", message: 'missing "candidate" (a string)', fields };
+  return { kind: "ok", task: { file: v.file, hole: v.hole as Range }, candidate: v.candidate, fields };
 }
 
 export async function verifyBatchCommand(argv: string[]): Promise<number> {
@@ -167,43 +175,31 @@ export async function verifyBatchCommand(argv: string[]): Promise<number> {
     );
   };
   try {
-    const jobs = parsed.map((p, k) => ({ p, k })).filter((j) => j.p.kind === "ok");
-    let done = parsed.length - jobs.length;
-    const verdicts = await pool.verifyMany(
-      jobs.map((j) =>
-        j.p.kind === "ok"
-          ? { task: j.p.task, candidate: j.p.candidate }
-          : {
-              task: { file: "", hole: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
-              candidate: "",
-            },
-      ),
-      (_d, _t, verdict) => {
-        done++;
-        counts.set(verdict.kind, (counts.get(verdict.kind) ?? 0) + 1);
-        report(done);
-      },
+    const jobs = parsed.flatMap((p, line) =>
+      p.kind === "ok" ? [{ line, task: p.task, candidate: p.candidate }] : [],
     );
-    const byLine = new Map(jobs.map((j, i) => [j.k, verdicts[i]!]));
+    let done = parsed.length - jobs.length;
+    const verdicts = await pool.verifyMany(jobs, (_d, _t, verdict) => {
+      done++;
+      counts.set(verdict.kind, (counts.get(verdict.kind) ?? 0) + 1);
+      report(done);
+    });
+    const byLine = new Map(jobs.map((j, i) => [j.line, verdicts[i]!]));
     parsed.forEach((p, k) => {
-      const original = JSON.parse(lines[k]!.trim().startsWith("{") ? safeObject(lines[k]!) : "{}") as Record<
-        string,
-        unknown
-      >;
-      const verdict = byLine.get(k);
-      const payload = verdict
-        ? verdictJson(verdict, mode, p.kind === "ok" ? p.candidate : "")
-        : {
-            kind: "rejected",
-            reward: 0,
-            verifier: pool.identity.label,
-            verifierKind: pool.identity.kind,
-            elapsedMs: 0,
-            diagnostics: [],
-            rule: "bad-task",
-            reason: `line ${k + 1}: ${p.kind === "error" ? p.message : ""}`,
-          };
-      writer.line(JSON.stringify({ ...original, verdict: payload }));
+      const verdict: Verdict = byLine.get(k) ?? {
+        kind: "rejected",
+        rule: "bad-task",
+        reason: `line ${k + 1}: ${p.kind === "error" ? p.message : "not checked"}`,
+        elapsedMs: 0,
+        verifier: pool.identity,
+        diagnostics: [],
+      };
+      writer.line(
+        JSON.stringify({
+          ...p.fields,
+          verdict: verdictJson(verdict, mode, p.kind === "ok" ? p.candidate : ""),
+        }),
+      );
     });
     writer.commit();
     report(parsed.length, true);
@@ -213,14 +209,5 @@ export async function verifyBatchCommand(argv: string[]): Promise<number> {
     throw error;
   } finally {
     await pool.stop();
-  }
-}
-
-function safeObject(line: string): string {
-  try {
-    const v: unknown = JSON.parse(line);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? line : "{}";
-  } catch {
-    return "{}";
   }
 }

@@ -134,6 +134,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       return true;
     });
     const duplicatesDropped = before - tasks.length;
+    const textOf = new Map(files.map((f) => [f.file, f.text]));
     const beforeLength = tasks.length;
     if (options.maxMiddleChars !== undefined)
       tasks = tasks.filter((t) => t.middle.length <= options.maxMiddleChars!);
@@ -141,10 +142,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     let verification: ExportReport["verification"];
     if (options.pool) {
       const pool = options.pool;
-      const texts = new Map(files.map((f) => [f.file, f.text]));
       const verdicts = await pool.verifyMany(
         tasks.map((t) => ({
-          task: { file: t.file, hole: t.range, text: texts.get(t.file)! },
+          task: { file: t.file, hole: t.range, text: textOf.get(t.file)! },
           candidate: t.middle,
         })),
         (done, total) => options.onProgress?.({ phase: "verifying", done, total }),
@@ -181,7 +181,6 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       count((byKindAndSplit[t.kind] ??= {}), t.split);
     }
     const views: string[] = [];
-    const textOf = new Map(files.map((f) => [f.file, f.text]));
     options.onProgress?.({ phase: "writing", done: 0, total: 1 });
     staging.write("files.jsonl", files.map((f) => JSON.stringify(f)).join("\n") + (files.length ? "\n" : ""));
     staging.write("tasks.jsonl", tasks.map((t) => JSON.stringify(t)).join("\n") + (tasks.length ? "\n" : ""));

@@ -142,25 +142,28 @@ export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candida
 
 /** Re-reads the check document; the declaration must start, be stated and end exactly as in the file. */
 function findTampering(doc: CheckDocument, suffix: string): string | undefined {
-  const reparsed = parseFile(doc.text);
+  // Everything before the declaration is the file's own text, so only the declaration onwards is read
+  // again: the cost of a check does not grow with the number of declarations above it.
+  const base = doc.declarationStart;
+  const reparsed = parseFile(doc.text.slice(base));
+  const candidateStart = doc.candidateStart - base;
+  const candidateEnd = doc.candidateEnd - base;
   // Lean starts a new command at a command keyword whatever its column, so none may stand in the candidate.
   const ts = reparsed.tokens;
   for (let i = 0; i < ts.count; i++) {
     const start = ts.starts[i] ?? 0;
-    if (start < doc.candidateStart) continue;
-    if (start >= doc.candidateEnd) break;
+    if (start < candidateStart) continue;
+    if (start >= candidateEnd) break;
     const word = tokenText(ts, i);
     const hash = word === "#" && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i];
     if ((ts.kinds[i] === TokenKind.Ident && isCommandKeyword(word)) || hash)
       return `the candidate contains the command \`${hash ? "#" + tokenText(ts, i + 1) : word}\`, which would end the declaration`;
   }
-  const decl = reparsed.commands.map((c) => c.declaration).find((d) => d && d.start === doc.declarationStart);
-  if (!decl) return "the declaration no longer parses as one declaration";
+  const decl = reparsed.commands[0]?.declaration;
+  if (!decl || reparsed.commands[0]?.start !== 0)
+    return "the declaration no longer parses as one declaration";
   if (decl.statement !== doc.declaration.statement) return "the candidate changes the theorem statement";
-  if (
-    decl.end !== doc.candidateEnd + suffix.length &&
-    !(suffix.trim() === "" && decl.end <= doc.candidateEnd)
-  )
+  if (decl.end !== candidateEnd + suffix.length && !(suffix.trim() === "" && decl.end <= candidateEnd))
     return "the candidate ends the declaration early or continues past it";
   if (decl.bodyKind !== "tactic") return "the candidate turns the tactic proof into something else";
   return undefined;

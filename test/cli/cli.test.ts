@@ -21,20 +21,21 @@ const holeArg = (name: string) => {
   return `${h.start.line}:${h.start.character}-${h.end.line}:${h.end.character}`;
 };
 
+/** `verify` for the whole proof of a declaration of Arith.lean. */
+const verifyArgs = (name: string, candidate: string) => [
+  "verify",
+  "--project",
+  EXAMPLE,
+  "--file",
+  ARITH,
+  "--hole",
+  holeArg(name),
+  "--candidate",
+  candidate,
+];
+
 test("verify --json prints the verdict with kind, reward, verifier, elapsedMs, diagnostics", () => {
-  const r = run([
-    "verify",
-    "--project",
-    EXAMPLE,
-    "--file",
-    ARITH,
-    "--hole",
-    holeArg("add_le_add_4"),
-    "--candidate",
-    "omega",
-    "--simulator",
-    "--json",
-  ]);
+  const r = run([...verifyArgs("add_le_add_4", "omega"), "--simulator", "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const v = JSON.parse(r.stdout) as Record<string, unknown>;
   assert.equal(v.kind, "proved");
@@ -43,37 +44,14 @@ test("verify --json prints the verdict with kind, reward, verifier, elapsedMs, d
   assert.equal(typeof v.elapsedMs, "number");
   assert.ok(Array.isArray(v.diagnostics));
   const failed = JSON.parse(
-    run([
-      "verify",
-      "--project",
-      EXAMPLE,
-      "--file",
-      ARITH,
-      "--hole",
-      holeArg("add_le_add_4"),
-      "--candidate",
-      "simp",
-      "--simulator",
-      "--json",
-    ]).stdout,
+    run([...verifyArgs("add_le_add_4", "simp"), "--simulator", "--json"]).stdout,
   ) as Record<string, unknown>;
   assert.equal(failed.kind, "failed");
   assert.equal(failed.reward, 0);
 });
 
 test("human output names the verifier; every verdict exits 0", () => {
-  const r = run([
-    "verify",
-    "--project",
-    EXAMPLE,
-    "--file",
-    ARITH,
-    "--hole",
-    holeArg("add_le_add_4"),
-    "--candidate",
-    "exact sorry",
-    "--simulator",
-  ]);
+  const r = run([...verifyArgs("add_le_add_4", "exact sorry"), "--simulator"]);
   assert.equal(r.code, 0);
   assert.match(r.stdout, /^rejected \(reward 0\) — verifier: simulator/);
 });
@@ -129,20 +107,7 @@ test("bad usage exits 2 and says what to fix", () => {
 });
 
 test("without lake on PATH and without --simulator, the CLI says how to install Lean", () => {
-  const r = run(
-    [
-      "verify",
-      "--project",
-      EXAMPLE,
-      "--file",
-      ARITH,
-      "--hole",
-      holeArg("add_le_add_4"),
-      "--candidate",
-      "omega",
-    ],
-    { ...process.env, PATH: "/nonexistent" },
-  );
+  const r = run([...verifyArgs("add_le_add_4", "omega")], { ...process.env, PATH: "/nonexistent" });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /lake` is not on PATH/);
   assert.match(r.stderr, /elan/);
@@ -151,15 +116,7 @@ test("without lake on PATH and without --simulator, the CLI says how to install 
 
 test("--server runs any command speaking the protocol, e.g. the simulator subcommand", () => {
   const r = run([
-    "verify",
-    "--project",
-    EXAMPLE,
-    "--file",
-    ARITH,
-    "--hole",
-    holeArg("add_le_add_6"),
-    "--candidate",
-    "omega",
+    ...verifyArgs("add_le_add_6", "omega"),
     "--server",
     `${process.execPath} ${CLI} simulator`,
     "--json",
@@ -218,39 +175,12 @@ test("--policy changes the candidate policy: forbid more, allow a default back",
   writeFileSync(policy, JSON.stringify({ forbid: ["omega"], allow: ["exact?"] }));
   const verdict = (candidate: string) =>
     JSON.parse(
-      run([
-        "verify",
-        "--project",
-        EXAMPLE,
-        "--file",
-        ARITH,
-        "--hole",
-        holeArg("add_le_add_5"),
-        "--candidate",
-        candidate,
-        "--simulator",
-        "--json",
-        "--policy",
-        policy,
-      ]).stdout,
+      run([...verifyArgs("add_le_add_5", candidate), "--simulator", "--json", "--policy", policy]).stdout,
     ) as { kind: string; rule?: string };
   assert.deepEqual([verdict("omega").kind, verdict("omega").rule], ["rejected", "policy"]);
   assert.equal(verdict("exact?").kind, "failed", "allowed through the policy, then judged by the verifier");
   writeFileSync(policy, JSON.stringify({ forbid: "omega" }));
-  const bad = run([
-    "verify",
-    "--project",
-    EXAMPLE,
-    "--file",
-    ARITH,
-    "--hole",
-    holeArg("add_le_add_5"),
-    "--candidate",
-    "omega",
-    "--simulator",
-    "--policy",
-    policy,
-  ]);
+  const bad = run([...verifyArgs("add_le_add_5", "omega"), "--simulator", "--policy", policy]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /"forbid" and "allow" must be lists/);
 });
