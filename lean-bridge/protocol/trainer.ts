@@ -1,0 +1,341 @@
+/**
+ * Every message between the training host (TypeScript) and the trainer (Python, `python -m fim_rlvr --stdio`),
+ * declared once. The source of truth is `trainer.schema.json` beside this file; test/train/protocol.test.ts
+ * checks that these declarations name the same fields, with the same required-ness and enums, and
+ * trainer/fim_rlvr/protocol.py mirrors both.
+ *
+ * Transport: JSON-RPC 2.0 over the trainer's stdin/stdout with LSP framing. Wire fields are camelCase, except
+ * `TrainConfig`, which uses the trainer's snake_case option names (the keys of `--config FILE`).
+ */
+import { NotificationType, RequestType, RequestType0 } from "vscode-jsonrpc";
+
+/** The protocol version both sides must speak; sent in `initialize`. */
+export const TRAINER_PROTOCOL_VERSION = 1 as const;
+
+/** JSON-RPC error code of a trainer error whose message says what to do (bad model path, no tasks, no torch). */
+export const TRAINER_ERROR_CODE = -32001;
+
+/** A position in a document (LSP). */
+export interface Position {
+  /** 0-based line. */
+  line: number;
+  /** 0-based column in UTF-16 code units. */
+  character: number;
+}
+
+/** A half-open LSP range [start, end). */
+export interface Range {
+  /** First position inside the range. */
+  start: Position;
+  /** First position after the range. */
+  end: Position;
+}
+
+/** Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward. */
+export interface VerifierIdentity {
+  /** Real Lean or the protocol simulator (a test double). */
+  kind: "lean" | "simulator";
+  /** The Lean toolchain (e.g. leanprover/lean4:v4.24.0) or the simulator's version. */
+  version: string;
+  /** What users see, e.g. "Lean (leanprover/lean4:v4.24.0)" or "simulator 0.1.0 (not Lean)". */
+  label: string;
+}
+
+/** The verdict's kind. timeout, crashed and environment are not the model's fault: the trainer masks them out. */
+export type VerdictKind =
+  "proved" | "failed" | "incomplete" | "rejected" | "timeout" | "crashed" | "environment";
+
+/** Verdict kinds that say nothing about the candidate; the trainer masks such samples out of the loss. */
+export const MASKED_VERDICT_KINDS: readonly VerdictKind[] = ["timeout", "crashed", "environment"];
+
+/** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
+export type HoleKind = "tactic" | "block" | "steps" | "proof";
+
+/** A GRPO-family objective under its published name (dgpo is this project's definition). */
+export type AlgorithmName = "grpo" | "drgrpo" | "dapo" | "gspo" | "dgpo";
+
+export const ALGORITHM_NAMES: readonly AlgorithmName[] = ["grpo", "drgrpo", "dapo", "gspo", "dgpo"];
+export const HOLE_KINDS: readonly HoleKind[] = ["tactic", "block", "steps", "proof"];
+
+/** One message the verifier reported about a candidate. */
+export interface CandidateDiagnostic {
+  /** LSP severity: 1 error, 2 warning, 3 information, 4 hint. */
+  severity: number;
+  /** The verifier's message text. */
+  message: string;
+  /** The range relative to the candidate text (line 0 = its first line), or null when outside it. */
+  candidateRange: Range | null;
+}
+
+/**
+ * The trainer's TrainConfig (trainer/fim_rlvr/config.py), snake_case as a user writes it in `--config FILE`.
+ * Every key is optional on the wire: the trainer fills its defaults and rejects unknown keys, listing the valid ones.
+ */
+export interface TrainConfig {
+  /** Objective to optimise (default grpo). */
+  algorithm?: AlgorithmName;
+  /** AlgorithmConfig overrides with TRL option names (epsilon, epsilon_high, beta, max_completion_length, ...). */
+  algo_config?: Record<string, unknown>;
+  /** A Hugging Face causal LM directory, or null for the embedded tiny model built locally. */
+  model?: string | null;
+  /** RL optimiser steps. */
+  steps?: number;
+  /** Completions sampled per prompt (a GRPO group). */
+  group_size?: number;
+  /** Groups per optimiser step. */
+  batch_size?: number;
+  /** Seed for data order, sampling and initialisation. */
+  seed?: number;
+  /** Hole kinds to train on. */
+  kinds?: HoleKind[];
+  /** Longest completion generated. */
+  max_new_tokens?: number;
+  /** Optimiser learning rate. */
+  learning_rate?: number;
+  /** Supervised warm-start steps on the train split's middles (null: the default, on for the embedded model). */
+  sft_steps?: number | null;
+  /** Order hole kinds tactic -> block -> steps -> proof by measured pass rate. */
+  curriculum?: boolean;
+  /** Write a checkpoint every N steps. */
+  checkpoint_every?: number;
+  /** Held-out tasks evaluated per pass@1 measurement (null: all). */
+  eval_limit?: number | null;
+  /** auto, cpu, cuda, cuda:N. */
+  device?: string;
+  /** Put the goal state at the hole in the prompt (null: when the tasks carry a goal). */
+  goal_in_prompt?: boolean | null;
+  /** Sampling temperature for rollouts. */
+  temperature?: number;
+  /** Nucleus sampling threshold for rollouts. */
+  top_p?: number;
+}
+
+/** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */
+export type TrainConfigWire = TrainConfig;
+
+/** Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering. */
+export interface InitializeParams {
+  /** This protocol's version; a trainer that speaks another answers with an error. */
+  protocolVersion: typeof TRAINER_PROTOCOL_VERSION;
+  /** The run's TrainConfig (snake_case keys). */
+  config: TrainConfig;
+  /** Absolute path of the dataset folder (holds tasks.jsonl and files.jsonl). */
+  datasetDir: string;
+  /** Absolute path of the run folder (metrics.jsonl, samples.jsonl, checkpoints/, eval.json, config.json). */
+  runDir: string;
+  /** Continue from runDir/checkpoints/latest instead of starting afresh. */
+  resume: boolean;
+  /** The verifier that will answer verify/batch. */
+  verifier: VerifierIdentity;
+}
+
+/** Trainer -> host, answer to `initialize`. */
+export interface InitializeResult {
+  /** Name and version, e.g. "fim_rlvr 0.1.0". */
+  trainer: string;
+  /** Where the model runs, e.g. "cpu" or "cuda:0 (NVIDIA H100)". */
+  device: string;
+  /** The checkpoint step the run continues from, or null for a fresh run. */
+  resumedFromStep: number | null;
+  /** RL steps the run will reach. */
+  totalSteps: number;
+}
+
+/** Host -> trainer, request `train/stop`: finish or abandon the step, checkpoint, answer, then send train/done. */
+export type StopParams = Record<string, never>;
+
+/** Trainer -> host, answer to `train/stop`. */
+export interface StopResult {
+  /** Path of the checkpoint written, or null when there was nothing to save. */
+  checkpoint: string | null;
+  /** The last completed step. */
+  step: number;
+}
+
+/** One candidate to check. */
+export interface VerifyItem {
+  /** The task's `id` in the dataset's tasks.jsonl. */
+  taskId: string;
+  /** The cleaned completion (fences, stop tokens removed; re-indented). */
+  candidate: string;
+}
+
+/** Trainer -> host, request `verify/batch`. */
+export interface VerifyBatchParams {
+  /** Candidates to check; verdicts come back in the same order. */
+  items: VerifyItem[];
+}
+
+/** The verdict and reward for one verify/batch item. */
+export interface BatchVerdict {
+  /** The item's taskId. */
+  taskId: string;
+  /** The verdict's kind. */
+  kind: VerdictKind;
+  /** The reward under the run's reward mode (binary or partial). */
+  reward: number;
+  /** The reward's components, for logging. */
+  rewardMetrics: Record<string, number>;
+  /** What the verifier reported about the candidate. */
+  diagnostics: CandidateDiagnostic[];
+  /** Wall time of the check (near 0 when cached). */
+  elapsedMs: number;
+  /** True when answered from the verifier's cache. */
+  cached: boolean;
+  /** The verifier that produced the verdict. */
+  verifier: VerifierIdentity;
+}
+
+/** Host -> trainer, answer to `verify/batch`. */
+export interface VerifyBatchResult {
+  /** One verdict per item, in the items' order. */
+  verdicts: BatchVerdict[];
+}
+
+/** Trainer -> host, notification `train/progress`, once per optimiser step. */
+export interface TrainProgressParams {
+  /** The step just completed (1-based). */
+  step: number;
+  /** Steps the run will reach. */
+  totalSteps: number;
+  /** The numeric fields of this step's metrics.jsonl line, snake_case (reward_mean, pass_rate, loss, kl, ...). */
+  metrics: Record<string, number>;
+}
+
+/** Trainer -> host, notification `train/sample`: one verified sample. */
+export interface TrainSampleParams {
+  /** The task's id. */
+  taskId: string;
+  /** The task's Lean file, relative to the workspace root. */
+  file: string;
+  /** LSP range of the hole in that file. */
+  hole: Range;
+  /** The hole's kind. */
+  kind: HoleKind;
+  /** The cleaned candidate that was checked. */
+  candidate: string;
+  /** The verdict's kind. */
+  verdict: VerdictKind;
+  /** The reward it earned. */
+  reward: number;
+  /** The step whose rollouts produced it. */
+  step: number;
+  /** The run's algorithm. */
+  algorithm: AlgorithmName;
+  /** The verifier's messages, when any. */
+  diagnostics?: CandidateDiagnostic[];
+}
+
+/** Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written. */
+export interface TrainCheckpointParams {
+  /** The checkpoint's folder (runDir/checkpoints/step-N). */
+  path: string;
+  /** The step it holds. */
+  step: number;
+}
+
+/** Trainer -> host, notification `train/log`: a message for the user. */
+export interface TrainLogParams {
+  /** Severity. */
+  level: "debug" | "info" | "warning" | "error";
+  /** The text, one line or a few. */
+  message: string;
+}
+
+/** Trainer -> host, notification `train/eval`: held-out pass@1 (greedy) at one stage of the run. */
+export interface TrainEvalParams {
+  /** Before training, after the SFT warm start, or after RL. */
+  stage: "before" | "sft" | "after";
+  /** The split evaluated ("test"). */
+  split: string;
+  /** Share of evaluated tasks proved. */
+  passAt1: number;
+  /** pass@1 per hole kind. */
+  byKind: Record<string, number>;
+  /** Number of tasks evaluated. */
+  tasks: number;
+}
+
+/** Trainer -> host, notification `train/done`: the run ended (the trainer then waits for shutdown). */
+export interface TrainDoneParams {
+  /** How the run ended. */
+  status: "completed" | "stopped" | "failed";
+  /** The last completed step. */
+  step: number;
+  /** A summary, or for failed runs what happened and what to do. */
+  message: string;
+}
+
+/** Host -> trainer requests. */
+export const Initialize = new RequestType<InitializeParams, InitializeResult, void>("initialize");
+export const TrainStop = new RequestType<StopParams, StopResult, void>("train/stop");
+/** Answer to `shutdown` (which has no params); the trainer then exits with code 0. */
+export type ShutdownResult = null;
+export const Shutdown = new RequestType0<ShutdownResult, void>("shutdown");
+
+/** Trainer -> host request. */
+export const VerifyBatch = new RequestType<VerifyBatchParams, VerifyBatchResult, void>("verify/batch");
+
+/** Trainer -> host notifications. */
+export const TrainProgress = new NotificationType<TrainProgressParams>("train/progress");
+export const TrainSample = new NotificationType<TrainSampleParams>("train/sample");
+export const TrainCheckpoint = new NotificationType<TrainCheckpointParams>("train/checkpoint");
+export const TrainLog = new NotificationType<TrainLogParams>("train/log");
+export const TrainEval = new NotificationType<TrainEvalParams>("train/eval");
+export const TrainDone = new NotificationType<TrainDoneParams>("train/done");
+
+/**
+ * Every method with its direction and the names of its params/result types, as the schema's `x-messages`
+ * lists them (the protocol test compares the two).
+ */
+export const TRAINER_MESSAGES = [
+  {
+    method: Initialize.method,
+    type: "request",
+    direction: "host-to-trainer",
+    params: "InitializeParams",
+    result: "InitializeResult",
+  },
+  {
+    method: TrainStop.method,
+    type: "request",
+    direction: "host-to-trainer",
+    params: "StopParams",
+    result: "StopResult",
+  },
+  {
+    method: Shutdown.method,
+    type: "request",
+    direction: "host-to-trainer",
+    params: null,
+    result: "ShutdownResult",
+  },
+  {
+    method: VerifyBatch.method,
+    type: "request",
+    direction: "trainer-to-host",
+    params: "VerifyBatchParams",
+    result: "VerifyBatchResult",
+  },
+  {
+    method: TrainProgress.method,
+    type: "notification",
+    direction: "trainer-to-host",
+    params: "TrainProgressParams",
+  },
+  {
+    method: TrainSample.method,
+    type: "notification",
+    direction: "trainer-to-host",
+    params: "TrainSampleParams",
+  },
+  {
+    method: TrainCheckpoint.method,
+    type: "notification",
+    direction: "trainer-to-host",
+    params: "TrainCheckpointParams",
+  },
+  { method: TrainLog.method, type: "notification", direction: "trainer-to-host", params: "TrainLogParams" },
+  { method: TrainEval.method, type: "notification", direction: "trainer-to-host", params: "TrainEvalParams" },
+  { method: TrainDone.method, type: "notification", direction: "trainer-to-host", params: "TrainDoneParams" },
+] as const;
