@@ -2,6 +2,10 @@
  * A client for the Lean 4 language server (or anything speaking its protocol, like the simulator).
  * It owns the server process: its own process group (so Lean's workers die with it), stderr captured for
  * error reports, the server's own requests answered, and worker crashes reported rather than thrown.
+ *
+ * Every wait on the connection ends: requests and writes go through `withDeadline`. A request that runs
+ * past its deadline is cancelled and reported as a timeout; a write that cannot complete (the server no
+ * longer reads its input) or a handshake that gets no answer kills the whole process group.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import {
@@ -9,7 +13,23 @@ import {
   ResponseError,
   createMessageConnection,
   type MessageConnection,
+  type NotificationType,
+  type RequestParam,
+  type RequestType,
 } from "vscode-jsonrpc/node";
+import {
+  ExitNotification,
+  InitializeRequest,
+  InitializedNotification,
+  InlayHintRefreshRequest,
+  LSPErrorCodes,
+  RegistrationRequest,
+  SemanticTokensRefreshRequest,
+  ShutdownRequest,
+  type InitializeParams,
+  type InitializeResult,
+  type TextDocumentContentChangeEvent,
+} from "vscode-languageserver-protocol";
 import {
   DidChange,
   DidClose,
@@ -21,18 +41,7 @@ import {
   type LeanClientCapabilities,
   type LeanDiagnostic,
 } from "../protocol/lean";
-import {
-  Exit,
-  InlayHintRefresh,
-  Initialize,
-  Initialized,
-  LspErrorCode,
-  RegisterCapability,
-  SemanticTokensRefresh,
-  Shutdown,
-  type InitializeResult,
-  type TextDocumentContentChangeEvent,
-} from "../protocol/lsp";
+import { withDeadline } from "./deadline";
 import { DiagnosticsStore } from "./diagnosticsStore";
 
 export interface LaunchSpec {
@@ -51,15 +60,33 @@ export type WaitResult =
   | { kind: "crashed"; reason: string }
   | { kind: "closed"; reason: string };
 
+/** The answer to a request: never a thrown error, never a wait past the deadline. */
+export type RequestResult<R> =
+  | { kind: "ok"; result: R }
+  | { kind: "timeout" }
+  | { kind: "error"; code: number; message: string }
+  | { kind: "closed"; reason: string };
+
+/** The result of writing to the server (open/change/close). */
+export type SendResult = { kind: "ok"; version: number } | { kind: "closed"; reason: string };
+
 const STDERR_LIMIT = 64 * 1024;
+/** How long writing one message into the server's input may take before the server counts as hung. */
+export const DEFAULT_WRITE_DEADLINE_MS = 30_000;
 
 export class LeanServer {
   private readonly store = new DiagnosticsStore();
-  private readonly versions = new Map<string, number>();
+  /** The last version sent per document. Kept after a close, so a reopened document's versions go on increasing. */
+  private readonly lastVersion = new Map<string, number>();
+  private readonly openDocs = new Set<string>();
   private exited = false;
   private exitReason = "";
   private stderrTail = "";
-  private readonly exitListeners: ((reason: string) => void)[] = [];
+  private readonly exitListeners = new Set<(reason: string) => void>();
+  private stopping: Promise<void> | undefined;
+  initializeResult: InitializeResult | undefined;
+  /** Deadline for each write into the server's input. */
+  writeDeadlineMs = DEFAULT_WRITE_DEADLINE_MS;
 
   private constructor(
     private readonly process: ChildProcess | undefined,
@@ -81,16 +108,18 @@ export class LeanServer {
     server.wire();
     connection.listen();
     const result = await server.initialize(initTimeoutMs);
-    if (result.kind === "failed") server.kill();
+    if (result.kind === "failed") server.kill("the handshake failed");
     return result;
   }
 
-  initializeResult: InitializeResult | undefined;
-
-  /** Starts the server and completes the LSP handshake. */
-  static async start(spec: LaunchSpec, initTimeoutMs = 120_000): Promise<StartResult> {
+  /**
+   * Starts the server and completes the LSP handshake. `signal` aborts a start under way: the process
+   * group is killed and the result is `failed`.
+   */
+  static async start(spec: LaunchSpec, initTimeoutMs = 120_000, signal?: AbortSignal): Promise<StartResult> {
     const [program, ...args] = spec.command;
     if (!program) return { kind: "failed", message: "empty server command line", stderr: "" };
+    if (signal?.aborted) return { kind: "failed", message: "the start was cancelled", stderr: "" };
     let child: ChildProcess;
     try {
       child = spawn(program, args, {
@@ -112,12 +141,13 @@ export class LeanServer {
     const server = new LeanServer(child, connection, spec);
     server.wire();
     connection.listen();
+    const onAbort = () => server.kill("the start was cancelled");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
     const result = await server.initialize(initTimeoutMs);
-    if (result.kind === "failed") {
-      server.kill();
-      return result;
-    }
-    return { kind: "started", server };
+    signal?.removeEventListener("abort", onAbort);
+    if (result.kind === "failed") server.kill("the handshake failed");
+    return result;
   }
 
   private wire(): void {
@@ -137,9 +167,9 @@ export class LeanServer {
       );
     });
     // Lean registers its file watcher with a string id; vscode-jsonrpc answers whatever the id type.
-    this.connection.onRequest(RegisterCapability, () => null);
-    this.connection.onRequest(SemanticTokensRefresh, () => null);
-    this.connection.onRequest(InlayHintRefresh, () => null);
+    this.connection.onRequest(RegistrationRequest.type, () => undefined);
+    this.connection.onRequest(SemanticTokensRefreshRequest.type, () => undefined);
+    this.connection.onRequest(InlayHintRefreshRequest.type, () => undefined);
     this.connection.onNotification(PublishDiagnostics, (params) => this.store.onPublish(params));
     this.connection.onNotification(FileProgress, (params) => this.store.onProgress(params));
     // Every other notification ($/lean/ileanInfoUpdate, window/logMessage, …) is not needed for verification.
@@ -150,7 +180,21 @@ export class LeanServer {
     if (this.exited) return;
     this.exited = true;
     this.exitReason = reason;
-    for (const listener of this.exitListeners) listener(reason);
+    for (const listener of [...this.exitListeners]) listener(reason);
+    this.exitListeners.clear();
+  }
+
+  /** Settles when the server exits; `dispose` stops listening (so waits that ended do not pile up listeners). */
+  private exitSignal(): { exited: Promise<string>; dispose: () => void } {
+    let listener: ((reason: string) => void) | undefined;
+    const exited = new Promise<string>((resolve) => {
+      if (this.exited) resolve(this.exitReason);
+      else {
+        listener = resolve;
+        this.exitListeners.add(listener);
+      }
+    });
+    return { exited, dispose: () => listener && this.exitListeners.delete(listener) };
   }
 
   private async initialize(timeoutMs: number): Promise<StartResult> {
@@ -159,7 +203,7 @@ export class LeanServer {
       silentDiagnosticSupport: true,
       rpcWireFormat: "v1",
     };
-    const params = {
+    const params: InitializeParams & { capabilities: { lean: LeanClientCapabilities } } = {
       processId: process.pid,
       clientInfo: { name: "fim-rlvr", version: "0.1.0" },
       rootUri: null,
@@ -167,30 +211,21 @@ export class LeanServer {
       initializationOptions: { hasWidgets: false },
       workspaceFolders: null,
     };
-    const timer = new CancellationTokenSource();
-    const handle = setTimeout(() => timer.cancel(), timeoutMs);
-    const exited = new Promise<"exited">((resolve) => this.onExit(() => resolve("exited")));
-    try {
-      const result = await Promise.race([
-        this.connection.sendRequest(Initialize, params, timer.token),
-        exited,
-      ]);
-      if (result === "exited")
-        return {
-          kind: "failed",
-          message: `the server stopped during start-up: ${this.exitReason}`,
-          stderr: this.stderrTail,
-        };
-      this.initializeResult = result;
-      await this.connection.sendNotification(Initialized, {});
-      return { kind: "started", server: this };
-    } catch (error) {
-      const message = timer.token.isCancellationRequested
-        ? `no answer to initialize within ${timeoutMs} ms`
-        : String(error);
-      return { kind: "failed", message, stderr: this.stderrTail };
-    } finally {
-      clearTimeout(handle);
+    const answer = await this.request(InitializeRequest.type, params, timeoutMs);
+    const failed = (message: string): StartResult => ({ kind: "failed", message, stderr: this.stderrTail });
+    switch (answer.kind) {
+      case "timeout":
+        return failed(`no answer to initialize within ${timeoutMs} ms`);
+      case "closed":
+        return failed(`the server stopped during start-up: ${answer.reason}`);
+      case "error":
+        return failed(`the server refused initialize: ${answer.message} (code ${answer.code})`);
+      case "ok": {
+        this.initializeResult = answer.result;
+        const sent = await this.send(InitializedNotification.type, {}, this.writeDeadlineMs);
+        if (sent.kind === "closed") return failed(`the server stopped during start-up: ${sent.reason}`);
+        return { kind: "started", server: this };
+      }
     }
   }
 
@@ -208,40 +243,107 @@ export class LeanServer {
 
   onExit(listener: (reason: string) => void): void {
     if (this.exited) listener(this.exitReason);
-    else this.exitListeners.push(listener);
+    else this.exitListeners.add(listener);
   }
 
   isOpen(uri: string): boolean {
-    return this.versions.has(uri);
+    return this.openDocs.has(uri);
   }
 
-  async open(uri: string, text: string): Promise<number> {
-    const version = 1;
-    this.versions.set(uri, version);
+  /** The last version sent for `uri` (0 if none). */
+  versionOf(uri: string): number {
+    return this.lastVersion.get(uri) ?? 0;
+  }
+
+  /**
+   * Sends a request and waits at most `deadlineMs` for its answer. On expiry the request is cancelled
+   * (`$/cancelRequest`) and the result is `timeout` whether or not the server ever answers the cancel.
+   */
+  async request<P, R, E>(
+    type: RequestType<P, R, E>,
+    params: RequestParam<P>,
+    deadlineMs: number,
+  ): Promise<RequestResult<R>> {
+    if (this.exited) return { kind: "closed", reason: this.exitReason };
+    const cancel = new CancellationTokenSource();
+    const exit = this.exitSignal();
+    const answer = Promise.race([
+      this.connection.sendRequest(type, params, cancel.token).then((result) => ({ result })),
+      exit.exited.then((reason) => ({ exitReason: reason })),
+    ]);
+    const settled = await withDeadline(answer, deadlineMs, () => cancel.cancel());
+    exit.dispose();
+    cancel.dispose();
+    if (settled.kind === "timeout") return { kind: "timeout" };
+    if (settled.kind === "ok")
+      return "result" in settled.value
+        ? { kind: "ok", result: settled.value.result }
+        : { kind: "closed", reason: settled.value.exitReason };
+    const error = settled.error;
+    if (error instanceof ResponseError) return { kind: "error", code: error.code, message: error.message };
+    if (this.exited) return { kind: "closed", reason: this.exitReason };
+    return { kind: "error", code: 0, message: error instanceof Error ? error.message : String(error) };
+  }
+
+  /**
+   * Writes a notification. A write still pending after `deadlineMs` means the server stopped reading its
+   * input: it is killed (a later restart gives a fresh one) and the result is `closed`.
+   */
+  private send<P>(
+    type: NotificationType<P>,
+    params: RequestParam<P>,
+    deadlineMs: number,
+  ): Promise<SendResult> {
+    return this.write(() => this.connection.sendNotification(type, params), deadlineMs);
+  }
+
+  private async write(sending: () => Promise<void>, deadlineMs: number): Promise<SendResult> {
+    if (this.exited) return { kind: "closed", reason: this.exitReason };
+    const exit = this.exitSignal();
+    const written = Promise.race([sending(), exit.exited]);
+    const settled = await withDeadline(written, deadlineMs, () =>
+      this.kill(`the server did not read its input for ${deadlineMs} ms; it was killed`),
+    );
+    exit.dispose();
+    if (settled.kind === "ok" && !this.exited) return { kind: "ok", version: 0 };
+    if (settled.kind === "error" && !this.exited)
+      this.kill(`writing to the server failed: ${String(settled.error)}`);
+    return { kind: "closed", reason: this.exitReason };
+  }
+
+  private nextVersion(uri: string): number {
+    const version = this.versionOf(uri) + 1;
+    this.lastVersion.set(uri, version);
     this.store.reset(uri, version);
-    await this.connection.sendNotification(DidOpen, {
-      textDocument: { uri, languageId: "lean4", version, text },
-      dependencyBuildMode: "once",
-    });
     return version;
   }
 
-  async change(uri: string, changes: TextDocumentContentChangeEvent[]): Promise<number> {
-    const version = (this.versions.get(uri) ?? 0) + 1;
-    this.versions.set(uri, version);
-    this.store.reset(uri, version);
-    await this.connection.sendNotification(DidChange, {
-      textDocument: { uri, version },
-      contentChanges: changes,
-    });
-    return version;
+  async openDocument(uri: string, text: string): Promise<SendResult> {
+    const version = this.nextVersion(uri);
+    this.openDocs.add(uri);
+    const sent = await this.send(
+      DidOpen,
+      { textDocument: { uri, languageId: "lean4", version, text }, dependencyBuildMode: "once" },
+      this.writeDeadlineMs,
+    );
+    return sent.kind === "ok" ? { kind: "ok", version } : sent;
   }
 
-  async close(uri: string): Promise<void> {
-    if (!this.versions.delete(uri)) return;
+  async changeDocument(uri: string, changes: TextDocumentContentChangeEvent[]): Promise<SendResult> {
+    const version = this.nextVersion(uri);
+    const sent = await this.send(
+      DidChange,
+      { textDocument: { uri, version }, contentChanges: changes },
+      this.writeDeadlineMs,
+    );
+    return sent.kind === "ok" ? { kind: "ok", version } : sent;
+  }
+
+  /** Closes a document (Lean ends its worker). Its version counter is kept for the next open. */
+  async closeDocument(uri: string): Promise<void> {
+    if (!this.openDocs.delete(uri)) return;
     this.store.forget(uri);
-    if (!this.exited)
-      await this.connection.sendNotification(DidClose, { textDocument: { uri } }).catch(() => undefined);
+    await this.send(DidClose, { textDocument: { uri } }, this.writeDeadlineMs);
   }
 
   /**
@@ -249,76 +351,51 @@ export class LeanServer {
    * Lean 4.22+ can report "processing []" before the last diagnostics of a version.
    */
   async waitForDiagnostics(uri: string, version: number, timeoutMs: number): Promise<WaitResult> {
-    if (this.exited) return { kind: "closed", reason: this.exitReason };
-    const cancel = new CancellationTokenSource();
-    let timedOut = false;
-    let handle: NodeJS.Timeout | undefined;
-    // The timer itself ends the wait: a hung worker may never answer the cancel.
-    const timeout = new Promise<WaitResult>((resolve) => {
-      handle = setTimeout(() => {
-        timedOut = true;
-        cancel.cancel(); // vscode-jsonrpc sends $/cancelRequest; Lean answers -32800 when it can.
-        resolve({ kind: "timeout" });
-      }, timeoutMs);
-    });
-    let onExit: ((reason: string) => void) | undefined;
-    const exited = new Promise<WaitResult>((resolve) => {
-      onExit = (reason) => resolve({ kind: "closed", reason });
-      this.exitListeners.push(onExit);
-    });
-    try {
-      const request = this.connection.sendRequest(WaitForDiagnostics, { uri, version }, cancel.token).then(
-        (): WaitResult => ({ kind: "ready", ...this.store.read(uri, version) }),
-        (error: unknown): WaitResult => this.waitFailure(error, timedOut),
-      );
-      return await Promise.race([request, exited, timeout]);
-    } finally {
-      clearTimeout(handle);
-      const k = onExit ? this.exitListeners.indexOf(onExit) : -1;
-      if (k >= 0) this.exitListeners.splice(k, 1);
+    const answer = await this.request(WaitForDiagnostics, { uri, version }, timeoutMs);
+    switch (answer.kind) {
+      case "ok":
+        return { kind: "ready", ...this.store.read(uri, version) };
+      case "timeout":
+      case "closed":
+        return answer;
+      case "error":
+        if (answer.code === LeanErrorCode.WorkerCrashed || answer.code === LeanErrorCode.WorkerExited)
+          return { kind: "crashed", reason: answer.message || "the Lean worker for this document crashed" };
+        if (answer.code === LSPErrorCodes.ContentModified)
+          return { kind: "closed", reason: "the document was closed or changed" };
+        if (answer.code === LSPErrorCodes.RequestCancelled) return { kind: "timeout" };
+        return { kind: "crashed", reason: answer.message };
     }
   }
 
-  private waitFailure(error: unknown, timedOut: boolean): WaitResult {
-    if (timedOut) return { kind: "timeout" };
-    if (error instanceof ResponseError) {
-      if (error.code === LeanErrorCode.WorkerCrashed || error.code === LeanErrorCode.WorkerExited)
-        return { kind: "crashed", reason: error.message || "the Lean worker for this document crashed" };
-      if (error.code === LspErrorCode.ContentModified)
-        return { kind: "closed", reason: "the document was closed or changed" };
-      if (error.code === LspErrorCode.RequestCancelled) return { kind: "timeout" };
-    }
-    if (this.exited) return { kind: "closed", reason: this.exitReason };
-    return { kind: "crashed", reason: error instanceof Error ? error.message : String(error) };
-  }
-
-  /** Shuts down politely, then kills the whole process group. Never throws. */
-  async stop(graceMs = 2_000): Promise<void> {
-    if (!this.exited) {
-      const t = new CancellationTokenSource();
-      const timer = setTimeout(() => t.cancel(), graceMs);
-      try {
-        await this.connection.sendRequest(Shutdown, t.token);
-        await this.connection.sendNotification(Exit);
-      } catch {
-        // The server is gone or hung; the kill below handles both.
-      } finally {
-        clearTimeout(timer);
-      }
+  /**
+   * Shuts down politely (shutdown, exit), each step under `graceMs`, then kills the whole process group.
+   * Never throws, always returns, and is safe to call at any moment, any number of times, concurrently.
+   */
+  stop(graceMs = 2_000): Promise<void> {
+    this.stopping ??= (async () => {
       if (!this.exited) {
-        await new Promise<void>((resolve) => {
-          const t2 = setTimeout(resolve, Math.min(graceMs, 500));
-          this.onExit(() => {
-            clearTimeout(t2);
-            resolve();
-          });
-        });
+        const cancel = new CancellationTokenSource();
+        const exit = this.exitSignal();
+        const answered = Promise.race([
+          this.connection.sendRequest(ShutdownRequest.type, cancel.token),
+          exit.exited,
+        ]);
+        const shutdown = await withDeadline(answered, graceMs, () => cancel.cancel());
+        cancel.dispose();
+        if (shutdown.kind === "ok" && !this.exited) {
+          await this.write(() => this.connection.sendNotification(ExitNotification.type), graceMs);
+          await withDeadline(exit.exited, Math.min(graceMs, 500));
+        }
+        exit.dispose();
       }
-    }
-    this.kill();
+      this.kill("stopped");
+    })();
+    return this.stopping;
   }
 
-  kill(): void {
+  /** Kills the whole process group at once and ends the connection. */
+  kill(reason = "killed"): void {
     const pid = this.process?.pid;
     if (pid !== undefined) {
       try {
@@ -328,6 +405,11 @@ export class LeanServer {
       }
     }
     this.connection.dispose();
-    this.markExited("stopped");
+    this.markExited(reason);
+  }
+
+  /** The server's process id (its process group's id), when it is a child process. */
+  get pid(): number | undefined {
+    return this.process?.pid;
   }
 }

@@ -67,8 +67,10 @@ test("waitForDiagnostics is the barrier: diagnostics after 'processing []' are s
   const started = await LeanServer.connect(s.toClient, s.toServer);
   assert.equal(started.kind, "started");
   if (started.kind !== "started") return;
-  const version = await started.server.open("file:///x.lean", "theorem x : True := by trivial");
-  const r = await started.server.waitForDiagnostics("file:///x.lean", version, 2000);
+  const opened = await started.server.openDocument("file:///x.lean", "theorem x : True := by trivial");
+  assert.equal(opened.kind, "ok");
+  if (opened.kind !== "ok") return;
+  const r = await started.server.waitForDiagnostics("file:///x.lean", opened.version, 2000);
   assert.equal(r.kind, "ready");
   if (r.kind === "ready")
     assert.deepEqual(
@@ -96,8 +98,10 @@ test("a timeout ends the wait even when the server never answers, not even the c
   const started = await LeanServer.connect(s.toClient, s.toServer);
   assert.equal(started.kind, "started");
   if (started.kind !== "started") return;
-  const version = await started.server.open("file:///hung.lean", "theorem x : True := by trivial");
-  const r = await started.server.waitForDiagnostics("file:///hung.lean", version, 200);
+  const opened = await started.server.openDocument("file:///hung.lean", "theorem x : True := by trivial");
+  assert.equal(opened.kind, "ok");
+  if (opened.kind !== "ok") return;
+  const r = await started.server.waitForDiagnostics("file:///hung.lean", opened.version, 200);
   assert.equal(r.kind, "timeout");
   // The client did ask the server to cancel (the message may still be in the stream: wait for it, bounded).
   const cancelled = () =>
