@@ -1,0 +1,30 @@
+"""Dr. GRPO ("Understanding R1-Zero-Like Training", arXiv 2503.20783): GRPO without its two biases.
+
+    A_i = r_i - mean_g(r)                                    no division by std
+    L   = (sum over sequences and unmasked tokens of ℓ_i,t) / (max_completion_length × #sequences)
+with ℓ_i,t GRPO's clipped token term. The constant denominator removes the 1/|o_i| length bias.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from .groups import GroupIds, group_centred_advantages
+from .grpo import TokenClipped
+
+
+class DrGrpo(TokenClipped):
+    name = "drgrpo"
+    paper = "Understanding R1-Zero-Like Training, arXiv 2503.20783"
+    summary = "GRPO without std scaling; token sum over the constant max_completion_length x sequences"
+
+    def advantages(self, rewards: Tensor, group_ids: GroupIds) -> Tensor:
+        return group_centred_advantages(rewards, group_ids)
+
+    def aggregate(self, terms: Tensor, mask: Tensor) -> Tensor:
+        budget = self.config.max_completion_length
+        if budget is None:
+            raise ValueError("drgrpo divides by max_completion_length; set it to the generation budget in tokens")
+        sequences = mask.any(-1).sum().clamp(min=1)  # sequences with at least one unmasked token
+        return torch.where(mask, terms, 0.0).sum() / (budget * sequences)
