@@ -62,8 +62,9 @@ function isLetterLike(c: number): boolean {
   );
 }
 
+// Lean's `isSubScriptAlnum`: numeric subscripts ₀…₉ (not ₊₋₌), subscript letters.
 function isSubscriptAlnum(c: number): boolean {
-  return (c >= 0x2080 && c <= 0x208c) || (c >= 0x2090 && c <= 0x209c) || (c >= 0x1d62 && c <= 0x1d6a);
+  return (c >= 0x2080 && c <= 0x2089) || (c >= 0x2090 && c <= 0x209c) || (c >= 0x1d62 && c <= 0x1d6a);
 }
 
 function isAsciiLetter(c: number): boolean {
@@ -73,6 +74,25 @@ function isAsciiLetter(c: number): boolean {
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
+
+function isHexDigit(c: number): boolean {
+  return isDigit(c) || ((c | 0x20) >= 97 && (c | 0x20) <= 102);
+}
+
+/** Prefixes written against their string (`s!"…"`) whose string is interpolated: one token for us. */
+const ADJACENT_INTERPOLATION = new Set(["s!", "m!", "f!", "println!", "toString!"]);
+
+/**
+ * Core syntaxes whose argument is `interpolatedStr(term)` (src/Init, src/Lean: `throwError`, `dbg_trace`,
+ * `m!` …; user syntax can add more, which is why the candidate policy refuses every string holding `{`). Any other identifier before a string (`foo!"{"`) leaves it an ordinary string,
+ * where `{` is a plain character: Lean reads `foo!` and then the string.
+ */
+const INTERPOLATING_KEYWORDS = new Set([
+  ...ADJACENT_INTERPOLATION,
+  "throwError",
+  "throwErrorAt",
+  "dbg_trace",
+]);
 
 export function isIdStart(c: number): boolean {
   return isAsciiLetter(c) || c === 95 || isLetterLike(c);
@@ -208,14 +228,13 @@ class Lexer {
         kind = TokenKind.LineComment;
       } else if (c === 47 && text.charCodeAt(i + 1) === 45) {
         const next = text.charCodeAt(i + 2);
-        // `/--` and `/-!` are documentation, but `/--/` is an empty ordinary comment.
-        kind =
-          (next === 45 && text.charCodeAt(i + 3) !== 47) || next === 33
-            ? TokenKind.DocComment
-            : TokenKind.BlockComment;
+        // As in Lean's `whitespace`: `/--` and `/-!` (even `/--/`) open doc comments, whose body starts
+        // after the three-character opener; an ordinary `/-` comment also skips the character after `/-`
+        // before it looks for nested openers and closers (`/-/- -/` is one whole comment).
+        kind = next === 45 || next === 33 ? TokenKind.DocComment : TokenKind.BlockComment;
         i = this.skipBlockComment(i);
       } else if (c === 34) {
-        i = this.skipString(i + 1, false);
+        i = this.skipString(i + 1, this.afterInterpolatingKeyword());
         kind = TokenKind.String;
       } else if (isDigit(c)) {
         i = this.skipNumber(i);
@@ -248,6 +267,21 @@ class Lexer {
     }
   }
 
+  /**
+   * Whether a string starting here is read by Lean as an interpolated string: the last code token is one
+   * of the syntaxes whose argument is `interpolatedStr(term)` (`throwError "…{e}…"`, `m! "…"`).
+   */
+  private afterInterpolatingKeyword(): boolean {
+    for (let k = this.count - 1; k >= 0; k--) {
+      const kind = this.kinds[k];
+      if (kind === TokenKind.LineComment || kind === TokenKind.BlockComment || kind === TokenKind.DocComment)
+        continue;
+      if (kind !== TokenKind.Ident) return false;
+      return INTERPOLATING_KEYWORDS.has(this.text.slice(this.starts[k], this.ends[k]));
+    }
+    return false;
+  }
+
   /** What `scanIdentOrPrefixedString` found: an identifier or a string literal. */
   private scannedKind: TokenKind = TokenKind.Ident;
 
@@ -263,7 +297,11 @@ class Lexer {
     const text = this.text;
     const n = text.length;
     let depth = 1;
-    let j = i + 2;
+    if (i + 2 >= n) {
+      this.unterminated = true;
+      return n;
+    }
+    let j = i + 2 + width(codePointAt(text, i + 2));
     while (j < n) {
       const c = text.charCodeAt(j);
       if (c === 47 && text.charCodeAt(j + 1) === 45) {
@@ -342,7 +380,8 @@ class Lexer {
       }
       return end + closing.length;
     }
-    if (next === 34 && text.charCodeAt(identEnd - 1) === 33) return this.skipString(identEnd + 1, true);
+    if (next === 34 && ADJACENT_INTERPOLATION.has(text.slice(identStart, identEnd)))
+      return this.skipString(identEnd + 1, true);
     return identEnd;
   }
 
@@ -354,6 +393,7 @@ class Lexer {
       if (text.charCodeAt(j) === 0xab) {
         this.sawGuillemet = true;
         const close = text.indexOf("»", j + 1);
+        if (close === -1) this.unterminated = true; // Lean: "unterminated identifier escape".
         j = close === -1 ? n : close + 1;
       } else {
         const cp = codePointAt(text, j);
@@ -384,27 +424,58 @@ class Lexer {
     }
   }
 
+  /**
+   * Lean's `numberFnAux`: `0x`/`0b`/`0o` literals take only digits of their base; decimals take digits, an
+   * optional `.digits` and an optional exponent. A letter after the digits is a new token (`2sorry` is
+   * `2` then `sorry` to Lean, so it must be to us).
+   */
   private skipNumber(i: number): number {
     const text = this.text;
-    let j = i + 1;
-    for (;;) {
-      const c = text.charCodeAt(j);
-      if (isDigit(c) || isAsciiLetter(c) || c === 95) j++;
-      else if (c === 46 && isDigit(text.charCodeAt(j + 1))) j += 2;
-      else return j;
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1) | 0x20; // Lower case.
+    if (c0 === 48 && (c1 === 120 || c1 === 98 || c1 === 111)) {
+      const isBaseDigit =
+        c1 === 120
+          ? (c: number) => isDigit(c) || ((c | 0x20) >= 97 && (c | 0x20) <= 102)
+          : c1 === 98
+            ? (c: number) => c === 48 || c === 49
+            : (c: number) => c >= 48 && c <= 55;
+      let j = i + 2;
+      while (isBaseDigit(text.charCodeAt(j))) j++;
+      return j === i + 2 ? i + 1 : j; // `0x` without digits: Lean reads `0` (then fails on `x`).
     }
+    let j = i + 1;
+    while (isDigit(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) === 46 && isDigit(text.charCodeAt(j + 1))) {
+      j += 2;
+      while (isDigit(text.charCodeAt(j))) j++;
+    }
+    if ((text.charCodeAt(j) | 0x20) === 101) {
+      let k = j + 1;
+      if (text.charCodeAt(k) === 43 || text.charCodeAt(k) === 45) k++;
+      if (isDigit(text.charCodeAt(k))) {
+        j = k;
+        while (isDigit(text.charCodeAt(j))) j++;
+      }
+    }
+    return j;
   }
 
   /** The end of a char literal starting at i, or 0 when the quote is not one (e.g. a lone `'`). */
   private charLiteralEnd(i: number): number {
     const text = this.text;
     if (text.charCodeAt(i + 1) === 92) {
-      for (let j = i + 2; j < Math.min(text.length, i + 14); j++) {
-        const c = text.charCodeAt(j);
-        if (c === 10) return 0;
-        if (c === 39 && j > i + 2) return j + 1;
-      }
-      return 0;
+      // Lean's `quotedCharCoreFn`: \\ \" \' \n \t \r, \xHH or \uHHHH; anything else is an error in Lean.
+      const e = text.charCodeAt(i + 2);
+      const hex = (from: number, count: number) => {
+        for (let k = from; k < from + count; k++) if (!isHexDigit(text.charCodeAt(k))) return -1;
+        return from + count;
+      };
+      let after = -1;
+      if (e === 92 || e === 34 || e === 39 || e === 110 || e === 116 || e === 114) after = i + 3;
+      else if (e === 120) after = hex(i + 3, 2);
+      else if (e === 117) after = hex(i + 3, 4);
+      return after > 0 && text.charCodeAt(after) === 39 ? after + 1 : 0;
     }
     const cp = codePointAt(text, i + 1);
     if (cp === 0 || cp === 10 || cp === 39) return 0;

@@ -16,10 +16,13 @@ test("nested block comments end at the matching -/", () => {
   assert.equal(toks[1]![1], TokenKind.BlockComment);
 });
 
-test("doc comments and module docs are comments; `/--/` is not a doc comment", () => {
+test("doc comments and module docs are comments; `/--/` opens a doc comment, as in Lean", () => {
   assert.equal(kinds("/-- doc -/")[0]![1], TokenKind.DocComment);
   assert.equal(kinds("/-! mod -/")[0]![1], TokenKind.DocComment);
-  assert.equal(kinds("/--/ x")[0]![0], "/--/");
+  assert.deepEqual(kinds("/--/ x -/ y"), [
+    ["/--/ x -/", TokenKind.DocComment],
+    ["y", TokenKind.Ident],
+  ]);
 });
 
 test("strings keep escapes and comment markers inside", () => {
