@@ -1,6 +1,9 @@
 // Bundles the extension (vscode stays external: the editor provides it), the CLI, and (with --bench) the
 // benchmarks, so that benchmarks measure the same bundled code users run.
 import { build } from "esbuild";
+import { chmodSync, readFileSync } from "node:fs";
+
+const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
 
 const common = {
   bundle: true,
@@ -23,8 +26,11 @@ await Promise.all([
     entryPoints: ["lean-bridge/cli/main.ts"],
     outfile: "dist/cli.js",
     banner: { js: "#!/usr/bin/env node" },
+    define: { FIM_RLVR_VERSION: JSON.stringify(version) },
   }),
   ...(bench
     ? [build({ ...common, entryPoints: ["bench/mine.ts", "bench/verify.ts"], outdir: "dist/bench" })]
     : []),
 ]);
+// `npx fim-rlvr` and `npm link` run dist/cli.js directly: it must be executable.
+chmodSync("dist/cli.js", 0o755);

@@ -1,12 +1,12 @@
 /** `fim-rlvr export WORKSPACE --out DIR …`: mine a workspace and write a dataset (see README, "Datasets"). */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { exportDataset, type ExportFormat } from "../dataset/exporter";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
 import type { VerifierPool } from "../verify/pool";
-import { SERVER_OPTION_SPEC, openPool } from "./pool";
+import { type CliCommand, type OptionDefs, type ParsedArgs, flagOption, stringOption } from "./command";
+import { SERVER_OPTIONS, openPool } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
 
 function parseKinds(text: string | undefined): HoleKind[] {
@@ -46,30 +46,86 @@ function parseFimTokens(values: {
   return { prefix, suffix, middle };
 }
 
-export async function exportCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      ...SERVER_OPTION_SPEC,
-      out: { type: "string" },
-      kinds: { type: "string" },
-      verify: { type: "boolean" },
-      "max-middle-chars": { type: "string" },
-      "max-file-bytes": { type: "string" },
-      seed: { type: "string" },
-      format: { type: "string" },
-      "fim-tokens": { type: "string" },
-      "fim-prefix": { type: "string" },
-      "fim-suffix": { type: "string" },
-      "fim-middle": { type: "string" },
-      workers: { type: "string" },
-    },
-    strict: true,
-  });
+export const EXPORT_OPTIONS = {
+  out: {
+    type: "string",
+    value: "DIR",
+    help: "The dataset folder to write (replaced atomically if it is a dataset).",
+  },
+  kinds: {
+    type: "string",
+    value: "LIST",
+    help: "Hole kinds to keep, comma-separated.",
+    default: HOLE_KINDS.join(","),
+  },
+  verify: {
+    type: "boolean",
+    help: "Keep only holes whose own middle verifies (needs --simulator, --server or lake).",
+  },
+  workers: { type: "string", value: "K", help: "Parallel checks with --verify.", default: "4" },
+  seed: { type: "string", value: "S", help: "Seed of the split assignment.", default: "0" },
+  "max-middle-chars": {
+    type: "string",
+    value: "N",
+    help: "Drop holes whose middle is longer than N characters.",
+  },
+  "max-file-bytes": {
+    type: "string",
+    value: "N",
+    help: "Skip (and report) source files larger than N bytes.",
+    default: String(4 * 1024 * 1024),
+  },
+  format: {
+    type: "string",
+    value: "LIST",
+    help: "Outputs, comma-separated: native, lean-grpo, fim-text.",
+    default: "native",
+  },
+  "fim-tokens": { type: "string", value: "qwen|starcoder|custom", help: "Sentinels of --format fim-text." },
+  "fim-prefix": { type: "string", value: "TEXT", help: "With --fim-tokens custom: the prefix sentinel." },
+  "fim-suffix": { type: "string", value: "TEXT", help: "With --fim-tokens custom: the suffix sentinel." },
+  "fim-middle": { type: "string", value: "TEXT", help: "With --fim-tokens custom: the middle sentinel." },
+  ...SERVER_OPTIONS,
+} as const satisfies OptionDefs;
+
+export const exportCommand: CliCommand = {
+  name: "export",
+  summary: "Mine a Lean workspace into a dataset of fill-in-the-middle tasks",
+  synopsis: "WORKSPACE --out DIR [options]",
+  description: [
+    "Cuts holes out of every tactic proof of the workspace (kinds: proof, steps, block, tactic) and writes a",
+    "dataset folder: tasks.jsonl, files.jsonl, report.json, summary.svg, README.md (the dataset card) and the",
+    "views chosen with --format. The folder appears atomically when complete. Exit 0 when written, 1 when the",
+    "workspace gives no tasks (the message says what was found), 2 for bad usage, 130 on Ctrl-C.",
+  ].join("\n"),
+  positionals: { name: "WORKSPACE", help: "The Lean workspace folder to mine.", max: 1 },
+  options: EXPORT_OPTIONS,
+  examples: [
+    "fim-rlvr export lean-env --out out/dataset --verify --simulator",
+    "fim-rlvr export lean-env --out out/fim --kinds tactic,steps --format native,fim-text --fim-tokens qwen",
+  ],
+  run: runExport,
+};
+
+async function runExport({ values: raw, positionals }: ParsedArgs): Promise<number> {
+  const values = {
+    out: stringOption(raw, "out"),
+    kinds: stringOption(raw, "kinds"),
+    verify: flagOption(raw, "verify"),
+    workers: stringOption(raw, "workers"),
+    seed: stringOption(raw, "seed"),
+    "max-middle-chars": stringOption(raw, "max-middle-chars"),
+    "max-file-bytes": stringOption(raw, "max-file-bytes"),
+    format: stringOption(raw, "format"),
+    "fim-tokens": stringOption(raw, "fim-tokens"),
+    "fim-prefix": stringOption(raw, "fim-prefix"),
+    "fim-suffix": stringOption(raw, "fim-suffix"),
+    "fim-middle": stringOption(raw, "fim-middle"),
+    simulator: flagOption(raw, "simulator"),
+    server: stringOption(raw, "server"),
+  };
   const workspace = positionals[0];
   if (!workspace) throw new UsageError("give the workspace folder: fim-rlvr export WORKSPACE --out DIR");
-  if (positionals.length > 1) throw new UsageError(`one workspace at a time, got ${positionals.join(", ")}`);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory())
     throw new UsageError(`${workspace}: no such folder`);
   if (!values.out) throw new UsageError("--out DIR is required: where to write the dataset");
@@ -81,7 +137,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     throw new UsageError("--simulator and --server choose the verifier for --verify; add --verify");
   const root = resolve(workspace);
   const pool: VerifierPool | undefined = values.verify
-    ? await openPool(root, values, parsePositiveInt("--workers", values.workers, 4) || 1)
+    ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1)
     : undefined;
   const abort = new AbortController();
   const onSigint = () => {

@@ -1,75 +1,90 @@
-/** The `fim-rlvr` command line: dispatches to a subcommand and turns usage errors into exit code 2. */
-import { parseArgs } from "node:util";
-import { loadOracle } from "../simulator/reference";
-import { runSimulator } from "../simulator/server";
-import { USAGE, UsageError, parsePositiveInt } from "./usage";
-import { verifyBatchCommand, verifyCommand } from "./verifyCommands";
+/**
+ * The `fim-rlvr` command line. Every subcommand is one `CliCommand` (see command.ts) listed in `COMMANDS`;
+ * its option table drives both the parser and its `--help` page. Usage errors exit 2.
+ */
+import { verifyBatchCommand } from "./batchCommand";
+import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
 import { exportCommand } from "./exportCommand";
+import { simulatorCommand } from "./simulatorCommand";
+import { UsageError } from "./usage";
+import { verifyCommand } from "./verifyCommands";
 
-async function simulatorCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      oracle: { type: "string" },
-      "header-ms": { type: "string" },
-      "decl-ms": { type: "string" },
-      faults: { type: "boolean" },
-    },
-    strict: false,
-  });
-  const oracle = loadOracle(typeof values.oracle === "string" ? values.oracle : undefined);
-  if (oracle.kind === "error") throw new UsageError(`--oracle: ${oracle.message}`);
-  runSimulator(process.stdin, process.stdout, {
-    cwd: process.cwd(),
-    oracle: oracle.oracle,
-    headerMs: parsePositiveInt("--header-ms", values["header-ms"] as string | undefined, 0),
-    declMs: parsePositiveInt("--decl-ms", values["decl-ms"] as string | undefined, 0),
-    faults: values.faults === true,
-  });
-  return new Promise<number>(() => undefined); // Runs until its input closes or `exit` arrives.
+/** The subcommands, in the order `fim-rlvr --help` lists them. Register a new command by adding it here. */
+export const COMMANDS: CliCommand[] = [verifyCommand, verifyBatchCommand, exportCommand, simulatorCommand];
+
+/** Set by the bundler from package.json (esbuild `define`); "dev" when run from source. */
+declare const FIM_RLVR_VERSION: string | undefined;
+export const VERSION = typeof FIM_RLVR_VERSION === "string" ? FIM_RLVR_VERSION : "dev";
+
+function find(name: string): CliCommand | undefined {
+  return COMMANDS.find((c) => c.name === name);
 }
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  verify: verifyCommand,
-  "verify-batch": verifyBatchCommand,
-  export: exportCommand,
-  simulator: simulatorCommand,
-};
+function unknownCommand(name: string): number {
+  process.stderr.write(
+    `fim-rlvr: unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(", ")})\n` +
+      "Run `fim-rlvr --help` for usage.\n",
+  );
+  return 2;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(USAGE + "\n");
-    return name ? 0 : 2;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`fim-rlvr: unknown command "${name}"\n\n${USAGE}\n`);
+  if (name === undefined) {
+    process.stderr.write(overviewHelp(COMMANDS, VERSION) + "\n");
     return 2;
   }
+  if (name === "--version" || name === "-V" || name === "version") {
+    process.stdout.write(`fim-rlvr ${VERSION}\n`);
+    return 0;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    const topic = rest[0];
+    if (topic === undefined || topic === "--help" || topic === "-h") {
+      process.stdout.write(overviewHelp(COMMANDS, VERSION) + "\n");
+      return 0;
+    }
+    const command = find(topic);
+    if (!command) return unknownCommand(topic);
+    process.stdout.write(commandHelp(command) + "\n");
+    return 0;
+  }
+  if (name.startsWith("-")) {
+    process.stderr.write(
+      `fim-rlvr: unknown option ${name}; the command comes first.\nRun \`fim-rlvr --help\` for usage.\n`,
+    );
+    return 2;
+  }
+  const command = find(name);
+  if (!command) return unknownCommand(name);
   try {
-    return await command(rest);
+    const parsed = parseCommandArgs(command, rest);
+    if (parsed.kind === "help") {
+      process.stdout.write(commandHelp(command) + "\n");
+      return 0;
+    }
+    return await command.run(parsed.args);
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
-    ) {
-      process.stderr.write(`fim-rlvr ${name}: ${error.message}\nRun \`fim-rlvr --help\` for usage.\n`);
+    if (error instanceof UsageError) {
+      process.stderr.write(`fim-rlvr ${name}: ${error.message}\nRun \`fim-rlvr help ${name}\` for usage.\n`);
       return 2;
     }
     process.stderr.write(
-      `fim-rlvr ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `fim-rlvr ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n` +
+        "This is a bug in fim-rlvr; please report it with the command line and this message.\n",
     );
     return 1;
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`fim-rlvr: ${String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+// Run only as the program (the bundle's entry), not when a test imports the command table.
+if (require.main === module)
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`fim-rlvr: ${String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );

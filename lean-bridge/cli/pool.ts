@@ -4,35 +4,79 @@ import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import { resolve } from "node:path";
 import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
 import { VerifierPool } from "../verify/pool";
+import { flagOption, stringOption, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parsePositiveInt } from "./usage";
 
-export interface ServerOptions {
-  server?: string;
-  simulator?: boolean;
-  oracle?: string;
-  "timeout-ms"?: string;
-  "memory-mb"?: string;
-  "cpu-seconds"?: string;
-  "no-sandbox"?: boolean;
-  "sim-decl-ms"?: string;
-  "sim-header-ms"?: string;
-  policy?: string;
-  "memory-budget-mb"?: string;
-}
-
-export const SERVER_OPTION_SPEC = {
-  server: { type: "string" },
-  simulator: { type: "boolean" },
-  oracle: { type: "string" },
-  "timeout-ms": { type: "string" },
-  "memory-mb": { type: "string" },
-  "cpu-seconds": { type: "string" },
-  "no-sandbox": { type: "boolean" },
-  "sim-decl-ms": { type: "string" },
-  "sim-header-ms": { type: "string" },
-  policy: { type: "string" },
-  "memory-budget-mb": { type: "string" },
-} as const;
+/** The options every command that starts a verifier takes, with their help text (one table for both). */
+export const SERVER_OPTIONS = {
+  simulator: {
+    type: "boolean",
+    help: "Verify with the Lean server simulator (a dry run; no Lean needed). Verdicts say so.",
+  },
+  server: {
+    type: "string",
+    value: '"CMD ..."',
+    help: 'Any command line speaking Lean\'s server protocol (e.g. "fim-rlvr simulator").',
+    default: "lake serve in the project",
+  },
+  "timeout-ms": { type: "string", value: "N", help: "Time limit per check.", default: "60000" },
+  reward: {
+    type: "string",
+    value: "binary|partial",
+    help: "How verdicts become rewards.",
+    default: "binary",
+  },
+  policy: {
+    type: "string",
+    value: "FILE",
+    help: 'Candidate policy changes: {"forbid": [...], "allow": [...], "maxChars": N} (docs/POLICY.md).',
+  },
+  oracle: {
+    type: "string",
+    value: "FILE",
+    help: "Simulator only: accepted alternative proofs and axioms per declaration.",
+  },
+  "memory-mb": {
+    type: "string",
+    value: "N",
+    help: "Memory limit of each Lean worker (lean -M).",
+    default: String(DEFAULT_LIMITS.memoryMb),
+    advanced: true,
+  },
+  "memory-budget-mb": {
+    type: "string",
+    value: "N",
+    help: "Memory for all workers together; it caps the number of slots.",
+    default: "3/4 of RAM",
+    advanced: true,
+  },
+  "cpu-seconds": {
+    type: "string",
+    value: "N",
+    help: "CPU-time limit of the server process (0: none).",
+    default: String(DEFAULT_LIMITS.cpuSeconds),
+    advanced: true,
+  },
+  "no-sandbox": {
+    type: "boolean",
+    help: "Do not run Lean inside bubblewrap (used when bwrap is installed).",
+    advanced: true,
+  },
+  "sim-decl-ms": {
+    type: "string",
+    value: "N",
+    help: "Simulator only: simulated time per declaration.",
+    default: "0",
+    advanced: true,
+  },
+  "sim-header-ms": {
+    type: "string",
+    value: "N",
+    help: "Simulator only: simulated time to load imports.",
+    default: "0",
+    advanced: true,
+  },
+} as const satisfies OptionDefs;
 
 function loadPolicy(path: string | undefined): CandidatePolicy | undefined {
   if (!path) return undefined;
@@ -59,9 +103,22 @@ export function requireProject(dir: string | undefined, flag = "--project"): str
 
 export async function openPool(
   projectRoot: string,
-  options: ServerOptions,
+  values: ParsedValues,
   slots: number,
 ): Promise<VerifierPool> {
+  const options = {
+    server: stringOption(values, "server"),
+    simulator: flagOption(values, "simulator"),
+    oracle: stringOption(values, "oracle"),
+    "timeout-ms": stringOption(values, "timeout-ms"),
+    "memory-mb": stringOption(values, "memory-mb"),
+    "cpu-seconds": stringOption(values, "cpu-seconds"),
+    "no-sandbox": flagOption(values, "no-sandbox"),
+    "sim-decl-ms": stringOption(values, "sim-decl-ms"),
+    "sim-header-ms": stringOption(values, "sim-header-ms"),
+    policy: stringOption(values, "policy"),
+    "memory-budget-mb": stringOption(values, "memory-budget-mb"),
+  };
   if (options.server && options.simulator)
     throw new UsageError("give either --server or --simulator, not both");
   const extraArgs: string[] = [];

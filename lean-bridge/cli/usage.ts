@@ -1,26 +1,6 @@
 /** Usage errors: the CLI prints the message and what to do, then exits with code 2. */
 export class UsageError extends Error {}
 
-export const USAGE = `fim-rlvr — fill-in-the-middle RL data and verification for Lean 4
-
-Commands:
-  fim-rlvr verify --project DIR --file REL.lean --hole L:C-L:C --candidate TEXT
-                  [--server "CMD ..."] [--simulator] [--timeout-ms N] [--json]
-  fim-rlvr verify-batch --project DIR --input CANDIDATES.jsonl --out VERDICTS.jsonl
-                  [--server "CMD"] [--simulator] [--workers K]
-  fim-rlvr export WORKSPACE --out DIR [--kinds proof,steps,block,tactic] [--verify]
-                  [--simulator] [--server "CMD"] [--max-middle-chars N] [--seed S]
-                  [--format native|lean-grpo|fim-text] [--fim-tokens qwen|starcoder|custom]
-  fim-rlvr simulator [--oracle FILE] [--header-ms N] [--decl-ms N]
-
-Holes are LSP positions: 0-based line, character counted in UTF-16 code units.
-Without --server or --simulator, Lean is started with \`lake serve\` from PATH.
-The simulator is a stand-in for Lean (dry run); verdicts always name the verifier that made them.
-Common options: --oracle FILE (simulator alternatives), --memory-mb N (Lean -M per worker),
-  --memory-budget-mb N (all workers together; limits the slots; default 3/4 of RAM),
-  --cpu-seconds N (CPU limit), --no-sandbox (do not use bubblewrap), --reward binary|partial,
-  --policy FILE (candidate policy changes: {"forbid": [...], "allow": [...], "maxChars": N}).`;
-
 export function parseHole(text: string): {
   start: { line: number; character: number };
   end: { line: number; character: number };

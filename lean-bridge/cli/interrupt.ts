@@ -1,0 +1,29 @@
+/**
+ * Ctrl-C for commands that run a verifier: the first SIGINT (or SIGTERM) stops the pool, which kills the
+ * server's process group, runs the command's own cleanup (e.g. discarding a half-written output file),
+ * and exits 130 as shells expect. A second Ctrl-C exits at once.
+ */
+import type { VerifierPool } from "../verify/pool";
+
+export function stopOnInterrupt(
+  command: string,
+  pool: VerifierPool,
+  cleanup: () => void = () => {},
+): () => void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    process.stderr.write(
+      `\n${command}: ${signal === "SIGINT" ? "interrupted" : "terminated"}; stopping the verifier\n`,
+    );
+    cleanup();
+    void pool.stop().finally(() => process.exit(130));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+}

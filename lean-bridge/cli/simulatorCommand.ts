@@ -1,0 +1,57 @@
+/** `fim-rlvr simulator`: the Lean server simulator on stdin/stdout (a test double and dry run, not Lean). */
+import { loadOracle } from "../simulator/reference";
+import { runSimulator } from "../simulator/server";
+import { type CliCommand, flagOption, stringOption } from "./command";
+import { UsageError, parsePositiveInt } from "./usage";
+
+export const simulatorCommand: CliCommand = {
+  name: "simulator",
+  summary: "Run the Lean server simulator on stdin/stdout (dry run, not Lean)",
+  synopsis: "[options]",
+  description: [
+    "Speaks the Lean server's protocol (LSP + Lean's extensions) on stdin/stdout, with a cost model. It accepts",
+    "a proof only when it equals the workspace's own proof (modulo whitespace and comments) or an alternative",
+    "listed in --oracle. Give it to --server of any command, or use --simulator there. Runs until its input",
+    "closes or `exit` arrives.",
+  ].join("\n"),
+  options: {
+    oracle: {
+      type: "string",
+      value: "FILE",
+      help: 'Accepted alternatives and axioms: {"alternatives": {"Ns.name": ["by omega"]}, "axioms": {…}}.',
+    },
+    "header-ms": {
+      type: "string",
+      value: "N",
+      help: "Simulated time to load a document's imports.",
+      default: "0",
+    },
+    "decl-ms": {
+      type: "string",
+      value: "N",
+      help: "Simulated time to elaborate one declaration.",
+      default: "0",
+    },
+    faults: {
+      type: "boolean",
+      help: "Honour sim:crash, sim:hang, sim:exit, sim:malformed, sim:throw markers (tests only).",
+      advanced: true,
+    },
+  },
+  examples: [
+    "fim-rlvr simulator --oracle oracle.json --decl-ms 200   # speaks LSP on stdin/stdout",
+    'fim-rlvr verify-batch --project lean-env --input in.jsonl --out out.jsonl --server "fim-rlvr simulator --decl-ms 50"',
+  ],
+  run({ values }) {
+    const oracle = loadOracle(stringOption(values, "oracle"));
+    if (oracle.kind === "error") throw new UsageError(`--oracle: ${oracle.message}`);
+    runSimulator(process.stdin, process.stdout, {
+      cwd: process.cwd(),
+      oracle: oracle.oracle,
+      headerMs: parsePositiveInt("--header-ms", stringOption(values, "header-ms"), 0),
+      declMs: parsePositiveInt("--decl-ms", stringOption(values, "decl-ms"), 0),
+      faults: flagOption(values, "faults"),
+    });
+    return new Promise<number>(() => undefined); // Runs until its input closes or `exit` arrives.
+  },
+};

@@ -1,0 +1,102 @@
+/** The CLI teaches itself (issue #8): version, help pages, --help on every command, unknown flags. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { commandHelp, parseCommandArgs } from "../../lean-bridge/cli/command";
+import { COMMANDS } from "../../lean-bridge/cli/main";
+import { REPO } from "../helpers";
+
+const CLI = join(REPO, "dist", "cli.js");
+const NAMES = COMMANDS.map((c) => c.name);
+
+/** Every call has a timeout: a help path that waits on stdin fails the test instead of hanging it. */
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 20_000, input: "" });
+  assert.notEqual(r.signal, "SIGTERM", `fim-rlvr ${args.join(" ")} did not finish within 20 s`);
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test("--version prints the package version", () => {
+  const { version } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+  for (const flag of ["--version", "-V"]) {
+    const r = run([flag]);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, `fim-rlvr ${version}\n`);
+  }
+});
+
+test("fim-rlvr --help and help list every command; no arguments is a usage error with the same page", () => {
+  for (const args of [["--help"], ["-h"], ["help"]]) {
+    const r = run(args);
+    assert.equal(r.code, 0, args.join(" "));
+    for (const name of NAMES) assert.match(r.stdout, new RegExp(`^  ${name} `, "m"));
+  }
+  const bare = run([]);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /Commands:/);
+});
+
+test("help COMMAND, COMMAND --help and COMMAND -h print the same page with options, defaults and an example", () => {
+  for (const name of NAMES) {
+    const pages = [run(["help", name]), run([name, "--help"]), run([name, "-h"])];
+    for (const p of pages) assert.equal(p.code, 0, `${name}: ${p.stderr}`);
+    assert.equal(pages[1]!.stdout, pages[0]!.stdout);
+    assert.equal(pages[2]!.stdout, pages[0]!.stdout);
+    const page = pages[0]!.stdout;
+    assert.match(page, new RegExp(`^Usage: fim-rlvr ${name} `));
+    assert.match(page, /^Options:$/m);
+    assert.match(page, /\(default: /, `${name} shows defaults`);
+    assert.match(page, new RegExp(`^Examples?:\\n  fim-rlvr ${name} `, "m"));
+  }
+});
+
+test("--help wins over missing and malformed options (it never starts a server)", () => {
+  const r = run(["verify", "--project", "/nonexistent", "--help"]);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^Usage: fim-rlvr verify /);
+});
+
+test("simulator --help and simulator --bogus return at once instead of waiting on stdin", () => {
+  assert.equal(run(["simulator", "--help"]).code, 0);
+  const bad = run(["simulator", "--bogus"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /unknown option --bogus/);
+});
+
+test("unknown flags and stray arguments are errors on every command, with a hint", () => {
+  for (const name of NAMES) {
+    const r = run([name, "--bogus-flag"]);
+    assert.equal(r.code, 2, name);
+    assert.match(r.stderr, /unknown option --bogus-flag/);
+    assert.match(r.stderr, new RegExp(`fim-rlvr help ${name}`));
+  }
+  assert.match(run(["verify", "--projetc", "x"]).stderr, /did you mean --project\?/);
+  assert.match(run(["verify", "stray"]).stderr, /unexpected argument "stray"/);
+  assert.equal(run(["--bogus"]).code, 2);
+  assert.match(run(["help", "frobnicate"]).stderr, /unknown command "frobnicate"/);
+});
+
+test("every option a help page names is accepted by that command's parser, and vice versa", () => {
+  for (const command of COMMANDS) {
+    const page = commandHelp(command);
+    const named = new Set([...page.matchAll(/^ {2}--([a-z][a-z-]*)/gm)].map((m) => m[1]!));
+    named.delete("help");
+    assert.deepEqual([...named].sort(), Object.keys(command.options).sort(), command.name);
+    for (const name of named) {
+      const def = command.options[name]!;
+      const args = def.type === "string" ? [`--${name}`, "v"] : [`--${name}`];
+      assert.equal(parseCommandArgs(command, args).kind, "args", `${command.name} --${name}`);
+    }
+    // Values with commas are spelled as the parser reads them (e.g. --format native,lean-grpo).
+    assert.doesNotMatch(page, /--format [a-z-]+\|/, "lists are comma-separated, not alternatives");
+  }
+});
+
+test("dist/cli.js is executable and runs by itself (what npx and npm link call)", () => {
+  assert.ok((statSync(CLI).mode & 0o111) !== 0, "dist/cli.js has the executable bit");
+  const r = spawnSync(CLI, ["--version"], { encoding: "utf8", timeout: 20_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^fim-rlvr /);
+});
