@@ -1,0 +1,177 @@
+/**
+ * What the model filled, per hole: the recent attempts from train/sample notifications, the latest and the
+ * best verdict, and the hole's current range in its file (moved through the user's edits). Pure: no
+ * `vscode`, so decorations, the tree view and the CodeLens are thin views over it and it is unit-tested.
+ */
+import type { Range, TrainSampleParams, VerdictKind } from "../../lean-bridge/protocol/trainer";
+import { shiftRangeThrough, type TextChange } from "./rangeTracking";
+
+/** Better first: the order in which verdicts count as "best so far". */
+export const VERDICT_RANK: readonly VerdictKind[] = [
+  "proved",
+  "incomplete",
+  "failed",
+  "rejected",
+  "timeout",
+  "crashed",
+  "environment",
+];
+
+export function betterVerdict(a: VerdictKind, b: VerdictKind): VerdictKind {
+  return VERDICT_RANK.indexOf(a) <= VERDICT_RANK.indexOf(b) ? a : b;
+}
+
+export interface Attempt {
+  candidate: string;
+  verdict: VerdictKind;
+  reward: number;
+  step: number;
+  algorithm: string;
+  diagnostics: NonNullable<TrainSampleParams["diagnostics"]>;
+}
+
+export interface HoleRecord {
+  taskId: string;
+  /** The key of the file the hole is in (an absolute path in the extension). */
+  file: string;
+  kind: string;
+  /** The hole's range in the file as it is now. */
+  range: Range;
+  /** Newest last, at most `maxAttempts`. */
+  attempts: Attempt[];
+  /** How many attempts arrived, including those no longer kept. */
+  total: number;
+  best: VerdictKind;
+  latest: Attempt;
+}
+
+export interface HoleStoreOptions {
+  /** Attempts kept per hole (older ones are dropped; `total` still counts them). */
+  maxAttempts?: number;
+  /** Edits remembered per file to place samples that arrive after the user changed the file. */
+  maxEditsPerFile?: number;
+}
+
+/**
+ * Holes by task id. The store also remembers each file's edits since the run began: a sample carries the
+ * hole's range in the file as it was mined, so a sample that arrives after the user edited that file is
+ * moved through those edits before it is shown.
+ */
+export class HoleStore {
+  private readonly holes = new Map<string, HoleRecord>();
+  private readonly editsByFile = new Map<string, TextChange[]>();
+  /** Files whose edit log overflowed: their new samples cannot be placed reliably and are not shown. */
+  private readonly lostTrack = new Set<string>();
+  private readonly listeners = new Set<(files: ReadonlySet<string>) => void>();
+  private readonly maxAttempts: number;
+  private readonly maxEdits: number;
+
+  constructor(options: HoleStoreOptions = {}) {
+    this.maxAttempts = options.maxAttempts ?? 20;
+    this.maxEdits = options.maxEditsPerFile ?? 5000;
+  }
+
+  /** Listeners hear which files changed (after samples, edits, or a clear). */
+  onDidChange(listener: (files: ReadonlySet<string>) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** Records one sample for the hole in `file` (the resolved file key); false when it cannot be placed. */
+  record(sample: TrainSampleParams, file: string): boolean {
+    if (this.lostTrack.has(file)) return false;
+    const attempt: Attempt = {
+      candidate: sample.candidate,
+      verdict: sample.verdict,
+      reward: sample.reward,
+      step: sample.step,
+      algorithm: sample.algorithm,
+      diagnostics: sample.diagnostics ?? [],
+    };
+    const existing = this.holes.get(sample.taskId);
+    if (existing) {
+      existing.attempts.push(attempt);
+      if (existing.attempts.length > this.maxAttempts) existing.attempts.shift();
+      existing.total++;
+      existing.best = betterVerdict(existing.best, attempt.verdict);
+      existing.latest = attempt;
+    } else {
+      this.holes.set(sample.taskId, {
+        taskId: sample.taskId,
+        file,
+        kind: sample.kind,
+        range: shiftRangeThrough(sample.hole, this.editsByFile.get(file) ?? []),
+        attempts: [attempt],
+        total: 1,
+        best: attempt.verdict,
+        latest: attempt,
+      });
+    }
+    this.emit(new Set([file]));
+    return true;
+  }
+
+  /** Moves the holes of `file` through the user's edits (VS Code's content changes, in order). */
+  applyEdits(file: string, changes: readonly TextChange[]): void {
+    if (changes.length === 0) return;
+    const log = this.editsByFile.get(file) ?? [];
+    log.push(...changes);
+    if (log.length > this.maxEdits) {
+      this.lostTrack.add(file);
+      this.editsByFile.delete(file);
+    } else this.editsByFile.set(file, log);
+    let moved = false;
+    for (const hole of this.holes.values()) {
+      if (hole.file !== file) continue;
+      hole.range = shiftRangeThrough(hole.range, changes);
+      moved = true;
+    }
+    if (moved) this.emit(new Set([file]));
+  }
+
+  /** Forgets the edit logs (a new run mines the files as they are now). Annotations stay. */
+  beginRun(): void {
+    this.editsByFile.clear();
+    this.lostTrack.clear();
+  }
+
+  get(taskId: string): HoleRecord | undefined {
+    return this.holes.get(taskId);
+  }
+
+  /** The holes of one file, in text order. */
+  holesIn(file: string): HoleRecord[] {
+    return [...this.holes.values()]
+      .filter((h) => h.file === file)
+      .sort(
+        (a, b) =>
+          a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character,
+      );
+  }
+
+  /** Files with at least one annotated hole, sorted. */
+  files(): string[] {
+    return [...new Set([...this.holes.values()].map((h) => h.file))].sort();
+  }
+
+  /** The best verdict among a file's holes, for the tree view's file rows. */
+  bestIn(file: string): VerdictKind | undefined {
+    let best: VerdictKind | undefined;
+    for (const hole of this.holesIn(file)) best = best ? betterVerdict(best, hole.best) : hole.best;
+    return best;
+  }
+
+  get size(): number {
+    return this.holes.size;
+  }
+
+  clear(): void {
+    const files = new Set(this.files());
+    this.holes.clear();
+    this.emit(files);
+  }
+
+  private emit(files: ReadonlySet<string>): void {
+    for (const listener of this.listeners) listener(files);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The training run's state machine, which decides what the status bar says and which commands are enabled
+ * (through context keys in package.json's `enablement` clauses): no Stop without a run, no Start while one
+ * runs, Resume only with a run that has a checkpoint, nothing that runs Lean in an untrusted workspace.
+ */
+export type RunState =
+  | { phase: "idle" }
+  | { phase: "starting"; detail: string }
+  | { phase: "running"; runDir: string; step: number; totalSteps: number; lastReward: number | null }
+  | { phase: "stopping"; runDir: string };
+
+export type RunEvent =
+  | { type: "start-requested" }
+  | { type: "phase"; detail: string }
+  | { type: "started"; runDir: string; totalSteps?: number }
+  | { type: "progress"; step: number; totalSteps: number; reward: number | null }
+  | { type: "stop-requested" }
+  | { type: "ended" };
+
+export const IDLE: RunState = { phase: "idle" };
+
+export function reduceRun(state: RunState, event: RunEvent): RunState {
+  switch (event.type) {
+    case "start-requested":
+      return state.phase === "idle" ? { phase: "starting", detail: "preparing" } : state;
+    case "phase":
+      return state.phase === "starting" ? { phase: "starting", detail: event.detail } : state;
+    case "started":
+      return state.phase === "starting"
+        ? {
+            phase: "running",
+            runDir: event.runDir,
+            step: 0,
+            totalSteps: event.totalSteps ?? 0,
+            lastReward: null,
+          }
+        : state;
+    case "progress":
+      return state.phase === "running"
+        ? {
+            ...state,
+            step: event.step,
+            totalSteps: event.totalSteps,
+            lastReward: event.reward ?? state.lastReward,
+          }
+        : state;
+    case "stop-requested":
+      return state.phase === "running" ? { phase: "stopping", runDir: state.runDir } : state;
+    case "ended":
+      return IDLE;
+  }
+}
+
+/** The context keys the commands' `enablement` clauses read (package.json). */
+export interface Enablement {
+  "fimRlvr.canStart": boolean;
+  "fimRlvr.canStop": boolean;
+  "fimRlvr.canResume": boolean;
+  "fimRlvr.hasAnnotations": boolean;
+}
+
+export interface EnablementInputs {
+  state: RunState;
+  trusted: boolean;
+  /** A run folder with a checkpoint to resume from. */
+  resumableRun: string | undefined;
+  annotatedHoles: number;
+}
+
+export function enablement({ state, trusted, resumableRun, annotatedHoles }: EnablementInputs): Enablement {
+  const idle = state.phase === "idle";
+  return {
+    "fimRlvr.canStart": idle && trusted,
+    "fimRlvr.canStop": state.phase === "running" || state.phase === "starting",
+    "fimRlvr.canResume": idle && trusted && resumableRun !== undefined,
+    "fimRlvr.hasAnnotations": annotatedHoles > 0,
+  };
+}
+
+/** The status bar's text (with codicons) and tooltip. */
+export function statusText(state: RunState): { text: string; tooltip: string } {
+  switch (state.phase) {
+    case "idle":
+      return {
+        text: "$(beaker) FIM-RLVR",
+        tooltip: "No training run. Click to open the training dashboard.",
+      };
+    case "starting":
+      return {
+        text: `$(sync~spin) FIM-RLVR: ${state.detail}`,
+        tooltip: "Starting training. Click for the dashboard.",
+      };
+    case "running": {
+      const total = state.totalSteps > 0 ? `/${state.totalSteps}` : "";
+      const reward = state.lastReward === null ? "" : ` · reward ${state.lastReward.toFixed(2)}`;
+      return {
+        text: `$(pulse) FIM-RLVR step ${state.step}${total}${reward}`,
+        tooltip: `Training in ${state.runDir}. Click for the dashboard.`,
+      };
+    }
+    case "stopping":
+      return { text: "$(debug-stop) FIM-RLVR: stopping", tooltip: "Writing a checkpoint, then stopping." };
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * Planning a training run from the command palette: which Lean project, which algorithm, which model,
+ * which verifier and Python, and where the run goes. Pure over a small UI interface (the VS Code adapter is
+ * extension/trainingController.ts), so every branch is unit-tested with a fake UI.
+ */
+import { join } from "node:path";
+import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trainer";
+import type { TrainingOptions } from "../../lean-bridge/train/session";
+import { ALGORITHM_CHOICES } from "./algorithms";
+import { chooseProject, type ProjectFs } from "./leanProject";
+
+export const ELAN_URL = "https://github.com/leanprover/elan#installation";
+export const INSTALL_LEAN = "Install Instructions";
+export const USE_SIMULATOR = "Use the Simulator";
+export const MANAGE_TRUST = "Manage Workspace Trust";
+
+export interface PickItem<T> {
+  label: string;
+  description?: string;
+  detail?: string;
+  value: T;
+}
+
+export interface StartUi {
+  pick<T>(title: string, items: PickItem<T>[]): Promise<T | undefined>;
+  pickFolder(title: string): Promise<string | undefined>;
+  /** Non-modal messages; they resolve to the action the user chose (undefined when dismissed). */
+  warn(message: string, ...actions: string[]): Promise<string | undefined>;
+  error(message: string, ...actions: string[]): Promise<string | undefined>;
+  openUrl(url: string): void;
+  manageTrust(): void;
+  log(message: string): void;
+}
+
+/** The `fimRlvr.*` settings the flow reads (package.json documents each). */
+export interface TrainSettings {
+  verifierMode: "auto" | "lean" | "simulator";
+  serverCommand: string[];
+  model: string;
+  algorithm: AlgorithmName;
+  algoConfig: Record<string, unknown>;
+  groupSize: number | null;
+  steps: number | null;
+  outputDir: string;
+  reward: "binary" | "partial";
+}
+
+export type PythonChoice =
+  { kind: "python-extension"; path: string } | { kind: "setting"; path: string } | { kind: "managed" };
+
+/** The Python extension's interpreter when there is one, else the setting, else the managed environment. */
+export function choosePython(fromExtension: string | undefined, setting: string): PythonChoice {
+  if (fromExtension) return { kind: "python-extension", path: fromExtension };
+  if (setting.trim()) return { kind: "setting", path: setting.trim() };
+  return { kind: "managed" };
+}
+
+export interface LastRun {
+  runDir: string;
+  project: string;
+}
+
+export interface StartEnv {
+  activeFile: string | undefined;
+  workspaceFolders: string[];
+  trusted: boolean;
+  fs: ProjectFs & { readText(path: string): string | undefined };
+  /** Whether Lean's `lake` can be run (PATH or ~/.elan/bin). */
+  lakeFound: boolean;
+  python: PythonChoice;
+  lastRun: LastRun | undefined;
+  now: Date;
+  settings: TrainSettings;
+}
+
+export type StartPlan =
+  | { kind: "ready"; project: string; options: TrainingOptions; summary: string }
+  | { kind: "cancelled" }
+  | { kind: "refused"; reason: "untrusted" | "no-project" | "no-lean" | "no-checkpoint" };
+
+/** The newest complete checkpoint of a run folder, or undefined. */
+export function latestCheckpoint(runDir: string, fs: StartEnv["fs"]): string | undefined {
+  const name = fs.readText(join(runDir, "checkpoints", "latest"))?.trim();
+  return name ? join(runDir, "checkpoints", name) : undefined;
+}
+
+async function refuseUntrusted(ui: StartUi): Promise<StartPlan> {
+  const choice = await ui.error(
+    "FIM-RLVR cannot train in a workspace you have not trusted: verifying runs Lean on the workspace's own code. " +
+      "Trust the workspace to continue.",
+    MANAGE_TRUST,
+  );
+  if (choice === MANAGE_TRUST) ui.manageTrust();
+  return { kind: "refused", reason: "untrusted" };
+}
+
+/** The verifier for this run; Lean when `lake` is there, the simulator otherwise (said loudly). */
+async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptions["verifier"] | undefined> {
+  const { verifierMode, serverCommand } = env.settings;
+  if (verifierMode === "simulator") return { kind: "simulator" };
+  if (serverCommand.length) return { kind: "lean", serverCommand };
+  if (env.lakeFound) return { kind: "lean" };
+  const missing =
+    "Lean's `lake` was not found (not on PATH, not in ~/.elan/bin, no fimRlvr.verifier.lakePath).";
+  if (verifierMode === "auto") {
+    ui.log(`${missing} Using the simulator (not Lean).`);
+    void ui
+      .warn(
+        `${missing} This run uses the simulator (not Lean): it accepts only the workspace's own proofs, so rewards ` +
+          "are a dry run. Install Lean with elan for real rewards.",
+        INSTALL_LEAN,
+      )
+      .then((choice) => choice === INSTALL_LEAN && ui.openUrl(ELAN_URL));
+    return { kind: "simulator" };
+  }
+  const choice = await ui.error(
+    `${missing} Install Lean with elan (then reload the window), or train with the simulator (not Lean) as a dry run.`,
+    USE_SIMULATOR,
+    INSTALL_LEAN,
+  );
+  if (choice === USE_SIMULATOR) return { kind: "simulator" };
+  if (choice === INSTALL_LEAN) ui.openUrl(ELAN_URL);
+  return undefined;
+}
+
+function runFolder(project: string, env: StartEnv): string {
+  const parent = env.settings.outputDir.trim() || join(project, ".fim-rlvr", "runs");
+  return join(
+    parent,
+    env.now
+      .toISOString()
+      .replace(/\.\d+Z$/, "")
+      .replace(/:/g, "-"),
+  );
+}
+
+async function pickModel(env: StartEnv, ui: StartUi): Promise<string | null | undefined> {
+  type Choice = { kind: "value"; model: string | null } | { kind: "browse" };
+  const items: PickItem<Choice>[] = [];
+  if (env.settings.model.trim())
+    items.push({
+      label: "$(gear) Model from settings",
+      description: env.settings.model,
+      value: { kind: "value", model: env.settings.model.trim() },
+    });
+  items.push({
+    label: "$(package) Embedded tiny model",
+    description: "built locally from a config, no download; a smoke test of the pipeline",
+    value: { kind: "value", model: null },
+  });
+  const last = env.lastRun && latestCheckpoint(env.lastRun.runDir, env.fs);
+  if (last)
+    items.push({
+      label: "$(history) The last run's model",
+      description: last,
+      value: { kind: "value", model: join(last, "model") },
+    });
+  items.push({
+    label: "$(folder-opened) A local model folder…",
+    description: "a Hugging Face model saved on disk",
+    value: { kind: "browse" },
+  });
+  const choice = await ui.pick("FIM-RLVR: which model?", items);
+  if (!choice) return undefined;
+  if (choice.kind === "value") return choice.model;
+  return ui.pickFolder("Train this model");
+}
+
+export function trainConfig(
+  settings: TrainSettings,
+  algorithm: AlgorithmName,
+  model: string | null,
+): TrainConfig {
+  return {
+    algorithm,
+    algo_config: settings.algoConfig,
+    model,
+    ...(settings.steps !== null ? { steps: settings.steps } : {}),
+    ...(settings.groupSize !== null ? { group_size: settings.groupSize } : {}),
+  };
+}
+
+export async function planStart(env: StartEnv, ui: StartUi): Promise<StartPlan> {
+  if (!env.trusted) return refuseUntrusted(ui);
+  const choice = chooseProject(env.activeFile, env.workspaceFolders, env.fs);
+  let project: string | undefined;
+  if (choice.kind === "none") {
+    await ui.error(
+      "FIM-RLVR found no Lean project (a folder with a lean-toolchain file) in this workspace. Open a Lean 4 project folder and run Start again.",
+    );
+    return { kind: "refused", reason: "no-project" };
+  }
+  if (choice.kind === "one") project = choice.project;
+  else
+    project = await ui.pick(
+      "FIM-RLVR: which Lean project?",
+      choice.projects.map((p) => ({ label: p, value: p })),
+    );
+  if (!project) return { kind: "cancelled" };
+
+  const preferred = env.settings.algorithm;
+  const ordered = [...ALGORITHM_CHOICES].sort(
+    (a, b) => Number(b.name === preferred) - Number(a.name === preferred),
+  );
+  const algorithm = await ui.pick(
+    "FIM-RLVR: which algorithm?",
+    ordered.map((a) => ({
+      label: a.label,
+      description: a.name === preferred ? `${a.name} (setting)` : a.name,
+      detail: a.description,
+      value: a.name,
+    })),
+  );
+  if (!algorithm) return { kind: "cancelled" };
+  const model = await pickModel(env, ui);
+  if (model === undefined) return { kind: "cancelled" };
+  const verifier = await chooseVerifier(env, ui);
+  if (!verifier) return { kind: "refused", reason: "no-lean" };
+
+  const options: TrainingOptions = {
+    target: project,
+    runDir: runFolder(project, env),
+    config: trainConfig(env.settings, algorithm, model),
+    reward: env.settings.reward,
+    verifier,
+    resume: false,
+    ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
+  };
+  return { kind: "ready", project, options, summary: describe(options, env.python) };
+}
+
+/** Resume the last run from its newest checkpoint, with the configuration it was started with. */
+export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan> {
+  if (!env.trusted) return refuseUntrusted(ui);
+  const last = env.lastRun;
+  if (!last || !latestCheckpoint(last.runDir, env.fs)) {
+    await ui.error(
+      "FIM-RLVR has no run with a checkpoint to resume. Start a run first (FIM-RLVR: Start FIM-RLVR Training).",
+    );
+    return { kind: "refused", reason: "no-checkpoint" };
+  }
+  const verifier = await chooseVerifier(env, ui);
+  if (!verifier) return { kind: "refused", reason: "no-lean" };
+  let config: TrainConfig = trainConfig(
+    env.settings,
+    env.settings.algorithm,
+    env.settings.model.trim() || null,
+  );
+  const saved = env.fs.readText(join(last.runDir, "config.json"));
+  if (saved) {
+    try {
+      config = JSON.parse(saved) as TrainConfig;
+    } catch {
+      ui.log(`${join(last.runDir, "config.json")} is not valid JSON; resuming with the current settings.`);
+    }
+  }
+  const options: TrainingOptions = {
+    target: last.project,
+    runDir: last.runDir,
+    config,
+    reward: env.settings.reward,
+    verifier,
+    resume: true,
+    ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
+  };
+  return { kind: "ready", project: last.project, options, summary: describe(options, env.python) };
+}
+
+function describe(options: TrainingOptions, python: PythonChoice): string {
+  const py =
+    python.kind === "managed" ? "the managed virtual environment" : `${python.path} (${python.kind})`;
+  const verifier = options.verifier.kind === "simulator" ? "the simulator (not Lean)" : "Lean";
+  return (
+    `${options.resume ? "Resuming" : "Training"} ${options.config.algorithm ?? "grpo"} on ${options.target} ` +
+    `(model: ${options.config.model ?? "embedded tiny"}; verifier: ${verifier}; Python: ${py}) into ${options.runDir}`
+  );
+}
