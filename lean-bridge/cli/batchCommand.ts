@@ -16,6 +16,9 @@ import { SERVER_OPTIONS, openPool, requireProject } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
 import { rewardMode, verdictJson } from "./verdictOutput";
 
+/** Verdict kinds in the order the tally lists them (kinds added later come last). */
+const KIND_ORDER = ["proved", "failed", "incomplete", "rejected", "timeout", "crashed"];
+
 /** The running tally: every line written is counted, bad lines (rejected as bad tasks) included. */
 export class Tally {
   private readonly counts = new Map<string, number>();
@@ -30,7 +33,12 @@ export class Tally {
 
   summary(): string {
     if (this.done === 0) return "nothing checked yet";
-    const parts = [...this.counts].map(([k, n]) =>
+    const order = (k: string) => {
+      const i = KIND_ORDER.indexOf(k);
+      return i === -1 ? KIND_ORDER.length : i;
+    };
+    const sorted = [...this.counts].sort(([a], [b]) => order(a) - order(b));
+    const parts = sorted.map(([k, n]) =>
       k === "rejected" && this.badLines > 0
         ? `${k} ${n} (${this.badLines} bad line${this.badLines > 1 ? "s" : ""})`
         : `${k} ${n}`,
