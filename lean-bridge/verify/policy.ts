@@ -4,7 +4,8 @@
  * command, `#exit`, `import`, new `axiom`s), and anything that runs arbitrary programs at elaboration time.
  * See docs/POLICY.md for the rationale of each rule and how to change it.
  */
-import { TokenKind, bracketDelta, lex, tokenText } from "../lean/lexer";
+import { TokenKind, bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
+import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
 
 export interface CandidatePolicy {
   /** Identifiers that are rejected wherever they appear (a dotted name matches on any component). */
@@ -13,9 +14,28 @@ export interface CandidatePolicy {
   forbiddenSymbols: string[];
   /** Longest candidate accepted, in UTF-16 units. */
   maxChars: number;
+  /**
+   * Whether `native_decide` / `decide +native` (proofs by compiled code, axiom `Lean.ofReduceBool`) are
+   * accepted. Also allow the axiom (`--allowed-axioms`), or the axiom check fails such proofs anyway.
+   */
+  allowNative: boolean;
+  /** Options a candidate may set with `set_option … in`, with their upper bounds. */
+  optionLimits: OptionLimits;
 }
 
-export const SORRY_IDENTIFIERS = ["sorry", "admit"];
+/** `sorryAx` is what `sorry` elaborates to; `as_aux_lemma` hides a proof (and its sorry) in a lemma. */
+export const SORRY_IDENTIFIERS = ["sorry", "admit", "sorryAx", "as_aux_lemma"];
+
+/** Proofs that trust compiled code instead of the kernel (axioms `Lean.ofReduceBool`, `Lean.trustCompiler`). */
+export const NATIVE_IDENTIFIERS = [
+  "native_decide",
+  "native",
+  "ofReduceBool",
+  "ofReduceNat",
+  "reduceBool",
+  "reduceNat",
+  "trustCompiler",
+];
 
 /** Commands: a candidate using them would end the declaration or add a new one. */
 export const ESCAPE_IDENTIFIERS = [
@@ -92,21 +112,48 @@ export const DEFAULT_POLICY: CandidatePolicy = {
   ],
   forbiddenSymbols: ["@["],
   maxChars: 20_000,
+  allowNative: false,
+  optionLimits: DEFAULT_OPTION_LIMITS,
 };
 
 export type PolicyResult = { kind: "allowed" } | { kind: "rejected"; rule: string; reason: string };
 
 function ruleFor(name: string): string {
   if (SORRY_IDENTIFIERS.includes(name)) return "sorry";
+  if (NATIVE_IDENTIFIERS.includes(name)) return "native-code";
   if (ESCAPE_IDENTIFIERS.includes(name)) return "escape";
   if (SEARCH_IDENTIFIERS.includes(name)) return "search-tactic";
   if (CODE_EXECUTION_IDENTIFIERS.includes(name)) return "code-execution";
   return "policy"; // Forbidden by a policy file.
 }
 
+/**
+ * The components of a name as Lean reads them: `«…»` escapes removed, dots inside them kept
+ * (`Lean.«ofReduceBool»` is `Lean.ofReduceBool`; `«a.b».c` has the parts `a.b` and `c`).
+ */
+export function nameParts(ident: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  for (let i = 0; i < ident.length; i++) {
+    const c = ident[i];
+    if (c === "«") {
+      const close = ident.indexOf("»", i + 1);
+      const end = close === -1 ? ident.length : close;
+      current += ident.slice(i + 1, end);
+      i = end;
+    } else if (c === ".") {
+      parts.push(current);
+      current = "";
+    } else current += c;
+  }
+  parts.push(current);
+  return parts;
+}
+
 function matchesForbidden(ident: string, forbidden: Set<string>): string | undefined {
-  if (forbidden.has(ident)) return ident;
-  const parts = ident.split(".");
+  const parts = nameParts(ident);
+  const name = parts.join(".");
+  if (forbidden.has(name)) return name;
   for (let k = 1; k < parts.length; k++) {
     const prefix = parts.slice(0, k).join(".");
     if (forbidden.has(prefix)) return prefix;
@@ -117,7 +164,36 @@ function matchesForbidden(ident: string, forbidden: Set<string>): string | undef
 
 const forbiddenSetCache = new WeakMap<CandidatePolicy, Set<string>>();
 
-export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
+/**
+ * The candidate as Lean will read it: line endings normalised (the check document places the candidate
+ * with CR removed). Re-indentation changes only the blanks at line starts, which never changes a token.
+ */
+export function asLeanReadsIt(candidate: string): string {
+  return candidate.includes("\r") ? candidate.replace(/\r\n?/g, "\n") : candidate;
+}
+
+function effectiveForbidden(policy: CandidatePolicy): Set<string> {
+  let forbidden = forbiddenSetCache.get(policy);
+  if (!forbidden) {
+    forbidden = new Set(policy.forbiddenIdentifiers);
+    if (!policy.allowNative) for (const name of NATIVE_IDENTIFIERS) forbidden.add(name);
+    forbiddenSetCache.set(policy, forbidden);
+  }
+  return forbidden;
+}
+
+/** `#v[…]` is a term (a vector literal), not a command: `#` with `v` and `[` written together. */
+function isTermHash(ts: TokenStream, i: number): boolean {
+  return (
+    tokenText(ts, i + 1) === "v" &&
+    ts.kinds[i + 2] === TokenKind.Symbol &&
+    tokenText(ts, i + 2) === "[" &&
+    ts.starts[i + 2] === ts.ends[i + 1]
+  );
+}
+
+export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
+  const candidate = asLeanReadsIt(raw);
   if (candidate.trim() === "") return { kind: "rejected", rule: "empty", reason: "the candidate is empty" };
   if (candidate.length > policy.maxChars)
     return {
@@ -125,11 +201,7 @@ export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFA
       rule: "too-long",
       reason: `the candidate has ${candidate.length} characters; the limit is ${policy.maxChars}`,
     };
-  let forbidden = forbiddenSetCache.get(policy);
-  if (!forbidden) {
-    forbidden = new Set(policy.forbiddenIdentifiers);
-    forbiddenSetCache.set(policy, forbidden);
-  }
+  const forbidden = effectiveForbidden(policy);
   const ts = lex(candidate);
   if (ts.unterminated)
     return {
@@ -150,6 +222,20 @@ export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFA
           rule: ruleFor(hit),
           reason: `the candidate uses \`${hit}\`, which the verification policy forbids`,
         };
+      if (text === "set_option") {
+        const option = checkSetOption(ts, i, policy.optionLimits);
+        if (option.kind === "rejected")
+          return { kind: "rejected", rule: "set-option", reason: option.reason };
+      }
+    } else if (kind === TokenKind.String && text.includes("{")) {
+      // Whether Lean reads `{…}` in a string as code depends on the syntax around it (`s!`, `throwError`,
+      // any user syntax with `interpolatedStr`): a string holding a brace is refused rather than guessed.
+      return {
+        kind: "rejected",
+        rule: "ambiguous-string",
+        reason:
+          "the candidate has a string holding `{`, which Lean may read as interpolated code; proofs do not need one",
+      };
     } else if (kind === TokenKind.Symbol) {
       if (policy.forbiddenSymbols.includes(text))
         return {
@@ -157,7 +243,12 @@ export function checkCandidate(candidate: string, policy: CandidatePolicy = DEFA
           rule: "escape",
           reason: `the candidate uses \`${text}\`, which the verification policy forbids`,
         };
-      if (text === "#" && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i])
+      if (
+        text === "#" &&
+        ts.kinds[i + 1] === TokenKind.Ident &&
+        ts.starts[i + 1] === ts.ends[i] &&
+        !isTermHash(ts, i)
+      )
         return {
           kind: "rejected",
           rule: "escape",
@@ -179,6 +270,8 @@ export interface PolicyFile {
   /** Default identifiers to accept after all (e.g. "exact?"). */
   allow?: string[];
   maxChars?: number;
+  /** Accept `native_decide` / `decide +native` (the axiom `Lean.ofReduceBool` must be allowed too). */
+  allowNative?: boolean;
 }
 
 export function policyFromFile(
@@ -188,7 +281,8 @@ export function policyFromFile(
   if (typeof file !== "object" || file === null || Array.isArray(file))
     return {
       kind: "error",
-      message: 'a policy file is a JSON object: {"forbid": [...], "allow": [...], "maxChars": N}',
+      message:
+        'a policy file is a JSON object: {"forbid": [...], "allow": [...], "maxChars": N, "allowNative": false}',
     };
   const strings = (v: unknown) =>
     v === undefined || (Array.isArray(v) && v.every((x) => typeof x === "string"));
@@ -196,6 +290,8 @@ export function policyFromFile(
     return { kind: "error", message: '"forbid" and "allow" must be lists of identifiers' };
   if (file.maxChars !== undefined && !(Number.isInteger(file.maxChars) && file.maxChars > 0))
     return { kind: "error", message: '"maxChars" must be a positive whole number' };
+  if (file.allowNative !== undefined && typeof file.allowNative !== "boolean")
+    return { kind: "error", message: '"allowNative" must be true or false' };
   const allow = new Set(file.allow ?? []);
   return {
     kind: "ok",
@@ -206,6 +302,8 @@ export function policyFromFile(
       ],
       forbiddenSymbols: DEFAULT_POLICY.forbiddenSymbols,
       maxChars: file.maxChars ?? DEFAULT_POLICY.maxChars,
+      allowNative: file.allowNative ?? false,
+      optionLimits: DEFAULT_POLICY.optionLimits,
     },
   };
 }

@@ -51,3 +51,63 @@ test("empty and oversized candidates are rejected", () => {
   assert.equal(rejected("   \n"), "empty");
   assert.equal(rejected("simp ".repeat(10_000)), "too-long");
 });
+
+test("options: only bounded resource limits may be set, and only with `in`", () => {
+  for (const c of [
+    "set_option debug.skipKernelTC true in decide +kernel",
+    "set_option warn.sorry false in exact h",
+    "set_option linter.unusedVariables false in simp",
+    "set_option trace.Meta.synthInstance true in simp",
+    "set_option compiler.extract_closed false in rfl",
+    "set_option backward.synthInstance.canonInstances false in simp",
+    "set_option maxHeartbeats 0 in simp",
+    "set_option maxHeartbeats 100000000 in simp",
+    "set_option maxRecDepth 100 simp",
+    "set_option «debug».skipKernelTC true in simp",
+  ])
+    assert.equal(rejected(c), "set-option", c);
+  assert.equal(rejected("set_option maxHeartbeats 400000 in\n  simp"), "allowed");
+  assert.equal(rejected("set_option maxRecDepth 2000 in omega"), "allowed");
+});
+
+test("sorryAx, as_aux_lemma and compiled-code proofs are refused; native code only when the policy allows it", () => {
+  assert.equal(rejected("exact sorryAx _ false"), "sorry");
+  assert.equal(rejected("exact «sorryAx» _ false"), "sorry");
+  assert.equal(rejected("as_aux_lemma => simp"), "sorry");
+  for (const c of [
+    "native_decide",
+    "decide +native",
+    "decide (config := { native := true })",
+    "exact Lean.ofReduceBool _ _ rfl",
+    "exact Lean.«ofReduceBool» _ _ rfl",
+    "exact Lean.trustCompiler",
+  ])
+    assert.equal(rejected(c), "native-code", c);
+  assert.equal(checkCandidate("native_decide", { ...DEFAULT_POLICY, allowNative: true }).kind, "allowed");
+  assert.equal(rejected("decide +kernel"), "allowed");
+});
+
+test("the policy reads the text Lean reads: a lone CR ends a line comment", () => {
+  assert.equal(rejected("simp -- harmless\rexact sorry"), "sorry");
+  assert.equal(rejected("simp -- harmless\r\nomega"), "allowed");
+});
+
+test("guillemet names are compared as Lean reads them", () => {
+  assert.equal(rejected("exact «sorry»"), "sorry");
+  assert.equal(rejected("run_tac «IO».println 1"), "code-execution");
+});
+
+test("strings with braces are refused (Lean may read them as interpolated code)", () => {
+  assert.notEqual(rejected('exact foo!"{" ; sorry ; "}"'), "allowed");
+  assert.equal(rejected('exact foo!"{"'), "ambiguous-string");
+  assert.equal(rejected('exact s!"{x}"'), "ambiguous-string");
+});
+
+test("legitimate odd proofs pass: vector literals, comment markers in strings, hypotheses named like tactics", () => {
+  assert.equal(rejected("exact #v[1, 2].size"), "allowed");
+  assert.equal(rejected('have h : "a -- b /- c".length = 11 := by decide\nexact h'), "allowed");
+  assert.equal(rejected("intro simp omega\nexact omega simp"), "allowed");
+  assert.equal(rejected("exact h₁.trans (2 : Nat).succ_pos"), "allowed");
+  assert.equal(rejected("#check Nat"), "escape");
+  assert.equal(rejected("#eval 1"), "escape");
+});
