@@ -4,7 +4,7 @@
  */
 const SPLIT_COLOURS: Record<string, string> = { train: "#4c78a8", validation: "#f58518", test: "#54a24b" };
 
-function escapeXml(text: string): string {
+export function escapeXml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 

@@ -1,0 +1,233 @@
+/**
+ * The dataset a run trains on: a dataset folder given as is, or a Lean workspace mined into RUN_DIR/dataset
+ * first (kept there, so `--resume` trains on the very same task ids even if the workspace changed). Also
+ * decides which project folder the verifier runs in.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { exportDataset } from "../dataset/exporter";
+import type { FileRecord, TaskRecord } from "../dataset/records";
+import { writeFileAtomic } from "../util/atomicWrite";
+import { HOLE_KINDS, type HoleKind } from "../protocol/trainer";
+
+export interface LoadedDataset {
+  /** Absolute path of the folder holding tasks.jsonl. */
+  dir: string;
+  tasks: Map<string, TaskRecord>;
+  /** File texts by relative path (files.jsonl). */
+  files: Map<string, string>;
+  /** The workspace the dataset was exported from, when report.json names one that exists. */
+  workspace: string | undefined;
+}
+
+export type DatasetResult =
+  { kind: "ok"; dataset: LoadedDataset } | { kind: "error"; message: string; hint: string };
+
+export function isDatasetDir(path: string): boolean {
+  return existsSync(join(path, "tasks.jsonl"));
+}
+
+function isLeanWorkspace(path: string): boolean {
+  if (
+    existsSync(join(path, "lean-toolchain")) ||
+    existsSync(join(path, "lakefile.lean")) ||
+    existsSync(join(path, "lakefile.toml"))
+  )
+    return true;
+  try {
+    return readdirSync(path).some((name) => name.endsWith(".lean"));
+  } catch {
+    return false;
+  }
+}
+
+const REEXPORT_HINT =
+  "Export it again with `fim-rlvr export WORKSPACE --out DIR`, or train on the workspace itself.";
+
+function readJsonl<T>(
+  path: string,
+  what: string,
+): { kind: "ok"; rows: T[] } | { kind: "error"; message: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    return {
+      kind: "error",
+      message: `cannot read ${what} (${path}): ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  const rows: T[] = [];
+  const lines = text.split("\n");
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!.trim();
+    if (!line) continue;
+    try {
+      rows.push(JSON.parse(line) as T);
+    } catch {
+      return { kind: "error", message: `${path} line ${k + 1} is not valid JSON` };
+    }
+  }
+  return { kind: "ok", rows };
+}
+
+function isTask(row: unknown): row is TaskRecord {
+  const t = row as Partial<TaskRecord> | null;
+  return (
+    typeof t === "object" &&
+    t !== null &&
+    typeof t.id === "string" &&
+    typeof t.file === "string" &&
+    typeof t.middle === "string" &&
+    typeof t.kind === "string" &&
+    typeof t.split === "string" &&
+    typeof t.range?.start?.line === "number" &&
+    typeof t.range?.end?.character === "number"
+  );
+}
+
+/** Reads a dataset folder (tasks.jsonl, files.jsonl, report.json). */
+export function loadDataset(dir: string): DatasetResult {
+  const root = resolve(dir);
+  const tasksRead = readJsonl<unknown>(join(root, "tasks.jsonl"), "the dataset's tasks");
+  if (tasksRead.kind === "error") return { ...tasksRead, hint: REEXPORT_HINT };
+  const tasks = new Map<string, TaskRecord>();
+  for (const [k, row] of tasksRead.rows.entries()) {
+    if (!isTask(row))
+      return {
+        kind: "error",
+        message: `${join(root, "tasks.jsonl")}: task ${k + 1} lacks id, file, range, kind, split or middle`,
+        hint: REEXPORT_HINT,
+      };
+    tasks.set(row.id, row);
+  }
+  if (tasks.size === 0)
+    return { kind: "error", message: `${root}/tasks.jsonl holds no tasks`, hint: REEXPORT_HINT };
+  const filesRead = readJsonl<FileRecord>(join(root, "files.jsonl"), "the dataset's files");
+  if (filesRead.kind === "error") return { ...filesRead, hint: REEXPORT_HINT };
+  const files = new Map(filesRead.rows.map((f) => [f.file, f.text]));
+  const missing = [...tasks.values()].find((t) => !files.has(t.file));
+  if (missing)
+    return {
+      kind: "error",
+      message: `task ${missing.id} names ${missing.file}, which files.jsonl does not hold`,
+      hint: REEXPORT_HINT,
+    };
+  let workspace: string | undefined;
+  try {
+    const report = JSON.parse(readFileSync(join(root, "report.json"), "utf8")) as { workspace?: unknown };
+    if (typeof report.workspace === "string" && existsSync(report.workspace)) workspace = report.workspace;
+  } catch {
+    // A dataset without report.json still trains; the verifier then runs on its own copy of the files.
+  }
+  return { kind: "ok", dataset: { dir: root, tasks, files, workspace } };
+}
+
+/** Tasks per kind in the training split, for messages. */
+export function kindCounts(dataset: LoadedDataset, split = "train"): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const t of dataset.tasks.values()) if (t.split === split) counts[t.kind] = (counts[t.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** One clear error when the training split has no task of the kinds asked for. */
+export function checkKinds(dataset: LoadedDataset, kinds: readonly string[] | undefined): DatasetResult {
+  const wanted = kinds ?? HOLE_KINDS;
+  const unknown = wanted.filter((k) => !HOLE_KINDS.includes(k as HoleKind));
+  if (unknown.length > 0)
+    return {
+      kind: "error",
+      message: `unknown hole kind(s): ${unknown.join(", ")}`,
+      hint: `Valid kinds: ${HOLE_KINDS.join(", ")}.`,
+    };
+  const counts = kindCounts(dataset);
+  if (wanted.some((k) => (counts[k] ?? 0) > 0)) return { kind: "ok", dataset };
+  const have =
+    Object.entries(counts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ") || "none";
+  return {
+    kind: "error",
+    message: `the dataset ${dataset.dir} has no training tasks of the kinds ${wanted.join(", ")} (it has: ${have})`,
+    hint: 'Ask for kinds the dataset has ("kinds" in --config), or export the workspace again with those --kinds.',
+  };
+}
+
+export type PreparedTarget =
+  | { kind: "ok"; dataset: LoadedDataset; projectRoot: string }
+  | { kind: "error"; message: string; hint: string };
+
+/**
+ * Turns the command's target into a dataset and a project folder for the verifier. A workspace is mined into
+ * RUN_DIR/dataset (reused on resume). A dataset whose workspace is gone is checked, with the simulator, in a
+ * copy of its own files (RUN_DIR/workspace); Lean needs the real project.
+ */
+export async function prepareTarget(
+  target: string,
+  runDir: string,
+  options: { resume: boolean; verifier: "lean" | "simulator"; onMining?: () => void; signal?: AbortSignal },
+): Promise<PreparedTarget> {
+  const path = resolve(target);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    return {
+      kind: "error",
+      message: `${target}: no such folder`,
+      hint: "Give a Lean workspace (a folder with .lean files) or a dataset folder (with tasks.jsonl).",
+    };
+  let datasetDir = path;
+  let projectRoot: string | undefined;
+  if (!isDatasetDir(path)) {
+    if (!isLeanWorkspace(path))
+      return {
+        kind: "error",
+        message: `${target} is neither a dataset (no tasks.jsonl) nor a Lean workspace (no lean-toolchain, lakefile or .lean files)`,
+        hint: "Give a Lean workspace or a folder written by `fim-rlvr export`.",
+      };
+    projectRoot = path;
+    datasetDir = join(runDir, "dataset");
+    if (!(options.resume && isDatasetDir(datasetDir))) {
+      options.onMining?.();
+      const exported = await exportDataset({
+        workspace: path,
+        out: datasetDir,
+        kinds: [...HOLE_KINDS],
+        seed: 0,
+        maxFileBytes: 4 * 1024 * 1024,
+        formats: ["native"],
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (exported.kind === "cancelled") return { kind: "error", message: "mining was cancelled", hint: "" };
+      if (exported.kind === "error")
+        return {
+          kind: "error",
+          message: `mining ${target} failed: ${exported.message}`,
+          hint: "Try `fim-rlvr export` on it to see what it finds.",
+        };
+    }
+  }
+  const loaded = loadDataset(datasetDir);
+  if (loaded.kind === "error") return loaded;
+  const dataset = loaded.dataset;
+  projectRoot ??= dataset.workspace;
+  if (!projectRoot) {
+    if (options.verifier === "lean")
+      return {
+        kind: "error",
+        message: `the dataset ${datasetDir} does not name a workspace that exists here, and Lean needs the project to check candidates`,
+        hint: "Train on the workspace itself (fim-rlvr train WORKSPACE), or use --simulator for a dry run.",
+      };
+    projectRoot = join(runDir, "workspace");
+    for (const [file, text] of dataset.files) {
+      const out = resolve(projectRoot, file);
+      if (!out.startsWith(projectRoot + "/"))
+        return {
+          kind: "error",
+          message: `files.jsonl names ${file}, which lies outside the dataset`,
+          hint: REEXPORT_HINT,
+        };
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileAtomic(out, text);
+    }
+  }
+  return { kind: "ok", dataset, projectRoot };
+}
