@@ -227,12 +227,19 @@ function findLastToken(ends: Int32Array, offset: number, from: number, to: numbe
   return from;
 }
 
+/** Tokens that may follow a hole on its line: they close the term the hole sits in. */
+const CLOSERS = new Set([")", "]", "}", "⟩", "⦄", ","]);
+
 /**
  * `isWholeSequence` over the file's own tokens (no re-lexing): the span's brackets balance, nothing after
  * its first line starts left of its column, and it does not end in an unterminated comment or string.
  */
 function isWholeSpan(ts: TokenStream, first: number, last: number): boolean {
   if (ts.unterminated && last === ts.count - 1) return false; // The file ends inside this span's last token.
+  let next = last + 1;
+  while (next < ts.count && isComment(ts.kinds[next])) next++;
+  // What follows a whole tactic sequence on its own line can only close an enclosing term.
+  if (next < ts.count && ts.lineFirst[next] !== 1 && !CLOSERS.has(tokenText(ts, next))) return false;
   const indent = ts.cols[first] ?? 0;
   let depth = 0;
   for (let i = first; i <= last; i++) {
@@ -242,6 +249,18 @@ function isWholeSpan(ts: TokenStream, first: number, last: number): boolean {
     if (depth < 0) return false;
   }
   return depth === 0;
+}
+
+/**
+ * Whether the hole [start, end) of `text` is a whole tactic sequence in its place: its middle is one (see
+ * `isWholeSequence`), and the rest of its last line holds nothing but what closes an enclosing term — so a
+ * hole never ends at a `|` of a term or pattern (`|x|`, `a | b`, `first | a | b`) that continues after it.
+ */
+export function isWholeHole(text: string, start: number, end: number, indent: number): boolean {
+  if (!isWholeSequence(text.slice(start, end).replace(/\r\n/g, "\n"), indent)) return false;
+  const newline = text.indexOf("\n", end);
+  const rest = text.slice(end, newline === -1 ? text.length : newline).trim();
+  return rest === "" || rest.startsWith("--") || rest.startsWith("/-") || CLOSERS.has([...rest][0]!);
 }
 
 /** Whether a middle is a whole tactic sequence at `indent`: balanced, terminated, nothing left of the column. */

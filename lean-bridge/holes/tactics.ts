@@ -66,14 +66,41 @@ function nextCode(ts: TokenStream, i: number, limit: number): number {
 }
 
 /**
- * Reads the block that starts at token `from` and may run to token `limit` (inclusive). With `stopAtBar`
- * the block also ends at a `|` at its own bracket depth (the next alternative of a `with`).
+ * Whether the `|` at token i (at the block's bracket depth) starts the next alternative of a `with`/`match`
+ * rather than belonging to a term or pattern of the current arm (`|x|`, `rcases h with a | b`,
+ * `first | a | b`). On its own line, a bar at or left of the arm's column starts an alternative and one
+ * further right continues the step. Inside a line, it starts an alternative only when a `=>` follows it
+ * on that line before any other bar (`| inl h => simp | inr h => simp`).
  */
+function startsAlternative(ts: TokenStream, i: number, limit: number, column: number): boolean {
+  if (ts.lineFirst[i] === 1) return (ts.cols[i] ?? 0) <= column;
+  let depth = 0;
+  for (let j = i + 1; j <= limit && ts.lineFirst[j] !== 1; j++) {
+    if (!isCode(ts, j)) continue;
+    if (depth === 0 && tokenIs(ts, j, "|")) return false;
+    if (depth === 0 && tokenIs(ts, j, "=>")) return true;
+    depth += bracketDelta(ts, j);
+    if (depth < 0) return false;
+  }
+  return false;
+}
+
+/** Where a block must end besides Lean's layout rule. */
+export interface BlockStops {
+  /** At a `|` that starts the next alternative of a `with`/`match` (the block is an arm). */
+  bar: boolean;
+  /** At a `,` at the block's depth (a `by` inside brackets: `⟨by simp, by omega⟩`). */
+  comma: boolean;
+}
+
+const NO_STOPS: BlockStops = { bar: false, comma: false };
+
+/** Reads the block that starts at token `from` and may run to token `limit` (inclusive). */
 export function readBlock(
   ts: TokenStream,
   from: number,
   limit: number,
-  stopAtBar = false,
+  stops: BlockStops = NO_STOPS,
   budget = { depth: 0 },
 ): TacticBlock {
   const column = ts.cols[from] ?? 0;
@@ -88,7 +115,15 @@ export function readBlock(
       const lineFirst = ts.lineFirst[i] === 1;
       const col = ts.cols[i] ?? 0;
       if (depth === 0 && lineFirst && col < column) break;
-      if (depth === 0 && stopAtBar && tokenIs(ts, i, "|") && !tokenIs(ts, stepFirst, "first")) break;
+      if (
+        depth === 0 &&
+        stops.bar &&
+        tokenIs(ts, i, "|") &&
+        !tokenIs(ts, stepFirst, "first") &&
+        startsAlternative(ts, i, limit, column)
+      )
+        break;
+      if (depth === 0 && stops.comma && tokenIs(ts, i, ",")) break;
       if (depth === 0 && lineFirst && col === column && !CONTINUATIONS.has(tokenText(ts, i))) {
         steps.push({ first: stepFirst, last: lastCode, nested: [] });
         stepFirst = i;
@@ -115,7 +150,7 @@ function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number
   let i = step.first;
   if (head === "·" || head === ".") {
     const j = nextCode(ts, step.first + 1, step.last);
-    if (j <= step.last) blocks.push(readBlock(ts, j, step.last, false, budget));
+    if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
     return blocks;
   }
   const arrows = ARROW_HEADS.has(head);
@@ -128,7 +163,7 @@ function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number
     if (isBy || isArrow) {
       const j = nextCode(ts, i + 1, step.last);
       if (j > step.last) break;
-      const block = readBlock(ts, j, step.last, isArrow, budget);
+      const block = readBlock(ts, j, step.last, { bar: isArrow, comma: depth > 0 }, budget);
       blocks.push(block);
       i = block.last;
       continue;

@@ -1,13 +1,14 @@
 /**
  * Properties that must hold for every hole of every corpus: putting the middle back at the hole's LSP
- * range gives back the file exactly, and the middle is a whole tactic sequence at its column. Then a fuzz
+ * range gives back the file exactly, and the middle is a whole tactic sequence at its column and in its
+ * place (nothing but a closing bracket may follow it on its line). Then a fuzz
  * test: random and mutated inputs never crash or hang the miner, and the properties still hold.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { isWholeSequence, mineText } from "../../lean-bridge/holes/mine";
+import { isWholeHole, mineText } from "../../lean-bridge/holes/mine";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { EXAMPLE, REPO } from "../helpers";
 import { generateCorpusFile, mulberry32 } from "../../bench/corpus";
@@ -43,9 +44,11 @@ function checkProperties(name: string, text: string): number {
       h.indent,
       `${name}: indent is the hole's column`,
     );
+    // Whole in its place too: a hole never stops at a `|` (or anything else) that continues its line.
     assert.ok(
-      isWholeSequence(h.middle.replace(/\r\n/g, "\n"), h.indent),
-      `${name}: ${h.decl} ${h.kind} is not a whole tactic sequence: ${JSON.stringify(h.middle)}`,
+      isWholeHole(text, start, end, h.indent),
+      `${name}: ${h.decl} ${h.kind} is not a whole tactic sequence: ${JSON.stringify(h.middle)} ` +
+        `followed by ${JSON.stringify(text.slice(end, end + 20))}`,
     );
   }
   return mined.holes.length;
@@ -108,6 +111,13 @@ const PIECES = [
   "termination_by",
   "where",
   "#exit",
+  "|x|",
+  "hp | hq",
+  "first | a | b",
+  "rcases h with a | b",
+  "\n  | inl h => ",
+  "all_goals ",
+  "⟨by simp, by omega⟩",
 ];
 
 test("fuzz: random and mutated inputs never crash the miner, and its holes stay whole", () => {
