@@ -21,6 +21,16 @@ await Promise.all([
     outfile: "dist/extension.js",
     external: ["vscode"],
   }),
+  // The dashboard webview's script (a browser bundle, uPlot included) and uPlot's stylesheet: no CDN.
+  build({
+    ...common,
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    entryPoints: ["extension/webview/dashboard.ts"],
+    outfile: "dist/dashboard.js",
+  }),
+  build({ ...common, entryPoints: ["node_modules/uplot/dist/uPlot.min.css"], outfile: "dist/uplot.css" }),
   build({
     ...common,
     entryPoints: ["lean-bridge/cli/main.ts"],

@@ -1,14 +1,64 @@
 /** Extension entry point: every command is listed once here. */
 import * as vscode from "vscode";
+import { startTraining } from "../lean-bridge/train/session";
 import { exportWorkspaceAsDataset } from "./exportCommand";
+import { AttemptsLens, showAttempts } from "./attempts";
+import { Dashboard } from "./dashboardPanel";
+import { HoleDecorations } from "./decorations";
+import { HolesTree } from "./holesTree";
+import { log, outputChannel } from "./log";
+import { RunStatusBar } from "./statusBar";
+import { HoleStore } from "./state/holeStore";
+import { TrainingController, type StartTraining } from "./trainingController";
 
-const COMMANDS: Record<string, () => Promise<void>> = {
-  "fimRlvr.exportDataset": exportWorkspaceAsDataset,
-};
+/** What tests in the extension host reach through `extensions.getExtension(...).exports`. */
+export interface FimRlvrApi {
+  readonly store: HoleStore;
+  readonly controller: TrainingController;
+  readonly dashboard: Dashboard;
+}
 
-export function activate(context: vscode.ExtensionContext): void {
-  for (const [id, run] of Object.entries(COMMANDS))
+export function activate(context: vscode.ExtensionContext): FimRlvrApi {
+  const store = new HoleStore();
+  const dashboard = new Dashboard(context.extensionUri);
+  const statusBar = new RunStatusBar();
+  const controller = new TrainingController(
+    context,
+    store,
+    dashboard,
+    statusBar,
+    startTraining satisfies StartTraining,
+  );
+  const commands: Record<string, (...args: unknown[]) => unknown> = {
+    "fimRlvr.exportDataset": exportWorkspaceAsDataset,
+    "fimRlvr.startTraining": () => controller.start(),
+    "fimRlvr.stopTraining": () => controller.stop(),
+    "fimRlvr.resumeTraining": () => controller.resume(),
+    "fimRlvr.showDashboard": () => dashboard.show(),
+    "fimRlvr.clearAnnotations": () => store.clear(),
+    "fimRlvr.showAttempts": (taskId) => showAttempts(store, taskId),
+    "fimRlvr.showLog": () => outputChannel().show(true),
+  };
+  for (const [id, run] of Object.entries(commands))
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  const lens = new AttemptsLens(store);
+  const tree = new HolesTree(store, context.extensionUri);
+  context.subscriptions.push(
+    outputChannel(),
+    statusBar,
+    dashboard,
+    controller,
+    new HoleDecorations(store, context.extensionUri),
+    lens,
+    // By file pattern, not language id: it works with or without the Lean 4 extension installed.
+    vscode.languages.registerCodeLensProvider({ scheme: "file", pattern: "**/*.lean" }, lens),
+    tree,
+    vscode.window.createTreeView("fimRlvr.holes", { treeDataProvider: tree, showCollapseAll: true }),
+  );
+  log.info(
+    `FIM-RLVR activated (VS Code ${vscode.version}; workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted"}).`,
+  );
+  return { store, controller, dashboard };
 }
 
 export function deactivate(): void {}

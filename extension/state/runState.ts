@@ -1,7 +1,7 @@
 /**
  * The training run's state machine, which decides what the status bar says and which commands are enabled
  * (through context keys in package.json's `enablement` clauses): no Stop without a run, no Start while one
- * runs, Resume only with a run that has a checkpoint, nothing that runs Lean in an untrusted workspace.
+ * runs, Resume only with a run that has a checkpoint.
  */
 export type RunState =
   | { phase: "idle" }
@@ -51,9 +51,12 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
   }
 }
 
-/** The context keys the commands' `enablement` clauses read (package.json). */
+/**
+ * The context keys the commands' `enablement` clauses read (package.json). Start stays enabled in an
+ * untrusted workspace so that it can say why it cannot run and offer to manage trust.
+ */
 export interface Enablement {
-  "fimRlvr.canStart": boolean;
+  "fimRlvr.busy": boolean;
   "fimRlvr.canStop": boolean;
   "fimRlvr.canResume": boolean;
   "fimRlvr.hasAnnotations": boolean;
@@ -61,18 +64,17 @@ export interface Enablement {
 
 export interface EnablementInputs {
   state: RunState;
-  trusted: boolean;
   /** A run folder with a checkpoint to resume from. */
   resumableRun: string | undefined;
   annotatedHoles: number;
 }
 
-export function enablement({ state, trusted, resumableRun, annotatedHoles }: EnablementInputs): Enablement {
+export function enablement({ state, resumableRun, annotatedHoles }: EnablementInputs): Enablement {
   const idle = state.phase === "idle";
   return {
-    "fimRlvr.canStart": idle && trusted,
+    "fimRlvr.busy": !idle,
     "fimRlvr.canStop": state.phase === "running" || state.phase === "starting",
-    "fimRlvr.canResume": idle && trusted && resumableRun !== undefined,
+    "fimRlvr.canResume": idle && resumableRun !== undefined,
     "fimRlvr.hasAnnotations": annotatedHoles > 0,
   };
 }

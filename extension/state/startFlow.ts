@@ -43,6 +43,10 @@ export interface TrainSettings {
   steps: number | null;
   outputDir: string;
   reward: "binary" | "partial";
+  /** Verifier slots (null: the host's default, up to 4, one per core). */
+  verifierSlots: number | null;
+  /** Time limit of one verification, in milliseconds. */
+  verifierTimeoutMs: number;
 }
 
 export type PythonChoice =
@@ -121,6 +125,13 @@ async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptio
   if (choice === USE_SIMULATOR) return { kind: "simulator" };
   if (choice === INSTALL_LEAN) ui.openUrl(ELAN_URL);
   return undefined;
+}
+
+function advanced(settings: TrainSettings): NonNullable<TrainingOptions["advanced"]> {
+  return {
+    verifierTimeoutMs: settings.verifierTimeoutMs,
+    ...(settings.verifierSlots !== null ? { verifierSlots: settings.verifierSlots } : {}),
+  };
 }
 
 function runFolder(project: string, env: StartEnv): string {
@@ -224,6 +235,7 @@ export async function planStart(env: StartEnv, ui: StartUi): Promise<StartPlan> 
     reward: env.settings.reward,
     verifier,
     resume: false,
+    advanced: advanced(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project, options, summary: describe(options, env.python) };
@@ -261,6 +273,7 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
     reward: env.settings.reward,
     verifier,
     resume: true,
+    advanced: advanced(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project: last.project, options, summary: describe(options, env.python) };

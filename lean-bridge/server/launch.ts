@@ -81,11 +81,15 @@ export function simulatorCommand(): string[] {
   return [process.execPath, existsSync(bundled) ? bundled : source, "simulator"];
 }
 
-/** The folder holding this package's package.json, searched upwards from `from`. */
+/**
+ * The folder holding this package's package.json, searched upwards from `from`: the source checkout (it has
+ * lean-bridge/) or an installed extension (the .vsix ships dist/cli.js, not the sources).
+ */
 export function packageRoot(from: string): string {
   let dir = resolve(from, "..");
   for (let k = 0; k < 8; k++) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "lean-bridge"))) return dir;
+    const isPackage = existsSync(join(dir, "lean-bridge")) || existsSync(join(dir, "dist", "cli.js"));
+    if (existsSync(join(dir, "package.json")) && isPackage) return dir;
     dir = resolve(dir, "..");
   }
   return process.cwd();

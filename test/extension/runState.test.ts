@@ -23,9 +23,9 @@ function run(events: RunEvent[], from: RunState = IDLE): RunState {
 }
 
 test("commands are enabled only when they can work", () => {
-  const base = { trusted: true, resumableRun: undefined, annotatedHoles: 0 };
+  const base = { resumableRun: undefined, annotatedHoles: 0 };
   assert.deepEqual(enablement({ ...base, state: IDLE }), {
-    "fimRlvr.canStart": true,
+    "fimRlvr.busy": false,
     "fimRlvr.canStop": false,
     "fimRlvr.canResume": false,
     "fimRlvr.hasAnnotations": false,
@@ -33,13 +33,10 @@ test("commands are enabled only when they can work", () => {
   const running = run([{ type: "start-requested" }, { type: "started", runDir: "/r", totalSteps: 10 }]);
   assert.equal(running.phase, "running");
   const e = enablement({ ...base, state: running, resumableRun: "/r", annotatedHoles: 3 });
-  assert.equal(e["fimRlvr.canStart"], false, "no second run while one runs");
+  assert.equal(e["fimRlvr.busy"], true, "no second Start while one runs");
   assert.equal(e["fimRlvr.canStop"], true);
   assert.equal(e["fimRlvr.canResume"], false, "no resume while running");
   assert.equal(e["fimRlvr.hasAnnotations"], true);
-  const untrusted = enablement({ ...base, trusted: false, state: IDLE, resumableRun: "/r" });
-  assert.equal(untrusted["fimRlvr.canStart"], false, "untrusted workspaces cannot train");
-  assert.equal(untrusted["fimRlvr.canResume"], false);
   assert.equal(enablement({ ...base, state: IDLE, resumableRun: "/r" })["fimRlvr.canResume"], true);
 });
 
@@ -62,7 +59,7 @@ test("the state machine ignores events that do not fit its phase, and the status
   const stopping = reduceRun(progressed, { type: "stop-requested" });
   assert.deepEqual(stopping, { phase: "stopping", runDir: "/r" });
   assert.equal(
-    enablement({ state: stopping, trusted: true, resumableRun: "/r", annotatedHoles: 0 })["fimRlvr.canStop"],
+    enablement({ state: stopping, resumableRun: "/r", annotatedHoles: 0 })["fimRlvr.canStop"],
     false,
   );
   assert.deepEqual(reduceRun(stopping, { type: "ended" }), IDLE);

@@ -88,6 +88,8 @@ function env(overrides: Partial<StartEnv> = {}): StartEnv {
       steps: null,
       outputDir: "",
       reward: "binary",
+      verifierSlots: null,
+      verifierTimeoutMs: 30_000,
     },
     ...overrides,
   };
@@ -127,6 +129,7 @@ test("Start: algorithm quick pick with one-line descriptions (the setting first)
     reward: "binary",
     verifier: { kind: "lean" },
     resume: false,
+    advanced: { verifierTimeoutMs: 30_000 },
   });
   assert.match(plan.summary, /verifier: Lean; Python: the managed virtual environment/);
 });

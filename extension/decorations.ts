@@ -1,0 +1,93 @@
+/**
+ * Gutter icons, a subtle range highlight and hovers on the holes the model filled. A thin view over the
+ * HoleStore: edits move the store's ranges, redraws are debounced per file, and every editor that becomes
+ * visible is redrawn, so annotations survive switching editors.
+ */
+import * as vscode from "vscode";
+import { KeyedDebouncer } from "./state/debounce";
+import type { HoleRecord, HoleStore } from "./state/holeStore";
+import { hoverMarkdown, SHOW_ATTEMPTS_COMMAND, type HoverMessage } from "./state/hoverText";
+import { asDiagnostics, asRange } from "./converters";
+import { backgroundColor, iconName, iconPaths, type IconName } from "./verdictIcons";
+
+const ICONS: readonly IconName[] = ["proved", "failed", "incomplete", "timeout"];
+const REDRAW_DELAY_MS = 150;
+
+export function hoverFor(hole: HoleRecord): vscode.MarkdownString {
+  const messages: HoverMessage[] = asDiagnostics(hole.latest.diagnostics).map((d, k) => ({
+    severity: vscode.DiagnosticSeverity[d.severity],
+    line: hole.latest.diagnostics[k]?.candidateRange ? d.range.start.line : null,
+    message: d.message,
+  }));
+  const markdown = new vscode.MarkdownString(hoverMarkdown(hole, messages), true);
+  markdown.isTrusted = { enabledCommands: [SHOW_ATTEMPTS_COMMAND] };
+  return markdown;
+}
+
+export class HoleDecorations implements vscode.Disposable {
+  private readonly types = new Map<IconName, vscode.TextEditorDecorationType>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly redraw = new KeyedDebouncer<string>((file) => this.drawFile(file), REDRAW_DELAY_MS);
+
+  constructor(
+    private readonly store: HoleStore,
+    extensionUri: vscode.Uri,
+  ) {
+    for (const icon of ICONS) {
+      const paths = iconPaths(extensionUri, icon);
+      this.types.set(
+        icon,
+        vscode.window.createTextEditorDecorationType({
+          light: { gutterIconPath: paths.light },
+          dark: { gutterIconPath: paths.dark },
+          gutterIconSize: "contain",
+          backgroundColor: backgroundColor(icon),
+          overviewRulerColor: backgroundColor(icon),
+          overviewRulerLane: vscode.OverviewRulerLane.Left,
+          rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+        }),
+      );
+    }
+    this.disposables.push(
+      store.onDidChange((files) => files.forEach((file) => this.redraw.schedule(file))),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => this.drawEditor(e))),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (event.document.uri.scheme !== "file" || event.contentChanges.length === 0) return;
+        // The store moves the holes (and schedules a redraw); VS Code moves the drawn ones meanwhile.
+        store.applyEdits(
+          event.document.uri.fsPath,
+          event.contentChanges.map((c) => ({
+            range: {
+              start: { line: c.range.start.line, character: c.range.start.character },
+              end: { line: c.range.end.line, character: c.range.end.character },
+            },
+            text: c.text,
+          })),
+        );
+      }),
+    );
+    for (const editor of vscode.window.visibleTextEditors) this.drawEditor(editor);
+  }
+
+  private drawFile(file: string): void {
+    for (const editor of vscode.window.visibleTextEditors)
+      if (editor.document.uri.scheme === "file" && editor.document.uri.fsPath === file)
+        this.drawEditor(editor);
+  }
+
+  private drawEditor(editor: vscode.TextEditor): void {
+    if (editor.document.uri.scheme !== "file") return;
+    const byIcon = new Map<IconName, vscode.DecorationOptions[]>(ICONS.map((icon) => [icon, []]));
+    for (const hole of this.store.holesIn(editor.document.uri.fsPath))
+      byIcon
+        .get(iconName(hole.latest.verdict))!
+        .push({ range: asRange(hole.range), hoverMessage: hoverFor(hole) });
+    for (const [icon, options] of byIcon) editor.setDecorations(this.types.get(icon)!, options);
+  }
+
+  dispose(): void {
+    this.redraw.dispose();
+    for (const d of this.disposables) d.dispose();
+    for (const type of this.types.values()) type.dispose();
+  }
+}

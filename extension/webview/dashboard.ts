@@ -1,0 +1,156 @@
+/**
+ * The dashboard webview's script (bundled by esbuild into dist/dashboard.js with uPlot; no CDN). It asks the
+ * extension for the run's state, then applies the same DashboardMessage reducer to every live message.
+ * Colours come from the theme's CSS variables, and the charts are redrawn when the theme changes.
+ */
+/// <reference lib="dom" />
+import uPlot from "uplot";
+import {
+  cacheHitRate,
+  emptyDashboard,
+  latest,
+  passRateByKind,
+  reduceDashboard,
+  type DashboardMessage,
+  type DashboardRequest,
+  type DashboardState,
+} from "../state/dashboardModel";
+
+declare function acquireVsCodeApi(): { postMessage(message: DashboardRequest): void };
+
+const vscodeApi = acquireVsCodeApi();
+let state: DashboardState = emptyDashboard();
+const charts = new Map<string, uPlot>();
+
+function themeColor(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
+function palette(): string[] {
+  return [
+    themeColor("--vscode-charts-blue", "#3794ff"),
+    themeColor("--vscode-charts-green", "#89d185"),
+    themeColor("--vscode-charts-orange", "#d18616"),
+    themeColor("--vscode-charts-purple", "#b180d7"),
+    themeColor("--vscode-charts-red", "#f14c4c"),
+    themeColor("--vscode-charts-yellow", "#cca700"),
+  ];
+}
+
+type Series = { label: string; values: (number | null)[] };
+
+function draw(id: string, steps: number[], series: Series[]): void {
+  const host = document.getElementById(id);
+  if (!host) return;
+  const data = [steps, ...series.map((s) => s.values)] as uPlot.AlignedData;
+  const existing = charts.get(id);
+  const signature = series.map((s) => s.label).join("|");
+  if (existing && existing.root.dataset.series === signature) {
+    existing.setData(data);
+    return;
+  }
+  existing?.destroy();
+  const fg = themeColor("--vscode-foreground", "#ccc");
+  const grid = themeColor("--vscode-charts-lines", "rgba(128,128,128,0.25)");
+  const colors = palette();
+  const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+  const chart = new uPlot(
+    {
+      width: Math.max(240, host.clientWidth),
+      height: 180,
+      scales: { x: { time: false } },
+      axes: [{ ...axis, label: "step" }, axis],
+      series: [
+        { label: "step" },
+        ...series.map((s, k) => ({
+          label: s.label,
+          stroke: colors[k % colors.length],
+          width: 2,
+          spanGaps: true,
+        })),
+      ],
+      legend: { show: true },
+    },
+    data,
+    host,
+  );
+  chart.root.dataset.series = signature;
+  charts.set(id, chart);
+}
+
+function tile(label: string, value: string): string {
+  const escape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<div class="tile"><div class="tile-value">${escape(value)}</div><div class="tile-label">${escape(label)}</div></div>`;
+}
+
+function number(value: number | null, digits = 2): string {
+  return value === null ? "–" : value.toFixed(digits);
+}
+
+function render(): void {
+  const run = document.getElementById("run")!;
+  if (state.runDir) {
+    run.textContent = `${state.status} · ${state.algorithm} · verifier: ${state.verifier} · ${state.runDir}`;
+    run.classList.toggle("simulator", state.verifier.includes("simulator"));
+  }
+  const rate = cacheHitRate(state);
+  const step = state.steps.at(-1);
+  document.getElementById("tiles")!.innerHTML = [
+    tile("step", step === undefined ? "–" : `${step}/${state.totalSteps}`),
+    tile("reward", number(latest(state.curves.reward))),
+    tile("pass rate", number(latest(state.curves.passRate))),
+    tile("tokens/s", number(latest(state.curves.tokensPerSecond), 0)),
+    tile("checks/s", number(state.verifierChecksPerSecond ?? latest(state.curves.checksPerSecond), 1)),
+    tile("cache hits", rate === null ? "–" : `${(rate * 100).toFixed(0)}%`),
+    tile("samples", String(state.samples)),
+  ].join("");
+  const c = state.curves;
+  draw("chart-reward", state.steps, [
+    { label: "reward", values: c.reward },
+    { label: "pass rate", values: c.passRate },
+  ]);
+  const byKind = passRateByKind(state);
+  draw(
+    "chart-kinds",
+    state.kindSteps,
+    Object.entries(byKind)
+      .sort()
+      .map(([label, values]) => ({ label, values })),
+  );
+  draw("chart-loss", state.steps, [{ label: "loss", values: c.loss }]);
+  draw("chart-kl", state.steps, [{ label: "KL", values: c.kl }]);
+  draw("chart-clip", state.steps, [{ label: "clip fraction", values: c.clipFraction }]);
+  draw("chart-speed", state.steps, [
+    { label: "tokens/s", values: c.tokensPerSecond },
+    { label: "checks/s", values: c.checksPerSecond },
+  ]);
+}
+
+let scheduled = false;
+function scheduleRender(): void {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    render();
+  });
+}
+
+window.addEventListener("message", (event: MessageEvent<DashboardMessage>) => {
+  state = reduceDashboard(state, event.data);
+  scheduleRender();
+});
+
+// VS Code swaps the body's theme class when the colour theme changes: rebuild the charts with new colours.
+new MutationObserver(() => {
+  for (const chart of charts.values()) chart.destroy();
+  charts.clear();
+  scheduleRender();
+}).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+window.addEventListener("resize", () => {
+  for (const [id, chart] of charts)
+    chart.setSize({ width: Math.max(240, document.getElementById(id)!.clientWidth), height: 180 });
+});
+
+render();
+vscodeApi.postMessage({ type: "ready" });
