@@ -72,6 +72,9 @@ export async function runExportFlow(ui: ExportUi): Promise<FlowResult> {
     case "error":
       ui.error(`Export failed: ${result.message}`);
       return "failed";
+    case "empty":
+      ui.error(`Nothing to export: ${result.message}`);
+      return "failed";
     case "ok": {
       const choice = await ui.info(summary(result.report, result.out), OPEN_CARD);
       if (choice === OPEN_CARD) await ui.openFile(join(result.out, "README.md"));

@@ -1,7 +1,7 @@
 /** `fim-rlvr export WORKSPACE --out DIR …`: mine a workspace and write a dataset (see README, "Datasets"). */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { exportDataset, type ExportFormat } from "../dataset/exporter";
+import { exportDataset, type ExportFormat, type ExportReport } from "../dataset/exporter";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
 import type { VerifierPool } from "../verify/pool";
@@ -44,6 +44,13 @@ function parseFimTokens(values: {
   if (!prefix || !suffix || !middle)
     throw new UsageError("--fim-tokens custom needs --fim-prefix, --fim-suffix and --fim-middle");
   return { prefix, suffix, middle };
+}
+
+/** "train 190 (80.2%), validation 23 (9.7%), test 24 (10.1%)": counts and achieved shares. */
+function splitSummary(report: ExportReport): string {
+  return Object.entries(report.holes.kept.bySplit)
+    .map(([s, n]) => `${s} ${n} (${((report.holes.kept.shares[s] ?? 0) * 100).toFixed(1)}%)`)
+    .join(", ");
 }
 
 export const EXPORT_OPTIONS = {
@@ -172,13 +179,17 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
     });
     if (result.kind === "cancelled") return 130;
     if (result.kind === "error") throw new UsageError(result.message);
+    if (result.kind === "empty") {
+      process.stderr.write(`fim-rlvr export: no dataset written: ${result.message}\n`);
+      return 1;
+    }
     const r = result.report;
     const kinds = Object.entries(r.holes.kept.byKind)
       .map(([k, n]) => `${k} ${n}`)
       .join(", ");
     process.stderr.write(
       `export: wrote ${r.holes.kept.total} tasks (${kinds}) from ${r.files.mined} files to ${result.out}\n` +
-        `  splits: train ${r.holes.kept.bySplit.train}, validation ${r.holes.kept.bySplit.validation}, test ${r.holes.kept.bySplit.test}; ` +
+        `  splits: ${splitSummary(r)}; ` +
         `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
         (r.verification
           ? `  verified by ${r.verification.verifier}: ${r.verification.kept} kept, ${r.verification.dropped} dropped\n`

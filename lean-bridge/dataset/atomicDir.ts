@@ -1,8 +1,14 @@
 /**
- * Writes a whole folder or nothing: files go to a sibling temporary folder, which replaces the target by
+ * Writes a whole folder or nothing: files go to a sibling staging folder, which replaces the target by
  * rename only when complete. An interrupted export leaves the previous dataset exactly as it was.
+ *
+ * A folder cannot be swapped in one atomic step (Node has no `renameat2(RENAME_EXCHANGE)`), so the swap is
+ * journalled: a small journal file beside the target names the staging and previous folders before the
+ * first rename. If the process dies between the renames, the next export to that target finds the journal
+ * and finishes the swap (the staged dataset was complete before the journal was written), so the target
+ * is never left missing. Staging folders of dead processes are removed too.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../util/atomicWrite";
 
@@ -11,6 +17,60 @@ const DATASET_MARKERS = ["tasks.jsonl", "report.json"];
 
 export type PrepareResult = { kind: "ok"; staging: StagingDir } | { kind: "error"; message: string };
 
+/** The points of a swap, for tests that simulate a crash at each. */
+export type SwapStep = "journal-written" | "old-moved-aside" | "new-moved-in";
+
+interface Journal {
+  staging: string;
+  previous: string;
+}
+
+function journalPath(target: string): string {
+  return join(dirname(target), `.${basename(target)}.swap.json`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Finishes a swap a crash interrupted, and removes staging folders left by dead processes. */
+export function recoverInterruptedSwap(target: string): void {
+  const journal = journalPath(target);
+  if (existsSync(journal)) {
+    let entry: Journal | undefined;
+    try {
+      entry = JSON.parse(readFileSync(journal, "utf8")) as Journal;
+    } catch {
+      entry = undefined; // A torn journal was never acted on: the renames come after it is complete.
+    }
+    if (entry) {
+      if (existsSync(entry.staging)) {
+        if (existsSync(target)) {
+          rmSync(entry.previous, { recursive: true, force: true });
+          renameSync(target, entry.previous);
+        }
+        renameSync(entry.staging, target);
+      } else if (!existsSync(target) && existsSync(entry.previous)) renameSync(entry.previous, target);
+      rmSync(entry.previous, { recursive: true, force: true });
+    }
+    rmSync(journal, { force: true });
+  }
+  const parent = dirname(target);
+  if (!existsSync(parent)) return;
+  const prefix = `.${basename(target)}.`;
+  for (const name of readdirSync(parent)) {
+    const m = /^(?:staging|previous)-(\d+)-\d+(?:\.previous)?$/.exec(name.slice(prefix.length));
+    if (!name.startsWith(prefix) || !m) continue;
+    const pid = Number(m[1]);
+    if (pid !== process.pid && !isAlive(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
 export class StagingDir {
   private constructor(
     readonly target: string,
@@ -18,6 +78,14 @@ export class StagingDir {
   ) {}
 
   static prepare(target: string): PrepareResult {
+    try {
+      recoverInterruptedSwap(target);
+    } catch (error) {
+      return {
+        kind: "error",
+        message: `an earlier export to ${target} was interrupted and could not be finished: ${(error as Error).message}; check the folders beside it`,
+      };
+    }
     if (existsSync(target)) {
       if (!statSync(target).isDirectory())
         return { kind: "error", message: `--out ${target} exists and is not a folder` };
@@ -39,21 +107,42 @@ export class StagingDir {
     }
   }
 
+  /** A path inside the staging folder, for files written by streaming. */
+  file(name: string): string {
+    return join(this.path, name);
+  }
+
   write(name: string, data: string): void {
     writeFileAtomic(join(this.path, name), data);
   }
 
-  /** Swaps the staged folder in. The old dataset is removed only after the new one is in place. */
-  commit(): void {
-    const old = existsSync(this.target) ? `${this.path}.previous` : undefined;
-    if (old) renameSync(this.target, old);
+  remove(name: string): void {
+    rmSync(join(this.path, name), { force: true });
+  }
+
+  /**
+   * Swaps the staged folder in. The old dataset is removed only after the new one is in place; a crash at
+   * any point leaves a journal from which the next `prepare` of this target completes the swap.
+   */
+  commit(afterStep: (step: SwapStep) => void = () => {}): void {
+    const journal = journalPath(this.target);
+    const previous = `${this.path}.previous`;
+    writeFileAtomic(journal, JSON.stringify({ staging: this.path, previous } satisfies Journal));
+    afterStep("journal-written");
+    const hadOld = existsSync(this.target);
     try {
+      if (hadOld) renameSync(this.target, previous);
+      afterStep("old-moved-aside");
       renameSync(this.path, this.target);
+      afterStep("new-moved-in");
     } catch (error) {
-      if (old) renameSync(old, this.target);
+      // A failed rename (not a crash): put the old dataset back now.
+      if (hadOld && !existsSync(this.target) && existsSync(previous)) renameSync(previous, this.target);
+      rmSync(journal, { force: true });
       throw error;
     }
-    if (old) rmSync(old, { recursive: true, force: true });
+    rmSync(previous, { recursive: true, force: true });
+    rmSync(journal, { force: true });
   }
 
   discard(): void {

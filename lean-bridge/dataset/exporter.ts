@@ -1,19 +1,24 @@
 /**
- * `fim-rlvr export`: workspace → holes → dataset folder. Nothing is written to the target until the whole
- * dataset is ready; cancellation (Ctrl-C, the editor's Cancel) discards the staging folder.
+ * `fim-rlvr export`: workspace → holes → dataset folder, in bounded memory. Pass 1 mines file by file and
+ * streams files.jsonl and the pending tasks to a staging folder; pass 2 (optional) verifies the pending
+ * tasks in batches; pass 3 assigns the splits (balanced, by declaration) and streams tasks.jsonl and the
+ * views. Nothing is written to the target until the whole dataset is ready; cancellation (Ctrl-C, the
+ * editor's Cancel) discards the staging folder.
  */
 import { basename, resolve } from "node:path";
-import { parseFile } from "../lean/commands";
-import { mineText, type HoleKind } from "../holes/mine";
+import type { HoleKind } from "../holes/mine";
 import { readToolchain } from "../server/launch";
 import type { VerifierPool } from "../verify/pool";
 import { StagingDir } from "./atomicDir";
 import { datasetCard } from "./card";
 import { kindSplitChart } from "./chart";
-import { fileRecord, taskRecord, type FileRecord, type TaskRecord } from "./records";
-import { SPLIT_FRACTIONS } from "./split";
+import { FileTextCursor, JsonlWriter, readJsonl } from "./jsonl";
+import { mineWorkspace, type MiningResult } from "./mineWorkspace";
+import { declKeyOf, type TaskRecord } from "./records";
+import { SPLIT_FRACTIONS, assignSplits, declarationKey } from "./split";
+import { verifyPending, type VerificationReport } from "./verifyTasks";
 import { fimText, leanGrpo, type FimTokens } from "./views";
-import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
+import type { SkippedFile } from "./workspace";
 
 export type ExportFormat = "native" | "lean-grpo" | "fim-text";
 
@@ -51,23 +56,18 @@ export interface ExportReport {
     found: Record<string, number>;
     duplicatesDropped: number;
     tooLongDropped: number;
-    /** Spans that were not whole tactic sequences (broken source). */
+    /** Spans that were not whole tactic sequences (broken source, ambiguous one-line alternatives). */
     malformedDropped: number;
     kept: {
       total: number;
       byKind: Record<string, number>;
       bySplit: Record<string, number>;
+      /** Achieved share of tasks per split (0..1), next to `splitFractions`, the targets. */
+      shares: Record<string, number>;
       byKindAndSplit: Record<string, Record<string, number>>;
     };
   };
-  verification?: {
-    verifier: string;
-    checked: number;
-    kept: number;
-    dropped: number;
-    droppedByReason: Record<string, number>;
-    examples: { id: string; kind: string; reason: string }[];
-  };
+  verification?: VerificationReport;
   views: string[];
   timeMs: number;
 }
@@ -75,129 +75,122 @@ export interface ExportReport {
 export type ExportResult =
   | { kind: "ok"; report: ExportReport; out: string }
   | { kind: "cancelled" }
+  /** The workspace gave no tasks: the message says what was found and what is needed. */
+  | { kind: "empty"; message: string }
   | { kind: "error"; message: string };
 
-function count(map: Record<string, number>, key: string, by = 1): void {
-  map[key] = (map[key] ?? 0) + by;
+const PENDING = ".pending.jsonl";
+const KEPT = ".kept.jsonl";
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Why a workspace gave no tasks, in terms of what was found. */
+function emptyMessage(workspace: string, mined: MiningResult, kinds: HoleKind[]): string | undefined {
+  const skippedFiles = mined.files.skipped.length
+    ? ` (${plural(mined.files.skipped.length, ".lean file")} skipped: ${mined.files.skipped
+        .slice(0, 3)
+        .map((s) => `${s.file}: ${s.reason}`)
+        .join("; ")})`
+    : "";
+  if (mined.files.mined === 0)
+    return `found no readable Lean source files in ${workspace}${skippedFiles}. Export needs a folder holding .lean files, e.g. a Lean project (lean-env/ in this repository).`;
+  const found = Object.values(mined.found).reduce((a, b) => a + b, 0);
+  if (found === 0) {
+    const reasons = Object.entries(mined.declarations.skipped)
+      .map(([r, n]) => `${r} ${n}`)
+      .join(", ");
+    return (
+      `found ${plural(mined.files.mined, "Lean file")} with ${plural(mined.declarations.total, "declaration")}, but no tactic proofs to cut holes from` +
+      `${reasons ? ` (skipped: ${reasons})` : ""}. Export needs theorems proved with tactics (\`:= by …\`).`
+    );
+  }
+  if (mined.pending === 0)
+    return (
+      `found ${plural(found, "hole")} in ${plural(mined.files.mined, "file")}, but none is left after the filters ` +
+      `(--kinds ${kinds.join(",")}: ${kinds.reduce((n, k) => n + (mined.found[k] ?? 0), 0)} of that kind; ` +
+      `${mined.duplicatesDropped} duplicates; ${mined.tooLongDropped} longer than --max-middle-chars). Widen --kinds or --max-middle-chars.`
+    );
+  return undefined;
 }
 
 export async function exportDataset(options: ExportOptions): Promise<ExportResult> {
   const started = performance.now();
   const workspace = resolve(options.workspace);
+  if (options.formats.includes("fim-text") && !options.fimTokens)
+    return { kind: "error", message: "--format fim-text needs --fim-tokens qwen|starcoder|custom" };
   const prepared = StagingDir.prepare(resolve(options.out));
   if (prepared.kind === "error") return prepared;
   const staging = prepared.staging;
   const cancelled = () => options.signal?.aborted === true;
   try {
-    const listed = listLeanFiles(workspace);
-    const skippedFiles = [...listed.skipped];
-    const files: FileRecord[] = [];
-    const headerEnds = new Map<string, number>();
-    let tasks: TaskRecord[] = [];
-    const found: Record<string, number> = {};
-    const declSkipped: Record<string, number> = {};
-    let declarations = 0;
-    let withTactic = 0;
-    let malformedDropped = 0;
-    for (const [k, path] of listed.files.entries()) {
-      // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
-      if (k % 8 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      if (cancelled()) return { kind: "cancelled" };
-      options.onProgress?.({ phase: "mining", done: k, total: listed.files.length });
-      const read = readSource(workspace, path, options.maxFileBytes);
-      if (read.kind === "skipped") {
-        skippedFiles.push(read.skipped);
-        continue;
-      }
-      const { file, text } = read.source;
-      files.push(fileRecord(file, text));
-      const parsed = parseFile(text);
-      headerEnds.set(file, parsed.headerEnd);
-      const mined = mineText(text, parsed);
-      declarations += mined.declarations;
-      for (const [reason, n] of Object.entries(mined.skipped)) if (n) count(declSkipped, reason, n);
-      withTactic += mined.declarations - Object.values(mined.skipped).reduce((a, b) => a + b, 0);
-      malformedDropped += mined.malformedHoles;
-      for (const hole of mined.holes) {
-        count(found, hole.kind);
-        if (options.kinds.includes(hole.kind))
-          tasks.push(taskRecord(file, mined.imports, hole, options.seed));
-      }
-    }
-    // Identical (statement, middle) pairs teach nothing new: keep the first.
-    const seen = new Set<string>();
-    const before = tasks.length;
-    tasks = tasks.filter((t) => {
-      const key = `${t.statement}\0${t.middle}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
+    // Pass 1: mine, streaming files.jsonl and the pending tasks.
+    const filesOut = new JsonlWriter(staging.file("files.jsonl"));
+    const pendingOut = new JsonlWriter(staging.file(PENDING));
+    const mining = await mineWorkspace(
+      {
+        workspace,
+        kinds: options.kinds,
+        ...(options.maxMiddleChars !== undefined ? { maxMiddleChars: options.maxMiddleChars } : {}),
+        maxFileBytes: options.maxFileBytes,
+        cancelled,
+        onProgress: (done, total) => options.onProgress?.({ phase: "mining", done, total }),
+      },
+      filesOut,
+      pendingOut,
+    ).finally(() => {
+      filesOut.close();
+      pendingOut.close();
     });
-    const duplicatesDropped = before - tasks.length;
-    const textOf = new Map(files.map((f) => [f.file, f.text]));
-    const beforeLength = tasks.length;
-    if (options.maxMiddleChars !== undefined)
-      tasks = tasks.filter((t) => t.middle.length <= options.maxMiddleChars!);
-    const tooLongDropped = beforeLength - tasks.length;
-    let verification: ExportReport["verification"];
+    if (mining.kind === "cancelled") return { kind: "cancelled" };
+    const mined = mining.result;
+    const empty = emptyMessage(workspace, mined, options.kinds);
+    if (empty) return { kind: "empty", message: empty };
+
+    // Pass 2: keep only holes whose own middle verifies.
+    let tasksPath = staging.file(PENDING);
+    let tasksPerDecl = mined.tasksPerDecl;
+    let verification: VerificationReport | undefined;
     if (options.pool) {
-      const pool = options.pool;
-      const verdicts = await pool.verifyMany(
-        tasks.map((t) => ({
-          task: { file: t.file, hole: t.range, text: textOf.get(t.file)! },
-          candidate: t.middle,
-        })),
-        (done, total) => options.onProgress?.({ phase: "verifying", done, total }),
-        options.signal,
-      );
-      if (cancelled()) return { kind: "cancelled" };
-      const droppedByReason: Record<string, number> = {};
-      const examples: { id: string; kind: string; reason: string }[] = [];
-      const kept = tasks.filter((t, k) => {
-        const v = verdicts[k]!;
-        if (v.kind === "proved") return true;
-        const reason = "reason" in v ? `${v.kind}: ${String(v.reason).split("\n")[0]}` : v.kind;
-        count(droppedByReason, v.kind);
-        if (examples.length < 20) examples.push({ id: t.id, kind: v.kind, reason });
-        return false;
-      });
-      verification = {
-        verifier: pool.identity.label,
-        checked: tasks.length,
-        kept: kept.length,
-        dropped: tasks.length - kept.length,
-        droppedByReason,
-        examples,
-      };
-      tasks = kept;
+      const keptOut = new JsonlWriter(staging.file(KEPT));
+      const verified = await verifyPending(
+        options.pool,
+        staging.file(PENDING),
+        staging.file("files.jsonl"),
+        mined.pending,
+        keptOut,
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+          onProgress: (done, total) => options.onProgress?.({ phase: "verifying", done, total }),
+        },
+      ).finally(() => keptOut.close());
+      if (verified.kind === "cancelled") return { kind: "cancelled" };
+      verification = verified.report;
+      if (verification.kept === 0)
+        return {
+          kind: "empty",
+          message:
+            `none of the ${plural(verification.checked, "hole")} verified with ${verification.verifier} ` +
+            `(${Object.entries(verification.droppedByReason)
+              .map(([k, n]) => `${k} ${n}`)
+              .join(", ")}; first: ${verification.examples[0]?.reason ?? "?"}). ` +
+            "Check that the project builds (`lake build`) and that the verifier is the one you meant.",
+        };
+      tasksPath = staging.file(KEPT);
+      tasksPerDecl = verified.tasksPerDecl;
     }
     if (cancelled()) return { kind: "cancelled" };
-    const byKind: Record<string, number> = {};
-    const bySplit: Record<string, number> = { train: 0, validation: 0, test: 0 };
-    const byKindAndSplit: Record<string, Record<string, number>> = {};
-    for (const t of tasks) {
-      count(byKind, t.kind);
-      count(bySplit, t.split);
-      count((byKindAndSplit[t.kind] ??= {}), t.split);
-    }
-    const views: string[] = [];
-    options.onProgress?.({ phase: "writing", done: 0, total: 1 });
-    staging.write("files.jsonl", files.map((f) => JSON.stringify(f)).join("\n") + (files.length ? "\n" : ""));
-    staging.write("tasks.jsonl", tasks.map((t) => JSON.stringify(t)).join("\n") + (tasks.length ? "\n" : ""));
-    if (options.formats.includes("lean-grpo")) {
-      const rows = tasks
-        .filter((t) => t.kind === "proof")
-        .map((t) => JSON.stringify(leanGrpo(t, textOf.get(t.file)!, headerEnds.get(t.file) ?? 0)));
-      staging.write("lean-grpo.jsonl", rows.join("\n") + (rows.length ? "\n" : ""));
-      views.push("lean-grpo.jsonl");
-    }
-    if (options.formats.includes("fim-text")) {
-      if (!options.fimTokens)
-        return { kind: "error", message: "--format fim-text needs --fim-tokens qwen|starcoder|custom" };
-      const rows = tasks.map((t) => JSON.stringify(fimText(t, textOf.get(t.file)!, options.fimTokens!)));
-      staging.write("fim-text.jsonl", rows.join("\n") + (rows.length ? "\n" : ""));
-      views.push("fim-text.jsonl");
-    }
+
+    // Pass 3: splits, tasks.jsonl and the views, streamed.
+    const splits = assignSplits(options.seed, tasksPerDecl);
+    const written = await writeTasks(staging, tasksPath, splits, mined.headerEnds, options);
+    staging.remove(PENDING);
+    staging.remove(KEPT);
+    const { byKind, bySplit, byKindAndSplit, total } = written;
+    const shares = Object.fromEntries(
+      Object.entries(bySplit).map(([s, n]) => [s, total ? Math.round((n / total) * 10_000) / 10_000 : 0]),
+    );
     const report: ExportReport = {
       workspace,
       workspaceName: basename(workspace),
@@ -205,23 +198,23 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       seed: options.seed,
       kinds: options.kinds,
       splitFractions: SPLIT_FRACTIONS,
-      files: { mined: files.length, skipped: skippedFiles },
-      declarations: { total: declarations, withTacticProofs: withTactic, skipped: declSkipped },
+      files: mined.files,
+      declarations: mined.declarations,
       holes: {
-        found,
-        duplicatesDropped,
-        tooLongDropped,
-        malformedDropped,
-        kept: { total: tasks.length, byKind, bySplit, byKindAndSplit },
+        found: mined.found,
+        duplicatesDropped: mined.duplicatesDropped,
+        tooLongDropped: mined.tooLongDropped,
+        malformedDropped: mined.malformedDropped,
+        kept: { total, byKind, bySplit, shares, byKindAndSplit },
       },
       ...(verification ? { verification } : {}),
-      views,
+      views: written.views,
       timeMs: Math.round(performance.now() - started),
     };
     staging.write("report.json", JSON.stringify(report, null, 2) + "\n");
     staging.write(
       "summary.svg",
-      kindSplitChart(byKindAndSplit, `${tasks.length} tasks from ${report.workspaceName}`),
+      kindSplitChart(byKindAndSplit, `${total} tasks from ${report.workspaceName}`),
     );
     staging.write("README.md", datasetCard(report));
     if (cancelled()) return { kind: "cancelled" };
@@ -231,4 +224,55 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   } finally {
     staging.discard();
   }
+}
+
+/** Pass 3: each task gets its declaration's split; tasks.jsonl and the chosen views are streamed out. */
+async function writeTasks(
+  staging: StagingDir,
+  tasksPath: string,
+  splits: ReadonlyMap<string, TaskRecord["split"]>,
+  headerEnds: ReadonlyMap<string, number>,
+  options: ExportOptions,
+) {
+  options.onProgress?.({ phase: "writing", done: 0, total: 1 });
+  const tasksOut = new JsonlWriter(staging.file("tasks.jsonl"));
+  const grpoOut = options.formats.includes("lean-grpo")
+    ? new JsonlWriter(staging.file("lean-grpo.jsonl"))
+    : undefined;
+  const fimOut =
+    options.formats.includes("fim-text") && options.fimTokens
+      ? new JsonlWriter(staging.file("fim-text.jsonl"))
+      : undefined;
+  const texts = grpoOut || fimOut ? new FileTextCursor(staging.file("files.jsonl")) : undefined;
+  const byKind: Record<string, number> = {};
+  const bySplit: Record<string, number> = { train: 0, validation: 0, test: 0 };
+  const byKindAndSplit: Record<string, Record<string, number>> = {};
+  let total = 0;
+  try {
+    for await (const pending of readJsonl<TaskRecord>(tasksPath)) {
+      const task: TaskRecord = {
+        ...pending,
+        split: splits.get(declarationKey(pending.file, declKeyOf(pending)))!,
+      };
+      tasksOut.write(task);
+      total++;
+      byKind[task.kind] = (byKind[task.kind] ?? 0) + 1;
+      bySplit[task.split] = (bySplit[task.split] ?? 0) + 1;
+      const row = (byKindAndSplit[task.kind] ??= {});
+      row[task.split] = (row[task.split] ?? 0) + 1;
+      if (texts) {
+        const text = await texts.textOf(task.file);
+        if (grpoOut && task.kind === "proof")
+          grpoOut.write(leanGrpo(task, text, headerEnds.get(task.file) ?? 0));
+        if (fimOut) fimOut.write(fimText(task, text, options.fimTokens!));
+      }
+    }
+  } finally {
+    tasksOut.close();
+    grpoOut?.close();
+    fimOut?.close();
+    await texts?.close();
+  }
+  const views = [...(grpoOut ? ["lean-grpo.jsonl"] : []), ...(fimOut ? ["fim-text.jsonl"] : [])];
+  return { byKind, bySplit, byKindAndSplit, total, views };
 }

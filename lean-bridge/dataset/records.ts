@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { Range } from "../protocol/lsp";
 import type { HoleKind, MinedHole } from "../holes/mine";
-import { holeId, splitOf, type Split } from "./split";
+import { holeId, type Split } from "./split";
 
 export interface FileRecord {
   file: string;
@@ -35,16 +35,66 @@ export interface TaskRecord {
   declStart: Range["start"];
   /** `variable` commands in scope. */
   variables: string[];
-  /** Offsets of the hole in the file text (UTF-16), for tools that slice strings. */
+  /**
+   * Offsets of the hole in the file text in UTF-16 code units (JavaScript, LSP, Java strings). They equal
+   * `offsetsCodePoints` unless the file has characters outside the Basic Multilingual Plane (𝔸, emoji).
+   */
   offsets: { start: number; end: number };
+  /** Offsets of the hole in code points: what Python's and Rust's `chars()` slicing count. */
+  offsetsCodePoints: { start: number; end: number };
+}
+
+/**
+ * Converts UTF-16 offsets of one file's text to code-point offsets: each astral character (a surrogate
+ * pair) counts 2 in UTF-16 and 1 in code points. Built once per file; each lookup is a binary search.
+ */
+export class CodePointIndex {
+  /** UTF-16 offsets of the high surrogates of astral characters, ascending. */
+  private readonly pairs: number[] = [];
+
+  constructor(text: string) {
+    for (let k = 0; k < text.length; k++) {
+      const c = text.charCodeAt(k);
+      if (c >= 0xd800 && c <= 0xdbff && k + 1 < text.length) {
+        const d = text.charCodeAt(k + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          this.pairs.push(k);
+          k++;
+        }
+      }
+    }
+  }
+
+  /** The code-point offset of a UTF-16 offset (which never splits a pair: holes start and end at tokens). */
+  codePointOffset(utf16: number): number {
+    let lo = 0;
+    let hi = this.pairs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.pairs[mid]! < utf16) lo = mid + 1;
+      else hi = mid;
+    }
+    return utf16 - lo;
+  }
+}
+
+/** The declaration a hole belongs to, unique within its file: splits are decided per declaration. */
+export function declKeyOf(hole: { decl: string; declKind: string; declStart: Range["start"] }): string {
+  return hole.decl || `${hole.declKind}@${hole.declStart.line}`;
 }
 
 export function fileRecord(file: string, text: string): FileRecord {
   return { file, sha256: createHash("sha256").update(text, "utf8").digest("hex"), text };
 }
 
-export function taskRecord(file: string, imports: string[], hole: MinedHole, seed: number): TaskRecord {
-  const declKey = hole.decl || `${hole.declKind}@${hole.declStart.line}`;
+export function taskRecord(
+  file: string,
+  imports: string[],
+  hole: MinedHole,
+  split: Split,
+  codePoints: CodePointIndex,
+): TaskRecord {
+  const declKey = declKeyOf(hole);
   return {
     id: holeId(file, declKey, hole.kind, hole.start, hole.end, hole.middle),
     file,
@@ -55,12 +105,16 @@ export function taskRecord(file: string, imports: string[], hole: MinedHole, see
     middle: hole.middle,
     indent: hole.indent,
     imports,
-    split: splitOf(seed, file, declKey),
+    split,
     statement: hole.statement,
     prefix: hole.declPrefix,
     suffix: hole.declSuffix,
     declStart: hole.declStart,
     variables: hole.variables,
     offsets: { start: hole.start, end: hole.end },
+    offsetsCodePoints: {
+      start: codePoints.codePointOffset(hole.start),
+      end: codePoints.codePointOffset(hole.end),
+    },
   };
 }
