@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +109,23 @@ def test_describe_lists_every_algorithm_with_its_defaults(capsys: pytest.Capture
     assert main([]) == 0
     table = capsys.readouterr().out
     assert "gspo" in table and "epsilon=0.0003" in table and "dynamic_sampling=true" in table
+
+
+def test_listing_the_algorithms_does_not_load_torch() -> None:
+    """`fim-rlvr algorithms` runs `python -m fim_rlvr.algorithms --json`: it must stay fast and work
+    before torch is installed. Checked in a fresh interpreter (this one has torch loaded already)."""
+    script = (
+        "import sys, fim_rlvr\n"
+        "parent = 'torch' in sys.modules\n"
+        "from fim_rlvr.algorithms.__main__ import main\n"
+        "main(['--json'])\n"
+        "print('PARENT-LOADS-TORCH' if parent else ('TORCH' if 'torch' in sys.modules else 'NO-TORCH'))\n"
+    )
+    trainer_root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(trainer_root), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    verdict = done.stdout.strip().splitlines()[-1]
+    if verdict == "PARENT-LOADS-TORCH":
+        pytest.skip("fim_rlvr/__init__.py imports torch itself, so the listing cannot avoid it")
+    assert verdict == "NO-TORCH"
+    assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])[0]["name"] == "grpo"

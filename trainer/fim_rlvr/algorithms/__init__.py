@@ -4,15 +4,18 @@
     adv = algo.advantages(rewards, group_ids)                      # [B]
     loss, metrics = algo.loss(logp, old_logp, mask, adv, ref_logp)  # scalar, {name: float}
 
-docs/ALGORITHMS.md states every formula; each module's docstring repeats its own.
+docs/ALGORITHMS.md states every formula; each module's docstring repeats its own. The tensor parts
+(Algorithm, the classes, the advantage functions) load on first use, so listing the algorithms
+(`describe`, `python -m fim_rlvr.algorithms`) and checking a config need no torch.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .base import Algorithm, Metrics
+from .catalog import CATALOG, describe
 from .config import (
     ALGORITHM_NAMES,
     PAPER_DEFAULTS,
@@ -25,42 +28,51 @@ from .config import (
     paper_defaults,
     resolve,
 )
-from .dapo import Dapo
-from .dgpo import Dgpo
-from .drgrpo import DrGrpo
-from .groups import GroupIds, group_centred_advantages, group_normalised_advantages
-from .grpo import Grpo
-from .gspo import Gspo
 
-REGISTRY: dict[str, type[Algorithm]] = {cls.name: cls for cls in (Grpo, DrGrpo, Dapo, Gspo, Dgpo)}
-assert tuple(REGISTRY) == ALGORITHM_NAMES
+if TYPE_CHECKING:
+    from .base import Algorithm, Metrics
+    from .dapo import Dapo
+    from .dgpo import Dgpo
+    from .drgrpo import DrGrpo
+    from .groups import GroupIds, group_centred_advantages, group_normalised_advantages
+    from .grpo import Grpo
+    from .gspo import Gspo
+
+_LAZY = {
+    "Algorithm": ".base",
+    "Metrics": ".base",
+    "GroupIds": ".groups",
+    "group_centred_advantages": ".groups",
+    "group_normalised_advantages": ".groups",
+    "Grpo": ".grpo",
+    "DrGrpo": ".drgrpo",
+    "Dapo": ".dapo",
+    "Gspo": ".gspo",
+    "Dgpo": ".dgpo",
+    "REGISTRY": ".registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make(name: str, config: AlgorithmConfig | Mapping[str, object] | None = None) -> Algorithm:
     """The algorithm `name` with `config`: a whole AlgorithmConfig, or a dict of overrides merged over
     the algorithm's paper defaults. Unknown names or keys raise ConfigError (a ValueError) listing the
     valid ones."""
-    if name not in REGISTRY:
-        raise ConfigError(f"unknown algorithm {name!r}; choose one of: {', '.join(ALGORITHM_NAMES)}")
-    return REGISTRY[name](resolve(name, config))
+    resolved = resolve(name, config)  # checks the name and the keys before torch loads
+    from .registry import REGISTRY
 
-
-def describe() -> list[dict[str, Any]]:
-    """Each algorithm's name, paper, one-line description and paper defaults (for `fim-rlvr algorithms`)."""
-    return [
-        {
-            "name": name,
-            "paper": cls.paper,
-            "description": cls.summary,
-            "defaults": paper_defaults(name).to_dict(),
-            "differs_from_grpo": dict(PAPER_DEFAULTS[name]),
-        }
-        for name, cls in REGISTRY.items()
-    ]
+    return REGISTRY[name](resolved)
 
 
 __all__ = [
     "ALGORITHM_NAMES",
+    "CATALOG",
+    "PAPER_DEFAULTS",
     "VALID_KEYS",
     "Algorithm",
     "AlgorithmConfig",

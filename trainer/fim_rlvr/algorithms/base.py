@@ -90,8 +90,6 @@ class Algorithm(ABC):
     """One objective of the GRPO family, configured by an AlgorithmConfig."""
 
     name: ClassVar[str]
-    paper: ClassVar[str]
-    summary: ClassVar[str]
 
     def __init__(self, config: AlgorithmConfig) -> None:
         self.config = config

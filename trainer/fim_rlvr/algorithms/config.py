@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ALGORITHM_NAMES: tuple[str, ...] = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
 
 
@@ -204,6 +202,8 @@ def overrides_from_file(path: str | Path) -> dict[str, object]:
     `algorithm` or `algo_config` key: the file `--config FILE` names) whose `algo_config` mapping
     holds them; the trainer's other keys are ignored here.
     """
+    import yaml  # here, not at the top: listing the algorithms needs neither YAML nor torch
+
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")

@@ -16,8 +16,6 @@ from .grpo import TokenClipped
 
 class Dapo(TokenClipped):
     name = "dapo"
-    paper = "DAPO, arXiv 2503.14476"
-    summary = "clip-higher, token mean over the batch, dynamic sampling, overlong shaping and filtering"
 
     def aggregate(self, terms: Tensor, mask: Tensor) -> Tensor:
         tokens = mask.sum().clamp(min=1)

@@ -37,8 +37,6 @@ def dpo_pair_loss(
 
 class Dgpo(Grpo):
     name = "dgpo"
-    paper = "ours (GRPO + DPO pairs within each group; no paper owns the name)"
-    summary = "GRPO plus dpo_coef x a DPO loss over every (better, worse) pair of the same group"
 
     def loss(
         self,

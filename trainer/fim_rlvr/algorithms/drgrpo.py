@@ -16,8 +16,6 @@ from .grpo import TokenClipped
 
 class DrGrpo(TokenClipped):
     name = "drgrpo"
-    paper = "Understanding R1-Zero-Like Training, arXiv 2503.20783"
-    summary = "GRPO without std scaling; token sum over the constant max_completion_length x sequences"
 
     def advantages(self, rewards: Tensor, group_ids: GroupIds) -> Tensor:
         return group_centred_advantages(rewards, group_ids)

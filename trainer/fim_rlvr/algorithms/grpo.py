@@ -58,5 +58,3 @@ class TokenClipped(Algorithm):
 
 class Grpo(TokenClipped):
     name = "grpo"
-    paper = "DeepSeekMath, arXiv 2402.03300"
-    summary = "group-normalised advantages, PPO clip per token, per-sequence token mean, k3 KL to a reference"

@@ -27,8 +27,6 @@ from .groups import GroupIds
 
 class Gspo(Algorithm):
     name = "gspo"
-    paper = "GSPO, arXiv 2507.18071"
-    summary = "length-normalised sequence ratio, clipped per sequence (tiny clip range), mean over sequences"
 
     def loss(
         self,
