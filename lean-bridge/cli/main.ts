@@ -6,11 +6,19 @@ import { verifyBatchCommand } from "./batchCommand";
 import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
 import { exportCommand } from "./exportCommand";
 import { simulatorCommand } from "./simulatorCommand";
+import { algorithmsCommand, trainCommand } from "./trainCommand";
 import { UsageError } from "./usage";
 import { verifyCommand } from "./verifyCommands";
 
 /** The subcommands, in the order `fim-rlvr --help` lists them. Register a new command by adding it here. */
-export const COMMANDS: CliCommand[] = [verifyCommand, verifyBatchCommand, exportCommand, simulatorCommand];
+export const COMMANDS: CliCommand[] = [
+  verifyCommand,
+  verifyBatchCommand,
+  exportCommand,
+  simulatorCommand,
+  trainCommand,
+  algorithmsCommand,
+];
 
 /** Set by the bundler from package.json (esbuild `define`); "dev" when run from source. */
 declare const FIM_RLVR_VERSION: string | undefined;

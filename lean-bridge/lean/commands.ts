@@ -90,6 +90,8 @@ export interface Declaration {
   name: string | undefined;
   /** The name with the enclosing namespaces, `_root_` resolved; undefined when anonymous. */
   fullName: string | undefined;
+  /** The enclosing namespaces, dotted ("" at the top level): the prefix Lean gives a name declared here. */
+  namespace: string;
   modifiers: string[];
   /** Offsets: the whole command (doc comment and attributes included). */
   start: number;
@@ -356,6 +358,7 @@ function readDeclaration(
     keyword,
     name,
     fullName,
+    namespace: scopes.prefix,
     modifiers,
     start: ts.starts[first] ?? 0,
     end: ts.ends[last] ?? 0,

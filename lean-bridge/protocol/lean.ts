@@ -140,12 +140,17 @@ export const PlainTermGoalRequest = new RequestType<PlainGoalParams, PlainTermGo
 
 /** Messages whose text the verifier recognises, in every spelling Lean has used. */
 export const LeanMessages = {
-  /** Older Lean: "declaration uses 'sorry'"; newer: "declaration uses `sorry`". */
-  sorryWarning: /declaration uses ['`]sorry['`]/,
+  /**
+   * Older Lean: "declaration uses 'sorry'"; newer: "declaration uses `sorry`"; newest names the
+   * declaration: "declaration `foo` uses `sorry`".
+   */
+  sorryWarning: /declaration (?:`[^`\n]*` )?uses ['`]sorry['`]/,
   unsolvedGoals: /^unsolved goals/,
   /** `#print axioms` output; the list may wrap over several lines, and names may contain primes (`foo'`). */
   axioms: /'(.+?)' depends on axioms:\s*\[([^\]]*)\]/,
   noAxioms: /'(.+?)' does not depend on any axioms/,
   heartbeats: /\(deterministic\) timeout/,
   importsOutOfDate: /Imports are out of date and must be rebuilt/,
+  /** src/Lean/Elab/Print.lean: `#print axioms` in a file with a `module` header. */
+  axiomsInModule: /cannot use `#print axioms` in a `module`/,
 } as const;

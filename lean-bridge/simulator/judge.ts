@@ -17,6 +17,24 @@ export const SIMULATOR_SOURCE = "Lean 4 simulator";
 export interface JudgedDeclaration {
   ok: boolean;
   usesSorry: boolean;
+  /** A `private` declaration: Lean names it `_private.<Module>.0.<full name>`. */
+  isPrivate?: boolean;
+}
+
+/** The prefix the verifier gives anonymous declarations it renames (lean-bridge/verify/checkDocument.ts). */
+const CHECK_NAME_PREFIX = "fimrlvr_check_";
+
+/**
+ * The statement the workspace wrote, for finding reference proofs: the verifier checks an `example` as
+ * `def fimrlvr_check_<hash>` and an anonymous instance as `instance fimrlvr_check_<hash>`; both are the
+ * workspace's declaration under a verifier-chosen name.
+ */
+export function referenceStatement(decl: Declaration): string {
+  if (!decl.name?.startsWith(CHECK_NAME_PREFIX)) return decl.statement;
+  const named = new RegExp(`^(def|instance)(\\s*(?:\\([^)]*\\))?)\\s+${decl.name}\\b`);
+  return decl.statement.replace(named, (_all, keyword: string, priority: string) =>
+    keyword === "def" ? `example${priority}` : `instance${priority}`,
+  );
 }
 
 export interface JudgeContext {
@@ -27,6 +45,8 @@ export interface JudgeContext {
   judged: Map<string, JudgedDeclaration>;
   /** What the command being judged added to `judged` (kept so a reused command can replay it). */
   recorded: [string, JudgedDeclaration][];
+  /** The document's module name, as Lean derives it from the file's path (for private names). */
+  moduleName: string;
 }
 
 /** Lean cuts a diagnostic's `range` to its first line (ending at the next line's start); `fullRange` keeps all. */
@@ -89,7 +109,9 @@ export function goalOf(ts: TokenStream, decl: Declaration): string {
 function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
   const { file, index, reference } = ctx;
   const ts = file.tokens;
-  const record = (result: JudgedDeclaration) => {
+  const isPrivate = decl.modifiers.includes("private");
+  const record = (judged: JudgedDeclaration) => {
+    const result = isPrivate ? { ...judged, isPrivate } : judged;
     for (const name of [decl.fullName, decl.name]) {
       if (!name) continue;
       ctx.judged.set(name, result);
@@ -114,7 +136,7 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     decl.keyword === "theorem" ||
     decl.keyword === "lemma" ||
     decl.keyword === "example";
-  const accepted = reference.accepted(decl.statement, [decl.fullName, decl.name]);
+  const accepted = reference.accepted(referenceStatement(decl), [decl.fullName, decl.name]);
   if (accepted.length === 0) {
     record({ ok: !judgeable, usesSorry: false });
     if (!judgeable) return [];
@@ -130,7 +152,11 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   }
   if (bodyTexts.includes("sorry")) {
     record({ ok: true, usesSorry: true });
-    return [diag(index, namePos.start, namePos.end, 2, "declaration uses `sorry`")];
+    // The newest Lean names the declaration in this warning.
+    const named = decl.fullName
+      ? `declaration \`${decl.fullName}\` uses \`sorry\``
+      : "declaration uses `sorry`";
+    return [diag(index, namePos.start, namePos.end, 2, named)];
   }
   const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
   if (accepted.some(same)) {
@@ -178,17 +204,20 @@ function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[]
   // `#print axioms Name` lexes as `#`, `print`, `axioms`, `Name`.
   const nameIndex = code[3];
   if (nameIndex === undefined || tokenText(ts, code[2] ?? 0) !== "axioms") return [];
-  const name = tokenText(ts, nameIndex);
+  const written = tokenText(ts, nameIndex);
+  // `_root_.N.x` names exactly `N.x`; a bare name is looked up as written (the simulator has no scopes).
+  const name = written.startsWith("_root_.") ? written.slice("_root_.".length) : written;
   const result = ctx.judged.get(name);
   if (!result)
     return [
-      diag(ctx.index, ts.starts[nameIndex] ?? 0, ts.ends[nameIndex] ?? 0, 1, `unknown constant '${name}'`),
+      diag(ctx.index, ts.starts[nameIndex] ?? 0, ts.ends[nameIndex] ?? 0, 1, `unknown constant '${written}'`),
     ];
   const axioms = result.ok && !result.usesSorry ? ctx.reference.axiomsOf([name]) : ["sorryAx"];
+  const printed = result.isPrivate ? `_private.${ctx.moduleName}.0.${name}` : name;
   const message =
     axioms.length === 0
-      ? `'${name}' does not depend on any axioms`
-      : `'${name}' depends on axioms: [${axioms.join(", ")}]`;
+      ? `'${printed}' does not depend on any axioms`
+      : `'${printed}' depends on axioms: [${axioms.join(", ")}]`;
   return [diag(ctx.index, command.start, command.end, 3, message)];
 }
 

@@ -27,6 +27,7 @@ import { applyChanges } from "../text/edits";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
 import { SIMULATOR_SOURCE, goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
 import { ReferenceIndex, type OracleFile } from "./reference";
+import { documentSymbols, headerFailure, moduleNameOf } from "./workspaceView";
 
 export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
 export const SIMULATOR_VERSION = "0.3.0-sim";
@@ -160,6 +161,8 @@ export class Simulator {
         return this.plainGoal(m.id!, m.params as PlainGoalParams);
       case "$/lean/plainTermGoal":
         return this.reply(m.id!, null);
+      case "textDocument/documentSymbol":
+        return this.documentSymbol(m.id!, m.params as { textDocument: { uri: string } });
       case "$/cancelRequest":
         return this.cancel(m.params as CancelParams);
       default:
@@ -285,6 +288,18 @@ export class Simulator {
     }
   }
 
+  /** Lean's answer (RequestHandling.lean): namespaces and sections as containers, declarations inside. */
+  private documentSymbol(id: number | string, params: { textDocument: { uri: string } }): void {
+    const doc = this.docs.get(params.textDocument.uri);
+    if (!doc)
+      return this.fail(
+        id,
+        LspErrorCode.ContentModified,
+        `simulator: no open document ${params.textDocument.uri}`,
+      );
+    this.reply(id, documentSymbols(doc.file, new LineIndex(doc.text)));
+  }
+
   private plainGoal(id: number | string, params: PlainGoalParams): void {
     const doc = this.docs.get(params.textDocument.uri);
     if (!doc) return this.reply(id, null);
@@ -363,9 +378,29 @@ export class Simulator {
         );
       return;
     }
+    const header = headerFailure(doc, index, this.options.cwd, this.options.faults === true);
+    if (header) {
+      // As Lean does when the header cannot be loaded: one error at the top, the whole file marked fatal.
+      this.notify("$/lean/fileProgress", {
+        textDocument: { uri: doc.uri, version },
+        processing: [{ range: index.rangeAt(0, doc.text.length), kind: 2 }],
+      });
+      doc.results = [];
+      this.publish(doc, version, [header], false);
+      doc.doneVersion = version;
+      for (const w of doc.waiters.splice(0)) this.reply(w.id, {});
+      return;
+    }
     this.reference.refresh();
     const judged = new Map<string, JudgedDeclaration>();
-    const ctx: JudgeContext = { file: doc.file, index, reference: this.reference, judged, recorded: [] };
+    const ctx: JudgeContext = {
+      file: doc.file,
+      index,
+      reference: this.reference,
+      judged,
+      recorded: [],
+      moduleName: moduleNameOf(doc.uri, this.options.cwd),
+    };
     const results: CommandResult[] = [];
     const reusedByStart = new Map(reused.map((r) => [r.start, r]));
     const fresh = new Set(commands);

@@ -65,6 +65,25 @@ export function columnOf(text: string, offset: number): number {
   return offset - (text.lastIndexOf("\n", offset - 1) + 1);
 }
 
+/**
+ * The column of an offset as Lean counts it: code points, not UTF-16 units (an astral character such as
+ * `𝔸` is one column to Lean's layout rule and two LSP characters).
+ */
+export function leanColumnOf(text: string, offset: number): number {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  let column = 0;
+  for (let i = lineStart; i < offset; i++) {
+    const c = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < offset) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    column++;
+  }
+  return column;
+}
+
 /** Lean reads CRLF as LF; so do we, before any position is computed. */
 export function normalizeLineEndings(text: string): string {
   return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;

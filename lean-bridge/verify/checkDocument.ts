@@ -7,7 +7,9 @@
 import type { Range } from "../protocol/lsp";
 import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { TokenKind, tokenText } from "../lean/lexer";
-import { LineIndex, columnOf } from "../text/positions";
+import { createHash } from "node:crypto";
+import { lex } from "../lean/lexer";
+import { LineIndex, leanColumnOf } from "../text/positions";
 
 export interface CheckDocument {
   text: string;
@@ -20,10 +22,23 @@ export interface CheckDocument {
   candidateEnd: number;
   /** Columns added to the candidate's lines after the first when it was re-indented. */
   indentShift: number;
-  /** The 0-based line of the appended `#print axioms`, or -1 for anonymous declarations. */
+  /** The 0-based line of the appended `#print axioms`. */
   axiomsLine: number;
   /** Everything before the candidate: documents that share it share Lean's snapshots. */
   prefix: string;
+  /** The last line of the file's header (imports, `module`, `prelude`); -1 when there is none. */
+  headerEndLine: number;
+  /**
+   * The name the checked declaration has in this document, as written after its keyword: its own name, or
+   * the verifier's `fimrlvr_check_<hash>` for `example`s and anonymous instances.
+   */
+  declaredName: string;
+  /**
+   * The full name `#print axioms` must report (namespaces included, no `_root_`); for a `private`
+   * declaration Lean reports `_private.<Module>.0.<this>`.
+   */
+  checkedName: string;
+  isPrivate: boolean;
 }
 
 export type BuildResult =
@@ -35,6 +50,7 @@ export interface HoleLocation {
   start: number;
   end: number;
   declaration: Declaration;
+  /** The hole's column as Lean counts it (code points), for the layout rule. */
   column: number;
 }
 
@@ -78,7 +94,13 @@ export function locateHole(
       kind: "bad-hole",
       message: `the hole ${show(hole)} is not inside the tactic block of '${declaration.name ?? declaration.keyword}' (after its \`by\`)`,
     };
-  return { kind: "ok", hole: { start, end, declaration, column: columnOf(file.tokens.text, start) } };
+  if (file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd))
+    return {
+      kind: "bad-hole",
+      message:
+        "the file has a `module` header, where Lean refuses `#print axioms`, so no proof in it can be axiom-checked; move the theorem to a file without `module` (or remove the header) to verify it",
+    };
+  return { kind: "ok", hole: { start, end, declaration, column: leanColumnOf(file.tokens.text, start) } };
 }
 
 function leadingSpaces(line: string): number {
@@ -114,18 +136,78 @@ export function reindent(candidate: string, column: number): { text: string; shi
   return { text: shifted.join("\n"), shift: column - common };
 }
 
+/** The name the verifier gives an anonymous declaration: fixed by its statement and place, so it is cacheable. */
+export function checkName(decl: Declaration): string {
+  const hash = createHash("sha256").update(`${decl.start}\0${decl.statement}`).digest("hex");
+  return `fimrlvr_check_${hash.slice(0, 12)}`;
+}
+
+/**
+ * The declaration's head as written in the check document: `example` becomes a named `def` (noncomputable
+ * unless it says so already or cannot be, so a data-valued example still elaborates without compiling),
+ * an anonymous `instance` gets a name after its priority; everything else is byte-identical.
+ */
+function namedHead(decl: Declaration, name: string): { from: number; to: number; text: string } | undefined {
+  if (decl.name !== undefined) return undefined;
+  if (decl.keyword === "example") {
+    const keepComputable = decl.modifiers.some((m) =>
+      ["noncomputable", "unsafe", "partial", "nonrec"].includes(m),
+    );
+    return {
+      from: decl.keywordStart,
+      to: decl.keywordStart + "example".length,
+      text: `${keepComputable ? "" : "noncomputable "}def ${name}`,
+    };
+  }
+  if (decl.keyword !== "instance") return undefined;
+  // `instance (priority := p) : C` takes its name after the priority.
+  const ts = lex(decl.statement);
+  let after = "instance".length;
+  let k = 1;
+  while (k < ts.count && ts.kinds[k] !== undefined && isComment(ts.kinds[k] ?? 0)) k++;
+  if (tokenText(ts, k) === "(") {
+    let depth = 0;
+    for (; k < ts.count; k++) {
+      const t = tokenText(ts, k);
+      if (t === "(") depth++;
+      else if (t === ")" && --depth === 0) break;
+    }
+    after = ts.ends[k] ?? after;
+  }
+  const at = decl.keywordStart + after;
+  return { from: at, to: at, text: ` ${name}` };
+}
+
+function isComment(kind: number): boolean {
+  return kind === TokenKind.LineComment || kind === TokenKind.BlockComment || kind === TokenKind.DocComment;
+}
+
 export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candidate: string): BuildResult {
   const source = file.tokens.text;
   const decl = hole.declaration;
   const { text: placed, shift } = reindent(candidate, hole.column);
-  const prefix = source.slice(0, hole.start);
+  const given = checkName(decl);
+  const head = namedHead(decl, given);
+  const declaredName = head ? given : (decl.name ?? given);
+  // The statement as the re-parse will read it: from the keyword on (a modifier we added is not part of it).
+  const statement = head
+    ? decl.statement.slice(0, head.from - decl.keywordStart) +
+      head.text.replace(/^noncomputable /, "") +
+      decl.statement.slice(head.to - decl.keywordStart)
+    : decl.statement;
+  const prefix = head
+    ? source.slice(0, head.from) + head.text + source.slice(head.to, hole.start)
+    : source.slice(0, hole.start);
   const suffix = source.slice(hole.end, decl.end);
+  const checkedName = head
+    ? decl.namespace
+      ? `${decl.namespace}.${given}`
+      : given
+    : (decl.fullName ?? given);
   let text = prefix + placed + suffix + "\n";
-  let axiomsLine = -1;
-  if (decl.fullName) {
-    axiomsLine = new LineIndex(text).lineCount; // The line after the trailing newline's line.
-    text += `\n#print axioms ${decl.fullName}\n`;
-  }
+  const axiomsLine = new LineIndex(text).lineCount; // The line after the trailing newline's line.
+  // `_root_.` makes Lean resolve exactly this name, never a namesake in an open namespace.
+  text += `\n#print axioms _root_.${checkedName}\n`;
   const doc: CheckDocument = {
     text,
     declaration: decl,
@@ -135,13 +217,17 @@ export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candida
     indentShift: shift,
     axiomsLine,
     prefix,
+    headerEndLine: file.headerEnd > 0 ? new LineIndex(source).positionAt(file.headerEnd).line : -1,
+    declaredName,
+    checkedName,
+    isPrivate: decl.modifiers.includes("private"),
   };
-  const tamper = findTampering(doc, suffix);
+  const tamper = findTampering(doc, suffix, statement);
   return tamper ? { kind: "tampered", message: tamper } : { kind: "ok", doc };
 }
 
 /** Re-reads the check document; the declaration must start, be stated and end exactly as in the file. */
-function findTampering(doc: CheckDocument, suffix: string): string | undefined {
+function findTampering(doc: CheckDocument, suffix: string, statement: string): string | undefined {
   // Everything before the declaration is the file's own text, so only the declaration onwards is read
   // again: the cost of a check does not grow with the number of declarations above it.
   const base = doc.declarationStart;
@@ -162,7 +248,7 @@ function findTampering(doc: CheckDocument, suffix: string): string | undefined {
   const decl = reparsed.commands[0]?.declaration;
   if (!decl || reparsed.commands[0]?.start !== 0)
     return "the declaration no longer parses as one declaration";
-  if (decl.statement !== doc.declaration.statement) return "the candidate changes the theorem statement";
+  if (decl.statement !== statement) return "the candidate changes the theorem statement";
   if (decl.end !== candidateEnd + suffix.length && !(suffix.trim() === "" && decl.end <= candidateEnd))
     return "the candidate ends the declaration early or continues past it";
   if (decl.bodyKind !== "tactic") return "the candidate turns the tactic proof into something else";

@@ -1,12 +1,21 @@
 /**
  * Runs ONE check on a slot: puts the check document into the slot (open, or an incremental change of the
- * text already there), waits for every diagnostic of that version under the check's deadline, and
- * classifies what Lean said. The pool decides, from the returned aftermath, what becomes of the slot.
+ * text already there), waits for every diagnostic of that version under the check's deadline, classifies
+ * what Lean said, and, for an outcome that could earn reward, asks Lean for the facts the reward rests on:
+ * its list of the document's declarations (nothing the candidate introduced) and the goals at the hole's
+ * start (the measure of partial progress). The pool decides, from the returned aftermath, what becomes of
+ * the slot.
  */
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
+import { DocumentSymbolRequest } from "vscode-languageserver-protocol";
+import { PlainGoalRequest } from "../protocol/lean";
 import type { LeanServer } from "../server/leanServer";
 import { incrementalChange } from "../text/edits";
+import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { classify } from "./classify";
+import { checkLeanView } from "./leanView";
 import type { Slot } from "./scheduler";
 import type { VerdictOutcome } from "./verdict";
 
@@ -49,11 +58,13 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
   slot.text = doc.text;
   const result = await server.waitForDiagnostics(slot.uri, version, ctx.timeoutMs);
   switch (result.kind) {
-    case "ready":
-      return {
-        outcome: classify(doc, result.diagnostics, result.fatal, ctx.allowedAxioms),
-        aftermath: "keep",
-      };
+    case "ready": {
+      const outcome = classify(doc, result.diagnostics, result.fatal, ctx.allowedAxioms);
+      const confirmed = await confirmWithLean(server, slot.uri, doc, outcome, ctx.timeoutMs);
+      return confirmed.kind === "lost"
+        ? lost(confirmed.reason)
+        : { outcome: confirmed.outcome, aftermath: "keep" };
+    }
     case "timeout":
       return {
         outcome: { kind: "timeout", timeoutMs: ctx.timeoutMs, diagnostics: [] },
@@ -70,4 +81,68 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
 export function stderrTail(stderr: string): string {
   const t = stderr.trim().split("\n").slice(-5).join("\n");
   return t ? `\nserver stderr (last lines):\n${t}` : "";
+}
+
+/** Goals at a hole's start, per server and document prefix: the same for every candidate of that hole. */
+const goalsAtHoleCache = new LRUCache<string, number>({ max: 4096 });
+
+type Confirmed = { kind: "ok"; outcome: VerdictOutcome } | { kind: "lost"; reason: string };
+
+/**
+ * Only outcomes that can earn reward (proved, unsolved goals) need Lean's confirmation; an answer Lean does
+ * not give, or gives in an unexpected shape, turns them into `failed` (fail closed), never into reward.
+ */
+async function confirmWithLean(
+  server: LeanServer,
+  uri: string,
+  doc: CheckDocument,
+  outcome: VerdictOutcome,
+  deadlineMs: number,
+): Promise<Confirmed> {
+  const rewardable =
+    outcome.kind === "proved" || (outcome.kind === "incomplete" && outcome.reason === "unsolved-goals");
+  if (!rewardable) return { kind: "ok", outcome };
+  const failClosed = (reason: string): Confirmed => ({
+    kind: "ok",
+    outcome: {
+      kind: "failed",
+      reason: `${reason} (the verifier fails closed)`,
+      diagnostics: outcome.diagnostics,
+    },
+  });
+  const symbols = await server.request(DocumentSymbolRequest.type, { textDocument: { uri } }, deadlineMs);
+  if (symbols.kind === "closed") return { kind: "lost", reason: symbols.reason };
+  if (symbols.kind === "timeout") return failClosed("Lean did not list the document's declarations in time");
+  if (symbols.kind === "error")
+    return failClosed(`Lean refused to list the document's declarations: ${symbols.message || symbols.code}`);
+  const view = checkLeanView(doc, symbols.result);
+  if (view.kind === "unexpected") return failClosed(view.reason);
+  if (outcome.kind !== "incomplete") return { kind: "ok", outcome };
+  const goals = await goalsAtHole(server, uri, doc, deadlineMs);
+  if (goals.kind === "lost") return goals;
+  return {
+    kind: "ok",
+    outcome: goals.count === undefined ? outcome : { ...outcome, goalsAtHole: goals.count },
+  };
+}
+
+/** How many goals Lean shows at the hole's start (`$/lean/plainGoal`), cached per hole. */
+async function goalsAtHole(
+  server: LeanServer,
+  uri: string,
+  doc: CheckDocument,
+  deadlineMs: number,
+): Promise<{ kind: "ok"; count: number | undefined } | { kind: "lost"; reason: string }> {
+  const key = `${server.serverName}\0${createHash("sha256").update(doc.prefix).digest("hex")}`;
+  const known = goalsAtHoleCache.get(key);
+  if (known !== undefined) return { kind: "ok", count: known };
+  const position = new LineIndex(doc.text).positionAt(doc.candidateStart);
+  const answer = await server.request(PlainGoalRequest, { textDocument: { uri }, position }, deadlineMs);
+  if (answer.kind === "closed") return { kind: "lost", reason: answer.reason };
+  // No answer or no goal there: no partial credit, but the verdict itself stands.
+  if (answer.kind !== "ok" || answer.result === null || !Array.isArray(answer.result.goals))
+    return { kind: "ok", count: undefined };
+  const count = answer.result.goals.length;
+  goalsAtHoleCache.set(key, count);
+  return { kind: "ok", count };
 }

@@ -1,20 +1,29 @@
 /**
- * Reads Lean's diagnostics for one check document and decides the verdict. Only diagnostics that fall in
- * the checked declaration (or on the appended `#print axioms` line) count: errors elsewhere in the file's
- * prefix are the workspace's business, not the candidate's.
+ * Reads Lean's diagnostics for one check document and decides the verdict. Diagnostics in the checked
+ * declaration decide between failed, incomplete and proved; the appended `#print axioms` must answer for
+ * exactly the checked declaration, once, with allowed axioms only, or the candidate is not proved.
+ * Failures of the environment (imports out of date, an error in the header, Lean stopping before the
+ * declaration) are told apart as `environment`: the workspace must be fixed, the candidate is not at fault.
+ * Errors in earlier declarations are the workspace's business and do not change the verdict.
  */
 import { LeanDiagnosticTag, LeanMessages, type LeanDiagnostic } from "../protocol/lean";
 import type { Range } from "../protocol/lsp";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
+import { nameParts } from "./policy";
 import type { CandidateDiagnostic } from "./verdict";
 
 export const DEFAULT_ALLOWED_AXIOMS = ["propext", "Classical.choice", "Quot.sound"];
 
 type Outcome =
-  | { kind: "proved"; axioms: string[]; axiomsChecked: boolean }
+  | { kind: "proved"; axioms: string[]; axiomsChecked: true }
   | { kind: "failed"; reason: string }
-  | { kind: "incomplete"; reason: "unsolved-goals" | "sorry"; goalsLeft: number };
+  | { kind: "incomplete"; reason: "unsolved-goals" | "sorry"; goalsLeft: number; goalsAtHole?: number }
+  | { kind: "environment"; reason: string; action: string };
+
+/** What to do about an environment failure, said once with the verdict. */
+export const REBUILD_ACTION =
+  "run `lake build` in the project (and `lake exe cache get` where Mathlib is used), then verify again";
 
 export type Classified = Outcome & { diagnostics: CandidateDiagnostic[] };
 
@@ -36,6 +45,36 @@ function countGoals(message: string): number {
 }
 
 /** Parses `#print axioms` output, whose axiom list Lean may wrap over several lines. */
+export function parseAxiomsOutput(message: string): { name: string; axioms: string[] } | undefined {
+  const m = LeanMessages.axioms.exec(message);
+  if (m)
+    return {
+      name: m[1] ?? "",
+      axioms: (m[2] ?? "")
+        .split(",")
+        .map((a) => a.trim())
+        .filter((a) => a !== ""),
+    };
+  const none = LeanMessages.noAxioms.exec(message);
+  if (none) return { name: none[1] ?? "", axioms: [] };
+  return undefined;
+}
+
+/**
+ * Whether the name `#print axioms` printed is exactly the checked declaration: its full name, or for a
+ * `private` one `_private.<Module>.0.<full name>` (Lean's private-name mangling; the module is whatever
+ * Lean derived from the document, so any non-empty one is accepted). Names compare as Lean reads them.
+ */
+export function namesTheDeclaration(printed: string, checkedName: string, isPrivate: boolean): boolean {
+  const got = nameParts(printed);
+  const want = nameParts(checkedName);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, k) => x === b[k]);
+  if (!isPrivate) return same(got, want);
+  if (got[0] !== "_private" || got.length < want.length + 3) return false;
+  const tail = got.slice(got.length - want.length);
+  return same(tail, want) && got[got.length - want.length - 1] === "0";
+}
+
 export function parseAxioms(message: string): string[] | undefined {
   const m = LeanMessages.axioms.exec(message);
   if (m)
@@ -44,6 +83,45 @@ export function parseAxioms(message: string): string[] | undefined {
       .map((a) => a.trim())
       .filter((a) => a !== "");
   if (LeanMessages.noAxioms.test(message)) return [];
+  return undefined;
+}
+
+/** An environment failure, if Lean's answer shows one: the workspace must be fixed, not the candidate. */
+function environmentFailure(
+  doc: CheckDocument,
+  diagnostics: readonly LeanDiagnostic[],
+  declLine: number,
+  fatal: boolean,
+): Outcome | undefined {
+  const outOfDate = diagnostics.find((d) => LeanMessages.importsOutOfDate.test(d.message));
+  if (outOfDate)
+    return { kind: "environment", reason: `Lean: ${firstLine(outOfDate.message)}`, action: REBUILD_ACTION };
+  const inHeader = diagnostics.find(
+    (d) =>
+      (d.severity ?? 1) === 1 &&
+      d.range.start.line < declLine &&
+      (d.range.start.line <= doc.headerEndLine || d.range.start.line === 0),
+  );
+  if (inHeader)
+    return {
+      kind: "environment",
+      reason: `the file's header failed to load (line ${inHeader.range.start.line + 1}): ${firstLine(inHeader.message)}`,
+      action: REBUILD_ACTION,
+    };
+  const moduleFile = diagnostics.find((d) => LeanMessages.axiomsInModule.test(d.message));
+  if (moduleFile)
+    return {
+      kind: "environment",
+      reason: "the file has a `module` header, where Lean refuses `#print axioms`",
+      action: "move the theorem to a file without a `module` header (or remove the header) to verify it",
+    };
+  const inDeclaration = diagnostics.some((d) => (d.severity ?? 1) === 1 && d.range.start.line >= declLine);
+  if (fatal && !inDeclaration)
+    return {
+      kind: "environment",
+      reason: "Lean stopped processing the file before reaching the declaration (fatal error)",
+      action: REBUILD_ACTION,
+    };
   return undefined;
 }
 
@@ -64,7 +142,9 @@ export function classify(
     ...(d.code !== undefined ? { code: d.code } : {}),
   }));
   const done = (outcome: Outcome): Classified => ({ ...outcome, diagnostics: mapped });
-  const onAxiomsLine = (d: LeanDiagnostic) => doc.axiomsLine >= 0 && d.range.start.line >= doc.axiomsLine;
+  const environment = environmentFailure(doc, diagnostics, declLine, fatal);
+  if (environment) return done(environment);
+  const onAxiomsLine = (d: LeanDiagnostic) => d.range.start.line >= doc.axiomsLine;
   const errors = relevant.filter((d) => (d.severity ?? 1) === 1 && !onAxiomsLine(d));
   const isUnsolved = (d: LeanDiagnostic) =>
     (d.leanTags ?? []).includes(LeanDiagnosticTag.unsolvedGoals) ||
@@ -81,19 +161,33 @@ export function classify(
   if (relevant.some((d) => !onAxiomsLine(d) && LeanMessages.sorryWarning.test(d.message)))
     return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   if (fatal) return done({ kind: "failed", reason: "Lean stopped processing the file (fatal error)" });
-  if (doc.axiomsLine < 0) return done({ kind: "proved", axioms: [], axiomsChecked: false });
+  const name = doc.checkedName;
   const axiomsErrors = relevant.filter((d) => (d.severity ?? 1) === 1 && onAxiomsLine(d));
   if (axiomsErrors.length > 0)
     return done({
       kind: "failed",
-      reason: `could not check the axioms of '${doc.declaration.fullName}': ${firstLine(axiomsErrors[0]?.message ?? "")}`,
+      reason: `could not check the axioms of '${name}': ${firstLine(axiomsErrors[0]?.message ?? "")}`,
     });
-  const axioms = relevant
+  const outputs = relevant
     .filter(onAxiomsLine)
-    .map((d) => parseAxioms(d.message))
-    .find((a) => a !== undefined);
-  if (axioms === undefined)
-    return done({ kind: "failed", reason: `no \`#print axioms\` output for '${doc.declaration.fullName}'` });
+    .map((d) => parseAxiomsOutput(d.message))
+    .filter((o) => o !== undefined);
+  // Exactly one answer, naming exactly the checked declaration: anything else fails closed.
+  if (outputs.length !== 1)
+    return done({
+      kind: "failed",
+      reason:
+        outputs.length === 0
+          ? `no \`#print axioms\` output for '${name}'`
+          : `\`#print axioms\` answered ${outputs.length} times for '${name}' (expected once)`,
+    });
+  const output = outputs[0]!;
+  if (!namesTheDeclaration(output.name, name, doc.isPrivate))
+    return done({
+      kind: "failed",
+      reason: `\`#print axioms\` reported '${output.name}', not the checked declaration '${name}'`,
+    });
+  const axioms = output.axioms;
   if (axioms.includes("sorryAx")) return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   const foreign = axioms.filter((a) => !allowedAxioms.includes(a));
   if (foreign.length > 0)

@@ -1,7 +1,10 @@
 /**
- * Rewards from verdicts: pure functions, no I/O. Binary by default. The partial option is grounded only in
- * what the verifier reported (how far the candidate elaborated before the first error, how many goals were
- * left), never in the candidate's length, so padding an answer cannot raise its reward.
+ * Rewards from verdicts: pure functions, no I/O. Binary by default. The partial option pays only for
+ * progress Lean itself shows: fewer goals left after the candidate than Lean showed at the hole's start
+ * (`$/lean/plainGoal`). Doing nothing (`skip`, comments, padding) leaves the goals as they were and earns
+ * exactly 0; a failed candidate earns 0 however many harmless lines precede its error; partial credit stays
+ * at most 0.5, strictly below a proof. Fewer goals is the only measure: "smaller" goals are not paid,
+ * because `exfalso` or `clear` make a goal smaller without any progress (docs/POLICY.md).
  */
 import type { Verdict } from "./verdict";
 
@@ -13,30 +16,39 @@ export interface RewardInfo {
   metrics: Record<string, number>;
 }
 
-/** Lines of the candidate that elaborated before the first error, as a share of its lines. */
-function elaboratedShare(verdict: Verdict, candidateLineCount: number): number {
-  const errorLines = verdict.diagnostics
-    .filter((d) => d.severity === 1 && d.candidateRange)
-    .map((d) => d.candidateRange?.start.line ?? 0);
-  if (errorLines.length === 0 || candidateLineCount <= 0) return 0;
-  return Math.min(1, Math.min(...errorLines) / candidateLineCount);
+/** The most a candidate that is not a proof can earn. */
+export const MAX_PARTIAL_REWARD = 0.5;
+
+/** Share of the hole's goals the candidate closed, when Lean showed both counts; 0 otherwise. */
+export function goalsClosedShare(goalsAtHole: number | undefined, goalsLeft: number): number {
+  if (goalsAtHole === undefined || goalsAtHole <= 0 || goalsLeft >= goalsAtHole) return 0;
+  return (goalsAtHole - Math.max(0, goalsLeft)) / goalsAtHole;
 }
 
-export function rewardOf(verdict: Verdict, mode: RewardMode = "binary", candidateLineCount = 1): RewardInfo {
+/**
+ * The reward of a verdict. `_candidateLineCount` is kept for callers of the earlier line-share rule; the
+ * reward no longer depends on the candidate's length in any way.
+ */
+export function rewardOf(verdict: Verdict, mode: RewardMode = "binary", _candidateLineCount = 1): RewardInfo {
   const proved = verdict.kind === "proved" ? 1 : 0;
   if (mode === "binary") return { reward: proved, metrics: { proved } };
   switch (verdict.kind) {
     case "proved":
       return { reward: 1, metrics: { proved: 1 } };
     case "incomplete": {
-      // Unsolved goals after a candidate that raised no error: better than an error, best with fewer goals.
-      const reward = verdict.reason === "sorry" ? 0 : 0.5 / (1 + Math.max(0, verdict.goalsLeft - 1));
-      return { reward, metrics: { proved: 0, goalsLeft: verdict.goalsLeft } };
-    }
-    case "failed": {
-      // A clean prefix earns a little; an error on the first line earns nothing.
-      const share = elaboratedShare(verdict, candidateLineCount);
-      return { reward: 0.25 * share, metrics: { proved: 0, elaboratedShare: share } };
+      if (verdict.reason === "sorry") return { reward: 0, metrics: { proved: 0, goalsLeft: 0 } };
+      const share = goalsClosedShare(verdict.goalsAtHole, verdict.goalsLeft);
+      // Strictly below 1 even if a caller's goal counts were inconsistent: a proof is the only 1.
+      const reward = Math.min(MAX_PARTIAL_REWARD * share, MAX_PARTIAL_REWARD);
+      return {
+        reward,
+        metrics: {
+          proved: 0,
+          goalsLeft: verdict.goalsLeft,
+          goalsAtHole: verdict.goalsAtHole ?? -1,
+          goalsClosedShare: share,
+        },
+      };
     }
     default:
       return { reward: 0, metrics: { proved: 0 } };

@@ -34,15 +34,31 @@ interface VerdictBase {
 export type Verdict =
   | (VerdictBase & {
       kind: "proved";
+      /** The axioms `#print axioms` reported for exactly the checked declaration (all on the allow-list). */
       axioms: string[];
       /**
-       * False for anonymous declarations (`example`, unnamed instances): `#print axioms` needs a name, so
-       * such a proof was checked for errors and `sorry` only, not for axioms like `Lean.ofReduceBool`.
+       * Always true: every hole is axiom-checked or not proved (anonymous declarations are checked under a
+       * name the verifier gives them). Kept so older readers of the field see the truth.
        */
-      axiomsChecked: boolean;
+      axiomsChecked: true;
     })
   | (VerdictBase & { kind: "failed"; reason: string })
-  | (VerdictBase & { kind: "incomplete"; reason: "unsolved-goals" | "sorry"; goalsLeft: number })
+  | (VerdictBase & {
+      kind: "incomplete";
+      reason: "unsolved-goals" | "sorry";
+      /** Goals Lean reports left after the candidate (0 for `sorry`). */
+      goalsLeft: number;
+      /**
+       * Goals at the hole's start, as Lean's `$/lean/plainGoal` showed them; absent when Lean did not
+       * answer. Partial credit needs it: only fewer goals than at the hole count as progress.
+       */
+      goalsAtHole?: number;
+    })
+  /**
+   * The workspace, not the candidate, failed: imports out of date, `lake setup-file` failed, an error in the
+   * file's header. Never cached, never rewarded, never counted against the model; `action` says what to do.
+   */
+  | (VerdictBase & { kind: "environment"; reason: string; action: string })
   | (VerdictBase & { kind: "rejected"; rule: string; reason: string })
   | (VerdictBase & { kind: "timeout"; timeoutMs: number })
   | (VerdictBase & { kind: "crashed"; reason: string });
@@ -56,6 +72,7 @@ export const VERDICT_KINDS: readonly VerdictKind[] = [
   "rejected",
   "timeout",
   "crashed",
+  "environment",
 ];
 
 /** A verdict before the pool stamps it with time and verifier (distributes over the union). */

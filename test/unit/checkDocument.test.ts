@@ -33,7 +33,7 @@ test("the original middle gives back the file up to the declaration, plus #print
   assert.equal(r.kind, "ok");
   if (r.kind !== "ok") return;
   const cut = FILE.indexOf("\n\ntheorem third");
-  assert.equal(r.doc.text, FILE.slice(0, cut) + "\n\n#print axioms N.second\n");
+  assert.equal(r.doc.text, FILE.slice(0, cut) + "\n\n#print axioms _root_.N.second\n");
   assert.equal(r.doc.text.includes("theorem third"), false, "later declarations are dropped");
 });
 
@@ -66,4 +66,76 @@ test("holes outside tactic proofs are refused with a reason", () => {
   });
   assert.equal(outside.kind, "bad-hole");
   if (outside.kind === "bad-hole") assert.match(outside.message, /outside the file/);
+});
+
+test("`#print axioms` names the declaration from the root, so no namesake in an open namespace answers", () => {
+  const r = build("omega", "first");
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok") {
+    assert.match(r.doc.text, /#print axioms _root_\.N\.first\n$/);
+    assert.equal(r.doc.checkedName, "N.first");
+    assert.equal(r.doc.declaredName, "first");
+  }
+});
+
+test("examples and anonymous instances are checked under a name the verifier chose; the rest is byte-identical", () => {
+  const text =
+    "namespace M\nexample (a : Nat) : a = a := by\n  rfl\ninstance (priority := low) : Inhabited Nat := by\n  exact ⟨0⟩\nend M\n";
+  const parsed = parseFile(text);
+  const index = new LineIndex(text);
+  const hole = (line: number, end: number) => ({
+    start: { line, character: 2 },
+    end: { line, character: end },
+  });
+  const ex = locateHole(parsed, index, hole(2, 5));
+  assert.equal(ex.kind, "ok");
+  if (ex.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, ex.hole, "rfl");
+  assert.equal(built.kind, "ok");
+  if (built.kind !== "ok") return;
+  assert.match(built.doc.declaredName, /^fimrlvr_check_[0-9a-f]{12}$/);
+  assert.equal(built.doc.checkedName, `M.${built.doc.declaredName}`);
+  assert.ok(
+    built.doc.text.includes(`noncomputable def ${built.doc.declaredName} (a : Nat) : a = a := by\n  rfl\n`),
+  );
+  assert.ok(built.doc.text.endsWith(`#print axioms _root_.M.${built.doc.declaredName}\n`));
+  const inst = locateHole(parsed, index, hole(4, 11));
+  assert.equal(inst.kind, "ok");
+  if (inst.kind !== "ok") return;
+  const named = buildCheckDocument(parsed, inst.hole, "exact ⟨0⟩");
+  assert.equal(named.kind, "ok");
+  if (named.kind === "ok")
+    assert.ok(
+      named.doc.text.includes(`instance (priority := low) ${named.doc.declaredName} : Inhabited Nat := by`),
+    );
+});
+
+test("re-indentation counts columns as Lean does (code points), not UTF-16 units", () => {
+  const text =
+    "theorem 𝔸x : True ∧ True := by constructor\n                                  trivial\n                                  trivial\n";
+  const parsed = parseFile(text);
+  const index = new LineIndex(text);
+  const start = text.indexOf("constructor");
+  const located = locateHole(parsed, index, {
+    start: index.positionAt(start),
+    end: index.positionAt(text.length - 1),
+  });
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  // `𝔸` is two UTF-16 units but one column for Lean's layout rule.
+  assert.equal(located.hole.column, index.positionAt(start).character - 1);
+  const r = buildCheckDocument(parsed, located.hole, "constructor\ntrivial\ntrivial");
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok")
+    assert.ok(r.doc.text.includes(`constructor\n${" ".repeat(located.hole.column)}trivial\n`));
+});
+
+test("a file with a `module` header gets a clear refusal, not a wrong verdict", () => {
+  const text = "module\n\ntheorem t : True := by\n  trivial\n";
+  const located = locateHole(parseFile(text), new LineIndex(text), {
+    start: { line: 3, character: 2 },
+    end: { line: 3, character: 9 },
+  });
+  assert.equal(located.kind, "bad-hole");
+  if (located.kind === "bad-hole") assert.match(located.message, /`module` header.*#print axioms/);
 });

@@ -84,7 +84,7 @@ test("the real Lean payloads classify as Lean meant them", () => {
   assert.equal(classify(d, [{ ...sorry, message: "declaration uses `sorry`" }], false).kind, "incomplete");
 });
 
-test("rewards: binary by default; partial follows diagnostics, not length", () => {
+test("rewards: binary by default; partial pays only for fewer goals than at the hole, never for length", () => {
   const base = { elapsedMs: 1, verifier: { kind: "simulator" as const, version: "x", label: "simulator" } };
   const proved: Verdict = { ...base, kind: "proved", axioms: [], axiomsChecked: true, diagnostics: [] };
   const failedAt = (line: number): Verdict => ({
@@ -93,15 +93,31 @@ test("rewards: binary by default; partial follows diagnostics, not length", () =
     reason: "x",
     diagnostics: [{ severity: 1, message: "e", range: at(0, 0), candidateRange: at(line, 0) }],
   });
+  const left = (goalsLeft: number, goalsAtHole?: number): Verdict => ({
+    ...base,
+    kind: "incomplete",
+    reason: "unsolved-goals",
+    goalsLeft,
+    ...(goalsAtHole !== undefined ? { goalsAtHole } : {}),
+    diagnostics: [],
+  });
   assert.equal(rewardOf(proved).reward, 1);
+  assert.equal(rewardOf(proved, "partial").reward, 1);
   assert.equal(rewardOf(failedAt(3)).reward, 0);
-  assert.ok(rewardOf(failedAt(3), "partial", 4).reward > rewardOf(failedAt(0), "partial", 4).reward);
-  // Padding the candidate with more lines after the error does not raise the reward.
-  assert.ok(rewardOf(failedAt(3), "partial", 40).reward <= rewardOf(failedAt(3), "partial", 4).reward);
-  assert.ok(rewardOf(failedAt(3), "partial", 4).reward < 0.5);
+  // No-op lines before an error no longer buy anything.
+  assert.equal(rewardOf(failedAt(3), "partial", 4).reward, 0);
+  assert.equal(rewardOf(failedAt(30), "partial", 40).reward, 0);
+  // Doing nothing leaves the goals as they were: exactly 0.
+  assert.equal(rewardOf(left(1, 1), "partial").reward, 0);
+  assert.equal(rewardOf(left(3, 2), "partial").reward, 0);
+  assert.equal(rewardOf(left(1), "partial").reward, 0, "no goal count from Lean, no partial credit");
+  assert.equal(rewardOf(left(1, 2), "partial").reward, 0.25);
+  assert.ok(rewardOf(left(1, 4), "partial").reward > rewardOf(left(3, 4), "partial").reward);
+  assert.ok(rewardOf(left(0, 4), "partial").reward < 1);
+  assert.equal(rewardOf(left(1, 2), "binary").reward, 0);
 });
 
-test("anonymous declarations prove without an axiom check, and the verdict says so", () => {
+test("anonymous declarations are axiom-checked under the verifier's name", () => {
   const text = "example (a : Nat) : a = a := by\n  rfl\n";
   const parsed = parseFile(text);
   const located = locateHole(parsed, new LineIndex(text), {
@@ -111,9 +127,67 @@ test("anonymous declarations prove without an axiom check, and the verdict says 
   if (located.kind !== "ok") throw new Error("bad hole");
   const built = buildCheckDocument(parsed, located.hole, "rfl");
   if (built.kind !== "ok") throw new Error("bad doc");
-  assert.equal(built.doc.axiomsLine, -1);
-  assert.doesNotMatch(built.doc.text, /#print axioms/);
-  const r = classify(built.doc, [], false);
-  assert.equal(r.kind, "proved");
-  assert.equal(r.kind === "proved" && r.axiomsChecked, false);
+  const name = built.doc.checkedName;
+  assert.ok(built.doc.axiomsLine > 0);
+  assert.match(built.doc.text, new RegExp(`#print axioms _root_\\.${name}`));
+  const line = built.doc.axiomsLine;
+  const info = (message: string): LeanDiagnostic => ({ range: at(line, 0, 20), severity: 3, message });
+  assert.equal(classify(built.doc, [], false).kind, "failed", "no #print axioms output: not proved");
+  const ok = classify(built.doc, [info(`'${name}' depends on axioms: [propext]`)], false);
+  assert.equal(ok.kind, "proved");
+  assert.equal(ok.kind === "proved" && ok.axiomsChecked, true);
+  const native = classify(built.doc, [info(`'${name}' depends on axioms: [Lean.ofReduceBool]`)], false);
+  assert.equal(native.kind, "failed");
+});
+
+test("the #print axioms answer must name exactly the checked declaration, once", () => {
+  const d = doc("rfl");
+  const line = d.axiomsLine;
+  const info = (message: string): LeanDiagnostic => ({ range: at(line, 0, 20), severity: 3, message });
+  assert.equal(classify(d, [info("'t' does not depend on any axioms")], false).kind, "proved");
+  const other = classify(d, [info("'Inner.t' does not depend on any axioms")], false);
+  assert.equal(other.kind, "failed");
+  if (other.kind === "failed") assert.match(other.reason, /not the checked declaration/);
+  const twice = [info("'t' does not depend on any axioms"), info("'t' does not depend on any axioms")];
+  assert.equal(classify(d, twice, false).kind, "failed");
+  assert.equal(classify(d, [info("'«t»' does not depend on any axioms")], false).kind, "proved");
+});
+
+test("private declarations answer as _private.<Module>.0.<name>", () => {
+  const text = "namespace P\nprivate theorem s (a : Nat) : a = a := by\n  rfl\nend P\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), {
+    start: { line: 2, character: 2 },
+    end: { line: 2, character: 5 },
+  });
+  if (located.kind !== "ok") throw new Error("bad hole");
+  const built = buildCheckDocument(parsed, located.hole, "rfl");
+  if (built.kind !== "ok") throw new Error("bad doc");
+  const info = (message: string): LeanDiagnostic => ({
+    range: at(built.doc.axiomsLine, 0, 20),
+    severity: 3,
+    message,
+  });
+  const ok = (m: string) => classify(built.doc, [info(m)], false).kind;
+  assert.equal(ok("'_private.Foo.Bar.0.P.s' does not depend on any axioms"), "proved");
+  assert.equal(ok("'_private.«.fim-rlvr».Slot0.0.P.s' does not depend on any axioms"), "proved");
+  assert.equal(ok("'P.s' does not depend on any axioms"), "failed");
+  assert.equal(ok("'_private.Foo.0.P.Q.s' does not depend on any axioms"), "failed");
+});
+
+test("environment failures are told apart from the candidate's", () => {
+  const d = doc("rfl");
+  const outOfDate: LeanDiagnostic = {
+    range: at(0, 0),
+    severity: 1,
+    message: 'Imports are out of date and must be rebuilt; use the "Restart File" command in your editor.',
+  };
+  const r = classify(d, [outOfDate], false);
+  assert.equal(r.kind, "environment");
+  if (r.kind === "environment") assert.match(r.action, /lake build/);
+  const header: LeanDiagnostic = { range: at(0, 0), severity: 1, message: "unknown module prefix 'Foo'" };
+  assert.equal(classify(d, [header], true).kind, "environment");
+  assert.equal(classify(d, [], true).kind, "environment", "fatal before the declaration");
+  const newer: LeanDiagnostic = { range: at(3, 8, 9), severity: 2, message: "declaration `t` uses `sorry`" };
+  assert.equal(classify(d, [newer], false).kind, "incomplete");
 });
