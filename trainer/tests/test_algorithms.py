@@ -247,3 +247,24 @@ def test_shape_mismatches_are_reported() -> None:
         make("dapo").loss(logp, old, mask, tensor([1.0]))
     with pytest.raises(ValueError, match="mask has shape"):
         make("dapo").loss(logp, old, mask[:, :2], adv)
+
+
+@pytest.mark.parametrize("name", ["grpo", "drgrpo", "dapo", "gspo"])
+def test_bool_int_and_float_masks_and_float32_inputs_agree(name: str) -> None:
+    algo = make(name, {"beta": 0.0, "max_completion_length": 4})
+    logp, old, mask, adv = clipped_inputs()
+    reference, _ = algo.loss(logp.detach(), old, mask, adv)
+    for variant in (mask.bool(), mask.long(), mask.float()):
+        loss, _ = algo.loss(logp.detach(), old, variant, adv)
+        assert loss.item() == pytest.approx(reference.item(), abs=1e-12)
+    low, _ = algo.loss(logp.detach().float(), old.float(), mask.float(), adv.float())
+    assert low.dtype == torch.float32
+    assert low.item() == pytest.approx(reference.item(), abs=1e-6)  # float32 precision
+
+
+def test_an_empty_batch_gives_empty_advantages_and_a_zero_loss() -> None:
+    algo = make("grpo", {"beta": 0.0})
+    assert algo.advantages(torch.zeros(0), torch.zeros(0, dtype=torch.long)).numel() == 0
+    logp = torch.zeros(0, 3, requires_grad=True)
+    loss, metrics = algo.loss(logp, torch.zeros(0, 3), torch.zeros(0, 3), torch.zeros(0))
+    assert loss.item() == 0.0 and metrics["clip_fraction"] == 0.0

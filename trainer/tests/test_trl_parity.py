@@ -108,7 +108,16 @@ CASES = [
     pytest.param("grpo", {"beta": 0.0}, {**TOKEN, "loss_type": "grpo"}, id="grpo"),
     pytest.param("grpo", {"beta": 0.04}, {**TOKEN, "loss_type": "grpo", "beta": 0.04}, id="grpo-kl"),
     pytest.param("drgrpo", {"max_completion_length": T}, {**TOKEN, "loss_type": "dr_grpo"}, id="drgrpo"),
+    pytest.param(
+        "drgrpo",
+        {"max_completion_length": T, "beta": 0.1},
+        {**TOKEN, "loss_type": "dr_grpo", "beta": 0.1},
+        id="drgrpo-kl",
+    ),
     pytest.param("dapo", {}, {**TOKEN, "loss_type": "dapo", "epsilon_high": 0.28}, id="dapo"),
+    pytest.param(
+        "dapo", {"beta": 0.1}, {**TOKEN, "loss_type": "dapo", "epsilon_high": 0.28, "beta": 0.1}, id="dapo-kl"
+    ),
     pytest.param(
         "gspo",
         {"epsilon": 0.02, "epsilon_high": 0.03},  # wide enough that some sequences stay unclipped
@@ -120,6 +129,12 @@ CASES = [
         {},
         {"loss_type": "grpo", "level": "sequence", "epsilon": 3e-4, "epsilon_high": 4e-4, "beta": 0.0},
         id="gspo",
+    ),
+    pytest.param(
+        "gspo",
+        {"epsilon": 0.02, "epsilon_high": 0.03, "beta": 0.04},
+        {"loss_type": "grpo", "level": "sequence", "epsilon": 0.02, "epsilon_high": 0.03, "beta": 0.04},
+        id="gspo-kl",
     ),
 ]
 
