@@ -268,3 +268,26 @@ def test_an_empty_batch_gives_empty_advantages_and_a_zero_loss() -> None:
     logp = torch.zeros(0, 3, requires_grad=True)
     loss, metrics = algo.loss(logp, torch.zeros(0, 3), torch.zeros(0, 3), torch.zeros(0))
     assert loss.item() == 0.0 and metrics["clip_fraction"] == 0.0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: the GPU placement check needs one")
+@pytest.mark.parametrize("name", ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
+def test_runs_on_cuda_with_cpu_side_rewards_and_ids(name: str) -> None:
+    algo = make(name, {"max_completion_length": 4})
+    logp, old, mask, _ = clipped_inputs()
+    cuda = torch.device("cuda")
+    rewards, groups = tensor([1.0, 0.0]), ["t", "t"]  # rewards, ids and truncation flags stay on the CPU
+    adv = algo.advantages(rewards, groups).to(cuda)
+    mask = algo.completion_mask(mask.to(cuda), torch.tensor([False, False]))
+    gpu_logp = torch.nan_to_num(logp.detach()).to(cuda).requires_grad_(True)
+    loss, _ = algo.loss(
+        gpu_logp,
+        torch.nan_to_num(old).to(cuda),
+        mask,
+        adv,
+        ref_logp=torch.zeros(2, 3, device=cuda, dtype=DT),
+        group_ids=groups,
+        rewards=rewards,
+    )
+    loss.backward()
+    assert loss.device.type == "cuda" and gpu_logp.grad is not None

@@ -96,5 +96,5 @@ def shape_overlong(rewards: Tensor, lengths: Tensor, max_len: int, cache_len: in
 
 def mask_truncated(mask: Tensor, truncated: Tensor) -> Tensor:
     """mask [B, T] with the rows of truncated completions (truncated [B], bool) zeroed; same dtype."""
-    keep = ~truncated.reshape(-1, 1).bool()  # [B, 1]
+    keep = ~truncated.reshape(-1, 1).bool().to(mask.device)  # [B, 1]
     return (mask.bool() & keep).to(mask.dtype)
