@@ -54,6 +54,8 @@ export interface TrainingOptions {
   resume: boolean;
   /** The Python interpreter to run the trainer with; else the managed virtual environment. */
   python?: string;
+  /** Aborting it before training starts cancels the start (startTraining answers with an error). */
+  signal?: AbortSignal;
   /** Tuning and test knobs; every one has a default that suits real runs. */
   advanced?: AdvancedOptions;
 }
@@ -190,14 +192,32 @@ export async function startTraining(
       hint: "Give the RUN_DIR of an earlier run with --out, or leave --resume out to start afresh.",
     };
 
+  const config = { ...options.config };
+  if (typeof config.model === "string") {
+    config.model = resolve(config.model);
+    if (!existsSync(join(config.model, "config.json")))
+      return {
+        kind: "error",
+        message: `model ${config.model}: ${existsSync(config.model) ? "no config.json there, so it is not a Hugging Face model folder" : "no such folder"}`,
+        hint: "Give a Hugging Face causal LM folder (config.json, weights, tokenizer), or leave --model out for the embedded tiny model.",
+      };
+  }
+  const cancelled = () =>
+    options.signal?.aborted
+      ? { kind: "error" as const, message: "the start was cancelled", hint: "" }
+      : undefined;
+
   const prepared = await prepareTarget(options.target, runDir, {
     resume: options.resume,
     verifier: options.verifier.kind,
     onMining: () => phase("mining", options.target),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   if (prepared.kind === "error") return prepared;
-  const kinds = checkKinds(prepared.dataset, options.config.kinds);
+  const kinds = checkKinds(prepared.dataset, config.kinds);
   if (kinds.kind === "error") return kinds;
+  const stop1 = cancelled();
+  if (stop1) return stop1;
 
   phase("preparing-python");
   const python = await findPython({
@@ -206,6 +226,8 @@ export async function startTraining(
     onProgress: (line) => phase("preparing-python", line),
   });
   if (python.kind === "error") return python;
+  const stop2 = cancelled();
+  if (stop2) return stop2;
 
   phase("starting-verifier");
   const verifier = await startVerifier(options.verifier, prepared.projectRoot, {
@@ -215,6 +237,10 @@ export async function startTraining(
   });
   if (verifier.kind === "error") return verifier;
   const pool = verifier.verifier;
+  if (options.signal?.aborted) {
+    await pool.stop();
+    return { kind: "error", message: "the start was cancelled", hint: "" };
+  }
 
   phase("starting-trainer", python.python);
   const spawned = await TrainerProcess.spawn({ python: python.python, trainerRoot, cwd: runDir });
@@ -247,7 +273,7 @@ export async function startTraining(
   const init = await run.initialize(
     {
       protocolVersion: TRAINER_PROTOCOL_VERSION,
-      config: options.config,
+      config,
       datasetDir: prepared.dataset.dir,
       runDir,
       resume: options.resume,

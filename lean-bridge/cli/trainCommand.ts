@@ -1,0 +1,362 @@
+/**
+ * `fim-rlvr train WORKSPACE|DATASET_DIR …` (the issue's contract; flags spelled exactly so) and
+ * `fim-rlvr algorithms`. Both are thin: the training host (lean-bridge/train/session.ts) does the work, the
+ * progress reporter draws it, and this file turns outcomes into messages and exit codes (0 done, 130 after
+ * Ctrl-C with a checkpoint, 1 for a failed run or a start-up error, 2 for bad usage).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { which, splitCommandLine } from "../server/launch";
+import type { TrainEvalParams } from "../protocol/trainer";
+import { buildTrainConfig } from "../train/config";
+import { progressReporter } from "../train/progress";
+import { checkGivenPython, managedVenvDir } from "../train/python";
+import {
+  defaultTrainerRoot,
+  startTraining,
+  type TrainingOptions,
+  type TrainingOutcome,
+} from "../train/session";
+import { type CliCommand, flagOption, stringOption } from "./command";
+import { UsageError } from "./usage";
+
+const SIMULATOR_FALLBACK_WARNING = [
+  "",
+  "  ****************************************************************************************",
+  "  *  Lean was not found (`lake` is not on PATH): candidates are checked by the SIMULATOR,  *",
+  "  *  a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo   *",
+  "  *  whitespace) and listed alternatives, so rewards and pass rates are a dry run.        *",
+  "  *  Install Lean (https://github.com/leanprover/elan) and `lake build` the project for   *",
+  "  *  real verification; pass --simulator to choose the simulator on purpose.             *",
+  "  ****************************************************************************************",
+  "",
+].join("\n");
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[:]/g, "-").replace(/\..*$/, "");
+}
+
+function percent(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+/** "held-out pass@1 (test split, 40 tasks): before 10.0% -> after SFT 45.0% -> after RL 52.5%". */
+export function passAtOneSummary(evals: readonly TrainEvalParams[]): string {
+  const at = (stage: TrainEvalParams["stage"]) => [...evals].reverse().find((e) => e.stage === stage);
+  const before = at("before");
+  const sft = at("sft");
+  const after = at("after");
+  const parts = [
+    before && `before ${percent(before.passAt1)}`,
+    sft && `after SFT ${percent(sft.passAt1)}`,
+    after && `after RL ${percent(after.passAt1)}`,
+  ].filter(Boolean);
+  const ref = after ?? sft ?? before;
+  if (!ref) return "held-out pass@1: not measured";
+  return `held-out pass@1 (${ref.split} split, ${ref.tasks} tasks, greedy): ${parts.join(" -> ")}`;
+}
+
+function verifierChoice(values: Record<string, string | boolean | undefined>): {
+  verifier: TrainingOptions["verifier"];
+  fellBack: boolean;
+} {
+  const server = stringOption(values, "server");
+  if (flagOption(values, "simulator") && server !== undefined)
+    throw new UsageError("give either --simulator or --server, not both");
+  if (flagOption(values, "simulator")) return { verifier: { kind: "simulator" }, fellBack: false };
+  if (server !== undefined) {
+    const command = splitCommandLine(server);
+    if (command.length === 0) throw new UsageError("--server was given an empty command line");
+    return { verifier: { kind: "lean", serverCommand: command }, fellBack: false };
+  }
+  if (which("lake")) return { verifier: { kind: "lean" }, fellBack: false };
+  return { verifier: { kind: "simulator" }, fellBack: true };
+}
+
+function reportOutcome(outcome: TrainingOutcome, resumeCommand: string): number {
+  const out = process.stderr;
+  switch (outcome.kind) {
+    case "completed":
+      process.stdout.write(`${passAtOneSummary(outcome.evals)}\n`);
+      out.write(`fim-rlvr train: done. Run folder: ${outcome.runDir}\n  report: ${outcome.reportPath}\n`);
+      return 0;
+    case "stopped":
+      out.write(
+        `fim-rlvr train: stopped${outcome.checkpoint ? `; checkpoint ${outcome.checkpoint}` : " (no checkpoint was written)"}\n` +
+          `  report: ${outcome.reportPath}\n  continue with: ${resumeCommand}\n`,
+      );
+      return 130;
+    case "failed":
+      out.write(`fim-rlvr train: ${outcome.message}\n${outcome.hint ? `  ${outcome.hint}\n` : ""}`);
+      return 1;
+  }
+}
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
+}
+
+export const trainCommand: CliCommand = {
+  name: "train",
+  summary: "Train a model with GRPO-family RL on a workspace's holes, rewarded by Lean",
+  synopsis: "WORKSPACE|DATASET_DIR [options]",
+  description: [
+    "Mines the workspace into a dataset (or reads a dataset folder), starts the verifier and the Python",
+    "trainer, and trains: a held-out pass@1 before, an SFT warm start (on by default for the embedded tiny",
+    "model), then RL. Writes RUN_DIR/metrics.jsonl, samples.jsonl, eval.json, checkpoints/ and report.html.",
+    "Verifies with Lean when `lake` is on PATH, otherwise with the simulator (said loudly). Ctrl-C writes a",
+    "checkpoint and exits 130; --resume continues from it. Exit 0 when training completes, 1 when it fails.",
+  ].join("\n"),
+  positionals: {
+    name: "WORKSPACE|DATASET_DIR",
+    help: "A Lean workspace, or a folder written by `fim-rlvr export`.",
+    max: 1,
+  },
+  options: {
+    algorithm: {
+      type: "string",
+      value: "grpo|drgrpo|dapo|gspo|dgpo",
+      help: "The RL objective (see `fim-rlvr algorithms`).",
+      default: "grpo",
+    },
+    "algo-config": {
+      type: "string",
+      value: "JSON",
+      help: 'Algorithm options with TRL names, e.g. \'{"epsilon": 0.2, "beta": 0}\'.',
+    },
+    config: {
+      type: "string",
+      value: "FILE",
+      help: "TrainConfig as YAML or JSON (snake_case keys); flags override it.",
+    },
+    model: {
+      type: "string",
+      value: "PATH",
+      help: "A Hugging Face causal LM folder.",
+      default: "an embedded tiny model built locally",
+    },
+    steps: { type: "string", value: "N", help: "RL optimiser steps.", default: "the trainer's" },
+    "group-size": {
+      type: "string",
+      value: "G",
+      help: "Completions per prompt (a GRPO group).",
+      default: "the trainer's",
+    },
+    "batch-size": {
+      type: "string",
+      value: "B",
+      help: "Groups per optimiser step.",
+      default: "the trainer's",
+    },
+    seed: {
+      type: "string",
+      value: "S",
+      help: "Seed of data order, sampling and initialisation.",
+      default: "0",
+    },
+    reward: {
+      type: "string",
+      value: "binary|partial",
+      help: "How verdicts become rewards.",
+      default: "binary",
+    },
+    simulator: { type: "boolean", help: "Verify with the Lean server simulator (a dry run, not Lean)." },
+    server: {
+      type: "string",
+      value: '"CMD"',
+      help: "Verify with this Lean server command line.",
+      default: "lake serve, when lake is on PATH",
+    },
+    out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
+    resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
+    python: {
+      type: "string",
+      value: "PATH",
+      help: "Python interpreter with torch, transformers and tokenizers.",
+      default: "a managed venv, created on first use",
+    },
+  },
+  examples: [
+    "fim-rlvr train lean-env",
+    "fim-rlvr train out/dataset --algorithm dapo --steps 50 --simulator --out runs/dapo",
+    "fim-rlvr train lean-env --out runs/dapo --resume",
+  ],
+  async run({ values, positionals }) {
+    const target = positionals[0];
+    if (!target)
+      throw new UsageError(
+        "give the Lean workspace or dataset folder to train on, e.g. `fim-rlvr train lean-env`",
+      );
+    const reward = stringOption(values, "reward") ?? "binary";
+    if (reward !== "binary" && reward !== "partial")
+      throw new UsageError(`--reward must be binary or partial, got "${reward}"`);
+    const resume = flagOption(values, "resume");
+    const outFlag = stringOption(values, "out");
+    if (resume && !outFlag) throw new UsageError("--resume needs --out RUN_DIR: the run folder to continue");
+    const built = buildTrainConfig({
+      config: stringOption(values, "config"),
+      algorithm: stringOption(values, "algorithm"),
+      algoConfig: stringOption(values, "algo-config"),
+      model: stringOption(values, "model"),
+      steps: stringOption(values, "steps"),
+      groupSize: stringOption(values, "group-size"),
+      batchSize: stringOption(values, "batch-size"),
+      seed: stringOption(values, "seed"),
+    });
+    if (built.kind === "error") throw new UsageError(built.message);
+    const { verifier, fellBack } = verifierChoice(values);
+    const runDir = resolve(outFlag ?? join("runs", timestamp()));
+    if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
+    const python = stringOption(values, "python");
+
+    const progress = progressReporter();
+    const abort = new AbortController();
+    let interrupts = 0;
+    let stopSession: (() => Promise<void>) | undefined;
+    const onSignal = () => {
+      interrupts++;
+      if (interrupts > 1) {
+        process.stderr.write(
+          "\nfim-rlvr train: interrupted again; exiting without waiting for the checkpoint\n",
+        );
+        process.exit(130);
+      }
+      progress.finish();
+      process.stderr.write(
+        "\nfim-rlvr train: interrupted; asking the trainer to checkpoint and stop (Ctrl-C again to quit at once)\n",
+      );
+      abort.abort();
+      void stopSession?.();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    try {
+      const started = await startTraining(
+        {
+          target,
+          runDir,
+          config: built.config,
+          reward,
+          verifier,
+          resume,
+          ...(python ? { python } : {}),
+          signal: abort.signal,
+        },
+        progress,
+      );
+      if (started.kind === "error") {
+        progress.finish();
+        if (abort.signal.aborted) {
+          process.stderr.write("fim-rlvr train: interrupted before training started; nothing was trained\n");
+          return 130;
+        }
+        process.stderr.write(
+          `fim-rlvr train: ${started.message}\n${started.hint ? `  ${started.hint}\n` : ""}`,
+        );
+        return 1;
+      }
+      stopSession = () => started.session.stop();
+      if (abort.signal.aborted) void stopSession();
+      const outcome = await started.session.done;
+      progress.finish();
+      const rel = relative(process.cwd(), runDir) || ".";
+      const argv = process.argv.slice(2).filter((a) => a !== "--resume");
+      const resumeCommand = `fim-rlvr ${argv.map(shellQuote).join(" ")}${outFlag ? "" : ` --out ${shellQuote(rel)}`} --resume`;
+      return reportOutcome(outcome, resumeCommand);
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  },
+};
+
+interface AlgorithmInfo {
+  name: string;
+  paper?: string;
+  description: string;
+  defaults: Record<string, unknown>;
+}
+
+export const algorithmsCommand: CliCommand = {
+  name: "algorithms",
+  summary: "List the RL algorithms with a one-line description and their defaults",
+  synopsis: "[--python PATH] [--json]",
+  description: [
+    "Asks the trainer (python -m fim_rlvr.algorithms --json) for each algorithm's description and its",
+    "paper's defaults, so the list is the one the trainer runs. Needs the trainer's Python: --python, or the",
+    "managed environment that `fim-rlvr train` creates on first use.",
+  ].join("\n"),
+  options: {
+    python: {
+      type: "string",
+      value: "PATH",
+      help: "Python interpreter with the trainer's dependencies.",
+      default: "the managed venv",
+    },
+    json: { type: "boolean", help: "Print the trainer's JSON as is." },
+  },
+  examples: ["fim-rlvr algorithms", "fim-rlvr algorithms --python trainer/.venv/bin/python --json"],
+  async run({ values }) {
+    const trainerRoot = defaultTrainerRoot();
+    let python = stringOption(values, "python");
+    if (!python) {
+      const managed = join(managedVenvDir(trainerRoot), "bin", "python");
+      if (!existsSync(managed)) {
+        process.stderr.write(
+          "fim-rlvr algorithms: no trainer Python yet. Pass --python PATH (an interpreter with torch, e.g. after\n" +
+            "`pip install torch==2.13.0 transformers tokenizers pyyaml python-lsp-jsonrpc`), or run `fim-rlvr train` once:\n" +
+            `it creates the managed environment in ${managedVenvDir(trainerRoot)}.\n`,
+        );
+        return 1;
+      }
+      python = managed;
+    }
+    const checked = checkGivenPython(python);
+    if (checked.kind === "error") {
+      process.stderr.write(`fim-rlvr algorithms: ${checked.message}\n  ${checked.hint}\n`);
+      return 1;
+    }
+    const ran = spawnSync(python, ["-m", "fim_rlvr.algorithms", "--json"], {
+      encoding: "utf8",
+      env: { ...process.env, PYTHONPATH: [trainerRoot, process.env.PYTHONPATH].filter(Boolean).join(":") },
+      timeout: 120_000,
+    });
+    if (ran.status !== 0) {
+      process.stderr.write(
+        `fim-rlvr algorithms: the trainer failed (${ran.error?.message ?? `exit code ${ran.status}`}):\n${ran.stderr.trim().split("\n").slice(-8).join("\n")}\n`,
+      );
+      return 1;
+    }
+    if (flagOption(values, "json")) {
+      process.stdout.write(ran.stdout);
+      return 0;
+    }
+    let list: AlgorithmInfo[];
+    try {
+      list = JSON.parse(ran.stdout) as AlgorithmInfo[];
+    } catch {
+      process.stderr.write(
+        "fim-rlvr algorithms: the trainer's answer was not JSON; run with --json to see it\n",
+      );
+      return 1;
+    }
+    const width = Math.max(...list.map((a) => a.name.length)) + 2;
+    const lines = list.flatMap((a) => {
+      const defaults = Object.entries(a.defaults)
+        .filter(([, v]) => v !== null && v !== false)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(", ");
+      return [
+        `${a.name.padEnd(width)}${a.description}`,
+        ...(a.paper ? [`${" ".repeat(width)}paper: ${a.paper}`] : []),
+        `${" ".repeat(width)}defaults: ${defaults}`,
+      ];
+    });
+    process.stdout.write(
+      lines.join("\n") +
+        "\n\nChoose with `fim-rlvr train … --algorithm NAME`; override defaults with --algo-config JSON.\n",
+    );
+    return 0;
+  },
+};

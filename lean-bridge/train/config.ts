@@ -1,0 +1,111 @@
+/**
+ * The run's TrainConfig from the command line: `--config FILE` (YAML or JSON, the trainer's snake_case keys)
+ * first, then the flags on top, `--algo-config JSON` merged into `algo_config`. Key names are checked against
+ * the protocol schema here, so a typo fails before anything starts; values are checked by the trainer,
+ * which owns their meaning and answers with an error that says what to do.
+ */
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import schema from "../protocol/trainer.schema.json";
+import { ALGORITHM_NAMES, type AlgorithmName, type TrainConfigWire } from "../protocol/trainer";
+
+export const TRAIN_CONFIG_KEYS: readonly string[] = Object.keys(schema.$defs.TrainConfig.properties);
+
+export interface ConfigFlags {
+  config?: string;
+  algorithm?: string;
+  algoConfig?: string;
+  model?: string;
+  steps?: string;
+  groupSize?: string;
+  batchSize?: string;
+  seed?: string;
+}
+
+export type ConfigResult = { kind: "ok"; config: TrainConfigWire } | { kind: "error"; message: string };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function readConfigFile(path: string): ConfigResult {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    return {
+      kind: "error",
+      message: `--config ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  let raw: unknown;
+  try {
+    raw = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    return {
+      kind: "error",
+      message: `--config ${path} is not valid ${path.endsWith(".json") ? "JSON" : "YAML"}: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  if (raw === null || raw === undefined) return { kind: "ok", config: {} };
+  if (!isPlainObject(raw))
+    return { kind: "error", message: `--config ${path} must hold a mapping of option names to values` };
+  const unknown = Object.keys(raw).filter((k) => !TRAIN_CONFIG_KEYS.includes(k));
+  if (unknown.length > 0)
+    return {
+      kind: "error",
+      message: `--config ${path}: unknown key(s) ${unknown.join(", ")}; valid keys: ${TRAIN_CONFIG_KEYS.join(", ")}`,
+    };
+  return { kind: "ok", config: raw as TrainConfigWire };
+}
+
+function wholeNumber(flag: string, text: string | undefined, min: number): number | undefined | string {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min)
+    return `${flag} must be a whole number${min > 0 ? ` of at least ${min}` : ""}, got "${text}"`;
+  return n;
+}
+
+export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
+  const base = flags.config
+    ? readConfigFile(flags.config)
+    : { kind: "ok" as const, config: {} as TrainConfigWire };
+  if (base.kind === "error") return base;
+  const config: TrainConfigWire = { ...base.config };
+  if (flags.algorithm !== undefined) {
+    if (!ALGORITHM_NAMES.includes(flags.algorithm as AlgorithmName))
+      return {
+        kind: "error",
+        message: `--algorithm must be one of ${ALGORITHM_NAMES.join(", ")}, got "${flags.algorithm}" (see \`fim-rlvr algorithms\`)`,
+      };
+    config.algorithm = flags.algorithm as AlgorithmName;
+  }
+  if (flags.algoConfig !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(flags.algoConfig);
+    } catch (error) {
+      return {
+        kind: "error",
+        message: `--algo-config is not valid JSON: ${error instanceof Error ? error.message : String(error)} (e.g. --algo-config '{"epsilon": 0.1, "beta": 0}')`,
+      };
+    }
+    if (!isPlainObject(parsed))
+      return { kind: "error", message: `--algo-config must be a JSON object, e.g. '{"epsilon": 0.1}'` };
+    config.algo_config = { ...(config.algo_config ?? {}), ...parsed };
+  }
+  if (flags.model !== undefined) config.model = flags.model;
+  const numbers: [keyof TrainConfigWire, string, string | undefined, number][] = [
+    ["steps", "--steps", flags.steps, 0],
+    ["group_size", "--group-size", flags.groupSize, 1],
+    ["batch_size", "--batch-size", flags.batchSize, 1],
+    ["seed", "--seed", flags.seed, 0],
+  ];
+  for (const [key, flag, text, min] of numbers) {
+    const n = wholeNumber(flag, text, min);
+    if (typeof n === "string") return { kind: "error", message: n };
+    if (n !== undefined) (config as Record<string, unknown>)[key] = n;
+  }
+  return { kind: "ok", config };
+}
