@@ -5,6 +5,7 @@
 import { verifyBatchCommand } from "./batchCommand";
 import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
 import { exportCommand } from "./exportCommand";
+import { serveCommand } from "./serveCommand";
 import { simulatorCommand } from "./simulatorCommand";
 import { algorithmsCommand, trainCommand } from "./trainCommand";
 import { UsageError } from "./usage";
@@ -15,6 +16,7 @@ export const COMMANDS: CliCommand[] = [
   verifyCommand,
   verifyBatchCommand,
   exportCommand,
+  serveCommand,
   simulatorCommand,
   trainCommand,
   algorithmsCommand,

@@ -1,0 +1,181 @@
+/**
+ * One client connection to one verifier service. It connects on demand (with backoff while the service is
+ * down), and turns every request into an outcome: answered, refused by the service (bad token, bad params),
+ * busy, or lost with the connection. A lost request was not answered, so its checks are safe to resubmit.
+ */
+import { connect, type Socket } from "node:net";
+import {
+  createMessageConnection,
+  ResponseError,
+  SocketMessageReader,
+  SocketMessageWriter,
+  type MessageConnection,
+  type RequestType,
+} from "vscode-jsonrpc/node";
+import { SERVICE_BUSY } from "./protocol";
+
+export interface ServiceAddress {
+  host: string;
+  port: number;
+}
+
+/** `HOST:PORT` (or `[v6]:PORT`, or `PORT` for 127.0.0.1) as an address; null when malformed. */
+export function parseAddress(text: string): ServiceAddress | null {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text.trim()) ?? /^()()(\d+)$/.exec(text.trim());
+  if (!m) return null;
+  const port = Number(m[3]);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return null;
+  return { host: m[1] || m[2] || "127.0.0.1", port };
+}
+
+export function formatAddress(a: ServiceAddress): string {
+  return a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+}
+
+export type RequestOutcome<R> =
+  | { kind: "ok"; result: R }
+  | { kind: "busy"; message: string }
+  | { kind: "refused"; code: number; message: string }
+  | { kind: "lost"; message: string };
+
+export interface ConnectionTiming {
+  /** First wait between connection attempts, ms (doubled up to maxBackoffMs). */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** How long one attempt may wait for the TCP handshake (a preempted machine never answers), ms. */
+  connectTimeoutMs: number;
+}
+
+export const DEFAULT_TIMING: ConnectionTiming = { backoffMs: 50, maxBackoffMs: 1000, connectTimeoutMs: 3000 };
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class ServiceConnection {
+  /** Items sent and not yet answered: the balancer's measure of load. */
+  outstanding = 0;
+  /** Times a connection was made again after one was lost. */
+  reconnects = 0;
+  private live: { socket: Socket; rpc: MessageConnection; closed: Promise<void> } | undefined;
+  private connecting: Promise<boolean> | undefined;
+  private everConnected = false;
+  private closedByUser = false;
+
+  constructor(
+    readonly address: ServiceAddress,
+    private readonly timing: ConnectionTiming = DEFAULT_TIMING,
+  ) {}
+
+  get isUp(): boolean {
+    return this.live !== undefined;
+  }
+
+  get label(): string {
+    return formatAddress(this.address);
+  }
+
+  /** Connects, retrying with backoff until `deadline` (performance.now() ms); true when up. */
+  connect(deadline: number): Promise<boolean> {
+    if (this.live) return Promise.resolve(true);
+    this.connecting ??= this.attempts(deadline).finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async attempts(deadline: number): Promise<boolean> {
+    let wait = this.timing.backoffMs;
+    for (;;) {
+      if (this.closedByUser) return false;
+      const socket = await this.open();
+      if (socket) {
+        this.adopt(socket);
+        return true;
+      }
+      if (performance.now() + wait > deadline) return false;
+      await sleep(wait);
+      wait = Math.min(wait * 2, this.timing.maxBackoffMs);
+    }
+  }
+
+  private open(): Promise<Socket | undefined> {
+    return new Promise((resolve) => {
+      const socket = connect({ host: this.address.host, port: this.address.port });
+      const timer = setTimeout(() => fail(), this.timing.connectTimeoutMs);
+      const fail = () => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(undefined);
+      };
+      socket.once("error", fail);
+      socket.once("connect", () => {
+        clearTimeout(timer);
+        socket.off("error", fail);
+        socket.setNoDelay(true);
+        resolve(socket);
+      });
+    });
+  }
+
+  private adopt(socket: Socket): void {
+    if (this.everConnected) this.reconnects++;
+    this.everConnected = true;
+    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    let markClosed: () => void = () => {};
+    const closed = new Promise<void>((resolve) => (markClosed = resolve));
+    const entry = { socket, rpc, closed };
+    const drop = () => {
+      if (this.live === entry) this.live = undefined;
+      rpc.dispose();
+      socket.destroy();
+      markClosed();
+    };
+    socket.on("error", drop);
+    socket.on("close", drop);
+    rpc.onClose(drop);
+    rpc.listen();
+    this.live = entry;
+  }
+
+  /** Sends one request; never throws. `items` counts toward `outstanding` while it is in flight. */
+  async request<P, R>(type: RequestType<P, R, void>, params: P, items = 0): Promise<RequestOutcome<R>> {
+    const live = this.live;
+    if (!live) return { kind: "lost", message: `${this.label} is not connected` };
+    this.outstanding += items;
+    try {
+      const lost = live.closed.then(
+        () => ({ kind: "lost", message: `the connection to ${this.label} was lost` }) as const,
+      );
+      const answered = live.rpc.sendRequest<R>(type.method, params).then(
+        (result): RequestOutcome<R> => ({ kind: "ok", result }),
+        (error: unknown): RequestOutcome<R> => {
+          if (error instanceof ResponseError && error.code === SERVICE_BUSY)
+            return { kind: "busy", message: error.message };
+          // Errors the service chose to send are refusals; anything else means the answer never came.
+          if (error instanceof ResponseError && error.code > -32090)
+            return { kind: "refused", code: error.code, message: error.message };
+          return {
+            kind: "lost",
+            message: `${this.label}: ${error instanceof Error ? error.message : String(error)}`,
+          };
+        },
+      );
+      return await Promise.race([answered, lost]);
+    } finally {
+      this.outstanding -= items;
+    }
+  }
+
+  /** Drops the current connection (a later `connect` makes a new one). */
+  reset(): void {
+    const live = this.live;
+    this.live = undefined;
+    live?.rpc.dispose();
+    live?.socket.destroy();
+  }
+
+  close(): void {
+    this.closedByUser = true;
+    const live = this.live;
+    this.live = undefined;
+    live?.rpc.dispose();
+    live?.socket.destroy();
+  }
+}

@@ -1,0 +1,51 @@
+/** Pool verdicts as the trainer protocol's BatchVerdict (the same shape the trainer's host sends). */
+import type { BatchVerdict, CandidateDiagnostic, VerdictKind, VerifierIdentity } from "../protocol/trainer";
+import { rewardOf, type RewardMode } from "../verify/rewards";
+import type { Verdict } from "../verify/verdict";
+
+export function batchVerdict(
+  taskId: string,
+  candidate: string,
+  verdict: Verdict,
+  mode: RewardMode,
+): BatchVerdict {
+  const reward = rewardOf(verdict, mode, candidate.split("\n").length);
+  const diagnostics: CandidateDiagnostic[] = verdict.diagnostics.map((d) => ({
+    severity: d.severity,
+    message: d.message,
+    candidateRange: d.candidateRange,
+  }));
+  // Rejections, crashes and failures without diagnostics still say why, as a diagnostic.
+  const reason = "reason" in verdict && typeof verdict.reason === "string" ? verdict.reason : undefined;
+  if (diagnostics.length === 0 && reason && verdict.kind !== "proved")
+    diagnostics.push({ severity: 1, message: reason, candidateRange: null });
+  return {
+    taskId,
+    kind: verdict.kind,
+    reward: reward.reward,
+    rewardMetrics: reward.metrics,
+    diagnostics,
+    elapsedMs: verdict.elapsedMs,
+    cached: verdict.cached === true,
+    verifier: verdict.verifier,
+  };
+}
+
+/** A verdict that was not produced by a check (bad item, service gone), with its message. */
+export function bareVerdict(
+  taskId: string,
+  kind: VerdictKind,
+  message: string,
+  verifier: VerifierIdentity,
+): BatchVerdict {
+  return {
+    taskId,
+    kind,
+    reward: 0,
+    rewardMetrics: {},
+    diagnostics: [{ severity: 1, message, candidateRange: null }],
+    elapsedMs: 0,
+    cached: false,
+    verifier,
+  };
+}
