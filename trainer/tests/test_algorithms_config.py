@@ -70,6 +70,12 @@ def test_bad_values_say_what_is_wrong(overrides: dict[str, object], message: str
         make("grpo", overrides)
 
 
+def test_a_cache_longer_than_the_budget_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"overlong_cache_len \(80\) must not exceed max_completion_length \(64\)"):
+        make("dapo", {"max_completion_length": 64, "overlong_cache_len": 80})
+    assert make("dapo", {"max_completion_length": 64, "overlong_cache_len": 64}).config.cache_len == 64
+
+
 def test_load_merges_file_then_json_over_the_defaults(tmp_path: Path) -> None:
     yaml_file = tmp_path / "algo.yaml"
     yaml_file.write_text("epsilon: 0.1\nbeta: 0.0\n", encoding="utf-8")

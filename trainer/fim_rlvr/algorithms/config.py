@@ -178,6 +178,12 @@ def resolve(name: str, *layers: AlgorithmConfig | Mapping[str, object] | None) -
         check_overrides(layer)
         checked: dict[str, Any] = dict(layer)  # types were just checked per key
         config = dataclasses.replace(config, **checked)
+    cache, budget = config.overlong_cache_len, config.max_completion_length
+    if cache is not None and budget is not None and cache > budget:
+        raise ConfigError(
+            f"overlong_cache_len ({cache}) must not exceed max_completion_length ({budget}): the soft penalty "
+            "covers the last overlong_cache_len tokens of the budget"
+        )
     return config
 
 
