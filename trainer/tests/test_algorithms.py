@@ -291,3 +291,32 @@ def test_runs_on_cuda_with_cpu_side_rewards_and_ids(name: str) -> None:
     )
     loss.backward()
     assert loss.device.type == "cuda" and gpu_logp.grad is not None
+
+
+# ----- direction: each objective, minimised, makes the rewarded completion more likely ----------
+
+
+@pytest.mark.parametrize("name", ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
+def test_minimising_the_loss_raises_the_rewarded_completions_probability(name: str) -> None:
+    """A 4-armed bandit (completions of 2 tokens, the first token rewarded when it is 0), sampled in
+    groups of 8 under a seed: 25 on-policy steps must lift p(token 0) well above its initial 1/4.
+    Catches a sign or aggregation error that hand values with the same mistake would not."""
+    torch.manual_seed(0)
+    logits = torch.zeros(4, requires_grad=True)
+    optimiser = torch.optim.SGD([logits], lr=1.0)
+    algo = make(name, {"max_completion_length": 2})
+    ref_logits = logits.detach().clone()
+    groups = torch.arange(4).repeat_interleave(8)  # 4 prompts × 8 completions
+    for _ in range(25):
+        with torch.no_grad():
+            tokens = torch.multinomial(torch.softmax(logits, -1), 2 * 32, replacement=True).view(32, 2)
+        logp = torch.log_softmax(logits, -1)[tokens]  # [B, T]
+        rewards = (tokens[:, 0] == 0).float()
+        ref = torch.log_softmax(ref_logits, -1)[tokens]
+        loss, _ = algo.loss(
+            logp, logp.detach(), torch.ones(32, 2), algo.advantages(rewards, groups), ref, groups, rewards
+        )
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+    assert torch.softmax(logits, -1)[0].item() > 0.75  # measured 0.86 (drgrpo) to 0.98; a flipped sign gives < 0.07
