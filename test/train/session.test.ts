@@ -158,12 +158,15 @@ test("a trainer killed with SIGKILL is reported clearly, and --resume continues 
 test("stop() checkpoints, and the outcome names the checkpoint", async () => {
   const dir = runDir();
   const rec = recorder();
-  let stop: (() => Promise<void>) | undefined;
+  const control: { stop?: () => Promise<void>; asked?: boolean } = {};
   const events: TrainingEvents = {
     ...rec.events,
     onProgress: (p) => {
       rec.progress.push(p);
-      if (p.step === 2) void stop?.();
+      if (p.step >= 2 && control.stop && !control.asked) {
+        control.asked = true;
+        void control.stop();
+      }
     },
   };
   const started = await startTraining(
@@ -172,7 +175,7 @@ test("stop() checkpoints, and the outcome names the checkpoint", async () => {
   );
   assert.equal(started.kind, "started");
   if (started.kind !== "started") return;
-  stop = () => started.session.stop();
+  control.stop = () => started.session.stop();
   const outcome = await started.session.done;
   assert.equal(outcome.kind, "stopped", JSON.stringify(outcome));
   if (outcome.kind !== "stopped") return;
