@@ -1,6 +1,8 @@
-// Runs every *.test.ts under test/ with Node's test runner (TypeScript through tsx).
+// Runs every *.test.ts under test/ with Node's test runner (TypeScript through tsx), then the trainer's pytest
+// suite with trainer/.venv/bin/python when that environment exists (`npm run test:setup` makes it), and
+// exits non-zero if either failed. Given test files, runs only those (a .py file goes to pytest).
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 function find(dir, out = []) {
@@ -13,8 +15,49 @@ function find(dir, out = []) {
 }
 
 const only = process.argv.slice(2);
-const files = (only.length ? only : find("test")).sort();
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
-  stdio: "inherit",
-});
-process.exit(result.status ?? 1);
+const nodeFiles = (only.length ? only.filter((f) => !f.endsWith(".py")) : find("test")).sort();
+const pyFiles = only.filter((f) => f.endsWith(".py"));
+const runPytest = only.length === 0 || pyFiles.length > 0;
+
+const results = [];
+if (nodeFiles.length > 0) {
+  const node = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--test", "--test-concurrency=2", ...nodeFiles],
+    {
+      stdio: "inherit",
+    },
+  );
+  results.push(["node tests", node.status ?? 1]);
+}
+
+if (runPytest) {
+  const python = join("trainer", ".venv", "bin", "python");
+  if (!existsSync(python)) {
+    console.log(`\npytest: SKIPPED, ${python} does not exist (run \`npm run test:setup\` to create it)`);
+    results.push(["trainer pytest", "skipped"]);
+  } else {
+    const targets = pyFiles.length
+      ? pyFiles.map((f) => (f.startsWith("trainer/") ? f.slice(8) : join("..", f)))
+      : [];
+    const tests = ["tests", ...(existsSync(join("test", "python")) ? [join("..", "test", "python")] : [])];
+    console.log(
+      `\npytest: ${python} -m pytest ${(targets.length ? targets : tests).join(" ")} (in trainer/)`,
+    );
+    const py = spawnSync(
+      join(".venv", "bin", "python"),
+      ["-m", "pytest", ...(targets.length ? targets : tests)],
+      {
+        cwd: "trainer",
+        stdio: "inherit",
+      },
+    );
+    results.push(["trainer pytest", py.status ?? 1]);
+  }
+}
+
+const failed = results.filter(([, status]) => status !== 0 && status !== "skipped");
+console.log(
+  `\nsummary: ${results.map(([name, status]) => `${name} ${status === 0 ? "passed" : status === "skipped" ? "skipped" : `FAILED (exit ${status})`}`).join(", ")}`,
+);
+process.exit(failed.length ? 1 : 0);
