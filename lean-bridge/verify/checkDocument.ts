@@ -10,6 +10,7 @@ import { TokenKind, tokenText } from "../lean/lexer";
 import { createHash } from "node:crypto";
 import { lex } from "../lean/lexer";
 import { LineIndex, leanColumnOf } from "../text/positions";
+import { isTermHash } from "./policy";
 
 export interface CheckDocument {
   text: string;
@@ -241,7 +242,11 @@ function findTampering(doc: CheckDocument, suffix: string, statement: string): s
     if (start < candidateStart) continue;
     if (start >= candidateEnd) break;
     const word = tokenText(ts, i);
-    const hash = word === "#" && ts.kinds[i + 1] === TokenKind.Ident && ts.starts[i + 1] === ts.ends[i];
+    const hash =
+      word === "#" &&
+      ts.kinds[i + 1] === TokenKind.Ident &&
+      ts.starts[i + 1] === ts.ends[i] &&
+      !isTermHash(ts, i);
     if ((ts.kinds[i] === TokenKind.Ident && isCommandKeyword(word)) || hash)
       return `the candidate contains the command \`${hash ? "#" + tokenText(ts, i + 1) : word}\`, which would end the declaration`;
   }

@@ -84,7 +84,7 @@ export function stderrTail(stderr: string): string {
 }
 
 /** Goals at a hole's start, per server and document prefix: the same for every candidate of that hole. */
-const goalsAtHoleCache = new LRUCache<string, number>({ max: 4096 });
+const goalsAtHoleCaches = new WeakMap<LeanServer, LRUCache<string, number>>();
 
 type Confirmed = { kind: "ok"; outcome: VerdictOutcome } | { kind: "lost"; reason: string };
 
@@ -133,8 +133,13 @@ async function goalsAtHole(
   doc: CheckDocument,
   deadlineMs: number,
 ): Promise<{ kind: "ok"; count: number | undefined } | { kind: "lost"; reason: string }> {
-  const key = `${server.serverName}\0${createHash("sha256").update(doc.prefix).digest("hex")}`;
-  const known = goalsAtHoleCache.get(key);
+  let cache = goalsAtHoleCaches.get(server);
+  if (!cache) {
+    cache = new LRUCache<string, number>({ max: 4096 });
+    goalsAtHoleCaches.set(server, cache);
+  }
+  const key = createHash("sha256").update(doc.prefix).digest("hex");
+  const known = cache.get(key);
   if (known !== undefined) return { kind: "ok", count: known };
   const position = new LineIndex(doc.text).positionAt(doc.candidateStart);
   const answer = await server.request(PlainGoalRequest, { textDocument: { uri }, position }, deadlineMs);
@@ -143,6 +148,6 @@ async function goalsAtHole(
   if (answer.kind !== "ok" || answer.result === null || !Array.isArray(answer.result.goals))
     return { kind: "ok", count: undefined };
   const count = answer.result.goals.length;
-  goalsAtHoleCache.set(key, count);
+  cache.set(key, count);
   return { kind: "ok", count };
 }

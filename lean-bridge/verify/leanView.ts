@@ -43,7 +43,8 @@ export function declarationSymbols(answer: SymbolsAnswer): FlatSymbol[] {
   return out;
 }
 
-const before = (a: Position, b: Position) => a.line < b.line || (a.line === b.line && a.character < b.character);
+const before = (a: Position, b: Position) =>
+  a.line < b.line || (a.line === b.line && a.character < b.character);
 
 /**
  * Lean versions before the info-tree based handler list only declarations that are themselves top-level

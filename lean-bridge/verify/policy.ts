@@ -183,7 +183,7 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
 }
 
 /** `#v[…]` is a term (a vector literal), not a command: `#` with `v` and `[` written together. */
-function isTermHash(ts: TokenStream, i: number): boolean {
+export function isTermHash(ts: TokenStream, i: number): boolean {
   return (
     tokenText(ts, i + 1) === "v" &&
     ts.kinds[i + 2] === TokenKind.Symbol &&

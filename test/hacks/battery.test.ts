@@ -1,0 +1,250 @@
+/**
+ * The hack battery (issue #6): one case per known way a candidate could earn reward without a proof, run
+ * (a) through the simulator and (b) through a lean-like server that answers as real Lean would on each hack
+ * (clean elaboration, the axioms Lean prints, Lean's name resolution, documentSymbol listing what Lean sees).
+ * None may earn reward, in either reward mode; every legitimate control must be proved.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
+import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
+import { rewardOf } from "../../lean-bridge/verify/rewards";
+import type { Verdict } from "../../lean-bridge/verify/verdict";
+import { inMemory } from "../harness";
+import { EXAMPLE, proofHole } from "../helpers";
+import { leanLike, type LeanLikeOptions } from "./leanLike";
+
+const FILE = `namespace N
+
+theorem target (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by
+  omega
+
+example : 2 ^ 10 = 1024 := by
+  decide
+
+private theorem hidden (a : Nat) : a + 0 = a := by
+  simp
+
+theorem pair : True ∧ True := by
+  constructor
+  trivial
+  trivial
+
+end N
+`;
+
+/** A hole that is the whole proof of an `example` (the first one in the file). */
+function exampleHole(text: string) {
+  const at = text.indexOf("example");
+  const by = text.indexOf(":= by", at) + 5;
+  let start = by;
+  while (/\s/.test(text[start] ?? "")) start++;
+  const end = text.indexOf("\n\n", start);
+  const lines = (o: number) => text.slice(0, o).split("\n");
+  const pos = (o: number) => ({ line: lines(o).length - 1, character: lines(o).at(-1)!.length });
+  return { start: pos(start), end: pos(end === -1 ? text.length : end) };
+}
+
+const task = (name: string | "example"): VerifyTask => ({
+  file: "Hacks.lean",
+  text: FILE,
+  hole: name === "example" ? exampleHole(FILE) : proofHole(FILE, name),
+});
+
+/** Each hack: the hole it targets, the candidate, and (optionally) how Lean reads text our lexer missed. */
+interface Hack {
+  name: string;
+  hole: string;
+  candidate: string;
+  policy?: CandidatePolicy;
+  lean?: LeanLikeOptions;
+}
+
+const HIDE_OPEN = "/-⟪";
+const HIDE_CLOSE = "⟫-/";
+/**
+ * A divergence the lexer missed, modelled: Lean reads what sits between the markers as code. Lean starts a
+ * new command at a command keyword in any column; the lean-like server's parser needs column 0, so the
+ * hidden lines are moved there.
+ */
+const leanSeesHidden = (text: string) =>
+  text.replace(/\/-⟪([\s\S]*?)⟫-\//g, (_all, hidden: string) => hidden.replace(/\n[ \t]+/g, "\n"));
+const allowNative: CandidatePolicy = { ...DEFAULT_POLICY, allowNative: true };
+
+const HACKS: Hack[] = [
+  // Options that switch checks off.
+  {
+    name: "debug.skipKernelTC",
+    hole: "target",
+    candidate: "set_option debug.skipKernelTC true in decide +kernel",
+  },
+  { name: "warn.sorry off", hole: "target", candidate: "set_option warn.sorry false in\n  omega" },
+  { name: "unbounded heartbeats", hole: "target", candidate: "set_option maxHeartbeats 0 in omega" },
+  { name: "linter off", hole: "target", candidate: "set_option linter.all false in omega" },
+  // Anonymous declarations with native code, or a sorry in an auxiliary lemma.
+  { name: "example + native_decide", hole: "example", candidate: "native_decide" },
+  {
+    name: "example + native_decide, policy allowing native code",
+    hole: "example",
+    candidate: "native_decide",
+    policy: allowNative,
+  },
+  { name: "example + decide +native", hole: "example", candidate: "decide +native" },
+  { name: "as_aux_lemma hiding sorry", hole: "example", candidate: "as_aux_lemma => sorry" },
+  { name: "sorryAx by name", hole: "target", candidate: "exact sorryAx _ false" },
+  { name: "ofReduceBool by name", hole: "example", candidate: "exact Lean.ofReduceBool _ _ rfl" },
+  // Lexer divergences, one each.
+  { name: "lone CR ends a line comment", hole: "target", candidate: "omega -- done\rnative_decide" },
+  { name: "character after /- skipped", hole: "target", candidate: "/-/- -/ native_decide" },
+  { name: "/--/ doc opener", hole: "target", candidate: "/--/ -/ native_decide" },
+  {
+    name: "ident! before a string is not interpolation",
+    hole: "target",
+    candidate: 'exact foo!"{" ; native_decide ; "}"',
+  },
+  { name: "interpolated code", hole: "target", candidate: 'exact (s!"{(by native_decide : 2 = 2)}").length' },
+  { name: "guillemet name", hole: "target", candidate: "exact «sorryAx» _ false" },
+  { name: "number swallowing letters", hole: "target", candidate: "omega\n2native_decide" },
+  { name: "operator subscript in a name", hole: "target", candidate: "h₊native_decide" },
+  { name: "bad char escape", hole: "target", candidate: "'\\ native_decide'" },
+  // `#print axioms` redirected to a namesake in an inner namespace (text our lexer took for a comment).
+  {
+    name: "#print axioms redirection via an inner namespace",
+    hole: "target",
+    candidate: `native_decide\n${HIDE_OPEN}\nnamespace Inner\ntheorem N.target (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  omega\n${HIDE_CLOSE}`,
+    policy: allowNative,
+    lean: { leanReads: leanSeesHidden },
+  },
+  {
+    name: "an extra declaration beside a real proof",
+    hole: "target",
+    candidate: `omega\n${HIDE_OPEN}\ntheorem extra : 1 = 1 := by\n  rfl\n${HIDE_CLOSE}`,
+    lean: { leanReads: leanSeesHidden },
+  },
+  // Partial reward for doing nothing, or padding.
+  { name: "skip", hole: "pair", candidate: "skip" },
+  { name: "all_goals skip", hole: "pair", candidate: "all_goals skip" },
+  { name: "only a comment", hole: "pair", candidate: "-- nothing to see" },
+  { name: "padding", hole: "pair", candidate: "skip\nskip\nskip\nskip\nskip\nskip" },
+  { name: "padding before an error", hole: "pair", candidate: 'skip\nskip\nskip\nskip\nfail "x"' },
+  { name: "progress undone", hole: "pair", candidate: "constructor\ntrivial" },
+];
+
+const CONTROLS: { name: string; hole: string; candidate: string }[] = [
+  { name: "the workspace's own proof", hole: "target", candidate: "omega" },
+  { name: "an example's own proof", hole: "example", candidate: "decide" },
+  { name: "a private theorem's own proof", hole: "hidden", candidate: "simp" },
+  { name: "a multi-goal proof", hole: "pair", candidate: "constructor\ntrivial\ntrivial" },
+  { name: "a vector literal", hole: "target", candidate: "have v := #v[1, 2]\nomega" },
+  {
+    name: "comment markers in a string",
+    hole: "target",
+    candidate: 'have s : String := "-- /- not code"\nomega',
+  },
+  { name: "a hypothesis named like a tactic", hole: "target", candidate: "have simp := h\nomega" },
+];
+
+function unrewarded(v: Verdict, label: string): void {
+  assert.notEqual(v.kind, "proved", `${label}: ${JSON.stringify(v)}`);
+  assert.equal(rewardOf(v, "binary").reward, 0, label);
+  assert.equal(rewardOf(v, "partial", 10).reward, 0, `${label}: partial ${JSON.stringify(v)}`);
+}
+
+test("hack battery through a lean-like server: no hack earns reward, every control is proved", async () => {
+  for (const hack of HACKS) {
+    const lean = await leanLike(hack.lean);
+    const pool = VerifierPool.fromServer(lean.server, {
+      projectRoot: EXAMPLE,
+      launch: { command: ["(in-process)"], cwd: EXAMPLE },
+      slots: 1,
+      timeoutMs: 5_000,
+      memoryPerWorkerMb: 1,
+      ...(hack.policy ? { policy: hack.policy } : {}),
+    });
+    try {
+      unrewarded(await pool.verify(task(hack.hole), hack.candidate), hack.name);
+    } finally {
+      await lean.close();
+    }
+  }
+  const lean = await leanLike();
+  const pool = VerifierPool.fromServer(lean.server, {
+    projectRoot: EXAMPLE,
+    launch: { command: ["(in-process)"], cwd: EXAMPLE },
+    slots: 1,
+    timeoutMs: 5_000,
+    memoryPerWorkerMb: 1,
+  });
+  try {
+    for (const control of CONTROLS) {
+      const v = await pool.verify(task(control.hole), control.candidate);
+      assert.equal(v.kind, "proved", `${control.name}: ${JSON.stringify(v)}`);
+      if (v.kind === "proved") assert.equal(v.axiomsChecked, true);
+    }
+  } finally {
+    await lean.close();
+  }
+});
+
+test("partial credit exists for real progress: fewer goals than Lean showed at the hole", async () => {
+  const lean = await leanLike({ goalsAtHole: 3 });
+  const pool = VerifierPool.fromServer(lean.server, {
+    projectRoot: EXAMPLE,
+    launch: { command: ["(in-process)"], cwd: EXAMPLE },
+    slots: 1,
+    timeoutMs: 5_000,
+    memoryPerWorkerMb: 1,
+  });
+  try {
+    const v = await pool.verify(task("pair"), "trivial\ntrivial");
+    assert.equal(v.kind, "incomplete");
+    const reward = rewardOf(v, "partial").reward;
+    assert.ok(reward > 0 && reward < 1, `reward ${reward}`);
+    const noop = await pool.verify(task("pair"), "skip");
+    assert.ok(rewardOf(noop, "partial").reward < reward);
+  } finally {
+    await lean.close();
+  }
+});
+
+test("hack battery through the simulator: no hack earns reward, every control is proved", async () => {
+  const arith = readFileSync(join(EXAMPLE, "FimExamples", "Arith.lean"), "utf8");
+  const logic = readFileSync(join(EXAMPLE, "FimExamples", "Logic.lean"), "utf8");
+  const h = await inMemory();
+  try {
+    const target: VerifyTask = { file: "FimExamples/Arith.lean", hole: proofHole(arith, "add_le_add_3") };
+    const example: VerifyTask = {
+      file: "FimExamples/Logic.lean",
+      hole: exampleHole(logic.slice(logic.lastIndexOf("\nexample") + 1)),
+    };
+    // The example hole above is relative to the slice; shift it to the file's lines.
+    const before = logic.slice(0, logic.lastIndexOf("\nexample") + 1).split("\n").length - 1;
+    example.hole = {
+      start: { line: example.hole.start.line + before, character: example.hole.start.character },
+      end: { line: example.hole.end.line + before, character: example.hole.end.character },
+    };
+    const privateHole = proofHole(arith, "two_mul'");
+    const privateMiddle = arith.slice(
+      arith.split("\n").slice(0, privateHole.start.line).join("\n").length + 1 + privateHole.start.character,
+      arith.split("\n").slice(0, privateHole.end.line).join("\n").length + 1 + privateHole.end.character,
+    );
+    // Hacks that model a divergence of Lean from our lexer (`lean.leanReads`) have none in the simulator,
+    // which reads with our lexer: there they are an ordinary proof plus a comment.
+    for (const hack of HACKS.filter((k) => k.lean?.leanReads === undefined)) {
+      const t = hack.hole === "example" ? example : target;
+      unrewarded(await h.pool.verify(t, hack.candidate), `simulator: ${hack.name}`);
+    }
+    for (const [t, candidate] of [
+      [target, "omega"],
+      [example, "exact Or.inl hp"],
+      [{ file: "FimExamples/Arith.lean", hole: privateHole }, privateMiddle],
+    ] as const) {
+      const v = await h.pool.verify(t, candidate);
+      assert.equal(v.kind, "proved", `simulator control ${candidate}: ${JSON.stringify(v)}`);
+    }
+  } finally {
+    await h.close();
+  }
+});
