@@ -178,6 +178,9 @@ export class LeanServer {
 
   private markExited(reason: string): void {
     if (this.exited) return;
+    // However the server ended (exit, lost connection, killed), nothing of it may live on: Lean's file
+    // workers are in its process group and would outlive a dead watchdog.
+    this.killGroup();
     this.exited = true;
     this.exitReason = reason;
     for (const listener of [...this.exitListeners]) listener(reason);
@@ -396,16 +399,19 @@ export class LeanServer {
 
   /** Kills the whole process group at once and ends the connection. */
   kill(reason = "killed"): void {
-    const pid = this.process?.pid;
-    if (pid !== undefined) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    this.killGroup();
     this.connection.dispose();
     this.markExited(reason);
+  }
+
+  private killGroup(): void {
+    const pid = this.process?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // The whole group is already gone.
+    }
   }
 
   /** The server's process id (its process group's id), when it is a child process. */

@@ -39,6 +39,8 @@ export class ServerSupervisor {
     const start = this.startServer;
     this.restarting ??= (async () => {
       this.restarts++;
+      // Whatever is left of the old server's process group (workers of a dead watchdog) goes first.
+      this.current.kill("replaced by a restart");
       const started = await start(this.abort.signal);
       this.restarting = undefined;
       if (started.kind === "failed") return undefined;

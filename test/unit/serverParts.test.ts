@@ -7,7 +7,17 @@ import {
   sandboxed,
   splitCommandLine,
 } from "../../lean-bridge/server/launch";
-import { effectiveSlots } from "../../lean-bridge/verify/pool";
+import { withDeadline } from "../../lean-bridge/server/deadline";
+import { SIMULATOR_NAME } from "../../lean-bridge/simulator/server";
+import { SIMULATOR_NAME_MARKER } from "../../lean-bridge/verify/identity";
+import { effectiveSlots } from "../../lean-bridge/verify/memoryBudget";
+import {
+  VerdictCache,
+  isCacheable,
+  verdictKey,
+  type VerdictKeyParts,
+} from "../../lean-bridge/verify/verdictCache";
+import type { VerdictOutcome } from "../../lean-bridge/verify/verdict";
 
 const d = (message: string) => ({
   range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
@@ -27,6 +37,11 @@ test("diagnostics: cumulative publishes replace, incremental ones append, stale 
   );
   store.onPublish({ uri: "u", version: 1, diagnostics: [d("old")] });
   assert.equal(store.read("u", 2).diagnostics.length, 3);
+  // A version never sent (above the last one) cannot replace the errors of the version asked for.
+  store.onPublish({ uri: "u", version: 3, diagnostics: [] });
+  assert.equal(store.read("u", 2).diagnostics.length, 3);
+  store.onProgress({ textDocument: { uri: "u", version: 3 }, processing: [{ range: d("").range, kind: 2 }] });
+  assert.equal(store.read("u", 2).fatal, false);
   store.onProgress({ textDocument: { uri: "u", version: 2 }, processing: [{ range: d("").range, kind: 2 }] });
   assert.equal(store.read("u", 2).fatal, true);
 });
@@ -73,4 +88,91 @@ test("the memory budget limits the number of slots", () => {
   assert.equal(effectiveSlots(8, 4096, 10_000), 2);
   assert.equal(effectiveSlots(8, 4096, 100), 1);
   assert.equal(effectiveSlots(3, 1, 100), 3);
+});
+
+test("the simulator is recognised by its serverInfo name, without verify/ importing it", () => {
+  assert.ok(SIMULATOR_NAME.toLowerCase().includes(SIMULATOR_NAME_MARKER));
+  assert.ok(!"Lean 4 Server".toLowerCase().includes(SIMULATOR_NAME_MARKER));
+});
+
+test("withDeadline settles with the value, the error, or timeout (running onExpire once)", async () => {
+  assert.deepEqual(await withDeadline(Promise.resolve(7), 1_000), { kind: "ok", value: 7 });
+  const failed = await withDeadline(Promise.reject(new Error("boom")), 1_000);
+  assert.equal(failed.kind, "error");
+  let expired = 0;
+  const never = new Promise<number>(() => undefined);
+  assert.deepEqual(await withDeadline(never, 1, () => expired++), { kind: "timeout" });
+  assert.equal(expired, 1);
+});
+
+const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } };
+const keyParts: VerdictKeyParts = {
+  identity: { kind: "lean", version: "leanprover/lean4:v4.24.0", label: "Lean" },
+  settings: { policy: { allowSorry: false }, allowedAxioms: ["propext"] },
+  file: "/p/A.lean",
+  hole: { start: { line: 3, character: 2 }, end: { line: 3, character: 7 } },
+  documentText: "theorem t : True := by trivial",
+};
+
+test("the verdict key covers the verifier, its settings, the file, the hole and the document", () => {
+  const base = verdictKey(keyParts);
+  assert.equal(verdictKey({ ...keyParts }), base);
+  const variants: VerdictKeyParts[] = [
+    { ...keyParts, identity: { ...keyParts.identity, kind: "simulator" } },
+    { ...keyParts, identity: { ...keyParts.identity, version: "leanprover/lean4:v4.25.0" } },
+    { ...keyParts, settings: { policy: { allowSorry: true }, allowedAxioms: ["propext"] } },
+    {
+      ...keyParts,
+      settings: { policy: { allowSorry: false }, allowedAxioms: ["propext", "Lean.ofReduceBool"] },
+    },
+    { ...keyParts, file: "/p/B.lean" },
+    { ...keyParts, hole: { ...keyParts.hole, end: { line: 3, character: 8 } } },
+    { ...keyParts, documentText: keyParts.documentText + " " },
+  ];
+  for (const v of variants) assert.notEqual(verdictKey(v), base, JSON.stringify(v));
+});
+
+test("the verdict cache: dedupes checks under way, never keeps timeouts, crashes or environment failures", async () => {
+  const cache = new VerdictCache();
+  let runs = 0;
+  const proved: VerdictOutcome = { kind: "proved", axioms: [], axiomsChecked: true, diagnostics: [] };
+  const check = (outcome: VerdictOutcome) => async () => {
+    runs++;
+    await Promise.resolve();
+    return outcome;
+  };
+  const [a, b] = await Promise.all([
+    cache.getOrCheck("k", check(proved)),
+    cache.getOrCheck("k", check(proved)),
+  ]);
+  assert.equal(runs, 1);
+  assert.deepEqual([a.cached, b.cached], [false, true]);
+  assert.equal((await cache.getOrCheck("k", check(proved))).cached, true);
+  const transient: VerdictOutcome[] = [
+    { kind: "timeout", timeoutMs: 1, diagnostics: [] },
+    { kind: "crashed", reason: "x", diagnostics: [] },
+  ];
+  for (const outcome of transient) {
+    runs = 0;
+    await cache.getOrCheck(outcome.kind, check(outcome));
+    await cache.getOrCheck(outcome.kind, check(outcome));
+    assert.equal(runs, 2, `${outcome.kind} is checked again`);
+  }
+  // H1 adds `environment` to the Verdict union; the cache already refuses it by name.
+  assert.equal(isCacheable({ kind: "environment" } as unknown as VerdictOutcome), false);
+});
+
+test("the verdict cache is bounded in bytes, evicting the least recently used", async () => {
+  const maxBytes = 64 * 1024;
+  const cache = new VerdictCache(maxBytes);
+  const big = (k: number): VerdictOutcome => ({
+    kind: "failed",
+    reason: "r".repeat(4_000) + k,
+    diagnostics: [{ severity: 1, message: "m".repeat(2_000), range, candidateRange: null }],
+  });
+  for (let k = 0; k < 100; k++) await cache.getOrCheck(`k${k}`, async () => big(k));
+  assert.ok(cache.bytes <= maxBytes, `${cache.bytes} bytes held`);
+  assert.ok(cache.size > 0 && cache.size < 100);
+  assert.equal((await cache.getOrCheck("k99", async () => big(-1))).cached, true, "the newest stays");
+  assert.equal((await cache.getOrCheck("k0", async () => big(-1))).cached, false, "the oldest went");
 });
