@@ -286,3 +286,110 @@ test("plainGoal answers like Lean: goals in a proof, 'no goals' at the end of a 
     null,
   );
 });
+
+test("documentSymbol answers like Lean: namespaces as containers, declarations inside, named as written", async () => {
+  const c = rawClient();
+  await initialized(c);
+  const uri = "file:///sim/Symbols.lean";
+  const text =
+    "namespace A\ntheorem x : True := by\n  trivial\nsection\nexample : True := by\n  trivial\nend\nend A\ntheorem _root_.y : True := by\n  trivial\ninstance : Inhabited Nat := ⟨0⟩\n";
+  c.send({
+    method: "textDocument/didOpen",
+    params: { textDocument: { uri, languageId: "lean4", version: 1, text } },
+  });
+  await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply;
+  const symbols = (await c.request("textDocument/documentSymbol", { textDocument: { uri } }).reply)
+    .result as {
+    name: string;
+    kind: number;
+    children?: { name: string; kind: number; children?: unknown[] }[];
+  }[];
+  assert.deepEqual(
+    symbols.map((s) => [s.name, s.kind]),
+    [
+      ["A", 3],
+      ["_root_.y", 6],
+      ["instance : Inhabited Nat", 6],
+    ],
+  );
+  const inner = symbols[0]!.children!;
+  assert.deepEqual(
+    inner.map((s) => [s.name, s.kind]),
+    [
+      ["x", 6],
+      ["<section>", 3],
+    ],
+  );
+  assert.deepEqual(
+    (inner[1]!.children as { name: string }[]).map((s) => s.name),
+    ["example"],
+  );
+});
+
+test("#print axioms: _root_ names resolve exactly, private names carry the module, renamed examples are judged", async () => {
+  const c = rawClient();
+  await initialized(c);
+  const uri = `file://${EXAMPLE}/.fim-rlvr/Slot9.lean`;
+  const logic = readExample("FimExamples/Logic.lean");
+  const arith = readExample("FimExamples/Arith.lean");
+  // The last example of Logic.lean, renamed as the verifier renames it.
+  const exampleAt = logic.lastIndexOf("\nexample") + 1;
+  const exampleText = logic.slice(exampleAt, logic.indexOf("\n\n", exampleAt));
+  const renamed = exampleText.replace(/^example/, "noncomputable def fimrlvr_check_0123456789ab");
+  const privateAt = arith.indexOf("private theorem two_mul'");
+  const privateText = arith.slice(privateAt, arith.indexOf("\n\n", privateAt));
+  const text = `${renamed}\n\n${privateText}\n\n#print axioms _root_.fimrlvr_check_0123456789ab\n#print axioms _root_.two_mul'\n`;
+  c.send({
+    method: "textDocument/didOpen",
+    params: { textDocument: { uri, languageId: "lean4", version: 1, text } },
+  });
+  await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply;
+  const published = c.inbox.filter((m) => m.method === "textDocument/publishDiagnostics").at(-1)!;
+  const messages = (published.params!.diagnostics as { message: string; severity: number }[]).map(
+    (d) => `${d.severity} ${d.message}`,
+  );
+  assert.deepEqual(messages, [
+    "3 'fimrlvr_check_0123456789ab' does not depend on any axioms",
+    "3 '_private.«.fim-rlvr».Slot9.0.two_mul'' does not depend on any axioms",
+  ]);
+});
+
+test("a header that cannot be loaded: one error at the top, the file marked fatal, as Lean does", async () => {
+  const c = rawClient({ faults: true });
+  await initialized(c);
+  for (const [uri, text, pattern] of [
+    [
+      "file:///sim/Missing.lean",
+      "import NoSuchModule.Anywhere\n\ntheorem t : True := by\n  trivial\n",
+      /unknown module prefix 'NoSuchModule'/,
+    ],
+    [
+      "file:///sim/Stale.lean",
+      "import FimExamples.Arith\n-- sim:stale-imports\ntheorem t : True := by\n  trivial\n",
+      /Imports are out of date and must be rebuilt/,
+    ],
+  ] as const) {
+    c.send({
+      method: "textDocument/didOpen",
+      params: { textDocument: { uri, languageId: "lean4", version: 1, text } },
+    });
+    await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply;
+    const published = c.inbox
+      .filter((m) => m.method === "textDocument/publishDiagnostics" && m.params?.uri === uri)
+      .at(-1)!;
+    const diagnostics = published.params!.diagnostics as {
+      message: string;
+      range: { start: { line: number } };
+    }[];
+    assert.equal(diagnostics.length, 1);
+    assert.match(diagnostics[0]!.message, pattern);
+    assert.equal(diagnostics[0]!.range.start.line, 0);
+    const fatal = c.inbox.some(
+      (m) =>
+        m.method === "$/lean/fileProgress" &&
+        (m.params?.textDocument as { uri: string }).uri === uri &&
+        (m.params?.processing as { kind: number }[]).some((p) => p.kind === 2),
+    );
+    assert.ok(fatal, "fatal progress");
+  }
+});
