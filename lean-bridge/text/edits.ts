@@ -2,7 +2,7 @@
  * The smallest single-range edit between two texts. Lean re-elaborates everything after the first changed
  * position, so sending only the changed middle is what lets it reuse the snapshots of the unchanged prefix.
  */
-import type { TextDocumentContentChangeEvent } from "../protocol/lsp";
+import type { TextDocumentContentChangeEvent } from "vscode-languageserver-protocol";
 import { LineIndex } from "./positions";
 
 export interface MinimalEdit {

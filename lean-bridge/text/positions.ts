@@ -2,7 +2,7 @@
  * LSP positions over JavaScript strings. JS strings are UTF-16, and Lean counts LSP characters in UTF-16
  * code units, so a string index is exactly an LSP offset: no re-encoding is needed, only line bookkeeping.
  */
-import type { Position, Range } from "../protocol/lsp";
+import type { Position, Range } from "vscode-languageserver-protocol";
 
 export class LineIndex {
   /** Offsets at which each line starts; lineStarts[0] = 0. */
