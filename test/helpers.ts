@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../lean-bridge/server/launch";
 import { parseFile } from "../lean-bridge/lean/commands";
-import type { Range } from "../lean-bridge/protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../lean-bridge/text/positions";
 import type { LeanPublishDiagnosticsParams } from "../lean-bridge/protocol/lean";
 

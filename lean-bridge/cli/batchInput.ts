@@ -7,7 +7,7 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import type { VerifyTask } from "../verify/pool";
 import { UsageError } from "./usage";
 

@@ -1,6 +1,6 @@
 /** The rows of tasks.jsonl and files.jsonl: the dataset's contract (see README.md, "Dataset format"). */
 import { createHash } from "node:crypto";
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import type { HoleKind, MinedHole } from "../holes/mine";
 import { holeId, type Split } from "./split";
 

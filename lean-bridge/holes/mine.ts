@@ -9,7 +9,7 @@
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { TokenKind, bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
 
 export type HoleKind = "proof" | "steps" | "block" | "tactic";

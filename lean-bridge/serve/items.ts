@@ -1,5 +1,5 @@
 /** A request's items as pool tasks, or the reason an item cannot be checked (a bad item never fails its batch). */
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import type { VerifyTask } from "../verify/pool";
 import type { ServiceItem } from "./protocol";
 

@@ -8,7 +8,7 @@ import type { Command, Declaration, ParsedFile } from "../lean/commands";
 import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { ReferenceIndex } from "./reference";
 

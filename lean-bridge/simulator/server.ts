@@ -10,6 +10,7 @@ import { StreamMessageReader, type Message } from "vscode-jsonrpc/node";
 import { parseFile, type ParsedFile } from "../lean/commands";
 import {
   LEAN_WATCHER_REGISTRATION_ID,
+  type CancelParams,
   LeanErrorCode,
   type LeanDiagnostic,
   type LeanDidOpenTextDocumentParams,
@@ -18,11 +19,11 @@ import {
   type WaitForDiagnosticsParams,
 } from "../protocol/lean";
 import {
-  LspErrorCode,
-  type CancelParams,
+  ErrorCodes,
+  LSPErrorCodes,
   type DidChangeTextDocumentParams,
   type DidCloseTextDocumentParams,
-} from "../protocol/lsp";
+} from "vscode-languageserver-protocol";
 import { applyChanges } from "../text/edits";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
 import { SIMULATOR_SOURCE, goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
@@ -121,7 +122,7 @@ export class Simulator {
     if (m.method === undefined) return; // A response to one of our requests: nothing to do.
     const isRequest = m.id !== undefined && m.id !== null;
     if (isRequest && this.shuttingDown && m.method !== "exit") {
-      this.fail(m.id!, LspErrorCode.InvalidRequest, "the server is shutting down");
+      this.fail(m.id!, ErrorCodes.InvalidRequest, "the server is shutting down");
       return;
     }
     switch (m.method) {
@@ -167,7 +168,7 @@ export class Simulator {
         return this.cancel(m.params as CancelParams);
       default:
         if (isRequest)
-          this.fail(m.id!, LspErrorCode.MethodNotFound, `simulator: method not supported: ${m.method}`);
+          this.fail(m.id!, ErrorCodes.MethodNotFound, `simulator: method not supported: ${m.method}`);
     }
   }
 
@@ -260,14 +261,14 @@ export class Simulator {
     const doc = this.docs.get(params.textDocument.uri);
     if (!doc) return;
     doc.generation++;
-    for (const w of doc.waiters) this.fail(w.id, LspErrorCode.ContentModified, "File changed.");
+    for (const w of doc.waiters) this.fail(w.id, LSPErrorCodes.ContentModified, "File changed.");
     this.docs.delete(doc.uri);
     this.notify("textDocument/publishDiagnostics", { uri: doc.uri, diagnostics: [] });
   }
 
   private waitForDiagnostics(id: number | string, params: WaitForDiagnosticsParams): void {
     const doc = this.docs.get(params.uri);
-    if (!doc) return this.fail(id, LspErrorCode.ContentModified, `simulator: no open document ${params.uri}`);
+    if (!doc) return this.fail(id, LSPErrorCodes.ContentModified, `simulator: no open document ${params.uri}`);
     if (doc.crashed)
       return this.fail(
         id,
@@ -283,7 +284,7 @@ export class Simulator {
       const k = doc.waiters.findIndex((w) => w.id === params.id);
       if (k >= 0) {
         doc.waiters.splice(k, 1);
-        this.fail(params.id, LspErrorCode.RequestCancelled, "");
+        this.fail(params.id, LSPErrorCodes.RequestCancelled, "");
       }
     }
   }
@@ -294,7 +295,7 @@ export class Simulator {
     if (!doc)
       return this.fail(
         id,
-        LspErrorCode.ContentModified,
+        LSPErrorCodes.ContentModified,
         `simulator: no open document ${params.textDocument.uri}`,
       );
     this.reply(id, documentSymbols(doc.file, new LineIndex(doc.text)));

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { ParsedFile } from "../lean/commands";
 import { isIdRest, isIdStart } from "../lean/lexer";
 import type { LeanDiagnostic } from "../protocol/lean";
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import type { LineIndex } from "../text/positions";
 import { SIMULATOR_SOURCE } from "./judge";
 

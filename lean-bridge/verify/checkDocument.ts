@@ -4,7 +4,7 @@
  * column, followed by `#print axioms` for the declaration. Then re-reads the result to prove that the
  * candidate changed nothing outside the hole: the same statement, the same declaration boundaries.
  */
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { TokenKind, tokenText } from "../lean/lexer";
 import { createHash } from "node:crypto";

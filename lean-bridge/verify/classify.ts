@@ -7,7 +7,7 @@
  * Errors in earlier declarations are the workspace's business and do not change the verdict.
  */
 import { LeanDiagnosticTag, LeanMessages, type LeanDiagnostic } from "../protocol/lean";
-import type { Range } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { nameParts } from "./policy";

@@ -2,8 +2,8 @@
  * The outcome of checking one candidate for one hole. Every verdict says which verifier produced it, so a
  * reward from the simulator can never pass for a reward from Lean.
  */
-import type { Range } from "../protocol/lsp";
-import type { DiagnosticSeverity } from "../protocol/lsp";
+import type { Range } from "vscode-languageserver-protocol";
+import type { DiagnosticSeverity } from "vscode-languageserver-protocol";
 
 export interface VerifierIdentity {
   kind: "lean" | "simulator";

@@ -143,7 +143,7 @@ const CONTROLS: { name: string; hole: string; candidate: string }[] = [
     hole: "target",
     candidate: 'have s : String := "-- /- not code"\nomega',
   },
-  { name: "a hypothesis named like a tactic", hole: "target", candidate: "have simp := h\nomega" },
+  { name: "a hypothesis named like a Mathlib tactic", hole: "target", candidate: "have ring := h\nomega" },
 ];
 
 function unrewarded(v: Verdict, label: string): void {
