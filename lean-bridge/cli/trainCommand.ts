@@ -11,7 +11,7 @@ import { which, splitCommandLine } from "../server/launch";
 import type { TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { progressReporter } from "../train/progress";
-import { checkGivenPython, managedVenvDir } from "../train/python";
+import { managedVenvDir } from "../train/python";
 import {
   defaultTrainerRoot,
   startTraining,
@@ -276,6 +276,7 @@ interface AlgorithmInfo {
   paper?: string;
   description: string;
   defaults: Record<string, unknown>;
+  differs_from_grpo?: Record<string, unknown>;
 }
 
 export const algorithmsCommand: CliCommand = {
@@ -312,19 +313,16 @@ export const algorithmsCommand: CliCommand = {
       }
       python = managed;
     }
-    const checked = checkGivenPython(python);
-    if (checked.kind === "error") {
-      process.stderr.write(`fim-rlvr algorithms: ${checked.message}\n  ${checked.hint}\n`);
-      return 1;
-    }
     const ran = spawnSync(python, ["-m", "fim_rlvr.algorithms", "--json"], {
       encoding: "utf8",
       env: { ...process.env, PYTHONPATH: [trainerRoot, process.env.PYTHONPATH].filter(Boolean).join(":") },
       timeout: 120_000,
     });
     if (ran.status !== 0) {
+      const hint = ran.error ? "\n  Give a Python 3.10+ interpreter with --python." : "";
       process.stderr.write(
-        `fim-rlvr algorithms: the trainer failed (${ran.error?.message ?? `exit code ${ran.status}`}):\n${ran.stderr.trim().split("\n").slice(-8).join("\n")}\n`,
+        `fim-rlvr algorithms: running ${python} -m fim_rlvr.algorithms failed (${ran.error?.message ?? `exit code ${ran.status}`})` +
+          `${ran.stderr ? `:\n${ran.stderr.trim().split("\n").slice(-8).join("\n")}` : ""}${hint}\n`,
       );
       return 1;
     }
@@ -343,9 +341,12 @@ export const algorithmsCommand: CliCommand = {
     }
     const width = Math.max(...list.map((a) => a.name.length)) + 2;
     const lines = list.flatMap((a) => {
-      const defaults = Object.entries(a.defaults)
-        .filter(([, v]) => v !== null && v !== false)
-        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      // The clip range and KL weight of every objective, what its paper changes, and options its line names.
+      const shown = new Set(["epsilon", "epsilon_high", "beta", ...Object.keys(a.differs_from_grpo ?? {})]);
+      for (const key of Object.keys(a.defaults)) if (a.description.includes(key)) shown.add(key);
+      const defaults = [...shown]
+        .filter((k) => k in a.defaults && a.defaults[k] !== null)
+        .map((k) => `${k}=${JSON.stringify(a.defaults[k])}`)
         .join(", ");
       return [
         `${a.name.padEnd(width)}${a.description}`,

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../util/atomicWrite";
 
 export const PINNED_TORCH = "torch==2.13.0";
@@ -67,18 +67,20 @@ function installCommand(python: string, missing: string[]): string {
 }
 
 /** Checks a user-given interpreter: it must exist, run, be Python >= 3.10 and have the trainer's dependencies. */
-export function checkGivenPython(python: string): PythonResult {
+export function checkGivenPython(given: string): PythonResult {
+  // The trainer runs in the run folder: a relative path must not change meaning there.
+  const python = given.includes("/") ? resolve(given) : given;
   if (python.includes("/") && !existsSync(python))
     return {
       kind: "error",
-      message: `--python ${python}: no such file`,
+      message: `--python ${given}: no such file`,
       hint: "Give the path of a Python 3.10+ interpreter, or leave --python out to use the managed environment.",
     };
   const inspected = inspectPython(python);
   if (inspected.kind === "error")
     return {
       kind: "error",
-      message: `--python ${python} could not be used: ${inspected.message}`,
+      message: `--python ${given} could not be used: ${inspected.message}`,
       hint: "Give the path of a Python 3.10+ interpreter, or leave --python out to use the managed environment.",
     };
   const { info } = inspected;

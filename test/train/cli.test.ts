@@ -1,0 +1,190 @@
+/**
+ * `fim-rlvr train` and `fim-rlvr algorithms` as users call them (the built dist/cli.js), with the scripted
+ * fake trainer standing in for Python: the flag contract, a whole run, the loud simulator fallback, Ctrl-C
+ * (exit 130 with a checkpoint), usage errors (exit 2) and start-up errors (exit 1).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { REPO, EXAMPLE } from "../helpers";
+
+const CLI = join(REPO, "dist", "cli.js");
+const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
+const VENV_PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
+/** PATH with node (the fake trainer needs it) and the system tools, but no `lake`. */
+const NO_LAKE_PATH = [dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, PATH: NO_LAKE_PATH, ...env },
+    timeout: 120_000,
+  });
+}
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
+}
+
+test("train's options are exactly the issue's flags", () => {
+  const r = cli(["train", "--help"]);
+  assert.equal(r.status, 0);
+  const flags = [...r.stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(
+    flags,
+    [
+      "--algo-config",
+      "--algorithm",
+      "--batch-size",
+      "--config",
+      "--group-size",
+      "--help",
+      "--model",
+      "--out",
+      "--python",
+      "--resume",
+      "--reward",
+      "--seed",
+      "--server",
+      "--simulator",
+      "--steps",
+    ].sort(),
+  );
+  assert.match(r.stdout, /Usage: fim-rlvr train WORKSPACE\|DATASET_DIR/);
+  assert.match(cli(["--help"]).stdout, /\n {2}train +.*\n {2}algorithms +/);
+});
+
+test("a run on the workspace without lake says loudly that the simulator is used, and prints pass@1 before and after", () => {
+  const out = join(tempDir(), "run");
+  const r = cli([
+    "train",
+    EXAMPLE,
+    "--python",
+    FAKE_PYTHON,
+    "--steps",
+    "2",
+    "--group-size",
+    "2",
+    "--out",
+    out,
+  ]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /Lean was not found .* SIMULATOR/s);
+  assert.match(r.stderr, /NOT Lean/);
+  assert.match(
+    r.stdout,
+    /held-out pass@1 \(test split, \d+ tasks, greedy\): before 0\.0% -> after RL 50\.0%/,
+  );
+  for (const f of [
+    "metrics.jsonl",
+    "samples.jsonl",
+    "eval.json",
+    "config.json",
+    "report.html",
+    "checkpoints/latest",
+  ])
+    assert.ok(existsSync(join(out, f)), f);
+  assert.match(
+    r.stderr,
+    /step 2\/2 reward [\d.]+ pass [\d.]+% [\d.–]+ checks\/s/,
+    "plain progress lines when not a terminal",
+  );
+  assert.deepEqual(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).steps, 2);
+});
+
+test("Ctrl-C asks the trainer to checkpoint, then exits 130 and says how to resume", async () => {
+  const out = join(tempDir(), "run");
+  const child = spawn(
+    process.execPath,
+    [CLI, "train", EXAMPLE, "--simulator", "--python", FAKE_PYTHON, "--steps", "100000", "--out", out],
+    {
+      env: { ...process.env, PATH: NO_LAKE_PATH },
+    },
+  );
+  let stderr = "";
+  let interrupted = false;
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    stderr += chunk;
+    if (!interrupted && /step 2\//.test(stderr)) {
+      interrupted = true;
+      child.kill("SIGINT");
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /interrupted; asking the trainer to checkpoint/);
+  assert.match(stderr, /stopped; checkpoint .*step-\d+/);
+  assert.match(stderr, /continue with: fim-rlvr train .* --resume/);
+  assert.ok(existsSync(join(out, "checkpoints", "latest")));
+  assert.ok(existsSync(join(out, "report.html")));
+});
+
+test("bad usage exits 2 with what to fix", () => {
+  const cases: [string[], RegExp][] = [
+    [["train"], /give the Lean workspace or dataset folder/],
+    [["train", EXAMPLE, "--algorithm", "ppo"], /--algorithm must be one of grpo, drgrpo, dapo, gspo, dgpo/],
+    [["train", EXAMPLE, "--algo-config", "{epsilon: 1}"], /--algo-config is not valid JSON/],
+    [["train", EXAMPLE, "--steps", "1.5"], /--steps must be a whole number/],
+    [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
+    [["train", EXAMPLE, "--simulator", "--server", "x"], /either --simulator or --server/],
+    [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
+    [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = cli(args);
+    assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern, args.join(" "));
+  }
+  const config = join(tempDir(), "config.yaml");
+  writeFileSync(config, "steps: 3\nlearnin_rate: 0.1\n");
+  const r = cli(["train", EXAMPLE, "--config", config]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /unknown key\(s\) learnin_rate; valid keys: .*learning_rate/);
+});
+
+test("start-up errors exit 1 with one message, and leave an earlier run's files alone", () => {
+  const out = join(tempDir(), "run");
+  assert.equal(
+    cli(["train", EXAMPLE, "--simulator", "--python", FAKE_PYTHON, "--steps", "1", "--out", out]).status,
+    0,
+  );
+  const metrics = readFileSync(join(out, "metrics.jsonl"), "utf8");
+  const cases: [string[], RegExp][] = [
+    [["--python", "/nonexistent/python"], /--python \/nonexistent\/python: no such file/],
+    [["--python", "/bin/true"], /--python \/bin\/true could not be used/],
+    [["--python", FAKE_PYTHON, "--model", join(out, "no-model")], /no such folder/],
+  ];
+  for (const [extra, pattern] of cases) {
+    const r = cli(["train", EXAMPLE, "--simulator", "--out", out, "--resume", ...extra]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, pattern);
+    assert.equal(
+      r.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => pattern.test(l)).length,
+      1,
+      r.stderr,
+    );
+  }
+  assert.equal(readFileSync(join(out, "metrics.jsonl"), "utf8"), metrics, "nothing already written was lost");
+});
+
+test("algorithms lists every algorithm from the trainer, or says how to get a trainer Python", (t) => {
+  const none = cli(["algorithms"], { XDG_CACHE_HOME: tempDir() });
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /Pass --python PATH/);
+  if (!existsSync(VENV_PYTHON)) {
+    t.skip(`${VENV_PYTHON} is missing (npm run test:setup creates it)`);
+    return;
+  }
+  const r = cli(["algorithms", "--python", VENV_PYTHON]);
+  assert.equal(r.status, 0, r.stderr);
+  for (const name of ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
+    assert.match(r.stdout, new RegExp(`^${name} +\\S.*\\n +paper: .*\\n +defaults: epsilon=`, "m"));
+  assert.match(r.stdout, /dapo .*\n.*\n +defaults: .*epsilon_high=0\.28/);
+});
