@@ -1,5 +1,6 @@
 /**
- * Every Lean 4 extension of LSP that the project uses, declared once.
+ * Lean 4's extensions of LSP, declared once. Everything standard comes from vscode-languageserver-protocol
+ * (types and typed request objects); only what Lean adds or changes is here.
  *
  * Sources: leanprover/lean4 src/Lean/Data/Lsp/Extra.lean, Diagnostics.lean, InitShutdown.lean,
  * src/Lean/Server/Watchdog.lean, FileWorker.lean, and ../shared/LEAN_PROTOCOL.md.
@@ -7,47 +8,35 @@
  */
 import { NotificationType, RequestType } from "vscode-jsonrpc";
 import type {
-  DiagnosticSeverity,
+  Diagnostic,
+  DidOpenTextDocumentParams,
   DocumentUri,
-  Position,
+  PublishDiagnosticsParams,
   Range,
-  TextDocumentIdentifier,
-  TextDocumentItem,
+  TextDocumentPositionParams,
   VersionedTextDocumentIdentifier,
-  DidChangeTextDocumentParams,
-  DidCloseTextDocumentParams,
-} from "./lsp";
+} from "vscode-languageserver-protocol";
 
 /** `LeanDiagnosticTag`: 1 = unsolved goals, 2 = goals accomplished. */
 export const LeanDiagnosticTag = { unsolvedGoals: 1, goalsAccomplished: 2 } as const;
 export type LeanDiagnosticTag = (typeof LeanDiagnosticTag)[keyof typeof LeanDiagnosticTag];
 
-/** Standard LSP diagnostic tags: 1 unnecessary, 2 deprecated. */
-export type DiagnosticTag = 1 | 2;
-
-/** Lean's `DiagnosticWith String` as it goes over the wire. */
-export interface LeanDiagnostic {
-  /** The range shown in the editor; Lean cuts it to the first line (plus one). */
-  range: Range;
-  /** Extension: the full semantic range before Lean cut it for display. */
+/**
+ * Lean's `DiagnosticWith String` as it goes over the wire: an LSP diagnostic whose message is always
+ * plain text, with Lean's extra fields.
+ */
+export interface LeanDiagnostic extends Omit<Diagnostic, "message"> {
+  /** Lean's message, rendered as plain text. */
+  message: string;
+  /** Extension: the full semantic range before Lean cut it for display (`range` is its first line). */
   fullRange?: Range;
-  severity?: DiagnosticSeverity;
   /** Extension: not shown as a squiggle in VS Code, still listed under "Messages". */
   isSilent?: boolean;
-  /** e.g. "lean.unknownIdentifier" in newer Lean; an integer in some tools. */
-  code?: string | number;
-  /** "Lean 4" from the real server. */
-  source?: string;
-  message: string;
-  tags?: DiagnosticTag[];
   /** Extension: Lean-specific tags, see `LeanDiagnosticTag`. */
   leanTags?: LeanDiagnosticTag[];
-  relatedInformation?: { location: { uri: DocumentUri; range: Range }; message: string }[];
 }
 
-export interface LeanPublishDiagnosticsParams {
-  uri: DocumentUri;
-  version?: number;
+export interface LeanPublishDiagnosticsParams extends Omit<PublishDiagnosticsParams, "diagnostics"> {
   diagnostics: LeanDiagnostic[];
   /**
    * Lean >= 4.31 with `incrementalDiagnosticSupport`: false (or absent) means "this is the whole set for the
@@ -80,10 +69,8 @@ export interface WaitForDiagnosticsParams {
 /** The reply is an empty object; its only meaning is "every diagnostic of that version was sent before me". */
 export type WaitForDiagnosticsResult = Record<string, never>;
 
-export interface PlainGoalParams {
-  textDocument: TextDocumentIdentifier;
-  position: Position;
-}
+/** `$/lean/plainGoal` and `$/lean/plainTermGoal` take a plain text-document position. */
+export type PlainGoalParams = TextDocumentPositionParams;
 
 export interface PlainGoal {
   /** Markdown; "no goals" when accomplished. */
@@ -98,8 +85,7 @@ export interface PlainTermGoal {
 }
 
 /** `didOpen` with Lean's extra field. */
-export interface LeanDidOpenTextDocumentParams {
-  textDocument: TextDocumentItem;
+export interface LeanDidOpenTextDocumentParams extends DidOpenTextDocumentParams {
   /** always (default) | once | never: whether the worker may run `lake build` for the imports. */
   dependencyBuildMode?: "always" | "once" | "never";
 }
@@ -120,12 +106,19 @@ export const LeanErrorCode = {
   WorkerCrashed: -32902,
 } as const;
 
+/**
+ * `$/cancelRequest`'s parameters. Standard JSON-RPC, but vscode-jsonrpc keeps its own declaration internal
+ * and vscode-languageserver-protocol does not re-export one, so the simulator (which answers cancels) reads it here.
+ */
+export interface CancelParams {
+  id: number | string;
+}
+
 /** The string id Lean's watchdog gives its `client/registerCapability` request. */
 export const LEAN_WATCHER_REGISTRATION_ID = "register_lean_watcher";
 
+/** Lean's didOpen (with `dependencyBuildMode`); didChange and didClose are the library's. */
 export const DidOpen = new NotificationType<LeanDidOpenTextDocumentParams>("textDocument/didOpen");
-export const DidChange = new NotificationType<DidChangeTextDocumentParams>("textDocument/didChange");
-export const DidClose = new NotificationType<DidCloseTextDocumentParams>("textDocument/didClose");
 export const PublishDiagnostics = new NotificationType<LeanPublishDiagnosticsParams>(
   "textDocument/publishDiagnostics",
 );

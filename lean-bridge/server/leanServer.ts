@@ -18,6 +18,8 @@ import {
   type RequestType,
 } from "vscode-jsonrpc/node";
 import {
+  DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
   ExitNotification,
   InitializeRequest,
   InitializedNotification,
@@ -31,8 +33,6 @@ import {
   type TextDocumentContentChangeEvent,
 } from "vscode-languageserver-protocol";
 import {
-  DidChange,
-  DidClose,
   DidOpen,
   FileProgress,
   LeanErrorCode,
@@ -335,7 +335,7 @@ export class LeanServer {
   async changeDocument(uri: string, changes: TextDocumentContentChangeEvent[]): Promise<SendResult> {
     const version = this.nextVersion(uri);
     const sent = await this.send(
-      DidChange,
+      DidChangeTextDocumentNotification.type,
       { textDocument: { uri, version }, contentChanges: changes },
       this.writeDeadlineMs,
     );
@@ -346,7 +346,7 @@ export class LeanServer {
   async closeDocument(uri: string): Promise<void> {
     if (!this.openDocs.delete(uri)) return;
     this.store.forget(uri);
-    await this.send(DidClose, { textDocument: { uri } }, this.writeDeadlineMs);
+    await this.send(DidCloseTextDocumentNotification.type, { textDocument: { uri } }, this.writeDeadlineMs);
   }
 
   /**
