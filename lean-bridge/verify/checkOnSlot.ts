@@ -2,19 +2,16 @@
  * Runs ONE check on a slot: puts the check document into the slot (open, or an incremental change of the
  * text already there), waits for every diagnostic of that version under the check's deadline, classifies
  * what Lean said, and, for an outcome that could earn reward, asks Lean for the facts the reward rests on:
- * its list of the document's declarations (nothing the candidate introduced) and the goals at the hole's
- * start (the measure of partial progress). The pool decides, from the returned aftermath, what becomes of
+ * its list of the document's declarations (nothing the candidate introduced) and the goals before and after
+ * the candidate (the measure of partial progress). The pool decides, from the returned aftermath, what becomes of
  * the slot.
  */
-import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
 import { DocumentSymbolRequest } from "vscode-languageserver-protocol";
-import { PlainGoalRequest } from "../protocol/lean";
 import type { LeanServer } from "../server/leanServer";
 import { incrementalChange } from "../text/edits";
-import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { classify } from "./classify";
+import { goalsAroundCandidate } from "./goals";
 import { checkLeanView } from "./leanView";
 import type { Slot } from "./scheduler";
 import type { VerdictOutcome } from "./verdict";
@@ -83,9 +80,6 @@ export function stderrTail(stderr: string): string {
   return t ? `\nserver stderr (last lines):\n${t}` : "";
 }
 
-/** Goals at a hole's start, per server and document prefix: the same for every candidate of that hole. */
-const goalsAtHoleCaches = new WeakMap<LeanServer, LRUCache<string, number>>();
-
 type Confirmed = { kind: "ok"; outcome: VerdictOutcome } | { kind: "lost"; reason: string };
 
 /**
@@ -118,36 +112,14 @@ async function confirmWithLean(
   const view = checkLeanView(doc, symbols.result);
   if (view.kind === "unexpected") return failClosed(view.reason);
   if (outcome.kind !== "incomplete") return { kind: "ok", outcome };
-  const goals = await goalsAtHole(server, uri, doc, deadlineMs);
+  const goals = await goalsAroundCandidate(server, uri, doc, deadlineMs);
   if (goals.kind === "lost") return goals;
   return {
     kind: "ok",
-    outcome: goals.count === undefined ? outcome : { ...outcome, goalsAtHole: goals.count },
+    outcome: {
+      ...outcome,
+      ...(goals.atHole !== undefined ? { goalsAtHole: goals.atHole } : {}),
+      ...(goals.afterCandidate !== undefined ? { goalsAfterCandidate: goals.afterCandidate } : {}),
+    },
   };
-}
-
-/** How many goals Lean shows at the hole's start (`$/lean/plainGoal`), cached per hole. */
-async function goalsAtHole(
-  server: LeanServer,
-  uri: string,
-  doc: CheckDocument,
-  deadlineMs: number,
-): Promise<{ kind: "ok"; count: number | undefined } | { kind: "lost"; reason: string }> {
-  let cache = goalsAtHoleCaches.get(server);
-  if (!cache) {
-    cache = new LRUCache<string, number>({ max: 4096 });
-    goalsAtHoleCaches.set(server, cache);
-  }
-  const key = createHash("sha256").update(doc.prefix).digest("hex");
-  const known = cache.get(key);
-  if (known !== undefined) return { kind: "ok", count: known };
-  const position = new LineIndex(doc.text).positionAt(doc.candidateStart);
-  const answer = await server.request(PlainGoalRequest, { textDocument: { uri }, position }, deadlineMs);
-  if (answer.kind === "closed") return { kind: "lost", reason: answer.reason };
-  // No answer or no goal there: no partial credit, but the verdict itself stands.
-  if (answer.kind !== "ok" || answer.result === null || !Array.isArray(answer.result.goals))
-    return { kind: "ok", count: undefined };
-  const count = answer.result.goals.length;
-  cache.set(key, count);
-  return { kind: "ok", count };
 }

@@ -18,7 +18,13 @@ export const DEFAULT_ALLOWED_AXIOMS = ["propext", "Classical.choice", "Quot.soun
 type Outcome =
   | { kind: "proved"; axioms: string[]; axiomsChecked: true }
   | { kind: "failed"; reason: string }
-  | { kind: "incomplete"; reason: "unsolved-goals" | "sorry"; goalsLeft: number; goalsAtHole?: number }
+  | {
+      kind: "incomplete";
+      reason: "unsolved-goals" | "sorry";
+      goalsLeft: number;
+      goalsAtHole?: number;
+      goalsAfterCandidate?: number;
+    }
   | { kind: "environment"; reason: string; action: string };
 
 /** What to do about an environment failure, said once with the verdict. */

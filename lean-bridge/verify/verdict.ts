@@ -53,6 +53,11 @@ export type Verdict =
        * answer. Partial credit needs it: only fewer goals than at the hole count as progress.
        */
       goalsAtHole?: number;
+      /**
+       * Goals Lean shows right after the candidate's last tactic (`$/lean/plainGoal` at its end), before the
+       * rest of the proof runs; absent when Lean did not answer.
+       */
+      goalsAfterCandidate?: number;
     })
   /**
    * The workspace, not the candidate, failed: imports out of date, `lake setup-file` failed, an error in the

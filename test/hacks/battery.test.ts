@@ -32,8 +32,23 @@ theorem pair : True ∧ True := by
   trivial
   trivial
 
+theorem steps : True ∧ True ∧ True := by
+  constructor
+  constructor
+  trivial
+  trivial
+  trivial
+
 end N
 `;
+
+/** A one-step hole: the first `trivial` of \`steps\` (three goals before it, two after it). */
+function middleHole(text: string) {
+  const at = text.indexOf("  trivial", text.indexOf("theorem steps")) + 2;
+  const lines = text.slice(0, at).split("\n");
+  const line = lines.length - 1;
+  return { start: { line, character: 2 }, end: { line, character: 2 + "trivial".length } };
+}
 
 /** A hole that is the whole proof of an `example` (the first one in the file). */
 function exampleHole(text: string) {
@@ -50,7 +65,12 @@ function exampleHole(text: string) {
 const task = (name: string | "example"): VerifyTask => ({
   file: "Hacks.lean",
   text: FILE,
-  hole: name === "example" ? exampleHole(FILE) : proofHole(FILE, name),
+  hole:
+    name === "example"
+      ? exampleHole(FILE)
+      : name === "steps-middle"
+        ? middleHole(FILE)
+        : proofHole(FILE, name),
 });
 
 /** Each hack: the hole it targets, the candidate, and (optionally) how Lean reads text our lexer missed. */
@@ -130,6 +150,8 @@ const HACKS: Hack[] = [
   { name: "padding", hole: "pair", candidate: "skip\nskip\nskip\nskip\nskip\nskip" },
   { name: "padding before an error", hole: "pair", candidate: 'skip\nskip\nskip\nskip\nfail "x"' },
   { name: "progress undone", hole: "pair", candidate: "constructor\ntrivial" },
+  // A no-op in the middle of a proof whose later steps do the work: those steps are not the candidate's.
+  { name: "no-op mid-proof, later steps closing goals", hole: "steps-middle", candidate: "skip" },
 ];
 
 const CONTROLS: { name: string; hole: string; candidate: string }[] = [
@@ -137,6 +159,7 @@ const CONTROLS: { name: string; hole: string; candidate: string }[] = [
   { name: "an example's own proof", hole: "example", candidate: "decide" },
   { name: "a private theorem's own proof", hole: "hidden", candidate: "simp" },
   { name: "a multi-goal proof", hole: "pair", candidate: "constructor\ntrivial\ntrivial" },
+  { name: "one step in the middle", hole: "steps-middle", candidate: "trivial" },
   { name: "a vector literal", hole: "target", candidate: "have v := #v[1, 2]\nomega" },
   {
     name: "comment markers in a string",

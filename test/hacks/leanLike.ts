@@ -144,6 +144,23 @@ function answer(text: string, options: LeanLikeOptions): Answer {
   return { diagnostics, symbols };
 }
 
+/** The goals before the tactic at a position: the model's tactics run up to it (null outside a proof). */
+function goalsAt(
+  text: string,
+  position: { line: number; character: number },
+  options: LeanLikeOptions,
+): number | undefined {
+  const read = (options.leanReads ?? ((t) => t))(text);
+  const file = parseFile(read);
+  const offset = new LineIndex(read).offsetAt(position);
+  const decl = file.commands
+    .map((c) => c.declaration)
+    .find((d) => d?.byStart !== undefined && d.byStart <= offset && offset <= (d.byEnd ?? d.end));
+  if (!decl) return undefined;
+  const upTo: Declaration = { ...decl, end: offset };
+  return elaborate(file, upTo, [], options.goalsAtHole ?? 1).goalsLeft;
+}
+
 function serve(connection: MessageConnection, options: LeanLikeOptions): void {
   const docs = new Map<string, { text: string; version: number }>();
   connection.onRequest("initialize", () => ({
@@ -193,10 +210,17 @@ function serve(connection: MessageConnection, options: LeanLikeOptions): void {
     const doc = docs.get(p.textDocument.uri);
     return doc ? answer(doc.text, options).symbols : null;
   });
-  connection.onRequest("$/lean/plainGoal", () => {
-    const goals = Array.from({ length: options.goalsAtHole ?? 1 }, () => "⊢ P");
-    return { goals, rendered: goals.join("\n") };
-  });
+  connection.onRequest(
+    "$/lean/plainGoal",
+    (p: { textDocument: { uri: string }; position: { line: number; character: number } }) => {
+      const doc = docs.get(p.textDocument.uri);
+      if (!doc) return null;
+      const count = goalsAt(doc.text, p.position, options);
+      if (count === undefined) return null;
+      const goals = Array.from({ length: count }, () => "⊢ P");
+      return { goals, rendered: count === 0 ? "no goals" : goals.join("\n") };
+    },
+  );
   connection.onRequest("shutdown", () => null);
   connection.listen();
 }

@@ -93,11 +93,14 @@ test("rewards: binary by default; partial pays only for fewer goals than at the 
     reason: "x",
     diagnostics: [{ severity: 1, message: "e", range: at(0, 0), candidateRange: at(line, 0) }],
   });
-  const left = (goalsLeft: number, goalsAtHole?: number): Verdict => ({
+  // Goals after the candidate (plainGoal at its end) and at the hole's start; the proof's later steps may
+  // leave a different number (goalsLeft), which never counts.
+  const left = (goalsAfterCandidate: number, goalsAtHole?: number): Verdict => ({
     ...base,
     kind: "incomplete",
     reason: "unsolved-goals",
-    goalsLeft,
+    goalsLeft: 1,
+    goalsAfterCandidate,
     ...(goalsAtHole !== undefined ? { goalsAtHole } : {}),
     diagnostics: [],
   });
@@ -115,6 +118,15 @@ test("rewards: binary by default; partial pays only for fewer goals than at the 
   assert.ok(rewardOf(left(1, 4), "partial").reward > rewardOf(left(3, 4), "partial").reward);
   assert.ok(rewardOf(left(0, 4), "partial").reward < 1);
   assert.equal(rewardOf(left(1, 2), "binary").reward, 0);
+  const noAfter: Verdict = {
+    ...base,
+    kind: "incomplete",
+    reason: "unsolved-goals",
+    goalsLeft: 0,
+    goalsAtHole: 3,
+    diagnostics: [],
+  };
+  assert.equal(rewardOf(noAfter, "partial").reward, 0, "the goals after the candidate must come from Lean");
 });
 
 test("anonymous declarations are axiom-checked under the verifier's name", () => {
