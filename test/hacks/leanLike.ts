@@ -47,6 +47,8 @@ interface Elaborated {
   namespace: string;
   goalsLeft: number;
   tooMany: boolean;
+  /** Offset of a `fail` step, which Lean reports as an error there. */
+  failedAt: number | undefined;
   axioms: string[];
   usesSorry: boolean;
 }
@@ -57,13 +59,15 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
   let tooMany = false;
   const axioms = new Set(base);
   let usesSorry = false;
+  let failedAt: number | undefined;
   const from = decl.bodyStart ?? decl.end;
   for (let i = 0; i < ts.count; i++) {
     const at = ts.starts[i] ?? 0;
     // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
     if (at < from || at >= decl.end || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
     const word = tokenText(ts, i);
-    if (word === "constructor") goals++;
+    if (word === "fail") failedAt ??= at;
+    else if (word === "constructor") goals++;
     else if (word === "sorry") {
       usesSorry = true;
       axioms.add("sorryAx");
@@ -79,6 +83,7 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
     namespace: decl.namespace,
     goalsLeft: decl.bodyKind === "tactic" ? goals : 0,
     tooMany,
+    failedAt,
     axioms: [...axioms].sort(),
     usesSorry,
   };
@@ -107,7 +112,9 @@ function answer(text: string, options: LeanLikeOptions): Answer {
       const e = elaborate(file, decl, options.baseAxioms ?? ["propext"], options.goalsAtHole ?? 1);
       if (decl.fullName) known.set(decl.fullName, e);
       const at = index.rangeAt(decl.byStart ?? decl.keywordStart, (decl.byStart ?? decl.keywordStart) + 2);
-      if (e.tooMany) diagnostics.push({ range: at, severity: 1, message: "no goals to be proved" });
+      if (e.failedAt !== undefined)
+        diagnostics.push({ range: index.rangeAt(e.failedAt, e.failedAt + 4), severity: 1, message: "stop" });
+      else if (e.tooMany) diagnostics.push({ range: at, severity: 1, message: "no goals to be proved" });
       else if (e.goalsLeft > 0)
         diagnostics.push({
           range: at,

@@ -5,6 +5,7 @@ import { LineIndex } from "../../lean-bridge/text/positions";
 import { buildCheckDocument, locateHole } from "../../lean-bridge/verify/checkDocument";
 import { classify, parseAxioms } from "../../lean-bridge/verify/classify";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
+import { checkLeanView } from "../../lean-bridge/verify/leanView";
 import type { LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { proofHole, realPayloads } from "../helpers";
@@ -202,4 +203,30 @@ test("environment failures are told apart from the candidate's", () => {
   assert.equal(classify(d, [], true).kind, "environment", "fatal before the declaration");
   const newer: LeanDiagnostic = { range: at(3, 8, 9), severity: 2, message: "declaration `t` uses `sorry`" };
   assert.equal(classify(d, [newer], false).kind, "incomplete");
+});
+
+test("Lean's view: exactly the checked declaration from its start on, under its name; anything else fails closed", () => {
+  const d = doc("rfl");
+  const index = new LineIndex(d.text);
+  const declStart = index.positionAt(d.declarationStart);
+  const sym = (name: string, line: number, kind = 6) => ({
+    name,
+    kind: kind as 6,
+    range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } },
+    selectionRange: { start: { line, character: 0 }, end: { line, character: 1 } },
+  });
+  const early = sym("early", 0);
+  const mine = sym("t", declStart.line);
+  assert.equal(checkLeanView(d, [early, mine]).kind, "ok");
+  assert.equal(checkLeanView(d, [early, mine, sym("extra", declStart.line + 2)]).kind, "unexpected");
+  assert.equal(checkLeanView(d, [early, sym("Inner.t", declStart.line)]).kind, "unexpected");
+  assert.equal(checkLeanView(d, [early]).kind, "unexpected", "the declaration is missing");
+  assert.equal(checkLeanView(d, [early, sym("«t»", declStart.line)]).kind, "ok");
+  // Declarations inside namespaces come as children; flat SymbolInformation answers work too.
+  const ns = { ...sym("N", 0, 3), children: [early, mine, sym("hidden", declStart.line + 1)] };
+  assert.equal(checkLeanView(d, [ns]).kind, "unexpected");
+  const flat = [{ name: "t", kind: 6 as const, location: { uri: "file:///x", range: mine.range } }];
+  assert.equal(checkLeanView(d, flat).kind, "ok");
+  assert.equal(checkLeanView(d, null).kind, "unexpected");
+  assert.equal(checkLeanView(d, {} as never).kind, "unexpected");
 });
