@@ -249,7 +249,7 @@ async function writeTasks(
   const byKindAndSplit: Record<string, Record<string, number>> = {};
   let total = 0;
   try {
-    for await (const pending of readJsonl<TaskRecord>(tasksPath)) {
+    for (const pending of readJsonl<TaskRecord>(tasksPath)) {
       const task: TaskRecord = {
         ...pending,
         split: splits.get(declarationKey(pending.file, declKeyOf(pending)))!,
@@ -261,7 +261,7 @@ async function writeTasks(
       const row = (byKindAndSplit[task.kind] ??= {});
       row[task.split] = (row[task.split] ?? 0) + 1;
       if (texts) {
-        const text = await texts.textOf(task.file);
+        const text = texts.textOf(task.file);
         if (grpoOut && task.kind === "proof")
           grpoOut.write(leanGrpo(task, text, headerEnds.get(task.file) ?? 0));
         if (fimOut) fimOut.write(fimText(task, text, options.fimTokens!));
@@ -271,7 +271,7 @@ async function writeTasks(
     tasksOut.close();
     grpoOut?.close();
     fimOut?.close();
-    await texts?.close();
+    texts?.close();
   }
   const views = [...(grpoOut ? ["lean-grpo.jsonl"] : []), ...(fimOut ? ["fim-text.jsonl"] : [])];
   return { byKind, bySplit, byKindAndSplit, total, views };

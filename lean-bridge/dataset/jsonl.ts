@@ -2,8 +2,8 @@
  * JSON Lines on disk, streamed both ways, so an export never holds a whole output file in memory: a
  * buffered writer (flushed every megabyte) and an async line reader.
  */
-import { closeSync, createReadStream, fsyncSync, openSync, writeSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { closeSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 
 const FLUSH_BYTES = 1 << 20;
 
@@ -39,10 +39,30 @@ export class JsonlWriter {
   }
 }
 
-/** The parsed lines of a JSONL file, one at a time. */
-export async function* readJsonl<T>(path: string): AsyncGenerator<T> {
-  const lines = createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Infinity });
-  for await (const line of lines) if (line !== "") yield JSON.parse(line) as T;
+const READ_BYTES = 1 << 20;
+
+/**
+ * The parsed lines of a JSONL file, one at a time, read in 1 MB chunks. Synchronous on purpose: Node's
+ * readline async iterator queues lines ahead of a slow consumer without bound, which would bring the whole
+ * file into memory; here only the current chunk and line are held.
+ */
+export function* readJsonl<T>(path: string): Generator<T> {
+  const fd = openSync(path, "r");
+  const decoder = new StringDecoder("utf8");
+  const chunk = Buffer.allocUnsafe(READ_BYTES);
+  let rest = "";
+  try {
+    for (;;) {
+      const n = readSync(fd, chunk, 0, READ_BYTES, null);
+      const text = rest + (n > 0 ? decoder.write(chunk.subarray(0, n)) : decoder.end());
+      const lines = text.split("\n");
+      rest = n > 0 ? lines.pop()! : "";
+      for (const line of lines) if (line.trim() !== "") yield JSON.parse(line) as T;
+      if (n === 0) return;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -50,23 +70,23 @@ export async function* readJsonl<T>(path: string): AsyncGenerator<T> {
  * while its records are processed.
  */
 export class FileTextCursor {
-  private readonly iterator: AsyncGenerator<{ file: string; text: string }>;
+  private readonly iterator: Generator<{ file: string; text: string }>;
   private current: { file: string; text: string } | undefined;
 
   constructor(filesJsonl: string) {
     this.iterator = readJsonl<{ file: string; text: string }>(filesJsonl);
   }
 
-  async textOf(file: string): Promise<string> {
+  textOf(file: string): string {
     while (this.current?.file !== file) {
-      const next = await this.iterator.next();
+      const next = this.iterator.next();
       if (next.done) throw new Error(`files.jsonl has no text for ${file} (records out of file order)`);
       this.current = next.value;
     }
     return this.current.text;
   }
 
-  async close(): Promise<void> {
-    await this.iterator.return(undefined);
+  close(): void {
+    this.iterator.return(undefined);
   }
 }

@@ -70,8 +70,8 @@ export async function verifyPending(
     batch = [];
   };
   try {
-    for await (const task of readJsonl<TaskRecord>(pendingPath)) {
-      batch.push({ task, text: await texts.textOf(task.file) });
+    for (const task of readJsonl<TaskRecord>(pendingPath)) {
+      batch.push({ task, text: texts.textOf(task.file) });
       if (batch.length >= BATCH) await flush();
       if (options.signal?.aborted) return { kind: "cancelled" };
     }
@@ -79,6 +79,6 @@ export async function verifyPending(
     if (options.signal?.aborted) return { kind: "cancelled" };
     return { kind: "ok", report, tasksPerDecl };
   } finally {
-    await texts.close();
+    texts.close();
   }
 }

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXAMPLE, REPO } from "../helpers";
@@ -77,4 +77,13 @@ test("export usage errors exit 2 with what to fix", () => {
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, message);
   }
+});
+
+test("export of a folder with nothing to mine exits 1 and says what was found and what is needed", () => {
+  const ws = mkdtempSync(join(tmpdir(), "fim-cli-empty-"));
+  writeFileSync(join(ws, "T.lean"), "theorem t : True := trivial\n");
+  const r = run(["export", ws, "--out", join(ws, "out")]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /no dataset written: found 1 Lean file with 1 declaration, but no tactic proofs/);
+  assert.match(r.stderr, /needs theorems proved with tactics/);
 });

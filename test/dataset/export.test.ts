@@ -215,3 +215,51 @@ test("Ctrl-C during `fim-rlvr export --verify` exits 130 and leaves the previous
   assert.equal(readFileSync(join(out, "tasks.jsonl"), "utf8"), before);
   assert.deepEqual(readdirSync(root).sort(), ["ds", "ws"]);
 });
+
+test("a workspace without Lean files or without tactic proofs gives no dataset and says what was found", async () => {
+  const none = tmp();
+  writeFileSync(join(none, "notes.md"), "# not Lean\n");
+  const r1 = await exportDataset(options(join(none, "out"), { workspace: none }));
+  assert.equal(r1.kind, "empty");
+  if (r1.kind === "empty")
+    assert.match(r1.message, /found no readable Lean source files .* needs a folder holding \.lean files/);
+  const terms = tmp();
+  writeFileSync(join(terms, "T.lean"), "theorem t : True := trivial\ndef f : Nat := 1\n");
+  const r2 = await exportDataset(options(join(terms, "out"), { workspace: terms }));
+  assert.equal(r2.kind, "empty");
+  if (r2.kind === "empty")
+    assert.match(r2.message, /found 1 Lean file with 2 declarations, but no tactic proofs .*term-proof 2/);
+  const filtered = await exportDataset(options(join(tmp(), "out"), { maxMiddleChars: 0 }));
+  assert.equal(filtered.kind, "empty");
+  if (filtered.kind === "empty")
+    assert.match(filtered.message, /none is left after the filters .* longer than --max-middle-chars/);
+  assert.deepEqual(readdirSync(terms).sort(), ["T.lean"], "nothing written, no staging left");
+});
+
+test("tasks carry code-point offsets that slice like Python, and the card gives the achieved split shares", async () => {
+  const out = join(tmp(), "cp");
+  const r = await exportDataset(options(out));
+  assert.equal(r.kind, "ok");
+  if (r.kind !== "ok") return;
+  const texts = new Map(
+    readFileSync(join(out, "files.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { file: string; text: string })
+      .map((f) => [f.file, Array.from(f.text)] as const),
+  );
+  let astral = 0;
+  for (const t of tasksOf(out)) {
+    const chars = texts.get(t.file)!;
+    assert.equal(chars.slice(t.offsetsCodePoints.start, t.offsetsCodePoints.end).join(""), t.middle);
+    if (t.offsetsCodePoints.start !== t.offsets.start) astral++;
+  }
+  assert.ok(astral > 0, "the example workspace has holes after astral characters, where the offsets differ");
+  const shares = r.report.holes.kept.shares;
+  for (const [split, target] of Object.entries(r.report.splitFractions))
+    assert.ok(Math.abs(shares[split]! - target) < 0.01, `${split}: ${shares[split]} vs ${target}`);
+  const card = readFileSync(join(out, "README.md"), "utf8");
+  assert.match(card, /\| train \| \d+ \| \d+\.\d% \| 80\.0% \|/);
+  assert.match(card, /UTF-16 code units/);
+  assert.match(card, /offsetsCodePoints/);
+});
