@@ -181,16 +181,19 @@ export class VerifierClient {
   }
 
   /**
-   * The services connected now. Down ones are reconnected in the background; only when none is up does the
-   * batch wait (until the deadline) for the first to come back.
+   * The services connected now. While one is up, down ones get one background attempt each (spaced by their
+   * backoff); when none is up, the batch waits until the deadline for the first to come back.
    */
   private async liveServices(deadline: number): Promise<ServiceConnection[]> {
-    const attempts = this.services.filter((s) => !s.isUp).map((s) => s.connect(deadline));
-    const up = this.services.filter((s) => s.isUp);
-    if (up.length > 0 || attempts.length === 0) return up;
-    await Promise.any(
-      attempts.map((a) => a.then((ok) => (ok ? Promise.resolve() : Promise.reject(new Error("down"))))),
-    ).catch(() => undefined);
+    const down = this.services.filter((s) => !s.isUp);
+    const attempts = down.map((s) => s.connect(performance.now()));
+    if (down.length < this.services.length) return this.services.filter((s) => s.isUp);
+    await Promise.all(attempts);
+    if (this.services.some((s) => s.isUp)) return this.services.filter((s) => s.isUp);
+    const waits = this.services.map((s) =>
+      s.connect(deadline).then((ok) => (ok ? Promise.resolve() : Promise.reject(new Error("down")))),
+    );
+    await Promise.any(waits).catch(() => undefined);
     return this.services.filter((s) => s.isUp);
   }
 

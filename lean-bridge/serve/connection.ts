@@ -58,12 +58,17 @@ export class ServiceConnection {
   private live: { socket: Socket; rpc: MessageConnection; closed: Promise<void> } | undefined;
   private connecting: Promise<boolean> | undefined;
   private everConnected = false;
+  /** When the next connection attempt may be made, and the wait after the next failure (backoff). */
+  private nextAttemptAt = 0;
+  private wait: number;
   private closedByUser = false;
 
   constructor(
     readonly address: ServiceAddress,
     private readonly timing: ConnectionTiming = DEFAULT_TIMING,
-  ) {}
+  ) {
+    this.wait = timing.backoffMs;
+  }
 
   get isUp(): boolean {
     return this.live !== undefined;
@@ -73,7 +78,10 @@ export class ServiceConnection {
     return formatAddress(this.address);
   }
 
-  /** Connects, retrying with backoff until `deadline` (performance.now() ms); true when up. */
+  /**
+   * Connects, retrying with backoff until `deadline` (performance.now() ms); true when up. A deadline in the
+   * past makes one attempt, unless the last failure was too recent (then none: a dead service costs nothing).
+   */
   connect(deadline: number): Promise<boolean> {
     if (this.live) return Promise.resolve(true);
     this.connecting ??= this.attempts(deadline).finally(() => (this.connecting = undefined));
@@ -81,17 +89,22 @@ export class ServiceConnection {
   }
 
   private async attempts(deadline: number): Promise<boolean> {
-    let wait = this.timing.backoffMs;
     for (;;) {
       if (this.closedByUser) return false;
-      const socket = await this.open();
-      if (socket) {
-        this.adopt(socket);
-        return true;
+      const now = performance.now();
+      if (now >= this.nextAttemptAt) {
+        const socket = await this.open();
+        if (socket) {
+          this.adopt(socket);
+          this.wait = this.timing.backoffMs;
+          this.nextAttemptAt = 0;
+          return true;
+        }
+        this.nextAttemptAt = performance.now() + this.wait;
+        this.wait = Math.min(this.wait * 2, this.timing.maxBackoffMs);
       }
-      if (performance.now() + wait > deadline) return false;
-      await sleep(wait);
-      wait = Math.min(wait * 2, this.timing.maxBackoffMs);
+      if (this.nextAttemptAt > deadline) return false;
+      await sleep(Math.max(0, this.nextAttemptAt - performance.now()));
     }
   }
 
