@@ -1,0 +1,181 @@
+"""Atomic checkpoints: RUN_DIR/checkpoints/step-<N>/ plus a `latest` file naming the newest complete one.
+
+A checkpoint is written into a temporary folder, every file fsynced, then renamed into place (one atomic
+rename), and only then is `latest` replaced (write-temp + fsync + rename). A process killed at any moment leaves
+either the previous `latest` or the new one, never a half-written checkpoint under a `step-<N>` name; leftover
+temporary folders are ignored and swept by the next save.
+
+Contents: model/ (save_pretrained, with the tokenizer), optimizer.pt, rng.pt (python, numpy, torch, CUDA),
+pending.pt (rollouts generated for the next step, which the overlap had already sampled), state.json (step,
+sampler position, curriculum, metrics/samples line counts, evals so far), and ref_model/ when a KL reference
+is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+KEEP = 3
+"""Complete checkpoints kept; older ones are deleted after a newer one is in place."""
+
+_TMP_PREFIX = ".tmp-"
+
+
+def checkpoints_dir(run_dir: str | Path) -> Path:
+    return Path(run_dir) / "checkpoints"
+
+
+def _fsync_tree(folder: Path) -> None:
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            with open(path, "rb") as handle:
+                os.fsync(handle.fileno())
+    for path in [folder, *sorted(p for p in folder.rglob("*") if p.is_dir())]:
+        _fsync_dir(path)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` atomically (temp file in the same folder, fsync, rename)."""
+    tmp = path.with_name(f"{_TMP_PREFIX}{path.name}.{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def rng_state() -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state(),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def save(
+    run_dir: str | Path,
+    step: int,
+    *,
+    model: Any,
+    tokenizer: Any,
+    optimizer: torch.optim.Optimizer | None,
+    state: dict[str, Any],
+    pending: Any = None,
+    ref_model: Any = None,
+    before_rename: Callable[[Path], None] | None = None,
+) -> Path:
+    """Write checkpoint `step` atomically and point `latest` at it; returns its folder.
+
+    `before_rename` is a test hook called with the complete temporary folder just before it is renamed."""
+    root = checkpoints_dir(run_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    _sweep_temporaries(root)
+    tmp = root / f"{_TMP_PREFIX}step-{step}-{os.getpid()}"
+    tmp.mkdir()
+    model.save_pretrained(tmp / "model")
+    tokenizer.save_pretrained(tmp / "model")
+    if ref_model is not None:
+        ref_model.save_pretrained(tmp / "ref_model")
+    if optimizer is not None:
+        torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(rng_state(), tmp / "rng.pt")
+    torch.save(pending, tmp / "pending.pt")
+    (tmp / "state.json").write_text(json.dumps({"step": step, **state}, indent=1), encoding="utf-8")
+    _fsync_tree(tmp)
+    if before_rename is not None:
+        before_rename(tmp)
+    final = root / f"step-{step}"
+    if final.exists():
+        # Re-saving a step (a resumed run stopped again at the same step): move the old one aside first, so the
+        # name never points at a mix of the two.
+        aside = root / f"{_TMP_PREFIX}old-step-{step}-{os.getpid()}"
+        os.replace(final, aside)
+        os.replace(tmp, final)
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        os.replace(tmp, final)
+    _fsync_dir(root)
+    write_text_atomic(root / "latest", f"step-{step}\n")
+    _prune(root, keep_name=final.name)
+    return final
+
+
+def _sweep_temporaries(root: Path) -> None:
+    for path in root.glob(f"{_TMP_PREFIX}*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _step_of(path: Path) -> int | None:
+    name = path.name
+    if not name.startswith("step-"):
+        return None
+    try:
+        return int(name[len("step-") :])
+    except ValueError:
+        return None
+
+
+def _prune(root: Path, keep_name: str) -> None:
+    complete = sorted((s, p) for p in root.iterdir() if p.is_dir() and (s := _step_of(p)) is not None)
+    for _, path in complete[:-KEEP]:
+        if path.name != keep_name:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def latest(run_dir: str | Path) -> Path | None:
+    """The newest complete checkpoint: the one `latest` names, else (if `latest` is missing or names nothing) the
+    highest complete step-<N> folder, else None."""
+    root = checkpoints_dir(run_dir)
+    pointer = root / "latest"
+    if pointer.is_file():
+        named = root / pointer.read_text(encoding="utf-8").strip()
+        if _step_of(named) is not None and (named / "state.json").is_file():
+            return named
+    if not root.is_dir():
+        return None
+    complete = sorted(
+        (s, p) for p in root.iterdir() if p.is_dir() and (s := _step_of(p)) is not None and (p / "state.json").is_file()
+    )
+    return complete[-1][1] if complete else None
+
+
+def load_state(folder: Path) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    return state
+
+
+def load_tensors(folder: Path, name: str) -> Any:
+    path = folder / name
+    return torch.load(path, weights_only=False) if path.is_file() else None

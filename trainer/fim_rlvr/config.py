@@ -1,0 +1,142 @@
+"""TrainConfig: every option of a training run, with its default and why.
+
+The same snake_case keys travel in `initialize.config` and in a user's `--config FILE` (YAML or JSON).
+An unknown key is an error that lists the valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .protocol import HOLE_KINDS
+
+ALGORITHM_NAMES = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
+
+
+class ConfigError(ValueError):
+    """A configuration the user must fix; the message says what and how."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Options of one run. Defaults are chosen so the embedded model's whole job (SFT, RL, three evals) takes
+    well under 5 minutes on 2 CPU cores."""
+
+    algorithm: str = "grpo"
+    """Objective: grpo, drgrpo, dapo, gspo or dgpo (fim_rlvr.algorithms)."""
+    algo_config: dict[str, Any] = field(default_factory=dict)
+    """AlgorithmConfig overrides with TRL names (epsilon, epsilon_high, beta, max_completion_length, ...)."""
+    model: str | None = None
+    """A Hugging Face causal LM directory; None builds the embedded tiny model from the dataset's Lean text."""
+    steps: int = 40
+    """RL optimiser steps."""
+    group_size: int = 8
+    """Completions sampled per prompt (one GRPO group)."""
+    batch_size: int = 8
+    """Groups (prompts) per optimiser step."""
+    seed: int = 0
+    """Seed for data order, model initialisation and sampling."""
+    kinds: list[str] = field(default_factory=lambda: list(HOLE_KINDS))
+    """Hole kinds to train and evaluate on."""
+    max_new_tokens: int = 48
+    """Longest completion generated (tokens)."""
+    learning_rate: float = 2e-4
+    """AdamW learning rate for RL (SFT uses sft_learning_rate)."""
+    sft_steps: int | None = None
+    """Supervised warm-start steps on the train split's middles; None: 300 for the embedded model, 0 otherwise."""
+    curriculum: bool = True
+    """Unlock hole kinds tactic -> block -> steps -> proof as the measured pass rate allows."""
+    checkpoint_every: int = 10
+    """Write a checkpoint every N RL steps (and always at the end and on stop)."""
+    eval_limit: int | None = None
+    """Held-out tasks evaluated per pass@1 measurement (None: the whole test split)."""
+    device: str = "auto"
+    """auto (CUDA when present and a model path is given, else CPU), cpu, cuda or cuda:N."""
+    goal_in_prompt: bool | None = None
+    """Show the goal state at the hole in the prompt; None: when the tasks carry a `goal`."""
+    temperature: float = 1.0
+    """Sampling temperature for rollouts (evaluation is greedy)."""
+    top_p: float = 1.0
+    """Nucleus sampling threshold for rollouts."""
+    sft_learning_rate: float = 3e-3
+    """AdamW learning rate of the SFT warm start."""
+    sft_batch_size: int = 32
+    """Examples per SFT step."""
+    verify_timeout_s: float = 120.0
+    """How long the trainer waits for one verify/batch answer before masking that batch's samples as timeouts."""
+    max_prompt_tokens: int = 256
+    """Prompt budget: the prefix is cut from the left and the suffix from the right to fit."""
+
+    def resolved_sft_steps(self) -> int:
+        """SFT steps to run: the explicit value, or the default for the embedded model."""
+        if self.sft_steps is not None:
+            return self.sft_steps
+        return 300 if self.model is None else 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The resolved config as plain JSON (config.json in the run folder)."""
+        return dataclasses.asdict(self)
+
+
+def valid_keys() -> list[str]:
+    """Every TrainConfig key, in declaration order."""
+    return [f.name for f in dataclasses.fields(TrainConfig)]
+
+
+def from_dict(raw: dict[str, Any]) -> TrainConfig:
+    """Build a TrainConfig from snake_case keys; unknown keys and bad values raise ConfigError saying what to fix."""
+    unknown = sorted(set(raw) - set(valid_keys()))
+    if unknown:
+        raise ConfigError(f"unknown TrainConfig key(s) {', '.join(unknown)}; valid keys: {', '.join(valid_keys())}")
+    config = TrainConfig(**{k: v for k, v in raw.items() if v is not None or k in _NULLABLE})
+    _validate(config)
+    return config
+
+
+def from_file(path: str | Path) -> TrainConfig:
+    """Load a --config FILE (YAML or JSON)."""
+    import yaml
+
+    text = Path(path).read_text(encoding="utf-8")
+    data = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of TrainConfig keys, got {type(data).__name__}")
+    return from_dict(data)
+
+
+_NULLABLE = {"model", "sft_steps", "eval_limit", "goal_in_prompt"}
+
+
+def _validate(config: TrainConfig) -> None:
+    if config.algorithm not in ALGORITHM_NAMES:
+        raise ConfigError(f"unknown algorithm {config.algorithm!r}; choose one of {', '.join(ALGORITHM_NAMES)}")
+    bad_kinds = [k for k in config.kinds if k not in HOLE_KINDS]
+    if bad_kinds or not config.kinds:
+        raise ConfigError(f"kinds must be a non-empty subset of {', '.join(HOLE_KINDS)} (got {config.kinds})")
+    positive = {
+        "group_size": config.group_size,
+        "batch_size": config.batch_size,
+        "max_new_tokens": config.max_new_tokens,
+        "checkpoint_every": config.checkpoint_every,
+        "sft_batch_size": config.sft_batch_size,
+        "max_prompt_tokens": config.max_prompt_tokens,
+    }
+    for name, value in positive.items():
+        if not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{name} must be a positive integer (got {value!r})")
+    if not isinstance(config.steps, int) or config.steps < 0:
+        raise ConfigError(f"steps must be a non-negative integer (got {config.steps!r})")
+    if config.eval_limit is not None and config.eval_limit < 1:
+        raise ConfigError(f"eval_limit must be at least 1 or null (got {config.eval_limit})")
+    if config.learning_rate <= 0 or config.sft_learning_rate <= 0:
+        raise ConfigError("learning rates must be positive")
+    if config.temperature < 0 or not 0 < config.top_p <= 1:
+        raise ConfigError("temperature must be >= 0 and top_p in (0, 1]")
+    if not isinstance(config.algo_config, dict):
+        raise ConfigError("algo_config must be a mapping of AlgorithmConfig keys")

@@ -1,0 +1,94 @@
+"""The policy: model + tokenizer + device + prompt style, built fresh, loaded from a path, or from a checkpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from . import tiny_model
+from .data import Task, lean_texts
+from .prompts import PromptStyle, detect_style
+
+
+class PolicyError(ValueError):
+    """The model cannot be used; the message says what to do."""
+
+
+@dataclass
+class Policy:
+    model: Any
+    tokenizer: Any
+    device: torch.device
+    device_label: str
+    style: PromptStyle
+    embedded: bool
+
+    def stop_token_ids(self) -> list[int]:
+        """Token ids that end a completion: eos and the style's stop tokens that are single tokens."""
+        ids: list[int] = []
+        if self.tokenizer.eos_token_id is not None:
+            ids.append(int(self.tokenizer.eos_token_id))
+        vocab = self.tokenizer.get_vocab()
+        for stop in self.style.stop_strings:
+            if stop in vocab:
+                ids.append(int(vocab[stop]))
+        return list(dict.fromkeys(ids))
+
+
+def pick_device(requested: str, model_given: bool) -> torch.device:
+    """auto: CUDA when present and a model path is given (the embedded model is faster and exactly
+    reproducible on CPU), else CPU."""
+    if requested == "auto":
+        return torch.device("cuda:0" if model_given and torch.cuda.is_available() else "cpu")
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise PolicyError(f"device {requested!r} was asked for but no CUDA GPU is visible; use device 'auto' or 'cpu'")
+    try:
+        return torch.device(requested)
+    except RuntimeError as error:
+        raise PolicyError(f"unknown device {requested!r}: use auto, cpu, cuda or cuda:N") from error
+
+
+def device_label(device: torch.device) -> str:
+    if device.type == "cuda":
+        index = device.index or 0
+        return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
+    return str(device)
+
+
+def _finish(model: Any, tokenizer: Any, device: torch.device, embedded: bool) -> Policy:
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    model.to(device)
+    model.train()
+    return Policy(model, tokenizer, device, device_label(device), detect_style(tokenizer), embedded)
+
+
+def build_embedded(dataset_dir: str | Path, tasks: Sequence[Task], seed: int, device: torch.device) -> Policy:
+    """The embedded tiny model: tokenizer trained on the workspace's Lean text, seeded Llama weights."""
+    tokenizer = tiny_model.train_tokenizer(lean_texts(dataset_dir, tasks))
+    model = tiny_model.build_model(tokenizer, seed)
+    return _finish(model, tokenizer, device, embedded=True)
+
+
+def load_pretrained(path: str | Path, device: torch.device, embedded: bool = False) -> Policy:
+    """A Hugging Face causal LM directory (a model path or a checkpoint's model/), bf16 on GPUs that support it."""
+    folder = Path(path)
+    if not (folder / "config.json").is_file():
+        raise PolicyError(
+            f"model path {folder} is not a Hugging Face model directory (no config.json): pass a folder written by "
+            "save_pretrained, or leave `model` unset for the embedded tiny model"
+        )
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    dtype = torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
+    except (OSError, ValueError) as error:
+        raise PolicyError(f"could not load the model at {folder}: {error}") from error
+    return _finish(model, tokenizer, device, embedded=embedded)

@@ -1,0 +1,319 @@
+"""The host <-> trainer protocol, mirrored from lean-bridge/protocol/trainer.schema.json (the source of truth).
+
+JSON-RPC 2.0 over the trainer's stdin/stdout with LSP framing. Every wire message is a TypedDict named like the
+schema's `$defs` entry (tests/test_protocol_schema.py checks names, fields, required-ness and enums against the
+schema). Wire fields are camelCase, except `InitializeParams.config`, which is the trainer's snake_case TrainConfig.
+Parsed verdicts become the frozen dataclass `Verdict`, the trainer's own view of a `BatchVerdict`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
+
+from typing_extensions import NotRequired
+
+PROTOCOL_VERSION = 1
+"""The protocol version this trainer speaks (InitializeParams.protocolVersion)."""
+
+TRAINER_ERROR = -32001
+"""JSON-RPC error code for a failure the user can fix (bad model path, no tasks of the requested kinds ...)."""
+
+# Method names.
+INITIALIZE = "initialize"
+TRAIN_STOP = "train/stop"
+SHUTDOWN = "shutdown"
+VERIFY_BATCH = "verify/batch"
+TRAIN_PROGRESS = "train/progress"
+TRAIN_SAMPLE = "train/sample"
+TRAIN_CHECKPOINT = "train/checkpoint"
+TRAIN_LOG = "train/log"
+TRAIN_EVAL = "train/eval"
+TRAIN_DONE = "train/done"
+
+VerdictKind = Literal["proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment"]
+HoleKind = Literal["tactic", "block", "steps", "proof"]
+AlgorithmName = Literal["grpo", "drgrpo", "dapo", "gspo", "dgpo"]
+LogLevel = Literal["debug", "info", "warning", "error"]
+EvalStage = Literal["before", "sft", "after"]
+DoneStatus = Literal["completed", "stopped", "failed"]
+
+VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
+HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
+NOT_THE_MODELS_FAULT: frozenset[str] = frozenset({"timeout", "crashed", "environment"})
+"""Verdict kinds the trainer masks out: the sample says nothing about the model."""
+
+
+class Position(TypedDict):
+    """A position in a document: 0-based line, character in UTF-16 code units (LSP)."""
+
+    line: int
+    """0-based line."""
+    character: int
+    """0-based column in UTF-16 code units."""
+
+
+class Range(TypedDict):
+    """A half-open LSP range [start, end)."""
+
+    start: Position
+    """First position inside the range."""
+    end: Position
+    """First position after the range."""
+
+
+class VerifierIdentity(TypedDict):
+    """Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward."""
+
+    kind: Literal["lean", "simulator"]
+    """Real Lean or the protocol simulator (a test double)."""
+    version: str
+    """The Lean toolchain or the simulator's version."""
+    label: str
+    """What to show the user, e.g. "simulator (not Lean)"."""
+
+
+class CandidateDiagnostic(TypedDict):
+    """One message the verifier reported about a candidate."""
+
+    severity: int
+    """LSP severity: 1 error, 2 warning, 3 information, 4 hint."""
+    message: str
+    """The verifier's message text."""
+    candidateRange: Range | None
+    """The range relative to the candidate text, or null when the message lies outside it."""
+
+
+class TrainConfig(TypedDict, total=False):
+    """The trainer's TrainConfig on the wire (snake_case; see fim_rlvr.config.TrainConfig for every field's meaning)."""
+
+    algorithm: AlgorithmName
+    algo_config: dict[str, Any]
+    model: str | None
+    steps: int
+    group_size: int
+    batch_size: int
+    seed: int
+    kinds: list[HoleKind]
+    max_new_tokens: int
+    learning_rate: float
+    sft_steps: int | None
+    curriculum: bool
+    checkpoint_every: int
+    eval_limit: int | None
+    device: str
+    goal_in_prompt: bool | None
+    temperature: float
+    top_p: float
+
+
+class InitializeParams(TypedDict):
+    """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
+
+    protocolVersion: int
+    """This protocol's version (1)."""
+    config: TrainConfig
+    """The run's TrainConfig (snake_case keys)."""
+    datasetDir: str
+    """A folder holding tasks.jsonl (and files.jsonl)."""
+    runDir: str
+    """Where metrics, samples, checkpoints and evals go."""
+    resume: bool
+    """Continue from runDir's latest checkpoint."""
+    verifier: VerifierIdentity
+    """The verifier the host will use for verify/batch."""
+
+
+class InitializeResult(TypedDict):
+    """Trainer -> host, answer to `initialize`."""
+
+    trainer: str
+    """Name and version, e.g. "fim_rlvr 0.1.0"."""
+    device: str
+    """Where the model runs, e.g. "cpu" or "cuda:0 (NVIDIA H100)"."""
+    resumedFromStep: int | None
+    """The checkpoint step the run continues from, or null for a fresh run."""
+    totalSteps: int
+    """Steps the run will reach."""
+
+
+class StopParams(TypedDict):
+    """Host -> trainer, request `train/stop` (no fields)."""
+
+
+class StopResult(TypedDict):
+    """Trainer -> host, answer to `train/stop`."""
+
+    checkpoint: str | None
+    """Path of the checkpoint written, or null when there was nothing to save."""
+    step: int
+    """The last completed step."""
+
+
+class VerifyItem(TypedDict):
+    """One candidate to check."""
+
+    taskId: str
+    """The task's `id` in the dataset's tasks.jsonl."""
+    candidate: str
+    """The cleaned completion."""
+
+
+class VerifyBatchParams(TypedDict):
+    """Trainer -> host, request `verify/batch`."""
+
+    items: list[VerifyItem]
+    """Candidates to check; verdicts come back in the same order."""
+
+
+class BatchVerdict(TypedDict):
+    """The verdict and reward for one verify/batch item."""
+
+    taskId: str
+    """The item's taskId."""
+    kind: VerdictKind
+    """The verdict's kind."""
+    reward: float
+    """The reward under the run's reward mode (binary or partial)."""
+    rewardMetrics: dict[str, float]
+    """The reward's components, for logging."""
+    diagnostics: list[CandidateDiagnostic]
+    """What the verifier reported about the candidate."""
+    elapsedMs: float
+    """Wall time of the check (near 0 when cached)."""
+    cached: bool
+    """True when answered from the verifier's cache."""
+    verifier: VerifierIdentity
+    """The verifier that produced the verdict."""
+
+
+class VerifyBatchResult(TypedDict):
+    """Host -> trainer, answer to `verify/batch`."""
+
+    verdicts: list[BatchVerdict]
+    """One verdict per item, in the items' order."""
+
+
+class TrainProgressParams(TypedDict):
+    """Trainer -> host, notification `train/progress`, once per optimiser step."""
+
+    step: int
+    """The step just completed (1-based)."""
+    totalSteps: int
+    """Steps the run will reach."""
+    metrics: dict[str, float]
+    """Numeric metrics of the step (the metrics.jsonl line's numbers)."""
+
+
+class TrainSampleParams(TypedDict):
+    """Trainer -> host, notification `train/sample`: one verified sample."""
+
+    taskId: str
+    """The task's id."""
+    file: str
+    """The task's Lean file, relative to the workspace root."""
+    hole: Range
+    """LSP range of the hole in that file."""
+    kind: HoleKind
+    """The hole's kind."""
+    candidate: str
+    """The cleaned completion that was checked."""
+    verdict: VerdictKind
+    """The verdict's kind."""
+    reward: float
+    """The reward it earned."""
+    step: int
+    """The optimiser step it belongs to."""
+    algorithm: AlgorithmName
+    """The run's algorithm."""
+    diagnostics: NotRequired[list[CandidateDiagnostic]]
+    """What the verifier reported, when anything."""
+
+
+class TrainCheckpointParams(TypedDict):
+    """Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written."""
+
+    path: str
+    """The checkpoint's folder (runDir/checkpoints/step-N)."""
+    step: int
+    """The step it holds."""
+
+
+class TrainLogParams(TypedDict):
+    """Trainer -> host, notification `train/log`: a message for the user."""
+
+    level: LogLevel
+    """Severity."""
+    message: str
+    """The text, one line or a few."""
+
+
+class TrainEvalParams(TypedDict):
+    """Trainer -> host, notification `train/eval`: held-out pass@1 (greedy) at one stage of the run."""
+
+    stage: EvalStage
+    """Before training, after the SFT warm start, or after RL."""
+    split: str
+    """The split evaluated ("test")."""
+    passAt1: float
+    """Share of the evaluated holes proved by the greedy completion."""
+    byKind: dict[str, float]
+    """pass@1 per hole kind."""
+    tasks: int
+    """Holes evaluated."""
+
+
+class TrainDoneParams(TypedDict):
+    """Trainer -> host, notification `train/done`: the run ended (the trainer then waits for shutdown)."""
+
+    status: DoneStatus
+    """How the run ended."""
+    step: int
+    """The last completed step."""
+    message: str
+    """A summary, or for failed runs what happened and what to do."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The trainer's view of one BatchVerdict."""
+
+    task_id: str
+    """The task's id."""
+    kind: str
+    """One of VERDICT_KINDS."""
+    reward: float
+    """The reward the host computed."""
+    reward_metrics: dict[str, float] = field(default_factory=dict)
+    """The reward's components."""
+    diagnostics: tuple[CandidateDiagnostic, ...] = ()
+    """The verifier's messages."""
+    elapsed_ms: float = 0.0
+    """Wall time of the check."""
+    cached: bool = False
+    """Answered from the verifier's cache."""
+
+    @property
+    def masked(self) -> bool:
+        """True when the sample says nothing about the model (timeout, crash, environment failure)."""
+        return self.kind in NOT_THE_MODELS_FAULT
+
+    @staticmethod
+    def from_wire(wire: BatchVerdict) -> Verdict:
+        """Parse one BatchVerdict; an unknown kind becomes `environment` (masked) rather than a crash of the run."""
+        kind = wire.get("kind", "environment")
+        return Verdict(
+            task_id=str(wire.get("taskId", "")),
+            kind=kind if kind in VERDICT_KINDS else "environment",
+            reward=float(wire.get("reward", 0.0)),
+            reward_metrics={str(k): float(v) for k, v in (wire.get("rewardMetrics") or {}).items()},
+            diagnostics=tuple(wire.get("diagnostics") or ()),
+            elapsed_ms=float(wire.get("elapsedMs", 0.0)),
+            cached=bool(wire.get("cached", False)),
+        )
+
+    @staticmethod
+    def not_checked(task_id: str, kind: str, why: str) -> Verdict:
+        """A verdict the trainer makes up when the host gave none (its deadline passed, or the batch failed)."""
+        message: CandidateDiagnostic = {"severity": 1, "message": why, "candidateRange": None}
+        return Verdict(task_id=task_id, kind=kind, reward=0.0, diagnostics=(message,))

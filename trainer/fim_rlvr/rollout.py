@@ -1,0 +1,169 @@
+"""Rollouts: one RolloutBackend interface, and its transformers `generate` implementation.
+
+A backend returns, per completion, the prompt and completion token ids, the raw text, whether it was cut by
+max_new_tokens, and the log-probabilities of its tokens under the policy *at generation time* (the "old"
+log-probs of the importance ratio). The scale-out issue adds a vLLM backend behind the same interface.
+`token_logprobs` is shared with the optimiser so old and new log-probs come from the same computation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import torch
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One sampled completion."""
+
+    prompt_ids: list[int]
+    """The prompt's tokens."""
+    completion_ids: list[int]
+    """The completion's tokens, up to and including the stop token when one was produced."""
+    text: str
+    """The completion decoded (special tokens kept, so cleaning can cut at them)."""
+    old_logp: list[float]
+    """log p(token) per completion token under the generating policy."""
+    truncated: bool
+    """True when max_new_tokens ended the completion before a stop token."""
+
+
+class RolloutBackend(Protocol):
+    """Anything that samples completions for prompts."""
+
+    def generate(
+        self,
+        prompts: Sequence[str],
+        *,
+        num_return: int,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+    ) -> list[Rollout]:
+        """`num_return` completions per prompt, grouped: prompt 0's first, then prompt 1's ...; temperature 0 is
+        greedy."""
+        ...
+
+
+def left_pad(sequences: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """[N, L] ids left-padded to the longest, and the attention mask."""
+    width = max(len(s) for s in sequences)
+    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(sequences), width), dtype=torch.long)
+    for row, seq in enumerate(sequences):
+        if seq:
+            ids[row, width - len(seq) :] = torch.tensor(list(seq), dtype=torch.long)
+            mask[row, width - len(seq) :] = 1
+    return ids, mask
+
+
+def token_logprobs(
+    model: Any,
+    prompt_ids: Sequence[Sequence[int]],
+    completion_ids: Sequence[Sequence[int]],
+    pad_id: int,
+    temperature: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """log p(completion token | everything before it) -> ([B, T] log-probs, [B, T] mask of real tokens).
+
+    Prompts are left-padded and completions right-padded, so every completion starts at the same column;
+    positions follow the attention mask as in `generate`. Logits are divided by the sampling temperature, the
+    distribution the tokens were drawn from."""
+    device = next(model.parameters()).device
+    prompts, prompt_mask = left_pad(prompt_ids, pad_id)  # [B, P]
+    width = max(1, max(len(c) for c in completion_ids))
+    completions = torch.full((len(completion_ids), width), pad_id, dtype=torch.long)  # [B, T]
+    completion_mask = torch.zeros((len(completion_ids), width), dtype=torch.float32)  # [B, T]
+    for row, ids in enumerate(completion_ids):
+        completions[row, : len(ids)] = torch.tensor(list(ids), dtype=torch.long)
+        completion_mask[row, : len(ids)] = 1.0
+    input_ids = torch.cat([prompts, completions], dim=1).to(device)  # [B, P+T]
+    attention = torch.cat([prompt_mask, completion_mask.long()], dim=1).to(device)  # [B, P+T]
+    positions = (attention.cumsum(-1) - 1).clamp(min=0)  # [B, P+T]
+    logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions).logits  # [B, P+T, V]
+    start = prompts.shape[1]
+    logits = logits[:, start - 1 : -1, :].float()  # [B, T, V] (logits at t predict token t+1)
+    if temperature > 0:
+        logits = logits / temperature
+    logp = torch.log_softmax(logits, dim=-1).gather(-1, completions.to(device).unsqueeze(-1)).squeeze(-1)  # [B, T]
+    return logp, completion_mask.to(device)
+
+
+class TransformersBackend:
+    """Sampling with transformers `generate` (seeded), old log-probs from one forward pass right after."""
+
+    def __init__(self, model: Any, tokenizer: Any, stop_token_ids: Sequence[int], batch_limit: int = 256) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.stop_token_ids = list(dict.fromkeys(stop_token_ids))
+        self.batch_limit = batch_limit
+
+    @property
+    def pad_id(self) -> int:
+        pad = self.tokenizer.pad_token_id
+        return int(pad if pad is not None else self.tokenizer.eos_token_id)
+
+    @torch.no_grad()
+    def generate(
+        self,
+        prompts: Sequence[str],
+        *,
+        num_return: int,
+        max_new_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int,
+    ) -> list[Rollout]:
+        torch.manual_seed(seed)
+        prompt_ids = [self.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
+        expanded = [ids for ids in prompt_ids for _ in range(num_return)]
+        rollouts: list[Rollout] = []
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            for start in range(0, len(expanded), self.batch_limit):
+                rollouts.extend(
+                    self._generate_chunk(expanded[start : start + self.batch_limit], max_new_tokens, temperature, top_p)
+                )
+        finally:
+            self.model.train(was_training)
+        return rollouts
+
+    def _generate_chunk(
+        self, prompt_ids: list[list[int]], max_new_tokens: int, temperature: float, top_p: float
+    ) -> list[Rollout]:
+        device = next(self.model.parameters()).device
+        ids, mask = left_pad(prompt_ids, self.pad_id)
+        greedy = temperature <= 0
+        sampling: dict[str, Any] = (
+            {"do_sample": False}
+            if greedy
+            else {"do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": 0}
+        )
+        output = self.model.generate(
+            input_ids=ids.to(device),
+            attention_mask=mask.to(device),
+            max_new_tokens=max_new_tokens,
+            eos_token_id=self.stop_token_ids,
+            pad_token_id=self.pad_id,
+            **sampling,
+        )
+        new_tokens = output[:, ids.shape[1] :].tolist()  # [N, <=max_new_tokens]
+        completions: list[list[int]] = []
+        truncated: list[bool] = []
+        stops = set(self.stop_token_ids)
+        for row in new_tokens:
+            cut = next((i for i, tok in enumerate(row) if tok in stops), None)
+            completions.append(row[: cut + 1] if cut is not None else row)
+            truncated.append(cut is None)
+        logp, logp_mask = token_logprobs(self.model, prompt_ids, completions, self.pad_id, max(temperature, 0.0) or 1.0)
+        out = []
+        for i, completion in enumerate(completions):
+            text = self.tokenizer.decode(completion, skip_special_tokens=False)
+            row_logp = logp[i][logp_mask[i] > 0].tolist()
+            out.append(Rollout(prompt_ids[i], completion, text, row_logp, truncated[i]))
+        return out

@@ -1,0 +1,126 @@
+"""The trainer side of the host connection: initialize, train/stop, shutdown; the run in its own thread.
+
+The reader (stdin) thread dispatches host messages and resolves verify/batch answers; the run thread trains
+and talks to the host through notifications and verify/batch requests. The run starts only after the
+`initialize` answer has been written, so the host sees the answer before any event of the run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from concurrent.futures import Future
+from typing import Any, BinaryIO
+
+from pylsp_jsonrpc.exceptions import JsonRpcException
+
+from . import config as train_config
+from .protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
+from .rpc import Connection, HostVerifier
+
+log = logging.getLogger("fim_rlvr.server")
+
+
+def user_error(message: str) -> JsonRpcException:
+    """A JSON-RPC error -32001 whose message says what to do."""
+    return JsonRpcException(message=message, code=TRAINER_ERROR)
+
+
+class ConnectionEvents:
+    """Trainer events as notifications on the connection."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def emit(self, method: str, params: Any) -> None:
+        self.connection.notify(method, params)
+        if method == "train/log":
+            print(f"[fim_rlvr] {params['level']}: {params['message']}", file=sys.stderr, flush=True)
+
+
+class TrainerServer:
+    """Handlers for the host's requests."""
+
+    def __init__(self, rfile: BinaryIO, wfile: BinaryIO, exit_process: bool = True) -> None:
+        self.connection = Connection(
+            rfile, wfile, {INITIALIZE: self.initialize, TRAIN_STOP: self.stop, SHUTDOWN: self.shutdown}
+        )
+        self.exit_process = exit_process
+        self.trainer: Any = None
+        self.thread: threading.Thread | None = None
+        self.shutdown_requested = threading.Event()
+
+    def serve(self) -> int:
+        """Serve until shutdown (exit 0) or until stdin closes (the host is gone: exit 1 after stopping)."""
+        self.connection.listen()
+        if not self.shutdown_requested.is_set() and self.trainer is not None:
+            # The host vanished: stop the run at the next step boundary so its checkpoint stays usable.
+            self.trainer.stop_event.set()
+            if self.thread is not None:
+                self.thread.join(timeout=30)
+        return 0 if self.shutdown_requested.is_set() else 1
+
+    def initialize(self, params: Any) -> Any:
+        if self.trainer is not None:
+            raise user_error("initialize was already called; start a new trainer process for another run")
+        if not isinstance(params, dict):
+            raise user_error("initialize needs params {protocolVersion, config, datasetDir, runDir, resume, verifier}")
+        if params.get("protocolVersion") != PROTOCOL_VERSION:
+            raise user_error(
+                f"this trainer speaks protocol {PROTOCOL_VERSION}, the host sent {params.get('protocolVersion')}: "
+                "update the extension and the trainer together"
+            )
+        try:
+            import torch  # noqa: F401  (fail here, clearly, rather than mid-run)
+        except ImportError as error:
+            raise user_error(
+                f"PyTorch is not installed in this Python ({sys.executable}): run "
+                f"`{sys.executable} -m pip install torch==2.13.0 transformers tokenizers` or pass --python"
+            ) from error
+        from .train import Trainer, TrainerError
+
+        try:
+            config = train_config.from_dict(dict(params.get("config") or {}))
+        except (train_config.ConfigError, TypeError) as error:
+            raise user_error(str(error)) from error
+        for key in ("datasetDir", "runDir"):
+            if not isinstance(params.get(key), str) or not params[key]:
+                raise user_error(f"initialize: {key} must be a folder path")
+        trainer = Trainer(
+            config,
+            params["datasetDir"],
+            params["runDir"],
+            resume=bool(params.get("resume", False)),
+            verifier=HostVerifier(self.connection),
+            events=ConnectionEvents(self.connection),
+            verifier_identity=params.get("verifier"),
+        )
+        try:
+            result = trainer.prepare()
+        except TrainerError as error:
+            raise user_error(str(error)) from error
+        self.trainer = trainer
+        self.thread = threading.Thread(target=trainer.run, name="fim_rlvr-run", daemon=True)
+        self.connection.after_next_response(self.thread.start)
+        return result
+
+    def stop(self, _params: Any) -> Any:
+        if self.trainer is None:
+            answer: Future[StopResult] = Future()
+            answer.set_result({"checkpoint": None, "step": 0})
+            return answer
+        return self.trainer.request_stop()
+
+    def shutdown(self, _params: Any) -> None:
+        self.shutdown_requested.set()
+        if self.trainer is not None:
+            self.trainer.stop_event.set()
+        self.connection.after_next_response(self._exit)
+        return None
+
+    def _exit(self) -> None:
+        if self.exit_process:
+            sys.stderr.flush()
+            os._exit(0)

@@ -1,0 +1,80 @@
+"""Supervised warm start: teach the policy the train split's middles (prompt -> middle + stop token).
+
+The loss counts only the middle's tokens. Batches are drawn with a seeded generator, so the warm start is
+reproducible; the learning rate warms up for the first tenth of the steps and decays linearly after.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import torch
+
+from .data import Task
+from .policy import Policy
+from .prompts import build_prompt
+from .rollout import token_logprobs
+
+
+def examples(
+    tasks: Sequence[Task], policy: Policy, *, show_goal: bool, budget: int
+) -> list[tuple[list[int], list[int]]]:
+    """(prompt ids, target ids) per task; the target is the middle followed by the stop token."""
+    tokenizer = policy.tokenizer
+    eos = [int(tokenizer.eos_token_id)] if tokenizer.eos_token_id is not None else []
+    out = []
+    for task in tasks:
+        prompt = build_prompt(task, policy.style, tokenizer, show_goal=show_goal, budget=budget)
+        target = task.middle if policy.style.fim is not None else f"{task.middle}\n```"
+        out.append(
+            (
+                tokenizer(prompt, add_special_tokens=False)["input_ids"],
+                tokenizer(target, add_special_tokens=False)["input_ids"] + eos,
+            )
+        )
+    return out
+
+
+def warm_start(
+    policy: Policy,
+    tasks: Sequence[Task],
+    *,
+    steps: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    show_goal: bool,
+    budget: int,
+    stop: threading.Event,
+    on_progress: Callable[[int, float], None] | None = None,
+) -> list[float]:
+    """Run `steps` SFT steps; returns the loss per step (stops early, returning what it has, when `stop` is set)."""
+    data = examples(tasks, policy, show_goal=show_goal, budget=budget)
+    model = policy.model
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
+    warmup = max(1, steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.05, (steps - s) / max(1, steps - warmup)))
+    )
+    generator = torch.Generator().manual_seed(seed)
+    pad = int(policy.tokenizer.pad_token_id)
+    losses: list[float] = []
+    for step in range(steps):
+        if stop.is_set():
+            break
+        pick = torch.randint(len(data), (min(batch_size, len(data)),), generator=generator).tolist()
+        prompts = [data[i][0] for i in pick]
+        targets = [data[i][1] for i in pick]
+        logp, mask = token_logprobs(model, prompts, targets, pad)  # [B, T] each
+        loss = -(logp * mask).sum() / mask.sum()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(float(loss.item()))
+        if on_progress is not None:
+            on_progress(step + 1, losses[-1])
+    return losses

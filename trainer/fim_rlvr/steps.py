@@ -1,0 +1,258 @@
+"""One RL step's pieces: sample groups, send them for checking, collect verdicts, optimise.
+
+A Group is one prompt's G completions; a Batch is one step's groups (what the overlap keeps in flight); a
+StepRecord is a batch with its verdicts. `optimise` turns a record into one optimiser step with the run's
+algorithm and returns the metrics.jsonl line.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from .clean import clean_completion
+from .data import Task
+from .prompts import build_prompts
+from .protocol import Verdict, VerifyItem
+from .rollout import Rollout
+from .verify import PendingCheck, Verifier, send
+
+if TYPE_CHECKING:
+    from .train import Trainer
+
+
+def generation_seed(seed: int, step: int, round_: int) -> int:
+    """The sampling seed of one generation round: fixed by (run seed, step, round), so resumes repeat it."""
+    return (seed * 1_000_003 + step * 1_009 + round_) % (2**31 - 1)
+
+
+@dataclass
+class Group:
+    """One prompt's completions, their cleaned candidates and (once checked) verdicts."""
+
+    task: Task
+    rollouts: list[Rollout]
+    candidates: list[str]
+    verdicts: list[Verdict] = field(default_factory=list)
+
+    def rewards(self) -> list[float]:
+        """Rewards with NaN for masked samples (the algorithms leave NaN out of group statistics)."""
+        return [math.nan if v.masked else v.reward for v in self.verdicts]
+
+
+@dataclass
+class Batch:
+    """One generation round's groups."""
+
+    step: int
+    groups: list[Group]
+    gen_seconds: float
+
+    def items(self) -> list[VerifyItem]:
+        return [{"taskId": g.task.id, "candidate": c} for g in self.groups for c in g.candidates]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "gen_seconds": self.gen_seconds,
+            "groups": [
+                {
+                    "task": g.task.id,
+                    "candidates": g.candidates,
+                    "rollouts": [[r.prompt_ids, r.completion_ids, r.text, r.old_logp, r.truncated] for r in g.rollouts],
+                }
+                for g in self.groups
+            ],
+        }
+
+    @staticmethod
+    def from_json(raw: Mapping[str, Any], tasks_by_id: Mapping[str, Task]) -> Batch:
+        groups = [
+            Group(tasks_by_id[g["task"]], [Rollout(*r) for r in g["rollouts"]], list(g["candidates"]))
+            for g in raw["groups"]
+        ]
+        return Batch(int(raw["step"]), groups, float(raw["gen_seconds"]))
+
+
+def sample_groups(trainer: Trainer, tasks: list[Task], step: int, round_: int) -> Batch:
+    """Sample group_size completions for each task and clean them into candidates."""
+    config, policy = trainer.config, trainer.policy
+    started = time.perf_counter()
+    prompts = build_prompts(
+        tasks, policy.style, policy.tokenizer, show_goal=trainer.show_goal, budget=config.max_prompt_tokens
+    )
+    rollouts = trainer.backend.generate(
+        prompts,
+        num_return=config.group_size,
+        max_new_tokens=config.max_new_tokens,
+        temperature=config.temperature,
+        top_p=config.top_p,
+        seed=generation_seed(config.seed, step, round_),
+    )
+    fim = policy.style.fim is not None
+    groups = []
+    for index, task in enumerate(tasks):
+        mine = rollouts[index * config.group_size : (index + 1) * config.group_size]
+        candidates = [
+            clean_completion(r.text, indent=task.indent, stops=policy.style.stop_strings, fim=fim) for r in mine
+        ]
+        groups.append(Group(task, mine, candidates))
+    return Batch(step, groups, time.perf_counter() - started)
+
+
+def verify_groups(verifier: Verifier, batch: Batch) -> PendingCheck:
+    return send(verifier, batch.items())
+
+
+@dataclass
+class StepRecord:
+    """A batch with verdicts, and the timings of getting them."""
+
+    groups: list[Group]
+    """Groups the optimiser trains on."""
+    all_groups: list[Group]
+    """Every group checked for this step (dynamic sampling may leave some out of training)."""
+    gen_seconds: float
+    verify_seconds: float
+    verify_wait_seconds: float
+
+    @staticmethod
+    def collect(
+        batch: Batch, check: PendingCheck, verifier: Verifier, deadline_s: float, stop: threading.Event
+    ) -> StepRecord:
+        verdicts, waited = check.collect(verifier, deadline_s, stop)
+        at = 0
+        groups = []
+        for group in batch.groups:
+            count = len(group.candidates)
+            groups.append(replace(group, verdicts=verdicts[at : at + count]))
+            at += count
+        return StepRecord(groups, list(groups), batch.gen_seconds, check.seconds, waited)
+
+    def merged(self, other: StepRecord) -> StepRecord:
+        return StepRecord(
+            self.groups + other.groups,
+            self.all_groups + other.all_groups,
+            self.gen_seconds + other.gen_seconds,
+            self.verify_seconds + other.verify_seconds,
+            self.verify_wait_seconds + other.verify_wait_seconds,
+        )
+
+    def with_training_groups(self, groups: list[Group], all_groups: list[Group]) -> StepRecord:
+        return replace(self, groups=groups, all_groups=all_groups)
+
+    def verdicts(self) -> list[Verdict]:
+        return [v for g in self.all_groups for v in g.verdicts]
+
+    def kind_results(self) -> dict[str, tuple[int, int]]:
+        """(proved, checked and not masked) per hole kind, over every sample of the step."""
+        out: dict[str, tuple[int, int]] = {}
+        for group in self.all_groups:
+            proved, checked = out.get(group.task.kind, (0, 0))
+            for verdict in group.verdicts:
+                if not verdict.masked:
+                    checked += 1
+                    proved += verdict.kind == "proved"
+            out[group.task.kind] = (proved, checked)
+        return out
+
+    def sample_lines(self, step: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "step": step,
+                "task_id": g.task.id,
+                "kind": g.task.kind,
+                "candidate": c,
+                "verdict": v.kind,
+                "reward": v.reward,
+            }
+            for g in self.all_groups
+            for c, v in zip(g.candidates, g.verdicts, strict=True)
+        ]
+
+
+def _pad_rows(rows: list[list[float]], width: int, device: torch.device) -> torch.Tensor:
+    out = torch.zeros((len(rows), width), dtype=torch.float32)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = torch.tensor(row, dtype=torch.float32)
+    return out.to(device)
+
+
+def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
+    """One optimiser step on the record's training groups; returns the metrics.jsonl line."""
+    algorithm, policy = trainer.algorithm, trainer.policy
+    started = time.perf_counter()
+    groups = record.groups
+    loss_value, algo_metrics = 0.0, {}
+    if groups:
+        rollouts = [r for g in groups for r in g.rollouts]
+        verdicts = [v for g in groups for v in g.verdicts]
+        masked = torch.tensor([v.masked for v in verdicts], dtype=torch.bool)  # [B]
+        rewards = torch.tensor([math.nan if v.masked else v.reward for v in verdicts], dtype=torch.float32)  # [B]
+        lengths = torch.tensor([len(r.completion_ids) for r in rollouts], dtype=torch.float32)  # [B]
+        truncated = torch.tensor([r.truncated for r in rollouts], dtype=torch.bool)  # [B]
+        group_ids = torch.tensor([i for i, g in enumerate(groups) for _ in g.rollouts])  # [B]
+        rewards = algorithm.shape_rewards(rewards, lengths)  # [B], NaN stays NaN
+        advantages = algorithm.advantages(rewards, group_ids).to(policy.device)  # [B]
+        logp, mask = trainer.token_logprobs(policy.model, groups)  # [B, T] each
+        old_logp = _pad_rows([r.old_logp for r in rollouts], logp.shape[1], policy.device)  # [B, T]
+        mask = mask * (~masked).to(mask.dtype).to(policy.device).unsqueeze(1)  # [B, T]
+        mask = algorithm.completion_mask(mask, truncated.to(policy.device))  # [B, T]
+        ref_logp = None
+        if trainer.ref_model is not None and algorithm.needs_reference:
+            with torch.no_grad():
+                ref_logp, _ = trainer.token_logprobs(trainer.ref_model, groups)  # [B, T]
+        if mask.sum() > 0:
+            loss, algo_metrics = algorithm.loss(
+                logp, old_logp, mask, advantages, ref_logp=ref_logp, group_ids=group_ids, rewards=rewards
+            )
+            assert trainer.optimizer is not None
+            trainer.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
+            trainer.optimizer.step()
+            loss_value = float(loss.item())
+    opt_seconds = time.perf_counter() - started
+    return _metrics_line(trainer, record, step, loss_value, algo_metrics, opt_seconds)
+
+
+def _metrics_line(
+    trainer: Trainer, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
+) -> dict[str, Any]:
+    verdicts = record.verdicts()
+    unmasked = [v for v in verdicts if not v.masked]
+    counts: dict[str, int] = {}
+    for verdict in verdicts:
+        counts[verdict.kind] = counts.get(verdict.kind, 0) + 1
+    results = record.kind_results()
+    tokens = sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts)
+    lr = trainer.optimizer.param_groups[0]["lr"] if trainer.optimizer is not None else 0.0
+    return {
+        "step": step,
+        "loss": round(loss, 6),
+        "reward_mean": round(sum(v.reward for v in unmasked) / len(unmasked), 6) if unmasked else 0.0,
+        "pass_rate": round(sum(v.kind == "proved" for v in unmasked) / len(unmasked), 6) if unmasked else 0.0,
+        "pass_rate_by_kind": {k: round(p / c, 6) for k, (p, c) in results.items() if c},
+        "kl": round(float(algo.get("kl", 0.0)), 6),
+        "clip_fraction": round(
+            float(algo.get("clip_fraction_low", 0.0)) + float(algo.get("clip_fraction_high", 0.0)), 6
+        ),
+        "tokens": tokens,
+        "gen_seconds": round(record.gen_seconds, 4),
+        "verify_seconds": round(record.verify_seconds, 4),
+        "verify_wait_seconds": round(record.verify_wait_seconds, 4),
+        "opt_seconds": round(opt_seconds, 4),
+        "cache_hits": sum(v.cached for v in verdicts),
+        "verdicts": counts,
+        "masked_samples": len(verdicts) - len(unmasked),
+        "tokens_per_second": round(tokens / record.gen_seconds, 2) if record.gen_seconds > 0 else 0.0,
+        "checks_per_second": round(len(verdicts) / record.verify_seconds, 2) if record.verify_seconds > 0 else 0.0,
+        "lr": lr,
+        "groups_trained": len(record.groups),
+    }

@@ -1,0 +1,431 @@
+"""The training run, top to bottom: evaluate, SFT warm start, evaluate, GRPO-family RL, evaluate.
+
+RL steps are pipelined: while the host verifies step k's completions, the trainer already samples step k+1's
+(with the weights before step k's update; the old log-probs recorded at generation time keep the importance
+ratio right). A check that times out, crashes or fails for environmental reasons costs its sample (masked
+out), never the run. Checkpoints hold everything needed to continue exactly, including the already-sampled
+next batch, so a stopped-and-resumed run writes the same metrics as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+import time
+import traceback
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+
+from . import __version__, checkpoint
+from .algorithms import ConfigError as AlgorithmConfigError
+from .algorithms import make
+from .algorithms.sampling import refill
+from .config import TrainConfig
+from .curriculum import Curriculum, TaskSampler
+from .data import DatasetError, by_kind, load_tasks, require_tasks, select
+from .evaluate import EvalResult, eval_subset, pass_at_1
+from .metrics import RunFiles
+from .policy import PolicyError, build_embedded, load_pretrained, pick_device
+from .protocol import (
+    TRAIN_CHECKPOINT,
+    TRAIN_DONE,
+    TRAIN_EVAL,
+    TRAIN_LOG,
+    TRAIN_PROGRESS,
+    TRAIN_SAMPLE,
+    InitializeResult,
+    StopResult,
+    VerifierIdentity,
+)
+from .rollout import TransformersBackend, token_logprobs
+from .sft import warm_start
+from .steps import Batch, Group, StepRecord, optimise, sample_groups, verify_groups
+from .verify import Stopped, Verifier
+
+
+class Events(Protocol):
+    """Where the trainer's notifications go (the host connection, or a test's recorder)."""
+
+    def emit(self, method: str, params: Any) -> None: ...
+
+
+class TrainerError(Exception):
+    """A failure the user can fix before the run starts (JSON-RPC error -32001 on initialize)."""
+
+
+class Trainer:
+    """One training run in one run folder."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        dataset_dir: str | Path,
+        run_dir: str | Path,
+        *,
+        resume: bool,
+        verifier: Verifier,
+        events: Events,
+        verifier_identity: VerifierIdentity | None = None,
+    ) -> None:
+        self.config = config
+        self.dataset_dir = Path(dataset_dir)
+        self.run_dir = Path(run_dir)
+        self.resume = resume
+        self.verifier = verifier
+        self.events = events
+        self.verifier_identity = verifier_identity
+        self.files = RunFiles(run_dir)
+        self.stop_event = threading.Event()
+        self._stop_answers: list[Future[StopResult]] = []
+        self._finished = threading.Event()
+        self.step = 0
+        self.last_checkpoint: str | None = None
+        self.resumed_from: int | None = None
+
+    # ----------------------------------------------------------------------------------------------- set-up
+
+    def prepare(self) -> InitializeResult:
+        """Load the dataset and the model, restore a checkpoint when resuming. Raises TrainerError."""
+        config = self.config
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        configure_threads()
+        quiet_libraries()
+        try:
+            tasks = load_tasks(self.dataset_dir)
+            require_tasks(tasks, config.kinds, self.dataset_dir)
+            self.algorithm = make(
+                config.algorithm,
+                {"max_completion_length": config.max_new_tokens, "num_generations": config.group_size}
+                | dict(config.algo_config),
+            )
+            device = pick_device(config.device, config.model is not None)
+            latest = checkpoint.latest(self.run_dir) if self.resume else None
+            if self.resume and latest is None:
+                self.log("info", f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}; starting a fresh run")
+            if latest is not None:
+                self.policy = load_pretrained(latest / "model", device, embedded=config.model is None)
+            elif config.model is None:
+                self.policy = build_embedded(self.dataset_dir, tasks, config.seed, device)
+            else:
+                self.policy = load_pretrained(config.model, device)
+        except (DatasetError, PolicyError, AlgorithmConfigError) as error:
+            raise TrainerError(str(error)) from error
+        self.train_tasks = select(tasks, "train", config.kinds)
+        self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
+        self.tasks_by_id = {t.id: t for t in tasks}
+        self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
+        self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.curriculum)
+        self.sampler = TaskSampler(by_kind(self.train_tasks), config.seed)
+        self.backend = TransformersBackend(self.policy.model, self.policy.tokenizer, self.policy.stop_token_ids())
+        self.optimizer: torch.optim.Optimizer | None = None
+        self.ref_model: Any = None
+        self.pending_restored: Batch | None = None
+        self.boundary: dict[str, Any] = {}
+        if latest is not None:
+            self._restore(latest)
+        return {
+            "trainer": f"fim_rlvr {__version__}",
+            "device": self.policy.device_label,
+            "resumedFromStep": self.resumed_from,
+            "totalSteps": config.steps,
+        }
+
+    def _restore(self, folder: Path) -> None:
+        state = checkpoint.load_state(folder)
+        self.step = self.resumed_from = int(state["step"])
+        self.files.truncate_to(state)
+        self.sampler.load_state(state["sampler"])
+        self.curriculum.load_state(state["curriculum"])
+        self._make_optimizer()
+        optimizer_state = checkpoint.load_tensors(folder, "optimizer.pt")
+        if optimizer_state is not None and self.optimizer is not None:
+            self.optimizer.load_state_dict(optimizer_state)
+        if (folder / "ref_model").is_dir():
+            self.ref_model = load_pretrained(folder / "ref_model", self.policy.device).model.eval()
+        elif self.algorithm.needs_reference:
+            self._make_reference()
+        rng = checkpoint.load_tensors(folder, "rng.pt")
+        if rng is not None:
+            checkpoint.restore_rng(rng)
+        pending = checkpoint.load_tensors(folder, "pending.pt")
+        self.pending_restored = Batch.from_json(pending, self.tasks_by_id) if pending else None
+        self.last_checkpoint = str(folder)
+        self.log("info", f"resumed from {folder} (step {self.step})")
+
+    def _make_optimizer(self) -> None:
+        self.optimizer = torch.optim.AdamW(self.policy.model.parameters(), lr=self.config.learning_rate)
+
+    def _make_reference(self) -> None:
+        """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0."""
+        self.ref_model = copy.deepcopy(self.policy.model).eval()
+        for parameter in self.ref_model.parameters():
+            parameter.requires_grad_(False)
+
+    # ----------------------------------------------------------------------------------------------- the run
+
+    def run(self) -> None:
+        """The whole job. Never raises: failures end in train/done {status: failed}."""
+        try:
+            status, message = self._run()
+        except Exception as error:
+            self.log("error", "".join(traceback.format_exception(error)))
+            status, message = "failed", f"the trainer failed: {error}. The run can continue with --resume."
+        self._finish(status, message)
+
+    def _run(self) -> tuple[str, str]:
+        config = self.config
+        evals = self.files.read_evals() if self.resumed_from is not None else {}
+        evals.pop("after", None)
+        try:
+            if self.resumed_from is None:
+                self.files.reset()
+                self.files.write_config(
+                    {
+                        **config.to_json(),
+                        "algo_config_resolved": self.algorithm.config.to_dict(),
+                        "verifier": self.verifier_identity,
+                        "prompt_style": self.policy.style.name,
+                    }
+                )
+                evals["before"] = self._evaluate("before")
+                self.files.write_evals(evals)
+                sft_steps = config.resolved_sft_steps()
+                if sft_steps > 0 and self.train_tasks:
+                    self._sft(sft_steps)
+                    if self.stop_event.is_set():
+                        return "stopped", "stopped during the SFT warm start (no checkpoint yet)"
+                    evals["sft"] = self._evaluate("sft")
+                    self.files.write_evals(evals)
+                self._make_optimizer()
+                if self.algorithm.needs_reference:
+                    self._make_reference()
+                self._snapshot_boundary()
+                self._checkpoint(0, pending=None)
+            stopped = self._rl()
+            if stopped:
+                return "stopped", f"stopped at step {self.step}; continue with --resume"
+            evals["after"] = self._evaluate("after")
+            self.files.write_evals(evals)
+        except Stopped:
+            return "stopped", f"stopped at step {self.step}; continue with --resume"
+        return "completed", self._summary(evals)
+
+    def _sft(self, steps: int) -> None:
+        started = time.perf_counter()
+
+        def progress(step: int, loss: float) -> None:
+            if step % 50 == 0 or step == steps:
+                self.log("info", f"SFT step {step}/{steps}: loss {loss:.3f}")
+
+        warm_start(
+            self.policy,
+            self.train_tasks,
+            steps=steps,
+            batch_size=self.config.sft_batch_size,
+            learning_rate=self.config.sft_learning_rate,
+            seed=self.config.seed,
+            show_goal=self.show_goal,
+            budget=self.config.max_prompt_tokens,
+            stop=self.stop_event,
+            on_progress=progress,
+        )
+        self.log("info", f"SFT warm start: {steps} steps in {time.perf_counter() - started:.1f} s")
+
+    def _evaluate(self, stage: str) -> dict[str, Any]:
+        result: EvalResult = pass_at_1(
+            self.policy,
+            self.backend,
+            self.verifier,
+            self.test_tasks,
+            max_new_tokens=self.config.max_new_tokens,
+            show_goal=self.show_goal,
+            budget=self.config.max_prompt_tokens,
+            deadline_s=self.config.verify_timeout_s * 4,
+            stop=self.stop_event,
+        )
+        self.events.emit(
+            TRAIN_EVAL,
+            {
+                "stage": stage,
+                "split": "test",
+                "passAt1": result.pass_at_1,
+                "byKind": result.by_kind,
+                "tasks": result.tasks,
+            },
+        )
+        if result.masked:
+            self.log("warning", f"eval {stage}: {result.masked} checks timed out or crashed (counted as not proved)")
+        return result.to_json()
+
+    def _rl(self) -> bool:
+        """RL steps from self.step to config.steps; returns True when stopped."""
+        total = self.config.steps
+        if self.step >= total:
+            return False
+        pending = self.pending_restored or self._sample(self.step + 1)
+        self.pending_restored = None
+        self._snapshot_boundary()  # the sampler now stands after the first batch's draw
+        check = verify_groups(self.verifier, pending)
+        while self.step < total:
+            step = self.step + 1
+            current, current_check = pending, check
+            if step < total:
+                pending = self._sample(step + 1)  # overlaps the host's checking of `current`
+                check = verify_groups(self.verifier, pending)
+            try:
+                record = StepRecord.collect(
+                    current, current_check, self.verifier, self.config.verify_timeout_s, self.stop_event
+                )
+                if self.algorithm.config.dynamic_sampling:
+                    record = self._refill(record, step)
+            except Stopped:
+                self._checkpoint(self.step, pending=current, at_boundary=True)
+                return True
+            metrics = optimise(self, record, step)
+            self.step = step
+            self._record(record, metrics)
+            self._snapshot_boundary()
+            last = step == total
+            if step % self.config.checkpoint_every == 0 or last or self.stop_event.is_set():
+                self._checkpoint(step, pending=None if last else pending)
+            if self.stop_event.is_set() and not last:
+                return True
+        return False
+
+    def _sample(self, step: int, groups: int | None = None, round_: int = 0) -> Batch:
+        tasks = self.sampler.draw(groups or self.config.batch_size, self.curriculum.weights())
+        return sample_groups(self, tasks, step, round_)
+
+    def _refill(self, record: StepRecord, step: int) -> StepRecord:
+        """DAPO's dynamic sampling: drop groups whose rewards are all equal and sample more, a bounded number of
+        rounds; the step then trains on the informative groups it has."""
+        target = self.config.batch_size
+        outcome = refill([], record.groups, lambda g: g.rewards(), target)
+        rounds = 1
+        all_groups = list(record.groups)
+        while not outcome.full and rounds < self.algorithm.config.max_sampling_rounds:
+            extra = self._sample(step, groups=outcome.missing, round_=rounds)
+            extra_record = StepRecord.collect(
+                extra, verify_groups(self.verifier, extra), self.verifier, self.config.verify_timeout_s, self.stop_event
+            )
+            all_groups.extend(extra_record.groups)
+            record = record.merged(extra_record)
+            outcome = refill(outcome.batch, extra_record.groups, lambda g: g.rewards(), target)
+            rounds += 1
+        return record.with_training_groups(list(outcome.batch), all_groups)
+
+    def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
+        self.files.append_metrics(metrics)
+        samples = record.sample_lines(self.step)
+        self.files.append_samples(samples)
+        for group in record.all_groups:
+            for candidate, verdict in zip(group.candidates, group.verdicts, strict=True):
+                params: dict[str, Any] = {
+                    "taskId": group.task.id,
+                    "file": group.task.file,
+                    "hole": group.task.hole,
+                    "kind": group.task.kind,
+                    "candidate": candidate,
+                    "verdict": verdict.kind,
+                    "reward": verdict.reward,
+                    "step": self.step,
+                    "algorithm": self.config.algorithm,
+                }
+                if verdict.diagnostics:
+                    params["diagnostics"] = list(verdict.diagnostics)
+                self.events.emit(TRAIN_SAMPLE, params)
+        unlocked = self.curriculum.update(record.kind_results())
+        if unlocked:
+            self.log(
+                "info",
+                f"curriculum: step {self.step} unlocks {unlocked} holes "
+                f"(pass rates {', '.join(f'{k} {v:.2f}' for k, v in self.curriculum.rates.items())})",
+            )
+        numbers: dict[str, float] = {
+            k: float(v) for k, v in metrics.items() if isinstance(v, (int, float)) and k != "step"
+        }
+        numbers.update({f"pass_rate/{k}": float(v) for k, v in metrics["pass_rate_by_kind"].items()})
+        self.events.emit(TRAIN_PROGRESS, {"step": self.step, "totalSteps": self.config.steps, "metrics": numbers})
+
+    # ----------------------------------------------------------------------------------------------- checkpoints
+
+    def _snapshot_boundary(self) -> None:
+        """The sampler and curriculum as they stand between two steps (what a checkpoint of that step holds)."""
+        self.boundary = {"sampler": self.sampler.state(), "curriculum": self.curriculum.state()}
+
+    def _checkpoint(self, step: int, pending: Batch | None, at_boundary: bool = False) -> None:
+        self.files.sync()
+        state = {
+            **self.boundary,
+            **self.files.line_counts(),
+            "embedded": self.policy.embedded,
+            "algorithm": self.config.algorithm,
+        }
+        folder = checkpoint.save(
+            self.run_dir,
+            step,
+            model=self.policy.model,
+            tokenizer=self.policy.tokenizer,
+            optimizer=self.optimizer,
+            state=state,
+            pending=pending.to_json() if pending is not None else None,
+            ref_model=self.ref_model,
+        )
+        self.last_checkpoint = str(folder)
+        self.events.emit(TRAIN_CHECKPOINT, {"path": str(folder), "step": step})
+
+    # ----------------------------------------------------------------------------------------------- stop, end
+
+    def request_stop(self) -> Future[StopResult]:
+        """Ask the run to stop; the future resolves once the checkpoint is written."""
+        answer: Future[StopResult] = Future()
+        if self._finished.is_set():
+            answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})
+            return answer
+        self._stop_answers.append(answer)
+        self.stop_event.set()
+        return answer
+
+    def _finish(self, status: str, message: str) -> None:
+        self._finished.set()
+        for answer in self._stop_answers:
+            if not answer.done():
+                answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})
+        self.events.emit(TRAIN_DONE, {"status": status, "step": self.step, "message": message})
+
+    def _summary(self, evals: dict[str, Any]) -> str:
+        parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in ("before", "sft", "after") if stage in evals]
+        return f"held-out pass@1 ({len(self.test_tasks)} holes): " + ", ".join(parts)
+
+    def log(self, level: str, message: str) -> None:
+        self.events.emit(TRAIN_LOG, {"level": level, "message": message})
+
+    def token_logprobs(self, model: Any, groups: list[Group]) -> tuple[torch.Tensor, torch.Tensor]:
+        rollouts = [r for g in groups for r in g.rollouts]
+        temperature = self.config.temperature if self.config.temperature > 0 else 1.0
+        return token_logprobs(
+            model,
+            [r.prompt_ids for r in rollouts],
+            [r.completion_ids for r in rollouts],
+            self.backend.pad_id,
+            temperature,
+        )
+
+
+def configure_threads() -> None:
+    """One intra-op thread per two cores: on a small, shared CPU, spinning OpenMP threads that wait for each other
+    make a tiny model's steps several times slower than one thread does."""
+    cores = os.cpu_count() or 1
+    torch.set_num_threads(max(1, min(8, cores // 2)))
+
+
+def quiet_libraries() -> None:
+    """No progress bars or advice from transformers on stderr: the host shows its own progress."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
