@@ -1,0 +1,104 @@
+"""The Python client against a real `fim-rlvr serve --simulator` on loopback."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from service_process import ServiceProcess, export_dataset, read_tasks
+
+from fim_rlvr.service_client import ServiceClient, ServiceRefused, hole_key, parse_address
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return export_dataset(tmp_path_factory.mktemp("service") / "dataset")
+
+
+@pytest.fixture()
+def service(dataset: Path) -> Iterator[ServiceProcess]:
+    process = ServiceProcess(dataset)
+    yield process
+    process.stop()
+
+
+def test_addresses() -> None:
+    assert parse_address("127.0.0.1:8470").port == 8470
+    assert parse_address("[::1]:9000").host == "::1"
+    assert parse_address("8470").host == "127.0.0.1"
+    with pytest.raises(ValueError):
+        parse_address("nowhere")
+    hole = {"start": {"line": 3, "character": 2}, "end": {"line": 4, "character": 9}}
+    assert hole_key({"file": "A.lean", "hole": hole, "candidate": "x"}) == "A.lean@3:2-4:9"
+    assert hole_key({"taskId": "t", "candidate": "x"}) == "task:t"
+
+
+def test_round_trip_by_task_id_and_by_hole(service: ServiceProcess, dataset: Path) -> None:
+    task = next(t for t in read_tasks(dataset) if t["kind"] == "proof")
+    with ServiceClient(service.address) as client:
+        verdicts = client.verify(
+            [
+                {"taskId": task["id"], "candidate": task["middle"]},
+                {"taskId": task["id"], "candidate": "exact nonsense_lemma"},
+                {"file": task["file"], "hole": task["range"], "candidate": task["middle"]},
+                {"taskId": "no-such-task", "candidate": "rfl"},
+            ]
+        )
+        assert [v["kind"] for v in verdicts] == ["proved", "failed", "proved", "rejected"]
+        assert [v["reward"] for v in verdicts] == [1, 0, 1, 0]
+        assert verdicts[0]["taskId"] == task["id"]
+        assert verdicts[0]["verifier"]["kind"] == "simulator"
+        assert "unknown task id" in verdicts[3]["diagnostics"][0]["message"]
+        [stats] = client.stats()
+        assert stats["checks"] == 4
+        assert stats["verifier"]["kind"] == "simulator"
+        assert stats["refused"] == 0
+
+
+def test_token_is_required_when_set_and_refusals_are_counted(dataset: Path) -> None:
+    process = ServiceProcess(dataset, token="a-long-test-token")
+    try:
+        task = read_tasks(dataset)[0]
+        with ServiceClient(process.address) as anonymous, pytest.raises(ServiceRefused, match="requires a token"):
+            anonymous.verify([{"taskId": task["id"], "candidate": task["middle"]}])
+        with ServiceClient(process.address, token="a-long-test-token") as client:
+            assert client.verify([{"taskId": task["id"], "candidate": task["middle"]}])[0]["kind"] == "proved"
+            assert client.stats()[0]["refused"] == 1
+    finally:
+        process.stop()
+
+
+def test_a_service_killed_mid_batch_is_reconnected_and_the_batch_resubmitted(dataset: Path) -> None:
+    tasks = [t for t in read_tasks(dataset) if t["kind"] == "proof"][:2]
+    # Loading imports takes 3 s (simulated) in the first service, so the batch is surely in flight when it dies.
+    first = ServiceProcess(dataset, "--sim-header-ms", "3000")
+    client = ServiceClient(first.address, retry_window=30)
+    second: ServiceProcess | None = None
+    try:
+        items = [{"taskId": t["id"], "candidate": c} for t in tasks for c in (t["middle"], "exact wrong_lemma")]
+        future = client.submit(items)
+        monitor = ServiceClient(first.address)
+        deadline = time.monotonic() + 20
+        while monitor.stats()[0].get("queue", 0) < len(items):
+            assert time.monotonic() < deadline, "the batch never reached the service"
+            time.sleep(0.02)
+        monitor.close()
+        first.kill()
+        second = ServiceProcess(dataset, port=first.port)
+        verdicts = future.result(60)
+        assert [v["kind"] for v in verdicts] == ["proved", "failed", "proved", "failed"]
+        assert client.resubmitted == len(items)
+        assert client.reconnects >= 1
+    finally:
+        client.close()
+        if second is not None:
+            second.stop()
+
+
+def test_no_service_gives_environment_verdicts() -> None:
+    with ServiceClient("127.0.0.1:9", retry_window=0.3) as client:
+        [verdict] = client.verify([{"taskId": "t", "candidate": "rfl"}])
+        assert verdict["kind"] == "environment"
+        assert "fim-rlvr serve" in verdict["diagnostics"][0]["message"]
