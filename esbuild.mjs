@@ -38,6 +38,12 @@ await Promise.all([
     banner: { js: "#!/usr/bin/env node" },
     define: { FIM_RLVR_VERSION: JSON.stringify(version) },
   }),
+  // The editor's export runs in this child process (extension/exportProcess.ts), off the host's thread.
+  build({
+    ...common,
+    entryPoints: ["lean-bridge/dataset/exportWorker.ts"],
+    outfile: "dist/exportWorker.js",
+  }),
   ...(bench
     ? [build({ ...common, entryPoints: ["bench/mine.ts", "bench/verify.ts"], outdir: "dist/bench" })]
     : []),

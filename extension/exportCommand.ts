@@ -1,6 +1,8 @@
 /** The VS Code side of the export command: pickers, a cancellable progress notification, the summary. */
 import * as vscode from "vscode";
+import { join } from "node:path";
 import { runExportFlow, type ExportUi } from "./exportFlow";
+import { childProcessRunner } from "./exportProcess";
 
 function vscodeUi(): ExportUi {
   return {
@@ -73,7 +75,8 @@ function vscodeUi(): ExportUi {
 
 export async function exportWorkspaceAsDataset(): Promise<void> {
   try {
-    await runExportFlow(vscodeUi());
+    // The bundled worker sits beside dist/extension.js.
+    await runExportFlow(vscodeUi(), childProcessRunner(join(__dirname, "exportWorker.js")));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const copy = "Copy Details";

@@ -3,8 +3,9 @@
  * (exportCommand.ts) supplies an `ExportUi`, tests supply a fake one.
  */
 import { join } from "node:path";
-import { exportDataset, type ExportProgress, type ExportReport } from "../lean-bridge/dataset/exporter";
+import type { ExportProgress, ExportReport } from "../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../lean-bridge/holes/mine";
+import type { ExportRunner } from "./exportProcess";
 
 export interface ExportUi {
   /** The workspace folder to mine; undefined when the user backs out. */
@@ -43,25 +44,31 @@ export function summary(report: ExportReport, out: string): string {
 
 export type FlowResult = "exported" | "cancelled" | "backed-out" | "failed";
 
-export async function runExportFlow(ui: ExportUi): Promise<FlowResult> {
+/**
+ * The command's flow. `run` performs the export; the editor passes a child-process runner (exportProcess.ts)
+ * so mining never blocks the extension host.
+ */
+export async function runExportFlow(ui: ExportUi, run: ExportRunner): Promise<FlowResult> {
   const workspace = await ui.pickWorkspace();
   if (!workspace) return "backed-out";
   const out = await ui.pickOutput(join(workspace, ".fim-rlvr", "dataset"));
   if (!out) return "backed-out";
   const result = await ui.withProgress("FIM-RLVR: exporting the workspace as a dataset", (report, signal) =>
-    exportDataset({
-      workspace,
-      out,
-      kinds: [...HOLE_KINDS],
-      seed: 0,
-      maxFileBytes: 4 * 1024 * 1024,
-      formats: ["native"],
-      signal,
-      onProgress: (p) => {
+    run(
+      {
+        workspace,
+        out,
+        kinds: [...HOLE_KINDS],
+        seed: 0,
+        maxFileBytes: 4 * 1024 * 1024,
+        formats: ["native"],
+      },
+      (p) => {
         const [from, to] = PHASES[p.phase];
         report(`${p.phase} ${p.done}/${p.total}`, from + (to - from) * (p.total ? p.done / p.total : 1));
       },
-    }),
+      signal,
+    ),
   );
   switch (result.kind) {
     case "cancelled":

@@ -65,7 +65,7 @@ export async function mineWorkspace(
   const seen = new Set<string>();
   for (const [k, path] of listed.files.entries()) {
     // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
-    if (k % 8 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (options.cancelled()) return { kind: "cancelled" };
     options.onProgress?.(k, listed.files.length);
     const read = readSource(options.workspace, path, options.maxFileBytes);

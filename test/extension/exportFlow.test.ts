@@ -1,11 +1,19 @@
-/** The export command's flow with a fake editor UI: pickers, progress, cancel, summary, card. */
+/**
+ * The export command's flow with a fake editor UI: pickers, progress, cancel, summary, card. The export
+ * runs as the editor runs it: in a child process (the bundled dist/exportWorker.js).
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OPEN_CARD, runExportFlow, type ExportUi } from "../../extension/exportFlow";
-import { EXAMPLE } from "../helpers";
+import { childProcessRunner, ExportChild } from "../../extension/exportProcess";
+import { EXAMPLE, REPO } from "../helpers";
+import { generateCorpusFile, mulberry32 } from "../../bench/corpus";
+
+const WORKER = join(REPO, "dist", "exportWorker.js");
+const run = childProcessRunner(WORKER);
 
 function fakeUi(
   workspace: string | undefined,
@@ -53,7 +61,7 @@ function workspaceCopy(): string {
 test("export flow: default output, growing progress, a summary with counts, and the card opened", async () => {
   const ws = workspaceCopy();
   const { ui, log } = fakeUi(ws, (s) => s);
-  assert.equal(await runExportFlow(ui), "exported");
+  assert.equal(await runExportFlow(ui, run), "exported");
   assert.deepEqual(log.suggested, [join(ws, ".fim-rlvr", "dataset")]);
   const fractions = log.progress.map((p) => p[1]);
   assert.ok(fractions.length > 1);
@@ -74,19 +82,61 @@ test("export flow: default output, growing progress, a summary with counts, and 
 test("export flow: cancel leaves the previous dataset intact and says so", async () => {
   const ws = workspaceCopy();
   const out = join(ws, "..", "out");
-  assert.equal(await runExportFlow(fakeUi(ws, () => out).ui), "exported");
+  assert.equal(await runExportFlow(fakeUi(ws, () => out).ui, run), "exported");
   const before = readFileSync(join(out, "tasks.jsonl"), "utf8");
+  // Enough source that the export is still mining when the cancel reaches the child process.
+  const rand = mulberry32(3);
+  for (let k = 0; k < 40; k++) writeFileSync(join(ws, `Gen${k}.lean`), generateCorpusFile(rand, 200));
   const { ui, log } = fakeUi(ws, () => out, 1);
-  assert.equal(await runExportFlow(ui), "cancelled");
+  assert.equal(await runExportFlow(ui, run), "cancelled");
   assert.match(log.infos[0]!, /cancelled: nothing was written/);
   assert.equal(readFileSync(join(out, "tasks.jsonl"), "utf8"), before);
 });
 
 test("export flow: backing out of a picker does nothing; a bad folder gives an error saying what to do", async () => {
-  assert.equal(await runExportFlow(fakeUi(undefined, (s) => s).ui), "backed-out");
-  assert.equal(await runExportFlow(fakeUi(workspaceCopy(), () => undefined).ui), "backed-out");
+  assert.equal(await runExportFlow(fakeUi(undefined, (s) => s).ui, run), "backed-out");
+  assert.equal(await runExportFlow(fakeUi(workspaceCopy(), () => undefined).ui, run), "backed-out");
   const ws = workspaceCopy();
   const { ui, log } = fakeUi(ws, () => join(ws, "FimExamples"));
-  assert.equal(await runExportFlow(ui), "failed");
+  assert.equal(await runExportFlow(ui, run), "failed");
   assert.match(log.errors[0]!, /not a dataset written by fim-rlvr; choose another folder or remove it/);
+});
+
+test("the export runs in its own process, and a process that dies says so instead of hanging", async () => {
+  const ws = workspaceCopy();
+  const out = join(ws, "..", "ds");
+  const phases = new Set<string>();
+  const child = ExportChild.start(
+    WORKER,
+    { workspace: ws, out, kinds: ["proof"], seed: 0, maxFileBytes: 1 << 20, formats: ["native"] },
+    (p) => phases.add(p.phase),
+  );
+  assert.ok(child.pid !== undefined && child.pid !== process.pid, "a separate process");
+  const result = await child.result;
+  assert.equal(result.kind, "ok");
+  assert.ok(phases.has("mining") && phases.has("writing"));
+  const dead = join(mkdtempSync(join(tmpdir(), "fim-dead-")), "dies.js");
+  writeFileSync(dead, "process.stderr.write('out of memory, say\\n'); process.exit(3);\n");
+  const died = await childProcessRunner(dead)(
+    { workspace: ws, out, kinds: ["proof"], seed: 0, maxFileBytes: 1 << 20, formats: ["native"] },
+    () => {},
+    new AbortController().signal,
+  );
+  assert.equal(died.kind, "error");
+  if (died.kind === "error") {
+    assert.match(died.message, /ended without a result \(exit code 3\): out of memory, say/);
+    assert.match(died.message, /previous dataset, if any, is unchanged/);
+  }
+});
+
+test("an empty workspace gives an error that says what was found", async () => {
+  const ws = mkdtempSync(join(tmpdir(), "fim-flow-empty-"));
+  writeFileSync(join(ws, "T.lean"), "theorem t : True := trivial\n");
+  const { ui, log } = fakeUi(ws, (s) => s);
+  assert.equal(await runExportFlow(ui, run), "failed");
+  assert.match(
+    log.errors[0]!,
+    /^Nothing to export: found 1 Lean file with 1 declaration, but no tactic proofs/,
+  );
+  assert.deepEqual(readdirSync(join(ws, ".fim-rlvr")), [], "no dataset and no staging folder is left");
 });

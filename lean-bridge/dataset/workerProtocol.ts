@@ -1,0 +1,14 @@
+/**
+ * The messages between the editor and the export child process (dataset/exportWorker.ts), over Node's IPC
+ * channel. The editor runs the export in a child process so that mining a large workspace never blocks
+ * the extension host's thread; only progress and the result cross the channel.
+ */
+import type { ExportOptions, ExportProgress, ExportResult } from "./exporter";
+
+/** What can cross a process boundary of `ExportOptions` (no pool, signal or callbacks). */
+export type WorkerExportOptions = Omit<ExportOptions, "pool" | "signal" | "onProgress">;
+
+export type WorkerRequest = { type: "start"; options: WorkerExportOptions } | { type: "cancel" };
+
+export type WorkerReply =
+  { type: "progress"; progress: ExportProgress } | { type: "result"; result: ExportResult };
