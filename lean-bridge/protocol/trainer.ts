@@ -108,6 +108,14 @@ export interface TrainConfig {
   temperature?: number;
   /** Nucleus sampling threshold for rollouts. */
   top_p?: number;
+  /** AdamW learning rate of the SFT warm start. */
+  sft_learning_rate?: number;
+  /** Examples per SFT step. */
+  sft_batch_size?: number;
+  /** How long the trainer waits for one verify/batch answer before masking that batch's samples as timeouts. */
+  verify_timeout_s?: number;
+  /** Prompt budget: the prefix is cut from the left and the suffix from the right to fit. */
+  max_prompt_tokens?: number;
 }
 
 /** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */
