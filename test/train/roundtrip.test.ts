@@ -1,0 +1,163 @@
+/**
+ * TypeScript <-> Python protocol round trip with the real trainer (`python -m fim_rlvr --stdio`, run with
+ * trainer/.venv/bin/python): every message in both directions is checked against trainer.schema.json, from
+ * initialize through verify/batch and the notifications to shutdown and a clean exit. Skipped, with the
+ * reason printed, where that environment is missing (`npm run test:setup` creates it).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Ajv2020 from "ajv/dist/2020";
+import { exportDataset } from "../../lean-bridge/dataset/exporter";
+import type { TaskRecord } from "../../lean-bridge/dataset/records";
+import {
+  Initialize,
+  Shutdown,
+  TRAINER_MESSAGES,
+  TRAINER_PROTOCOL_VERSION,
+  VerifyBatch,
+  type BatchVerdict,
+  type InitializeParams,
+  type TrainDoneParams,
+} from "../../lean-bridge/protocol/trainer";
+import { TrainerProcess } from "../../lean-bridge/train/trainerProcess";
+import { EXAMPLE, REPO } from "../helpers";
+
+const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
+const TRAINER_ROOT = join(REPO, "trainer");
+const missing = !existsSync(PYTHON)
+  ? `${PYTHON} is missing (npm run test:setup creates it)`
+  : !existsSync(join(TRAINER_ROOT, "fim_rlvr", "__main__.py"))
+    ? "trainer/fim_rlvr/__main__.py is missing"
+    : undefined;
+if (missing) console.log(`# roundtrip: skipped: ${missing}`);
+
+const schema = JSON.parse(
+  readFileSync(join(REPO, "lean-bridge", "protocol", "trainer.schema.json"), "utf8"),
+) as object;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema(schema, "trainer");
+
+test(
+  "the real trainer speaks the schema's protocol in both directions",
+  { skip: missing ?? false, timeout: 240_000 },
+  async () => {
+    const violations: string[] = [];
+    const valid = (def: string, value: unknown, where: string) => {
+      const validate = ajv.getSchema(`trainer#/$defs/${def}`)!;
+      if (!validate(value))
+        violations.push(
+          `${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`,
+        );
+    };
+    const work = mkdtempSync(join(tmpdir(), "fim-roundtrip-"));
+    const datasetDir = join(work, "dataset");
+    const exported = await exportDataset({
+      workspace: EXAMPLE,
+      out: datasetDir,
+      kinds: ["tactic"],
+      seed: 0,
+      maxFileBytes: 1 << 22,
+      formats: ["native"],
+    });
+    assert.equal(exported.kind, "ok");
+    const tasks = new Map(
+      readFileSync(join(datasetDir, "tasks.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => {
+          const t = JSON.parse(l) as TaskRecord;
+          return [t.id, t] as const;
+        }),
+    );
+
+    const spawned = await TrainerProcess.spawn({ python: PYTHON, trainerRoot: TRAINER_ROOT, cwd: work });
+    assert.equal(spawned.kind, "ok");
+    if (spawned.kind !== "ok") return;
+    const trainer = spawned.trainer;
+    const c = trainer.connection;
+    const seen = new Map<string, number>();
+    const count = (method: string) => seen.set(method, (seen.get(method) ?? 0) + 1);
+    let resolveDone!: (d: TrainDoneParams) => void;
+    const done = new Promise<TrainDoneParams>((r) => (resolveDone = r));
+    const verifier = {
+      kind: "simulator" as const,
+      version: "roundtrip",
+      label: "exact match (test double, not Lean)",
+    };
+
+    c.onRequest(VerifyBatch, (params) => {
+      count(VerifyBatch.method);
+      valid("VerifyBatchParams", params, "verify/batch params");
+      const verdicts: BatchVerdict[] = params.items.map((item) => {
+        const proved = tasks.get(item.taskId)?.middle.trim() === item.candidate.trim();
+        return {
+          taskId: item.taskId,
+          kind: proved ? "proved" : "failed",
+          reward: proved ? 1 : 0,
+          rewardMetrics: { proved: proved ? 1 : 0 },
+          diagnostics: proved
+            ? []
+            : [{ severity: 1, message: "not the reference proof", candidateRange: null }],
+          elapsedMs: 0,
+          cached: false,
+          verifier,
+        };
+      });
+      valid("VerifyBatchResult", { verdicts }, "our own verify/batch result");
+      return { verdicts };
+    });
+    for (const message of TRAINER_MESSAGES) {
+      if (message.type !== "notification") continue;
+      c.onNotification(message.method, (params: unknown) => {
+        count(message.method);
+        valid(message.params, params, message.method);
+        if (message.method === "train/done") resolveDone(params as TrainDoneParams);
+      });
+    }
+    c.onUnhandledNotification((n) => violations.push(`undeclared notification ${n.method}`));
+    c.listen();
+
+    const params: InitializeParams = {
+      protocolVersion: TRAINER_PROTOCOL_VERSION,
+      config: {
+        steps: 1,
+        group_size: 2,
+        batch_size: 1,
+        sft_steps: 0,
+        eval_limit: 2,
+        max_new_tokens: 8,
+        kinds: ["tactic"],
+        checkpoint_every: 1,
+        curriculum: false,
+      },
+      datasetDir,
+      runDir: join(work, "run"),
+      resume: false,
+      verifier,
+    };
+    valid("InitializeParams", params, "our initialize params");
+    const init = await c.sendRequest(Initialize, params);
+    valid("InitializeResult", init, "initialize result");
+    assert.equal(init.totalSteps, 1);
+    const finished = await done;
+    assert.equal(finished.status, "completed", finished.message);
+    assert.equal(await c.sendRequest(Shutdown), null);
+    const exit = await trainer.dispose(30_000);
+    assert.deepEqual(exit, { code: 0, signal: null }, trainer.stderrTail);
+    assert.deepEqual(violations, []);
+    for (const method of [
+      "verify/batch",
+      "train/progress",
+      "train/sample",
+      "train/checkpoint",
+      "train/eval",
+      "train/done",
+    ])
+      assert.ok((seen.get(method) ?? 0) > 0, `saw ${method}`);
+    for (const file of ["metrics.jsonl", "samples.jsonl", "eval.json", "config.json", "checkpoints/latest"])
+      assert.ok(existsSync(join(work, "run", file)), file);
+  },
+);
