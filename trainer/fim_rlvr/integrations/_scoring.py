@@ -1,0 +1,31 @@
+"""What the TRL and verl adapters share: cleaning a completion as our own trainer does, and reading verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..clean import clean_completion
+from ..prompts import FIM_CONVENTIONS
+from ..protocol import NOT_THE_MODELS_FAULT, BatchVerdict
+
+_QWEN_STOPS = FIM_CONVENTIONS[0].stops
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a completion: a string, or the last message's content in conversational form."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion and isinstance(completion[-1], Mapping):
+        return str(completion[-1].get("content", ""))
+    return str(completion)
+
+
+def candidate(raw: str, *, indent: int = 0, fim: bool = True, stops: Sequence[str] | None = None) -> str:
+    """The cleaned candidate (stops cut, fences stripped, re-indented to the hole's column)."""
+    return clean_completion(raw, indent=indent, stops=tuple(stops) if stops is not None else _QWEN_STOPS, fim=fim)
+
+
+def reward_or_none(verdict: BatchVerdict) -> float | None:
+    """The reward, or None when the verdict says nothing about the model (timeout, crash, environment)."""
+    return None if verdict["kind"] in NOT_THE_MODELS_FAULT else float(verdict["reward"])
