@@ -28,6 +28,8 @@ export class HoleDecorations implements vscode.Disposable {
   private readonly types = new Map<IconName, vscode.TextEditorDecorationType>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly redraw = new KeyedDebouncer<string>((file) => this.drawFile(file), REDRAW_DELAY_MS);
+  /** Decorations last drawn per file (what the extension-host tests check; VS Code offers no way to read them). */
+  readonly drawn = new Map<string, number>();
 
   constructor(
     private readonly store: HoleStore,
@@ -82,7 +84,12 @@ export class HoleDecorations implements vscode.Disposable {
       byIcon
         .get(iconName(hole.latest.verdict))!
         .push({ range: asRange(hole.range), hoverMessage: hoverFor(hole) });
-    for (const [icon, options] of byIcon) editor.setDecorations(this.types.get(icon)!, options);
+    let count = 0;
+    for (const [icon, options] of byIcon) {
+      editor.setDecorations(this.types.get(icon)!, options);
+      count += options.length;
+    }
+    this.drawn.set(editor.document.uri.fsPath, count);
   }
 
   dispose(): void {

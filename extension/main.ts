@@ -6,7 +6,7 @@ import { AttemptsLens, showAttempts } from "./attempts";
 import { Dashboard } from "./dashboardPanel";
 import { HoleDecorations } from "./decorations";
 import { HolesTree } from "./holesTree";
-import { log, outputChannel } from "./log";
+import { log, mirrorLogToConsole, outputChannel } from "./log";
 import { RunStatusBar } from "./statusBar";
 import { HoleStore } from "./state/holeStore";
 import { TrainingController, type StartTraining } from "./trainingController";
@@ -16,9 +16,11 @@ export interface FimRlvrApi {
   readonly store: HoleStore;
   readonly controller: TrainingController;
   readonly dashboard: Dashboard;
+  readonly decorations: HoleDecorations;
 }
 
 export function activate(context: vscode.ExtensionContext): FimRlvrApi {
+  mirrorLogToConsole(context.extensionMode === vscode.ExtensionMode.Test);
   const store = new HoleStore();
   const dashboard = new Dashboard(context.extensionUri);
   const statusBar = new RunStatusBar();
@@ -31,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   );
   const commands: Record<string, (...args: unknown[]) => unknown> = {
     "fimRlvr.exportDataset": exportWorkspaceAsDataset,
-    "fimRlvr.startTraining": () => controller.start(),
+    "fimRlvr.startTraining": (preset) => controller.start(preset),
     "fimRlvr.stopTraining": () => controller.stop(),
     "fimRlvr.resumeTraining": () => controller.resume(),
     "fimRlvr.showDashboard": () => dashboard.show(),
@@ -42,13 +44,14 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   for (const [id, run] of Object.entries(commands))
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
   const lens = new AttemptsLens(store);
+  const decorations = new HoleDecorations(store, context.extensionUri);
   const tree = new HolesTree(store, context.extensionUri);
   context.subscriptions.push(
     outputChannel(),
     statusBar,
     dashboard,
     controller,
-    new HoleDecorations(store, context.extensionUri),
+    decorations,
     lens,
     // By file pattern, not language id: it works with or without the Lean 4 extension installed.
     vscode.languages.registerCodeLensProvider({ scheme: "file", pattern: "**/*.lean" }, lens),
@@ -58,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   log.info(
     `FIM-RLVR activated (VS Code ${vscode.version}; workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted"}).`,
   );
-  return { store, controller, dashboard };
+  return { store, controller, dashboard, decorations };
 }
 
 export function deactivate(): void {}

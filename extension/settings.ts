@@ -18,6 +18,7 @@ export function trainSettings(): TrainSettings {
   const c = section();
   const serverCommand = c.get<unknown>("verifier.serverCommand");
   const algoConfig = c.get<unknown>("trainer.algoConfig");
+  const extraConfig = c.get<unknown>("trainer.config");
   return {
     verifierMode: c.get<TrainSettings["verifierMode"]>("verifier.mode", "auto"),
     serverCommand: Array.isArray(serverCommand)
@@ -28,6 +29,10 @@ export function trainSettings(): TrainSettings {
     algoConfig:
       algoConfig && typeof algoConfig === "object" && !Array.isArray(algoConfig)
         ? (algoConfig as Record<string, unknown>)
+        : {},
+    extraConfig:
+      extraConfig && typeof extraConfig === "object" && !Array.isArray(extraConfig)
+        ? (extraConfig as Record<string, unknown>)
         : {},
     groupSize: nullableInt(c.get("trainer.groupSize")),
     steps: nullableInt(c.get("trainer.steps")),

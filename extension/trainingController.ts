@@ -20,6 +20,7 @@ import type { RunStatusBar } from "./statusBar";
 import type { HoleStore } from "./state/holeStore";
 import { IDLE, enablement, reduceRun, type RunEvent, type RunState } from "./state/runState";
 import {
+  asPreset,
   choosePython,
   latestCheckpoint,
   planResume,
@@ -143,14 +144,14 @@ export class TrainingController implements vscode.Disposable {
     };
   }
 
-  async start(): Promise<void> {
+  async start(preset?: unknown): Promise<void> {
     if (this.state.phase !== "idle") {
       void vscode.window.showInformationMessage(
         "FIM-RLVR is already training. Stop it first (FIM-RLVR: Stop Training).",
       );
       return;
     }
-    await this.run(await planStart(await this.env(), vscodeStartUi()));
+    await this.run(await planStart(await this.env(), vscodeStartUi(), asPreset(preset)));
   }
 
   async resume(): Promise<void> {
@@ -225,7 +226,7 @@ export class TrainingController implements vscode.Disposable {
             log.info(`Checkpoint at step ${c.step}: ${c.path}`);
             this.refresh();
           },
-          onLog: (l) => outputChannel()[l.level === "warning" ? "warn" : l.level](`[trainer] ${l.message}`),
+          onLog: (l) => log[l.level === "warning" ? "warn" : l.level](`[trainer] ${l.message}`),
           onEval: (e) =>
             log.info(
               `Held-out pass@1 (${e.stage}, ${e.split}, ${e.tasks} tasks): ${(e.passAt1 * 100).toFixed(1)}%`,

@@ -39,6 +39,8 @@ export interface TrainSettings {
   model: string;
   algorithm: AlgorithmName;
   algoConfig: Record<string, unknown>;
+  /** Further TrainConfig keys (snake_case, as in `--config FILE`); the named settings take precedence. */
+  extraConfig: Record<string, unknown>;
   groupSize: number | null;
   steps: number | null;
   outputDir: string;
@@ -136,13 +138,17 @@ function advanced(settings: TrainSettings): NonNullable<TrainingOptions["advance
 
 function runFolder(project: string, env: StartEnv): string {
   const parent = env.settings.outputDir.trim() || join(project, ".fim-rlvr", "runs");
-  return join(
+  const base = join(
     parent,
     env.now
       .toISOString()
       .replace(/\.\d+Z$/, "")
       .replace(/:/g, "-"),
   );
+  // Two runs started within one second get distinct folders.
+  let folder = base;
+  for (let k = 2; env.fs.exists(folder); k++) folder = `${base}-${k}`;
+  return folder;
 }
 
 async function pickModel(env: StartEnv, ui: StartUi): Promise<string | null | undefined> {
@@ -183,6 +189,7 @@ export function trainConfig(
   model: string | null,
 ): TrainConfig {
   return {
+    ...(settings.extraConfig as TrainConfig),
     algorithm,
     algo_config: settings.algoConfig,
     model,
@@ -191,9 +198,34 @@ export function trainConfig(
   };
 }
 
-export async function planStart(env: StartEnv, ui: StartUi): Promise<StartPlan> {
+/**
+ * Choices given up front (the Start command's optional argument, for keybindings and automation): each one
+ * given skips its picker.
+ */
+export interface StartPreset {
+  project?: string;
+  algorithm?: AlgorithmName;
+  /** null: the embedded tiny model. */
+  model?: string | null;
+}
+
+/** The Start command's argument, checked (it comes from keybindings or other extensions). */
+export function asPreset(value: unknown): StartPreset {
+  if (!value || typeof value !== "object") return {};
+  const v = value as Record<string, unknown>;
+  const algorithm = ALGORITHM_CHOICES.find((a) => a.name === v.algorithm)?.name;
+  return {
+    ...(typeof v.project === "string" ? { project: v.project } : {}),
+    ...(algorithm ? { algorithm } : {}),
+    ...(v.model === null || typeof v.model === "string" ? { model: v.model } : {}),
+  };
+}
+
+export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset = {}): Promise<StartPlan> {
   if (!env.trusted) return refuseUntrusted(ui);
-  const choice = chooseProject(env.activeFile, env.workspaceFolders, env.fs);
+  const choice: ReturnType<typeof chooseProject> = preset.project
+    ? { kind: "one", project: preset.project }
+    : chooseProject(env.activeFile, env.workspaceFolders, env.fs);
   let project: string | undefined;
   if (choice.kind === "none") {
     await ui.error(
@@ -213,17 +245,19 @@ export async function planStart(env: StartEnv, ui: StartUi): Promise<StartPlan> 
   const ordered = [...ALGORITHM_CHOICES].sort(
     (a, b) => Number(b.name === preferred) - Number(a.name === preferred),
   );
-  const algorithm = await ui.pick(
-    "FIM-RLVR: which algorithm?",
-    ordered.map((a) => ({
-      label: a.label,
-      description: a.name === preferred ? `${a.name} (setting)` : a.name,
-      detail: a.description,
-      value: a.name,
-    })),
-  );
+  const algorithm =
+    preset.algorithm ??
+    (await ui.pick(
+      "FIM-RLVR: which algorithm?",
+      ordered.map((a) => ({
+        label: a.label,
+        description: a.name === preferred ? `${a.name} (setting)` : a.name,
+        detail: a.description,
+        value: a.name,
+      })),
+    ));
   if (!algorithm) return { kind: "cancelled" };
-  const model = await pickModel(env, ui);
+  const model = preset.model !== undefined ? preset.model : await pickModel(env, ui);
   if (model === undefined) return { kind: "cancelled" };
   const verifier = await chooseVerifier(env, ui);
   if (!verifier) return { kind: "refused", reason: "no-lean" };

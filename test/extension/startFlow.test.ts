@@ -3,6 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  asPreset,
   INSTALL_LEAN,
   MANAGE_TRUST,
   USE_SIMULATOR,
@@ -84,6 +85,7 @@ function env(overrides: Partial<StartEnv> = {}): StartEnv {
       model: "",
       algorithm: "dapo",
       algoConfig: { epsilon_high: 0.3 },
+      extraConfig: { sft_steps: 0, algorithm: "gspo" },
       groupSize: 4,
       steps: null,
       outputDir: "",
@@ -125,13 +127,26 @@ test("Start: algorithm quick pick with one-line descriptions (the setting first)
   assert.deepEqual(plan.options, {
     target: "/ws/lean-env",
     runDir: join("/ws/lean-env", ".fim-rlvr", "runs", "2026-11-23T03-04-05"),
-    config: { algorithm: "grpo", algo_config: { epsilon_high: 0.3 }, model: null, group_size: 4 },
+    config: {
+      sft_steps: 0,
+      algorithm: "grpo",
+      algo_config: { epsilon_high: 0.3 },
+      model: null,
+      group_size: 4,
+    },
     reward: "binary",
     verifier: { kind: "lean" },
     resume: false,
     advanced: { verifierTimeoutMs: 30_000 },
   });
   assert.match(plan.summary, /verifier: Lean; Python: the managed virtual environment/);
+  const taken = env({ fs: fakeFs({ "/ws/lean-env/lean-toolchain": "", [plan.options.runDir]: "" }) });
+  const second = await planStart(taken, fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  assert.equal(
+    second.kind === "ready" && second.options.runDir,
+    `${plan.options.runDir}-2`,
+    "no run folder is reused",
+  );
 });
 
 test("Start without lake: the simulator is used and said loudly in auto mode; offered in lean mode", async () => {
@@ -197,6 +212,19 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
     path: "/venv/bin/python",
   });
   assert.deepEqual(choosePython(undefined, ""), { kind: "managed" });
+});
+
+test("Start with a preset (the command's argument) skips the pickers it answers; bad presets are ignored", async () => {
+  const { ui, log } = fakeUi({});
+  const plan = await planStart(
+    env(),
+    ui,
+    asPreset({ algorithm: "gspo", model: null, project: "/ws/lean-env" }),
+  );
+  assert.equal(log.titles.length, 0, "no picker shown");
+  assert.equal(plan.kind === "ready" && plan.options.config.algorithm, "gspo");
+  assert.deepEqual(asPreset({ algorithm: "ppo", model: 3 }), {});
+  assert.deepEqual(asPreset("grpo"), {});
 });
 
 test("Resume continues the last run from its checkpoint with the configuration it was started with", async () => {
