@@ -62,6 +62,20 @@ def test_compute_score_one_and_batch(service: ServiceProcess, dataset: Path) -> 
         verl.compute_score("openai/gsm8k", right, truth, info)
 
 
+def test_verl_can_load_the_file_by_path(service: ServiceProcess, dataset: Path) -> None:
+    """verl imports custom_reward_function.path with spec_from_file_location, outside the package."""
+    spec = importlib.util.spec_from_file_location("custom_module", verl.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    row = verl_rows(dataset, split="test")[0]
+    middle = {t["id"]: t["middle"] for t in read_tasks(dataset)}[row["reward_model"]["ground_truth"]]
+    try:
+        assert module.compute_score(DATA_SOURCE, middle, row["reward_model"]["ground_truth"], row["extra_info"]) == 1.0
+    finally:
+        module.client().close()
+
+
 @pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="pyarrow (for parquet) is not installed")
 def test_verl_parquet_files(dataset: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq

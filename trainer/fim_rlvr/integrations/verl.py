@@ -6,7 +6,8 @@ one verify/batch for the whole batch is far faster). Rows come from `fim_rlvr.da
 `ground_truth` is the task id, `extra_info` holds `indent`, `fim` and `stops` for cleaning. The service's address
 comes from the environment, since verl passes no options: FIM_RLVR_SERVICE (`HOST:PORT`, several separated by
 commas) and FIM_RLVR_TOKEN. A verdict that says nothing about the model (timeout, crash, environment) scores 0.0,
-as verl has no way to leave a sample out; `masked` in the batch form's dicts says which.
+as verl has no way to leave a sample out; `masked` in the batch form's dicts says which. verl loads this file by
+path, so `trainer/` must be on PYTHONPATH (docs/SERVICE.md has the config).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..datasets_view import DATA_SOURCE
-from ..service_client import ServiceClient
-from ._scoring import candidate, reward_or_none
+# Absolute imports: verl loads this file by path (custom_reward_function.path), outside its package.
+from fim_rlvr.datasets_view import DATA_SOURCE
+from fim_rlvr.integrations._scoring import candidate, reward_or_none
+from fim_rlvr.service_client import ServiceClient
 
 _client: ServiceClient | None = None
 _client_lock = threading.Lock()
