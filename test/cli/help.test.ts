@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandHelp, parseCommandArgs } from "../../lean-bridge/cli/command";
 import { COMMANDS } from "../../lean-bridge/cli/main";
@@ -48,7 +49,7 @@ test("help COMMAND, COMMAND --help and COMMAND -h print the same page with optio
     assert.match(page, new RegExp(`^Usage: fim-rlvr ${name} `));
     assert.match(page, /^Options:$/m);
     assert.match(page, /\(default: /, `${name} shows defaults`);
-    assert.match(page, new RegExp(`^Examples?:\\n  fim-rlvr ${name} `, "m"));
+    assert.match(page, new RegExp(`^Examples?:\\n  fim-rlvr ${name}\\b`, "m"));
   }
 });
 
@@ -99,4 +100,31 @@ test("dist/cli.js is executable and runs by itself (what npx and npm link call)"
   const r = spawnSync(CLI, ["--version"], { encoding: "utf8", timeout: 20_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^fim-rlvr /);
+});
+
+test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const npx = spawnSync("npx", ["--no-install", "fim-rlvr", "--version"], {
+    cwd: REPO,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(npx.status, 0, npx.stderr);
+  assert.match(npx.stdout, /^fim-rlvr \d+\.\d+\.\d+/);
+  // npm link into a private prefix (never the machine's global one).
+  const prefix = mkdtempSync(join(tmpdir(), "fim-link-"));
+  const env = { ...process.env, npm_config_prefix: prefix };
+  const link = spawnSync(npm, ["link", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: REPO,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(link.status, 0, link.stderr);
+  const linked = spawnSync(join(prefix, "bin", "fim-rlvr"), ["--version"], {
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  assert.equal(linked.status, 0, linked.stderr);
+  assert.match(linked.stdout, /^fim-rlvr /);
 });
