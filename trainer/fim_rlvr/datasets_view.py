@@ -109,14 +109,18 @@ def write_view(dataset_dir: str | Path, out_dir: str | Path, *, layout: str = "t
         rows = (verl_rows if layout == "verl" else trl_rows)(dataset_dir, split=split, **options)
         if not rows:
             continue
+        # Written beside the target and renamed over it: a reader never sees half a file.
         if layout == "verl":
+            from datasets import Dataset
+
             path = out / f"{split}.parquet"
-            load_view(dataset_dir, layout="verl", split=split, **options).to_parquet(str(path))
+            tmp = path.with_suffix(".parquet.tmp")
+            Dataset.from_list(rows).to_parquet(str(tmp))
         else:
             path = out / f"{split}.jsonl"
             tmp = path.with_suffix(".jsonl.tmp")
             tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-            tmp.replace(path)
+        tmp.replace(path)
         written.append(path)
     return written
 
