@@ -12,6 +12,7 @@ import { incrementalChange } from "../text/edits";
 import type { CheckDocument } from "./checkDocument";
 import { classify } from "./classify";
 import { goalsAroundCandidate } from "./goals";
+import { goalsClosedShare } from "./rewards";
 import { checkLeanView } from "./leanView";
 import type { Slot } from "./scheduler";
 import type { VerdictOutcome } from "./verdict";
@@ -83,8 +84,10 @@ export function stderrTail(stderr: string): string {
 type Confirmed = { kind: "ok"; outcome: VerdictOutcome } | { kind: "lost"; reason: string };
 
 /**
- * Only outcomes that can earn reward (proved, unsolved goals) need Lean's confirmation; an answer Lean does
- * not give, or gives in an unexpected shape, turns them into `failed` (fail closed), never into reward.
+ * Only outcomes that can earn reward need Lean's confirmation: a proof, or unsolved goals after a candidate
+ * that left fewer goals than Lean showed at the hole (partial credit; the goals are asked first, so a
+ * candidate without progress costs no further question). An answer Lean does not give, or gives in an
+ * unexpected shape, turns such an outcome into `failed` (fail closed), never into reward.
  */
 async function confirmWithLean(
   server: LeanServer,
@@ -93,9 +96,17 @@ async function confirmWithLean(
   outcome: VerdictOutcome,
   deadlineMs: number,
 ): Promise<Confirmed> {
-  const rewardable =
-    outcome.kind === "proved" || (outcome.kind === "incomplete" && outcome.reason === "unsolved-goals");
-  if (!rewardable) return { kind: "ok", outcome };
+  let confirmed = outcome;
+  if (outcome.kind === "incomplete" && outcome.reason === "unsolved-goals") {
+    const goals = await goalsAroundCandidate(server, uri, doc, deadlineMs);
+    if (goals.kind === "lost") return goals;
+    confirmed = {
+      ...outcome,
+      ...(goals.atHole !== undefined ? { goalsAtHole: goals.atHole } : {}),
+      ...(goals.afterCandidate !== undefined ? { goalsAfterCandidate: goals.afterCandidate } : {}),
+    };
+    if (goalsClosedShare(goals.atHole, goals.afterCandidate) === 0) return { kind: "ok", outcome: confirmed };
+  } else if (outcome.kind !== "proved") return { kind: "ok", outcome };
   const failClosed = (reason: string): Confirmed => ({
     kind: "ok",
     outcome: {
@@ -111,15 +122,5 @@ async function confirmWithLean(
     return failClosed(`Lean refused to list the document's declarations: ${symbols.message || symbols.code}`);
   const view = checkLeanView(doc, symbols.result);
   if (view.kind === "unexpected") return failClosed(view.reason);
-  if (outcome.kind !== "incomplete") return { kind: "ok", outcome };
-  const goals = await goalsAroundCandidate(server, uri, doc, deadlineMs);
-  if (goals.kind === "lost") return goals;
-  return {
-    kind: "ok",
-    outcome: {
-      ...outcome,
-      ...(goals.atHole !== undefined ? { goalsAtHole: goals.atHole } : {}),
-      ...(goals.afterCandidate !== undefined ? { goalsAfterCandidate: goals.afterCandidate } : {}),
-    },
-  };
+  return { kind: "ok", outcome: confirmed };
 }
