@@ -32,7 +32,7 @@ import {
 import { packageRoot } from "../server/launch";
 import { checkKinds, prepareTarget } from "./dataset";
 import { findPython } from "./python";
-import { VerifyRelay } from "./relay";
+import { VerifyRelay, type BatchVerifier } from "./relay";
 import { renderReport } from "./report";
 import { TrainerProcess, describeExit } from "./trainerProcess";
 import { startVerifier, type StartedVerifier } from "./verifier";
@@ -73,6 +73,8 @@ export interface AdvancedOptions {
   initializeTimeoutMs?: number;
   /** How long the trainer may take to checkpoint after `train/stop` before it is killed (default 2 minutes). */
   stopTimeoutMs?: number;
+  /** Wraps the verifier the relay calls (benchmarks add a simulated cost per check). */
+  wrapVerifier?: (verifier: BatchVerifier) => BatchVerifier;
 }
 
 export type TrainingPhase =
@@ -266,7 +268,13 @@ export async function startTraining(
     phase,
     advanced.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
   );
-  const relay = new VerifyRelay(pool.pool, prepared.dataset.tasks, prepared.dataset.files, options.reward);
+  const batchVerifier = advanced.wrapVerifier ? advanced.wrapVerifier(pool.pool) : pool.pool;
+  const relay = new VerifyRelay(
+    batchVerifier,
+    prepared.dataset.tasks,
+    prepared.dataset.files,
+    options.reward,
+  );
   run.wire(relay);
   trainer.connection.listen();
 
