@@ -45,7 +45,13 @@ await Promise.all([
     outfile: "dist/exportWorker.js",
   }),
   ...(bench
-    ? [build({ ...common, entryPoints: ["bench/mine.ts", "bench/verify.ts", "bench/train.ts"], outdir: "dist/bench" })]
+    ? [
+        build({
+          ...common,
+          entryPoints: ["bench/mine.ts", "bench/verify.ts", "bench/serve.ts", "bench/train.ts"],
+          outdir: "dist/bench",
+        }),
+      ]
     : []),
 ]);
 // `npx fim-rlvr` and `npm link` run dist/cli.js directly: it must be executable.
