@@ -105,7 +105,7 @@ export const verifyBatchCommand: CliCommand = {
     const lines = await readLines(input, stringOption(values, "candidates"));
     const pool = await openPool(projectRoot, values, workers);
     const writer = new AtomicLineWriter(resolve(out));
-    const release = stopOnInterrupt("verify-batch", pool, () => writer.abort());
+    const guard = stopOnInterrupt("verify-batch", pool, () => writer.abort());
     const tally = new Tally();
     const started = performance.now();
     let lastReport = 0;
@@ -127,9 +127,11 @@ export const verifyBatchCommand: CliCommand = {
         `verify-batch: ${jobs.length} to check, ${tally.badLines} bad line(s) — verifier: ${pool.identity.label}\n`,
       );
       const verdicts = await pool.verifyMany(jobs, (_d, _t, verdict) => {
+        if (guard.interrupted) return; // Checks cut short by Ctrl-C are not results.
         tally.add(verdict.kind);
         report();
       });
+      if (guard.interrupted) return 130;
       const byLine = new Map(jobs.map((j, i) => [j.line, verdicts[i]!]));
       lines.forEach((p, k) => {
         const verdict: Verdict = byLine.get(k) ?? {
@@ -154,7 +156,7 @@ export const verifyBatchCommand: CliCommand = {
       writer.abort();
       throw error;
     } finally {
-      release();
+      guard.release();
       await pool.stop();
     }
   },

@@ -5,15 +5,22 @@
  */
 import type { VerifierPool } from "../verify/pool";
 
+export interface InterruptGuard {
+  /** Whether a signal arrived: checks still in flight then end as "crashed", which is not a result to print. */
+  readonly interrupted: boolean;
+  /** Removes the signal handlers (when the command is done). */
+  release(): void;
+}
+
 export function stopOnInterrupt(
   command: string,
   pool: VerifierPool,
   cleanup: () => void = () => {},
-): () => void {
-  let stopping = false;
+): InterruptGuard {
+  let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130);
-    stopping = true;
+    if (interrupted) process.exit(130);
+    interrupted = true;
     process.stderr.write(
       `\n${command}: ${signal === "SIGINT" ? "interrupted" : "terminated"}; stopping the verifier\n`,
     );
@@ -22,8 +29,13 @@ export function stopOnInterrupt(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  return () => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+  return {
+    get interrupted() {
+      return interrupted;
+    },
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
   };
 }

@@ -60,9 +60,11 @@ export const verifyCommand: CliCommand = {
     const hole = parseHole(holeText);
     const mode = rewardMode(stringOption(values, "reward"));
     const pool = await openPool(projectRoot, values, 1);
-    const release = stopOnInterrupt("verify", pool);
+    const guard = stopOnInterrupt("verify", pool);
+    process.stderr.write(`verify: checking ${file} ${holeText} — verifier: ${pool.identity.label}\n`);
     try {
       const verdict = await pool.verify({ file, hole }, candidate);
+      if (guard.interrupted) return 130;
       if (verdict.kind === "rejected" && verdict.rule === "bad-task") throw new UsageError(verdict.reason);
       const json = verdictJson(verdict, mode, candidate);
       process.stdout.write(
@@ -72,7 +74,7 @@ export const verifyCommand: CliCommand = {
       );
       return 0;
     } finally {
-      release();
+      guard.release();
       await pool.stop();
     }
   },

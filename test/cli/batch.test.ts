@@ -144,62 +144,63 @@ test("--candidates scores {id, candidate} lines against the dataset's tasks by i
   assert.match(bad.stderr, /--input must hold the dataset's tasks/);
 });
 
-test("Ctrl-C on verify-batch stops the server, writes no output, and exits 130", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-sigint-"));
-  const input = join(dir, "in.jsonl");
-  writeFileSync(
-    input,
-    JSON.stringify({ file: ARITH, hole: proofHole(arith, "add_le_add_1"), candidate: "omega" }) + "\n",
-  );
-  // A unique marker in the server's command line finds its process afterwards; each check takes 10 minutes.
-  const marker = join(dir, "oracle.json");
-  writeFileSync(marker, "{}");
-  const server = `${process.execPath} ${CLI} simulator --decl-ms 600000 --oracle ${marker}`;
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      "verify-batch",
-      "--project",
-      EXAMPLE,
-      "--input",
-      input,
-      "--out",
-      join(dir, "o.jsonl"),
-      "--server",
-      server,
-    ],
-    {
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  let stderr = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (/1 to check/.test(stderr)) resolve();
+for (const command of ["verify", "verify-batch"] as const)
+  test(`Ctrl-C on ${command} stops the server, writes no output, and exits 130`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fim-sigint-"));
+    const hole = proofHole(arith, "add_le_add_1");
+    const input = join(dir, "in.jsonl");
+    writeFileSync(input, JSON.stringify({ file: ARITH, hole, candidate: "omega" }) + "\n");
+    // A unique marker in the server's command line finds its process afterwards; each check takes 10 minutes.
+    const marker = join(dir, "oracle.json");
+    writeFileSync(marker, "{}");
+    const server = `${process.execPath} ${CLI} simulator --decl-ms 600000 --oracle ${marker}`;
+    const args =
+      command === "verify"
+        ? [
+            "verify",
+            "--project",
+            EXAMPLE,
+            "--file",
+            ARITH,
+            "--candidate",
+            "omega",
+            "--hole",
+            `${hole.start.line}:${hole.start.character}-${hole.end.line}:${hole.end.character}`,
+          ]
+        : ["verify-batch", "--project", EXAMPLE, "--input", input, "--out", join(dir, "o.jsonl")];
+    const child = spawn(process.execPath, [CLI, ...args, "--server", server], {
+      stdio: ["ignore", "pipe", "pipe"],
     });
-    child.on("exit", () => reject(new Error(`exited before starting: ${stderr}`)));
+    let stderr = "";
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/1 to check|verify: checking/.test(stderr)) resolve();
+      });
+      child.on("exit", () => reject(new Error(`exited before starting: ${stderr}`)));
+    });
+    child.kill("SIGINT");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const code = await exited;
+    clearTimeout(timer);
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /interrupted; stopping the verifier/);
+    assert.equal(stdout, "", "no verdict is printed");
+    assert.ok(!existsSync(join(dir, "o.jsonl")), "no partial output");
+    const alive = readdirSync("/proc")
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    assert.deepEqual(alive, [], "the server process is gone");
   });
-  child.kill("SIGINT");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const code = await exited;
-  clearTimeout(timer);
-  assert.equal(code, 130, stderr);
-  assert.match(stderr, /interrupted; stopping the verifier/);
-  assert.ok(!existsSync(join(dir, "o.jsonl")), "no partial output");
-  const alive = readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8").includes(marker);
-      } catch {
-        return false;
-      }
-    });
-  assert.deepEqual(alive, [], "the server process is gone");
-});
 
 test("verify refuses files that are not Lean source, saying what they are", () => {
   const project = mkdtempSync(join(tmpdir(), "fim-notlean-"));
