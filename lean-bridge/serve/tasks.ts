@@ -53,7 +53,7 @@ export async function mineServedTasks(projectRoot: string): Promise<TasksLoad> {
       formats: ["native"],
     });
     if (exported.kind === "cancelled") return { kind: "error", message: "mining was cancelled" };
-    if (exported.kind === "error")
+    if (exported.kind === "error" || exported.kind === "empty")
       return { kind: "error", message: `mining ${projectRoot}: ${exported.message}` };
     return await loadServedDataset(out);
   } finally {

@@ -197,7 +197,7 @@ export async function prepareTarget(
         ...(options.signal ? { signal: options.signal } : {}),
       });
       if (exported.kind === "cancelled") return { kind: "error", message: "mining was cancelled", hint: "" };
-      if (exported.kind === "error")
+      if (exported.kind === "error" || exported.kind === "empty")
         return {
           kind: "error",
           message: `mining ${target} failed: ${exported.message}`,
