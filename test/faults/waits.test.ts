@@ -63,7 +63,7 @@ function alive(pid: number): boolean {
 }
 
 /** Polls a condition on the event loop (bounded); used only to observe an OS event, not to time anything. */
-async function waitUntil(condition: () => boolean, tries = 500): Promise<boolean> {
+async function waitUntil(condition: () => boolean, tries = 3000): Promise<boolean> {
   for (let k = 0; k < tries; k++) {
     if (condition()) return true;
     await new Promise((resolve) => setTimeout(resolve, 10));
