@@ -139,3 +139,19 @@ test("a file with a `module` header gets a clear refusal, not a wrong verdict", 
   assert.equal(located.kind, "bad-hole");
   if (located.kind === "bad-hole") assert.match(located.message, /`module` header.*#print axioms/);
 });
+
+test("`_root_` declarations are printed from the root under their resolved name", () => {
+  const text = "namespace Q\ntheorem _root_.top (a : Nat) : a = a := by\n  rfl\nend Q\n";
+  const located = locateHole(parseFile(text), new LineIndex(text), {
+    start: { line: 2, character: 2 },
+    end: { line: 2, character: 5 },
+  });
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const r = buildCheckDocument(parseFile(text), located.hole, "rfl");
+  assert.equal(r.kind, "ok");
+  if (r.kind !== "ok") return;
+  assert.equal(r.doc.checkedName, "top");
+  assert.equal(r.doc.declaredName, "_root_.top");
+  assert.match(r.doc.text, /#print axioms _root_\.top\n$/);
+});
