@@ -254,13 +254,15 @@ class ServiceClient:
                 params: dict[str, Any] = {"items": [dict(items[k]) for k in chunk]}
                 if self.token is not None:
                     params["token"] = self.token
-                service.outstanding += len(chunk)
+                with self._lock:
+                    service.outstanding += len(chunk)
                 futures.append(service.request(VERIFY_BATCH, params))
             wait_futures(futures)
             todo = []
             busy = False
             for (service, chunk), future in zip(requests, futures, strict=True):
-                service.outstanding -= len(chunk)
+                with self._lock:
+                    service.outstanding -= len(chunk)
                 error = future.exception()
                 if error is None:
                     answered = future.result()["verdicts"]
@@ -281,7 +283,8 @@ class ServiceClient:
                                 items[k], f"the check was lost with its service {MAX_SENDS} times (last: {error})"
                             )
                         else:
-                            self.resubmitted += 1
+                            with self._lock:
+                                self.resubmitted += 1
                             todo.append(k)
             if busy:
                 if time.monotonic() - busy_since > self.busy_window:

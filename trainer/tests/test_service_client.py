@@ -97,6 +97,26 @@ def test_a_service_killed_mid_batch_is_reconnected_and_the_batch_resubmitted(dat
             second.stop()
 
 
+def test_balancing_over_two_services_keeps_each_hole_on_one(dataset: Path) -> None:
+    tasks = [t for t in read_tasks(dataset) if t["kind"] == "tactic"][:4]
+    services = [ServiceProcess(dataset), ServiceProcess(dataset)]
+    client = ServiceClient([s.address for s in services])
+    try:
+        items = [{"taskId": t["id"], "candidate": c} for t in tasks for c in (t["middle"], "exact wrong_lemma")]
+        assert [v["kind"] for v in client.verify(items)] == ["proved", "failed"] * 4
+        first = [s["checks"] for s in client.stats()]
+        assert first == [4, 4], "two holes (two candidates each) on each service"
+        client.verify(list(reversed(items)))
+        second = [s["checks"] for s in client.stats()]
+        assert second == [8, 8]
+        # A hole's group went back to the service that checked it: its second check was a cache hit there.
+        assert [s["cacheHits"] for s in client.stats()] == [4, 4]
+    finally:
+        client.close()
+        for service in services:
+            service.stop()
+
+
 def test_no_service_gives_environment_verdicts() -> None:
     with ServiceClient("127.0.0.1:9", retry_window=0.3) as client:
         [verdict] = client.verify([{"taskId": "t", "candidate": "rfl"}])
