@@ -11,6 +11,7 @@ import { withDeadline } from "../../lean-bridge/server/deadline";
 import { SIMULATOR_NAME } from "../../lean-bridge/simulator/server";
 import { SIMULATOR_NAME_MARKER } from "../../lean-bridge/verify/identity";
 import { effectiveSlots } from "../../lean-bridge/verify/memoryBudget";
+import { HoleQueues, SlotScheduler } from "../../lean-bridge/verify/scheduler";
 import {
   VerdictCache,
   isCacheable,
@@ -175,4 +176,43 @@ test("the verdict cache is bounded in bytes, evicting the least recently used", 
   assert.ok(cache.size > 0 && cache.size < 100);
   assert.equal((await cache.getOrCheck("k99", async () => big(-1))).cached, true, "the newest stays");
   assert.equal((await cache.getOrCheck("k0", async () => big(-1))).cached, false, "the oldest went");
+});
+
+test("the scheduler prefers the slot holding the prefix, queues when all are busy, and close() settles the queue", async () => {
+  const scheduler = new SlotScheduler("/p", 2);
+  const docA = { text: "import X\ntheorem a := by simp", prefix: "import X\ntheorem a := by " };
+  const docB = { text: "import X\ntheorem b := by simp", prefix: "import X\ntheorem b := by " };
+  const first = await scheduler.acquire(docA);
+  assert.ok(first);
+  first.text = docA.text;
+  scheduler.release(first);
+  const again = await scheduler.acquire({ ...docA, text: docA.prefix + "omega" });
+  assert.equal(again, first, "the slot that holds the prefix is chosen");
+  const other = await scheduler.acquire(docB);
+  assert.ok(other && other !== first);
+  const waiting = scheduler.acquire(docB);
+  scheduler.release(other);
+  assert.equal(await waiting, other, "a released slot goes straight to the one waiting");
+  const queued = scheduler.acquire(docA);
+  scheduler.close();
+  assert.equal(await queued, undefined, "closing settles every waiter");
+  assert.equal(await scheduler.acquire(docA), undefined, "and no slot is handed out afterwards");
+});
+
+test("hole queues keep a worker on its hole, then hand it the longest queue nobody owns", () => {
+  const hole = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 1 } });
+  const items = [1, 2, 1, 3, 3, 3, 1].map((line) => ({ task: { file: "A.lean", hole: hole(line) } }));
+  const queues = new HoleQueues(items);
+  const w1 = queues.take(undefined)!; // The longest queue: line 1 or line 3, three items each.
+  const w2 = queues.take(undefined)!;
+  assert.notEqual(w1[0], w2[0], "two workers take two different holes");
+  const mine = queues.take(w1[0])!;
+  assert.equal(mine[0], w1[0], "a worker stays on its hole while it has work");
+  const order: number[] = [w1[1], w2[1], mine[1]];
+  let current: string | undefined = w1[0];
+  for (let next = queues.take(current); next; next = queues.take(current)) {
+    order.push(next[1]);
+    current = next[0];
+  }
+  assert.deepEqual([...order].sort(), [0, 1, 2, 3, 4, 5, 6], "every item is taken exactly once");
 });
