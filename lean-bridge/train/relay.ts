@@ -99,12 +99,14 @@ export class VerifyRelay {
       message: d.message,
       candidateRange: d.candidateRange,
     }));
+    // Verdicts without a Lean message (rejected, timeout, crashed, environment) still say why, and what to do.
     const reason = "reason" in verdict && typeof verdict.reason === "string" ? verdict.reason : undefined;
+    const action = "action" in verdict && typeof verdict.action === "string" ? ` (${verdict.action})` : "";
     if (diagnostics.length === 0 && reason && verdict.kind !== "proved")
-      diagnostics.push({ severity: 1, message: reason, candidateRange: null });
+      diagnostics.push({ severity: 1, message: reason + action, candidateRange: null });
     return {
       taskId,
-      kind: verdict.kind as VerdictKind,
+      kind: verdict.kind,
       reward: reward.reward,
       rewardMetrics: reward.metrics,
       diagnostics,

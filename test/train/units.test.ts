@@ -1,0 +1,277 @@
+/**
+ * The training host's pure parts: the report page, the progress line, TrainConfig from flags and files,
+ * Python discovery, and the verify/batch relay over a stand-in verifier.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { reportHtml } from "../../lean-bridge/train/report";
+import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
+import { buildTrainConfig } from "../../lean-bridge/train/config";
+import {
+  checkGivenPython,
+  managedPython,
+  trainerDependencies,
+  inspectPython,
+} from "../../lean-bridge/train/python";
+import { VerifyRelay, type BatchVerifier } from "../../lean-bridge/train/relay";
+import type { TaskRecord } from "../../lean-bridge/dataset/records";
+import type { Verdict } from "../../lean-bridge/verify/verdict";
+import { REPO } from "../helpers";
+
+const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
+const LEAN = {
+  kind: "lean" as const,
+  version: "leanprover/lean4:v4.24.0",
+  label: "Lean (leanprover/lean4:v4.24.0)",
+};
+const tmp = () => mkdtempSync(join(tmpdir(), "fim-units-"));
+
+function runFolder(): string {
+  const dir = tmp();
+  const metrics = [1, 2, 3].map((step) =>
+    JSON.stringify({
+      step,
+      loss: 1 / step,
+      reward_mean: step / 4,
+      pass_rate: step / 5,
+      pass_rate_by_kind: { tactic: step / 4 },
+      kl: 0.01,
+      clip_fraction: 0.1,
+      gen_seconds: 2,
+      verify_seconds: 1,
+      verify_wait_seconds: 0.1,
+      opt_seconds: 1,
+    }),
+  );
+  writeFileSync(join(dir, "metrics.jsonl"), metrics.join("\n") + '\n{"step": 4, "loss"'); // the last line cut by a kill
+  const samples = [
+    { step: 1, task_id: "t1", kind: "tactic", candidate: "exact <foo> & bar", verdict: "proved", reward: 1 },
+    { step: 1, task_id: "t2", kind: "block", candidate: "simp", verdict: "failed", reward: 0 },
+    { step: 2, task_id: "t2", kind: "block", candidate: "omega", verdict: "timeout", reward: 0 },
+  ];
+  writeFileSync(join(dir, "samples.jsonl"), samples.map((s) => JSON.stringify(s)).join("\n") + "\n");
+  writeFileSync(
+    join(dir, "eval.json"),
+    JSON.stringify({
+      before: { pass_at_1: 0.1, by_kind: { tactic: 0.2 }, tasks: 10 },
+      sft: null,
+      after: { pass_at_1: 0.5, by_kind: { tactic: 0.6 }, tasks: 10 },
+    }),
+  );
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ algorithm: "dapo", model: null, steps: 3 }));
+  return dir;
+}
+
+test("the report names a simulator prominently, shows curves, tables, verdicts and escaped samples, and fetches nothing", () => {
+  const html = reportHtml(runFolder(), SIM);
+  assert.match(html, /class="banner sim">Verifier: <b>simulator 0\.1\.0 \(not Lean\)<\/b>/);
+  assert.equal((html.match(/<svg /g) ?? []).length, 5, "four curves and the verdict mix");
+  assert.match(html, /Reward per step/);
+  assert.match(html, /<b>10\.0%<\/b>.*<b>50\.0%<\/b>/s, "pass@1 before and after");
+  assert.match(html, /<td>block<\/td><td>2<\/td><td>0<\/td><td>0\.0%<\/td>/, "per-kind table from samples");
+  assert.match(html, /Verdicts of 3 samples/);
+  assert.match(html, /exact &lt;foo&gt; &amp; bar/);
+  assert.doesNotMatch(html, /<script|<link|src=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+  assert.match(html, /3 step\(s\) recorded of 3/, "the cut line is skipped");
+  const lean = reportHtml(runFolder(), LEAN);
+  assert.match(lean, /class="banner lean">Verifier: <b>Lean \(leanprover\/lean4:v4\.24\.0\)<\/b>/);
+  assert.doesNotMatch(lean, /not Lean/);
+});
+
+test("an empty run folder still renders a report that says what is missing", () => {
+  const html = reportHtml(tmp(), SIM);
+  assert.match(html, /No samples yet/);
+  assert.match(html, /eval\.json is missing/);
+  assert.match(html, /no data yet/);
+});
+
+test("progress: one line per step off a terminal, redrawn in place on one", () => {
+  const p = { step: 3, totalSteps: 12, metrics: { reward_mean: 0.4567, pass_rate: 0.25 } };
+  assert.equal(progressLine(p, 12.34, false), "step 3/12 reward 0.457 pass 25.0% 12.3 checks/s");
+  assert.match(
+    progressLine(p, undefined, true),
+    /^step 3\/12 \[█{6}░{18}\] reward 0\.457 pass 25\.0% – checks\/s$/,
+  );
+  const plain: string[] = [];
+  const r1 = progressReporter({ stream: { write: (t: string) => plain.push(t) > 0, isTTY: false } });
+  r1.onProgress!(p);
+  r1.onLog!({ level: "debug", message: "hidden" });
+  r1.onLog!({ level: "warning", message: "careful" });
+  r1.onEval!({ stage: "sft", split: "test", passAt1: 0.5, byKind: { tactic: 0.5 }, tasks: 4 });
+  assert.deepEqual(plain, [
+    "step 3/12 reward 0.457 pass 25.0% – checks/s\n",
+    "warning: careful\n",
+    "held-out pass@1 after SFT: 50.0% of 4 tasks (tactic 50.0%)\n",
+  ]);
+  const tty: string[] = [];
+  const r2 = progressReporter({ stream: { write: (t: string) => tty.push(t) > 0, isTTY: true } });
+  r2.onProgress!(p);
+  r2.onProgress!({ ...p, step: 4 });
+  r2.onLog!({ level: "info", message: "note" });
+  r2.finish();
+  assert.equal(
+    tty.join(""),
+    `${progressLine(p, undefined, true)}\r\x1b[2K${progressLine({ ...p, step: 4 }, undefined, true)}\r\x1b[2Knote\n`,
+  );
+});
+
+test("TrainConfig: the file first, flags on top, algo-config merged, unknown keys listed", () => {
+  const dir = tmp();
+  writeFileSync(join(dir, "c.yaml"), "steps: 5\ngroup_size: 4\nalgo_config:\n  epsilon: 0.1\n  beta: 0.02\n");
+  const built = buildTrainConfig({
+    config: join(dir, "c.yaml"),
+    steps: "7",
+    algorithm: "dapo",
+    algoConfig: '{"beta": 0}',
+  });
+  assert.deepEqual(built, {
+    kind: "ok",
+    config: { steps: 7, group_size: 4, algorithm: "dapo", algo_config: { epsilon: 0.1, beta: 0 } },
+  });
+  writeFileSync(join(dir, "c.json"), '{"stepz": 3}');
+  const bad = buildTrainConfig({ config: join(dir, "c.json") });
+  assert.equal(bad.kind, "error");
+  if (bad.kind === "error")
+    assert.match(bad.message, /unknown key\(s\) stepz; valid keys: algorithm, algo_config, model, steps,/);
+  writeFileSync(join(dir, "broken.yaml"), "steps: [1,\n");
+  assert.match(JSON.stringify(buildTrainConfig({ config: join(dir, "broken.yaml") })), /is not valid YAML/);
+  assert.match(
+    JSON.stringify(buildTrainConfig({ groupSize: "0" })),
+    /--group-size must be a whole number of at least 1/,
+  );
+});
+
+test("Python: a given interpreter is checked for the trainer's dependencies, with the install command", (t) => {
+  assert.equal(checkGivenPython(join(REPO, "test", "fixtures", "fake-trainer", "python")).kind, "ok");
+  const notPython = checkGivenPython("/bin/true");
+  assert.equal(notPython.kind, "error");
+  const system = inspectPython("python3");
+  if (system.kind === "ok" && system.info.missing.includes("torch")) {
+    const r = checkGivenPython("python3");
+    assert.equal(r.kind, "error");
+    if (r.kind === "error") {
+      assert.match(r.message, /python3 lacks the trainer's dependencies: torch/);
+      assert.match(r.hint, /python3 -m pip install torch==2\.13\.0/);
+    }
+  } else t.diagnostic("python3 here has torch; the missing-torch message is not exercised");
+  const deps = trainerDependencies(readFileSync(join(REPO, "trainer", "pyproject.toml"), "utf8"));
+  assert.equal(deps[0], "torch==2.13.0");
+  assert.ok(deps.some((d) => d.startsWith("transformers")));
+  assert.ok(!deps.slice(1).some((d) => /^torch\b/.test(d)), "torch only once, pinned");
+});
+
+test("the managed environment prints the exact failing command, and needs a Python 3.10+ to start from", async () => {
+  const dir = tmp();
+  const failing = join(dir, "python3");
+  // Answers the version check like Python 3.11, then fails `-m venv` as a broken installation would.
+  writeFileSync(
+    failing,
+    `#!/bin/sh\nif [ "$1" = "-c" ]; then echo '{"version": "3.11.0", "ok": true, "missing": []}'; exit 0; fi\necho "venv: ensurepip is not available" >&2\nexit 1\n`,
+  );
+  chmodSync(failing, 0o755);
+  const lines: string[] = [];
+  const r = await managedPython({
+    trainerRoot: join(REPO, "trainer"),
+    basePython: failing,
+    dir: join(dir, "venv"),
+    onProgress: (l) => lines.push(l),
+  });
+  assert.equal(r.kind, "error");
+  if (r.kind === "error") {
+    assert.match(r.message, /ensurepip is not available/);
+    assert.ok(r.hint.includes(`${failing} -m venv ${join(dir, "venv")}`), r.hint);
+  }
+  assert.ok(
+    lines.some((l) => l.startsWith("$ ")),
+    "the command is shown as it runs",
+  );
+  const none = await managedPython({
+    trainerRoot: join(REPO, "trainer"),
+    basePython: "/nonexistent/python3",
+    dir: join(dir, "v2"),
+  });
+  assert.equal(none.kind, "error");
+  if (none.kind === "error")
+    assert.match(none.message, /no Python 3\.10\+ to build the trainer's environment from/);
+});
+
+test("the relay keeps order, answers unknown ids and verifier failures with unmasked/masked verdicts, and pays rewards", async () => {
+  const task = (id: string): TaskRecord =>
+    ({
+      id,
+      file: "A.lean",
+      range: { start: { line: 1, character: 2 }, end: { line: 1, character: 6 } },
+    }) as TaskRecord;
+  const verdict = (kind: "proved" | "failed"): Verdict =>
+    kind === "proved"
+      ? { kind, axioms: [], axiomsChecked: true, elapsedMs: 3, verifier: SIM, diagnostics: [] }
+      : {
+          kind,
+          reason: "type mismatch",
+          elapsedMs: 4,
+          verifier: SIM,
+          diagnostics: [
+            {
+              severity: 1,
+              message: "type mismatch",
+              range: { start: { line: 1, character: 2 }, end: { line: 1, character: 3 } },
+              candidateRange: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+            },
+          ],
+          cached: true,
+        };
+  const seen: string[][] = [];
+  const verifier: BatchVerifier = {
+    identity: SIM,
+    stats: { checks: 0, cacheHits: 0 },
+    async verifyMany(items) {
+      seen.push(items.map((i) => i.candidate));
+      return items.map((i) => verdict(i.candidate === "rfl" ? "proved" : "failed"));
+    },
+  };
+  const relay = new VerifyRelay(
+    verifier,
+    new Map([
+      ["a", task("a")],
+      ["b", task("b")],
+    ]),
+    new Map([["A.lean", "text"]]),
+    "binary",
+  );
+  const result = await relay.verifyBatch({
+    items: [
+      { taskId: "a", candidate: "rfl" },
+      { taskId: "zzz", candidate: "rfl" },
+      { taskId: "b", candidate: "simp" },
+    ],
+  });
+  assert.deepEqual(seen, [["rfl", "simp"]], "unknown ids never reach the verifier");
+  assert.deepEqual(
+    result.verdicts.map((v) => [v.taskId, v.kind, v.reward, v.cached]),
+    [
+      ["a", "proved", 1, false],
+      ["zzz", "rejected", 0, false],
+      ["b", "failed", 0, true],
+    ],
+  );
+  assert.deepEqual(result.verdicts[2]!.diagnostics, [
+    {
+      severity: 1,
+      message: "type mismatch",
+      candidateRange: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+    },
+  ]);
+  assert.match(result.verdicts[1]!.diagnostics[0]!.message, /unknown task id zzz/);
+  const broken = new VerifyRelay(
+    { ...verifier, verifyMany: () => Promise.reject(new Error("pool exploded")) },
+    new Map([["a", task("a")]]),
+    new Map(),
+    "binary",
+  );
+  const failed = await broken.verifyBatch({ items: [{ taskId: "a", candidate: "rfl" }] });
+  assert.equal(failed.verdicts[0]!.kind, "crashed");
+  assert.match(failed.verdicts[0]!.diagnostics[0]!.message, /the verifier failed: pool exploded/);
+});
