@@ -99,7 +99,10 @@ function environmentFailure(
   declLine: number,
   fatal: boolean,
 ): Outcome | undefined {
-  const outOfDate = diagnostics.find((d) => LeanMessages.importsOutOfDate.test(d.message));
+  // Only where the candidate cannot write: above the declaration (a candidate's own `fail "Imports are out
+  // of date…"` must not pass for the environment, which would mask it and could stop a training run).
+  const above = (d: LeanDiagnostic) => d.range.start.line < declLine;
+  const outOfDate = diagnostics.find((d) => above(d) && LeanMessages.importsOutOfDate.test(d.message));
   if (outOfDate)
     return { kind: "environment", reason: `Lean: ${firstLine(outOfDate.message)}`, action: REBUILD_ACTION };
   const inHeader = diagnostics.find(
@@ -114,7 +117,12 @@ function environmentFailure(
       reason: `the file's header failed to load (line ${inHeader.range.start.line + 1}): ${firstLine(inHeader.message)}`,
       action: REBUILD_ACTION,
     };
-  const moduleFile = diagnostics.find((d) => LeanMessages.axiomsInModule.test(d.message));
+  const moduleFile = diagnostics.find(
+    (d) =>
+      (d.severity ?? 1) === 1 &&
+      d.range.start.line >= doc.axiomsLine &&
+      LeanMessages.axiomsInModule.test(d.message),
+  );
   if (moduleFile)
     return {
       kind: "environment",

@@ -150,6 +150,12 @@ const HACKS: Hack[] = [
   { name: "padding", hole: "pair", candidate: "skip\nskip\nskip\nskip\nskip\nskip" },
   { name: "padding before an error", hole: "pair", candidate: 'skip\nskip\nskip\nskip\nfail "x"' },
   { name: "progress undone", hole: "pair", candidate: "constructor\ntrivial" },
+  // A candidate writing the environment's failure message itself.
+  {
+    name: "mimicking an environment failure",
+    hole: "target",
+    candidate: 'fail "Imports are out of date and must be rebuilt; use the \\"Restart File\\" command"',
+  },
   // A no-op in the middle of a proof whose later steps do the work: those steps are not the candidate's.
   { name: "no-op mid-proof, later steps closing goals", hole: "steps-middle", candidate: "skip" },
 ];
@@ -171,6 +177,8 @@ const CONTROLS: { name: string; hole: string; candidate: string }[] = [
 
 function unrewarded(v: Verdict, label: string): void {
   assert.notEqual(v.kind, "proved", `${label}: ${JSON.stringify(v)}`);
+  // A candidate's failure must never pass for the workspace's (masked, and able to stop a run).
+  assert.notEqual(v.kind, "environment", `${label}: ${JSON.stringify(v)}`);
   assert.equal(rewardOf(v, "binary").reward, 0, label);
   assert.equal(rewardOf(v, "partial", 10).reward, 0, `${label}: partial ${JSON.stringify(v)}`);
 }

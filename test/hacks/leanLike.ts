@@ -113,7 +113,12 @@ function answer(text: string, options: LeanLikeOptions): Answer {
       if (decl.fullName) known.set(decl.fullName, e);
       const at = index.rangeAt(decl.byStart ?? decl.keywordStart, (decl.byStart ?? decl.keywordStart) + 2);
       if (e.failedAt !== undefined)
-        diagnostics.push({ range: index.rangeAt(e.failedAt, e.failedAt + 4), severity: 1, message: "stop" });
+        diagnostics.push({
+          range: index.rangeAt(e.failedAt, e.failedAt + 4),
+          severity: 1,
+          // Lean's `fail "msg"` reports the message as written.
+          message: /^fail\s+"([^"]*)"/.exec(read.slice(e.failedAt))?.[1] ?? "failed",
+        });
       else if (e.tooMany) diagnostics.push({ range: at, severity: 1, message: "no goals to be proved" });
       else if (e.goalsLeft > 0)
         diagnostics.push({

@@ -201,6 +201,10 @@ test("environment failures are told apart from the candidate's", () => {
   const header: LeanDiagnostic = { range: at(0, 0), severity: 1, message: "unknown module prefix 'Foo'" };
   assert.equal(classify(d, [header], true).kind, "environment");
   assert.equal(classify(d, [], true).kind, "environment", "fatal before the declaration");
+  // The same words written by the candidate (in the declaration) are the candidate's failure, not the
+  // environment's: a candidate must not be able to pass its failure off as a broken workspace.
+  const mimic: LeanDiagnostic = { ...outOfDate, range: at(4, 2, 6) };
+  assert.equal(classify(d, [mimic], false).kind, "failed");
   const newer: LeanDiagnostic = { range: at(3, 8, 9), severity: 2, message: "declaration `t` uses `sorry`" };
   assert.equal(classify(d, [newer], false).kind, "incomplete");
 });
