@@ -92,3 +92,14 @@ def load_pretrained(path: str | Path, device: torch.device, embedded: bool = Fal
     except (OSError, ValueError) as error:
         raise PolicyError(f"could not load the model at {folder}: {error}") from error
     return _finish(model, tokenizer, device, embedded=embedded)
+
+
+def load_reference(folder: str | Path, like: Policy) -> Any:
+    """A frozen copy of a saved model (a checkpoint's ref_model/), on the policy's device and dtype."""
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=next(like.model.parameters()).dtype)
+    model.to(like.device).eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    return model

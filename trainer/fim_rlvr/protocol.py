@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from typing_extensions import NotRequired
-
 PROTOCOL_VERSION = 1
 """The protocol version this trainer speaks (InitializeParams.protocolVersion)."""
 
@@ -105,6 +103,10 @@ class TrainConfig(TypedDict, total=False):
     goal_in_prompt: bool | None
     temperature: float
     top_p: float
+    sft_learning_rate: float
+    sft_batch_size: int
+    verify_timeout_s: float
+    max_prompt_tokens: int
 
 
 class InitializeParams(TypedDict):
@@ -205,9 +207,7 @@ class TrainProgressParams(TypedDict):
     """Numeric metrics of the step (the metrics.jsonl line's numbers)."""
 
 
-class TrainSampleParams(TypedDict):
-    """Trainer -> host, notification `train/sample`: one verified sample."""
-
+class _TrainSampleRequired(TypedDict):
     taskId: str
     """The task's id."""
     file: str
@@ -226,7 +226,12 @@ class TrainSampleParams(TypedDict):
     """The optimiser step it belongs to."""
     algorithm: AlgorithmName
     """The run's algorithm."""
-    diagnostics: NotRequired[list[CandidateDiagnostic]]
+
+
+class TrainSampleParams(_TrainSampleRequired, total=False):
+    """Trainer -> host, notification `train/sample`: one verified sample (the fields above, and optionally:)."""
+
+    diagnostics: list[CandidateDiagnostic]
     """What the verifier reported, when anything."""
 
 

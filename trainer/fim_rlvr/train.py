@@ -29,7 +29,7 @@ from .curriculum import Curriculum, TaskSampler
 from .data import DatasetError, by_kind, load_tasks, require_tasks, select
 from .evaluate import EvalResult, eval_subset, pass_at_1
 from .metrics import RunFiles
-from .policy import PolicyError, build_embedded, load_pretrained, pick_device
+from .policy import PolicyError, build_embedded, load_pretrained, load_reference, pick_device
 from .protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
@@ -145,7 +145,7 @@ class Trainer:
         if optimizer_state is not None and self.optimizer is not None:
             self.optimizer.load_state_dict(optimizer_state)
         if (folder / "ref_model").is_dir():
-            self.ref_model = load_pretrained(folder / "ref_model", self.policy.device).model.eval()
+            self.ref_model = load_reference(folder / "ref_model", self.policy)
         elif self.algorithm.needs_reference:
             self._make_reference()
         rng = checkpoint.load_tensors(folder, "rng.pt")

@@ -55,21 +55,23 @@ class PendingCheck:
         began = time.perf_counter()
         deadline = self.sent_at + deadline_s
         while True:
-            if stop is not None and stop.is_set() and not self.future.done():
+            if self.future.done():
+                try:
+                    wire = self.future.result()
+                except Exception as error:
+                    return self._all("crashed", f"verify/batch failed: {error}"), time.perf_counter() - began
+                return self._parse(wire), time.perf_counter() - began
+            if stop is not None and stop.is_set():
                 raise Stopped()
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 verifier.cancel(self.future)
-                return self._all("timeout", f"the host did not answer verify/batch within {deadline_s:g} s"), (
-                    time.perf_counter() - began
-                )
+                why = f"the host did not answer verify/batch within {deadline_s:g} s"
+                return self._all("timeout", why), time.perf_counter() - began
             try:
-                wire = self.future.result(timeout=min(remaining, 0.05))
+                self.future.exception(timeout=min(remaining, 0.05))
             except FutureTimeout:
                 continue
-            except Exception as error:
-                return self._all("crashed", f"verify/batch failed: {error}"), time.perf_counter() - began
-            return self._parse(wire), time.perf_counter() - began
 
     @property
     def seconds(self) -> float:

@@ -42,7 +42,7 @@ def write_dataset(folder: Path, per_pattern: int = 12, kinds: tuple[str, ...] = 
                     "middle": middle,
                     "indent": 2,
                     "imports": [],
-                    "split": "test" if n % 4 == 3 else "train",
+                    "split": "test" if i % 4 == 3 else "train",
                     "statement": decl.split(" := ")[0],
                     "prefix": decl,
                     "suffix": "",

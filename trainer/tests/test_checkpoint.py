@@ -1,0 +1,91 @@
+"""Atomic checkpoints: a save killed before its rename is never taken as `latest`; record files cut on resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from fim_rlvr import checkpoint
+from fim_rlvr.metrics import RunFiles
+from fim_rlvr.tiny_model import build_model, train_tokenizer
+
+
+class Killed(Exception):
+    """Stands for the process dying at the hook's moment."""
+
+
+@pytest.fixture(scope="module")
+def tiny() -> tuple[object, object]:
+    tokenizer = train_tokenizer(["theorem a : 1 = 1 := by\n  rfl\n"] * 5, vocab_size=300)
+    return build_model(tokenizer, seed=0), tokenizer
+
+
+def _save(run: Path, step: int, tiny: tuple[object, object], **kwargs: object) -> Path:
+    model, tokenizer = tiny
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)  # type: ignore[attr-defined]
+    return checkpoint.save(
+        run,
+        step,
+        model=model,
+        tokenizer=tokenizer,
+        optimizer=optimizer,
+        state={"marker": step},
+        pending={"step": step + 1},
+        **kwargs,
+    )  # type: ignore[arg-type]
+
+
+def test_a_save_killed_before_the_rename_is_never_latest(tmp_path: Path, tiny: tuple[object, object]) -> None:
+    first = _save(tmp_path, 1, tiny)
+    assert checkpoint.latest(tmp_path) == first
+
+    def die(folder: Path) -> None:
+        assert (folder / "state.json").is_file()  # everything is written, only the rename is missing
+        raise Killed()
+
+    with pytest.raises(Killed):
+        _save(tmp_path, 2, tiny, before_rename=die)
+    assert checkpoint.latest(tmp_path) == first
+    assert checkpoint.load_state(first)["marker"] == 1
+    assert not (tmp_path / "checkpoints" / "step-2").exists()
+    # the next save sweeps the leftover and becomes latest
+    third = _save(tmp_path, 3, tiny)
+    assert checkpoint.latest(tmp_path) == third
+    assert [p.name for p in (tmp_path / "checkpoints").iterdir() if p.name.startswith(".tmp")] == []
+    assert checkpoint.load_tensors(third, "pending.pt") == {"step": 4}
+
+
+def test_latest_falls_back_to_the_newest_complete_folder(tmp_path: Path, tiny: tuple[object, object]) -> None:
+    _save(tmp_path, 1, tiny)
+    second = _save(tmp_path, 2, tiny)
+    (tmp_path / "checkpoints" / "latest").unlink()  # e.g. lost with a disk that ignored fsync
+    assert checkpoint.latest(tmp_path) == second
+    (tmp_path / "checkpoints" / "latest").write_text("step-99\n")
+    assert checkpoint.latest(tmp_path) == second
+
+
+def test_old_checkpoints_are_pruned_and_a_step_can_be_saved_again(tmp_path: Path, tiny: tuple[object, object]) -> None:
+    for step in range(1, 6):
+        _save(tmp_path, step, tiny)
+    names = sorted(p.name for p in (tmp_path / "checkpoints").iterdir() if p.is_dir())
+    assert names == ["step-3", "step-4", "step-5"]
+    again = _save(tmp_path, 5, tiny)
+    assert checkpoint.latest(tmp_path) == again
+
+
+def test_record_files_are_cut_back_to_the_checkpoint(tmp_path: Path) -> None:
+    files = RunFiles(tmp_path)
+    for step in (1, 2):
+        files.append_metrics({"step": step})
+        files.append_samples([{"step": step, "n": 0}, {"step": step, "n": 1}])
+    counts = files.line_counts()
+    assert counts == {"metrics_lines": 2, "samples_lines": 4}
+    files.append_metrics({"step": 3})
+    files.append_samples([{"step": 3, "n": 0}])
+    with open(files.metrics_path, "a", encoding="utf-8") as handle:
+        handle.write('{"step": 4, "torn')  # a kill mid-write
+    files.truncate_to(counts)
+    assert [m["step"] for m in files.read_metrics()] == [1, 2]
+    assert len(files.samples_path.read_text().splitlines()) == 4

@@ -1,0 +1,105 @@
+"""Dataset loading edge cases, splits and kinds; the curriculum and the resumable sampler."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fim_rlvr.curriculum import Curriculum, TaskSampler
+from fim_rlvr.data import DatasetError, by_kind, lean_texts, load_tasks, require_tasks, select
+
+
+def test_loads_the_toy_dataset(toy_dataset: Path) -> None:
+    tasks = load_tasks(toy_dataset)
+    assert len(tasks) == 48
+    assert {t.split for t in tasks} == {"train", "test"}
+    assert list(by_kind(tasks)) == ["tactic", "proof"]
+    assert all(t.kind == "tactic" for t in select(tasks, "train", ["tactic"]))
+    assert lean_texts(toy_dataset, tasks)[0].startswith("theorem t1")
+
+
+def _write(folder: Path, lines: list[str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tasks.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def _task(**overrides: object) -> str:
+    base = {
+        "id": "a",
+        "file": "A.lean",
+        "kind": "tactic",
+        "split": "train",
+        "prefix": "p",
+        "suffix": "",
+        "middle": "rfl",
+        "indent": 2,
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}},
+    }
+    return json.dumps({**base, **overrides})
+
+
+def test_missing_folder_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="fim-rlvr export"):
+        load_tasks(tmp_path / "nowhere")
+
+
+def test_bad_lines_are_named(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match=r"tasks.jsonl:2: not JSON"):
+        load_tasks(_write(tmp_path / "a", [_task(), "{oops"]))
+    with pytest.raises(DatasetError, match="missing field"):
+        load_tasks(_write(tmp_path / "b", [json.dumps({"id": "x"})]))
+    with pytest.raises(DatasetError, match="unknown hole kind"):
+        load_tasks(_write(tmp_path / "c", [_task(kind="lemma")]))
+    with pytest.raises(DatasetError, match="duplicate task id"):
+        load_tasks(_write(tmp_path / "d", [_task(), _task()]))
+    with pytest.raises(DatasetError, match="no tasks"):
+        load_tasks(_write(tmp_path / "e", [""]))
+
+
+def test_blank_lines_and_goals(tmp_path: Path) -> None:
+    tasks = load_tasks(_write(tmp_path, ["", _task(goal="⊢ True"), "", _task(id="b", goal="  ")]))
+    assert [t.goal for t in tasks] == ["⊢ True", None]
+    # without files.jsonl the tokenizer text comes from the tasks themselves
+    assert lean_texts(tmp_path, tasks) == ["prfl", "prfl"]
+
+
+def test_no_tasks_of_the_requested_kinds_is_explained(tmp_path: Path) -> None:
+    tasks = load_tasks(_write(tmp_path, [_task()]))
+    with pytest.raises(DatasetError, match=r"no train-split tasks of kind\(s\) proof \(it has: tactic\)"):
+        require_tasks(tasks, ["proof"], tmp_path)
+
+
+def test_curriculum_unlocks_by_pass_rate_then_by_patience() -> None:
+    curriculum = Curriculum(["proof", "tactic", "block"], unlock_at=0.5, patience=5)
+    assert curriculum.active == ["tactic"]
+    assert curriculum.update({"tactic": (1, 4)}) is None  # rate 0.25
+    assert curriculum.update({"tactic": (4, 4)}) is None  # EMA 0.7 * 0.25 + 0.3 * 1 = 0.475
+    assert curriculum.update({"tactic": (4, 4)}) == "block"  # 0.7 * 0.475 + 0.3 = 0.6325 >= 0.5
+    assert curriculum.active == ["tactic", "block"]
+    for _ in range(4):
+        assert curriculum.update({"block": (0, 4)}) is None
+    assert curriculum.update({"block": (0, 4)}) == "proof"  # patience: a hard kind never stalls the run
+    assert curriculum.active == ["tactic", "block", "proof"]
+    assert curriculum.rates["tactic"] == pytest.approx(0.6325)
+    assert curriculum.weights()["block"] > curriculum.weights()["tactic"]
+
+
+def test_curriculum_off_uses_every_kind() -> None:
+    assert Curriculum(["proof", "tactic"], enabled=False).active == ["tactic", "proof"]
+
+
+def test_sampler_resumes_exactly(toy_dataset: Path) -> None:
+    groups = by_kind(select(load_tasks(toy_dataset), "train", ["tactic", "proof"]))
+    weights = {"tactic": 1.0, "proof": 0.5}
+    one = TaskSampler(groups, seed=3)
+    first = [t.id for t in one.draw(30, weights)]
+    saved = json.loads(json.dumps(one.state()))
+    rest = [t.id for t in one.draw(40, weights)]
+    two = TaskSampler(groups, seed=3)
+    two.load_state(saved)
+    assert [t.id for t in two.draw(40, weights)] == rest
+    assert [t.id for t in TaskSampler(groups, seed=3).draw(30, weights)] == first
+    assert [t.id for t in TaskSampler(groups, seed=4).draw(30, weights)] != first

@@ -1,0 +1,185 @@
+"""The training loop in-process with a fake verifier: parameters move, reward rises, masked checks, exact resume."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import torch
+from conftest import write_dataset
+from fakes import ExactMatchVerifier, RecordingEvents, verdict_for
+
+from fim_rlvr.config import from_dict
+from fim_rlvr.metrics import DETERMINISTIC_KEYS, RunFiles
+from fim_rlvr.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.train import Trainer
+
+TINY = {
+    "sft_steps": 4,
+    "batch_size": 2,
+    "group_size": 3,
+    "max_new_tokens": 6,
+    "eval_limit": 2,
+    "checkpoint_every": 2,
+    "curriculum": False,
+    "seed": 7,
+}
+
+
+def make_trainer(
+    dataset: Path, run: Path, verifier: Any, events: Any = None, resume: bool = False, **config: Any
+) -> Trainer:
+    trainer = Trainer(
+        from_dict({**TINY, **config}),
+        dataset,
+        run,
+        resume=resume,
+        verifier=verifier,
+        events=events or RecordingEvents(),
+    )
+    trainer.prepare()
+    return trainer
+
+
+class ParityVerifier:
+    """Rewards candidates of even length: varied rewards without any learning needed."""
+
+    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        future: Future[list[BatchVerdict]] = Future()
+        future.set_result(
+            [
+                verdict_for(i["taskId"], i["candidate"], i["candidate"] if len(i["candidate"]) % 2 == 0 else None)
+                for i in items
+            ]
+        )
+        return future
+
+    def cancel(self, future: Future[list[BatchVerdict]]) -> None:
+        pass
+
+
+def test_one_rl_step_changes_the_parameters(toy_dataset: Path, tmp_path: Path) -> None:
+    trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), steps=1, sft_steps=0)
+    before = {name: p.detach().clone() for name, p in trainer.policy.model.named_parameters()}
+    trainer.run()
+    changed = [name for name, p in trainer.policy.model.named_parameters() if not torch.equal(before[name], p)]
+    assert len(changed) == len(before), f"unchanged: {set(before) - set(changed)}"
+    line = RunFiles(tmp_path).read_metrics()[0]
+    assert line["verdicts"].get("proved", 0) > 0 and line["verdicts"].get("failed", 0) > 0
+
+
+def test_masked_checks_cost_their_samples_not_the_run(toy_dataset: Path, tmp_path: Path) -> None:
+    # batch 0 is the "before" eval; batches 1.. are RL steps: step 1 hangs, step 2 crashes.
+    verifier = ExactMatchVerifier(toy_dataset, hang=[1], fail=[2])
+    events = RecordingEvents()
+    trainer = make_trainer(toy_dataset, tmp_path, verifier, events, steps=3, sft_steps=0, verify_timeout_s=0.5)
+    trainer.run()
+    assert events.of("train/done")[0]["status"] == "completed"
+    lines = RunFiles(tmp_path).read_metrics()
+    assert [m["step"] for m in lines] == [1, 2, 3]
+    assert lines[0]["verdicts"] == {"timeout": 6} and lines[0]["masked_samples"] == 6
+    assert lines[1]["verdicts"] == {"crashed": 6} and lines[1]["masked_samples"] == 6
+    assert lines[2]["masked_samples"] == 0
+    assert verifier.cancelled == 1  # the host was told the hung batch is no longer wanted
+
+
+class StopAt(RecordingEvents):
+    """Asks the trainer to stop when it reports `step`."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__()
+        self.step = step
+        self.trainer: Trainer | None = None
+
+    def emit(self, method: str, params: Any) -> None:
+        super().emit(method, params)
+        if method == "train/progress" and params["step"] == self.step and self.trainer is not None:
+            self.trainer.request_stop()
+
+
+class StopWhileChecking(ExactMatchVerifier):
+    """Stops the run while the host is checking batch `index` (which it never answers)."""
+
+    def __init__(self, dataset: Path, index: int) -> None:
+        super().__init__(dataset, hang=[index])
+        self.index = index
+        self.trainer: Trainer | None = None
+
+    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        future = super().submit(items)
+        if self.batches - 1 == self.index and self.trainer is not None:
+            self.trainer.request_stop()
+        return future
+
+
+def deterministic(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: line[k] for k in DETERMINISTIC_KEYS} for line in lines]
+
+
+def test_stop_and_resume_reproduce_an_uninterrupted_run(toy_dataset: Path, tmp_path: Path) -> None:
+    steps = 5
+    straight = make_trainer(toy_dataset, tmp_path / "straight", ExactMatchVerifier(toy_dataset), steps=steps)
+    straight.run()
+    expected = deterministic(RunFiles(tmp_path / "straight").read_metrics())
+    assert [m["step"] for m in expected] == [1, 2, 3, 4, 5]
+
+    # Stopped at a step boundary (after step 3, between checkpoints), then resumed.
+    events = StopAt(3)
+    first = make_trainer(toy_dataset, tmp_path / "boundary", ExactMatchVerifier(toy_dataset), events, steps=steps)
+    events.trainer = first
+    first.run()
+    assert events.of("train/done")[-1]["status"] == "stopped"
+    assert events.of("train/checkpoint")[-1]["step"] == 3
+    resumed_events = RecordingEvents()
+    second = make_trainer(
+        toy_dataset, tmp_path / "boundary", ExactMatchVerifier(toy_dataset), resumed_events, resume=True, steps=steps
+    )
+    assert second.resumed_from == 3
+    second.run()
+    assert resumed_events.of("train/done")[-1]["status"] == "completed"
+    assert deterministic(RunFiles(tmp_path / "boundary").read_metrics()) == expected
+    assert [e["stage"] for e in resumed_events.of("train/eval")] == ["after"]
+    assert set(RunFiles(tmp_path / "boundary").read_evals()) == {"before", "sft", "after"}
+
+    # Stopped while the host was checking step 4's batch (abandoned step), then resumed.
+    # Batches: 0 before-eval, 1 sft-eval, 2 step 1, 3 step 2, 4 step 3, 5 step 4.
+    verifier = StopWhileChecking(toy_dataset, index=5)
+    third = make_trainer(toy_dataset, tmp_path / "abandon", verifier, steps=steps, checkpoint_every=100)
+    verifier.trainer = third
+    third.run()
+    assert third.step == 3
+    fourth = make_trainer(
+        toy_dataset,
+        tmp_path / "abandon",
+        ExactMatchVerifier(toy_dataset),
+        resume=True,
+        steps=steps,
+        checkpoint_every=100,
+    )
+    assert fourth.resumed_from == 3
+    fourth.run()
+    assert deterministic(RunFiles(tmp_path / "abandon").read_metrics()) == expected
+
+
+def test_reward_rises_on_a_small_task_set(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "ds", per_pattern=3, kinds=("tactic",))
+    trainer = make_trainer(
+        dataset,
+        tmp_path / "run",
+        ExactMatchVerifier(dataset),
+        steps=24,
+        sft_steps=35,
+        batch_size=4,
+        group_size=8,
+        max_new_tokens=12,
+        learning_rate=5e-4,
+        seed=0,
+        algo_config={"beta": 0.0},
+        checkpoint_every=100,
+    )
+    trainer.run()
+    rewards = [m["reward_mean"] for m in RunFiles(tmp_path / "run").read_metrics()]
+    early, late = sum(rewards[:6]) / 6, sum(rewards[-6:]) / 6
+    assert late >= early + 0.1, rewards

@@ -1,0 +1,103 @@
+"""protocol.py mirrors lean-bridge/protocol/trainer.schema.json: names, fields, required-ness, enums."""
+
+from __future__ import annotations
+
+import json
+import typing
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+import pytest
+
+from fim_rlvr import config as train_config
+from fim_rlvr import protocol
+
+SCHEMA = Path(__file__).resolve().parents[2] / "lean-bridge" / "protocol" / "trainer.schema.json"
+
+pytestmark = pytest.mark.skipif(not SCHEMA.is_file(), reason=f"{SCHEMA} not found (the host's schema)")
+
+
+def schema() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return data
+
+
+def _literal_values(annotation: Any) -> set[str] | None:
+    """The string values of a Literal (possibly inside Optional / a named alias), else None."""
+    if get_origin(annotation) is typing.Literal:
+        return set(get_args(annotation))
+    for arg in get_args(annotation):
+        values = _literal_values(arg)
+        if values is not None:
+            return values
+    return None
+
+
+def _enum_of(prop: dict[str, Any], defs: dict[str, Any]) -> set[str] | None:
+    if "enum" in prop:
+        return set(prop["enum"])
+    ref = prop.get("$ref")
+    if ref:
+        target = defs[ref.rsplit("/", 1)[1]]
+        return set(target["enum"]) if "enum" in target else None
+    return None
+
+
+def test_every_object_definition_has_a_typed_dict_with_the_same_fields() -> None:
+    defs = schema()["$defs"]
+    checked = 0
+    for name, definition in defs.items():
+        if definition.get("type") != "object":
+            continue
+        mirror = getattr(protocol, name, None)
+        assert mirror is not None, f"protocol.py has no {name}"
+        hints = typing.get_type_hints(mirror, include_extras=False)
+        assert set(hints) == set(definition.get("properties", {})), name
+        if name != "TrainConfig":  # every TrainConfig key is optional on the wire
+            assert set(mirror.__required_keys__) == set(definition.get("required", [])), name
+        for field, prop in definition.get("properties", {}).items():
+            expected = _enum_of(prop, defs)
+            if expected is not None:
+                assert _literal_values(hints[field]) == expected, f"{name}.{field}"
+        checked += 1
+    assert checked >= 15
+
+
+def test_enums_and_method_names() -> None:
+    data = schema()
+    defs = data["$defs"]
+    assert set(protocol.VERDICT_KINDS) == set(defs["VerdictKind"]["enum"])
+    assert set(protocol.HOLE_KINDS) == set(defs["HoleKind"]["enum"])
+    assert set(train_config.ALGORITHM_NAMES) == set(defs["AlgorithmName"]["enum"])
+    methods = {m["method"] for m in data["x-messages"]}
+    constants = {
+        v
+        for k, v in vars(protocol).items()
+        if (k.isupper() and isinstance(v, str) and "/" in v) or v in ("initialize", "shutdown")
+    }
+    assert methods <= constants
+    assert data["x-protocolVersion"] == protocol.PROTOCOL_VERSION
+    assert data["x-errorCodes"]["trainerError"] == protocol.TRAINER_ERROR
+
+
+def test_wire_config_keys_are_train_config_fields() -> None:
+    wire = set(schema()["$defs"]["TrainConfig"]["properties"])
+    assert wire <= set(train_config.valid_keys())
+
+
+def test_sample_messages_validate_against_the_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    data = schema()
+
+    def validate(instance: Any, name: str) -> None:
+        jsonschema.validate(instance, {"$ref": f"#/$defs/{name}", "$defs": data["$defs"]})
+
+    validate(
+        {"trainer": "fim_rlvr 0.1.0", "device": "cpu", "resumedFromStep": None, "totalSteps": 3}, "InitializeResult"
+    )
+    validate({"level": "info", "message": "x"}, "TrainLogParams")
+    validate(
+        {"stage": "sft", "split": "test", "passAt1": 0.5, "byKind": {"tactic": 0.5}, "tasks": 4}, "TrainEvalParams"
+    )
+    verdict = protocol.Verdict.not_checked("t", "timeout", "no answer")
+    assert verdict.masked and verdict.diagnostics[0]["candidateRange"] is None
