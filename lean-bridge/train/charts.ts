@@ -19,8 +19,11 @@ function niceMax(value: number): number {
   return 10 * power;
 }
 
-function label(value: number): string {
-  return Math.abs(value) >= 100 || Number.isInteger(value) ? String(Math.round(value)) : value.toFixed(2);
+/** A tick label with as many digits as the axis' range needs (0.002 stays readable). */
+function label(value: number, range = 1): string {
+  if (Number.isInteger(value) || Math.abs(value) >= 100) return String(Math.round(value));
+  const digits = Math.min(6, Math.max(2, 2 - Math.floor(Math.log10(Math.max(range, 1e-9)))));
+  return value.toFixed(digits);
 }
 
 /** A line chart of one or more series over steps; `yMax` fixes the scale (1 for rates). */
@@ -35,15 +38,18 @@ export function lineChart(
   const top = 34;
   const bottom = 58;
   const all = series.flatMap((s) => s.points);
-  const xMin = Math.min(...all.map((p) => p.x), 0);
+  const xMin = all.length ? Math.min(...all.map((p) => p.x)) : 0;
   const xMax = Math.max(...all.map((p) => p.x), xMin + 1);
-  const yMin = Math.min(0, ...all.map((p) => p.y));
-  const yMax = options.yMax ?? niceMax(Math.max(...all.map((p) => p.y), 0));
+  const low = Math.min(0, ...all.map((p) => p.y));
+  const high = Math.max(0, ...all.map((p) => p.y));
+  // Scales that fit the data: a loss that is all negative gets a negative axis, not [0, 1].
+  const yMin = low < 0 ? -niceMax(-low) : 0;
+  const yMax = options.yMax ?? (high > 0 || yMin === 0 ? niceMax(high) : 0);
   const px = (x: number) => left + ((x - xMin) / (xMax - xMin)) * (width - left - right);
   const py = (y: number) => top + (1 - (y - yMin) / (yMax - yMin || 1)) * (height - top - bottom);
   const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const y = yMin + f * (yMax - yMin);
-    return `<line x1="${left}" x2="${width - right}" y1="${py(y).toFixed(1)}" y2="${py(y).toFixed(1)}" stroke="#e0e0e0"/><text x="${left - 6}" y="${py(y).toFixed(1)}" text-anchor="end" dominant-baseline="middle" font-size="11">${label(y)}</text>`;
+    return `<line x1="${left}" x2="${width - right}" y1="${py(y).toFixed(1)}" y2="${py(y).toFixed(1)}" stroke="#e0e0e0"/><text x="${left - 6}" y="${py(y).toFixed(1)}" text-anchor="end" dominant-baseline="middle" font-size="11">${label(y, yMax - yMin)}</text>`;
   });
   const lines = series.map((s, k) => {
     const colour = PALETTE[k % PALETTE.length]!;

@@ -151,8 +151,27 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
     `Verdicts of ${samples.length} samples`,
   );
 
-  const proved = samples.filter((s) => s.verdict === "proved").slice(-3);
-  const others = samples.filter((s) => s.verdict !== "proved").slice(-3);
+  // The last few distinct candidates of each sort (a group often repeats one answer).
+  const lastDistinct = (rows: SampleLine[], n: number) => {
+    const seen = new Set<string>();
+    const out: SampleLine[] = [];
+    for (const s of [...rows].reverse()) {
+      const key = `${s.task_id}\0${s.candidate}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.unshift(s);
+      if (out.length === n) break;
+    }
+    return out;
+  };
+  const proved = lastDistinct(
+    samples.filter((s) => s.verdict === "proved"),
+    3,
+  );
+  const others = lastDistinct(
+    samples.filter((s) => s.verdict !== "proved"),
+    3,
+  );
   const sampleBlocks = [...proved, ...others]
     .map(
       (s) =>
@@ -195,6 +214,7 @@ h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd
 .lean{background:#e6f4ea;border:2px solid #54a24b}.charts{display:flex;flex-wrap:wrap;gap:12px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 10px;text-align:right}
 th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}
+table.config td{text-align:left;max-width:820px;overflow-wrap:anywhere}
 .sample{border:1px solid #ddd;border-radius:6px;margin:8px 0}.sample .meta{padding:6px 10px;background:#fafafa;font-size:13px}
 .sample pre{margin:0;padding:8px 10px;overflow-x:auto;font-size:13px}.v{color:#fff;border-radius:4px;padding:1px 6px}
 </style></head><body>
@@ -212,7 +232,7 @@ ${lineChart([series(metrics, "kl", "KL"), series(metrics, "clip_fraction", "clip
 <h2>Verdict mix</h2>${mix}
 <h2>Time</h2>${timing || "<p>No steps yet.</p>"}
 <h2>Samples (the last proved and the last others)</h2>${sampleBlocks || "<p>No samples yet.</p>"}
-<h2>Configuration</h2>${configRows.length ? table(["key", "value"], configRows) : "<p>config.json is missing.</p>"}
+<h2>Configuration</h2>${configRows.length ? table(["key", "value"], configRows).replace("<table>", '<table class="config">') : "<p>config.json is missing.</p>"}
 <p style="color:#777;font-size:12px">Rendered ${esc(new Date().toISOString())} from metrics.jsonl, samples.jsonl, eval.json and config.json in ${esc(runDir)}.</p>
 </body></html>
 `;
