@@ -6,9 +6,8 @@
  */
 import type { Range } from "vscode-languageserver-protocol";
 import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
-import { TokenKind, tokenText } from "../lean/lexer";
 import { createHash } from "node:crypto";
-import { lex } from "../lean/lexer";
+import { TokenKind, isCommentKind, lex, tokenText } from "../lean/lexer";
 import { LineIndex, leanColumnOf } from "../text/positions";
 import { isTermHash } from "./policy";
 
@@ -27,6 +26,11 @@ export interface CheckDocument {
   axiomsLine: number;
   /** Everything before the candidate: documents that share it share Lean's snapshots. */
   prefix: string;
+  /**
+   * Where the declaration's last code token ends in `text`: Lean's range of the declaration must reach it,
+   * or something the candidate wrote ended the declaration early.
+   */
+  declarationEnd: number;
   /** The last line of the file's header (imports, `module`, `prelude`); -1 when there is none. */
   headerEndLine: number;
   /**
@@ -137,6 +141,18 @@ export function reindent(candidate: string, column: number): { text: string; shi
   return { text: shifted.join("\n"), shift: column - common };
 }
 
+/**
+ * The candidate without the comments it ends with. They mean nothing to a proof, and if our lexer took
+ * for a comment text that Lean reads as code, that text never reaches Lean; anything hidden earlier in the
+ * candidate is caught by Lean's range of the declaration (leanView.ts), which then ends before our end.
+ */
+export function withoutTrailingComments(placed: string): string {
+  const ts = lex(placed);
+  let last = ts.count - 1;
+  while (last >= 0 && isCommentKind(ts.kinds[last] ?? 0)) last--;
+  return last === ts.count - 1 ? placed : placed.slice(0, last >= 0 ? (ts.ends[last] ?? 0) : 0);
+}
+
 /** The name the verifier gives an anonymous declaration: fixed by its statement and place, so it is cacheable. */
 export function checkName(decl: Declaration): string {
   const hash = createHash("sha256").update(`${decl.start}\0${decl.statement}`).digest("hex");
@@ -186,7 +202,8 @@ function isComment(kind: number): boolean {
 export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candidate: string): BuildResult {
   const source = file.tokens.text;
   const decl = hole.declaration;
-  const { text: placed, shift } = reindent(candidate, hole.column);
+  const { text: reindented, shift } = reindent(candidate, hole.column);
+  const placed = withoutTrailingComments(reindented);
   const given = checkName(decl);
   const head = namedHead(decl, given);
   const declaredName = head ? given : (decl.name ?? given);
@@ -215,6 +232,7 @@ export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candida
     declarationStart: decl.start,
     candidateStart: prefix.length,
     candidateEnd: prefix.length + placed.length,
+    declarationEnd: prefix.length + placed.length + (suffix.trim() === "" ? 0 : suffix.length),
     indentShift: shift,
     axiomsLine,
     prefix,

@@ -2,9 +2,11 @@
  * Confirms from Lean's own view of the check document (its `textDocument/documentSymbol` answer,
  * src/Lean/Server/FileWorker/RequestHandling.lean) that the candidate introduced no declaration: from the
  * checked declaration's start to the end of the document Lean must list exactly that one declaration, under
- * the name the check document gives it. Lean lists every top-level `declaration` command (namespaces and
- * sections as containers with children), so text that escaped the hole and became a declaration shows up
- * here whatever our lexer thought of it. Any other answer fails closed.
+ * the name the check document gives it, and Lean's range of it must reach the end of the checked text.
+ * Lean lists every top-level `declaration` command (namespaces and sections as containers with children),
+ * so text that escaped the hole and became a declaration shows up here whatever our lexer thought of it,
+ * and text that ended the declaration early (to start any other command) cuts its range short. Any other
+ * answer fails closed.
  */
 import type { DocumentSymbol, Position, SymbolInformation } from "vscode-languageserver-protocol";
 import { lex, tokenText } from "../lean/lexer";
@@ -22,6 +24,7 @@ const NAMESPACE_KIND = 3;
 interface FlatSymbol {
   name: string;
   start: Position;
+  end: Position;
 }
 
 function isDocumentSymbol(s: DocumentSymbol | SymbolInformation): s is DocumentSymbol {
@@ -34,9 +37,10 @@ export function declarationSymbols(answer: SymbolsAnswer): FlatSymbol[] {
   const visit = (symbols: readonly (DocumentSymbol | SymbolInformation)[]) => {
     for (const s of symbols) {
       if (isDocumentSymbol(s)) {
-        if (s.kind !== NAMESPACE_KIND) out.push({ name: s.name, start: s.range.start });
+        if (s.kind !== NAMESPACE_KIND) out.push({ name: s.name, start: s.range.start, end: s.range.end });
         if (s.children) visit(s.children);
-      } else if (s.kind !== NAMESPACE_KIND) out.push({ name: s.name, start: s.location.range.start });
+      } else if (s.kind !== NAMESPACE_KIND)
+        out.push({ name: s.name, start: s.location.range.start, end: s.location.range.end });
     }
   };
   visit(answer ?? []);
@@ -60,7 +64,8 @@ function wrappedInIn(doc: CheckDocument): boolean {
 export function checkLeanView(doc: CheckDocument, answer: SymbolsAnswer): ViewCheck {
   if (answer !== null && !Array.isArray(answer))
     return { kind: "unexpected", reason: "Lean's documentSymbol answer is not a list" };
-  const start = new LineIndex(doc.text).positionAt(doc.declarationStart);
+  const index = new LineIndex(doc.text);
+  const start = index.positionAt(doc.declarationStart);
   const mine = declarationSymbols(answer).filter((s) => !before(s.start, start));
   const want = nameParts(doc.declaredName).join(".");
   const names = mine.map((s) => `'${s.name}'`).join(", ");
@@ -75,6 +80,14 @@ export function checkLeanView(doc: CheckDocument, answer: SymbolsAnswer): ViewCh
     return {
       kind: "unexpected",
       reason: `Lean names the checked declaration '${mine[0]!.name}', not '${doc.declaredName}'`,
+    };
+  // Lean's declaration must run to our end: if text in the candidate ended it early (and started some
+  // other command, declaration or not), Lean's range stops inside the candidate.
+  const end = index.positionAt(doc.declarationEnd);
+  if (before(mine[0]!.end, end))
+    return {
+      kind: "unexpected",
+      reason: `Lean's declaration '${mine[0]!.name}' ends at ${mine[0]!.end.line}:${mine[0]!.end.character}, before the end of the checked text (${end.line}:${end.character}): something in the candidate ended it`,
     };
   return { kind: "ok" };
 }

@@ -133,14 +133,21 @@ const HACKS: Hack[] = [
   {
     name: "#print axioms redirection via an inner namespace",
     hole: "target",
-    candidate: `native_decide\n${HIDE_OPEN}\nnamespace Inner\ntheorem N.target (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  omega\n${HIDE_CLOSE}`,
+    // Code after the hidden text keeps it from being a trailing comment (which never reaches Lean).
+    candidate: `native_decide\n${HIDE_OPEN}\nnamespace Inner\ntheorem N.target (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  omega\n${HIDE_CLOSE}\nskip`,
     policy: allowNative,
     lean: { leanReads: leanSeesHidden },
   },
   {
     name: "an extra declaration beside a real proof",
     hole: "target",
-    candidate: `omega\n${HIDE_OPEN}\ntheorem extra : 1 = 1 := by\n  rfl\n${HIDE_CLOSE}`,
+    candidate: `omega\n${HIDE_OPEN}\ntheorem extra : 1 = 1 := by\n  rfl\n${HIDE_CLOSE}\nskip`,
+    lean: { leanReads: leanSeesHidden },
+  },
+  {
+    name: "a command (not a declaration) injected after a real proof",
+    hole: "target",
+    candidate: `omega\n${HIDE_OPEN}\nattribute [simp] Nat.add_comm\n${HIDE_CLOSE}\nskip`,
     lean: { leanReads: leanSeesHidden },
   },
   // Partial reward for doing nothing, or padding.

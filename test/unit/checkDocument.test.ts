@@ -2,7 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { LineIndex } from "../../lean-bridge/text/positions";
-import { buildCheckDocument, locateHole, reindent } from "../../lean-bridge/verify/checkDocument";
+import {
+  buildCheckDocument,
+  locateHole,
+  reindent,
+  withoutTrailingComments,
+} from "../../lean-bridge/verify/checkDocument";
 import { proofHole } from "../helpers";
 
 const FILE = `namespace N
@@ -154,4 +159,18 @@ test("`_root_` declarations are printed from the root under their resolved name"
   assert.equal(r.doc.checkedName, "top");
   assert.equal(r.doc.declaredName, "_root_.top");
   assert.match(r.doc.text, /#print axioms _root_\.top\n$/);
+});
+
+test("comments a candidate ends with never reach Lean (text our lexer took for a comment cannot escape)", () => {
+  assert.equal(withoutTrailingComments("omega -- done"), "omega");
+  assert.equal(withoutTrailingComments("omega\n  /- a\n  b -/\n  -- c"), "omega");
+  assert.equal(withoutTrailingComments("/- x -/ omega"), "/- x -/ omega");
+  assert.equal(withoutTrailingComments("-- only"), "");
+  const r = build("have h2 : a ≤ b := h\n  omega -- fine");
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok") {
+    assert.equal(r.doc.text.includes("-- fine"), false);
+    assert.equal(r.doc.text.slice(r.doc.candidateStart, r.doc.candidateEnd), "have h2 : a ≤ b := h\n  omega");
+    assert.equal(r.doc.declarationEnd, r.doc.candidateEnd, "a whole-proof hole ends the declaration");
+  }
 });

@@ -220,12 +220,22 @@ test("Lean's view: exactly the checked declaration from its start on, under its 
     selectionRange: { start: { line, character: 0 }, end: { line, character: 1 } },
   });
   const early = sym("early", 0);
-  const mine = sym("t", declStart.line);
+  const declEnd = index.positionAt(d.declarationEnd);
+  const mine = {
+    ...sym("t", declStart.line),
+    range: { start: { line: declStart.line, character: 0 }, end: declEnd },
+  };
   assert.equal(checkLeanView(d, [early, mine]).kind, "ok");
   assert.equal(checkLeanView(d, [early, mine, sym("extra", declStart.line + 2)]).kind, "unexpected");
   assert.equal(checkLeanView(d, [early, sym("Inner.t", declStart.line)]).kind, "unexpected");
   assert.equal(checkLeanView(d, [early]).kind, "unexpected", "the declaration is missing");
-  assert.equal(checkLeanView(d, [early, sym("«t»", declStart.line)]).kind, "ok");
+  assert.equal(checkLeanView(d, [early, { ...mine, name: "«t»" }]).kind, "ok");
+  // Lean's declaration ends before our end: something in the candidate ended it early.
+  const cut = {
+    ...mine,
+    range: { start: mine.range.start, end: { line: declEnd.line, character: declEnd.character - 1 } },
+  };
+  assert.equal(checkLeanView(d, [early, cut]).kind, "unexpected");
   // Declarations inside namespaces come as children; flat SymbolInformation answers work too.
   const ns = { ...sym("N", 0, 3), children: [early, mine, sym("hidden", declStart.line + 1)] };
   assert.equal(checkLeanView(d, [ns]).kind, "unexpected");
