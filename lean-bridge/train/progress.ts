@@ -68,7 +68,11 @@ export function progressReporter(options: ProgressOptions = {}): TrainingEvents 
           const width = (stream as { columns?: number }).columns ?? 100;
           stream.write(`  ${detail}`.slice(0, width - 1));
           barShown = true;
-        } else if (detail !== lastPhaseDetail) say(`  ${detail}`);
+        } else if (
+          detail !== lastPhaseDetail &&
+          /^(\$ |Collecting |Installing |Successfully |ERROR)/.test(detail.trim())
+        )
+          say(`  ${detail.trim()}`); // In logs, the commands and pip's milestones, not every line.
         lastPhaseDetail = detail;
         return;
       }
