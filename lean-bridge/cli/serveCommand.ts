@@ -119,9 +119,12 @@ export const serveCommand: CliCommand = {
     process.stdout.write(
       `fim-rlvr serve: listening on ${where} (verifier: ${pool.identity.label}, ${pool.slotCount} slot(s), ${loaded.tasks.size} task ids)\n`,
     );
+    // A generated token is printed (the user needs it); a given one is not echoed into logs.
     if (policy.kind === "token")
       process.stdout.write(
-        `fim-rlvr serve: token ${policy.token}${policy.generated ? " (generated)" : ""}: every request must carry it as params.token\n`,
+        policy.generated
+          ? `fim-rlvr serve: token ${policy.token} (generated): every request must carry it as params.token\n`
+          : "fim-rlvr serve: every request must carry the --token value as params.token\n",
       );
     process.stdout.write(`fim-rlvr serve: Ctrl-C to stop\n`);
     await done;

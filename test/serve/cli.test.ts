@@ -46,7 +46,8 @@ test(
         lines.some((l) => /simulator .*\(not Lean\)/.test(l)),
         "the verifier is named",
       );
-      assert.ok(lines.some((l) => l.includes("token cli-test-token")));
+      assert.ok(lines.some((l) => l.includes("must carry the --token value")));
+      assert.ok(!lines.some((l) => l.includes("cli-test-token")), "a given token is not echoed");
       const ARITH = "FimExamples/Arith.lean";
       const hole = proofHole(readExample(ARITH), "add_le_add_3");
       const client = new VerifierClient([parseAddress(address)!], { token: "cli-test-token" });
