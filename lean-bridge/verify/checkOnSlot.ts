@@ -54,20 +54,23 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
     } else version = server.versionOf(slot.uri);
   }
   slot.text = doc.text;
+  // One deadline for the whole check: the diagnostics and the questions Lean answers after them.
+  const deadline = performance.now() + ctx.timeoutMs;
+  const timedOut: SlotCheck = {
+    outcome: { kind: "timeout", timeoutMs: ctx.timeoutMs, diagnostics: [] },
+    aftermath: "recycle",
+  };
   const result = await server.waitForDiagnostics(slot.uri, version, ctx.timeoutMs);
   switch (result.kind) {
     case "ready": {
       const outcome = classify(doc, result.diagnostics, result.fatal, ctx.allowedAxioms);
-      const confirmed = await confirmWithLean(server, slot.uri, doc, outcome, ctx.timeoutMs);
-      return confirmed.kind === "lost"
-        ? lost(confirmed.reason)
-        : { outcome: confirmed.outcome, aftermath: "keep" };
+      const confirmed = await confirmWithLean(server, slot.uri, doc, outcome, deadline);
+      if (confirmed.kind === "lost") return lost(confirmed.reason);
+      if (confirmed.kind === "timeout") return timedOut;
+      return { outcome: confirmed.outcome, aftermath: "keep" };
     }
     case "timeout":
-      return {
-        outcome: { kind: "timeout", timeoutMs: ctx.timeoutMs, diagnostics: [] },
-        aftermath: "recycle",
-      };
+      return timedOut;
     case "crashed":
       return { outcome: { kind: "crashed", reason: result.reason, diagnostics: [] }, aftermath: "recycle" };
     case "closed":
@@ -81,7 +84,11 @@ export function stderrTail(stderr: string): string {
   return t ? `\nserver stderr (last lines):\n${t}` : "";
 }
 
-type Confirmed = { kind: "ok"; outcome: VerdictOutcome } | { kind: "lost"; reason: string };
+type Confirmed =
+  | { kind: "ok"; outcome: VerdictOutcome }
+  | { kind: "lost"; reason: string }
+  /** Lean did not answer within the check's deadline: a timeout verdict (never cached, never rewarded). */
+  | { kind: "timeout" };
 
 /**
  * Only outcomes that can earn reward need Lean's confirmation: a proof, or unsolved goals after a candidate
@@ -94,12 +101,13 @@ async function confirmWithLean(
   uri: string,
   doc: CheckDocument,
   outcome: VerdictOutcome,
-  deadlineMs: number,
+  deadline: number,
 ): Promise<Confirmed> {
+  const left = () => Math.max(1, deadline - performance.now());
   let confirmed = outcome;
   if (outcome.kind === "incomplete" && outcome.reason === "unsolved-goals") {
-    const goals = await goalsAroundCandidate(server, uri, doc, deadlineMs);
-    if (goals.kind === "lost") return goals;
+    const goals = await goalsAroundCandidate(server, uri, doc, left);
+    if (goals.kind !== "ok") return goals;
     confirmed = {
       ...outcome,
       ...(goals.atHole !== undefined ? { goalsAtHole: goals.atHole } : {}),
@@ -115,9 +123,9 @@ async function confirmWithLean(
       diagnostics: outcome.diagnostics,
     },
   });
-  const symbols = await server.request(DocumentSymbolRequest.type, { textDocument: { uri } }, deadlineMs);
+  const symbols = await server.request(DocumentSymbolRequest.type, { textDocument: { uri } }, left());
   if (symbols.kind === "closed") return { kind: "lost", reason: symbols.reason };
-  if (symbols.kind === "timeout") return failClosed("Lean did not list the document's declarations in time");
+  if (symbols.kind === "timeout") return { kind: "timeout" };
   if (symbols.kind === "error")
     return failClosed(`Lean refused to list the document's declarations: ${symbols.message || symbols.code}`);
   const view = checkLeanView(doc, symbols.result);

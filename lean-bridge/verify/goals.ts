@@ -16,9 +16,12 @@ const atHoleCaches = new WeakMap<LeanServer, LRUCache<string, number>>();
 
 export type GoalsAround =
   | { kind: "ok"; atHole: number | undefined; afterCandidate: number | undefined }
-  | { kind: "lost"; reason: string };
+  | { kind: "lost"; reason: string }
+  /** Lean did not answer before the check's deadline. */
+  | { kind: "timeout" };
 
-type Count = { kind: "ok"; count: number | undefined } | { kind: "lost"; reason: string };
+type Count =
+  { kind: "ok"; count: number | undefined } | { kind: "lost"; reason: string } | { kind: "timeout" };
 
 async function goalCount(
   server: LeanServer,
@@ -28,7 +31,8 @@ async function goalCount(
 ): Promise<Count> {
   const answer = await server.request(PlainGoalRequest, { textDocument: { uri }, position }, deadlineMs);
   if (answer.kind === "closed") return { kind: "lost", reason: answer.reason };
-  // No answer, or no goal there: unknown, which earns no partial credit (the verdict itself stands).
+  if (answer.kind === "timeout") return { kind: "timeout" };
+  // An error, or no goal there: unknown, which earns no partial credit (the verdict itself stands).
   if (answer.kind !== "ok" || answer.result === null || !Array.isArray(answer.result.goals))
     return { kind: "ok", count: undefined };
   return { kind: "ok", count: answer.result.goals.length };
@@ -38,7 +42,8 @@ export async function goalsAroundCandidate(
   server: LeanServer,
   uri: string,
   doc: CheckDocument,
-  deadlineMs: number,
+  /** Milliseconds left of the check's deadline, asked before each question. */
+  left: () => number,
 ): Promise<GoalsAround> {
   let cache = atHoleCaches.get(server);
   if (!cache) {
@@ -49,12 +54,12 @@ export async function goalsAroundCandidate(
   const key = createHash("sha256").update(doc.prefix).digest("hex");
   let atHole = cache.get(key);
   if (atHole === undefined) {
-    const start = await goalCount(server, uri, index.positionAt(doc.candidateStart), deadlineMs);
-    if (start.kind === "lost") return start;
+    const start = await goalCount(server, uri, index.positionAt(doc.candidateStart), left());
+    if (start.kind !== "ok") return start;
     atHole = start.count;
     if (atHole !== undefined) cache.set(key, atHole);
   }
-  const end = await goalCount(server, uri, index.positionAt(doc.candidateEnd), deadlineMs);
-  if (end.kind === "lost") return end;
+  const end = await goalCount(server, uri, index.positionAt(doc.candidateEnd), left());
+  if (end.kind !== "ok") return end;
   return { kind: "ok", atHole, afterCandidate: end.count };
 }

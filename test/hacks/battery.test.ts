@@ -286,3 +286,27 @@ test("hack battery through the simulator: no hack earns reward, every control is
     await h.close();
   }
 });
+
+test("Lean not answering its questions within the check's deadline gives a timeout, never a proof", async () => {
+  for (const [method, hole, candidate] of [
+    ["textDocument/documentSymbol", "target", "omega"],
+    ["$/lean/plainGoal", "pair", "constructor\ntrivial"],
+  ] as const) {
+    const lean = await leanLike({ neverAnswers: [method] });
+    const pool = VerifierPool.fromServer(lean.server, {
+      projectRoot: EXAMPLE,
+      launch: { command: ["(in-process)"], cwd: EXAMPLE },
+      slots: 1,
+      timeoutMs: 300,
+      memoryPerWorkerMb: 1,
+    });
+    try {
+      const v = await pool.verify(task(hole), candidate);
+      assert.equal(v.kind, "timeout", `${method}: ${JSON.stringify(v)}`);
+      const again = await pool.verify(task(hole), candidate);
+      assert.equal(again.cached, undefined, "a timeout is never cached");
+    } finally {
+      await lean.close();
+    }
+  }
+});

@@ -28,6 +28,8 @@ export interface LeanLikeOptions {
   baseAxioms?: string[];
   /** Goals `$/lean/plainGoal` shows at a hole (default 1). */
   goalsAtHole?: number;
+  /** Requests this server never answers (a Lean too busy to reply before the check's deadline). */
+  neverAnswers?: string[];
 }
 
 const CLOSERS = new Set([
@@ -218,13 +220,17 @@ function serve(connection: MessageConnection, options: LeanLikeOptions): void {
     }
     return {};
   });
+  const silent = new Set(options.neverAnswers ?? []);
+  const never = new Promise<never>(() => undefined);
   connection.onRequest("textDocument/documentSymbol", (p: { textDocument: { uri: string } }) => {
+    if (silent.has("textDocument/documentSymbol")) return never;
     const doc = docs.get(p.textDocument.uri);
     return doc ? answer(doc.text, options).symbols : null;
   });
   connection.onRequest(
     "$/lean/plainGoal",
     (p: { textDocument: { uri: string }; position: { line: number; character: number } }) => {
+      if (silent.has("$/lean/plainGoal")) return never;
       const doc = docs.get(p.textDocument.uri);
       if (!doc) return null;
       const count = goalsAt(doc.text, p.position, options);
