@@ -3,7 +3,7 @@
 import { build } from "esbuild";
 import { chmodSync, readFileSync } from "node:fs";
 
-const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+const { version } = JSON.parse(readFileSync("package.json", "utf8")); // Run from the repository root.
 
 const common = {
   bundle: true,
