@@ -72,6 +72,7 @@ export const CODE_EXECUTION_IDENTIFIERS = [
   "run_cmd",
   "run_elab",
   "run_meta",
+  "by_elab",
   "elab",
   "elab_rules",
   "macro",

@@ -32,7 +32,14 @@ test("escapes from the hole are rejected", () => {
 });
 
 test("code execution is rejected by default and the policy is configurable", () => {
-  for (const c of ["run_tac pure ()", "run_cmd pure ()", "elab x", "IO.println 1", "unsafe x"])
+  for (const c of [
+    "run_tac pure ()",
+    "run_cmd pure ()",
+    "elab x",
+    "IO.println 1",
+    "unsafe x",
+    "exact by_elab pure q",
+  ])
     assert.equal(rejected(c), "code-execution", c);
   assert.equal(rejected("exact?"), "search-tactic");
   const loose = {
