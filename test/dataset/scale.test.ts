@@ -35,10 +35,7 @@ test(`a ${WORKSPACE_BYTES / 1e6} MB workspace exports with a ${HEAP_MB} MB heap,
   );
   assert.equal(r.status, 0, r.stderr.slice(-2000));
   const tasksBytes = statSync(join(out, "tasks.jsonl")).size;
-  assert.ok(
-    tasksBytes > HEAP_MB * 1024 * 1024,
-    `tasks.jsonl (${tasksBytes} bytes) is larger than the heap`,
-  );
+  assert.ok(tasksBytes > HEAP_MB * 1024 * 1024, `tasks.jsonl (${tasksBytes} bytes) is larger than the heap`);
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
     files: { mined: number };
     holes: { kept: { total: number } };
