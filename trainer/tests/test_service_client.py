@@ -57,6 +57,24 @@ def test_round_trip_by_task_id_and_by_hole(service: ServiceProcess, dataset: Pat
         assert stats["refused"] == 0
 
 
+def test_the_trainers_own_loop_can_verify_through_the_service(service: ServiceProcess, dataset: Path) -> None:
+    """ServiceClient is a fim_rlvr.verify.Verifier: submit now, collect later (as the trainer's pipelined loop does)."""
+    from fim_rlvr.protocol import VerifyItem
+    from fim_rlvr.verify import send
+
+    task = next(t for t in read_tasks(dataset) if t["kind"] == "tactic")
+    with ServiceClient(service.address) as client:
+        items: list[VerifyItem] = [
+            {"taskId": task["id"], "candidate": task["middle"]},
+            {"taskId": task["id"], "candidate": "sorry"},
+        ]
+        pending = send(client, items)
+        verdicts, _waited = pending.collect(client, deadline_s=60)
+        assert [(v.kind, v.reward) for v in verdicts] == [("proved", 1.0), ("rejected", 0.0)]
+        assert {v.task_id for v in verdicts} == {task["id"]}
+        assert not any(v.masked for v in verdicts)
+
+
 def test_token_is_required_when_set_and_refusals_are_counted(dataset: Path) -> None:
     process = ServiceProcess(dataset, token="a-long-test-token")
     try:
