@@ -21,17 +21,20 @@ import {
 import { type CliCommand, flagOption, stringOption } from "./command";
 import { UsageError } from "./usage";
 
-const SIMULATOR_FALLBACK_WARNING = [
-  "",
-  "  ****************************************************************************************",
-  "  *  Lean was not found (`lake` is not on PATH): candidates are checked by the SIMULATOR,  *",
-  "  *  a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo   *",
-  "  *  whitespace) and listed alternatives, so rewards and pass rates are a dry run.        *",
-  "  *  Install Lean (https://github.com/leanprover/elan) and `lake build` the project for   *",
-  "  *  real verification; pass --simulator to choose the simulator on purpose.             *",
-  "  ****************************************************************************************",
-  "",
-].join("\n");
+/** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
+const SIMULATOR_FALLBACK_WARNING = box([
+  "Lean was not found (`lake` is not on PATH): candidates are checked by the SIMULATOR,",
+  "a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo",
+  "whitespace) and listed alternatives, so rewards and pass rates are a dry run.",
+  "Install Lean (https://github.com/leanprover/elan) and `lake build` the project for",
+  "real verification; pass --simulator to choose the simulator on purpose.",
+]);
+
+function box(lines: string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  const edge = `  ${"*".repeat(width + 6)}`;
+  return ["", edge, ...lines.map((l) => `  *  ${l.padEnd(width)}  *`), edge, ""].join("\n");
+}
 
 function timestamp(): string {
   return new Date().toISOString().replace(/[:]/g, "-").replace(/\..*$/, "");
