@@ -70,7 +70,8 @@ class Curriculum:
         return {"unlocked": self.unlocked, "rates": dict(self.rates), "steps_at_frontier": self.steps_at_frontier}
 
     def load_state(self, state: Mapping[str, Any]) -> None:
-        self.unlocked = int(state["unlocked"])
+        """Continue from a checkpoint's state (with the curriculum off, every kind stays unlocked)."""
+        self.unlocked = int(state["unlocked"]) if self.enabled else len(self.kinds)
         self.rates = {str(k): float(v) for k, v in state["rates"].items()}
         self.steps_at_frontier = int(state["steps_at_frontier"])
 

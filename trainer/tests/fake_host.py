@@ -30,7 +30,7 @@ class FakeHost:
         self.fail = set(fail)
         self.batches = 0
         self.notifications: list[tuple[str, Any]] = []
-        self.cancels: list[Any] = []
+        self.hung: list[Future[Any]] = []
         self.done = threading.Event()
         self.lock = threading.Lock()
         env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT)}
@@ -45,7 +45,7 @@ class FakeHost:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.writer = JsonRpcStreamWriter(self.process.stdin)
         self.reader = JsonRpcStreamReader(self.process.stdout)
-        handlers = {"verify/batch": self._verify, "$/cancelRequest": self.cancels.append}
+        handlers: dict[str, Any] = {"verify/batch": self._verify}
         for method in ("train/progress", "train/sample", "train/checkpoint", "train/log", "train/eval", "train/done"):
             handlers[method] = self._recorder(method)
         self.endpoint = Endpoint(handlers, self.writer.write)
@@ -72,7 +72,9 @@ class FakeHost:
         index = self.batches
         self.batches += 1
         if index in self.hang:
-            return Future()  # never answered
+            never: Future[Any] = Future()  # never answered; cancelled when the trainer sends $/cancelRequest
+            self.hung.append(never)
+            return never
         if index in self.fail:
             raise JsonRpcException(message="the verifier pool crashed", code=-32603)
         verdicts = [verdict_for(i["taskId"], i["candidate"], self.middles.get(i["taskId"])) for i in params["items"]]

@@ -55,3 +55,38 @@ def test_bad_config_is_a_trainer_error(toy_dataset: Path, tmp_path: Path) -> Non
         assert host.shutdown() == 0
     finally:
         host.kill()
+
+
+def test_hung_and_crashed_checks_over_pipes(toy_dataset: Path, tmp_path: Path) -> None:
+    # Requests: 0 before-eval, 1 sft-eval, 2 step 1 (never answered), 3 step 2 (answered with an error), 4 step 3.
+    host = FakeHost(toy_dataset, hang=[2], fail=[3])
+    try:
+        host.initialize({**SMALL, "steps": 3, "verify_timeout_s": 1.0}, toy_dataset, tmp_path / "run")
+        assert host.done.wait(timeout=120), "".join(host.stderr_lines)
+        assert host.of("train/done")[0]["status"] == "completed"
+        progress = host.of("train/progress")
+        assert [p["metrics"]["masked_samples"] for p in progress] == [4, 4, 0]
+        verdicts = [s["verdict"] for s in host.of("train/sample")]
+        assert verdicts[:4] == ["timeout"] * 4 and verdicts[4:8] == ["crashed"] * 4
+        assert [f.cancelled() for f in host.hung] == [True]  # the trainer sent $/cancelRequest for it
+        assert host.shutdown() == 0
+    finally:
+        host.kill()
+
+
+def test_stop_checkpoints_then_answers_and_reports_done(toy_dataset: Path, tmp_path: Path) -> None:
+    host = FakeHost(toy_dataset, hang=[3])  # step 2's batch is never answered: the run is mid-check when stopped
+    try:
+        host.initialize({**SMALL, "steps": 4, "verify_timeout_s": 600.0}, toy_dataset, tmp_path / "run")
+        deadline = 120
+        while not host.of("train/progress") and deadline > 0:
+            host.done.wait(timeout=0.5)
+            deadline -= 0.5
+        assert host.of("train/progress"), "".join(host.stderr_lines)
+        stop = host.request("train/stop", {})
+        assert stop["step"] == 1 and stop["checkpoint"].endswith("step-1")
+        assert host.done.wait(timeout=60)
+        assert host.of("train/done")[0]["status"] == "stopped"
+        assert host.shutdown() == 0
+    finally:
+        host.kill()
