@@ -98,8 +98,9 @@ def load_reference(folder: str | Path, like: Policy) -> Any:
     """A frozen copy of a saved model (a checkpoint's ref_model/), on the policy's device and dtype."""
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=next(like.model.parameters()).dtype)
-    model.to(like.device).eval()
+    model: Any = AutoModelForCausalLM.from_pretrained(folder, dtype=next(like.model.parameters()).dtype)
+    model.to(like.device)
+    model.eval()
     for parameter in model.parameters():
         parameter.requires_grad_(False)
     return model

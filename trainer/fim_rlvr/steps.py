@@ -189,7 +189,8 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
     algorithm, policy = trainer.algorithm, trainer.policy
     started = time.perf_counter()
     groups = record.groups
-    loss_value, algo_metrics = 0.0, {}
+    loss_value = 0.0
+    algo_metrics: Mapping[str, float] = {}
     if groups:
         rollouts = [r for g in groups for r in g.rollouts]
         verdicts = [v for g in groups for v in g.verdicts]

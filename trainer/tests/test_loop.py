@@ -175,6 +175,7 @@ def test_reward_rises_on_a_small_task_set(tmp_path: Path) -> None:
         group_size=8,
         max_new_tokens=12,
         learning_rate=5e-4,
+        temperature=1.0,
         seed=0,
         algo_config={"beta": 0.0},
         checkpoint_every=100,

@@ -1,0 +1,58 @@
+"""TrainConfig: defaults, unknown keys listed, values checked, YAML and JSON files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fim_rlvr.config import ConfigError, TrainConfig, from_dict, from_file, valid_keys
+
+
+def test_defaults_and_sft_default_per_model() -> None:
+    config = from_dict({})
+    assert config == TrainConfig()
+    assert config.resolved_sft_steps() > 0  # the embedded model gets a warm start
+    assert from_dict({"model": "/models/x"}).resolved_sft_steps() == 0
+    assert from_dict({"model": "/models/x", "sft_steps": 5}).resolved_sft_steps() == 5
+
+
+def test_unknown_keys_list_the_valid_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        from_dict({"stepz": 3, "lr": 1})
+    message = str(caught.value)
+    assert "lr, stepz" in message
+    assert all(key in message for key in valid_keys())
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        ({"algorithm": "ppo"}, "unknown algorithm 'ppo'"),
+        ({"kinds": []}, "kinds must be"),
+        ({"kinds": ["lemma"]}, "kinds must be"),
+        ({"group_size": 0}, "group_size must be a positive integer"),
+        ({"steps": -1}, "steps must be a non-negative integer"),
+        ({"top_p": 0}, "top_p"),
+        ({"eval_limit": 0}, "eval_limit"),
+    ],
+)
+def test_bad_values_are_explained(raw: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        from_dict(raw)
+
+
+def test_nullable_keys_accept_null() -> None:
+    config = from_dict({"model": None, "sft_steps": None, "eval_limit": None, "goal_in_prompt": None})
+    assert config.model is None and config.eval_limit is None
+
+
+def test_yaml_and_json_files(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("steps: 3\nalgorithm: dapo\nalgo_config:\n  epsilon_high: 0.3\n")
+    config = from_file(tmp_path / "a.yaml")
+    assert (config.steps, config.algorithm, config.algo_config) == (3, "dapo", {"epsilon_high": 0.3})
+    (tmp_path / "b.json").write_text('{"group_size": 4}')
+    assert from_file(tmp_path / "b.json").group_size == 4
+    (tmp_path / "c.yaml").write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="expected a mapping"):
+        from_file(tmp_path / "c.yaml")
