@@ -222,15 +222,15 @@ function serve(connection: MessageConnection, options: LeanLikeOptions): void {
   });
   const silent = new Set(options.neverAnswers ?? []);
   const never = new Promise<never>(() => undefined);
-  connection.onRequest("textDocument/documentSymbol", (p: { textDocument: { uri: string } }) => {
-    if (silent.has("textDocument/documentSymbol")) return never;
+  connection.onRequest("textDocument/documentSymbol", async (p: { textDocument: { uri: string } }) => {
+    if (silent.has("textDocument/documentSymbol")) await never;
     const doc = docs.get(p.textDocument.uri);
     return doc ? answer(doc.text, options).symbols : null;
   });
   connection.onRequest(
     "$/lean/plainGoal",
-    (p: { textDocument: { uri: string }; position: { line: number; character: number } }) => {
-      if (silent.has("$/lean/plainGoal")) return never;
+    async (p: { textDocument: { uri: string }; position: { line: number; character: number } }) => {
+      if (silent.has("$/lean/plainGoal")) await never;
       const doc = docs.get(p.textDocument.uri);
       if (!doc) return null;
       const count = goalsAt(doc.text, p.position, options);
