@@ -176,12 +176,17 @@ export class ServiceConnection {
     }
   }
 
-  /** Drops the current connection (a later `connect` makes a new one). */
+  /**
+   * Drops the connection after a loss; a later `connect` makes a new one once the backoff has passed (a dying
+   * service may still accept a connection it then resets, and must not be hammered).
+   */
   reset(): void {
     const live = this.live;
     this.live = undefined;
     live?.rpc.dispose();
     live?.socket.destroy();
+    this.nextAttemptAt = performance.now() + this.wait;
+    this.wait = Math.min(this.wait * 2, this.timing.maxBackoffMs);
   }
 
   close(): void {

@@ -174,7 +174,12 @@ class _Connection:
         return future
 
     def reset(self) -> None:
+        """Drops the connection after a loss; the next attempt waits out the backoff (a dying service may still
+        accept a connection it then resets, and must not be hammered)."""
         self._drop()
+        with self._lock:
+            self._next_attempt = time.monotonic() + self._wait
+            self._wait = min(self._wait * 2, 1.0)
 
 
 class ServiceClient:

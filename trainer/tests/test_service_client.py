@@ -107,7 +107,8 @@ def test_a_service_killed_mid_batch_is_reconnected_and_the_batch_resubmitted(dat
         second = ServiceProcess(dataset, port=first.port)
         verdicts = future.result(60)
         assert [v["kind"] for v in verdicts] == ["proved", "failed", "proved", "failed"]
-        assert client.resubmitted == len(items)
+        # At least once each: a dying service can still accept a connection it then resets, losing them again.
+        assert client.resubmitted >= len(items)
         assert client.reconnects >= 1
     finally:
         client.close()
