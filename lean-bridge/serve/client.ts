@@ -8,13 +8,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { VerifierIdentity } from "../protocol/trainer";
-import {
-  ServiceConnection,
-  DEFAULT_TIMING,
-  formatAddress,
-  type ConnectionTiming,
-  type ServiceAddress,
-} from "./connection";
+import { ServiceConnection, DEFAULT_TIMING, type ConnectionTiming, type ServiceAddress } from "./connection";
 import {
   ServiceStatsRequest,
   ServiceVerifyBatch,
@@ -238,5 +232,3 @@ function chunks<T>(list: T[], size: number): T[][] {
   for (let k = 0; k < list.length; k += size) out.push(list.slice(k, k + size));
   return out;
 }
-
-export { formatAddress };
