@@ -207,6 +207,8 @@ export interface StartPreset {
   algorithm?: AlgorithmName;
   /** null: the embedded tiny model. */
   model?: string | null;
+  /** Optimiser steps for this run (instead of the setting). */
+  steps?: number;
 }
 
 /** The Start command's argument, checked (it comes from keybindings or other extensions). */
@@ -218,6 +220,7 @@ export function asPreset(value: unknown): StartPreset {
     ...(typeof v.project === "string" ? { project: v.project } : {}),
     ...(algorithm ? { algorithm } : {}),
     ...(v.model === null || typeof v.model === "string" ? { model: v.model } : {}),
+    ...(typeof v.steps === "number" && Number.isInteger(v.steps) && v.steps > 0 ? { steps: v.steps } : {}),
   };
 }
 
@@ -265,7 +268,11 @@ export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset 
   const options: TrainingOptions = {
     target: project,
     runDir: runFolder(project, env),
-    config: trainConfig(env.settings, algorithm, model),
+    config: trainConfig(
+      preset.steps ? { ...env.settings, steps: preset.steps } : env.settings,
+      algorithm,
+      model,
+    ),
     reward: env.settings.reward,
     verifier,
     resume: false,

@@ -39,7 +39,8 @@ function palette(): string[] {
 
 type Series = { label: string; values: (number | null)[] };
 
-function draw(id: string, steps: number[], series: Series[]): void {
+/** `rate`: shares and rewards, drawn on an axis spanning at least 0–1 (wider when a reward goes below 0). */
+function draw(id: string, steps: number[], series: Series[], rate = false): void {
   const host = document.getElementById(id);
   if (!host) return;
   const data = [steps, ...series.map((s) => s.values)] as uPlot.AlignedData;
@@ -58,7 +59,19 @@ function draw(id: string, steps: number[], series: Series[]): void {
     {
       width: Math.max(240, host.clientWidth),
       height: 180,
-      scales: { x: { time: false } },
+      scales: {
+        x: { time: false },
+        ...(rate
+          ? {
+              y: {
+                range: (_u: uPlot, min: number, max: number): uPlot.Range.MinMax => [
+                  Math.min(0, min),
+                  Math.max(1, max),
+                ],
+              },
+            }
+          : {}),
+      },
       axes: [{ ...axis, label: "step" }, axis],
       series: [
         { label: "step" },
@@ -105,10 +118,15 @@ function render(): void {
     tile("samples", String(state.samples)),
   ].join("");
   const c = state.curves;
-  draw("chart-reward", state.steps, [
-    { label: "reward", values: c.reward },
-    { label: "pass rate", values: c.passRate },
-  ]);
+  draw(
+    "chart-reward",
+    state.steps,
+    [
+      { label: "reward", values: c.reward },
+      { label: "pass rate", values: c.passRate },
+    ],
+    true,
+  );
   const byKind = passRateByKind(state);
   draw(
     "chart-kinds",
@@ -116,10 +134,11 @@ function render(): void {
     Object.entries(byKind)
       .sort()
       .map(([label, values]) => ({ label, values })),
+    true,
   );
   draw("chart-loss", state.steps, [{ label: "loss", values: c.loss }]);
   draw("chart-kl", state.steps, [{ label: "KL", values: c.kl }]);
-  draw("chart-clip", state.steps, [{ label: "clip fraction", values: c.clipFraction }]);
+  draw("chart-clip", state.steps, [{ label: "clip fraction", values: c.clipFraction }], true);
   draw("chart-speed", state.steps, [
     { label: "tokens/s", values: c.tokensPerSecond },
     { label: "checks/s", values: c.checksPerSecond },

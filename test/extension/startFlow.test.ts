@@ -219,11 +219,12 @@ test("Start with a preset (the command's argument) skips the pickers it answers;
   const plan = await planStart(
     env(),
     ui,
-    asPreset({ algorithm: "gspo", model: null, project: "/ws/lean-env" }),
+    asPreset({ algorithm: "gspo", model: null, project: "/ws/lean-env", steps: 7 }),
   );
   assert.equal(log.titles.length, 0, "no picker shown");
   assert.equal(plan.kind === "ready" && plan.options.config.algorithm, "gspo");
-  assert.deepEqual(asPreset({ algorithm: "ppo", model: 3 }), {});
+  assert.equal(plan.kind === "ready" && plan.options.config.steps, 7);
+  assert.deepEqual(asPreset({ algorithm: "ppo", model: 3, steps: -1 }), {});
   assert.deepEqual(asPreset("grpo"), {});
 });
 

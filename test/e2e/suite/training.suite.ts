@@ -1,0 +1,106 @@
+/**
+ * Mocha suites that run inside VS Code's extension host (code-server here, @vscode/test-electron on hosted
+ * CI): activation on a Lean workspace, command registration, a short training run with the simulator that
+ * produces samples and decorations, and Stop keeping a checkpoint. The workspace's settings choose the
+ * simulator and the trainer (see test/e2e/training.test.ts).
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { suite, suiteSetup, test } from "mocha";
+import * as vscode from "vscode";
+import type { FimRlvrApi } from "../../../extension/main";
+
+const EXTENSION_ID = "fim-rlvr.fim-rlvr-lean4";
+
+/** Waits for a condition the extension reaches asynchronously (bounded; not a timing measurement). */
+async function until(what: string, condition: () => boolean, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function defineSuites(): void {
+  let api: FimRlvrApi;
+
+  suite("FIM-RLVR extension", () => {
+    suiteSetup(async () => {
+      const extension = vscode.extensions.getExtension<FimRlvrApi>(EXTENSION_ID);
+      assert.ok(extension, `${EXTENSION_ID} is installed`);
+      // The workspace holds a lean-toolchain: activation must happen on its own (workspaceContains).
+      await until("activation on the Lean workspace", () => extension.isActive, 30_000);
+      api = extension.exports;
+    });
+
+    test("registers every command", async () => {
+      const commands = await vscode.commands.getCommands(true);
+      for (const id of [
+        "fimRlvr.startTraining",
+        "fimRlvr.stopTraining",
+        "fimRlvr.resumeTraining",
+        "fimRlvr.showDashboard",
+        "fimRlvr.exportDataset",
+        "fimRlvr.clearAnnotations",
+        "fimRlvr.showAttempts",
+      ])
+        assert.ok(commands.includes(id), `${id} is registered`);
+    });
+
+    test("a short training run with the simulator annotates holes and draws decorations", async function () {
+      this.timeout(240_000);
+      let ended = false;
+      const run = vscode.commands.executeCommand("fimRlvr.startTraining", { algorithm: "grpo", model: null });
+      void Promise.resolve(run).finally(() => (ended = true));
+      await until("the first train/sample", () => api.store.size > 0 || ended, 180_000);
+      assert.ok(
+        api.store.size > 0,
+        `the run produced samples (dashboard status: ${api.dashboard.current.status})`,
+      );
+      const file = api.store.files()[0]!;
+      await vscode.window.showTextDocument(vscode.Uri.file(file));
+      await until("decorations in the editor", () => (api.decorations.drawn.get(file) ?? 0) > 0, 30_000);
+      await run;
+      const state = api.dashboard.current;
+      assert.equal(state.status, "completed");
+      assert.ok(state.steps.length > 0, "the dashboard received train/progress");
+      assert.ok(state.samples >= api.store.size, "every annotated hole came from a sample");
+      for (const name of ["metrics.jsonl", "samples.jsonl", "report.html", join("checkpoints", "latest")])
+        assert.ok(existsSync(join(state.runDir, name)), `${name} written in ${state.runDir}`);
+      const hole = api.store.holesIn(file)[0]!;
+      assert.ok(hole.attempts.length > 0);
+      assert.match(readFileSync(file, "utf8"), /theorem|lemma|example/);
+    });
+
+    test("Stop writes a checkpoint and leaves the run resumable", async function () {
+      this.timeout(240_000);
+      await vscode.workspace
+        .getConfiguration("fimRlvr")
+        .update("trainer.steps", 100_000, vscode.ConfigurationTarget.Global);
+      const before = api.dashboard.current.samples;
+      const run = vscode.commands.executeCommand("fimRlvr.startTraining", {
+        algorithm: "dapo",
+        model: null,
+        steps: 100_000,
+      });
+      await until(
+        "a sample of the new run",
+        () =>
+          api.controller.runState.phase === "running" &&
+          api.dashboard.current.samples > 0 &&
+          api.dashboard.current.samples !== before,
+        180_000,
+      );
+      await vscode.commands.executeCommand("fimRlvr.stopTraining");
+      await run;
+      const state = api.dashboard.current;
+      assert.equal(state.status, "stopped");
+      assert.ok(api.store.size > 0);
+      assert.equal(api.controller.runState.phase, "idle");
+      const latest = readFileSync(join(state.runDir, "checkpoints", "latest"), "utf8").trim();
+      assert.ok(existsSync(join(state.runDir, "checkpoints", latest)), `checkpoint ${latest} kept`);
+      assert.ok(state.steps.at(-1)! < 100_000, "stopped before the end");
+    });
+  });
+}

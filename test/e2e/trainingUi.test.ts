@@ -1,0 +1,129 @@
+/**
+ * The training UI through the browser, as a user meets it: command palette → "Start FIM-RLVR Training" on a
+ * copy of the example workspace (simulator) → algorithm and model quick picks → the first samples → a hole
+ * opened from the "FIM Holes" view shows a gutter icon and a hover with the verdict → the dashboard → Stop.
+ * Screenshots land in test/e2e/artifacts/. Skipped, with the reason, where the tools are not installed.
+ */
+/// <reference lib="dom" />
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Frame, Page } from "playwright-core";
+import { copyExample, trainingSettings } from "./workspace";
+import { ARTIFACTS, openWorkbench, runCommand, skipReason, trainerPython } from "./codeServer";
+
+const skip = skipReason();
+if (skip) process.stderr.write(`VS Code training UI test skipped: ${skip}\n`);
+
+/** The webview frame whose document contains `text` (webviews render in nested iframes). */
+async function frameWith(page: Page, text: string): Promise<Frame | undefined> {
+  for (let k = 0; k < 120; k++) {
+    for (const frame of page.frames()) {
+      const body = await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "");
+      if (body.includes(text)) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  return undefined;
+}
+
+test(
+  "VS Code UI: Start FIM-RLVR Training from the palette, gutter icons, hover, dashboard, Stop",
+  { skip, timeout: 420_000 },
+  async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const { python } = trainerPython();
+    const workbench = await openWorkbench({
+      workspace: copyExample(trainingSettings(python, 100_000)),
+    });
+    const { page } = workbench;
+    try {
+      await page.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="FimExamples"]', {
+        timeout: 60_000,
+      });
+      await runCommand(page, "FIM-RLVR: Start FIM-RLVR Training");
+      // Algorithm (one-line descriptions), then model: the first entries (GRPO, the embedded tiny model).
+      const grpo = page.locator('.quick-input-widget .monaco-list-row[aria-label*="GRPO"]').first();
+      await grpo.waitFor({ state: "visible", timeout: 30_000 });
+      assert.match(await page.locator(".quick-input-widget").innerText(), /Group-normalised advantages/);
+      await page.keyboard.press("Enter");
+      await page
+        .locator('.quick-input-widget .monaco-list-row[aria-label*="Embedded tiny model"]')
+        .first()
+        .waitFor({ state: "visible", timeout: 30_000 });
+      await page.keyboard.press("Enter");
+
+      // The progress notification, then the first annotated hole in the Explorer's "FIM Holes" view.
+      await page
+        .locator(".notifications-toasts .notification-list-item-message", { hasText: /FIM-RLVR/ })
+        .first()
+        .waitFor({ timeout: 60_000 });
+      // The view sits collapsed at the bottom of the Explorer: open it, then wait for a hole (second-level row).
+    const header = page.locator('.pane-header[aria-label*="FIM Holes"]').first();
+    await header.waitFor({ state: "visible", timeout: 120_000 });
+    if ((await header.getAttribute("aria-expanded")) !== "true") await header.click();
+    const holeRow = page
+      .locator('.pane:has(.pane-header[aria-label*="FIM Holes"]) .monaco-list-row[aria-level="2"]')
+      .first();
+    await holeRow.waitFor({ state: "visible", timeout: 240_000 });
+      await holeRow.click();
+      const gutter = page.locator('.monaco-editor .cgmr[class*="TextEditorDecorationType"]').first();
+      await gutter.waitFor({ state: "visible", timeout: 30_000 });
+      const icons = await page.locator('.monaco-editor .cgmr[class*="TextEditorDecorationType"]').count();
+      assert.ok(icons > 0, "gutter icons are drawn");
+      const status = await page
+        .locator(".statusbar-item", { hasText: /FIM-RLVR/ })
+        .first()
+        .innerText();
+      assert.match(status, /FIM-RLVR/);
+
+      // Hover over the highlighted hole: the hover names the verdict, reward, step and algorithm.
+      const highlighted = page
+        .locator(
+          '.monaco-editor .view-overlays div[class*="TextEditorDecorationType"], .monaco-editor .view-lines span[class*="TextEditorDecorationType"]',
+        )
+        .first();
+      const box = await highlighted.boundingBox();
+      assert.ok(box, "the hole's range is highlighted");
+      await page.mouse.move(box.x + Math.min(20, box.width / 2), box.y + box.height / 2);
+      const hover = page.locator(".monaco-hover-content", { hasText: /FIM-RLVR/ }).first();
+      await hover.waitFor({ state: "visible", timeout: 20_000 });
+      const hoverText = await hover.innerText();
+      assert.match(
+        hoverText,
+        /(proved|failed|incomplete|rejected|timeout|crashed) · reward \d\.\d\d · step \d+ · grpo/,
+      );
+      assert.match(hoverText, /Show all attempts/);
+      await page.screenshot({ path: join(ARTIFACTS, "training-editor.png") });
+
+      await page.mouse.move(5, 5);
+      await runCommand(page, "FIM-RLVR: Show Training Dashboard");
+      const dashboard = await frameWith(page, "FIM-RLVR training");
+      assert.ok(dashboard, "the dashboard webview rendered");
+      await dashboard.waitForSelector("#chart-reward canvas", { timeout: 30_000 });
+      await dashboard.waitForFunction(
+        () => /\d+\/\d+/.test(document.getElementById("tiles")?.innerText ?? ""),
+        null,
+        { timeout: 120_000 },
+      );
+      assert.match(await dashboard.evaluate(() => document.body.innerText), /simulator \(not Lean\)/);
+      // Let uPlot paint its latest frame before the picture.
+      await dashboard.evaluate(
+        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+      );
+      await page.screenshot({ path: join(ARTIFACTS, "training-dashboard.png") });
+
+      await runCommand(page, "FIM-RLVR: Stop Training");
+      const stopped = page.locator(".notifications-toasts .notification-list-item-message", {
+        hasText: /checkpoint kept/,
+      });
+      await stopped.first().waitFor({ timeout: 180_000 });
+    } catch (error) {
+      await page.screenshot({ path: join(ARTIFACTS, "training-failure.png") }).catch(() => undefined);
+      throw error;
+    } finally {
+      await workbench.close();
+    }
+  },
+);
