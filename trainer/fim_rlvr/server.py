@@ -101,6 +101,8 @@ class TrainerServer:
             result = trainer.prepare()
         except TrainerError as error:
             raise user_error(str(error)) from error
+        except Exception as error:  # e.g. an unreadable run folder: still the user's to fix
+            raise user_error(f"could not start the run: {error}") from error
         self.trainer = trainer
         self.thread = threading.Thread(target=trainer.run, name="fim_rlvr-run", daemon=True)
         self.connection.after_next_response(self.thread.start)

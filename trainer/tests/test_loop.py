@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
 from conftest import write_dataset
 from fakes import ExactMatchVerifier, RecordingEvents, verdict_for
@@ -68,6 +70,21 @@ def test_one_rl_step_changes_the_parameters(toy_dataset: Path, tmp_path: Path) -
     assert len(changed) == len(before), f"unchanged: {set(before) - set(changed)}"
     line = RunFiles(tmp_path).read_metrics()[0]
     assert line["verdicts"].get("proved", 0) > 0 and line["verdicts"].get("failed", 0) > 0
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
+def test_every_algorithm_trains(toy_dataset: Path, tmp_path: Path, algorithm: str) -> None:
+    trainer = make_trainer(
+        toy_dataset, tmp_path, ParityVerifier(), steps=2, sft_steps=0, algorithm=algorithm, eval_limit=1
+    )
+    before = [p.detach().clone() for p in trainer.policy.model.parameters()]
+    trainer.run()
+    lines = RunFiles(tmp_path).read_metrics()
+    assert [m["step"] for m in lines] == [1, 2]
+    assert all(math.isfinite(m["loss"]) for m in lines)
+    assert any(not torch.equal(b, p) for b, p in zip(before, trainer.policy.model.parameters(), strict=True))
+    if algorithm == "dapo":  # dynamic sampling keeps at most batch_size informative groups
+        assert all(m["groups_trained"] <= TINY["batch_size"] for m in lines)
 
 
 def test_masked_checks_cost_their_samples_not_the_run(toy_dataset: Path, tmp_path: Path) -> None:
