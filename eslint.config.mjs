@@ -3,7 +3,17 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["dist/**", "node_modules/**", "lean-env/**", "out/**", ".fim-rlvr/**", "test/e2e/artifacts/**"],
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "lean-env/**",
+      "out/**",
+      ".fim-rlvr/**",
+      "test/e2e/artifacts/**",
+      "**/.venv/**",
+      "trainer/**",
+      "*.vsix",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -17,7 +27,7 @@ export default tseslint.config(
   },
   {
     files: ["**/*.mjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
   {
     // The bridge runs without an editor: the CLI, the tests and the trainer host load it.
