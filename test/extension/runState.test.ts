@@ -17,6 +17,7 @@ import {
   reduceDashboard,
   type DashboardMessage,
 } from "../../extension/state/dashboardModel";
+import { dashboardHtml } from "../../extension/state/dashboardHtml";
 
 function run(events: RunEvent[], from: RunState = IDLE): RunState {
   return events.reduce(reduceRun, from);
@@ -108,4 +109,35 @@ test("the dashboard reducer builds aligned curves, pass rate by kind from sample
     JSON.stringify(state),
     "plain JSON for postMessage",
   );
+});
+
+test("the dashboard document has a strict content security policy and loads only bundled files", () => {
+  const html = dashboardHtml({
+    cspSource: "https://file+.vscode-resource.vscode-cdn.net",
+    nonce: "abc123",
+    uplotCss: "webview:/dist/uplot.css",
+    dashboardCss: "webview:/media/dashboard.css",
+    script: "webview:/dist/dashboard.js",
+  });
+  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+  assert.match(csp, /^default-src 'none';/);
+  assert.match(csp, /script-src 'nonce-abc123'$/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+  const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!);
+  assert.deepEqual(
+    scripts,
+    [' nonce="abc123" src="webview:/dist/dashboard.js"'],
+    "one script, by nonce, bundled",
+  );
+  assert.doesNotMatch(html, /style=|<style|https?:\/\/(?!file\+)/, "no inline styles, no CDN");
+  for (const id of [
+    "chart-reward",
+    "chart-kinds",
+    "chart-loss",
+    "chart-kl",
+    "chart-clip",
+    "chart-speed",
+    "tiles",
+  ])
+    assert.match(html, new RegExp(`id="${id}"`));
 });
