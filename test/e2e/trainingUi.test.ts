@@ -97,6 +97,13 @@ test(
       assert.match(hoverText, /Show all attempts/);
       await page.screenshot({ path: join(ARTIFACTS, "training-editor.png") });
 
+    // The hover's "Show all attempts" lists the hole's attempts in a quick pick.
+    await hover.locator("a", { hasText: "Show all attempts" }).click();
+    const attempt = page.locator('.quick-input-widget .monaco-list-row[aria-label*="· reward "]').first();
+    await attempt.waitFor({ state: "visible", timeout: 20_000 });
+    assert.match(await page.locator(".quick-input-widget").innerText(), /attempt\(s\) at line \d+/);
+    await page.keyboard.press("Escape");
+
       await page.mouse.move(5, 5);
       await runCommand(page, "FIM-RLVR: Show Training Dashboard");
       const dashboard = await frameWith(page, "FIM-RLVR training");
