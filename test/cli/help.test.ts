@@ -128,3 +128,18 @@ test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
   assert.equal(linked.status, 0, linked.stderr);
   assert.match(linked.stdout, /^fim-rlvr /);
 });
+
+test("every option the README's CLI and dataset sections name is an option of some command", () => {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const start = readme.indexOf("## The CLI");
+  const end = readme.indexOf("## Rewards");
+  assert.ok(start >= 0 && end > start, "the README has its CLI and dataset sections");
+  const known = new Set(["help", "version", ...COMMANDS.flatMap((c) => Object.keys(c.options))]);
+  const named = new Set(
+    [...readme.slice(start, end).matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]!),
+  );
+  // Options of other tools the README shows (npx, elan's installer).
+  const otherTools = new Set(["no-install", "default-toolchain"]);
+  const unknown = [...named].filter((n) => !known.has(n) && !otherTools.has(n));
+  assert.deepEqual(unknown, [], "options the README names that no command accepts");
+});
