@@ -458,7 +458,12 @@ class Run {
       const done = this.doneNotice;
       const reportPath = this.report();
       if (done?.status === "completed")
-        return { kind: "completed", runDir: this.runDir, evals: this.evals, reportPath };
+        return {
+          kind: "completed",
+          runDir: this.runDir,
+          evals: evalsWithEarlier(this.runDir, this.evals),
+          reportPath,
+        };
       if (done?.status === "stopped" || (this.stopRequested && !done))
         return {
           kind: "stopped",
@@ -496,6 +501,32 @@ class Run {
     }
     return path;
   }
+}
+
+/**
+ * This session's evaluations, preceded by the stages an earlier session of the same run measured (a resumed
+ * run does not measure "before" again; RUN_DIR/eval.json has it).
+ */
+function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams[]): TrainEvalParams[] {
+  let file: Record<string, { pass_at_1?: unknown; by_kind?: unknown; tasks?: unknown } | null> = {};
+  try {
+    file = JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as typeof file;
+  } catch {
+    return [...evals];
+  }
+  const earlier: TrainEvalParams[] = [];
+  for (const stage of ["before", "sft", "after"] as const) {
+    const entry = file[stage];
+    if (!entry || evals.some((e) => e.stage === stage) || typeof entry.pass_at_1 !== "number") continue;
+    earlier.push({
+      stage,
+      split: "test",
+      passAt1: entry.pass_at_1,
+      byKind: (entry.by_kind ?? {}) as Record<string, number>,
+      tasks: typeof entry.tasks === "number" ? entry.tasks : 0,
+    });
+  }
+  return [...earlier, ...evals];
 }
 
 /** A hint for well-known trainer failures, read from its message or stderr. */

@@ -153,6 +153,12 @@ test("a trainer killed with SIGKILL is reported clearly, and --resume continues 
   const steps = jsonl<{ step: number }>(join(dir, "metrics.jsonl")).map((m) => m.step);
   assert.deepEqual(steps, [1, 2, 3, 4, 5], "each step once: lines past the checkpoint were dropped");
   assert.ok(again.progress[0]!.step >= 2, "the resumed run did not start over");
+  if (second.kind === "completed")
+    assert.deepEqual(
+      second.evals.map((e) => e.stage),
+      ["before", "after"],
+      'the earlier session\'s "before" comes from eval.json',
+    );
 });
 
 test("stop() checkpoints, and the outcome names the checkpoint", async () => {
