@@ -240,3 +240,42 @@ test("start-up errors are one clear message each", async () => {
     if (result.kind === "error") assert.match(result.message, pattern, name);
   }
 });
+
+test("a dataset whose workspace is gone is checked by the simulator in a copy of its files; Lean refuses it", async () => {
+  const dataset = join(runDir(), "dataset");
+  const exported = await exportDataset({
+    workspace: EXAMPLE,
+    out: dataset,
+    kinds: ["tactic"],
+    seed: 0,
+    maxFileBytes: 1 << 22,
+    formats: ["native"],
+  });
+  assert.equal(exported.kind, "ok");
+  const report = JSON.parse(readFileSync(join(dataset, "report.json"), "utf8")) as Record<string, unknown>;
+  writeFileSync(
+    join(dataset, "report.json"),
+    JSON.stringify({ ...report, workspace: "/nonexistent/workspace" }),
+  );
+  const dir = runDir();
+  const rec = recorder();
+  const started = await startTraining(
+    options(dir, { target: dataset, config: { steps: 1, group_size: 2 } }),
+    rec.events,
+  );
+  assert.equal(started.kind, "started", JSON.stringify(started));
+  if (started.kind !== "started") return;
+  assert.equal((await started.session.done).kind, "completed");
+  assert.ok(
+    existsSync(join(dir, "workspace", rec.samples[0]!.file)),
+    "the dataset's files were copied for the simulator",
+  );
+  assert.deepEqual(
+    rec.samples.map((s) => s.verdict),
+    ["proved", "failed"],
+  );
+  const lean = await startTraining(options(runDir(), { target: dataset, verifier: { kind: "lean" } }), {});
+  assert.equal(lean.kind, "error");
+  if (lean.kind === "error")
+    assert.match(lean.message, /does not name a workspace that exists here, and Lean needs the project/);
+});
