@@ -68,7 +68,7 @@ export function lineChart(
     return `<path d="${path}" fill="none" stroke="${colour}" stroke-width="2"/>${dots}`;
   });
   const legend = series.map((s, k) => {
-    const x = left + k * 150;
+    const x = left + k * Math.min(150, (width - left - right) / Math.max(1, series.length));
     return `<rect x="${x}" y="${height - 20}" width="12" height="12" fill="${PALETTE[k % PALETTE.length]}"/><text x="${x + 18}" y="${height - 14}" dominant-baseline="middle">${escapeXml(s.name)}</text>`;
   });
   const empty =
