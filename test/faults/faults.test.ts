@@ -1,4 +1,7 @@
-/** Faults through a real simulator process: crashes, hangs, a dying server, a malformed message. */
+/**
+ * Faults through a real simulator process: crashes, hangs, a dying server, a malformed message. The fault
+ * markers lead the candidate: the comments a candidate ends with never reach the server (checkDocument.ts).
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { simulatorCommand } from "../../lean-bridge/server/launch";
@@ -25,7 +28,7 @@ async function pool(slots: number, timeoutMs = 10_000): Promise<VerifierPool> {
 test("a worker crash mid-check gives a crashed verdict; the slot recovers for the next check", async () => {
   const p = await pool(1);
   try {
-    const crashed = await p.verify(task("add_le_add_1"), "omega -- sim:crash");
+    const crashed = await p.verify(task("add_le_add_1"), "/- sim:crash -/ omega");
     assert.equal(crashed.kind, "crashed");
     if (crashed.kind === "crashed") assert.match(crashed.reason, /crashed/);
     assert.equal((await p.verify(task("add_le_add_1"), "omega")).kind, "proved");
@@ -38,7 +41,7 @@ test("a check that hangs past its timeout is cut off and never blocks the other 
   const p = await pool(2, 1500);
   try {
     const verdicts = await p.verifyMany([
-      { task: task("add_le_add_2"), candidate: "omega -- sim:hang" },
+      { task: task("add_le_add_2"), candidate: "/- sim:hang -/ omega" },
       ...["add_le_add_3", "add_le_add_4", "add_le_add_5", "add_le_add_6"].map((n) => ({
         task: task(n),
         candidate: "omega",
@@ -59,7 +62,7 @@ test("a check that hangs past its timeout is cut off and never blocks the other 
 test("when the server exits, the check reports it and the pool restarts the server", async () => {
   const p = await pool(1);
   try {
-    const dead = await p.verify(task("add_le_add_7"), "omega -- sim:exit");
+    const dead = await p.verify(task("add_le_add_7"), "/- sim:exit -/ omega");
     assert.equal(dead.kind, "crashed");
     if (dead.kind === "crashed") assert.match(dead.reason, /exited|closed/);
     assert.equal((await p.verify(task("add_le_add_7"), "omega")).kind, "proved");
@@ -72,7 +75,7 @@ test("when the server exits, the check reports it and the pool restarts the serv
 test("a malformed message from the server is reported, not fatal", async () => {
   const p = await pool(1);
   try {
-    const v = await p.verify(task("add_le_add_8"), "omega -- sim:malformed");
+    const v = await p.verify(task("add_le_add_8"), "/- sim:malformed -/ omega");
     assert.equal(v.kind, "proved");
     assert.match(p.serverStderr, /protocol error/);
   } finally {
@@ -83,7 +86,7 @@ test("a malformed message from the server is reported, not fatal", async () => {
 test("a bug inside the simulator becomes a failed verdict that says so, and the pool goes on", async () => {
   const p = await pool(1);
   try {
-    const v = await p.verify(task("add_le_add_10"), "omega -- sim:throw");
+    const v = await p.verify(task("add_le_add_10"), "/- sim:throw -/ omega");
     assert.equal(v.kind, "failed");
     if (v.kind === "failed") assert.match(v.reason, /simulator internal error \(not a Lean error\)/);
     assert.equal((await p.verify(task("add_le_add_10"), "omega")).kind, "proved");
