@@ -1,0 +1,317 @@
+/**
+ * One running trainer, from a successful spawn to its end: relays verify/batch, turns notifications into
+ * events, asks for a checkpoint on stop, and settles the session's `done` exactly once, whether the trainer
+ * finished, stopped, failed, or died without a word (then the host says so, with the trainer's last stderr
+ * lines and how to resume). The report is rendered on every ending.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ResponseError } from "vscode-jsonrpc/node";
+import {
+  Initialize,
+  Shutdown,
+  TRAINER_ERROR_CODE,
+  TrainCheckpoint,
+  TrainDone,
+  TrainEval,
+  TrainLog,
+  TrainProgress,
+  TrainSample,
+  TrainStop,
+  VerifyBatch,
+  type InitializeParams,
+  type InitializeResult,
+  type TrainDoneParams,
+  type TrainEvalParams,
+} from "../protocol/trainer";
+import type { VerifyRelay } from "./relay";
+import { renderReport } from "./report";
+import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./session";
+import { describeExit, type TrainerProcess } from "./trainerProcess";
+import type { StartedVerifier } from "./verifier";
+
+/** After train/done, how long the trainer may take to answer shutdown and exit. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+type Settle<T> = { kind: "ok"; value: T } | { kind: "timeout" } | { kind: "error"; error: unknown };
+
+/** Waits for `work` at most `ms`; never rejects. */
+function within<T>(work: Promise<T>, ms: number): Promise<Settle<T>> {
+  return new Promise((resolveSettle) => {
+    const timer = setTimeout(() => resolveSettle({ kind: "timeout" }), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolveSettle({ kind: "ok", value });
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        resolveSettle({ kind: "error", error });
+      },
+    );
+  });
+}
+
+/** Calls an event handler; a throwing handler must not break the run. */
+export function emit<A>(handler: ((arg: A) => void) | undefined, arg: A): void {
+  try {
+    handler?.(arg);
+  } catch {
+    // The caller's UI failed; training goes on.
+  }
+}
+
+/** The newest complete checkpoint named by RUN_DIR/checkpoints/latest, if any. */
+export function latestCheckpoint(runDir: string): string | null {
+  try {
+    const name = readFileSync(join(runDir, "checkpoints", "latest"), "utf8").trim();
+    if (!name) return null;
+    const path = resolve(runDir, "checkpoints", name);
+    return existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One running trainer: relays its messages, and settles `done` exactly once. */
+export class TrainerRun {
+  private readonly evals: TrainEvalParams[] = [];
+  private lastCheckpoint: string | null = null;
+  private doneNotice: TrainDoneParams | undefined;
+  private readonly doneReceived: Promise<TrainDoneParams>;
+  private resolveDoneReceived!: (d: TrainDoneParams) => void;
+  private stopRequested = false;
+  private stopping: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private readonly startedAt = performance.now();
+  private outcome: Promise<TrainingOutcome> | undefined;
+
+  constructor(
+    private readonly runDir: string,
+    private readonly trainer: TrainerProcess,
+    private readonly verifier: StartedVerifier,
+    private readonly events: TrainingEvents,
+    private readonly phase: (p: TrainingPhase, detail?: string) => void,
+    private readonly stopTimeoutMs: number,
+  ) {
+    this.doneReceived = new Promise((r) => (this.resolveDoneReceived = r));
+  }
+
+  wire(relay: VerifyRelay): void {
+    const c = this.trainer.connection;
+    c.onRequest(VerifyBatch, async (params) => {
+      const result = await relay.verifyBatch(params, this.abort.signal);
+      const stats = this.verifier.pool.stats;
+      const seconds = Math.max(1e-3, (performance.now() - this.startedAt) / 1000);
+      emit(this.events.onVerifierStats, {
+        checks: stats.checks,
+        cacheHits: stats.cacheHits,
+        checksPerSecond: (stats.checks + stats.cacheHits) / seconds,
+      });
+      return result;
+    });
+    c.onNotification(TrainProgress, (p) => emit(this.events.onProgress, p));
+    c.onNotification(TrainSample, (s) => emit(this.events.onSample, s));
+    c.onNotification(TrainCheckpoint, (cp) => {
+      this.lastCheckpoint = cp.path;
+      emit(this.events.onCheckpoint, cp);
+    });
+    c.onNotification(TrainLog, (l) => emit(this.events.onLog, l));
+    c.onNotification(TrainEval, (e) => {
+      this.evals.push(e);
+      emit(this.events.onEval, e);
+    });
+    c.onNotification(TrainDone, (d) => {
+      this.doneNotice ??= d;
+      this.resolveDoneReceived(d);
+    });
+    c.onError(([error]) =>
+      emit(this.events.onLog, { level: "warning", message: `trainer protocol error: ${error.message}` }),
+    );
+  }
+
+  async initialize(
+    params: InitializeParams,
+    timeoutMs: number,
+  ): Promise<{ kind: "ok"; result: InitializeResult } | { kind: "error"; message: string; hint: string }> {
+    const answer = await Promise.race([
+      within(this.trainer.connection.sendRequest(Initialize, params), timeoutMs),
+      this.trainer.exited.then((exit) => ({ kind: "exited" as const, exit })),
+    ]);
+    if (answer.kind === "ok") return { kind: "ok", result: answer.value };
+    if (
+      answer.kind === "error" &&
+      answer.error instanceof ResponseError &&
+      answer.error.code === TRAINER_ERROR_CODE
+    )
+      return { kind: "error", message: answer.error.message, hint: hintFor(answer.error.message) };
+    const stderr = this.stderrSummary();
+    if (answer.kind === "exited" || this.trainer.exit) {
+      const exit =
+        this.trainer.exit ?? (answer.kind === "exited" ? answer.exit : { code: null, signal: null });
+      return {
+        kind: "error",
+        message: `the trainer exited while starting (${describeExit(exit)})${stderr}`,
+        hint: hintFor(this.trainer.stderrTail),
+      };
+    }
+    if (answer.kind === "timeout")
+      return {
+        kind: "error",
+        message: `the trainer did not answer initialize within ${Math.round(timeoutMs / 1000)} s${stderr}`,
+        hint: "See RUN_DIR/trainer.stderr.log for what it was doing.",
+      };
+    const error = answer.error;
+    return {
+      kind: "error",
+      message: `the trainer refused initialize: ${error instanceof Error ? error.message : String(error)}${stderr}`,
+      hint: "This is a bug in the host or the trainer; RUN_DIR/trainer.stderr.log has the trainer's side.",
+    };
+  }
+
+  private stderrSummary(): string {
+    const lines = this.trainer.stderrTail.trim().split("\n").filter(Boolean).slice(-12);
+    return lines.length ? `\nThe trainer's last stderr lines:\n  ${lines.join("\n  ")}` : "";
+  }
+
+  /** Ends a trainer that failed to start; the verifier too. */
+  async abandon(): Promise<void> {
+    this.trainer.kill();
+    await this.trainer.dispose(1_000);
+    await this.verifier.stop();
+  }
+
+  session(): TrainingSession {
+    const done = this.finish();
+    return {
+      runDir: this.runDir,
+      done,
+      stop: async () => {
+        await this.stop();
+        await done;
+      },
+    };
+  }
+
+  private stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.doneNotice || this.trainer.exit) return;
+      this.stopRequested = true;
+      this.phase("stopping");
+      const answer = await Promise.race([
+        within(this.trainer.connection.sendRequest(TrainStop, {}), this.stopTimeoutMs),
+        this.trainer.exited.then(() => ({ kind: "exited" as const })),
+      ]);
+      if (answer.kind === "ok") {
+        this.lastCheckpoint = answer.value.checkpoint ?? this.lastCheckpoint;
+        const done = await Promise.race([within(this.doneReceived, this.stopTimeoutMs), this.trainer.exited]);
+        if ("kind" in done && done.kind === "timeout") this.trainer.kill();
+      } else if (answer.kind !== "exited") {
+        emit(this.events.onLog, {
+          level: "warning",
+          message: `the trainer did not checkpoint within ${Math.round(this.stopTimeoutMs / 1000)} s of the stop request; it was killed`,
+        });
+        this.trainer.kill();
+      }
+    })();
+    return this.stopping;
+  }
+
+  /** The single outcome: after train/done (then shutdown) or after the process ended without it. */
+  private finish(): Promise<TrainingOutcome> {
+    this.outcome ??= (async (): Promise<TrainingOutcome> => {
+      const first = await Promise.race([
+        this.doneReceived.then((d) => ({ kind: "done" as const, d })),
+        this.trainer.exited.then((exit) => ({ kind: "exited" as const, exit })),
+      ]);
+      if (first.kind === "done") {
+        // Ask it to exit; a trainer that does not is killed after a grace period.
+        void within(this.trainer.connection.sendRequest(Shutdown), SHUTDOWN_GRACE_MS);
+      }
+      const exit = await this.trainer.dispose(SHUTDOWN_GRACE_MS);
+      this.abort.abort(); // Any verification still running for a dead trainer is pointless.
+      await this.verifier.stop();
+      const done = this.doneNotice;
+      const reportPath = this.report();
+      if (done?.status === "completed")
+        return {
+          kind: "completed",
+          runDir: this.runDir,
+          evals: evalsWithEarlier(this.runDir, this.evals),
+          reportPath,
+        };
+      if (done?.status === "stopped" || (this.stopRequested && !done))
+        return {
+          kind: "stopped",
+          runDir: this.runDir,
+          checkpoint: this.lastCheckpoint ?? latestCheckpoint(this.runDir),
+          reportPath,
+        };
+      const checkpoint = latestCheckpoint(this.runDir);
+      const resumeHint = checkpoint
+        ? `Run the same command again with --resume to continue from ${checkpoint}.`
+        : "No checkpoint was written yet; run the same command again to start afresh.";
+      if (done?.status === "failed")
+        return {
+          kind: "failed",
+          runDir: this.runDir,
+          message: `training failed: ${done.message}`,
+          hint: `${hintFor(done.message)} ${resumeHint}`.trim(),
+        };
+      return {
+        kind: "failed",
+        runDir: this.runDir,
+        message: `the trainer process ended unexpectedly (${describeExit(exit)})${this.stderrSummary()}`,
+        hint: `${hintFor(this.trainer.stderrTail)} ${resumeHint} Its full stderr is in ${join(this.runDir, "trainer.stderr.log")}.`.trim(),
+      };
+    })();
+    return this.outcome;
+  }
+
+  private report(): string {
+    const path = join(this.runDir, "report.html");
+    try {
+      renderReport(this.runDir, path, this.verifier.pool.identity);
+    } catch (error) {
+      emit(this.events.onLog, { level: "warning", message: `could not write ${path}: ${String(error)}` });
+    }
+    return path;
+  }
+}
+
+/**
+ * This session's evaluations, preceded by the stages an earlier session of the same run measured (a resumed
+ * run does not measure "before" again; RUN_DIR/eval.json has it).
+ */
+function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams[]): TrainEvalParams[] {
+  let file: Record<string, { pass_at_1?: unknown; by_kind?: unknown; tasks?: unknown } | null> = {};
+  try {
+    file = JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as typeof file;
+  } catch {
+    return [...evals];
+  }
+  const earlier: TrainEvalParams[] = [];
+  for (const stage of ["before", "sft", "after"] as const) {
+    const entry = file[stage];
+    if (!entry || evals.some((e) => e.stage === stage) || typeof entry.pass_at_1 !== "number") continue;
+    earlier.push({
+      stage,
+      split: "test",
+      passAt1: entry.pass_at_1,
+      byKind: (entry.by_kind ?? {}) as Record<string, number>,
+      tasks: typeof entry.tasks === "number" ? entry.tasks : 0,
+    });
+  }
+  return [...earlier, ...evals];
+}
+
+/** A hint for well-known trainer failures, read from its message or stderr. */
+export function hintFor(text: string): string {
+  if (/No module named '?torch/.test(text))
+    return "torch is missing: pip install torch==2.13.0 in the trainer's Python (or leave --python out to use the managed environment).";
+  if (/No module named '?fim_rlvr/.test(text))
+    return "The trainer's sources were not found: the installation is incomplete (trainer/fim_rlvr is missing).";
+  if (/CUDA out of memory|OutOfMemoryError/.test(text))
+    return "The GPU ran out of memory: lower --batch-size or --group-size, or max_new_tokens in --config.";
+  return "";
+}
