@@ -4,7 +4,7 @@
  * (`textDocument/documentSymbol`, src/Lean/Server/FileWorker/RequestHandling.lean), and header failures
  * (an import that cannot be found, imports out of date), reported at the top of the file.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParsedFile } from "../lean/commands";
@@ -64,11 +64,39 @@ const KNOWN_PACKAGES = new Set([
   "LeanSearchClient",
 ]);
 
+/** Directories directly under `dir` (none if it cannot be read). */
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether an import has a module behind it: a known package, a file in the workspace (at its root or one
+ * directory down, as with lake's `srcDir`), or a dependency lake fetched into `.lake/packages`. Lenient on
+ * purpose: a missing module is reported only when none of these can hold it.
+ */
+/** Imports already found, per workspace: asked on every check, and a found module does not go away. */
+const found = new Set<string>();
+
 function moduleExists(cwd: string, module: string): boolean {
-  const first = module.split(".")[0] ?? "";
-  if (KNOWN_PACKAGES.has(first)) return true;
-  const path = module.split(".").join(sep) + ".lean";
-  return existsSync(join(cwd, path));
+  const key = `${cwd}\0${module}`;
+  if (found.has(key)) return true;
+  const exists = lookUpModule(cwd, module);
+  if (exists) found.add(key);
+  return exists;
+}
+
+function lookUpModule(cwd: string, module: string): boolean {
+  const parts = module.split(".");
+  if (KNOWN_PACKAGES.has(parts[0] ?? "")) return true;
+  const path = parts.join(sep) + ".lean";
+  const roots = [cwd, ...subdirectories(cwd), ...subdirectories(join(cwd, ".lake", "packages"))];
+  return roots.some((root) => existsSync(join(root, path)) || existsSync(join(root, parts[0] ?? "")));
 }
 
 /**
