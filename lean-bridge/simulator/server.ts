@@ -268,7 +268,8 @@ export class Simulator {
 
   private waitForDiagnostics(id: number | string, params: WaitForDiagnosticsParams): void {
     const doc = this.docs.get(params.uri);
-    if (!doc) return this.fail(id, LSPErrorCodes.ContentModified, `simulator: no open document ${params.uri}`);
+    if (!doc)
+      return this.fail(id, LSPErrorCodes.ContentModified, `simulator: no open document ${params.uri}`);
     if (doc.crashed)
       return this.fail(
         id,
