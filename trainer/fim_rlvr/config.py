@@ -60,8 +60,9 @@ class TrainConfig:
     """auto (CUDA when present and a model path is given, else CPU), cpu, cuda or cuda:N."""
     goal_in_prompt: bool | None = None
     """Show the goal state at the hole in the prompt; None: when the tasks carry a `goal`."""
-    temperature: float = 0.7
-    """Sampling temperature for rollouts (evaluation is greedy); log-probs use the same temperature."""
+    temperature: float = 0.4
+    """Sampling temperature for rollouts (evaluation is greedy); log-probs use the same temperature. Low, because
+    the embedded model's samples at 0.7-1.0 are mostly noise for multi-line holes and RL then drifts."""
     top_p: float = 1.0
     """Nucleus sampling threshold for rollouts."""
     sft_learning_rate: float = 3e-3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,10 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 sys.path.insert(0, str(TESTS.parent))
+
+# One intra-op thread whatever the machine: seeded runs (the learning and resume tests) then take the same
+# floating-point path on every CI runner.
+os.environ["FIM_RLVR_THREADS"] = "1"
 
 # Lean-like declarations with one-line tactic proofs: the tiny model can learn them in seconds.
 _PROOFS = [

@@ -75,7 +75,14 @@ def test_one_rl_step_changes_the_parameters(toy_dataset: Path, tmp_path: Path) -
 @pytest.mark.parametrize("algorithm", ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
 def test_every_algorithm_trains(toy_dataset: Path, tmp_path: Path, algorithm: str) -> None:
     trainer = make_trainer(
-        toy_dataset, tmp_path, ParityVerifier(), steps=2, sft_steps=0, algorithm=algorithm, eval_limit=1
+        toy_dataset,
+        tmp_path,
+        ParityVerifier(),
+        steps=2,
+        sft_steps=0,
+        algorithm=algorithm,
+        eval_limit=1,
+        temperature=1.0,
     )
     before = [p.detach().clone() for p in trainer.policy.model.parameters()]
     trainer.run()
