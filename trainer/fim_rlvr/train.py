@@ -82,6 +82,7 @@ class Trainer:
         self.stop_event = threading.Event()
         self._stop_answers: list[Future[StopResult]] = []
         self._finished = threading.Event()
+        self._stop_lock = threading.Lock()
         self.step = 0
         self.last_checkpoint: str | None = None
         self.resumed_from: int | None = None
@@ -383,16 +384,19 @@ class Trainer:
     def request_stop(self) -> Future[StopResult]:
         """Ask the run to stop; the future resolves once the checkpoint is written."""
         answer: Future[StopResult] = Future()
-        if self._finished.is_set():
-            answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})
-            return answer
-        self._stop_answers.append(answer)
-        self.stop_event.set()
+        with self._stop_lock:
+            if self._finished.is_set():
+                answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})
+                return answer
+            self._stop_answers.append(answer)
+            self.stop_event.set()
         return answer
 
     def _finish(self, status: str, message: str) -> None:
-        self._finished.set()
-        for answer in self._stop_answers:
+        with self._stop_lock:
+            self._finished.set()
+            answers, self._stop_answers = self._stop_answers, []
+        for answer in answers:
             if not answer.done():
                 answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})
         self.events.emit(TRAIN_DONE, {"status": status, "step": self.step, "message": message})
