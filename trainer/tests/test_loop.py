@@ -109,6 +109,31 @@ def test_masked_checks_cost_their_samples_not_the_run(toy_dataset: Path, tmp_pat
     assert verifier.cancelled == 1  # the host was told the hung batch is no longer wanted
 
 
+class AnswersWhenTheNextBatchArrives(ExactMatchVerifier):
+    """Answers batch i only once batch i+1 is submitted: a loop that waited for a verdict before sampling the next
+    step would never get one (its checks would all time out)."""
+
+    def __init__(self, dataset: Path) -> None:
+        super().__init__(dataset)
+        self.waiting: list[tuple[Future[list[BatchVerdict]], Sequence[VerifyItem]]] = []
+
+    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        for future, earlier in self.waiting:
+            future.set_result(super().submit(earlier).result())
+        future: Future[list[BatchVerdict]] = Future()
+        self.waiting = [(future, items)]
+        return future
+
+
+def test_verification_of_a_step_overlaps_generation_of_the_next(toy_dataset: Path, tmp_path: Path) -> None:
+    verifier = AnswersWhenTheNextBatchArrives(toy_dataset)
+    trainer = make_trainer(toy_dataset, tmp_path, verifier, steps=3, sft_steps=0, verify_timeout_s=1.0)
+    trainer.run()
+    lines = RunFiles(tmp_path).read_metrics()
+    # steps 1 and 2 were answered while the next batch was being sampled; nothing follows step 3's batch
+    assert [m["masked_samples"] for m in lines] == [0, 0, 6]
+
+
 class StopAt(RecordingEvents):
     """Asks the trainer to stop when it reports `step`."""
 
