@@ -181,6 +181,13 @@ class Trainer:
         config = self.config
         evals = self.files.read_evals() if self.resumed_from is not None else {}
         evals.pop("after", None)
+        parameters = sum(p.numel() for p in self.policy.model.parameters())
+        self.log(
+            "info",
+            f"{'embedded tiny model' if self.policy.embedded else self.config.model}: {parameters:,} parameters, "
+            f"{len(self.policy.tokenizer):,}-token vocabulary, {self.policy.style.name} prompts, "
+            f"{self.policy.device_label}; {len(self.train_tasks)} train / {len(self.test_tasks)} held-out holes",
+        )
         try:
             if self.resumed_from is None:
                 self.files.reset()
