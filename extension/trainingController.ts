@@ -84,6 +84,7 @@ function vscodeStartUi(): StartUi {
 export class TrainingController implements vscode.Disposable {
   private state: RunState = IDLE;
   private session: TrainingSession | undefined;
+  private hadAnnotations = false;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -95,7 +96,12 @@ export class TrainingController implements vscode.Disposable {
   ) {
     this.disposables.push(
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.refresh()),
-      { dispose: store.onDidChange(() => this.refresh()).dispose },
+      // Samples arrive by the dozen: only a change between "no annotations" and "some" matters here.
+      {
+        dispose: store.onDidChange(() => {
+          if (store.size > 0 !== this.hadAnnotations) this.refresh();
+        }).dispose,
+      },
     );
     this.refresh();
   }
@@ -115,6 +121,7 @@ export class TrainingController implements vscode.Disposable {
 
   /** Pushes the context keys of package.json's enablement clauses and the status bar text. */
   refresh(): void {
+    this.hadAnnotations = this.store.size > 0;
     const last = this.lastRun;
     const keys = enablement({
       state: this.state,
