@@ -5,7 +5,14 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import type { ExportProgress, ExportResult } from "../lean-bridge/dataset/exporter";
-import type { WorkerExportOptions, WorkerReply, WorkerRequest } from "../lean-bridge/dataset/workerProtocol";
+import type {
+  ExportRunner,
+  WorkerExportOptions,
+  WorkerReply,
+  WorkerRequest,
+} from "../lean-bridge/dataset/workerProtocol";
+
+export type { ExportRunner } from "../lean-bridge/dataset/workerProtocol";
 
 /** How long a cancelled child may take to clean up before it is killed. */
 const CANCEL_GRACE_MS = 10_000;
@@ -84,16 +91,14 @@ export class ExportChild {
   }
 }
 
-/** How the export flow runs an export: in a child process in the editor, in-process where tests choose. */
-export type ExportRunner = (
-  options: WorkerExportOptions,
-  onProgress: (p: ExportProgress) => void,
-  signal: AbortSignal,
-) => Promise<ExportResult>;
-
-export function childProcessRunner(workerPath: string): ExportRunner {
+/**
+ * The runner the editor uses for the export command and for mining before training: each export in its own
+ * child process. `onChild` sees each child as it starts (tests check that it is a separate process).
+ */
+export function childProcessRunner(workerPath: string, onChild?: (child: ExportChild) => void): ExportRunner {
   return (options, onProgress, signal) => {
     const child = ExportChild.start(workerPath, options, onProgress);
+    onChild?.(child);
     if (signal.aborted) child.cancel();
     else signal.addEventListener("abort", () => child.cancel(), { once: true });
     return child.result;

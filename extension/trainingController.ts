@@ -13,6 +13,7 @@ import type {
   TrainingStart,
 } from "../lean-bridge/train/session";
 import type { Dashboard } from "./dashboardPanel";
+import { childProcessRunner } from "./exportProcess";
 import { log, outputChannel } from "./log";
 import { pythonFromExtension } from "./python";
 import { findLake, pythonSetting, trainSettings } from "./settings";
@@ -183,7 +184,15 @@ export class TrainingController implements vscode.Disposable {
     const { project } = plan;
     // The trainer's Python sources ship inside the extension (trainer/ in the .vsix).
     const trainerRoot = vscode.Uri.joinPath(this.context.extensionUri, "trainer").fsPath;
-    const options: TrainingOptions = { ...plan.options, advanced: { trainerRoot, ...plan.options.advanced } };
+    const startCancel = new AbortController();
+    const options: TrainingOptions = {
+      ...plan.options,
+      // Mining a workspace runs in a child process (dist/exportWorker.js, next to this bundle), as the export
+      // command does, so that a large workspace never stalls the extension host.
+      exporter: childProcessRunner(join(__dirname, "exportWorker.js")),
+      signal: startCancel.signal,
+      advanced: { trainerRoot, ...plan.options.advanced },
+    };
     log.info(plan.summary);
     this.apply({ type: "start-requested" });
     this.store.beginRun();
@@ -240,7 +249,15 @@ export class TrainingController implements vscode.Disposable {
             ),
           onVerifierStats: (s) => this.dashboard.post({ type: "verifier", ...s }),
         };
+        // Cancel before training starts (while mining, say) abandons the start; once training, it stops the run.
+        token.onCancellationRequested(() => (this.session ? void this.stop() : startCancel.abort()));
         const started = await this.startTraining(options, events);
+        if (started.kind === "error" && startCancel.signal.aborted) {
+          this.apply({ type: "ended" });
+          this.dashboard.post({ type: "status", status: "stopped" });
+          log.info("Training start cancelled; nothing was trained.");
+          return;
+        }
         if (started.kind === "error") {
           this.apply({ type: "ended" });
           this.dashboard.post({ type: "status", status: "failed" });
@@ -254,7 +271,8 @@ export class TrainingController implements vscode.Disposable {
           project,
         } satisfies LastRun);
         this.apply({ type: "started", runDir: started.session.runDir });
-        token.onCancellationRequested(() => void this.stop());
+        // A cancel that came as the start finished would otherwise be lost.
+        if (token.isCancellationRequested) void this.stop();
         const outcome = await started.session.done;
         this.session = undefined;
         this.apply({ type: "ended" });

@@ -12,3 +12,13 @@ export type WorkerRequest = { type: "start"; options: WorkerExportOptions } | { 
 
 export type WorkerReply =
   { type: "progress"; progress: ExportProgress } | { type: "result"; result: ExportResult };
+
+/**
+ * How a caller runs an export: in this process (the CLI), or in a child process (the editor, see
+ * extension/exportProcess.ts) so that mining never blocks its thread. Aborting `signal` cancels it.
+ */
+export type ExportRunner = (
+  options: WorkerExportOptions,
+  onProgress: (p: ExportProgress) => void,
+  signal: AbortSignal,
+) => Promise<ExportResult>;

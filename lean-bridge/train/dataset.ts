@@ -1,12 +1,14 @@
 /**
  * The dataset a run trains on: a dataset folder given as is, or a Lean workspace mined into RUN_DIR/dataset
  * first (kept there, so `--resume` trains on the very same task ids even if the workspace changed). Also
- * decides which project folder the verifier runs in.
+ * decides which project folder the verifier runs in. Mining goes through an injected ExportRunner: the CLI
+ * mines in its own process, the editor in a child process so that its extension host never stalls.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { exportDataset } from "../dataset/exporter";
 import type { FileRecord, TaskRecord } from "../dataset/records";
+import type { ExportRunner } from "../dataset/workerProtocol";
 import { writeFileAtomic } from "../util/atomicWrite";
 import { HOLE_KINDS, type HoleKind } from "../protocol/trainer";
 
@@ -153,6 +155,10 @@ export function checkKinds(dataset: LoadedDataset, kinds: readonly string[] | un
   };
 }
 
+/** Mines in this process: the CLI's way (its thread has nothing else to do meanwhile). */
+export const inProcessExport: ExportRunner = (options, onProgress, signal) =>
+  exportDataset({ ...options, onProgress, signal });
+
 export type PreparedTarget =
   | { kind: "ok"; dataset: LoadedDataset; projectRoot: string }
   | { kind: "error"; message: string; hint: string };
@@ -165,7 +171,14 @@ export type PreparedTarget =
 export async function prepareTarget(
   target: string,
   runDir: string,
-  options: { resume: boolean; verifier: "lean" | "simulator"; onMining?: () => void; signal?: AbortSignal },
+  options: {
+    resume: boolean;
+    verifier: "lean" | "simulator";
+    onMining?: () => void;
+    signal?: AbortSignal;
+    /** How the workspace is mined (default: in this process). */
+    exporter?: ExportRunner;
+  },
 ): Promise<PreparedTarget> {
   const path = resolve(target);
   if (!existsSync(path) || !statSync(path).isDirectory())
@@ -187,15 +200,19 @@ export async function prepareTarget(
     datasetDir = join(runDir, "dataset");
     if (!(options.resume && isDatasetDir(datasetDir))) {
       options.onMining?.();
-      const exported = await exportDataset({
-        workspace: path,
-        out: datasetDir,
-        kinds: [...HOLE_KINDS],
-        seed: 0,
-        maxFileBytes: 4 * 1024 * 1024,
-        formats: ["native"],
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const exporter = options.exporter ?? inProcessExport;
+      const exported = await exporter(
+        {
+          workspace: path,
+          out: datasetDir,
+          kinds: [...HOLE_KINDS],
+          seed: 0,
+          maxFileBytes: 4 * 1024 * 1024,
+          formats: ["native"],
+        },
+        () => {},
+        options.signal ?? new AbortController().signal,
+      );
       if (exported.kind === "cancelled") return { kind: "error", message: "mining was cancelled", hint: "" };
       if (exported.kind === "error" || exported.kind === "empty")
         return {

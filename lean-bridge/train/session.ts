@@ -15,11 +15,12 @@ import {
   type TrainProgressParams,
   type TrainSampleParams,
 } from "../protocol/trainer";
+import type { ExportRunner } from "../dataset/workerProtocol";
 import { packageRoot } from "../server/launch";
 import { checkKinds, prepareTarget } from "./dataset";
 import { findPython } from "./python";
 import { VerifyRelay, type BatchVerifier } from "./relay";
-import { TrainerRun, latestCheckpoint } from "./run";
+import { TrainerRun, emit, latestCheckpoint } from "./run";
 import { TrainerProcess } from "./trainerProcess";
 import { startVerifier } from "./verifier";
 
@@ -43,6 +44,13 @@ export interface TrainingOptions {
   python?: string;
   /** Aborting it before training starts cancels the start (startTraining answers with an error). */
   signal?: AbortSignal;
+  /**
+   * How a workspace target is mined (default: in this process). The editor passes a child-process runner
+   * (extension/exportProcess.ts) so that mining a large workspace never blocks the extension host's thread.
+   */
+  exporter?: ExportRunner;
+  /** Memory all Lean workers together may use, MB (default: three quarters of this machine's). */
+  memoryBudgetMb?: number;
   /** Tuning and test knobs; every one has a default that suits real runs. */
   advanced?: AdvancedOptions;
 }
@@ -158,6 +166,7 @@ export async function startTraining(
     verifier: options.verifier.kind,
     onMining: () => phase("mining", options.target),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.exporter ? { exporter: options.exporter } : {}),
   });
   if (prepared.kind === "error") return prepared;
   const kinds = checkKinds(prepared.dataset, config.kinds);
@@ -176,13 +185,24 @@ export async function startTraining(
   if (stop2) return stop2;
 
   phase("starting-verifier");
+  const slots = advanced.verifierSlots ?? Math.max(1, Math.min(4, availableParallelism()));
   const verifier = await startVerifier(options.verifier, prepared.projectRoot, {
-    slots: advanced.verifierSlots ?? Math.max(1, Math.min(4, availableParallelism())),
+    slots,
     timeoutMs: advanced.verifierTimeoutMs ?? 60_000,
     simulatorArgs: advanced.simulatorArgs ?? [],
+    ...(options.memoryBudgetMb !== undefined ? { memoryBudgetMb: options.memoryBudgetMb } : {}),
   });
   if (verifier.kind === "error") return verifier;
   const pool = verifier.verifier;
+  if (pool.pool.slotCount < slots)
+    emit(events.onLog, {
+      level: "warning",
+      message:
+        `the verifier checks ${pool.pool.slotCount} candidate(s) at a time instead of ${slots}: the memory budget ` +
+        `(${pool.pool.memoryBudgetMb ? `${pool.pool.memoryBudgetMb} MB` : "three quarters of this machine's memory"}) ` +
+        "allows no more Lean workers. " +
+        "Raise the budget (fimRlvr.verifier.memoryBudgetMb in VS Code) for more parallel checks.",
+    });
   if (options.signal?.aborted) {
     await pool.stop();
     return { kind: "error", message: "the start was cancelled", hint: "" };

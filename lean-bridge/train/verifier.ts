@@ -22,7 +22,7 @@ function joinCommandLine(argv: readonly string[]): string {
 export async function startVerifier(
   choice: TrainingOptions["verifier"],
   projectRoot: string,
-  options: { slots: number; timeoutMs: number; simulatorArgs: string[] },
+  options: { slots: number; timeoutMs: number; simulatorArgs: string[]; memoryBudgetMb?: number },
 ): Promise<VerifierStart> {
   const server: ServerChoice =
     choice.kind === "simulator"
@@ -46,6 +46,7 @@ export async function startVerifier(
     timeoutMs: options.timeoutMs,
     // A simulator document costs almost nothing; a Lean worker up to its -M.
     memoryPerWorkerMb: simulator ? 64 : limits.memoryMb,
+    ...(options.memoryBudgetMb !== undefined ? { memoryBudgetMb: options.memoryBudgetMb } : {}),
     toolchain: readToolchain(projectRoot),
   });
   if (started.kind === "error") {
