@@ -40,6 +40,8 @@ export function trainSettings(): TrainSettings {
     reward: c.get<TrainSettings["reward"]>("trainer.reward", "binary"),
     verifierSlots: nullableInt(c.get("verifier.poolSize")),
     verifierTimeoutMs: nullableInt(c.get("verifier.timeoutMs")) ?? 60_000,
+    // 0 (the default) means "three quarters of this machine's memory", the pool's own default.
+    memoryBudgetMb: nullableInt(c.get("verifier.memoryBudgetMb")),
   };
 }
 

@@ -49,6 +49,8 @@ export interface TrainSettings {
   verifierSlots: number | null;
   /** Time limit of one verification, in milliseconds. */
   verifierTimeoutMs: number;
+  /** Memory all Lean workers together may use, MB (null: three quarters of this machine's). */
+  memoryBudgetMb: number | null;
 }
 
 export type PythonChoice =
@@ -134,6 +136,10 @@ function advanced(settings: TrainSettings): NonNullable<TrainingOptions["advance
     verifierTimeoutMs: settings.verifierTimeoutMs,
     ...(settings.verifierSlots !== null ? { verifierSlots: settings.verifierSlots } : {}),
   };
+}
+
+function memoryBudget(settings: TrainSettings): Pick<TrainingOptions, "memoryBudgetMb"> {
+  return settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {};
 }
 
 function runFolder(project: string, env: StartEnv): string {
@@ -277,6 +283,7 @@ export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset 
     verifier,
     resume: false,
     advanced: advanced(env.settings),
+    ...memoryBudget(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project, options, summary: describe(options, env.python) };
@@ -315,6 +322,7 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
     verifier,
     resume: true,
     advanced: advanced(env.settings),
+    ...memoryBudget(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project: last.project, options, summary: describe(options, env.python) };

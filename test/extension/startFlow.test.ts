@@ -92,6 +92,7 @@ function env(overrides: Partial<StartEnv> = {}): StartEnv {
       reward: "binary",
       verifierSlots: null,
       verifierTimeoutMs: 30_000,
+      memoryBudgetMb: null,
     },
     ...overrides,
   };
@@ -245,4 +246,19 @@ test("Resume continues the last run from its checkpoint with the configuration i
   assert.equal(plan.options.resume, true);
   assert.equal(plan.options.runDir, "/runs/r1");
   assert.deepEqual(plan.options.config, { algorithm: "gspo", steps: 12, model: null });
+});
+
+test("The memory budget setting reaches the run's options on Start and Resume; unset leaves the pool's default", async () => {
+  const settings = { ...env().settings, memoryBudgetMb: 6144 };
+  const start = await planStart(env({ settings }), fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  assert.equal(start.kind === "ready" && start.options.memoryBudgetMb, 6144);
+  const unset = await planStart(env(), fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  assert.ok(
+    unset.kind === "ready" && !("memoryBudgetMb" in unset.options),
+    "no key: the pool uses 3/4 of RAM",
+  );
+  const files = { "/runs/r1/checkpoints/latest": "step-6" };
+  const lastRun = { runDir: "/runs/r1", project: "/ws/lean-env" };
+  const resume = await planResume(env({ fs: fakeFs(files), lastRun, settings }), fakeUi({}).ui);
+  assert.equal(resume.kind === "ready" && resume.options.memoryBudgetMb, 6144);
 });
