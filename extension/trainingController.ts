@@ -85,6 +85,8 @@ function vscodeStartUi(): StartUi {
 export class TrainingController implements vscode.Disposable {
   private state: RunState = IDLE;
   private session: TrainingSession | undefined;
+  /** Aborts the start in progress (mining, preparing Python, starting the verifier or the trainer). */
+  private startCancel: AbortController | undefined;
   private hadAnnotations = false;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -169,7 +171,11 @@ export class TrainingController implements vscode.Disposable {
 
   async stop(): Promise<void> {
     const session = this.session;
-    if (!session || this.state.phase === "stopping") return;
+    if (!session) {
+      this.startCancel?.abort();
+      return;
+    }
+    if (this.state.phase === "stopping") return;
     log.info("Stopping: the trainer writes a checkpoint first.");
     this.apply({ type: "stop-requested" });
     this.dashboard.post({ type: "status", status: "stopping" });
@@ -185,6 +191,7 @@ export class TrainingController implements vscode.Disposable {
     // The trainer's Python sources ship inside the extension (trainer/ in the .vsix).
     const trainerRoot = vscode.Uri.joinPath(this.context.extensionUri, "trainer").fsPath;
     const startCancel = new AbortController();
+    this.startCancel = startCancel;
     const options: TrainingOptions = {
       ...plan.options,
       // Mining a workspace runs in a child process (dist/exportWorker.js, next to this bundle), as the export
@@ -250,8 +257,10 @@ export class TrainingController implements vscode.Disposable {
           onVerifierStats: (s) => this.dashboard.post({ type: "verifier", ...s }),
         };
         // Cancel before training starts (while mining, say) abandons the start; once training, it stops the run.
-        token.onCancellationRequested(() => (this.session ? void this.stop() : startCancel.abort()));
-        const started = await this.startTraining(options, events);
+        token.onCancellationRequested(() => void this.stop());
+        const started = await this.startTraining(options, events).finally(() => {
+          this.startCancel = undefined;
+        });
         if (started.kind === "error" && startCancel.signal.aborted) {
           this.apply({ type: "ended" });
           this.dashboard.post({ type: "status", status: "stopped" });
@@ -318,6 +327,7 @@ export class TrainingController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.startCancel?.abort();
     if (this.session) void this.session.stop();
     for (const d of this.disposables) d.dispose();
   }
