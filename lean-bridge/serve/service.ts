@@ -210,7 +210,7 @@ export class VerifierService {
       const verdict = results[j];
       const label = itemLabel(items[w.index]);
       verdicts[w.index] = verdict
-        ? batchVerdict(label, w.candidate, verdict, this.options.reward)
+        ? batchVerdict(label, verdict, this.options.reward)
         : bareVerdict(label, "crashed", failure, this.verifier.identity);
     });
     return verdicts as BatchVerdict[];

@@ -1,24 +1,20 @@
-/** Pool verdicts as the trainer protocol's BatchVerdict (the same shape the trainer's host sends). */
+/** Pool verdicts as the trainer protocol's BatchVerdict: one conversion for the trainer's host and the service. */
 import type { BatchVerdict, CandidateDiagnostic, VerdictKind, VerifierIdentity } from "../protocol/trainer";
 import { rewardOf, type RewardMode } from "../verify/rewards";
 import type { Verdict } from "../verify/verdict";
 
-export function batchVerdict(
-  taskId: string,
-  candidate: string,
-  verdict: Verdict,
-  mode: RewardMode,
-): BatchVerdict {
-  const reward = rewardOf(verdict, mode, candidate.split("\n").length);
+export function batchVerdict(taskId: string, verdict: Verdict, mode: RewardMode): BatchVerdict {
+  const reward = rewardOf(verdict, mode);
   const diagnostics: CandidateDiagnostic[] = verdict.diagnostics.map((d) => ({
     severity: d.severity,
     message: d.message,
     candidateRange: d.candidateRange,
   }));
-  // Rejections, crashes and failures without diagnostics still say why, as a diagnostic.
+  // Verdicts without a Lean message (rejected, timeout, crashed, environment) still say why, and what to do.
   const reason = "reason" in verdict && typeof verdict.reason === "string" ? verdict.reason : undefined;
+  const action = "action" in verdict && typeof verdict.action === "string" ? ` (${verdict.action})` : "";
   if (diagnostics.length === 0 && reason && verdict.kind !== "proved")
-    diagnostics.push({ severity: 1, message: reason, candidateRange: null });
+    diagnostics.push({ severity: 1, message: reason + action, candidateRange: null });
   return {
     taskId,
     kind: verdict.kind,

@@ -7,13 +7,13 @@
 import type { TaskRecord } from "../dataset/records";
 import type {
   BatchVerdict,
-  CandidateDiagnostic,
   VerdictKind,
   VerifierIdentity,
   VerifyBatchParams,
   VerifyBatchResult,
 } from "../protocol/trainer";
-import { rewardOf, type RewardMode } from "../verify/rewards";
+import { batchVerdict, bareVerdict } from "../serve/wire";
+import type { RewardMode } from "../verify/rewards";
 import type { Verdict } from "../verify/verdict";
 import type { VerifyTask } from "../verify/pool";
 
@@ -78,7 +78,7 @@ export class VerifyRelay {
       const verdict = results[j];
       const item = params.items[k]!;
       verdicts[k] = verdict
-        ? this.toWire(item.taskId, item.candidate, verdict)
+        ? batchVerdict(item.taskId, verdict, this.reward)
         : this.bare(
             item.taskId,
             "crashed",
@@ -91,41 +91,7 @@ export class VerifyRelay {
     return { verdicts: verdicts as BatchVerdict[] };
   }
 
-  private toWire(taskId: string, candidate: string, verdict: Verdict): BatchVerdict {
-    const lines = candidate.split("\n").length;
-    const reward = rewardOf(verdict, this.reward, lines);
-    const diagnostics: CandidateDiagnostic[] = verdict.diagnostics.map((d) => ({
-      severity: d.severity,
-      message: d.message,
-      candidateRange: d.candidateRange,
-    }));
-    // Verdicts without a Lean message (rejected, timeout, crashed, environment) still say why, and what to do.
-    const reason = "reason" in verdict && typeof verdict.reason === "string" ? verdict.reason : undefined;
-    const action = "action" in verdict && typeof verdict.action === "string" ? ` (${verdict.action})` : "";
-    if (diagnostics.length === 0 && reason && verdict.kind !== "proved")
-      diagnostics.push({ severity: 1, message: reason + action, candidateRange: null });
-    return {
-      taskId,
-      kind: verdict.kind,
-      reward: reward.reward,
-      rewardMetrics: reward.metrics,
-      diagnostics,
-      elapsedMs: verdict.elapsedMs,
-      cached: verdict.cached === true,
-      verifier: verdict.verifier,
-    };
-  }
-
   private bare(taskId: string, kind: VerdictKind, message: string): BatchVerdict {
-    return {
-      taskId,
-      kind,
-      reward: 0,
-      rewardMetrics: {},
-      diagnostics: [{ severity: 1, message, candidateRange: null }],
-      elapsedMs: 0,
-      cached: false,
-      verifier: this.verifier.identity,
-    };
+    return bareVerdict(taskId, kind, message, this.verifier.identity);
   }
 }
