@@ -19,6 +19,7 @@ import {
   TrainSample,
   TrainStop,
   VerifyBatch,
+  type BatchVerdict,
   type InitializeParams,
   type InitializeResult,
   type TrainDoneParams,
@@ -81,6 +82,8 @@ export class TrainerRun {
   private readonly doneReceived: Promise<TrainDoneParams>;
   private resolveDoneReceived!: (d: TrainDoneParams) => void;
   private stopRequested = false;
+  /** Set by the first `environment` verdict: the workspace, not the model, is broken; the run stops. */
+  private environmentFailure: string | undefined;
   private stopping: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private readonly startedAt = performance.now();
@@ -101,6 +104,7 @@ export class TrainerRun {
     const c = this.trainer.connection;
     c.onRequest(VerifyBatch, async (params) => {
       const result = await relay.verifyBatch(params, this.abort.signal);
+      this.watchEnvironment(result.verdicts);
       const stats = this.verifier.pool.stats;
       const seconds = Math.max(1e-3, (performance.now() - this.startedAt) / 1000);
       emit(this.events.onVerifierStats, {
@@ -128,6 +132,23 @@ export class TrainerRun {
     c.onError(([error]) =>
       emit(this.events.onLog, { level: "warning", message: `trainer protocol error: ${error.message}` }),
     );
+  }
+
+  /**
+   * An `environment` verdict means Lean could not check anything in this workspace (imports out of date, a
+   * header it cannot load): every later check would fail the same way, and training on those zeros would
+   * teach the model nothing. Say it once, and stop with a checkpoint; the outcome tells what to do.
+   */
+  private watchEnvironment(verdicts: readonly BatchVerdict[]): void {
+    if (this.environmentFailure !== undefined) return;
+    const broken = verdicts.find((v) => v.kind === "environment");
+    if (!broken) return;
+    this.environmentFailure = broken.diagnostics[0]?.message ?? "the Lean environment failed";
+    emit(this.events.onLog, {
+      level: "error",
+      message: `the Lean environment is broken, so training stops (a checkpoint is kept): ${this.environmentFailure}`,
+    });
+    void this.stop();
   }
 
   async initialize(
@@ -239,6 +260,13 @@ export class TrainerRun {
           runDir: this.runDir,
           evals: evalsWithEarlier(this.runDir, this.evals),
           reportPath,
+        };
+      if (this.environmentFailure !== undefined)
+        return {
+          kind: "failed",
+          runDir: this.runDir,
+          message: `training stopped: the Lean environment is broken (not the model's fault): ${this.environmentFailure}`,
+          hint: `Fix the workspace (usually \`lake build\` in the project), then run the same command with --resume to continue from ${this.lastCheckpoint ?? latestCheckpoint(this.runDir) ?? "the start"}.`,
         };
       if (done?.status === "stopped" || (this.stopRequested && !done))
         return {

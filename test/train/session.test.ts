@@ -114,6 +114,33 @@ test("a verifier hang and a verifier crash mid-run cost only those samples", asy
   assert.deepEqual(byStep(4), ["proved", "failed"], "the verifier recovered after the crash");
 });
 
+test("a broken Lean environment stops the run with what to do, instead of training on zeros", async () => {
+  // sim:stale-imports stands for Lean's "Imports are out of date" on the document's header.
+  const dir = runDir({ faults: { "2": "stale-imports" } });
+  const rec = recorder();
+  const logs: string[] = [];
+  const started = await startTraining(
+    options(dir, { config: { steps: 6, group_size: 2, kinds: ["tactic"] } }),
+    { ...rec.events, onLog: (l) => logs.push(`${l.level}: ${l.message}`) },
+  );
+  assert.equal(started.kind, "started");
+  if (started.kind !== "started") return;
+  const outcome = await started.session.done;
+  assert.equal(outcome.kind, "failed", JSON.stringify(outcome));
+  if (outcome.kind !== "failed") return;
+  assert.match(outcome.message, /Lean environment is broken/);
+  assert.match(outcome.message, /out of date/);
+  assert.match(outcome.hint, /lake build/);
+  assert.match(outcome.hint, /--resume/);
+  assert.ok(rec.samples.some((s) => s.verdict === "environment"));
+  assert.ok(
+    rec.progress.every((p) => p.step <= 3),
+    `the run stopped right after the broken step, not at step ${rec.progress.at(-1)?.step}`,
+  );
+  assert.equal(logs.filter((l) => /environment is broken/.test(l)).length, 1, "said once");
+  assert.ok(existsSync(join(dir, "checkpoints")), "a checkpoint is kept");
+});
+
 test("a trainer killed with SIGKILL is reported clearly, and --resume continues from its last checkpoint", async () => {
   const dir = runDir();
   const rec = recorder();
