@@ -98,11 +98,7 @@ class Trainer:
         try:
             tasks = load_tasks(self.dataset_dir)
             require_tasks(tasks, config.kinds, self.dataset_dir)
-            self.algorithm = make(
-                config.algorithm,
-                {"max_completion_length": config.max_new_tokens, "num_generations": config.group_size}
-                | dict(config.algo_config),
-            )
+            self.algorithm = make(config.algorithm, config.resolved_algo_config())
             device = pick_device(config.device, config.model is not None)
             latest = checkpoint.latest(self.run_dir) if self.resume else None
             if self.resume and latest is None:
@@ -119,7 +115,7 @@ class Trainer:
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
-        self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.curriculum)
+        self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
         self.sampler = TaskSampler(by_kind(self.train_tasks), config.seed)
         self.backend = TransformersBackend(self.policy.model, self.policy.tokenizer, self.policy.stop_token_ids())
         self.optimizer: torch.optim.Optimizer | None = None

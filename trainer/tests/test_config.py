@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fim_rlvr.config import ConfigError, TrainConfig, from_dict, from_file, valid_keys
+from fim_rlvr.algorithms import make
+from fim_rlvr.config import EMBEDDED_GRPO_BETA, ConfigError, TrainConfig, from_dict, from_file, valid_keys
 
 
 def test_defaults_and_sft_default_per_model() -> None:
@@ -15,6 +16,24 @@ def test_defaults_and_sft_default_per_model() -> None:
     assert config.resolved_sft_steps() > 0  # the embedded model gets a warm start
     assert from_dict({"model": "/models/x"}).resolved_sft_steps() == 0
     assert from_dict({"model": "/models/x", "sft_steps": 5}).resolved_sft_steps() == 5
+
+
+def test_embedded_grpo_anchors_to_the_sft_policy_and_other_runs_keep_paper_defaults() -> None:
+    embedded = from_dict({"max_new_tokens": 20, "group_size": 4}).resolved_algo_config()
+    assert embedded == {"max_completion_length": 20, "num_generations": 4, "beta": EMBEDDED_GRPO_BETA}
+    assert make("grpo", embedded).config.beta == EMBEDDED_GRPO_BETA != make("grpo").config.beta
+    assert from_dict({"algo_config": {"beta": 0.0}}).resolved_algo_config()["beta"] == 0.0  # explicit wins
+    assert "beta" not in from_dict({"model": "/models/x"}).resolved_algo_config()  # paper default for a model path
+    for name in ("drgrpo", "dapo", "gspo", "dgpo"):
+        resolved = from_dict({"algorithm": name}).resolved_algo_config()
+        assert make(name, resolved).config.beta == make(name).config.beta
+
+
+def test_kinds_unlock_one_by_one_only_without_a_warm_start() -> None:
+    assert not from_dict({}).staged_curriculum()  # the embedded model's SFT has taught every kind
+    assert from_dict({"sft_steps": 0}).staged_curriculum()
+    assert from_dict({"model": "/models/x"}).staged_curriculum()
+    assert not from_dict({"model": "/models/x", "curriculum": False}).staged_curriculum()
 
 
 def test_unknown_keys_list_the_valid_ones() -> None:
