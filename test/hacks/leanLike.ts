@@ -70,9 +70,14 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
     const word = tokenText(ts, i);
     if (word === "fail") failedAt ??= at;
     else if (word === "constructor") goals++;
-    else if (word === "sorry") {
+    else if (word === "sorry" || word === "admit" || word === "stop") {
+      // `admit` is `sorry`; `stop` discards the rest of the block as `repeat sorry` (Lean's Init/Tactics.lean).
       usesSorry = true;
       axioms.add("sorryAx");
+      if (word === "stop") {
+        goals = 0;
+        break;
+      }
       goals = Math.max(0, goals - 1);
     } else if (CLOSERS.has(word)) {
       if (word === "native_decide") axioms.add("Lean.ofReduceBool");
