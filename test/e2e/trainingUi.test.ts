@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Frame, Page } from "playwright-core";
+import type { Frame, Locator, Page } from "playwright-core";
 import { copyExample, trainingSettings } from "./workspace";
 import { ARTIFACTS, openWorkbench, runCommand, skipReason, trainerPython } from "./codeServer";
 
@@ -26,6 +26,43 @@ async function frameWith(page: Page, text: string): Promise<Frame | undefined> {
     await page.waitForTimeout(250);
   }
   return undefined;
+}
+
+/**
+ * Shows the hover of the first highlighted hole. The editor keeps redrawing while training runs (new samples
+ * move decorations, the reveal may still be scrolling), so a single mouse move can land beside the range or
+ * be dismissed by a redraw: re-measure and retry, then fall back to the keyboard's "Show or Focus Hover" at
+ * the same spot, which shows the same decoration hover.
+ */
+async function showHoleHover(page: Page): Promise<Locator> {
+  const highlighted = page
+    .locator(
+      '.monaco-editor .view-lines span[class*="TextEditorDecorationType"], .monaco-editor .view-overlays div[class*="TextEditorDecorationType"]',
+    )
+    .first();
+  const hover = page.locator(".monaco-hover-content", { hasText: /FIM-RLVR/ }).first();
+  for (let attempt = 1; attempt <= 6; attempt++) {
+    await highlighted.waitFor({ state: "visible", timeout: 30_000 });
+    const box = await highlighted.boundingBox();
+    assert.ok(box, "the hole's range is highlighted");
+    const point = { x: box.x + Math.min(12, box.width / 2), y: box.y + box.height / 2 };
+    await page.mouse.move(5, 5);
+    if (attempt > 3) {
+      // Keyboard: put the cursor inside the range and ask for the hover.
+      await page.mouse.click(point.x, point.y);
+      await runCommand(page, "Show or Focus Hover");
+    } else {
+      await page.mouse.move(point.x, point.y, { steps: 4 });
+    }
+    const shown = await hover
+      .waitFor({ state: "visible", timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (shown) return hover;
+  }
+  throw new Error(
+    "no FIM-RLVR hover appeared over the highlighted hole after 6 tries (mouse, then keyboard)",
+  );
 }
 
 test(
@@ -79,16 +116,7 @@ test(
       assert.match(status, /FIM-RLVR/);
 
       // Hover over the highlighted hole: the hover names the verdict, reward, step and algorithm.
-      const highlighted = page
-        .locator(
-          '.monaco-editor .view-overlays div[class*="TextEditorDecorationType"], .monaco-editor .view-lines span[class*="TextEditorDecorationType"]',
-        )
-        .first();
-      const box = await highlighted.boundingBox();
-      assert.ok(box, "the hole's range is highlighted");
-      await page.mouse.move(box.x + Math.min(20, box.width / 2), box.y + box.height / 2);
-      const hover = page.locator(".monaco-hover-content", { hasText: /FIM-RLVR/ }).first();
-      await hover.waitFor({ state: "visible", timeout: 20_000 });
+      const hover = await showHoleHover(page);
       const hoverText = await hover.innerText();
       assert.match(
         hoverText,
