@@ -15,6 +15,7 @@ import { managedVenvDir } from "../train/python";
 import {
   defaultTrainerRoot,
   startTraining,
+  type TrainerLauncher,
   type TrainingOptions,
   type TrainingOutcome,
 } from "../train/session";
@@ -75,6 +76,34 @@ function verifierChoice(values: Record<string, string | boolean | undefined>): {
   }
   if (which("lake")) return { verifier: { kind: "lean" }, fellBack: false };
   return { verifier: { kind: "simulator" }, fellBack: true };
+}
+
+function launcherChoice(values: Record<string, string | boolean | undefined>): TrainerLauncher {
+  const kind = stringOption(values, "launcher") ?? "single";
+  const processes = stringOption(values, "num-processes");
+  const configFile = stringOption(values, "accelerate-config");
+  if (kind !== "single" && kind !== "accelerate")
+    throw new UsageError(`--launcher must be single or accelerate, got "${kind}"`);
+  if (kind === "single") {
+    if (processes !== undefined || configFile !== undefined)
+      throw new UsageError("--num-processes and --accelerate-config need --launcher accelerate");
+    return { kind: "single" };
+  }
+  let numProcesses: number | undefined;
+  if (processes !== undefined) {
+    numProcesses = Number(processes);
+    if (!Number.isInteger(numProcesses) || numProcesses < 1)
+      throw new UsageError(`--num-processes must be a whole number of at least 1, got "${processes}"`);
+  }
+  if (configFile !== undefined && !existsSync(configFile))
+    throw new UsageError(
+      `--accelerate-config ${configFile} does not exist; write one with \`accelerate config --config_file ${configFile}\``,
+    );
+  return {
+    kind: "accelerate",
+    ...(numProcesses !== undefined ? { numProcesses } : {}),
+    ...(configFile !== undefined ? { configFile: resolve(configFile) } : {}),
+  };
 }
 
 function reportOutcome(outcome: TrainingOutcome, resumeCommand: string): number {
@@ -179,6 +208,40 @@ export const trainCommand: CliCommand = {
       help: "Python interpreter with torch, transformers and tokenizers.",
       default: "a managed venv, created on first use",
     },
+    "lora-r": {
+      type: "string",
+      value: "R",
+      help: "Train a LoRA adapter of rank R (peft) instead of every weight.",
+      default: "full fine-tuning",
+    },
+    "lora-alpha": { type: "string", value: "A", help: "LoRA alpha.", default: "2 × R" },
+    "lora-targets": {
+      type: "string",
+      value: "NAMES",
+      help: "Comma-separated module names LoRA adapts, e.g. q_proj,v_proj.",
+      default: "every linear layer",
+    },
+    "load-in-4bit": {
+      type: "boolean",
+      help: "QLoRA: the base model in 4-bit NF4 (bitsandbytes, CUDA; needs --lora-r).",
+    },
+    launcher: {
+      type: "string",
+      value: "single|accelerate",
+      help: "How trainer processes start: one process, or `accelerate launch` (DDP, FSDP, DeepSpeed).",
+      default: "single",
+    },
+    "num-processes": {
+      type: "string",
+      value: "N",
+      help: "Trainer processes for --launcher accelerate (one per GPU).",
+      default: "accelerate's config, else 1",
+    },
+    "accelerate-config": {
+      type: "string",
+      value: "FILE",
+      help: "An accelerate config (from `accelerate config`; see docs/SCALING.md for FSDP and DeepSpeed).",
+    },
   },
   examples: [
     "fim-rlvr train lean-env",
@@ -206,8 +269,13 @@ export const trainCommand: CliCommand = {
       groupSize: stringOption(values, "group-size"),
       batchSize: stringOption(values, "batch-size"),
       seed: stringOption(values, "seed"),
+      loraR: stringOption(values, "lora-r"),
+      loraAlpha: stringOption(values, "lora-alpha"),
+      loraTargets: stringOption(values, "lora-targets"),
+      loadIn4bit: flagOption(values, "load-in-4bit"),
     });
     if (built.kind === "error") throw new UsageError(built.message);
+    const launcher = launcherChoice(values);
     const { verifier, fellBack } = verifierChoice(values);
     const runDir = resolve(outFlag ?? join("runs", timestamp()));
     if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
@@ -243,6 +311,7 @@ export const trainCommand: CliCommand = {
           reward,
           verifier,
           resume,
+          launcher,
           ...(python ? { python } : {}),
           signal: abort.signal,
         },

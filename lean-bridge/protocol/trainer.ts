@@ -116,6 +116,30 @@ export interface TrainConfig {
   verify_timeout_s?: number;
   /** Prompt budget: the prefix is cut from the left and the suffix from the right to fit. */
   max_prompt_tokens?: number;
+  /** LoRA rank (peft); null: full fine-tuning. */
+  lora_r?: number | null;
+  /** LoRA alpha (null: twice lora_r). */
+  lora_alpha?: number | null;
+  /** Module names LoRA adapts (null: every linear layer but the output head, peft's "all-linear"). */
+  lora_targets?: string[] | null;
+  /** Dropout on the LoRA branch. */
+  lora_dropout?: number;
+  /** QLoRA: load the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r). */
+  load_in_4bit?: boolean;
+  /** Recompute activations in the backward pass (less memory, about a third more compute). */
+  gradient_checkpointing?: boolean;
+  /** Train in bfloat16 (null: on CUDA GPUs that support it). */
+  bf16?: boolean | null;
+  /** Load the model through Unsloth (null: when Unsloth is importable, on CUDA, with LoRA). */
+  unsloth?: boolean | null;
+  /** What generates rollouts: vllm, transformers, or auto (vLLM when importable, on CUDA, with a model path). */
+  rollout_backend?: "auto" | "transformers" | "vllm";
+  /** colocate: a vLLM engine in the trainer process, asleep while the trainer optimises; server: a `trl vllm-serve` at vllm_server_url. */
+  vllm_mode?: "colocate" | "server";
+  /** The vLLM server's base URL (vllm_mode server), e.g. http://localhost:8000. */
+  vllm_server_url?: string | null;
+  /** Share of GPU memory the colocated vLLM engine may take. */
+  vllm_gpu_memory_utilization?: number;
 }
 
 /** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */

@@ -20,6 +20,11 @@ export interface ConfigFlags {
   groupSize?: string;
   batchSize?: string;
   seed?: string;
+  loraR?: string;
+  loraAlpha?: string;
+  /** Comma-separated module names. */
+  loraTargets?: string;
+  loadIn4bit?: boolean;
 }
 
 export type ConfigResult = { kind: "ok"; config: TrainConfigWire } | { kind: "error"; message: string };
@@ -101,11 +106,26 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
     ["group_size", "--group-size", flags.groupSize, 1],
     ["batch_size", "--batch-size", flags.batchSize, 1],
     ["seed", "--seed", flags.seed, 0],
+    ["lora_r", "--lora-r", flags.loraR, 1],
+    ["lora_alpha", "--lora-alpha", flags.loraAlpha, 1],
   ];
   for (const [key, flag, text, min] of numbers) {
     const n = wholeNumber(flag, text, min);
     if (typeof n === "string") return { kind: "error", message: n };
     if (n !== undefined) (config as Record<string, unknown>)[key] = n;
   }
+  if (flags.loraTargets !== undefined) {
+    const targets = flags.loraTargets
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean);
+    if (targets.length === 0)
+      return {
+        kind: "error",
+        message: `--lora-targets must name modules, comma-separated, e.g. q_proj,k_proj,v_proj,o_proj`,
+      };
+    config.lora_targets = targets;
+  }
+  if (flags.loadIn4bit) config.load_in_4bit = true;
   return { kind: "ok", config };
 }

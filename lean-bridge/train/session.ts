@@ -40,6 +40,12 @@ export interface TrainingOptions {
   verifier: { kind: "simulator" } | { kind: "lean"; serverCommand?: string[] };
   /** Continue from runDir/checkpoints/latest. */
   resume: boolean;
+  /**
+   * How trainer processes start: one process (default), or `accelerate launch` with N processes (DDP, or what
+   * the accelerate config file says: FSDP, DeepSpeed). Every process gets its rewards from the run's verifier
+   * service; only rank 0 talks to this host.
+   */
+  launcher?: TrainerLauncher;
   /** The Python interpreter to run the trainer with; else the managed virtual environment. */
   python?: string;
   /** Aborting it before training starts cancels the start (startTraining answers with an error). */
@@ -54,6 +60,9 @@ export interface TrainingOptions {
   /** Tuning and test knobs; every one has a default that suits real runs. */
   advanced?: AdvancedOptions;
 }
+
+export type TrainerLauncher =
+  { kind: "single" } | { kind: "accelerate"; numProcesses?: number; configFile?: string };
 
 export interface AdvancedOptions {
   /** The folder holding the `fim_rlvr` package (default: trainer/ of this program's installation). */

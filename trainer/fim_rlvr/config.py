@@ -84,6 +84,33 @@ class TrainConfig:
     """How long the trainer waits for one verify/batch answer before masking that batch's samples as timeouts."""
     max_prompt_tokens: int = 256
     """Prompt budget: the prefix is cut from the left and the suffix from the right to fit."""
+    lora_r: int | None = None
+    """LoRA rank (peft); None trains every weight. With LoRA the reference model is the policy with its adapters
+    disabled, so no second copy of the model is kept."""
+    lora_alpha: int | None = None
+    """LoRA alpha; None: twice lora_r."""
+    lora_targets: list[str] | None = None
+    """Module names LoRA adapts; None: every linear layer but the output head (peft's "all-linear")."""
+    lora_dropout: float = 0.0
+    """Dropout on the LoRA branch (0: RL's old and new log-probs stay comparable)."""
+    load_in_4bit: bool = False
+    """QLoRA: the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r)."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass: less memory for about a third more compute."""
+    bf16: bool | None = None
+    """Train in bfloat16; None: on CUDA GPUs that support it (CPU runs stay float32)."""
+    unsloth: bool | None = None
+    """Load through Unsloth's FastLanguageModel; None: when Unsloth is importable, on CUDA, with LoRA."""
+    rollout_backend: str = "auto"
+    """What generates rollouts: "vllm", "transformers", or "auto" (vLLM when importable, on CUDA, with a model
+    path; the transformers path is the fallback)."""
+    vllm_mode: str = "colocate"
+    """"colocate": a vLLM engine inside the trainer process, put to sleep while the trainer optimises (as TRL
+    does); "server": a `trl vllm-serve` process at vllm_server_url."""
+    vllm_server_url: str | None = None
+    """Base URL of the vLLM server for vllm_mode "server", e.g. http://localhost:8000."""
+    vllm_gpu_memory_utilization: float = 0.3
+    """Share of the GPU's memory the colocated vLLM engine may take."""
 
     def resolved_sft_steps(self) -> int:
         """SFT steps to run: the explicit value, or the default for the embedded model."""
@@ -136,7 +163,18 @@ def from_file(path: str | Path) -> TrainConfig:
     return from_dict(data)
 
 
-_NULLABLE = {"model", "sft_steps", "eval_limit", "goal_in_prompt"}
+_NULLABLE = {
+    "model",
+    "sft_steps",
+    "eval_limit",
+    "goal_in_prompt",
+    "lora_r",
+    "lora_alpha",
+    "lora_targets",
+    "bf16",
+    "unsloth",
+    "vllm_server_url",
+}
 
 
 def _validate(config: TrainConfig) -> None:
@@ -166,3 +204,34 @@ def _validate(config: TrainConfig) -> None:
         raise ConfigError("temperature must be >= 0 and top_p in (0, 1]")
     if not isinstance(config.algo_config, dict):
         raise ConfigError("algo_config must be a mapping of AlgorithmConfig keys")
+    _validate_scale(config)
+
+
+def _validate_scale(config: TrainConfig) -> None:
+    """The options for bigger models: LoRA, quantisation, precision, the rollout engine."""
+    for name in ("lora_r", "lora_alpha"):
+        value = getattr(config, name)
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise ConfigError(f"{name} must be a positive integer or null (got {value!r})")
+    if config.lora_targets is not None and (
+        not isinstance(config.lora_targets, list)
+        or not config.lora_targets
+        or not all(isinstance(t, str) and t for t in config.lora_targets)
+    ):
+        raise ConfigError(
+            f"lora_targets must list module names such as [q_proj, v_proj] (got {config.lora_targets!r})"
+        )
+    if not 0 <= config.lora_dropout < 1:
+        raise ConfigError(f"lora_dropout must be in [0, 1) (got {config.lora_dropout})")
+    if config.lora_r is None and (config.lora_alpha is not None or config.lora_targets is not None):
+        raise ConfigError("lora_alpha and lora_targets need lora_r: give --lora-r R to train a LoRA adapter")
+    if config.load_in_4bit and config.lora_r is None:
+        raise ConfigError("load_in_4bit (QLoRA) trains a LoRA adapter on the 4-bit model: give --lora-r R as well")
+    if config.rollout_backend not in ("auto", "transformers", "vllm"):
+        raise ConfigError(f"rollout_backend must be auto, transformers or vllm (got {config.rollout_backend!r})")
+    if config.vllm_mode not in ("colocate", "server"):
+        raise ConfigError(f"vllm_mode must be colocate or server (got {config.vllm_mode!r})")
+    if config.vllm_mode == "server" and not config.vllm_server_url:
+        raise ConfigError("vllm_mode server needs vllm_server_url, e.g. http://localhost:8000 (from `trl vllm-serve`)")
+    if not 0 < config.vllm_gpu_memory_utilization <= 1:
+        raise ConfigError(f"vllm_gpu_memory_utilization must be in (0, 1] (got {config.vllm_gpu_memory_utilization})")

@@ -107,6 +107,18 @@ class TrainConfig(TypedDict, total=False):
     sft_batch_size: int
     verify_timeout_s: float
     max_prompt_tokens: int
+    lora_r: int | None
+    lora_alpha: int | None
+    lora_targets: list[str] | None
+    lora_dropout: float
+    load_in_4bit: bool
+    gradient_checkpointing: bool
+    bf16: bool | None
+    unsloth: bool | None
+    rollout_backend: Literal["auto", "transformers", "vllm"]
+    vllm_mode: Literal["colocate", "server"]
+    vllm_server_url: str | None
+    vllm_gpu_memory_utilization: float
 
 
 class InitializeParams(TypedDict):
