@@ -1,9 +1,11 @@
 /**
- * npm run bench:train [-- --steps N] [--python PATH] [--gpu] — where a training step's time goes, measured
+ * npm run bench:train [-- --steps N] [--python PATH] [--gpu | --cpu-smoke] — where a training step's time goes, measured
  * in a real run of the trainer on lean-env, verified by the Lean server SIMULATOR with every check charged
  * 200 ms, four at a time (a timer, not Lean): generation, verification and optimisation per step, and the share of
  * verification time hidden by overlapping it with the next step's generation (1 − waited / verifying;
- * target ≥ 80%). `--gpu` runs on CUDA, and says so and exits 0 where there is no GPU.
+ * target ≥ 80%). `--gpu` compares our loop's tokens/s with TRL's GRPOTrainer on a 0.5B model in bf16 (and with vLLM
+ * where installed; bench/trainGpu.ts), and says so and exits 0 where there is no GPU; `--cpu-smoke` runs that
+ * comparison's path on the CPU with a tiny model, to check the benchmark itself.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -13,6 +15,7 @@ import { parseArgs } from "node:util";
 import type { BatchVerifier } from "../lean-bridge/train/relay";
 import { defaultTrainerRoot, startTraining } from "../lean-bridge/train/session";
 import { EXAMPLE } from "../test/helpers";
+import { benchGpu } from "./trainGpu";
 
 const CHECK_MS = 200;
 const SLOTS = 4;
@@ -57,22 +60,32 @@ function hasCuda(python: string): boolean {
 async function main(): Promise<number> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { steps: { type: "string" }, python: { type: "string" }, gpu: { type: "boolean" } },
+    options: {
+      steps: { type: "string" },
+      python: { type: "string" },
+      gpu: { type: "boolean" },
+      "cpu-smoke": { type: "boolean" },
+    },
   });
   const venv = join(defaultTrainerRoot(), ".venv", "bin", "python");
   const python = values.python ?? (existsSync(venv) ? venv : undefined);
   const steps = Number(values.steps ?? 6);
-  if (values.gpu) {
-    if (!python || !hasCuda(python)) {
+  if (values.gpu || values["cpu-smoke"]) {
+    if (!python) {
+      out("bench:train: no trainer Python (trainer/.venv); run `npm run test:setup` or pass --python PATH");
+      return 1;
+    }
+    if (values.gpu && !hasCuda(python)) {
       out(
         "bench:train --gpu: no GPU here (torch.cuda.is_available() is False); run without --gpu for the CPU figures.",
       );
       return 0;
     }
+    return benchGpu({ python, steps: Number(values.steps ?? (values.gpu ? 6 : 3)), smoke: !values.gpu, out });
   }
   const runDir = mkdtempSync(join(tmpdir(), "fim-bench-train-"));
   out(
-    `bench:train: ${steps} RL steps of the embedded tiny model on lean-env, ${values.gpu ? "CUDA" : "CPU"}, default group and batch sizes`,
+    `bench:train: ${steps} RL steps of the embedded tiny model on lean-env, CPU, default group and batch sizes`,
   );
   out(
     `verifier: the Lean server SIMULATOR (not Lean), each check charged ${CHECK_MS} ms, ${SLOTS} at a time; run folder ${runDir}`,
@@ -86,7 +99,7 @@ async function main(): Promise<number> {
         sft_steps: 0,
         eval_limit: 8,
         checkpoint_every: 1000,
-        device: values.gpu ? "cuda" : "cpu",
+        device: "cpu",
       },
       reward: "binary",
       verifier: { kind: "simulator" },
