@@ -2,7 +2,8 @@
 
 A backend returns, per completion, the prompt and completion token ids, the raw text, whether it was cut by
 max_new_tokens, and the log-probabilities of its tokens under the policy *at generation time* (the "old"
-log-probs of the importance ratio). The scale-out issue adds a vLLM backend behind the same interface.
+log-probs of the importance ratio). vllm_backend.py implements the same interface with vLLM; backends whose
+weights live outside the trainer's model also take `sync_weights(model)` after each optimiser step.
 `token_logprobs` is shared with the optimiser so old and new log-probs come from the same computation.
 """
 
@@ -29,6 +30,10 @@ class Rollout:
     """log p(token) per completion token under the generating policy."""
     truncated: bool
     """True when max_new_tokens ended the completion before a stop token."""
+    sampling_logp: list[float] | None = None
+    """log p(token) per completion token as the sampling engine reported it, when that engine is not the
+    trainer's model (vLLM; NaN where it gave none). The optimiser weights tokens by the truncated
+    importance ratio exp(old_logp - sampling_logp); None for the transformers backend (no mismatch)."""
 
 
 class RolloutBackend(Protocol):
@@ -46,6 +51,10 @@ class RolloutBackend(Protocol):
     ) -> list[Rollout]:
         """`num_return` completions per prompt, grouped: prompt 0's first, then prompt 1's ...; temperature 0 is
         greedy."""
+        ...
+
+    def sync_weights(self, model: Any) -> None:
+        """Make the next `generate` sample from `model`'s current weights (called after each optimiser step)."""
         ...
 
 
@@ -106,6 +115,9 @@ class TransformersBackend:
     def pad_id(self) -> int:
         pad = self.tokenizer.pad_token_id
         return int(pad if pad is not None else self.tokenizer.eos_token_id)
+
+    def sync_weights(self, model: Any) -> None:
+        """Nothing to do: this backend samples from the trainer's model itself."""
 
     @torch.no_grad()
     def generate(

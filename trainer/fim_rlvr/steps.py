@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from .algorithms.config import AlgorithmConfig
+from .algorithms.importance import MISMATCH_KEYS, importance_weights, mismatch_metrics
 from .clean import clean_completion
 from .data import Task
 from .prompts import build_prompts
@@ -65,7 +67,7 @@ class Batch:
                 {
                     "task": g.task.id,
                     "candidates": g.candidates,
-                    "rollouts": [[r.prompt_ids, r.completion_ids, r.text, r.old_logp, r.truncated] for r in g.rollouts],
+                    "rollouts": [_rollout_json(r) for r in g.rollouts],
                 }
                 for g in self.groups
             ],
@@ -78,6 +80,12 @@ class Batch:
             for g in raw["groups"]
         ]
         return Batch(int(raw["step"]), groups, float(raw["gen_seconds"]))
+
+
+def _rollout_json(r: Rollout) -> list[Any]:
+    """A rollout as the positional list `Rollout(*...)` reads back; vLLM's log-probs only when there are some."""
+    fields: list[Any] = [r.prompt_ids, r.completion_ids, r.text, r.old_logp, r.truncated]
+    return fields if r.sampling_logp is None else [*fields, r.sampling_logp]
 
 
 def sample_groups(trainer: Trainer, tasks: list[Task], step: int, round_: int) -> Batch:
@@ -209,10 +217,19 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
         if trainer.ref_model is not None and algorithm.needs_reference:
             with torch.no_grad():
                 ref_logp, _ = trainer.token_logprobs(trainer.ref_model, groups)  # [B, T]
+        is_weights, tis_metrics = _importance_weights(algorithm.config, rollouts, old_logp, mask)
         if mask.sum() > 0:
             loss, algo_metrics = algorithm.loss(
-                logp, old_logp, mask, advantages, ref_logp=ref_logp, group_ids=group_ids, rewards=rewards
+                logp,
+                old_logp,
+                mask,
+                advantages,
+                ref_logp=ref_logp,
+                group_ids=group_ids,
+                rewards=rewards,
+                is_weights=is_weights,
             )
+            algo_metrics = {**algo_metrics, **tis_metrics}
             assert trainer.optimizer is not None
             trainer.optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -221,6 +238,27 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
             loss_value = float(loss.item())
     opt_seconds = time.perf_counter() - started
     return _metrics_line(trainer, record, step, loss_value, algo_metrics, opt_seconds)
+
+
+def _importance_weights(
+    config: AlgorithmConfig, rollouts: list[Rollout], old_logp: torch.Tensor, mask: torch.Tensor
+) -> tuple[torch.Tensor | None, dict[str, float]]:
+    """vLLM rollouts: the truncated importance weights (when the correction is on) and the mismatch metrics.
+    Rollouts from the trainer's own model (sampling_logp None) give (None, {}): weight exactly 1."""
+    if all(r.sampling_logp is None for r in rollouts):
+        return None, {}
+    rows = [r.sampling_logp if r.sampling_logp is not None else [math.nan] * len(r.old_logp) for r in rollouts]
+    sampling_logp = _pad_rows(rows, old_logp.shape[1], old_logp.device)  # [B, T], NaN: no vLLM log-prob
+    result = importance_weights(
+        old_logp,
+        sampling_logp,
+        mask,
+        config.vllm_importance_sampling_mode,
+        config.vllm_importance_sampling_clip_min,
+        config.vllm_importance_sampling_clip_max,
+    )
+    metrics = mismatch_metrics(old_logp, sampling_logp, mask, result)
+    return (result.weights if config.vllm_importance_sampling_correction else None), metrics
 
 
 def _metrics_line(
@@ -256,4 +294,5 @@ def _metrics_line(
         "checks_per_second": round(len(verdicts) / record.verify_seconds, 2) if record.verify_seconds > 0 else 0.0,
         "lr": lr,
         "groups_trained": len(record.groups),
+        **{k: round(float(v), 6) for k, v in algo.items() if k in MISMATCH_KEYS},
     }

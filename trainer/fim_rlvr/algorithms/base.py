@@ -35,6 +35,17 @@ def check_shapes(logp: Tensor, old_logp: Tensor, mask: Tensor, advantages: Tenso
     return mask.bool()
 
 
+def check_weights(is_weights: Tensor | None, logp: Tensor) -> Tensor | None:
+    """Validate the importance weights ([B, T] per token or [B, 1] per sequence) and detach them."""
+    if is_weights is None:
+        return None
+    if is_weights.dim() != 2 or is_weights.shape[0] != logp.shape[0] or is_weights.shape[1] not in (1, logp.shape[1]):
+        raise ValueError(
+            f"is_weights must be [B, T] or [B, 1] with B, T = {tuple(logp.shape)}, got {tuple(is_weights.shape)}"
+        )
+    return is_weights.detach().to(logp.dtype)
+
+
 def masked_log_ratio(logp: Tensor, other: Tensor, mask: Tensor) -> Tensor:
     """logp - other on unmasked tokens, 0 elsewhere (so exp gives ratio 1 there). [B, T]"""
     return torch.where(mask, logp - other.detach(), 0.0)
@@ -116,8 +127,11 @@ class Algorithm(ABC):
         ref_logp: Tensor | None = None,
         group_ids: GroupIds | None = None,
         rewards: Tensor | None = None,
+        is_weights: Tensor | None = None,
     ) -> tuple[Tensor, Metrics]:
-        """The scalar loss to minimise and its metrics (floats)."""
+        """The scalar loss to minimise and its metrics (floats). `is_weights` ([B, T] or [B, 1], or None for
+        none) multiply the policy term before the KL term is added: the truncated importance weights of
+        rollouts sampled by vLLM (importance.py), applied where TRL's `_compute_loss` applies them."""
 
     def reference_kl(self, logp: Tensor, ref_logp: Tensor | None, mask: Tensor) -> Tensor | None:
         """The k3 KL estimate per token [B, T] when beta > 0 (else None; no reference needed)."""

@@ -77,6 +77,23 @@ class AlgorithmConfig:
     on the informative groups it has (the paper samples until full, which never ends on a task set
     the model always passes or always fails)."""
 
+    vllm_importance_sampling_correction: bool = True
+    """When rollouts come from vLLM: weight each token's policy term by the truncated importance ratio
+    between the trainer's and vLLM's log-probs of the sampled tokens (see importance.py). TRL's option
+    and default. Without vLLM (the transformers backend) there is no mismatch and nothing is weighted."""
+
+    vllm_importance_sampling_mode: str = "sequence_mask"
+    """How the ratio is formed and bounded, TRL's modes and default: "token_truncate" (per token, clipped
+    to [clip_min, clip_max]: the token-level TIS of Yao et al.), "token_mask" (per token, zero outside
+    the bounds), "sequence_truncate" and "sequence_mask" (one ratio per sequence from the summed
+    log-prob differences)."""
+
+    vllm_importance_sampling_clip_max: float | None = 3.0
+    """Upper bound C_max of the importance ratio (TRL's default 3.0); None: no upper bound."""
+
+    vllm_importance_sampling_clip_min: float | None = None
+    """Lower bound C_min of the importance ratio (TRL's default None: no lower bound)."""
+
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain JSON-ready dict (for config.json)."""
         return dataclasses.asdict(self)
@@ -112,9 +129,27 @@ PAPER_DEFAULTS: dict[str, dict[str, Any]] = {
 
 VALID_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(AlgorithmConfig))
 
-_NON_NEGATIVE_FLOATS = ("epsilon", "epsilon_high", "beta", "dpo_beta", "dpo_coef")
+_NON_NEGATIVE_FLOATS = (
+    "epsilon",
+    "epsilon_high",
+    "beta",
+    "dpo_beta",
+    "dpo_coef",
+    "vllm_importance_sampling_clip_max",
+    "vllm_importance_sampling_clip_min",
+)
 _POSITIVE_INTS = ("max_completion_length", "num_generations", "overlong_cache_len", "max_sampling_rounds")
-_BOOLS = ("overlong_shaping", "mask_truncated_completions", "dynamic_sampling")
+_BOOLS = ("overlong_shaping", "mask_truncated_completions", "dynamic_sampling", "vllm_importance_sampling_correction")
+_OPTIONAL = (
+    "epsilon_high",
+    "max_completion_length",
+    "num_generations",
+    "overlong_cache_len",
+    "vllm_importance_sampling_clip_max",
+    "vllm_importance_sampling_clip_min",
+)
+TIS_MODES = ("token_truncate", "token_mask", "sequence_truncate", "sequence_mask")
+"""vllm_importance_sampling_mode's values (TRL's); importance.py imports them from here."""
 
 
 def _check_name(name: str) -> None:
@@ -124,7 +159,11 @@ def _check_name(name: str) -> None:
 
 def _check_value(key: str, value: object) -> None:
     """Raise ConfigError unless `value` fits option `key` (type and range)."""
-    if value is None and key in ("epsilon_high", "max_completion_length", "num_generations", "overlong_cache_len"):
+    if value is None and key in _OPTIONAL:
+        return
+    if key == "vllm_importance_sampling_mode":
+        if value not in TIS_MODES:
+            raise ConfigError(f"algorithm option {key} must be one of {', '.join(TIS_MODES)}, got {value!r}")
         return
     if key in _BOOLS:
         if not isinstance(value, bool):
@@ -178,6 +217,11 @@ def resolve(name: str, *layers: AlgorithmConfig | Mapping[str, object] | None) -
         check_overrides(layer)
         checked: dict[str, Any] = dict(layer)  # types were just checked per key
         config = dataclasses.replace(config, **checked)
+    low, high = config.vllm_importance_sampling_clip_min, config.vllm_importance_sampling_clip_max
+    if low is not None and high is not None and low > high:
+        raise ConfigError(
+            f"vllm_importance_sampling_clip_min ({low}) must not exceed vllm_importance_sampling_clip_max ({high})"
+        )
     cache, budget = config.overlong_cache_len, config.max_completion_length
     if cache is not None and budget is not None and cache > budget:
         raise ConfigError(

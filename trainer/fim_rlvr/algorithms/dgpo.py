@@ -47,10 +47,13 @@ class Dgpo(Grpo):
         ref_logp: Tensor | None = None,
         group_ids: GroupIds | None = None,
         rewards: Tensor | None = None,
+        is_weights: Tensor | None = None,
     ) -> tuple[Tensor, Metrics]:
         if group_ids is None or rewards is None:
             raise ValueError("dgpo's DPO term pairs samples by reward within a group; pass group_ids and rewards")
-        policy, metrics = super().loss(logp, old_logp, mask, advantages, ref_logp)
+        # The importance weights correct the GRPO term's sampling distribution; the DPO term compares whole
+        # sequences against an anchor and takes none (no TRL counterpart to follow).
+        policy, metrics = super().loss(logp, old_logp, mask, advantages, ref_logp, is_weights=is_weights)
         anchor = ref_logp if ref_logp is not None else old_logp
         dpo, dpo_metrics = dpo_pair_loss(logp, anchor, mask, rewards, group_ids, self.config.dpo_beta)
         metrics.update(dpo_metrics)

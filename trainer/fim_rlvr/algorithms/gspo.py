@@ -4,6 +4,8 @@
     ℓ_i = -min(s_i A_i, clip(s_i, 1 - ε, 1 + ε_high) A_i)                ε 3e-4, ε_high 4e-4
     L   = mean over sequences of ℓ_i
 with GRPO's group-normalised A and no KL term (if beta is set, β × i's mean k3 is added to ℓ_i).
+With vLLM rollouts ℓ_i is scaled by the mean of i's truncated importance weights (one weight per sequence
+in the sequence modes), which is what TRL computes for importance_sampling_level="sequence".
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from .base import (
     Algorithm,
     Metrics,
     check_shapes,
+    check_weights,
     clipped_surrogate,
     masked_log_ratio,
     masked_mean,
@@ -37,14 +40,20 @@ class Gspo(Algorithm):
         ref_logp: Tensor | None = None,
         group_ids: GroupIds | None = None,
         rewards: Tensor | None = None,
+        is_weights: Tensor | None = None,
     ) -> tuple[Tensor, Metrics]:
         m = check_shapes(logp, old_logp, mask, advantages, ref_logp)  # [B, T] bool
+        w = check_weights(is_weights, logp)  # [B, T], [B, 1] or None
         low, high = self.config.epsilon, self.config.clip_high
         a = advantages.detach().to(logp.dtype).unsqueeze(1)  # [B, 1]
         log_ratio = masked_log_ratio(logp, old_logp, m)  # [B, T]
         tokens = m.sum(-1, keepdim=True).clamp(min=1)  # [B, 1]
         s = torch.exp(log_ratio.sum(-1, keepdim=True) / tokens)  # [B, 1]
         per_sequence = clipped_surrogate(s, a, low, high).squeeze(1)  # [B]
+        if w is not None:
+            # TRL broadcasts the [B, 1] sequence loss against the weights ([B, T] or [B, 1]) and then averages
+            # each sequence's tokens, so the sequence term is scaled by the mean weight of its tokens.
+            per_sequence = per_sequence * sequence_means(w.expand_as(logp), m)  # [B]
         kl = self.reference_kl(logp, ref_logp, m)  # [B, T] or None
         if kl is not None:
             per_sequence = per_sequence + self.config.beta * sequence_means(kl, m)  # [B]
