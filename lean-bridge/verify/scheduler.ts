@@ -15,6 +15,8 @@ export interface Slot {
   text: string | undefined;
   busy: boolean;
   lastUsed: number;
+  /** performance.now() when it was last freed. */
+  freedAt?: number;
 }
 
 /** What the scheduler needs to know about a check document to place it. */
@@ -31,11 +33,33 @@ function sharedPrefixLength(a: string, b: string): number {
   return k;
 }
 
+interface Waiter {
+  doc: Placeable;
+  resolve: (slot: Slot | undefined) => void;
+}
+
+/**
+ * Hands slots to checks. Two rules keep Lean's snapshots useful when several callers (trainer ranks, service
+ * clients) check at once:
+ * - A freed slot is handed over on the next turn of the event loop, not at once: the check that just ended
+ *   usually continues with the next candidate of the same hole (a GRPO group), and within the same turn it
+ *   takes the slot back, so that group stays on the document that already holds its declaration.
+ * - Otherwise waiting checks are served oldest first, except that one whose declaration a freed slot already
+ *   holds goes first; and while anyone waits, a newcomer may take an idle slot only if that slot holds its
+ *   declaration (so nobody is overtaken by a check that would not reuse anything).
+ * - A freed slot that holds a declaration nobody waiting wants is kept for HOLD_MS before it goes to a check
+ *   of another declaration (anticipatory scheduling): a client that verifies one sample per request (verl's
+ *   reward managers do) or sends a group's next request over the network is back within that time, and
+ *   losing the slot would cost it a re-elaboration of the declaration, far more than the wait.
+ */
+export const HOLD_MS = 25;
+
 export class SlotScheduler {
   readonly slots: Slot[];
-  private readonly waiting: ((slot: Slot | undefined) => void)[] = [];
+  private waiting: Waiter[] = [];
   private clock = 0;
   private closed = false;
+  private handoffScheduled = false;
 
   constructor(projectRoot: string, count: number) {
     this.slots = Array.from({ length: count }, (_, index) => ({
@@ -49,27 +73,26 @@ export class SlotScheduler {
 
   /** A slot for `doc`, waiting for one to be free; undefined once the scheduler is closed. */
   async acquire(doc: Placeable): Promise<Slot | undefined> {
-    for (;;) {
-      if (this.closed) return undefined;
-      const slot = this.pick(doc);
-      if (slot) {
-        slot.busy = true;
-        slot.lastUsed = ++this.clock;
-        return slot;
-      }
-      const next = await new Promise<Slot | undefined>((resolve) => this.waiting.push(resolve));
-      if (next) return next;
-    }
+    if (this.closed) return undefined;
+    const slot = this.waiting.length === 0 ? this.pick(doc) : this.pickHolding(doc);
+    if (slot) return this.take(slot);
+    return new Promise<Slot | undefined>((resolve) => this.waiting.push({ doc, resolve }));
   }
 
   release(slot: Slot): void {
     slot.busy = false;
-    // Hand the slot to the next waiter directly: no other caller can take it in between.
-    const next = this.waiting.shift();
-    if (next) {
-      slot.busy = true;
-      slot.lastUsed = ++this.clock;
-      next(slot);
+    slot.freedAt = performance.now();
+    if (this.waiting.length > 0) this.scheduleHandOff(0);
+  }
+
+  private scheduleHandOff(delayMs: number): void {
+    if (delayMs <= 0) {
+      if (this.handoffScheduled) return;
+      this.handoffScheduled = true;
+      setImmediate(() => this.handOff());
+    } else {
+      // A later hand-off for a held slot; an earlier one may serve everyone before it fires (then it is a no-op).
+      setTimeout(() => this.handOff(), Math.ceil(delayMs)).unref?.();
     }
   }
 
@@ -81,15 +104,52 @@ export class SlotScheduler {
   /** No more slots are handed out; everyone waiting is told so at once. */
   close(): void {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter(undefined);
+    for (const waiter of this.waiting.splice(0)) waiter.resolve(undefined);
+  }
+
+  private take(slot: Slot): Slot {
+    slot.busy = true;
+    slot.lastUsed = ++this.clock;
+    return slot;
+  }
+
+  /** Gives the idle slots to waiters: first those whose declaration a slot holds, then the oldest. */
+  private handOff(): void {
+    this.handoffScheduled = false;
+    if (this.closed) return;
+    const served = new Set<Waiter>();
+    for (const waiter of this.waiting) {
+      const slot = this.pickHolding(waiter.doc);
+      if (!slot) continue;
+      served.add(waiter);
+      waiter.resolve(this.take(slot));
+    }
+    const now = performance.now();
+    const held = (s: Slot) => s.text !== undefined && s.freedAt !== undefined && now - s.freedAt < HOLD_MS;
+    for (const waiter of this.waiting) {
+      if (served.has(waiter)) continue;
+      const slot = this.pick(waiter.doc, held);
+      if (!slot) break;
+      served.add(waiter);
+      waiter.resolve(this.take(slot));
+    }
+    this.waiting = this.waiting.filter((w) => !served.has(w));
+    const holding = this.slots.filter((s) => !s.busy && held(s));
+    if (this.waiting.length > 0 && holding.length > 0)
+      this.scheduleHandOff(Math.min(...holding.map((s) => s.freedAt! + HOLD_MS - now)));
+  }
+
+  /** An idle slot whose document already holds this declaration's prefix. */
+  private pickHolding(doc: Placeable): Slot | undefined {
+    return this.slots.find((s) => !s.busy && s.text !== undefined && s.text.startsWith(doc.prefix));
   }
 
   /** Prefers an idle slot that already holds this declaration's prefix, then the longest shared text, then LRU. */
-  private pick(doc: Placeable): Slot | undefined {
+  private pick(doc: Placeable, skip?: (slot: Slot) => boolean): Slot | undefined {
     let best: Slot | undefined;
     let bestScore = -1;
     for (const slot of this.slots) {
-      if (slot.busy) continue;
+      if (slot.busy || skip?.(slot)) continue;
       const shared = slot.text === undefined ? 0 : sharedPrefixLength(slot.text, doc.text);
       const score =
         (slot.text !== undefined && slot.text.startsWith(doc.prefix) ? 1e12 : 0) +

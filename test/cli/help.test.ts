@@ -82,7 +82,7 @@ test("unknown flags and stray arguments are errors on every command, with a hint
 test("every option a help page names is accepted by that command's parser, and vice versa", () => {
   for (const command of COMMANDS) {
     const page = commandHelp(command);
-    const named = new Set([...page.matchAll(/^ {2}--([a-z][a-z-]*)/gm)].map((m) => m[1]!));
+    const named = new Set([...page.matchAll(/^ {2}--([a-z][a-z0-9-]*)/gm)].map((m) => m[1]!));
     named.delete("help");
     assert.deepEqual([...named].sort(), Object.keys(command.options).sort(), command.name);
     for (const name of named) {
@@ -136,7 +136,7 @@ test("every option the README's CLI and dataset sections name is an option of so
   assert.ok(start >= 0 && end > start, "the README has its CLI and dataset sections");
   const known = new Set(["help", "version", ...COMMANDS.flatMap((c) => Object.keys(c.options))]);
   const named = new Set(
-    [...readme.slice(start, end).matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]!),
+    [...readme.slice(start, end).matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]!),
   );
   // Options of other tools the README shows (npx, elan's installer).
   const otherTools = new Set(["no-install", "default-toolchain"]);

@@ -199,6 +199,33 @@ test("the scheduler prefers the slot holding the prefix, queues when all are bus
   assert.equal(await scheduler.acquire(docA), undefined, "and no slot is handed out afterwards");
 });
 
+test("the scheduler keeps a group on the slot holding its declaration when several callers wait", async () => {
+  const scheduler = new SlotScheduler("/p", 2);
+  const doc = (name: string, tactic = "simp") => ({
+    text: `import X\ntheorem ${name} := by ${tactic}`,
+    prefix: `import X\ntheorem ${name} := by `,
+  });
+  const s1 = (await scheduler.acquire(doc("a")))!;
+  const s2 = (await scheduler.acquire(doc("b")))!;
+  s1.text = doc("a").text;
+  s2.text = doc("b").text;
+  // Another caller's check of c waits; the check of a ends and the same caller continues with a's next candidate.
+  const c = scheduler.acquire(doc("c"));
+  scheduler.release(s1);
+  assert.equal(await scheduler.acquire(doc("a", "omega")), s1, "the group of a keeps its slot");
+  // A newcomer whose declaration no idle slot holds does not overtake the waiting check of c.
+  scheduler.release(s1);
+  const d = scheduler.acquire(doc("d"));
+  assert.equal(await c, s1, "the oldest waiter gets the freed slot (after the hold for its own declaration)");
+  // With d and a second check of b waiting, the slot holding b goes to b although d waited longer.
+  const b = scheduler.acquire(doc("b", "omega"));
+  scheduler.release(s2);
+  assert.equal(await b, s2, "a freed slot goes first to a waiter whose declaration it holds");
+  scheduler.release(s2);
+  assert.equal(await d, s2, "then to the oldest");
+  scheduler.close();
+});
+
 test("hole queues keep a worker on its hole, then hand it the longest queue nobody owns", () => {
   const hole = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 1 } });
   const items = [1, 2, 1, 3, 3, 3, 1].map((line) => ({ task: { file: "A.lean", hole: hole(line) } }));
