@@ -5,10 +5,22 @@ rename), and only then is `latest` replaced (write-temp + fsync + rename). A pro
 either the previous `latest` or the new one, never a half-written checkpoint under a `step-<N>` name; leftover
 temporary folders are ignored and swept by the next save.
 
-Contents: model/ (save_pretrained, with the tokenizer), optimizer.pt, rng.pt (python, numpy, torch, CUDA),
-pending.pt (rollouts generated for the next step, which the overlap had already sampled), state.json (step,
-sampler position, curriculum, metrics/samples line counts, evals so far), and ref_model/ when a KL reference
-is used.
+Contents of step-<N>/:
+- model/: the policy, with its tokenizer. Either a full Hugging Face model folder (config.json + weights), when
+  every weight is trained, or a peft adapter folder (adapter_config.json + adapter_model.safetensors), when a LoRA
+  adapter is trained. The adapter's base model is then base_model/ when that folder exists, else the folder named
+  by `base_model_name_or_path` in adapter_config.json.
+- base_model/ (LoRA only, when the base exists nowhere else unchanged: the embedded model, which is built from a
+  seed, or a base an SFT warm start changed): the base weights without the adapter, a plain Hugging Face model
+  folder (config.json + weights + tokenizer). A LoRA run on an unchanged model path writes no base_model/; its
+  adapter_config.json names that path (absolute), and state.json's `base_model` repeats it.
+- ref_model/: a full copy of the KL reference, when every weight is trained and the algorithm uses a reference.
+  With LoRA the reference is the base (the policy with its adapters disabled), so there is no ref_model/.
+- optimizer.pt (the optimiser's state over the trainable parameters), rng.pt (python, numpy, torch, CUDA),
+  pending.pt (rollouts generated for the next step, which the overlap had already sampled), state.json (step,
+  sampler position, curriculum, metrics/samples line counts, `lora`, `base_model`).
+
+`fim-rlvr export-model` and `--resume` both read this layout; keep it.
 """
 
 from __future__ import annotations
@@ -91,11 +103,13 @@ def save(
     state: dict[str, Any],
     pending: Any = None,
     ref_model: Any = None,
+    save_base_model: bool = False,
     before_rename: Callable[[Path], None] | None = None,
 ) -> Path:
     """Write checkpoint `step` atomically and point `latest` at it; returns its folder.
 
-    `before_rename` is a test hook called with the complete temporary folder just before it is renamed."""
+    `save_base_model`: `model` is a LoRA (peft) model whose base must be written to base_model/ (see the layout
+    above). `before_rename` is a test hook called with the complete temporary folder just before it is renamed."""
     root = checkpoints_dir(run_dir)
     root.mkdir(parents=True, exist_ok=True)
     _sweep_temporaries(root)
@@ -103,6 +117,10 @@ def save(
     tmp.mkdir()
     model.save_pretrained(tmp / "model")
     tokenizer.save_pretrained(tmp / "model")
+    if save_base_model:
+        from .adapters import save_base
+
+        save_base(model, tokenizer, tmp / "base_model")
     if ref_model is not None:
         ref_model.save_pretrained(tmp / "ref_model")
     if optimizer is not None:

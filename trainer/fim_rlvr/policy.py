@@ -26,6 +26,10 @@ class Policy:
     device_label: str
     style: PromptStyle
     embedded: bool
+    base_path: str | None = None
+    """With LoRA: the unchanged Hugging Face folder the base weights come from (a checkpoint names it instead of
+    copying the base); None when the base exists only in memory (the embedded model, or a base an SFT warm start
+    changed)."""
 
     def stop_token_ids(self) -> list[int]:
         """Token ids that end a completion: eos and the style's stop tokens that are single tokens."""
@@ -59,11 +63,13 @@ def device_label(device: torch.device) -> str:
     return str(device)
 
 
-def _finish(model: Any, tokenizer: Any, device: torch.device, embedded: bool) -> Policy:
+def finish(model: Any, tokenizer: Any, device: torch.device, embedded: bool) -> Policy:
+    """A Policy around a loaded model: padding set up for generation, on `device`, in train mode."""
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
-    model.to(device)
+    if not getattr(model, "is_loaded_in_4bit", False):  # bitsandbytes placed it at load time and cannot move it
+        model.to(device)
     model.train()
     return Policy(model, tokenizer, device, device_label(device), detect_style(tokenizer), embedded)
 
@@ -72,11 +78,19 @@ def build_embedded(dataset_dir: str | Path, tasks: Sequence[Task], seed: int, de
     """The embedded tiny model: tokenizer trained on the workspace's Lean text, seeded Llama weights."""
     tokenizer = tiny_model.train_tokenizer(lean_texts(dataset_dir, tasks))
     model = tiny_model.build_model(tokenizer, seed)
-    return _finish(model, tokenizer, device, embedded=True)
+    return finish(model, tokenizer, device, embedded=True)
 
 
-def load_pretrained(path: str | Path, device: torch.device, embedded: bool = False) -> Policy:
-    """A Hugging Face causal LM directory (a model path or a checkpoint's model/), bf16 on GPUs that support it."""
+def load_pretrained(
+    path: str | Path,
+    device: torch.device,
+    embedded: bool = False,
+    dtype: torch.dtype | None = None,
+    quantization: Any = None,
+) -> Policy:
+    """A Hugging Face causal LM directory (a model path or a checkpoint's model/ or base_model/) in `dtype` (None:
+    bf16 on GPUs that support it, else float32), quantised at load time when `quantization` (a transformers
+    quantization config, e.g. bitsandbytes NF4) is given."""
     folder = Path(path)
     if not (folder / "config.json").is_file():
         raise PolicyError(
@@ -85,13 +99,17 @@ def load_pretrained(path: str | Path, device: torch.device, embedded: bool = Fal
         )
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    dtype = torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    if dtype is None:
+        dtype = torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
+    placement: dict[str, Any] = {}
+    if quantization is not None:
+        placement = {"quantization_config": quantization, "device_map": {"": device}}
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder)
-        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, **placement)
     except (OSError, ValueError) as error:
         raise PolicyError(f"could not load the model at {folder}: {error}") from error
-    return _finish(model, tokenizer, device, embedded=embedded)
+    return finish(model, tokenizer, device, embedded=embedded)
 
 
 def load_reference(folder: str | Path, like: Policy) -> Any:

@@ -2,6 +2,9 @@
 
 The loss counts only the middle's tokens. Batches are drawn with a seeded generator, so the warm start is
 reproducible; the learning rate warms up for the first tenth of the steps and decays linearly after.
+
+With LoRA the warm start trains the adapter, then folds it into the base weights (adapters.fold_adapter): RL starts
+from a fresh adapter on the SFT policy, and the adapters-disabled KL reference is the SFT policy.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from .adapters import fold_adapter, is_lora, trainable_parameters
 from .data import Task
 from .policy import Policy
 from .prompts import build_prompt
@@ -53,7 +57,7 @@ def warm_start(
     data = examples(tasks, policy, show_goal=show_goal, budget=budget)
     model = policy.model
     model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
+    optimizer = torch.optim.AdamW(trainable_parameters(model), lr=learning_rate, weight_decay=0.0)
     warmup = max(1, steps // 10)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.05, (steps - s) / max(1, steps - warmup)))
@@ -77,4 +81,7 @@ def warm_start(
         losses.append(float(loss.item()))
         if on_progress is not None:
             on_progress(step + 1, losses[-1])
+    if losses and is_lora(model):
+        fold_adapter(model, seed)
+        policy.base_path = None  # the base weights now hold the warm start: checkpoints must carry them
     return losses

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from .adapters import is_lora, reference_mode
 from .algorithms.config import AlgorithmConfig
 from .algorithms.importance import MISMATCH_KEYS, importance_weights, mismatch_metrics
 from .clean import clean_completion
@@ -217,6 +218,9 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
         if trainer.ref_model is not None and algorithm.needs_reference:
             with torch.no_grad():
                 ref_logp, _ = trainer.token_logprobs(trainer.ref_model, groups)  # [B, T]
+        elif algorithm.needs_reference and is_lora(policy.model):
+            with reference_mode(policy.model):  # LoRA: the reference is the base, the adapters switched off
+                ref_logp, _ = trainer.token_logprobs(policy.model, groups)  # [B, T]
         is_weights, tis_metrics = _importance_weights(algorithm.config, rollouts, old_logp, mask)
         if mask.sum() > 0:
             loss, algo_metrics = algorithm.loss(

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import torch
 
-from . import __version__, checkpoint
+from . import __version__, adapters, checkpoint
 from .algorithms import ConfigError as AlgorithmConfigError
 from .algorithms import make
 from .algorithms.sampling import refill
@@ -29,7 +29,7 @@ from .curriculum import Curriculum, TaskSampler
 from .data import DatasetError, by_kind, load_tasks, require_tasks, select
 from .evaluate import EvalResult, eval_subset, pass_at_1
 from .metrics import RunFiles
-from .policy import PolicyError, build_embedded, load_pretrained, load_reference, pick_device
+from .policy import PolicyError, load_reference, pick_device
 from .protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
@@ -103,12 +103,8 @@ class Trainer:
             latest = checkpoint.latest(self.run_dir) if self.resume else None
             if self.resume and latest is None:
                 self.log("info", f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}; starting a fresh run")
-            if latest is not None:
-                self.policy = load_pretrained(latest / "model", device, embedded=config.model is None)
-            elif config.model is None:
-                self.policy = build_embedded(self.dataset_dir, tasks, config.seed, device)
-            else:
-                self.policy = load_pretrained(config.model, device)
+            self.plan = adapters.resolve(config, device)
+            self.policy = adapters.load_policy(config, self.plan, device, self.dataset_dir, tasks, latest)
         except (DatasetError, PolicyError, AlgorithmConfigError) as error:
             raise TrainerError(str(error)) from error
         self.train_tasks = select(tasks, "train", config.kinds)
@@ -154,10 +150,15 @@ class Trainer:
         self.log("info", f"resumed from {folder} (step {self.step})")
 
     def _make_optimizer(self) -> None:
-        self.optimizer = torch.optim.AdamW(self.policy.model.parameters(), lr=self.config.learning_rate)
+        trainable = adapters.trainable_parameters(self.policy.model)  # the adapter alone with LoRA
+        self.optimizer = torch.optim.AdamW(trainable, lr=self.config.learning_rate)
 
     def _make_reference(self) -> None:
-        """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0."""
+        """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0. With LoRA no copy: the
+        reference is the policy with its adapters disabled (steps.optimise), whose base holds the SFT weights."""
+        if adapters.is_lora(self.policy.model):
+            self.ref_model = None
+            return
         self.ref_model = copy.deepcopy(self.policy.model).eval()
         for parameter in self.ref_model.parameters():
             parameter.requires_grad_(False)
@@ -184,6 +185,7 @@ class Trainer:
             f"{len(self.policy.tokenizer):,}-token vocabulary, {self.policy.style.name} prompts, "
             f"{self.policy.device_label}; {len(self.train_tasks)} train / {len(self.test_tasks)} held-out holes",
         )
+        self.log("info", f"training: {adapters.describe(self.policy.model, self.plan)}")
         try:
             if self.resumed_from is None:
                 self.files.reset()
@@ -368,6 +370,8 @@ class Trainer:
             **self.files.line_counts(),
             "embedded": self.policy.embedded,
             "algorithm": self.config.algorithm,
+            "lora": adapters.is_lora(self.policy.model),
+            "base_model": self.policy.base_path,
         }
         folder = checkpoint.save(
             self.run_dir,
@@ -378,6 +382,7 @@ class Trainer:
             state=state,
             pending=pending.to_json() if pending is not None else None,
             ref_model=self.ref_model,
+            save_base_model=adapters.base_needs_saving(self.policy),
         )
         self.last_checkpoint = str(folder)
         self.events.emit(TRAIN_CHECKPOINT, {"path": str(folder), "step": step})

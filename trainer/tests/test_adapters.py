@@ -1,0 +1,209 @@
+"""LoRA, precision and gradient checkpointing on the embedded model (CPU): only the adapter trains, the reference
+is the base with the adapters disabled (no second copy), LoRA runs resume exactly, and the GPU-only options say
+clearly what they need."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from fakes import RecordingEvents
+from test_loop import ParityVerifier, StopAt, deterministic, make_trainer
+
+from fim_rlvr import adapters
+from fim_rlvr import train as train_module
+from fim_rlvr.config import from_dict
+from fim_rlvr.data import load_tasks
+from fim_rlvr.metrics import RunFiles
+from fim_rlvr.policy import Policy, PolicyError, build_embedded
+from fim_rlvr.rollout import token_logprobs
+from fim_rlvr.train import TrainerError
+
+CPU = torch.device("cpu")
+LORA = {"lora_r": 4}
+
+
+def _is_adapter(name: str) -> bool:
+    return "lora_" in name
+
+
+def _policy(dataset: Path, **config: Any) -> tuple[Policy, adapters.Plan]:
+    train_config = from_dict({"seed": 3, **config})
+    plan = adapters.resolve(train_config, CPU)
+    return adapters.load_policy(train_config, plan, CPU, dataset, load_tasks(dataset)), plan
+
+
+def _logprobs(model: Any, policy: Policy) -> torch.Tensor:
+    """Log-probs of two fixed completions after two fixed prompts."""
+    tokenizer = policy.tokenizer
+    prompts = [tokenizer("theorem r1 : (1 : Nat) = 1 := by\n  ")["input_ids"], tokenizer("theorem d2 :")["input_ids"]]
+    completions = [tokenizer("rfl")["input_ids"], tokenizer(" 2 < 2 + 1 := by decide")["input_ids"]]
+    logp, mask = token_logprobs(model, prompts, completions, int(tokenizer.pad_token_id))
+    return logp * mask
+
+
+def _perturb_adapter(model: Any) -> None:
+    """Stands for some optimiser steps: every lora_B away from zero."""
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if "lora_B" in name:
+                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.05)
+
+
+def test_lora_trains_only_the_adapter_and_keeps_no_reference_copy(
+    toy_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_copy(_: object) -> None:
+        raise AssertionError("the reference must not be a copy of the model with LoRA")
+
+    monkeypatch.setattr(train_module, "copy", types.SimpleNamespace(deepcopy=no_copy))
+    events = RecordingEvents()
+    trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), events, steps=1, sft_steps=0, **LORA)
+    assert trainer.algorithm.needs_reference  # GRPO on the embedded model anchors with beta 0.2
+    model = trainer.policy.model
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    trainer.run()
+    assert events.of("train/done")[-1]["status"] == "completed"
+    assert trainer.ref_model is None
+    changed = {name for name, p in model.named_parameters() if not torch.equal(before[name], p)}
+    adapter_b = {name for name in before if "lora_B" in name}
+    assert adapter_b and adapter_b <= changed
+    assert all(_is_adapter(name) for name in changed), f"base weights moved: {sorted(changed)[:3]}"
+    assert trainer.optimizer is not None
+    optimised = sum(p.numel() for group in trainer.optimizer.param_groups for p in group["params"])
+    assert optimised == sum(p.numel() for name, p in model.named_parameters() if _is_adapter(name))
+    assert optimised < 0.1 * sum(p.numel() for p in model.parameters())
+    line = next(m for m in events.of("train/log") if m["message"].startswith("training: "))["message"]
+    assert "LoRA r=4 alpha=8 on down_proj,gate_proj,k_proj,o_proj,q_proj,up_proj,v_proj (" in line
+    assert "parameters trainable), float32" in line
+    final = tmp_path / "checkpoints" / "step-1"
+    assert not (final / "ref_model").exists()
+
+
+def test_the_reference_is_the_base_model_with_adapters_disabled(toy_dataset: Path) -> None:
+    policy, _ = _policy(toy_dataset, **LORA)
+    plain = build_embedded(toy_dataset, load_tasks(toy_dataset), 3, CPU)  # the same seeded base, no adapter
+    plain.model.eval()
+    expected = _logprobs(plain.model, plain)
+    _perturb_adapter(policy.model)
+    with adapters.reference_mode(policy.model):
+        reference = _logprobs(policy.model, policy)
+        assert not policy.model.training
+    assert policy.model.training  # back in train mode for the policy's own forward
+    assert torch.equal(reference, expected)
+    policy.model.eval()
+    assert not torch.allclose(_logprobs(policy.model, policy), expected, atol=1e-4)
+
+
+def test_folding_the_adapter_after_sft_makes_the_policy_the_reference(toy_dataset: Path) -> None:
+    policy, _ = _policy(toy_dataset, **LORA)
+    _perturb_adapter(policy.model)  # what an SFT warm start teaches the adapter
+    policy.model.eval()
+    sft_policy = _logprobs(policy.model, policy)
+    adapters.fold_adapter(policy.model, seed=3)
+    assert all(torch.count_nonzero(p) == 0 for n, p in policy.model.named_parameters() if "lora_B" in n)
+    assert torch.allclose(_logprobs(policy.model, policy), sft_policy, atol=1e-5)
+    with adapters.reference_mode(policy.model):
+        assert torch.allclose(_logprobs(policy.model, policy), sft_policy, atol=1e-5)
+
+
+def test_a_stopped_lora_run_resumes_exactly(toy_dataset: Path, tmp_path: Path) -> None:
+    steps = 4
+    straight = make_trainer(toy_dataset, tmp_path / "straight", ParityVerifier(), steps=steps, **LORA)
+    straight.run()
+    expected = deterministic(RunFiles(tmp_path / "straight").read_metrics())
+    assert [m["step"] for m in expected] == [1, 2, 3, 4]
+    assert any(m["kl"] != 0 for m in expected)  # the disabled-adapter reference is in the loss
+
+    events = StopAt(3)
+    first = make_trainer(toy_dataset, tmp_path / "stopped", ParityVerifier(), events, steps=steps, **LORA)
+    events.trainer = first
+    first.run()
+    assert events.of("train/checkpoint")[-1]["step"] == 3
+    folder = tmp_path / "stopped" / "checkpoints" / "step-3"
+    # The layout export-model reads: the adapter in model/, the SFT-changed embedded base in base_model/.
+    assert (folder / "model" / "adapter_config.json").is_file()
+    assert (folder / "model" / "adapter_model.safetensors").is_file()
+    assert (folder / "base_model" / "config.json").is_file()
+    assert not (folder / "ref_model").exists()
+    assert json.loads((folder / "state.json").read_text())["lora"] is True
+
+    resumed = make_trainer(toy_dataset, tmp_path / "stopped", ParityVerifier(), resume=True, steps=steps, **LORA)
+    assert resumed.resumed_from == 3 and resumed.ref_model is None
+    resumed.run()
+    assert deterministic(RunFiles(tmp_path / "stopped").read_metrics()) == expected
+
+
+def test_a_lora_run_on_a_model_path_names_its_base_and_resumes(toy_dataset: Path, tmp_path: Path) -> None:
+    base = build_embedded(toy_dataset, load_tasks(toy_dataset), 1, CPU)
+    base.model.save_pretrained(tmp_path / "base")
+    base.tokenizer.save_pretrained(tmp_path / "base")
+    options = {"model": str(tmp_path / "base"), "sft_steps": 0, "device": "cpu", **LORA}
+    first = make_trainer(toy_dataset, tmp_path / "run", ParityVerifier(), steps=2, **options)
+    first.run()
+    folder = tmp_path / "run" / "checkpoints" / "step-2"
+    assert not (folder / "base_model").exists()  # the unchanged base is named, not copied
+    named = json.loads((folder / "model" / "adapter_config.json").read_text())["base_model_name_or_path"]
+    assert named == str((tmp_path / "base").resolve())
+    assert json.loads((folder / "state.json").read_text())["base_model"] == named
+    resumed = make_trainer(toy_dataset, tmp_path / "run", ParityVerifier(), resume=True, steps=3, **options)
+    assert resumed.resumed_from == 2
+    trained = {n: p.detach().clone() for n, p in first.policy.model.named_parameters()}
+    assert all(torch.equal(trained[n], p) for n, p in resumed.policy.model.named_parameters())
+    with pytest.raises(TrainerError, match="holds a LoRA adapter"):
+        make_trainer(
+            toy_dataset, tmp_path / "run", ParityVerifier(), resume=True, steps=3, **{**options, "lora_r": None}
+        )
+
+
+def _checkpointing(model: Any) -> bool:
+    return bool(getattr(model, "is_activation_checkpointing", None) or model.is_gradient_checkpointing)
+
+
+@pytest.mark.parametrize("lora", [True, False], ids=["lora", "full"])
+def test_gradient_checkpointing_gives_the_same_gradients(toy_dataset: Path, lora: bool) -> None:
+    options = LORA if lora else {}
+    gradients = []
+    for checkpointing in (False, True):
+        policy, _ = _policy(toy_dataset, gradient_checkpointing=checkpointing, **options)
+        if lora:
+            _perturb_adapter(policy.model)  # else lora_A's gradient is zero and proves little
+        assert _checkpointing(policy.model) == checkpointing
+        loss = -_logprobs(policy.model, policy).sum()
+        loss.backward()
+        gradients.append({n: p.grad.clone() for n, p in policy.model.named_parameters() if p.grad is not None})
+    plain, recomputed = gradients
+    assert plain and plain.keys() == recomputed.keys()
+    assert all(torch.allclose(plain[n], recomputed[n], atol=1e-6) for n in plain)
+
+
+def test_bf16_on_cpu_loads_the_base_in_bfloat16(toy_dataset: Path) -> None:
+    policy, plan = _policy(toy_dataset, bf16=True, **LORA)
+    assert plan.dtype == torch.bfloat16
+    dtypes = {n: p.dtype for n, p in policy.model.named_parameters()}
+    assert {d for n, d in dtypes.items() if not _is_adapter(n)} == {torch.bfloat16}
+    assert {d for n, d in dtypes.items() if _is_adapter(n)} == {torch.float32}  # peft keeps adapters in float32
+    assert "bf16" in adapters.describe(policy.model, plan)
+    default, plan = _policy(toy_dataset)
+    assert plan.dtype == torch.float32 and next(default.model.parameters()).dtype == torch.float32
+
+
+def test_gpu_only_options_say_what_they_need_here(toy_dataset: Path, tmp_path: Path) -> None:
+    def plan(device: str, **config: Any) -> adapters.Plan:
+        return adapters.resolve(from_dict({"lora_r": 4, "bf16": False, **config}), torch.device(device))
+
+    with pytest.raises(PolicyError, match="needs a CUDA GPU"):
+        plan("cpu", load_in_4bit=True)
+    if not adapters._importable("bitsandbytes"):
+        with pytest.raises(PolicyError, match=r"pip install 'fim_rlvr\[qlora\]'"):
+            plan("cuda", load_in_4bit=True)
+    with pytest.raises(PolicyError, match=r"unsloth was asked for but cannot be used: .*CUDA GPU"):
+        plan("cpu", unsloth=True, model=str(tmp_path))
+    assert plan("cpu").unsloth is False  # the default: peft on CPU
+    with pytest.raises(TrainerError, match="needs a CUDA GPU"):
+        make_trainer(toy_dataset, tmp_path / "run", ParityVerifier(), load_in_4bit=True, **LORA)
