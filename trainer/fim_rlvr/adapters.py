@@ -352,6 +352,35 @@ def save_base(model: Any, tokenizer: Any, folder: Path) -> None:
     tokenizer.save_pretrained(folder)
 
 
+def merged_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
+    """A LoRA policy's weights as one plain model: (name, tensor) under the base model's parameter names, each adapted
+    weight a new tensor W + delta. Nothing is changed in place, unlike peft's merge_adapter/unmerge_adapter round trip,
+    which in bf16 moves the base weights (the KL reference) by a rounding step each time. For an inference engine's
+    weight sync or a merged export; not for a 4-bit base (its packed weights cannot take a delta)."""
+    from peft.tuners.lora import LoraLayer
+
+    if getattr(model, "is_loaded_in_4bit", False):
+        raise PolicyError("a 4-bit (QLoRA) base cannot be merged with its adapter weight by weight; export the adapter")
+    base = model.get_base_model()
+    deltas: dict[str, torch.Tensor] = {}
+    for name, module in base.named_modules():
+        if isinstance(module, LoraLayer) and not module.merged and not module.disable_adapters:
+            layer: Any = module  # every LoRA layer kind has get_delta_weight; the base class does not declare it
+            for adapter in (a for a in layer.active_adapters if a in layer.lora_A):
+                delta = layer.get_delta_weight(adapter)
+                key = f"{name}.base_layer.weight"
+                deltas[key] = deltas[key] + delta if key in deltas else delta
+    prefix = model.base_model.prefix
+    with torch.no_grad():
+        for name, parameter in base.named_parameters():
+            if prefix in name:
+                continue
+            weight = parameter.detach()
+            if name in deltas:
+                weight = weight + deltas[name].to(weight.dtype)
+            yield name.replace(".base_layer.", "."), weight
+
+
 def base_needs_saving(policy: Policy) -> bool:
     """A LoRA checkpoint carries its base in base_model/ unless the base is an unchanged folder it can name: the
     embedded model is built from a seed, and an SFT warm start changes the base weights."""

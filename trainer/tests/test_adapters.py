@@ -14,7 +14,7 @@ import torch
 from fakes import RecordingEvents
 from test_loop import ParityVerifier, StopAt, deterministic, make_trainer
 
-from fim_rlvr import adapters
+from fim_rlvr import adapters, checkpoint
 from fim_rlvr import train as train_module
 from fim_rlvr.config import from_dict
 from fim_rlvr.data import load_tasks
@@ -112,6 +112,20 @@ def test_folding_the_adapter_after_sft_makes_the_policy_the_reference(toy_datase
         assert torch.allclose(_logprobs(policy.model, policy), sft_policy, atol=1e-5)
 
 
+def test_merged_weights_are_the_policy_as_one_model_and_change_nothing(toy_dataset: Path) -> None:
+    policy, _ = _policy(toy_dataset, **LORA)
+    _perturb_adapter(policy.model)
+    policy.model.eval()
+    before = {n: p.detach().clone() for n, p in policy.model.named_parameters()}
+    plain = build_embedded(toy_dataset, load_tasks(toy_dataset), 3, CPU)
+    weights = dict(adapters.merged_weights(policy.model))
+    assert weights.keys() == {n for n, _ in plain.model.named_parameters()}
+    plain.model.load_state_dict(weights, strict=False)
+    plain.model.eval()
+    assert torch.allclose(_logprobs(plain.model, plain), _logprobs(policy.model, policy), atol=1e-5)
+    assert all(torch.equal(before[n], p) for n, p in policy.model.named_parameters())
+
+
 def test_a_stopped_lora_run_resumes_exactly(toy_dataset: Path, tmp_path: Path) -> None:
     steps = 4
     straight = make_trainer(toy_dataset, tmp_path / "straight", ParityVerifier(), steps=steps, **LORA)
@@ -155,6 +169,9 @@ def test_a_lora_run_on_a_model_path_names_its_base_and_resumes(toy_dataset: Path
     assert resumed.resumed_from == 2
     trained = {n: p.detach().clone() for n, p in first.policy.model.named_parameters()}
     assert all(torch.equal(trained[n], p) for n, p in resumed.policy.model.named_parameters())
+    checkpoint.save(tmp_path / "full", 1, model=base.model, tokenizer=base.tokenizer, optimizer=None, state={})
+    with pytest.raises(TrainerError, match="holds a fully fine-tuned model but this run trains LoRA"):
+        make_trainer(toy_dataset, tmp_path / "full", ParityVerifier(), resume=True, steps=3, **options)
     with pytest.raises(TrainerError, match="holds a LoRA adapter"):
         make_trainer(
             toy_dataset, tmp_path / "run", ParityVerifier(), resume=True, steps=3, **{**options, "lora_r": None}
