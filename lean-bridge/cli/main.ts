@@ -5,6 +5,7 @@
 import { verifyBatchCommand } from "./batchCommand";
 import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
 import { exportCommand } from "./exportCommand";
+import { exportModelCommand } from "./exportModelCommand";
 import { serveCommand } from "./serveCommand";
 import { simulatorCommand } from "./simulatorCommand";
 import { algorithmsCommand, trainCommand } from "./trainCommand";
@@ -20,6 +21,7 @@ export const COMMANDS: CliCommand[] = [
   simulatorCommand,
   trainCommand,
   algorithmsCommand,
+  exportModelCommand,
 ];
 
 /** Set by the bundler from package.json (esbuild `define`); "dev" when run from source. */
