@@ -147,9 +147,11 @@ def load_policy(
     else:
         policy = _load_base(config.model or "", plan, device, embedded=False)
         policy.base_path = str(Path(config.model or "").resolve())
-    if plan.lora and not is_lora(policy.model):
+    fresh = plan.lora and not is_lora(policy.model)
+    if fresh:
         policy.model = _attach_fresh(policy.model, plan, policy.base_path)
-    _enable_checkpointing(policy.model, plan)
+    if not (fresh and plan.unsloth):  # Unsloth's get_peft_model enabled its own kind of checkpointing
+        _enable_checkpointing(policy.model, plan)
     policy.model.train()
     return policy
 
@@ -284,8 +286,8 @@ def _load_checkpoint(folder: Path, plan: Plan, device: torch.device, embedded: b
 
 def _enable_checkpointing(model: Any, plan: Plan) -> None:
     """Recompute activations in the backward pass (non-reentrant checkpoints: they need no input that requires grad,
-    but peft's input hook keeps the reentrant kind working too). Unsloth enables its own kind."""
-    if not plan.gradient_checkpointing or plan.unsloth:
+    but peft's input hook keeps the reentrant kind working too)."""
+    if not plan.gradient_checkpointing:
         return
     enable = getattr(model, "activation_checkpointing_enable", None)  # transformers 5's name for it
     if enable is not None:

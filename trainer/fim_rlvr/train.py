@@ -41,10 +41,11 @@ from .protocol import (
     StopResult,
     VerifierIdentity,
 )
-from .rollout import TransformersBackend, token_logprobs
+from .rollout import token_logprobs
 from .sft import warm_start
 from .steps import Batch, Group, StepRecord, optimise, sample_groups, verify_groups
 from .verify import Stopped, Verifier
+from .vllm_backend import BackendError, make_backend
 
 
 class Events(Protocol):
@@ -113,7 +114,10 @@ class Trainer:
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
         self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
         self.sampler = TaskSampler(by_kind(self.train_tasks), config.seed)
-        self.backend = TransformersBackend(self.policy.model, self.policy.tokenizer, self.policy.stop_token_ids())
+        try:
+            self.backend = make_backend(config, self.policy, self.log)
+        except BackendError as error:
+            raise TrainerError(str(error)) from error
         self.optimizer: torch.optim.Optimizer | None = None
         self.ref_model: Any = None
         self.pending_restored: Batch | None = None
@@ -292,6 +296,7 @@ class Trainer:
                 self._checkpoint(self.step, pending=current, at_boundary=True)
                 return True
             metrics = optimise(self, record, step)
+            self.backend.sync_weights(self.policy.model)  # vLLM samples step + 2 with the weights just updated
             self.step = step
             self._record(record, metrics)
             self._snapshot_boundary()

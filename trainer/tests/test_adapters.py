@@ -112,6 +112,15 @@ def test_folding_the_adapter_after_sft_makes_the_policy_the_reference(toy_datase
         assert torch.allclose(_logprobs(policy.model, policy), sft_policy, atol=1e-5)
 
 
+def test_named_targets_and_alpha_are_what_is_adapted(toy_dataset: Path) -> None:
+    policy, plan = _policy(toy_dataset, lora_r=2, lora_alpha=5, lora_targets=["q_proj", "v_proj"])
+    adapted = {n.split(".lora_")[0].rsplit(".", 1)[-1] for n, p in policy.model.named_parameters() if p.requires_grad}
+    assert adapted == {"q_proj", "v_proj"}
+    assert "LoRA r=2 alpha=5 on q_proj,v_proj (" in adapters.describe(policy.model, plan)
+    with pytest.raises(PolicyError, match=r"LoRA cannot adapt \['nope_proj'\].*lora_targets"):
+        _policy(toy_dataset, lora_r=2, lora_targets=["nope_proj"])
+
+
 def test_merged_weights_are_the_policy_as_one_model_and_change_nothing(toy_dataset: Path) -> None:
     policy, _ = _policy(toy_dataset, **LORA)
     _perturb_adapter(policy.model)
