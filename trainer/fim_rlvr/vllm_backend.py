@@ -21,7 +21,6 @@ import importlib.util
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -71,8 +70,8 @@ class Engine(Protocol):
         """`num_return` samples per prompt, grouped by prompt."""
         ...
 
-    def load_weights(self, weights: list[tuple[str, torch.Tensor]]) -> None:
-        """Replace the engine's weights by these (Hugging Face parameter names)."""
+    def load_weights(self, weights: Callable[[], Iterator[tuple[str, torch.Tensor]]]) -> None:
+        """Replace the engine's weights by those `weights()` yields (Hugging Face names), one tensor at a time."""
         ...
 
 
@@ -124,7 +123,7 @@ class ColocatedEngine:
             ) from error
         return cls(llm, SamplingParams)
 
-    def load_weights(self, weights: list[tuple[str, torch.Tensor]]) -> None:
+    def load_weights(self, weights: Callable[[], Iterator[tuple[str, torch.Tensor]]]) -> None:
         # TRL's VLLMGeneration.sync_weights, colocate branch: wake the weights first (level-2 sleep unmapped them),
         # load parameter by parameter into the driver worker's model, then drop the prefix cache.
         if torch.cuda.is_available():
@@ -132,7 +131,7 @@ class ColocatedEngine:
         self.llm.wake_up(tags=["weights"])
         self.needs_weights = False
         model = self.llm.llm_engine.model_executor.driver_worker.model_runner.model
-        for name, tensor in weights:
+        for name, tensor in weights():
             model.load_weights([(name, tensor)])
         self.llm.reset_prefix_cache()
 
@@ -205,10 +204,11 @@ class ServerEngine:
             ) from error
         return cls(client)
 
-    def load_weights(self, weights: list[tuple[str, torch.Tensor]]) -> None:
-        # TRL's VLLMGeneration.sync_weights, server branch: announce (name, dtype, shape), stream, reset the cache.
-        metadata = [(name, str(t.dtype).removeprefix("torch."), list(t.shape)) for name, t in weights]
-        self.client.update_named_params(metadata, iter(weights))
+    def load_weights(self, weights: Callable[[], Iterator[tuple[str, torch.Tensor]]]) -> None:
+        # TRL's VLLMGeneration.sync_weights, server branch: walk once for (name, dtype, shape), which the server must
+        # know before the broadcast, then stream the tensors in the same order; finally reset the prefix cache.
+        metadata = [(name, str(t.dtype).removeprefix("torch."), list(t.shape)) for name, t in weights()]
+        self.client.update_named_params(metadata, weights())
         self.client.reset_prefix_cache()
         self.needs_weights = False
 
@@ -249,32 +249,21 @@ class ServerEngine:
         return samples
 
 
-@contextmanager
-def vllm_weights(model: Any) -> Iterator[list[tuple[str, torch.Tensor]]]:
-    """The model's weights under the names vLLM loads, LoRA adapters merged in for the duration.
+def vllm_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
+    """The model's weights one by one under the names vLLM loads (the Hugging Face names of the base model).
 
-    Follows TRL's VLLMGeneration._iter_named_params (non-FSDP path): a peft model is merged (`merge_adapter`),
-    its names lose `base_model.model.` and `.base_layer`, LoRA tensors and `original_module` copies are left out,
-    `modules_to_save.default.` is folded; afterwards `unmerge_adapter` restores the trainable split. A DDP wrapper
-    is looked through (`.module`)."""
-    from accelerate.utils import is_peft_model
+    A LoRA (peft) policy yields its merged weights W + delta from adapters.merged_weights, computed afresh without
+    touching the model. TRL merges in place instead (merge_adapter, read, unmerge_adapter in
+    VLLMGeneration._iter_named_params), which in bf16 moves the base weights, our KL reference, by a rounding step
+    at every sync. A DDP wrapper is looked through (`.module`)."""
+    from .adapters import is_lora, merged_weights
 
     inner = model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
-    if not is_peft_model(inner):
-        yield [(name.replace("_checkpoint_wrapped_module.", ""), p.data) for name, p in inner.named_parameters()]
+    if is_lora(inner):
+        yield from merged_weights(inner)
         return
-    inner.merge_adapter()
-    try:
-        weights = []
-        for name, parameter in inner.named_parameters():
-            name = name.removeprefix("base_model.model.").replace(".base_layer", "")
-            if inner.prefix in name or "original_module" in name:
-                continue
-            name = name.replace("modules_to_save.default.", "").replace("_checkpoint_wrapped_module.", "")
-            weights.append((name, parameter.data))
-        yield weights
-    finally:
-        inner.unmerge_adapter()
+    for name, parameter in inner.named_parameters():
+        yield name.replace("_checkpoint_wrapped_module.", ""), parameter.data  # TRL's _fix_param_name_to_vllm
 
 
 class VLLMBackend:
@@ -293,8 +282,7 @@ class VLLMBackend:
 
     def sync_weights(self, model: Any) -> None:
         """Push `model`'s current weights into vLLM (after each optimiser step, before the next sampling)."""
-        with vllm_weights(model) as weights:
-            self.engine.load_weights(weights)
+        self.engine.load_weights(lambda: vllm_weights(model))
 
     @torch.no_grad()
     def generate(

@@ -268,7 +268,7 @@ def test_sync_pushes_the_current_weights_and_generation_then_needs_no_other(poli
     assert llm.events[:2] == ["wake_up(weights)", "load_weights"]
 
 
-def test_lora_adapters_are_merged_for_the_push_and_unmerged_after(policy: SimpleNamespace) -> None:
+def test_lora_adapters_are_merged_for_the_push_without_touching_the_model(policy: SimpleNamespace) -> None:
     from peft import LoraConfig, get_peft_model
 
     model = get_peft_model(copy.deepcopy(policy.model), LoraConfig(r=2, target_modules=["q_proj", "v_proj"]))
@@ -277,10 +277,9 @@ def test_lora_adapters_are_merged_for_the_push_and_unmerged_after(policy: Simple
             if "lora_B" in name:
                 p.normal_()  # a trained adapter (lora_B starts at zero)
     base = {n: p.detach().clone() for n, p in model.named_parameters()}
-    with vllm_weights(model) as weights:
-        names = [n for n, _ in weights]
-        pushed = dict(weights)
-        merged_q = pushed["model.layers.0.self_attn.q_proj.weight"].clone()
+    weights = list(vllm_weights(model))
+    names = [n for n, _ in weights]
+    merged_q = dict(weights)["model.layers.0.self_attn.q_proj.weight"]
     assert names == [n for n, _ in policy.model.named_parameters()]  # vLLM's (Hugging Face) names, no lora_ tensors
     lora = model.base_model.model.model.layers[0].self_attn.q_proj
     expected = (
@@ -289,7 +288,11 @@ def test_lora_adapters_are_merged_for_the_push_and_unmerged_after(policy: Simple
     )
     torch.testing.assert_close(merged_q, expected)
     for n, p in model.named_parameters():
-        torch.testing.assert_close(p, base[n])  # unmerged again: training continues on the split weights
+        assert torch.equal(p, base[n])  # nothing merged in place: the base stays the exact KL reference
+    llm = StandInLLM(policy.model)  # vLLM serves the plain architecture
+    backend = VLLMBackend(ColocatedEngine(llm, SamplingParams), model, policy.tokenizer, [0])
+    backend.sync_weights(model)  # it receives the merged weights
+    torch.testing.assert_close(llm.model.params["model.layers.0.self_attn.q_proj.weight"], expected)
 
 
 # ------------------------------------------------------------------------------------------------ the run
