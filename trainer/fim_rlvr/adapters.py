@@ -325,6 +325,21 @@ def reference_mode(model: Any) -> Iterator[None]:
         model.train(was_training)
 
 
+@contextmanager
+def training_the_base(model: Any) -> Iterator[list[torch.nn.Parameter]]:
+    """A LoRA policy's base weights made trainable, the adapter switched off, for the duration (the embedded model's
+    SFT warm start, which is its pretraining); yields those weights for an optimiser. Frozen again afterwards."""
+    frozen = [p for p in model.parameters() if not p.requires_grad]
+    for parameter in frozen:
+        parameter.requires_grad_(True)
+    try:
+        with model.disable_adapter():
+            yield frozen
+    finally:
+        for parameter in frozen:
+            parameter.requires_grad_(False)
+
+
 def fold_adapter(model: Any, seed: int) -> None:
     """Merge the adapter into the base weights and restart it from B = 0 (a seeded A): the policy is unchanged, and
     its adapters-disabled reference becomes this policy. Called after an SFT warm start. On a 4-bit base the merge

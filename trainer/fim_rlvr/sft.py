@@ -3,18 +3,21 @@
 The loss counts only the middle's tokens. Batches are drawn with a seeded generator, so the warm start is
 reproducible; the learning rate warms up for the first tenth of the steps and decays linearly after.
 
-With LoRA the warm start trains the adapter, then folds it into the base weights (adapters.fold_adapter): RL starts
-from a fresh adapter on the SFT policy, and the adapters-disabled KL reference is the SFT policy.
+With LoRA on a model path the warm start trains the adapter, then folds it into the base weights
+(adapters.fold_adapter): RL starts from a fresh adapter on the SFT policy, and the adapters-disabled KL reference is the
+SFT policy. The embedded model's base is randomly initialised, so an adapter on it has nothing to adapt: its warm start
+is its pretraining and trains every base weight (the adapter switched off); RL then trains the adapter on the result.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
-from .adapters import fold_adapter, is_lora, trainable_parameters
+from .adapters import fold_adapter, is_lora, trainable_parameters, training_the_base
 from .data import Task
 from .policy import Policy
 from .prompts import build_prompt
@@ -57,13 +60,35 @@ def warm_start(
     data = examples(tasks, policy, show_goal=show_goal, budget=budget)
     model = policy.model
     model.train()
-    optimizer = torch.optim.AdamW(trainable_parameters(model), lr=learning_rate, weight_decay=0.0)
+    fit = (data, steps, batch_size, learning_rate, seed, int(policy.tokenizer.pad_token_id), stop, on_progress)
+    if policy.embedded and is_lora(model) and not getattr(model, "is_loaded_in_4bit", False):
+        with training_the_base(model) as weights:
+            return _fit(model, weights, *fit)
+    losses = _fit(model, trainable_parameters(model), *fit)
+    if losses and is_lora(model):
+        fold_adapter(model, seed)
+        policy.base_path = None  # the base weights now hold the warm start: checkpoints must carry them
+    return losses
+
+
+def _fit(
+    model: Any,
+    weights: list[torch.nn.Parameter],
+    data: list[tuple[list[int], list[int]]],
+    steps: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    pad: int,
+    stop: threading.Event,
+    on_progress: Callable[[int, float], None] | None,
+) -> list[float]:
+    optimizer = torch.optim.AdamW(weights, lr=learning_rate, weight_decay=0.0)
     warmup = max(1, steps // 10)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.05, (steps - s) / max(1, steps - warmup)))
     )
     generator = torch.Generator().manual_seed(seed)
-    pad = int(policy.tokenizer.pad_token_id)
     losses: list[float] = []
     for step in range(steps):
         if stop.is_set():
@@ -75,13 +100,10 @@ def warm_start(
         loss = -(logp * mask).sum() / mask.sum()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(weights, 1.0)
         optimizer.step()
         schedule.step()
         losses.append(float(loss.item()))
         if on_progress is not None:
             on_progress(step + 1, losses[-1])
-    if losses and is_lora(model):
-        fold_adapter(model, seed)
-        policy.base_path = None  # the base weights now hold the warm start: checkpoints must carry them
     return losses

@@ -5,6 +5,7 @@ clearly what they need."""
 from __future__ import annotations
 
 import json
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,11 @@ from fim_rlvr.data import load_tasks
 from fim_rlvr.metrics import RunFiles
 from fim_rlvr.policy import Policy, PolicyError, build_embedded
 from fim_rlvr.rollout import token_logprobs
+from fim_rlvr.sft import warm_start
 from fim_rlvr.train import TrainerError
 
 CPU = torch.device("cpu")
-LORA = {"lora_r": 4}
+LORA: dict[str, Any] = {"lora_r": 4}
 
 
 def _is_adapter(name: str) -> bool:
@@ -44,6 +46,14 @@ def _logprobs(model: Any, policy: Policy) -> torch.Tensor:
     completions = [tokenizer("rfl")["input_ids"], tokenizer(" 2 < 2 + 1 := by decide")["input_ids"]]
     logp, mask = token_logprobs(model, prompts, completions, int(tokenizer.pad_token_id))
     return logp * mask
+
+
+def _save_base(dataset: Path, folder: Path) -> Path:
+    """A Hugging Face model folder to start from (the embedded model, saved)."""
+    base = build_embedded(dataset, load_tasks(dataset), 1, CPU)
+    base.model.save_pretrained(folder)
+    base.tokenizer.save_pretrained(folder)
+    return folder
 
 
 def _perturb_adapter(model: Any) -> None:
@@ -98,6 +108,38 @@ def test_the_reference_is_the_base_model_with_adapters_disabled(toy_dataset: Pat
     assert torch.equal(reference, expected)
     policy.model.eval()
     assert not torch.allclose(_logprobs(policy.model, policy), expected, atol=1e-4)
+
+
+def _warm_start(policy: Policy, dataset: Path) -> list[float]:
+    train = [t for t in load_tasks(dataset) if t.split == "train"]
+    options = {"batch_size": 8, "learning_rate": 3e-3, "seed": 0, "show_goal": False, "budget": 128}
+    return warm_start(policy, train, steps=3, stop=threading.Event(), **options)  # type: ignore[arg-type]
+
+
+def test_the_embedded_models_warm_start_trains_its_base_not_the_adapter(toy_dataset: Path) -> None:
+    full, _ = _policy(toy_dataset)
+    lora, _ = _policy(toy_dataset, **LORA)
+    adapter = {n: p.detach().clone() for n, p in lora.model.named_parameters() if _is_adapter(n)}
+    base = {n: p.detach().clone() for n, p in lora.model.named_parameters() if not _is_adapter(n)}
+    # A random base gives an adapter nothing to adapt: the warm start is the embedded model's pretraining.
+    assert _warm_start(lora, toy_dataset) == _warm_start(full, toy_dataset)
+    after = dict(lora.model.named_parameters())
+    assert all(torch.equal(adapter[n], after[n]) for n in adapter)
+    assert all(not torch.equal(base[n], after[n]) for n in base)
+    assert {n for n, p in after.items() if p.requires_grad} == set(adapter)  # the base is frozen again for RL
+
+
+def test_a_model_paths_warm_start_trains_the_adapter_and_folds_it_into_the_base(
+    toy_dataset: Path, tmp_path: Path
+) -> None:
+    folder = _save_base(toy_dataset, tmp_path / "base")
+    policy, _ = _policy(toy_dataset, model=str(folder), **LORA)
+    base = {n: p.detach().clone() for n, p in policy.model.named_parameters() if not _is_adapter(n)}
+    _warm_start(policy, toy_dataset)
+    after = dict(policy.model.named_parameters())
+    assert any(not torch.equal(base[n], after[n]) for n in base)  # the fold moved the adapted base weights
+    assert all(torch.count_nonzero(p) == 0 for n, p in after.items() if "lora_B" in n)  # a fresh adapter for RL
+    assert policy.base_path is None  # so checkpoints carry the changed base in base_model/
 
 
 def test_folding_the_adapter_after_sft_makes_the_policy_the_reference(toy_dataset: Path) -> None:
@@ -163,10 +205,8 @@ def test_a_stopped_lora_run_resumes_exactly(toy_dataset: Path, tmp_path: Path) -
 
 
 def test_a_lora_run_on_a_model_path_names_its_base_and_resumes(toy_dataset: Path, tmp_path: Path) -> None:
-    base = build_embedded(toy_dataset, load_tasks(toy_dataset), 1, CPU)
-    base.model.save_pretrained(tmp_path / "base")
-    base.tokenizer.save_pretrained(tmp_path / "base")
-    options = {"model": str(tmp_path / "base"), "sft_steps": 0, "device": "cpu", **LORA}
+    _save_base(toy_dataset, tmp_path / "base")
+    options: dict[str, Any] = {"model": str(tmp_path / "base"), "sft_steps": 0, "device": "cpu", **LORA}
     first = make_trainer(toy_dataset, tmp_path / "run", ParityVerifier(), steps=2, **options)
     first.run()
     folder = tmp_path / "run" / "checkpoints" / "step-2"
@@ -178,7 +218,8 @@ def test_a_lora_run_on_a_model_path_names_its_base_and_resumes(toy_dataset: Path
     assert resumed.resumed_from == 2
     trained = {n: p.detach().clone() for n, p in first.policy.model.named_parameters()}
     assert all(torch.equal(trained[n], p) for n, p in resumed.policy.model.named_parameters())
-    checkpoint.save(tmp_path / "full", 1, model=base.model, tokenizer=base.tokenizer, optimizer=None, state={})
+    plain, _ = _policy(toy_dataset)
+    checkpoint.save(tmp_path / "full", 1, model=plain.model, tokenizer=plain.tokenizer, optimizer=None, state={})
     with pytest.raises(TrainerError, match="holds a fully fine-tuned model but this run trains LoRA"):
         make_trainer(toy_dataset, tmp_path / "full", ParityVerifier(), resume=True, steps=3, **options)
     with pytest.raises(TrainerError, match="holds a LoRA adapter"):
