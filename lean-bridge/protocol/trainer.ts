@@ -159,6 +159,22 @@ export interface InitializeParams {
   resume: boolean;
   /** The verifier that will answer verify/batch. */
   verifier: VerifierIdentity;
+  /**
+   * The run's verifier service (`fim-rlvr serve` protocol, serving the run's dataset by task id): every trainer
+   * process checks candidates there. Absent: the trainer sends verify/batch to the host over this connection
+   * (older hosts).
+   */
+  verifierService?: VerifierServiceAddress;
+}
+
+/** Where the run's verifier service listens, and the token every request to it must carry. */
+export interface VerifierServiceAddress {
+  /** The address to connect to (the host binds 127.0.0.1). */
+  host: string;
+  /** The TCP port. */
+  port: number;
+  /** The service's token, sent as the `token` field of each request's params. */
+  token: string;
 }
 
 /** Trainer -> host, answer to `initialize`. */

@@ -27,6 +27,7 @@ import {
 } from "../protocol/trainer";
 import type { VerifyRelay } from "./relay";
 import { renderReport } from "./report";
+import type { RunService } from "./runService";
 import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./session";
 import { describeExit, type TrainerProcess } from "./trainerProcess";
 import type { StartedVerifier } from "./verifier";
@@ -88,6 +89,7 @@ export class TrainerRun {
   private readonly abort = new AbortController();
   private readonly startedAt = performance.now();
   private outcome: Promise<TrainingOutcome> | undefined;
+  private service: RunService | undefined;
 
   constructor(
     private readonly runDir: string,
@@ -104,14 +106,7 @@ export class TrainerRun {
     const c = this.trainer.connection;
     c.onRequest(VerifyBatch, async (params) => {
       const result = await relay.verifyBatch(params, this.abort.signal);
-      this.watchEnvironment(result.verdicts);
-      const stats = this.verifier.pool.stats;
-      const seconds = Math.max(1e-3, (performance.now() - this.startedAt) / 1000);
-      emit(this.events.onVerifierStats, {
-        checks: stats.checks,
-        cacheHits: stats.cacheHits,
-        checksPerSecond: (stats.checks + stats.cacheHits) / seconds,
-      });
+      this.observe(result.verdicts);
       return result;
     });
     c.onNotification(TrainProgress, (p) => emit(this.events.onProgress, p));
@@ -132,6 +127,26 @@ export class TrainerRun {
     c.onError(([error]) =>
       emit(this.events.onLog, { level: "warning", message: `trainer protocol error: ${error.message}` }),
     );
+  }
+
+  /** The run's verifier service: it stops with the run (its checks reach `observe`). */
+  adoptService(service: RunService): void {
+    this.service = service;
+  }
+
+  /**
+   * Verdicts of a batch the host answered, over stdio or through the run's service: the figures the host shows
+   * (checks/s, cache hits), and the stop on a broken Lean environment.
+   */
+  observe(verdicts: readonly BatchVerdict[]): void {
+    this.watchEnvironment(verdicts);
+    const stats = this.verifier.pool.stats;
+    const seconds = Math.max(1e-3, (performance.now() - this.startedAt) / 1000);
+    emit(this.events.onVerifierStats, {
+      checks: stats.checks,
+      cacheHits: stats.cacheHits,
+      checksPerSecond: (stats.checks + stats.cacheHits) / seconds,
+    });
   }
 
   /**
@@ -199,6 +214,7 @@ export class TrainerRun {
   async abandon(): Promise<void> {
     this.trainer.kill();
     await this.trainer.dispose(1_000);
+    await this.service?.stop();
     await this.verifier.stop();
   }
 
@@ -251,6 +267,7 @@ export class TrainerRun {
       }
       const exit = await this.trainer.dispose(SHUTDOWN_GRACE_MS);
       this.abort.abort(); // Any verification still running for a dead trainer is pointless.
+      await this.service?.stop();
       await this.verifier.stop();
       const done = this.doneNotice;
       const reportPath = this.report();

@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import {
   TRAINER_PROTOCOL_VERSION,
+  type BatchVerdict,
   type TrainCheckpointParams,
   type TrainConfigWire,
   type TrainEvalParams,
@@ -21,6 +22,7 @@ import { checkKinds, prepareTarget } from "./dataset";
 import { findPython } from "./python";
 import { VerifyRelay, type BatchVerifier } from "./relay";
 import { TrainerRun, emit, latestCheckpoint } from "./run";
+import { startRunService, taskTable } from "./runService";
 import { TrainerProcess } from "./trainerProcess";
 import { startVerifier } from "./verifier";
 
@@ -217,9 +219,35 @@ export async function startTraining(
     return { kind: "error", message: "the start was cancelled", hint: "" };
   }
 
-  phase("starting-trainer", python.python);
-  const spawned = await TrainerProcess.spawn({ python: python.python, trainerRoot, cwd: runDir });
+  // The run's verifier service: every trainer process (each rank, under accelerate) checks candidates there.
+  const batchVerifier = advanced.wrapVerifier ? advanced.wrapVerifier(pool.pool) : pool.pool;
+  let observeVerdicts: ((verdicts: readonly BatchVerdict[]) => void) | undefined;
+  const service = await startRunService(
+    batchVerifier,
+    pool.pool,
+    taskTable(prepared.dataset.tasks, prepared.dataset.files),
+    options.reward,
+    (verdicts) => observeVerdicts?.(verdicts),
+  );
+  const launcher = options.launcher ?? { kind: "single" };
+  if (service.kind === "error") {
+    if (launcher.kind === "accelerate") {
+      await pool.stop();
+      return service;
+    }
+    emit(events.onLog, {
+      level: "warning",
+      message: `${service.message}; the trainer checks its candidates through this host instead (one process only)`,
+    });
+  }
+
+  phase(
+    "starting-trainer",
+    launcher.kind === "accelerate" ? `accelerate launch (${python.python})` : python.python,
+  );
+  const spawned = await TrainerProcess.spawn({ python: python.python, trainerRoot, cwd: runDir, launcher });
   if (spawned.kind === "error") {
+    if (service.kind === "ok") await service.service.stop();
     await pool.stop();
     return spawned;
   }
@@ -241,7 +269,10 @@ export async function startTraining(
     phase,
     advanced.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
   );
-  const batchVerifier = advanced.wrapVerifier ? advanced.wrapVerifier(pool.pool) : pool.pool;
+  if (service.kind === "ok") {
+    run.adoptService(service.service);
+    observeVerdicts = (verdicts) => run.observe(verdicts);
+  }
   const relay = new VerifyRelay(
     batchVerifier,
     prepared.dataset.tasks,
@@ -259,6 +290,7 @@ export async function startTraining(
       runDir,
       resume: options.resume,
       verifier: pool.pool.identity,
+      ...(service.kind === "ok" ? { verifierService: service.service.address } : {}),
     },
     advanced.initializeTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
   );

@@ -2,10 +2,14 @@
  * The trainer process: `<python> -m fim_rlvr --stdio` with the trainer's sources on PYTHONPATH (so only its
  * dependencies need installing), JSON-RPC over its stdin/stdout, stderr kept for error reports. It runs in
  * its own process group so that killing it also ends anything it started (tokenizer threads, data loaders).
+ * Under `accelerate launch` this process is the launcher; its ranks run in sessions of their own (torchrun's
+ * choice) and end with it (each rank asks the kernel to kill it when its parent dies).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { delimiter } from "node:path";
 import { createMessageConnection, type MessageConnection } from "vscode-jsonrpc/node";
+import { trainerArgs } from "./launcher";
+import type { TrainerLauncher } from "./session";
 
 export interface TrainerLaunch {
   python: string;
@@ -13,6 +17,8 @@ export interface TrainerLaunch {
   trainerRoot: string;
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** One process (default), or `accelerate launch` of N ranks; only rank 0 speaks on stdin/stdout. */
+  launcher?: TrainerLauncher;
 }
 
 export interface TrainerExit {
@@ -65,7 +71,7 @@ export class TrainerProcess {
     };
     let child: ChildProcess;
     try {
-      child = spawn(launch.python, ["-m", "fim_rlvr", "--stdio"], {
+      child = spawn(launch.python, await trainerArgs(launch.launcher ?? { kind: "single" }), {
         cwd: launch.cwd,
         env,
         stdio: ["pipe", "pipe", "pipe"],

@@ -8,6 +8,9 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .distributed import claim_stdio_for_rank
+
+    claim_stdio_for_rank()  # under accelerate: stdin/stdout are rank 0's protocol, never another rank's
     parser = argparse.ArgumentParser(
         prog="python -m fim_rlvr",
         description="The FIM-RLVR trainer. The host (`fim-rlvr train`, or the VS Code extension) spawns it with "
@@ -27,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
             "\nrun training with `fim-rlvr train WORKSPACE|DATASET_DIR` (the host starts this process)", file=sys.stderr
         )
         return 2
+    from . import distributed
     from .rpc import claim_stdio
 
     rfile, wfile = claim_stdio()
@@ -37,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if not distributed.start().is_main:
+        return distributed.follow()
     from .server import TrainerServer
 
     return TrainerServer(rfile, wfile).serve()

@@ -121,9 +121,18 @@ class TrainConfig(TypedDict, total=False):
     vllm_gpu_memory_utilization: float
 
 
-class InitializeParams(TypedDict):
-    """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
+class VerifierServiceAddress(TypedDict):
+    """Where the run's verifier service listens, and the token every request to it must carry."""
 
+    host: str
+    """The address to connect to (the host binds 127.0.0.1)."""
+    port: int
+    """The TCP port."""
+    token: str
+    """The service's token, sent as the `token` field of each request's params."""
+
+
+class _InitializeRequired(TypedDict):
     protocolVersion: int
     """This protocol's version (1)."""
     config: TrainConfig
@@ -136,6 +145,14 @@ class InitializeParams(TypedDict):
     """Continue from runDir's latest checkpoint."""
     verifier: VerifierIdentity
     """The verifier the host will use for verify/batch."""
+
+
+class InitializeParams(_InitializeRequired, total=False):
+    """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
+
+    verifierService: VerifierServiceAddress
+    """The run's verifier service (`fim-rlvr serve` protocol): every trainer process checks candidates there.
+    Absent: the trainer sends verify/batch to the host over this connection (older hosts)."""
 
 
 class InitializeResult(TypedDict):

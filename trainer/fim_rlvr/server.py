@@ -19,6 +19,7 @@ from pylsp_jsonrpc.exceptions import JsonRpcException
 from . import config as train_config
 from .protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
 from .rpc import Connection, HostVerifier
+from .verify import Verifier
 
 log = logging.getLogger("fim_rlvr.server")
 
@@ -79,32 +80,34 @@ class TrainerServer:
                 f"PyTorch is not installed in this Python ({sys.executable}): run "
                 f"`{sys.executable} -m pip install torch==2.13.0 transformers tokenizers` or pass --python"
             ) from error
-        from .train import Trainer, TrainerError
+        from . import distributed
+        from .train import TrainerError
 
+        ranks = distributed.current()
         try:
-            config = train_config.from_dict(dict(params.get("config") or {}))
-        except (train_config.ConfigError, TypeError) as error:
+            trainer = make_trainer(params, HostVerifier(self.connection), ConnectionEvents(self.connection))
+        except TrainerError as error:
+            ranks.share_params(None)  # the other ranks give up too
             raise user_error(str(error)) from error
-        for key in ("datasetDir", "runDir"):
-            if not isinstance(params.get(key), str) or not params[key]:
-                raise user_error(f"initialize: {key} must be a folder path")
-        trainer = Trainer(
-            config,
-            params["datasetDir"],
-            params["runDir"],
-            resume=bool(params.get("resume", False)),
-            verifier=HostVerifier(self.connection),
-            events=ConnectionEvents(self.connection),
-            verifier_identity=params.get("verifier"),
-        )
+        ranks.share_params(params)
         try:
-            result = trainer.prepare()
+            result = ranks.agree_prepared(trainer.prepare)
         except TrainerError as error:
             raise user_error(str(error)) from error
         except Exception as error:  # e.g. an unreadable run folder: still the user's to fix
             raise user_error(f"could not start the run: {error}") from error
         self.trainer = trainer
         self.thread = threading.Thread(target=trainer.run, name="fim_rlvr-run", daemon=True)
+        service = params.get("verifierService")
+        where = (
+            f"the run's verifier service at {service.get('host')}:{service.get('port')}"
+            if isinstance(service, dict)
+            else "the host (verify/batch over this connection)"
+        )
+        ranks_note = f" by each of {ranks.world} ranks" if ranks.distributed else ""
+        self.connection.after_next_response(
+            lambda: trainer.log("info", f"candidates are checked{ranks_note} through {where}")
+        )
         self.connection.after_next_response(self.thread.start)
         return result
 
@@ -126,3 +129,37 @@ class TrainerServer:
         if self.exit_process:
             sys.stderr.flush()
             os._exit(0)
+
+
+def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -> Any:
+    """The Trainer that `initialize` params describe (raises TrainerError for a bad config or folder). Candidates go
+    to the run's verifier service when the host gives one (every rank connects to it), else to the host over this
+    connection (`host_verifier`, older hosts and single-process only)."""
+    from .service_client import Address, ServiceClient
+    from .train import Trainer, TrainerError
+
+    try:
+        config = train_config.from_dict(dict(params.get("config") or {}))
+    except (train_config.ConfigError, TypeError) as error:
+        raise TrainerError(str(error)) from error
+    for key in ("datasetDir", "runDir"):
+        if not isinstance(params.get(key), str) or not params[key]:
+            raise TrainerError(f"initialize: {key} must be a folder path")
+    service = params.get("verifierService")
+    verifier: Verifier = host_verifier
+    if isinstance(service, dict):
+        try:
+            address = Address(str(service["host"]), int(service["port"]))
+            # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
+            verifier = ServiceClient(address, token=str(service["token"]), retry_window=config.verify_timeout_s)
+        except (KeyError, TypeError, ValueError) as error:
+            raise TrainerError(f"initialize: verifierService must be {{host, port, token}}: {error}") from error
+    return Trainer(
+        config,
+        params["datasetDir"],
+        params["runDir"],
+        resume=bool(params.get("resume", False)),
+        verifier=verifier,
+        events=events,
+        verifier_identity=params.get("verifier"),
+    )

@@ -102,7 +102,7 @@ def sample_groups(trainer: Trainer, tasks: list[Task], step: int, round_: int) -
         max_new_tokens=config.max_new_tokens,
         temperature=config.temperature,
         top_p=config.top_p,
-        seed=generation_seed(config.seed, step, round_),
+        seed=generation_seed(trainer.ranks.seed(config.seed), step, round_),
     )
     fim = policy.style.fim is not None
     groups = []
@@ -200,6 +200,8 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
     groups = record.groups
     loss_value = 0.0
     algo_metrics: Mapping[str, float] = {}
+    loss: torch.Tensor | None = None
+    logp: torch.Tensor | None = None
     if groups:
         rollouts = [r for g in groups for r in g.rollouts]
         verdicts = [v for g in groups for v in g.verdicts]
@@ -210,7 +212,7 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
         group_ids = torch.tensor([i for i, g in enumerate(groups) for _ in g.rollouts])  # [B]
         rewards = algorithm.shape_rewards(rewards, lengths)  # [B], NaN stays NaN
         advantages = algorithm.advantages(rewards, group_ids).to(policy.device)  # [B]
-        logp, mask = trainer.token_logprobs(policy.model, groups)  # [B, T] each
+        logp, mask = trainer.token_logprobs(trainer.train_model, groups)  # [B, T] each (through DDP when distributed)
         old_logp = _pad_rows([r.old_logp for r in rollouts], logp.shape[1], policy.device)  # [B, T]
         mask = mask * (~masked).to(mask.dtype).to(policy.device).unsqueeze(1)  # [B, T]
         mask = algorithm.completion_mask(mask, truncated.to(policy.device))  # [B, T]
@@ -234,14 +236,28 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
                 is_weights=is_weights,
             )
             algo_metrics = {**algo_metrics, **tis_metrics}
-            assert trainer.optimizer is not None
-            trainer.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-            trainer.optimizer.step()
-            loss_value = float(loss.item())
+    # Under DDP every rank takes part in each backward (the gradients are averaged there), also a rank whose samples
+    # were all masked or that trained no group this step: it contributes a zero gradient.
+    if trainer.ranks.any_true(loss is not None):
+        if loss is None:
+            loss = _zero_loss(trainer, logp)
+        assert trainer.optimizer is not None
+        trainer.optimizer.zero_grad(set_to_none=True)
+        trainer.ranks.backward(loss)
+        torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
+        trainer.optimizer.step()
+        loss_value = float(loss.item())
     opt_seconds = time.perf_counter() - started
     return _metrics_line(trainer, record, step, loss_value, algo_metrics, opt_seconds)
+
+
+def _zero_loss(trainer: Trainer, logp: torch.Tensor | None) -> torch.Tensor:
+    """A loss of exactly 0 that still runs backward through the training model (one pad token when this rank has
+    no forward pass of its own this step)."""
+    if logp is not None:
+        return logp.sum() * 0.0
+    tokens = torch.tensor([[trainer.backend.pad_id]], device=trainer.policy.device)  # [1, 1]
+    return trainer.train_model(input_ids=tokens).logits.float().sum() * 0.0
 
 
 def _importance_weights(

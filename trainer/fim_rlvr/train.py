@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
 import threading
 import time
 import traceback
@@ -20,7 +21,7 @@ from typing import Any, Protocol
 
 import torch
 
-from . import __version__, adapters, checkpoint
+from . import __version__, adapters, checkpoint, distributed
 from .algorithms import ConfigError as AlgorithmConfigError
 from .algorithms import make
 from .algorithms.sampling import refill
@@ -79,8 +80,14 @@ class Trainer:
         self.verifier = verifier
         self.events = events
         self.verifier_identity = verifier_identity
+        self.ranks = distributed.current()
         self.files = RunFiles(run_dir)
+        if not self.ranks.is_main:  # only rank 0 reports and writes the run's files; the others' go nowhere
+            self.events = distributed.NullEvents(self.ranks.rank)
+            self.files = RunFiles(tempfile.mkdtemp(prefix=f"fim-rlvr-rank{self.ranks.rank}-"))
         self.stop_event = threading.Event()
+        self._collect_stop = self.stop_event if not self.ranks.distributed else threading.Event()
+        """What a wait for verdicts watches: ranks stop together at a step boundary, never one alone mid-step."""
         self._stop_answers: list[Future[StopResult]] = []
         self._finished = threading.Event()
         self._stop_lock = threading.Lock()
@@ -100,7 +107,7 @@ class Trainer:
             tasks = load_tasks(self.dataset_dir)
             require_tasks(tasks, config.kinds, self.dataset_dir)
             self.algorithm = make(config.algorithm, config.resolved_algo_config())
-            device = pick_device(config.device, config.model is not None)
+            device = self.ranks.device(pick_device(config.device, config.model is not None))
             latest = checkpoint.latest(self.run_dir) if self.resume else None
             if self.resume and latest is None:
                 self.log("info", f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}; starting a fresh run")
@@ -113,12 +120,13 @@ class Trainer:
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
         self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
-        self.sampler = TaskSampler(by_kind(self.train_tasks), config.seed)
+        self.sampler = TaskSampler(by_kind(self.train_tasks), self.ranks.seed(config.seed))
         try:
             self.backend = make_backend(config, self.policy, self.log)
         except BackendError as error:
             raise TrainerError(str(error)) from error
         self.optimizer: torch.optim.Optimizer | None = None
+        self.train_model: Any = self.policy.model  # what the loss runs through: DDP's wrapper under accelerate
         self.ref_model: Any = None
         self.pending_restored: Batch | None = None
         self.boundary: dict[str, Any] = {}
@@ -135,7 +143,8 @@ class Trainer:
         state = checkpoint.load_state(folder)
         self.step = self.resumed_from = int(state["step"])
         self.files.truncate_to(state)
-        self.sampler.load_state(state["sampler"])
+        own = self._rank_state(state)
+        self.sampler.load_state(own["sampler"] if own else state["sampler"])
         self.curriculum.load_state(state["curriculum"])
         self._make_optimizer()
         optimizer_state = checkpoint.load_tensors(folder, "optimizer.pt")
@@ -148,14 +157,29 @@ class Trainer:
         rng = checkpoint.load_tensors(folder, "rng.pt")
         if rng is not None:
             checkpoint.restore_rng(rng)
-        pending = checkpoint.load_tensors(folder, "pending.pt")
+        pending = checkpoint.load_tensors(folder, "pending.pt") if self.ranks.is_main else own and own["pending"]
         self.pending_restored = Batch.from_json(pending, self.tasks_by_id) if pending else None
         self.last_checkpoint = str(folder)
         self.log("info", f"resumed from {folder} (step {self.step})")
 
+    def _rank_state(self, state: dict[str, Any]) -> dict[str, Any] | None:
+        """A rank other than 0: its own sampler and pending batch from a checkpoint written by as many ranks; None
+        on rank 0 (state's own fields) or when the rank count changed (then it samples afresh from its seed)."""
+        ranks = state.get("ranks")
+        if self.ranks.is_main:
+            return None
+        if not isinstance(ranks, list) or len(ranks) != self.ranks.world:
+            self.log(
+                "warning",
+                f"the checkpoint was written by {len(ranks or [0])} rank(s): rank {self.ranks.rank} samples afresh",
+            )
+            return None
+        return dict(ranks[self.ranks.rank])
+
     def _make_optimizer(self) -> None:
         trainable = adapters.trainable_parameters(self.policy.model)  # the adapter alone with LoRA
         self.optimizer = torch.optim.AdamW(trainable, lr=self.config.learning_rate)
+        self.train_model, self.optimizer = self.ranks.prepare(self.policy.model, self.optimizer)
 
     def _make_reference(self) -> None:
         """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0. With LoRA no copy: the
@@ -244,8 +268,11 @@ class Trainer:
             on_progress=progress,
         )
         self.log("info", f"SFT warm start: {steps} steps in {time.perf_counter() - started:.1f} s")
+        self.backend.sync_weights(self.policy.model)  # a vLLM engine samples from the warm-started weights
 
     def _evaluate(self, stage: str) -> dict[str, Any]:
+        if not self.ranks.is_main:  # rank 0 measures pass@1; the others wait for it at the next collective
+            return {"pass_at_1": 0.0, "by_kind": {}, "tasks": 0}
         result: EvalResult = pass_at_1(
             self.policy,
             self.backend,
@@ -288,24 +315,34 @@ class Trainer:
                 check = verify_groups(self.verifier, pending)
             try:
                 record = StepRecord.collect(
-                    current, current_check, self.verifier, self.config.verify_timeout_s, self.stop_event
+                    current, current_check, self.verifier, self.config.verify_timeout_s, self._collect_stop
                 )
                 if self.algorithm.config.dynamic_sampling:
                     record = self._refill(record, step)
             except Stopped:
                 self._checkpoint(self.step, pending=current, at_boundary=True)
                 return True
+            record = self._with_every_rank(record)
             metrics = optimise(self, record, step)
             self.backend.sync_weights(self.policy.model)  # vLLM samples step + 2 with the weights just updated
             self.step = step
             self._record(record, metrics)
             self._snapshot_boundary()
             last = step == total
-            if step % self.config.checkpoint_every == 0 or last or self.stop_event.is_set():
+            stop = self.ranks.broadcast(self.stop_event.is_set())  # rank 0's stop request reaches every rank here
+            if step % self.config.checkpoint_every == 0 or last or stop:
                 self._checkpoint(step, pending=None if last else pending)
-            if self.stop_event.is_set() and not last:
+            if stop and not last:
                 return True
         return False
+
+    def _with_every_rank(self, record: StepRecord) -> StepRecord:
+        """The record with every rank's checked groups in `all_groups` (pass rates, samples, the curriculum), and
+        this rank's own in `groups` (what it trains on; DDP averages the gradients)."""
+        if not self.ranks.distributed:
+            return record
+        everyone = self.ranks.all_gather(record.all_groups)
+        return record.with_training_groups(record.groups, [g for groups in everyone for g in groups])
 
     def _sample(self, step: int, groups: int | None = None, round_: int = 0) -> Batch:
         tasks = self.sampler.draw(groups or self.config.batch_size, self.curriculum.weights())
@@ -320,8 +357,9 @@ class Trainer:
         all_groups = list(record.groups)
         while not outcome.full and rounds < self.algorithm.config.max_sampling_rounds:
             extra = self._sample(step, groups=outcome.missing, round_=rounds)
+            extra_check = verify_groups(self.verifier, extra)
             extra_record = StepRecord.collect(
-                extra, verify_groups(self.verifier, extra), self.verifier, self.config.verify_timeout_s, self.stop_event
+                extra, extra_check, self.verifier, self.config.verify_timeout_s, self._collect_stop
             )
             all_groups.extend(extra_record.groups)
             record = record.merged(extra_record)
@@ -369,9 +407,16 @@ class Trainer:
         self.boundary = {"sampler": self.sampler.state(), "curriculum": self.curriculum.state()}
 
     def _checkpoint(self, step: int, pending: Batch | None, at_boundary: bool = False) -> None:
+        # Every rank's own sampler and next batch, kept by rank 0 so that each rank resumes where it stood.
+        ranks = self.ranks.all_gather(
+            {"sampler": self.boundary.get("sampler"), "pending": pending.to_json() if pending is not None else None}
+        )
+        if not self.ranks.is_main:
+            return
         self.files.sync()
         state = {
             **self.boundary,
+            **({"ranks": [{**ranks[0], "pending": None}, *ranks[1:]]} if len(ranks) > 1 else {}),
             **self.files.line_counts(),
             "embedded": self.policy.embedded,
             "algorithm": self.config.algorithm,

@@ -1,0 +1,86 @@
+/**
+ * The run's own verifier service: the pool behind a TCP port on loopback, with a fresh token, serving the run's
+ * dataset by task id. Every trainer process (one, or each rank of an `accelerate launch`) checks its candidates
+ * through it, so single-process and multi-process runs take the same path; stdio `verify/batch` stays as the
+ * fallback for trainers that are given no service. Every batch the service answers is shown to `observe`, which
+ * keeps the host's figures (checks/s, cache hits) and its stop on a broken Lean environment working.
+ */
+import type { TaskRecord } from "../dataset/records";
+import type { BatchVerdict, VerifierServiceAddress } from "../protocol/trainer";
+import { generateToken } from "../serve/auth";
+import { DEFAULT_QUEUE_LIMIT, VerifierService, type ServiceVerifier } from "../serve/service";
+import { batchVerdict } from "../serve/wire";
+import type { VerifyTask } from "../verify/pool";
+import type { RewardMode } from "../verify/rewards";
+import type { Verdict } from "../verify/verdict";
+import type { BatchVerifier } from "./relay";
+
+export interface RunService {
+  /** What the trainer is told in `initialize`. */
+  readonly address: VerifierServiceAddress;
+  /** Stops listening and drops every connection (checks still running are abandoned). */
+  stop(): Promise<void>;
+}
+
+export type RunServiceStart =
+  { kind: "ok"; service: RunService } | { kind: "error"; message: string; hint: string };
+
+/** The run's dataset as the service's task table (file texts attached, so ranges match what was mined). */
+export function taskTable(
+  tasks: ReadonlyMap<string, TaskRecord>,
+  files: ReadonlyMap<string, string>,
+): Map<string, VerifyTask> {
+  const table = new Map<string, VerifyTask>();
+  for (const [id, task] of tasks) {
+    const text = files.get(task.file);
+    table.set(id, { file: task.file, hole: task.range, ...(text !== undefined ? { text } : {}) });
+  }
+  return table;
+}
+
+export async function startRunService(
+  verifier: BatchVerifier,
+  pool: { readonly stats: { restarts: number }; readonly slotCount: number },
+  tasks: ReadonlyMap<string, VerifyTask>,
+  reward: RewardMode,
+  observe: (verdicts: readonly BatchVerdict[]) => void,
+): Promise<RunServiceStart> {
+  const observed: ServiceVerifier = {
+    identity: verifier.identity,
+    stats: {
+      get cacheHits() {
+        return verifier.stats.cacheHits;
+      },
+      get restarts() {
+        return pool.stats.restarts;
+      },
+    },
+    get slotCount() {
+      return pool.slotCount;
+    },
+    async verifyMany(items, onProgress, signal) {
+      const verdicts: Verdict[] = await verifier.verifyMany(items, onProgress, signal);
+      observe(verdicts.map((v) => batchVerdict("", v, reward)));
+      return verdicts;
+    },
+  };
+  const token = generateToken();
+  const started = await VerifierService.start(observed, {
+    host: "127.0.0.1",
+    port: 0,
+    policy: { kind: "token", token, generated: true },
+    // Every rank may have a whole step's candidates in flight, plus the next step's (the pipelined loop).
+    queueLimit: DEFAULT_QUEUE_LIMIT * 4,
+    reward,
+    tasks,
+  });
+  if (started.kind === "error")
+    return {
+      kind: "error",
+      message: `could not start the run's verifier service: ${started.message}`,
+      hint: "The trainer reaches the verifier over a loopback TCP port; check that this machine allows listening on 127.0.0.1.",
+    };
+  const service = started.service;
+  const { host, port } = service.address;
+  return { kind: "ok", service: { address: { host, port, token }, stop: () => service.stop() } };
+}
