@@ -475,3 +475,49 @@ def test_real_vllm_samples_close_to_the_trainer_and_follows_a_sync(tmp_path: Pat
     rollouts = generate(backend, ["theorem foo"], num_return=4, max_new_tokens=8)
     gaps = [abs(a - b) for r in rollouts for a, b in zip(r.old_logp, r.sampling_logp or [], strict=True)]
     assert max(gaps) < 0.05, gaps
+
+
+def test_the_trainer_syncs_after_the_warm_start_and_every_optimiser_step(tmp_path: Path, monkeypatch: Any) -> None:
+    """Whatever the backend: one sync once SFT changed the weights (a vLLM server would otherwise evaluate and
+    sample with the pre-SFT weights), then one per optimiser step."""
+    from fim_rlvr import train
+
+    calls: list[int] = []
+
+    class Recording(TransformersBackend):
+        def sync_weights(self, model: Any) -> None:
+            calls.append(trainer.step)
+
+    def recording_backend(config: Any, policy: Any, log: Any = None) -> TransformersBackend:
+        return Recording(policy.model, policy.tokenizer, policy.stop_token_ids())
+
+    monkeypatch.setattr(train, "make_backend", recording_backend)
+    dataset = write_dataset(tmp_path / "data", per_pattern=4)
+    config = {"sft_steps": 2, "steps": 2, "batch_size": 2, "group_size": 2, "max_new_tokens": 4, "eval_limit": 2}
+    trainer = train.Trainer(
+        from_dict({**config, "curriculum": False, "seed": 5}),
+        dataset,
+        tmp_path / "run",
+        resume=False,
+        verifier=ParityVerifier(),
+        events=RecordingEvents(),
+    )
+    trainer.prepare()
+    trainer.run()
+    assert calls == [0, 0, 1]  # after SFT (step 0), after step 1's update, after step 2's (self.step then moves on)
+
+
+def test_a_pending_batch_keeps_vllms_logprobs_through_a_checkpoint() -> None:
+    from fim_rlvr.rollout import Rollout
+    from fim_rlvr.steps import Batch, Group
+
+    task = SimpleNamespace(id="t1")
+    vllm = Rollout([1, 2], [3, 4], "ab", [-0.5, -0.25], False, [-0.5, math.nan])
+    plain = Rollout([1, 2], [5], "c", [-1.0], True)
+    batch = Batch(3, [Group(task, [vllm, plain], ["ab", "c"])], 0.5)  # type: ignore[arg-type]
+    restored = Batch.from_json(batch.to_json(), {"t1": task})  # type: ignore[dict-item]
+    back_vllm, back_plain = restored.groups[0].rollouts
+    assert back_vllm.sampling_logp is not None and back_vllm.sampling_logp[0] == -0.5
+    assert math.isnan(back_vllm.sampling_logp[1])
+    assert back_plain == plain and back_plain.sampling_logp is None
+    assert len(batch.to_json()["groups"][0]["rollouts"][1]) == 5  # transformers rollouts keep the old format
