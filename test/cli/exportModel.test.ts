@@ -38,10 +38,13 @@ function cli(args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 300_000 });
 }
 
-/** A run folder with one checkpoint (step 3) of the given kind, and the PyTorch reference. */
-function fixtureRun(kind: "full" | "lora"): { run: string; reference: Reference } {
+/** A run folder with one checkpoint (step 3) of the given kind and architecture, and the PyTorch reference. */
+function fixtureRun(kind: "full" | "lora", arch: "llama" | "qwen2"): { run: string; reference: Reference } {
   const run = join(mkdtempSync(join(tmpdir(), "fim-export-model-")), "run");
-  const made = spawnSync(PYTHON, [FIXTURE, run, "--kind", kind], { encoding: "utf8", timeout: 300_000 });
+  const made = spawnSync(PYTHON, [FIXTURE, run, "--kind", kind, "--arch", arch], {
+    encoding: "utf8",
+    timeout: 300_000,
+  });
   assert.equal(made.status, 0, made.stderr);
   const reference = JSON.parse(readFileSync(join(run, "reference.json"), "utf8")) as Reference;
   return { run, reference };
@@ -51,7 +54,8 @@ test(
   "export-model --format onnx: transformers.js loads the folder offline and agrees with PyTorch",
   { skip: missing },
   async () => {
-    const { run, reference } = fixtureRun("lora");
+    // Qwen2 (grouped-query attention) with a LoRA adapter: the shape of the models people fine-tune.
+    const { run, reference } = fixtureRun("lora", "qwen2");
     const r = cli(["export-model", run, "--format", "onnx", "--python", PYTHON]);
     assert.equal(r.status, 0, r.stderr);
     const out = join(run, "exports", "step-3-onnx");
@@ -113,7 +117,7 @@ test(
   "export-model of a full fine-tuning run: merged works, adapter says to use merged",
   { skip: missing },
   () => {
-    const { run } = fixtureRun("full");
+    const { run } = fixtureRun("full", "llama");
     const adapter = cli(["export-model", run, "--format", "adapter", "--python", PYTHON]);
     assert.equal(adapter.status, 1);
     assert.match(adapter.stderr, /from a full fine-tuning run: it has no LoRA adapter to export/);

@@ -161,13 +161,46 @@ def _require(modules: dict[str, str], purpose: str) -> None:
         )
 
 
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.json",
+    "merges.txt",
+    "tokenizer.model",
+    "chat_template.jinja",
+    "chat_template.json",
+)
+
+
+def tokenizer_dir(ckpt: CheckpointModel) -> Path:
+    """The checkpoint saves its tokenizer beside the model; an adapter folder without one takes the base's."""
+    if (ckpt.model_dir / "tokenizer_config.json").is_file() or ckpt.base_dir is None:
+        return ckpt.model_dir
+    return ckpt.base_dir
+
+
+def copy_tokenizer(ckpt: CheckpointModel, tokenizer: Any, into: Path) -> None:
+    """The checkpoint's tokenizer files, byte for byte. Re-saving through AutoTokenizer would let transformers
+    re-derive parts of them from the model type (transformers 5 gives a qwen2 model's tokenizer Qwen2's
+    pre-tokenizer, whatever tokenizer.json says), and an export must tokenize as the checkpoint does. A tokenizer
+    stored without tokenizer.json gets one written from its fast form."""
+    source = tokenizer_dir(ckpt)
+    into.mkdir(parents=True, exist_ok=True)
+    for name in TOKENIZER_FILES:
+        if (source / name).is_file():
+            shutil.copy2(source / name, into / name)
+    if not (into / "tokenizer.json").is_file() and getattr(tokenizer, "is_fast", False):
+        tokenizer.save_pretrained(into)
+
+
 def load_policy(ckpt: CheckpointModel, dtype: Any = None) -> tuple[Any, Any]:
     """The checkpoint's policy as one plain transformers model (LoRA merged in) and its tokenizer."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     dtype = dtype if dtype is not None else "auto"
-    tokenizer_dir = ckpt.model_dir if (ckpt.model_dir / "tokenizer_config.json").is_file() else ckpt.base_dir
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir(ckpt))
     if ckpt.kind == "full":
         model = AutoModelForCausalLM.from_pretrained(ckpt.model_dir, dtype=dtype)
     else:
@@ -201,7 +234,7 @@ def _write_merged(ckpt: CheckpointModel, into: Path, say: Progress) -> str | Non
     model, tokenizer = load_policy(ckpt)
     say("writing the merged model (safetensors)")
     model.save_pretrained(into, safe_serialization=True)
-    tokenizer.save_pretrained(into)
+    copy_tokenizer(ckpt, tokenizer, into)
     return None
 
 
@@ -213,7 +246,15 @@ def _write_onnx(ckpt: CheckpointModel, into: Path, say: Progress) -> str | None:
 
     say(f"loading step-{ckpt.step}" + (f" (LoRA over {ckpt.base_dir}, merging)" if ckpt.kind == "lora" else ""))
     model, tokenizer = load_policy(ckpt, dtype=torch.float32)
-    return onnx_export.export_onnx(model, tokenizer, into, say)
+    if not (tokenizer_dir(ckpt) / "tokenizer.json").is_file() and not getattr(tokenizer, "is_fast", False):
+        raise ExportError(
+            f"the checkpoint's tokenizer ({type(tokenizer).__name__}) has no tokenizer.json and no fast form to write "
+            "one from, and transformers.js reads only tokenizer.json",
+            "Train from a model whose tokenizer ships tokenizer.json (a `tokenizers` tokenizer).",
+        )
+    check = onnx_export.export_onnx(model, into, say)
+    copy_tokenizer(ckpt, tokenizer, into)
+    return check
 
 
 _WRITERS: dict[Format, Callable[[CheckpointModel, Path, Progress], str | None]] = {

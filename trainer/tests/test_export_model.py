@@ -149,6 +149,45 @@ def test_onnx_export_in_the_transformers_js_layout(
     np.testing.assert_allclose(onnx_logits(out, ids), expected.numpy(), rtol=0, atol=1e-4)
 
 
+def test_onnx_export_of_grouped_query_attention_keeps_the_checkpoints_tokenizer(tmp_path: Path) -> None:
+    if importlib.util.find_spec("onnxscript") is None or importlib.util.find_spec("onnxruntime") is None:
+        pytest.skip("onnxscript or onnxruntime is not installed (pip install 'fim_rlvr[onnx]')")
+    import onnx
+
+    policy, tokenizer = make_run(tmp_path / "run", "full", arch="qwen2")
+    export(tmp_path / "run", "onnx", out=tmp_path / "onnx")
+    out = tmp_path / "onnx"
+    past = onnx.load(str(out / "onnx" / "model.onnx")).graph.input[3].type.tensor_type.shape.dim
+    assert [d.dim_param or d.dim_value for d in past] == ["batch_size", 2, "past_sequence_length", 32]
+    # Byte for byte: transformers 5 would rebuild a qwen2 tokenizer's pre-tokenizer on re-saving.
+    stored = tmp_path / "run" / "checkpoints" / "step-3" / "model"
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        assert (out / name).read_bytes() == (stored / name).read_bytes()
+    ids = tokenizer(PROMPT).input_ids
+    np.testing.assert_allclose(onnx_logits(out, ids), logits_of(policy, tokenizer).numpy(), rtol=0, atol=1e-4)
+
+
+def test_large_models_put_onnx_weights_in_external_data(
+    full_run: tuple[Path, torch.Tensor], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if importlib.util.find_spec("onnxscript") is None or importlib.util.find_spec("onnxruntime") is None:
+        pytest.skip("onnxscript or onnxruntime is not installed (pip install 'fim_rlvr[onnx]')")
+    from fim_rlvr import onnx_export
+
+    monkeypatch.setattr(onnx_export, "EXTERNAL_DATA_BYTES", 0)  # As if the weights were over protobuf's 2 GB.
+    run, expected = full_run
+    result = export(run, "onnx", out=tmp_path / "onnx")
+    out = tmp_path / "onnx"
+    assert {"onnx/model.onnx", "onnx/model.onnx_data"} <= set(result.files)
+    assert (out / "onnx" / "model.onnx").stat().st_size < (out / "onnx" / "model.onnx_data").stat().st_size
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["transformers.js_config"] == {"dtype": "fp32", "use_external_data_format": True}
+    from transformers import AutoTokenizer
+
+    ids = AutoTokenizer.from_pretrained(out)(PROMPT).input_ids
+    np.testing.assert_allclose(onnx_logits(out, ids), expected.numpy(), rtol=0, atol=1e-4)
+
+
 def test_unusable_run_folders_say_what_to_pass(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="is not a folder"):
         export(tmp_path / "missing", "merged")
