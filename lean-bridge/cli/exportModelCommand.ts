@@ -3,7 +3,7 @@
  * as a LoRA adapter, a merged transformers model, or an ONNX model folder that @huggingface/transformers
  * (transformers.js) loads in Node. The trainer's Python does the work (`python -m fim_rlvr.export_model`, which
  * prints progress on stderr and one JSON answer on stdout); this file checks what it can without Python, runs it,
- * and turns its answer into a summary and an exit code (0 exported, 1 failed, 2 bad usage).
+ * and turns its answer into a summary and an exit code (0 exported, 1 failed, 2 bad usage, 130 interrupted).
  */
 import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -141,21 +141,38 @@ function trainerPython(
   };
 }
 
-/** Runs the exporter with stderr passed through (its progress) and stdout collected (its answer). */
+/**
+ * Runs the exporter with stderr passed through (its progress) and stdout collected (its answer). Ctrl-C (or
+ * SIGTERM) is passed on as SIGINT, on which the exporter removes its temporary folder and exits; the command
+ * then exits 130.
+ */
 function runExporter(
   python: string,
   args: string[],
   trainerRoot: string,
-): Promise<{ code: number | null; stdout: string; error?: string }> {
+): Promise<{ code: number | null; interrupted: boolean; stdout: string; error?: string }> {
   return new Promise((done) => {
     const child = spawn(python, ["-m", "fim_rlvr.export_model", ...args], {
       stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, PYTHONPATH: [trainerRoot, process.env.PYTHONPATH].filter(Boolean).join(":") },
     });
     let stdout = "";
+    let interrupted = false;
+    const onSignal = () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      child.kill("SIGINT");
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    const finish = (result: { code: number | null; error?: string }) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      done({ ...result, interrupted, stdout });
+    };
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.once("error", (error) => done({ code: null, stdout, error: error.message }));
-    child.once("close", (code) => done({ code, stdout }));
+    child.once("error", (error) => finish({ code: null, error: error.message }));
+    child.once("close", (code) => finish({ code }));
   });
 }
 
@@ -175,7 +192,7 @@ export const exportModelCommand: CliCommand = {
     "replaced only with --force. Progress goes to stderr, the summary (path, format, size) to stdout.",
     "Runs the trainer's Python (--python, or the managed environment `fim-rlvr train` creates); onnx needs",
     "the onnx extra: pip install 'onnx>=1.16' 'onnxscript>=0.1' 'onnxruntime>=1.20'. Exit codes: 0 exported,",
-    "1 failed (the message says why and what to do), 2 bad usage.",
+    "1 failed (the message says why and what to do), 2 bad usage, 130 interrupted (nothing is left behind).",
   ].join("\n"),
   positionals: {
     name: "RUN_DIR",
@@ -249,6 +266,7 @@ export const exportModelCommand: CliCommand = {
       ...(flagOption(values, "force") ? ["--force"] : []),
     ];
     const ran = await runExporter(found.python, args, trainerRoot);
+    if (ran.interrupted) return 130;
     const answer = parseExportAnswer(ran.stdout);
     if (!answer)
       return fail(

@@ -373,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     except ExportError as error:
         print(json.dumps({"kind": "error", "message": error.message, "hint": error.hint}), flush=True)
         return 1
+    except KeyboardInterrupt:  # The temporary folder is already gone (_atomic_folder's finally).
+        print("export-model: interrupted; nothing was written", file=sys.stderr, flush=True)
+        return 130
     print(json.dumps(asdict(result)), flush=True)
     return 0
 

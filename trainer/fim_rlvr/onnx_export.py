@@ -119,16 +119,24 @@ def export_onnx(model: Any, into: Path, say: Callable[[str], None]) -> str | Non
     wrapper = _DecoderWithCache(model, layers).eval()
     with torch.no_grad(), warnings.catch_warnings(), _quiet_loggers():
         warnings.simplefilter("ignore")
-        program: Any = torch.onnx.export(
-            wrapper,
-            tuple(_sample_inputs(layers, kv_heads, head_dim, batch=2, new=3, past=2)),
-            input_names=input_names,
-            output_names=output_names,
-            dynamic_shapes=dynamic_shapes,
-            opset_version=OPSET,
-            dynamo=True,
-            verbose=False,
-        )
+        try:
+            program: Any = torch.onnx.export(
+                wrapper,
+                tuple(_sample_inputs(layers, kv_heads, head_dim, batch=2, new=3, past=2)),
+                input_names=input_names,
+                output_names=output_names,
+                dynamic_shapes=dynamic_shapes,
+                opset_version=OPSET,
+                dynamo=True,
+                verbose=False,
+            )
+        except Exception as error:  # torch.export's failures have many types; all mean "cannot trace this model".
+            first = str(error).strip().split("\n")[0][:300]
+            raise ExportError(
+                f"torch.onnx could not export {type(model).__name__} (torch {torch.__version__}): {first}",
+                "Export with --format merged and convert that folder with optimum-onnx (pip install optimum-onnx), "
+                "which knows more architectures.",
+            ) from error
     proto = program.model_proto
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     external = weight_bytes > EXTERNAL_DATA_BYTES
