@@ -24,7 +24,7 @@ import torch
 
 from .config import TrainConfig
 from .data import Task
-from .policy import Policy, PolicyError, build_embedded, load_pretrained
+from .policy import Policy, PolicyError, build_embedded, finish, load_pretrained
 
 ADAPTER_CONFIG = "adapter_config.json"
 """The file that marks a peft adapter folder (a LoRA checkpoint's model/)."""
@@ -50,6 +50,8 @@ class Plan:
     gradient_checkpointing: bool
     seed: int
     """Seeds the adapter's initial weights."""
+    max_seq_length: int
+    """Longest prompt + completion (Unsloth sizes its kernels by it)."""
 
     @property
     def lora(self) -> bool:
@@ -95,6 +97,7 @@ def resolve(config: TrainConfig, device: torch.device) -> Plan:
         dtype=torch.bfloat16 if bf16 else torch.float32,
         gradient_checkpointing=config.gradient_checkpointing,
         seed=config.seed,
+        max_seq_length=config.max_prompt_tokens + config.max_new_tokens,
     )
 
 
@@ -176,11 +179,9 @@ def _load_base(path: str | Path, plan: Plan, device: torch.device, embedded: boo
 def _load_unsloth(path: str | Path, plan: Plan, device: torch.device, embedded: bool) -> Policy:
     from unsloth import FastLanguageModel  # type: ignore[import-not-found]
 
-    from .policy import finish
-
     try:
         model, tokenizer = FastLanguageModel.from_pretrained(
-            model_name=str(path), dtype=plan.dtype, load_in_4bit=plan.load_in_4bit, max_seq_length=4096
+            model_name=str(path), dtype=plan.dtype, load_in_4bit=plan.load_in_4bit, max_seq_length=plan.max_seq_length
         )
     except (OSError, ValueError) as error:
         raise PolicyError(f"Unsloth could not load the model at {path}: {error}; set unsloth to false") from error

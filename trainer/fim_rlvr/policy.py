@@ -103,7 +103,8 @@ def load_pretrained(
         dtype = torch.bfloat16 if device.type == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
     placement: dict[str, Any] = {}
     if quantization is not None:
-        placement = {"quantization_config": quantization, "device_map": {"": device}}
+        gpu = device.index if device.index is not None else 0  # bitsandbytes places the weights as it loads them
+        placement = {"quantization_config": quantization, "device_map": {"": gpu}}
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder)
         model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, **placement)
