@@ -131,11 +131,18 @@ class TrainerServer:
             os._exit(0)
 
 
+SERVICE_ENV = "FIM_RLVR_VERIFIER_SERVICE"
+"""HOST:PORT of a verifier service this process uses instead of the one the host names (other nodes)."""
+TOKEN_ENV = "FIM_RLVR_VERIFIER_TOKEN"
+"""The token of the service named by FIM_RLVR_VERIFIER_SERVICE, if it has one."""
+
+
 def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -> Any:
     """The Trainer that `initialize` params describe (raises TrainerError for a bad config or folder). Candidates go
     to the run's verifier service when the host gives one (every rank connects to it), else to the host over this
-    connection (`host_verifier`, older hosts and single-process only)."""
-    from .service_client import Address, ServiceClient
+    connection (`host_verifier`, older hosts and single-process only). FIM_RLVR_VERIFIER_SERVICE (and
+    FIM_RLVR_VERIFIER_TOKEN) override the host's service: the ranks of another node reach a service of their own."""
+    from .service_client import Address, ServiceClient, parse_address
     from .train import Trainer, TrainerError
 
     try:
@@ -147,11 +154,21 @@ def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -
             raise TrainerError(f"initialize: {key} must be a folder path")
     service = params.get("verifierService")
     verifier: Verifier = host_verifier
+    elsewhere = os.environ.get(SERVICE_ENV)
+    if elsewhere:  # a node of a multi-node run whose ranks cannot reach the main node's loopback service
+        try:
+            address = parse_address(elsewhere)
+        except ValueError as error:
+            raise TrainerError(f"{SERVICE_ENV}: {error}") from error
+        service = {"host": address.host, "port": address.port, "token": os.environ.get(TOKEN_ENV)}
     if isinstance(service, dict):
         try:
             address = Address(str(service["host"]), int(service["port"]))
             # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
-            verifier = ServiceClient(address, token=str(service["token"]), retry_window=config.verify_timeout_s)
+            token = service["token"]
+            verifier = ServiceClient(
+                address, token=None if token is None else str(token), retry_window=config.verify_timeout_s
+            )
         except (KeyError, TypeError, ValueError) as error:
             raise TrainerError(f"initialize: verifierService must be {{host, port, token}}: {error}") from error
     return Trainer(

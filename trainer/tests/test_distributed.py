@@ -107,3 +107,31 @@ def service_stats(service: ServiceProcess) -> dict[str, Any]:
     with ServiceClient(service.address, token=TOKEN) as client:
         (report,) = client.stats()
     return report
+
+
+def test_another_node_reaches_its_own_service_through_the_environment(
+    dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fim_rlvr.server import make_trainer
+    from fim_rlvr.service_client import Address, ServiceClient
+
+    params = {
+        "protocolVersion": 1,
+        "config": {"steps": 1},
+        "datasetDir": str(dataset),
+        "runDir": str(tmp_path / "run"),
+        "resume": False,
+        "verifier": {"kind": "simulator", "version": "-", "label": "simulator (not Lean)"},
+        "verifierService": {"host": "127.0.0.1", "port": 1, "token": "main-node"},
+    }
+    trainer = make_trainer(params, None, None)  # type: ignore[arg-type]
+    assert isinstance(trainer.verifier, ServiceClient) and trainer.verifier.token == "main-node"
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "10.0.0.7:8470")
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_TOKEN", "node-token")
+    trainer = make_trainer(params, None, None)  # type: ignore[arg-type]
+    assert isinstance(trainer.verifier, ServiceClient)
+    assert trainer.verifier.token == "node-token"
+    assert trainer.verifier._services[0].address == Address("10.0.0.7", 8470)
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "nowhere")
+    with pytest.raises(Exception, match="FIM_RLVR_VERIFIER_SERVICE"):
+        make_trainer(params, None, None)  # type: ignore[arg-type]
