@@ -112,6 +112,31 @@ class Ranks:
         """The device this rank trains on: the accelerator's (cuda:LOCAL_RANK, or the CPU) under a launcher."""
         return self.accelerator.device if self.accelerator is not None else wanted
 
+    def unsupported(self) -> str | None:
+        """Why this launch cannot train, or None. FSDP and DeepSpeed ZeRO-3 shard the parameters, but rollouts are
+        generated through the unsharded module, each rank for its own prompts and lengths (no synced generation,
+        no gathered weights): those runs would deadlock or sample from shards, so they are refused up front."""
+        if self.accelerator is None:
+            return None
+        from accelerate.utils import DistributedType
+
+        kind = self.accelerator.distributed_type
+        plugin = getattr(self.accelerator.state, "deepspeed_plugin", None)
+        sharded = (
+            "FSDP"
+            if kind == DistributedType.FSDP
+            else "DeepSpeed ZeRO-3"
+            if kind == DistributedType.DEEPSPEED and getattr(plugin, "zero_stage", 0) == 3
+            else None
+        )
+        if sharded is None:
+            return None
+        return (
+            f"{sharded} shards the parameters, which this trainer's rollouts cannot sample from: use an accelerate "
+            "config with DDP (distributed_type: MULTI_GPU) or DeepSpeed ZeRO-2, and LoRA (--lora-r) for models that "
+            "do not fit on one GPU (docs/SCALING.md)"
+        )
+
     # -------------------------------------------------------------------------------------------- collectives
 
     def broadcast(self, value: T) -> T:

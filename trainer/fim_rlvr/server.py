@@ -142,8 +142,13 @@ def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -
     to the run's verifier service when the host gives one (every rank connects to it), else to the host over this
     connection (`host_verifier`, older hosts and single-process only). FIM_RLVR_VERIFIER_SERVICE (and
     FIM_RLVR_VERIFIER_TOKEN) override the host's service: the ranks of another node reach a service of their own."""
+    from . import distributed
     from .service_client import Address, ServiceClient, parse_address
     from .train import Trainer, TrainerError
+
+    refusal = distributed.current().unsupported()
+    if refusal is not None:
+        raise TrainerError(refusal)
 
     try:
         config = train_config.from_dict(dict(params.get("config") or {}))

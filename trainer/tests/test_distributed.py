@@ -135,3 +135,24 @@ def test_another_node_reaches_its_own_service_through_the_environment(
     monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "nowhere")
     with pytest.raises(Exception, match="FIM_RLVR_VERIFIER_SERVICE"):
         make_trainer(params, None, None)  # type: ignore[arg-type]
+
+
+def test_sharded_launches_are_refused_with_what_to_use_instead() -> None:
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from fim_rlvr.distributed import Ranks
+
+    def ranks(kind: DistributedType, zero_stage: int | None = None) -> Ranks:
+        plugin = SimpleNamespace(zero_stage=zero_stage) if zero_stage is not None else None
+        accelerator = SimpleNamespace(distributed_type=kind, state=SimpleNamespace(deepspeed_plugin=plugin))
+        return Ranks(0, 2, accelerator)
+
+    assert Ranks().unsupported() is None
+    assert ranks(DistributedType.MULTI_GPU).unsupported() is None
+    assert ranks(DistributedType.MULTI_CPU).unsupported() is None
+    assert ranks(DistributedType.DEEPSPEED, zero_stage=2).unsupported() is None
+    for refused in (ranks(DistributedType.FSDP), ranks(DistributedType.DEEPSPEED, zero_stage=3)):
+        message = refused.unsupported()
+        assert message is not None and "ZeRO-2" in message and "SCALING.md" in message
