@@ -1,6 +1,7 @@
 /** Extension entry point: every command is listed once here. */
 import * as vscode from "vscode";
 import { startTraining } from "../lean-bridge/train/session";
+import { AnnotationPersistence } from "./annotationPersistence";
 import { exportWorkspaceAsDataset } from "./exportCommand";
 import { AttemptsLens, showAttempts } from "./attempts";
 import { Dashboard } from "./dashboardPanel";
@@ -22,6 +23,7 @@ export interface FimRlvrApi {
 export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   mirrorLogToConsole(context.extensionMode === vscode.ExtensionMode.Test);
   const store = new HoleStore();
+  const persistence = new AnnotationPersistence(store, context.storageUri);
   const dashboard = new Dashboard(context.extensionUri);
   const statusBar = new RunStatusBar();
   const controller = new TrainingController(
@@ -37,7 +39,10 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
     "fimRlvr.stopTraining": () => controller.stop(),
     "fimRlvr.resumeTraining": () => controller.resume(),
     "fimRlvr.showDashboard": () => dashboard.show(),
-    "fimRlvr.clearAnnotations": () => store.clear(),
+    "fimRlvr.clearAnnotations": () => {
+      store.clear();
+      persistence.forgetPending();
+    },
     "fimRlvr.showAttempts": (taskId) => showAttempts(store, taskId),
     "fimRlvr.showLog": () => outputChannel().show(true),
   };
@@ -48,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   const tree = new HolesTree(store, context.extensionUri);
   context.subscriptions.push(
     outputChannel(),
+    persistence,
     statusBar,
     dashboard,
     controller,

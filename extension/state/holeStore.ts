@@ -165,6 +165,25 @@ export class HoleStore {
     return this.holes.size;
   }
 
+  /** Every hole record (for saving the annotations across a reload). */
+  records(): HoleRecord[] {
+    return [...this.holes.values()];
+  }
+
+  /** Puts back saved records (holes already known keep their newer record); returns how many were added. */
+  restore(records: readonly HoleRecord[]): number {
+    const files = new Set<string>();
+    let added = 0;
+    for (const record of records) {
+      if (this.holes.has(record.taskId)) continue;
+      this.holes.set(record.taskId, record);
+      files.add(record.file);
+      added++;
+    }
+    if (files.size > 0) this.emit(files);
+    return added;
+  }
+
   clear(): void {
     const files = new Set(this.files());
     this.holes.clear();

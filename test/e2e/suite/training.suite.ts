@@ -9,7 +9,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { suite, suiteSetup, test } from "mocha";
 import * as vscode from "vscode";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { AnnotationPersistence } from "../../../extension/annotationPersistence";
 import type { FimRlvrApi } from "../../../extension/main";
+import { HoleStore } from "../../../extension/state/holeStore";
 
 const EXTENSION_ID = "fim-rlvr.fim-rlvr-lean4";
 
@@ -71,6 +75,24 @@ export function defineSuites(): void {
       const hole = api.store.holesIn(file)[0]!;
       assert.ok(hole.attempts.length > 0);
       assert.match(readFileSync(file, "utf8"), /theorem|lemma|example/);
+    });
+
+    test("annotations are saved to workspace storage and come back in a new window's store", () => {
+      assert.ok(api.store.size > 0, "the training test left annotations");
+      const storage = vscode.Uri.file(mkdtempSync(join(tmpdir(), "fim-annotations-")));
+      const saving = new AnnotationPersistence(api.store, storage);
+      saving.forgetPending(); // schedules a save
+      saving.dispose(); // and flushes it
+      assert.ok(existsSync(join(storage.fsPath, "annotations.json")));
+      const reloaded = new HoleStore();
+      const restoring = new AnnotationPersistence(reloaded, storage);
+      assert.equal(reloaded.size, api.store.size, "every hole of an unchanged file comes back");
+      const file = reloaded.files()[0]!;
+      assert.deepEqual(
+        reloaded.holesIn(file).map((h) => [h.taskId, h.range, h.latest]),
+        api.store.holesIn(file).map((h) => [h.taskId, h.range, h.latest]),
+      );
+      restoring.dispose();
     });
 
     test("Stop writes a checkpoint and leaves the run resumable", async function () {
