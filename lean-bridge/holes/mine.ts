@@ -8,7 +8,8 @@
  * Term-mode proofs, equation compilers and `where` clauses are recognised and skipped, with counts.
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
-import { TokenKind, bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
+import { lex } from "../lean/lexer";
+import { TokenKind, bracketDelta, tokenText, type TokenStream } from "../lean/tokens";
 import type { Range } from "vscode-languageserver-protocol";
 import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
 

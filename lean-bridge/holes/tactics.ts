@@ -5,7 +5,7 @@
  * `by` (a `have`'s proof, a `calc` step's proof), and after `=>` of `case`, `next` and the alternatives of
  * `induction`/`cases`/`match`.
  */
-import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "../lean/lexer";
+import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "../lean/tokens";
 
 export interface TacticStep {
   /** Token indices of the step's first and last code tokens. */

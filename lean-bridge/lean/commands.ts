@@ -4,7 +4,8 @@
  * equations or a `where` structure. Lean itself ends a command where the next command keyword begins; like
  * every Lean tool that works on text, we take a command keyword at column 0 as that boundary.
  */
-import { TokenKind, bracketDelta, isCommentKind, lex, tokenIs, tokenText, type TokenStream } from "./lexer";
+import { lex } from "./lexer";
+import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "./tokens";
 
 const DECLARATION_KEYWORDS = new Set([
   "theorem",

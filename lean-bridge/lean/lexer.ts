@@ -8,76 +8,17 @@
  * tens of megabytes and the verifier lexes every candidate.
  */
 
-export const enum TokenKind {
-  Ident = 0,
-  Number = 1,
-  String = 2,
-  Char = 3,
-  LineComment = 4,
-  BlockComment = 5,
-  /** `/-- … -/` and `/-! … -/`. */
-  DocComment = 6,
-  Symbol = 7,
-}
-
-export interface TokenStream {
-  readonly text: string;
-  readonly count: number;
-  readonly kinds: Uint8Array;
-  readonly starts: Int32Array;
-  readonly ends: Int32Array;
-  /** UTF-16 column of the token's first character. */
-  readonly cols: Int32Array;
-  /** 0-based line of the token's first character. */
-  readonly lines: Int32Array;
-  /** 1 when the token is the first non-blank thing on its line. */
-  readonly lineFirst: Uint8Array;
-  /** True when the text ends inside a comment or string: a sign that the text is cut mid-token. */
-  readonly unterminated: boolean;
-}
-
-export function tokenText(ts: TokenStream, i: number): string {
-  return ts.text.slice(ts.starts[i], ts.ends[i]);
-}
-
-/** Whether token i's text is `word`, without allocating a string. */
-export function tokenIs(ts: TokenStream, i: number, word: string): boolean {
-  const start = ts.starts[i] ?? 0;
-  return (ts.ends[i] ?? 0) - start === word.length && ts.text.startsWith(word, start);
-}
-
-export function isCommentKind(kind: number): boolean {
-  return kind === TokenKind.LineComment || kind === TokenKind.BlockComment || kind === TokenKind.DocComment;
-}
-
-// Lean's `isLetterLike` (src/Init/Meta.lean), extended with the ASCII letters.
-function isLetterLike(c: number): boolean {
-  return (
-    (c >= 0x3b1 && c <= 0x3c9 && c !== 0x3bb) || // Greek lower case, without λ
-    (c >= 0x391 && c <= 0x3a9 && c !== 0x3a0 && c !== 0x3a3) || // Greek upper case, without Π Σ
-    (c >= 0x3ca && c <= 0x3fb) || // Coptic
-    (c >= 0x1f00 && c <= 0x1ffe) || // Polytonic Greek
-    (c >= 0x2100 && c <= 0x214f) || // Letter-like block
-    (c >= 0x1d49c && c <= 0x1d59f) // Script, double-struck and Fraktur letters
-  );
-}
-
-// Lean's `isSubScriptAlnum`: numeric subscripts ₀…₉ (not ₊₋₌), subscript letters.
-function isSubscriptAlnum(c: number): boolean {
-  return (c >= 0x2080 && c <= 0x2089) || (c >= 0x2090 && c <= 0x209c) || (c >= 0x1d62 && c <= 0x1d6a);
-}
-
-function isAsciiLetter(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-function isHexDigit(c: number): boolean {
-  return isDigit(c) || ((c | 0x20) >= 97 && (c | 0x20) <= 102);
-}
+import {
+  ASCII_ID_REST,
+  ASCII_ID_START,
+  codePointAt,
+  isDigit,
+  isHexDigit,
+  isIdRest,
+  isIdStart,
+  width,
+} from "./chars";
+import { TokenKind, type TokenStream } from "./tokens";
 
 /** Prefixes written against their string (`s!"…"`) whose string is interpolated: one token for us. */
 const ADJACENT_INTERPOLATION = new Set(["s!", "m!", "f!", "println!", "toString!"]);
@@ -93,29 +34,6 @@ const INTERPOLATING_KEYWORDS = new Set([
   "throwErrorAt",
   "dbg_trace",
 ]);
-
-export function isIdStart(c: number): boolean {
-  return isAsciiLetter(c) || c === 95 || isLetterLike(c);
-}
-
-export function isIdRest(c: number): boolean {
-  return isIdStart(c) || isDigit(c) || c === 39 || c === 33 || c === 63 || isSubscriptAlnum(c);
-}
-
-const ASCII_ID_REST = new Uint8Array(128);
-const ASCII_ID_START = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  ASCII_ID_REST[c] = isIdRest(c) ? 1 : 0;
-  ASCII_ID_START[c] = isIdStart(c) ? 1 : 0;
-}
-
-function codePointAt(text: string, i: number): number {
-  return text.codePointAt(i) ?? 0;
-}
-
-function width(c: number): number {
-  return c > 0xffff ? 2 : 1;
-}
 
 const MULTI_SYMBOLS = [":=", "=>", "<;>", "@[", "..", "::", "<|>", "<|", "|>", "->", "<-"];
 
@@ -495,21 +413,4 @@ export function lex(text: string): TokenStream {
   const lexer = new Lexer(text);
   lexer.run();
   return lexer;
-}
-
-/** Bracket depth change of token i: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close. */
-export function bracketDelta(ts: TokenStream, i: number): number {
-  return ts.kinds[i] !== TokenKind.Symbol
-    ? 0
-    : symbolBracketDelta(ts.text, ts.starts[i] ?? 0, ts.ends[i] ?? 0);
-}
-
-/** The bracket depth change of a symbol token: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close. */
-function symbolBracketDelta(text: string, start: number, end: number): number {
-  const c = text.charCodeAt(start);
-  const len = end - start;
-  if (c === 40 || c === 91 || c === 123 || c === 0x27e8 || c === 0x2983) return len === 1 ? 1 : 0;
-  if (c === 64 && len === 2) return 1; // `@[`
-  if (c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984) return len === 1 ? -1 : 0;
-  return 0;
 }

@@ -5,7 +5,7 @@
  * token; that is the whole of its logic, and every message it makes up says "simulator".
  */
 import type { Command, Declaration, ParsedFile } from "../lean/commands";
-import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
+import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
 import type { Range } from "vscode-languageserver-protocol";

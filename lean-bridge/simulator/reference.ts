@@ -9,7 +9,8 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseFile } from "../lean/commands";
-import { isCommentKind, lex, tokenText } from "../lean/lexer";
+import { lex } from "../lean/lexer";
+import { isCommentKind, tokenText } from "../lean/tokens";
 
 export interface OracleFile {
   alternatives?: Record<string, string[]>;

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ParsedFile } from "../lean/commands";
-import { isIdRest, isIdStart } from "../lean/lexer";
+import { isIdRest, isIdStart } from "../lean/chars";
 import type { LeanDiagnostic } from "../protocol/lean";
 import type { Range } from "vscode-languageserver-protocol";
 import type { LineIndex } from "../text/positions";

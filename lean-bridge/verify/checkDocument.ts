@@ -7,7 +7,8 @@
 import type { Range } from "vscode-languageserver-protocol";
 import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { createHash } from "node:crypto";
-import { TokenKind, isCommentKind, lex, tokenText } from "../lean/lexer";
+import { lex } from "../lean/lexer";
+import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { LineIndex, leanColumnOf } from "../text/positions";
 import { isTermHash } from "./policy";
 

@@ -9,7 +9,8 @@
  * answer fails closed.
  */
 import type { DocumentSymbol, Position, SymbolInformation } from "vscode-languageserver-protocol";
-import { lex, tokenText } from "../lean/lexer";
+import { lex } from "../lean/lexer";
+import { tokenText } from "../lean/tokens";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { nameParts } from "./policy";

@@ -4,7 +4,8 @@
  * command, `#exit`, `import`, new `axiom`s), and anything that runs arbitrary programs at elaboration time.
  * See docs/POLICY.md for the rationale of each rule and how to change it.
  */
-import { TokenKind, bracketDelta, lex, tokenText, type TokenStream } from "../lean/lexer";
+import { lex } from "../lean/lexer";
+import { TokenKind, bracketDelta, tokenText, type TokenStream } from "../lean/tokens";
 import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
 
 export interface CandidatePolicy {

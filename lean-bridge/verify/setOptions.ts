@@ -5,7 +5,7 @@
  * Only resource limits are allowed, each with an upper bound so a candidate cannot buy unbounded time.
  * docs/POLICY.md explains each rule.
  */
-import { TokenKind, isCommentKind, tokenText, type TokenStream } from "../lean/lexer";
+import { TokenKind, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
 
 /** Option name → the largest value a candidate may set (values are positive whole numbers). */
 export type OptionLimits = Readonly<Record<string, number>>;

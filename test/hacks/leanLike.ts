@@ -15,7 +15,7 @@
 import { PassThrough } from "node:stream";
 import { createMessageConnection, type MessageConnection } from "vscode-jsonrpc/node";
 import { parseFile, type Declaration, type ParsedFile } from "../../lean-bridge/lean/commands";
-import { isCommentKind, tokenText } from "../../lean-bridge/lean/lexer";
+import { isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
 import type { LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import { LeanServer } from "../../lean-bridge/server/leanServer";
 import { applyChanges } from "../../lean-bridge/text/edits";

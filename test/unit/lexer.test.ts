@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TokenKind, lex, tokenText } from "../../lean-bridge/lean/lexer";
+import { lex } from "../../lean-bridge/lean/lexer";
+import { TokenKind, tokenText } from "../../lean-bridge/lean/tokens";
 
 function kinds(text: string): [string, TokenKind][] {
   const ts = lex(text);

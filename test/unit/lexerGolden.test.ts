@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { TokenKind, lex, tokenText } from "../../lean-bridge/lean/lexer";
+import { lex } from "../../lean-bridge/lean/lexer";
+import { TokenKind, tokenText } from "../../lean-bridge/lean/tokens";
 
 interface GoldenCase {
   name: string;
