@@ -228,7 +228,7 @@ export const trainCommand: CliCommand = {
     launcher: {
       type: "string",
       value: "single|accelerate",
-      help: "How trainer processes start: one process, or `accelerate launch` (DDP, FSDP, DeepSpeed).",
+      help: "How trainer processes start: one process, or `accelerate launch` (DDP, or DeepSpeed ZeRO-2 by config).",
       default: "single",
     },
     "num-processes": {
@@ -240,7 +240,7 @@ export const trainCommand: CliCommand = {
     "accelerate-config": {
       type: "string",
       value: "FILE",
-      help: "An accelerate config (from `accelerate config`; see docs/SCALING.md for FSDP and DeepSpeed).",
+      help: "An accelerate config (from `accelerate config`; examples for DDP, DeepSpeed and multi-node in docs/SCALING.md).",
     },
   },
   examples: [

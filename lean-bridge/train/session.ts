@@ -44,7 +44,7 @@ export interface TrainingOptions {
   resume: boolean;
   /**
    * How trainer processes start: one process (default), or `accelerate launch` with N processes (DDP, or what
-   * the accelerate config file says: FSDP, DeepSpeed). Every process gets its rewards from the run's verifier
+   * the accelerate config file says: DeepSpeed ZeRO-2, several machines). Every process gets its rewards from the run's verifier
    * service; only rank 0 talks to this host.
    */
   launcher?: TrainerLauncher;

@@ -132,7 +132,8 @@ class TrainerServer:
 
 
 SERVICE_ENV = "FIM_RLVR_VERIFIER_SERVICE"
-"""HOST:PORT of a verifier service this process uses instead of the one the host names (other nodes)."""
+"""HOST:PORT of the verifier service this process uses instead of the one the host names (the ranks of other
+machines); several, comma-separated, are balanced over."""
 TOKEN_ENV = "FIM_RLVR_VERIFIER_TOKEN"
 """The token of the service named by FIM_RLVR_VERIFIER_SERVICE, if it has one."""
 
@@ -157,23 +158,22 @@ def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -
     for key in ("datasetDir", "runDir"):
         if not isinstance(params.get(key), str) or not params[key]:
             raise TrainerError(f"initialize: {key} must be a folder path")
-    service = params.get("verifierService")
+    # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
     verifier: Verifier = host_verifier
     elsewhere = os.environ.get(SERVICE_ENV)
+    service = params.get("verifierService")
     if elsewhere:  # a node of a multi-node run whose ranks cannot reach the main node's loopback service
         try:
-            address = parse_address(elsewhere)
+            addresses = [parse_address(a) for a in elsewhere.split(",") if a.strip()]
         except ValueError as error:
             raise TrainerError(f"{SERVICE_ENV}: {error}") from error
-        service = {"host": address.host, "port": address.port, "token": os.environ.get(TOKEN_ENV)}
-    if isinstance(service, dict):
+        if not addresses:
+            raise TrainerError(f"{SERVICE_ENV} is empty: give HOST:PORT (several, comma-separated, to balance)")
+        verifier = ServiceClient(addresses, token=os.environ.get(TOKEN_ENV), retry_window=config.verify_timeout_s)
+    elif isinstance(service, dict):
         try:
             address = Address(str(service["host"]), int(service["port"]))
-            # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
-            token = service["token"]
-            verifier = ServiceClient(
-                address, token=None if token is None else str(token), retry_window=config.verify_timeout_s
-            )
+            verifier = ServiceClient(address, token=str(service["token"]), retry_window=config.verify_timeout_s)
         except (KeyError, TypeError, ValueError) as error:
             raise TrainerError(f"initialize: verifierService must be {{host, port, token}}: {error}") from error
     return Trainer(

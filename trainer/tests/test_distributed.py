@@ -132,6 +132,9 @@ def test_another_node_reaches_its_own_service_through_the_environment(
     assert isinstance(trainer.verifier, ServiceClient)
     assert trainer.verifier.token == "node-token"
     assert trainer.verifier._services[0].address == Address("10.0.0.7", 8470)
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "10.0.0.7:8470,10.0.0.8:8470")
+    trainer = make_trainer(params, None, None)  # type: ignore[arg-type]
+    assert [s.address.host for s in trainer.verifier._services] == ["10.0.0.7", "10.0.0.8"]
     monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "nowhere")
     with pytest.raises(Exception, match="FIM_RLVR_VERIFIER_SERVICE"):
         make_trainer(params, None, None)  # type: ignore[arg-type]
