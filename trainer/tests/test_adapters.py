@@ -4,6 +4,7 @@ clearly what they need."""
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import types
@@ -71,7 +72,7 @@ def test_lora_trains_only_the_adapter_and_keeps_no_reference_copy(
     def no_copy(_: object) -> None:
         raise AssertionError("the reference must not be a copy of the model with LoRA")
 
-    monkeypatch.setattr(train_module, "copy", types.SimpleNamespace(deepcopy=no_copy))
+    monkeypatch.setattr(train_module, "copy", types.SimpleNamespace(deepcopy=no_copy, copy=copy.copy))
     events = RecordingEvents()
     trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), events, steps=1, sft_steps=0, **LORA)
     assert trainer.algorithm.needs_reference  # GRPO on the embedded model anchors with beta 0.2
