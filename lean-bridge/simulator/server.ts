@@ -7,7 +7,7 @@
  * It always names itself a simulator in serverInfo and in every message it invents.
  */
 import { StreamMessageReader, type Message } from "vscode-jsonrpc/node";
-import { parseFile, type ParsedFile } from "../lean/commands";
+import { parseFile } from "../lean/commands";
 import {
   LEAN_WATCHER_REGISTRATION_ID,
   type CancelParams,
@@ -26,8 +26,9 @@ import {
 } from "vscode-languageserver-protocol";
 import { applyChanges } from "../text/edits";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
-import { SIMULATOR_SOURCE, goalOf, judgeCommand, type JudgeContext, type JudgedDeclaration } from "./judge";
+import { SIMULATOR_SOURCE, goalOf, type JudgeContext, type JudgedDeclaration } from "./judge";
 import { ReferenceIndex, type OracleFile } from "./reference";
+import { elaborate, planReuse, type SimDocument } from "./snapshots";
 import { documentSymbols, headerFailure, moduleNameOf } from "./workspaceView";
 
 export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
@@ -50,34 +51,6 @@ interface RawRequest {
   id: number | string;
   method: string;
   params?: unknown;
-}
-
-interface Waiter {
-  id: number | string;
-  version: number;
-}
-
-interface CommandResult {
-  start: number;
-  end: number;
-  /** Where the next command starts (the end of this command's trailing whitespace and comments). */
-  extendedEnd: number;
-  diagnostics: LeanDiagnostic[];
-  judged: [string, JudgedDeclaration][];
-}
-
-interface SimDocument {
-  uri: string;
-  version: number;
-  text: string;
-  file: ParsedFile;
-  /** Version whose diagnostics have all been sent. */
-  doneVersion: number;
-  results: CommandResult[];
-  crashed: boolean;
-  workerStarted: boolean;
-  generation: number;
-  waiters: Waiter[];
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -344,17 +317,8 @@ export class Simulator {
     const headerMs = this.options.headerMs ?? 0;
     const declMs = this.options.declMs ?? 0;
     const stale = () => doc.generation !== generation || !this.docs.has(doc.uri);
-    // Trailing whitespace and comments belong to a command (Lean keeps them as its last token's trailing
-    // info), so a command is reused only if the change begins after the next command starts.
-    const nextStart = new Map<number, number>();
-    doc.file.commands.forEach((c, k) =>
-      nextStart.set(c.start, doc.file.commands[k + 1]?.start ?? Number.MAX_SAFE_INTEGER),
-    );
-    const reused = doc.results.filter((r) => r.extendedEnd <= firstChange);
-    const commands = doc.file.commands.filter(
-      (c) => (nextStart.get(c.start) ?? 0) > firstChange || !reused.some((r) => r.start === c.start),
-    );
-    const from = commands[0]?.start ?? doc.text.length;
+    const plan = planReuse(doc, firstChange);
+    const from = plan.from;
     const index = new LineIndex(doc.text);
     this.progress(doc, version, from, index);
     const fault = this.options.faults
@@ -403,35 +367,12 @@ export class Simulator {
       recorded: [],
       moduleName: moduleNameOf(doc.uri, this.options.cwd),
     };
-    const results: CommandResult[] = [];
-    const reusedByStart = new Map(reused.map((r) => [r.start, r]));
-    const fresh = new Set(commands);
-    for (const command of doc.file.commands) {
-      const keep = fresh.has(command) ? undefined : reusedByStart.get(command.start);
-      if (keep) {
-        // A reused snapshot: its diagnostics and names stand, at no cost.
-        for (const [name, result] of keep.judged) judged.set(name, result);
-        results.push(keep);
-        continue;
-      }
-      if (command.declaration) {
-        this.stats.elaborated++;
-        if (declMs > 0) {
-          await sleep(declMs);
-          if (stale()) return;
-        }
-      }
-      ctx.recorded = [];
-      const diagnostics = judgeCommand(ctx, command);
-      results.push({
-        start: command.start,
-        end: command.end,
-        extendedEnd: nextStart.get(command.start) ?? doc.text.length,
-        diagnostics,
-        judged: ctx.recorded,
-      });
-    }
-    if (stale()) return;
+    const results = await elaborate(doc, plan, ctx, {
+      declMs,
+      stale,
+      onElaborate: () => this.stats.elaborated++,
+    });
+    if (!results || stale()) return;
     doc.results = results;
     // Lean 4.22+: "processing []" may come before the last diagnostics. The simulator always does this.
     this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing: [] });
