@@ -356,6 +356,8 @@ export function hintFor(text: string): string {
     return "torch is missing: pip install torch==2.13.0 in the trainer's Python (or leave --python out to use the managed environment).";
   if (/No module named '?accelerate/.test(text))
     return "--launcher accelerate needs accelerate in the trainer's Python: pip install accelerate (or leave --python out to use the managed environment), or train with --launcher single.";
+  if (/invalid device ordinal/i.test(text))
+    return "More trainer processes than GPUs on this machine: give --num-processes at most the number of GPUs (one rank per GPU).";
   if (/No module named '?fim_rlvr/.test(text))
     return "The trainer's sources were not found: the installation is incomplete (trainer/fim_rlvr is missing).";
   if (/CUDA out of memory|OutOfMemoryError/.test(text))

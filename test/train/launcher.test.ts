@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { trainerArgs } from "../../lean-bridge/train/launcher";
+import { hintFor } from "../../lean-bridge/train/run";
 import { EXAMPLE, REPO } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -107,6 +108,18 @@ test("the trainer's command line: one process, or accelerate launch with its own
     "fim_rlvr",
     "--stdio",
   ]);
+});
+
+test("what to do when accelerate is missing or there are more ranks than GPUs", () => {
+  assert.match(
+    hintFor("ModuleNotFoundError: No module named 'accelerate'"),
+    /pip install accelerate.*--launcher single/,
+  );
+  assert.match(
+    hintFor("torch.AcceleratorError: CUDA error: invalid device ordinal"),
+    /--num-processes at most the number of GPUs/,
+  );
+  assert.equal(hintFor("something else"), "");
 });
 
 test(
