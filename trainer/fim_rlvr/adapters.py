@@ -439,13 +439,14 @@ def describe(model: Any, plan: Plan) -> str:
         )
     else:
         what = f"full fine-tuning ({_count(trainable)} of {_count(total)} parameters trainable)"
-    parts = [what, "bf16" if plan.dtype == torch.bfloat16 else "float32"]
+    precision = "bf16" if plan.dtype == torch.bfloat16 else "float32"
+    if plan.dtype == torch.bfloat16 and next(model.parameters()).device.type == "cpu":
+        precision = "bf16 (on CPU: half the memory, slower than float32 there)"
+    parts = [what, precision]
     if plan.gradient_checkpointing:
         parts.append("gradient checkpointing")
     if plan.unsloth:
         parts.append("Unsloth")
     if is_lora(model):
         parts.append("KL reference: the policy with adapters disabled (no second copy)")
-    if plan.dtype == torch.bfloat16 and next(model.parameters()).device.type == "cpu":
-        parts.append("bf16 on CPU (half the memory, slower than float32 there)")
     return ", ".join(parts)

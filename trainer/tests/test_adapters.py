@@ -261,6 +261,19 @@ def test_bf16_on_cpu_loads_the_base_in_bfloat16(toy_dataset: Path) -> None:
     assert plan.dtype == torch.float32 and next(default.model.parameters()).dtype == torch.float32
 
 
+def test_a_bf16_lora_run_with_gradient_checkpointing_trains_on_cpu(toy_dataset: Path, tmp_path: Path) -> None:
+    events = RecordingEvents()
+    options = {"bf16": True, "gradient_checkpointing": True, "sft_steps": 0, **LORA}
+    trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), events, steps=1, **options)
+    before = {n: p.detach().clone() for n, p in trainer.policy.model.named_parameters() if "lora_B" in n}
+    trainer.run()
+    assert events.of("train/done")[-1]["status"] == "completed"
+    after = dict(trainer.policy.model.named_parameters())
+    assert all(not torch.equal(before[n], after[n]) for n in before)
+    line = next(m for m in events.of("train/log") if m["message"].startswith("training: "))["message"]
+    assert "bf16 (on CPU: half the memory, slower than float32 there), gradient checkpointing" in line
+
+
 def test_gpu_only_options_say_what_they_need_here(toy_dataset: Path, tmp_path: Path) -> None:
     def plan(device: str, **config: Any) -> adapters.Plan:
         return adapters.resolve(from_dict({"lora_r": 4, "bf16": False, **config}), torch.device(device))
