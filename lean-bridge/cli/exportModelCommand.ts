@@ -33,6 +33,8 @@ export type ModelExportAnswer =
       checkpoint_kind: "full" | "lora";
       /** What was checked after writing (ONNX: onnxruntime against PyTorch), or null. */
       check: string | null;
+      /** A LoRA checkpoint's base model folder (an adapter export needs it to be loaded), or null. */
+      base_model: string | null;
     }
   | { kind: "error"; message: string; hint: string };
 
@@ -90,6 +92,9 @@ export function summary(answer: Extract<ModelExportAnswer, { kind: "ok" }>): str
     `  format: ${answer.format}, from step-${answer.step}${what} of ${answer.checkpoint}`,
     `  size: ${formatSize(answer.size_bytes)} in ${answer.files.length} files (${answer.files.join(", ")})`,
     ...(answer.check ? [`  checked: ${answer.check}`] : []),
+    ...(answer.format === "adapter" && answer.base_model
+      ? [`  base model (not copied, the adapter needs it): ${answer.base_model}`]
+      : []),
     `  load with ${HOW_TO_LOAD[answer.format](answer.path)}`,
   ].join("\n");
 }

@@ -110,6 +110,12 @@ test(
     const again = cli(["export-model", run, "--format", "onnx", "--python", PYTHON]);
     assert.equal(again.status, 1);
     assert.match(again.stderr, /step-3-onnx already exists\nPass --force to replace it/);
+
+    const adapter = cli(["export-model", run, "--format", "adapter", "--python", PYTHON]);
+    assert.equal(adapter.status, 0, adapter.stderr);
+    assert.match(adapter.stdout, /format: adapter, from step-3 of /);
+    assert.match(adapter.stdout, /adapter_config\.json, adapter_model\.safetensors/);
+    assert.match(adapter.stdout, /base model \(not copied, the adapter needs it\): .*step-3\/base_model\n/);
   },
 );
 

@@ -73,6 +73,8 @@ class ExportResult:
     checkpoint_kind: Literal["full", "lora"]
     check: str | None
     """What was checked after writing (ONNX: onnxruntime against PyTorch), or None."""
+    base_model: str | None
+    """A LoRA checkpoint's base model folder (an adapter export needs it to be loaded), or None."""
 
 
 # --------------------------------------------------------------------------------------------- the checkpoint
@@ -333,7 +335,8 @@ def export(
         check = _WRITERS[fmt](ckpt, tmp, say)
     files = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     size = sum((target / f).stat().st_size for f in files)
-    return ExportResult("ok", fmt, str(target), size, files, str(ckpt.folder), ckpt.step, ckpt.kind, check)
+    base = str(ckpt.base_dir.absolute()) if ckpt.base_dir is not None else None
+    return ExportResult("ok", fmt, str(target), size, files, str(ckpt.folder), ckpt.step, ckpt.kind, check, base)
 
 
 # ----------------------------------------------------------------------------------------------------- main
