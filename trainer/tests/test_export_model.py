@@ -114,13 +114,11 @@ def onnx_logits(folder: Path, input_ids: list[int]) -> np.ndarray:
     return np.asarray(session.run(["logits"], feeds)[0][0])
 
 
-@pytest.mark.parametrize("kind", ["full", "lora"])
-def test_onnx_export_in_the_transformers_js_layout(
-    kind: str, full_run: tuple[Path, torch.Tensor], lora_run: tuple[Path, torch.Tensor], tmp_path: Path
-) -> None:
+def test_onnx_export_in_the_transformers_js_layout(lora_run: tuple[Path, torch.Tensor], tmp_path: Path) -> None:
+    """A LoRA checkpoint, merged; the full checkpoint's ONNX export is the external-data test's below."""
     if importlib.util.find_spec("onnxscript") is None:
         pytest.skip("onnxscript is not installed (pip install 'fim_rlvr[onnx]')")
-    run, expected = full_run if kind == "full" else lora_run
+    run, expected = lora_run
     result = export(run, "onnx", out=tmp_path / "onnx")
     out = tmp_path / "onnx"
     assert set(result.files) == {
