@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # `npm run test:setup`: the tools of the end-to-end tests (test/e2e/setup.sh: bubblewrap, Chromium,
-# code-server; skipped with a reason where they cannot be installed), then the trainer's Python environment
+# code-server; skipped with a reason where they cannot be installed), transformers.js for the ONNX export's
+# Node test (test/tools/setup-transformers-js.sh), then the trainer's Python environment
 # trainer/.venv for its pytest suite, which `npm test` runs after the node tests.
 # torch is pinned: `pip install torch==2.13.0` takes the CPU build on this machine kind, while plain `torch`
 # would pull a multi-GB CUDA build. FIM_SKIP_TRAINER_SETUP=1 skips the trainer part.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash test/e2e/setup.sh
+bash test/tools/setup-transformers-js.sh
 if [ "${FIM_SKIP_TRAINER_SETUP:-}" = 1 ]; then
   echo "trainer setup: skipped (FIM_SKIP_TRAINER_SETUP=1); the trainer's tests will be skipped"
   exit 0

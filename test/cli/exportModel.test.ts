@@ -11,8 +11,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AutoModelForCausalLM, AutoTokenizer, env, type Tensor } from "@huggingface/transformers";
 import { REPO } from "../helpers";
+import { loadTransformersJs, type Tensor } from "../tools/transformersJs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -25,6 +25,9 @@ const missing = !existsSync(PYTHON)
     ? `${PYTHON} lacks onnx, onnxscript or peft (pip install -e 'trainer[test]')`
     : undefined;
 if (missing) console.log(`# export-model tests: skipped: ${missing}`);
+const transformersJs = loadTransformersJs();
+const missingJs = missing ?? (transformersJs.kind === "missing" ? transformersJs.why : undefined);
+if (!missing && missingJs) console.log(`# export-model ONNX loading test: skipped: ${missingJs}`);
 
 interface Reference {
   prompt: string;
@@ -52,8 +55,10 @@ function fixtureRun(kind: "full" | "lora", arch: "llama" | "qwen2"): { run: stri
 
 test(
   "export-model --format onnx: transformers.js loads the folder offline and agrees with PyTorch",
-  { skip: missing },
+  { skip: missingJs },
   async () => {
+    if (transformersJs.kind !== "ok") throw new Error(transformersJs.why);
+    const { AutoModelForCausalLM, AutoTokenizer, env } = transformersJs.module;
     // Qwen2 (grouped-query attention) with a LoRA adapter: the shape of the models people fine-tune.
     const { run, reference } = fixtureRun("lora", "qwen2");
     const r = cli(["export-model", run, "--format", "onnx", "--python", PYTHON]);
