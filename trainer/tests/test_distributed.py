@@ -46,7 +46,7 @@ def initialize_params(dataset: Path, run_dir: Path, service: ServiceProcess) -> 
             "steps": 1,
             # A short SFT warm start (the same on both ranks) so that rewards vary within a group: the untrained
             # model proves nothing and never stops early, and all-equal rewards give no gradient to average.
-            "sft_steps": 40,
+            "sft_steps": 15,
             "eval_limit": 1,
             "batch_size": 2,
             "group_size": 4,
