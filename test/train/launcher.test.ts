@@ -67,6 +67,14 @@ function descendants(root: number): number[] {
   return found;
 }
 
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
@@ -260,5 +268,48 @@ test(
       steps,
       Array.from({ length: at + 1 }, (_, k) => k + 1),
     );
+  },
+);
+
+test(
+  "a launcher killed with SIGKILL takes its ranks with it, and the run says how to resume",
+  { skip: missing ?? false, timeout: 300_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fim-launch-kill-"));
+    const out = join(dir, "run");
+    let below: number[] = [];
+    const result = await run(
+      [
+        "train",
+        EXAMPLE,
+        "--simulator",
+        "--python",
+        PYTHON,
+        "--config",
+        smallConfig(dir),
+        "--steps",
+        "1000",
+        "--launcher",
+        "accelerate",
+        "--num-processes",
+        "2",
+        "--out",
+        out,
+      ],
+      (all, child) => {
+        if (below.length === 0 && /step 1\/1000/.test(all) && child.pid !== undefined) {
+          below = descendants(child.pid);
+          // The launcher is the CLI's child running accelerate (the verifier is another child of the CLI).
+          const top = below.find((pid) => cmdline(pid).includes("accelerate.commands.launch"));
+          if (top !== undefined) process.kill(top, "SIGKILL");
+          else child.kill("SIGKILL"); // fail now rather than after 1000 steps
+        }
+      },
+    );
+    assert.ok(below.length >= 3, `the launcher and its two ranks were running: ${below.join(" ")}`);
+    assert.equal(result.code, 1, result.stderr.slice(-2000));
+    assert.match(result.stderr, /the trainer process ended unexpectedly \(killed by SIGKILL\)/);
+    assert.match(result.stderr, /--resume to continue from .*checkpoints\/step-\d+/);
+    assert.deepEqual(below.filter(alive), [], "no rank outlives its launcher");
   },
 );
