@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { trainerArgs } from "../../lean-bridge/train/launcher";
@@ -311,5 +311,35 @@ test(
     assert.match(result.stderr, /the trainer process ended unexpectedly \(killed by SIGKILL\)/);
     assert.match(result.stderr, /--resume to continue from .*checkpoints\/step-\d+/);
     assert.deepEqual(below.filter(alive), [], "no rank outlives its launcher");
+  },
+);
+
+test(
+  "a start that fails on every rank is reported with rank 0's message",
+  { skip: missing ?? false, timeout: 120_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fim-launch-bad-"));
+    const model = join(dir, "model");
+    mkdirSync(model);
+    writeFileSync(join(model, "config.json"), '{"model_type": "gpt2"}'); // no weights
+    const result = await run([
+      "train",
+      EXAMPLE,
+      "--simulator",
+      "--python",
+      PYTHON,
+      "--config",
+      smallConfig(dir),
+      "--model",
+      model,
+      "--launcher",
+      "accelerate",
+      "--num-processes",
+      "2",
+      "--out",
+      join(dir, "run"),
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /could not load the model at .*model/);
   },
 );

@@ -30,6 +30,10 @@ COLLECTIVE_TIMEOUT = timedelta(hours=12)
 Lean checks included) while the others wait at the next step, so this is long on purpose."""
 
 
+FAILED_START_GRACE_S = 60.0
+"""How long a rank other than 0 whose start failed waits for the host to stop the launcher before it exits."""
+
+
 def launched_rank() -> int | None:
     """This process's rank when a launcher (torchrun / accelerate) started it with more than one process, else None."""
     world = os.environ.get("WORLD_SIZE", "1")
@@ -254,6 +258,9 @@ def follow() -> int:
         ranks.agree_prepared(build)
     except Exception as error:
         print(f"[fim_rlvr rank {ranks.rank}] error: {error}", file=sys.stderr, flush=True)
+        # Rank 0 is answering `initialize` with this failure; exiting now could make torchrun end rank 0 before the
+        # host reads the answer. The host stops the launcher (and with it this rank) once it has read it.
+        threading.Event().wait(FAILED_START_GRACE_S)
         return 1
     trainer.run()
     return 0
