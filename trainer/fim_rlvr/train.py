@@ -9,8 +9,10 @@ next batch, so a stopped-and-resumed run writes the same metrics as an uninterru
 
 from __future__ import annotations
 
+import atexit
 import copy
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -84,7 +86,9 @@ class Trainer:
         self.files = RunFiles(run_dir)
         if not self.ranks.is_main:  # only rank 0 reports and writes the run's files; the others' go nowhere
             self.events = distributed.NullEvents(self.ranks.rank)
-            self.files = RunFiles(tempfile.mkdtemp(prefix=f"fim-rlvr-rank{self.ranks.rank}-"))
+            scratch = tempfile.mkdtemp(prefix=f"fim-rlvr-rank{self.ranks.rank}-")
+            atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+            self.files = RunFiles(scratch)
         self.stop_event = threading.Event()
         self._collect_stop = self.stop_event if not self.ranks.distributed else threading.Event()
         """What a wait for verdicts watches: ranks stop together at a step boundary, never one alone mid-step."""
@@ -368,9 +372,9 @@ class Trainer:
         return record.with_training_groups(list(outcome.batch), all_groups)
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
-        self.files.append_metrics(metrics)
-        samples = record.sample_lines(self.step)
-        self.files.append_samples(samples)
+        if self.ranks.is_main:  # the other ranks' records reached rank 0 in _with_every_rank
+            self.files.append_metrics(metrics)
+            self.files.append_samples(record.sample_lines(self.step))
         for group in record.all_groups:
             for candidate, verdict in zip(group.candidates, group.verdicts, strict=True):
                 params: dict[str, Any] = {
