@@ -29,10 +29,10 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issue's flags", () => {
+test("train's options are exactly the issues' flags (#7's, and #9's LoRA and launcher flags)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
-  const flags = [...r.stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]).sort();
+  const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
   assert.deepEqual(
     flags,
     [
@@ -51,6 +51,13 @@ test("train's options are exactly the issue's flags", () => {
       "--server",
       "--simulator",
       "--steps",
+      "--lora-r",
+      "--lora-alpha",
+      "--lora-targets",
+      "--load-in-4bit",
+      "--launcher",
+      "--num-processes",
+      "--accelerate-config",
     ].sort(),
   );
   assert.match(r.stdout, /Usage: fim-rlvr train WORKSPACE\|DATASET_DIR/);
