@@ -218,9 +218,7 @@ def _validate_scale(config: TrainConfig) -> None:
         or not config.lora_targets
         or not all(isinstance(t, str) and t for t in config.lora_targets)
     ):
-        raise ConfigError(
-            f"lora_targets must list module names such as [q_proj, v_proj] (got {config.lora_targets!r})"
-        )
+        raise ConfigError(f"lora_targets must list module names such as [q_proj, v_proj] (got {config.lora_targets!r})")
     if not 0 <= config.lora_dropout < 1:
         raise ConfigError(f"lora_dropout must be in [0, 1) (got {config.lora_dropout})")
     if config.lora_r is None and (config.lora_alpha is not None or config.lora_targets is not None):
