@@ -374,24 +374,34 @@ def choose(config: Any, *, vllm_installed: bool, cuda: bool) -> Choice:
     """Which backend `config.rollout_backend` means here. Raises BackendError when "vllm" cannot run."""
     if config.rollout_backend == "transformers":
         return Choice("transformers", "rollout_backend is transformers")
-    missing = []
+    # (short reason for the auto choice's log line, the full one for an explicit "vllm" that cannot run)
+    missing: list[tuple[str, str]] = []
     if not vllm_installed:
-        missing.append(f"vllm is not installed ({INSTALL_HINT})")
+        missing.append(("not installed", f"vllm is not installed ({INSTALL_HINT})"))
     if not cuda:
-        missing.append("the policy is not on a CUDA GPU (vLLM runs on CUDA only; device must be auto or cuda)")
+        missing.append(
+            ("no CUDA GPU", "the policy is not on a CUDA GPU (vLLM runs on CUDA only; device must be auto or cuda)")
+        )
     if config.model is None:
-        missing.append("no model path is given (vLLM loads the model from a Hugging Face folder: --model DIR)")
+        missing.append(
+            ("no model path", "no model path is given (vLLM loads the model from a Hugging Face folder: --model DIR)")
+        )
     if getattr(config, "load_in_4bit", False):
-        missing.append("load_in_4bit is on (pushing merged LoRA weights into a 4-bit vLLM model is not supported)")
+        missing.append(
+            ("4-bit base", "load_in_4bit is on (pushing merged LoRA weights into a 4-bit vLLM model is not supported)")
+        )
     where = f"server at {config.vllm_server_url}" if config.vllm_mode == "server" else "colocated"
     if not missing:
         return Choice("vllm", f"rollout_backend {config.rollout_backend}: vLLM ({where}) is installed and CUDA visible")
     if config.rollout_backend == "vllm":
         raise BackendError(
-            "rollout_backend vllm cannot be used: " + "; ".join(missing) + ". Fix that, or set rollout_backend "
-            "to auto (vLLM where it can run, transformers otherwise) or transformers"
+            "rollout_backend vllm cannot be used: " + "; ".join(full for _, full in missing) + ". Fix that, or set "
+            "rollout_backend to auto (vLLM where it can run, transformers otherwise) or transformers"
         )
-    return Choice("transformers", "rollout_backend auto: transformers, because " + "; ".join(missing))
+    return Choice(
+        "transformers",
+        "rollout_backend auto; vLLM not used: " + ", ".join(short for short, _ in missing) + " (docs/SCALING.md)",
+    )
 
 
 def make_backend(config: Any, policy: Any, log: Callable[[str, str], None] | None = None) -> Any:

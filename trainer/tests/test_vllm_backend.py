@@ -401,7 +401,7 @@ def settings(**overrides: Any) -> Any:
 def test_auto_picks_vllm_only_with_vllm_cuda_and_a_model_path() -> None:
     assert choose(settings(), vllm_installed=True, cuda=True).backend == "vllm"
     no_vllm = choose(settings(), vllm_installed=False, cuda=True)
-    assert no_vllm.backend == "transformers" and "vllm is not installed" in no_vllm.reason
+    assert no_vllm.backend == "transformers" and "vLLM not used: not installed" in no_vllm.reason
     no_cuda = choose(settings(), vllm_installed=True, cuda=False)
     assert no_cuda.backend == "transformers" and "CUDA" in no_cuda.reason
     embedded = choose(from_dict({}), vllm_installed=True, cuda=True)
