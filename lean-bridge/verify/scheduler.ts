@@ -60,6 +60,8 @@ export class SlotScheduler {
   private clock = 0;
   private closed = false;
   private handoffScheduled = false;
+  /** A later hand-off for held slots. Not unref'd: a check waits on it, so the process must not exit before it. */
+  private holdTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(projectRoot: string, count: number) {
     this.slots = Array.from({ length: count }, (_, index) => ({
@@ -92,7 +94,11 @@ export class SlotScheduler {
       setImmediate(() => this.handOff());
     } else {
       // A later hand-off for a held slot; an earlier one may serve everyone before it fires (then it is a no-op).
-      setTimeout(() => this.handOff(), Math.ceil(delayMs)).unref?.();
+      if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
+      this.holdTimer = setTimeout(() => {
+        this.holdTimer = undefined;
+        this.handOff();
+      }, Math.ceil(delayMs));
     }
   }
 
@@ -104,6 +110,7 @@ export class SlotScheduler {
   /** No more slots are handed out; everyone waiting is told so at once. */
   close(): void {
     this.closed = true;
+    if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
     for (const waiter of this.waiting.splice(0)) waiter.resolve(undefined);
   }
 
