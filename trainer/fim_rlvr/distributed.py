@@ -163,6 +163,23 @@ class Ranks:
         dist.all_gather_object(out, value)
         return out
 
+    def gather_flat(self, items: list[T]) -> list[T]:
+        """Every rank's items, concatenated in rank order, on every rank."""
+        return [item for part in self.all_gather(items) for item in part]
+
+    def own_state(self, state: dict[str, Any], log: Callable[[str, str], None]) -> dict[str, Any] | None:
+        """A rank other than 0: its own sampler and pending batch from a checkpoint written by as many ranks; None
+        on rank 0 (state's own fields) or when the rank count changed (then it samples afresh from its seed)."""
+        if self.is_main:
+            return None
+        ranks = state.get("ranks")
+        if not isinstance(ranks, list) or len(ranks) != self.world:
+            log(
+                "warning", f"the checkpoint was written by {len(ranks or [0])} rank(s): rank {self.rank} samples afresh"
+            )
+            return None
+        return dict(ranks[self.rank])
+
     def any_true(self, flag: bool) -> bool:
         return any(self.all_gather(bool(flag)))
 

@@ -23,7 +23,7 @@ from .clean import clean_completion
 from .data import Task
 from .prompts import build_prompts
 from .protocol import Verdict, VerifyItem
-from .rollout import Rollout
+from .rollout import Rollout, token_logprobs
 from .verify import PendingCheck, Verifier, send
 
 if TYPE_CHECKING:
@@ -193,6 +193,19 @@ def _pad_rows(rows: list[list[float]], width: int, device: torch.device) -> torc
     return out.to(device)
 
 
+def group_logprobs(trainer: Trainer, model: Any, groups: list[Group]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The groups' completion-token log-probs under `model` at the sampling temperature ([B, T] each, with the mask)."""
+    rollouts = [r for g in groups for r in g.rollouts]
+    temperature = trainer.config.temperature if trainer.config.temperature > 0 else 1.0
+    return token_logprobs(
+        model,
+        [r.prompt_ids for r in rollouts],
+        [r.completion_ids for r in rollouts],
+        trainer.backend.pad_id,
+        temperature,
+    )
+
+
 def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
     """One optimiser step on the record's training groups; returns the metrics.jsonl line."""
     algorithm, policy = trainer.algorithm, trainer.policy
@@ -212,17 +225,17 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
         group_ids = torch.tensor([i for i, g in enumerate(groups) for _ in g.rollouts])  # [B]
         rewards = algorithm.shape_rewards(rewards, lengths)  # [B], NaN stays NaN
         advantages = algorithm.advantages(rewards, group_ids).to(policy.device)  # [B]
-        logp, mask = trainer.token_logprobs(trainer.train_model, groups)  # [B, T] each (through DDP when distributed)
+        logp, mask = group_logprobs(trainer, trainer.train_model, groups)  # [B, T] each (through DDP when distributed)
         old_logp = _pad_rows([r.old_logp for r in rollouts], logp.shape[1], policy.device)  # [B, T]
         mask = mask * (~masked).to(mask.dtype).to(policy.device).unsqueeze(1)  # [B, T]
         mask = algorithm.completion_mask(mask, truncated.to(policy.device))  # [B, T]
         ref_logp = None
         if trainer.ref_model is not None and algorithm.needs_reference:
             with torch.no_grad():
-                ref_logp, _ = trainer.token_logprobs(trainer.ref_model, groups)  # [B, T]
+                ref_logp, _ = group_logprobs(trainer, trainer.ref_model, groups)  # [B, T]
         elif algorithm.needs_reference and is_lora(policy.model):
             with reference_mode(policy.model):  # LoRA: the reference is the base, the adapters switched off
-                ref_logp, _ = trainer.token_logprobs(policy.model, groups)  # [B, T]
+                ref_logp, _ = group_logprobs(trainer, policy.model, groups)  # [B, T]
         is_weights, tis_metrics = _importance_weights(algorithm.config, rollouts, old_logp, mask)
         if mask.sum() > 0:
             loss, algo_metrics = algorithm.loss(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import copy
-import os
 import shutil
 import tempfile
 import threading
@@ -23,7 +22,7 @@ from typing import Any, Protocol
 
 import torch
 
-from . import __version__, adapters, checkpoint, distributed
+from . import __version__, adapters, checkpoint, describe, distributed
 from .algorithms import ConfigError as AlgorithmConfigError
 from .algorithms import make
 from .algorithms.sampling import refill
@@ -44,9 +43,9 @@ from .protocol import (
     StopResult,
     VerifierIdentity,
 )
-from .rollout import token_logprobs
+from .runtime import configure_threads, quiet_libraries
 from .sft import warm_start
-from .steps import Batch, Group, StepRecord, optimise, sample_groups, verify_groups
+from .steps import Batch, StepRecord, optimise, sample_groups, verify_groups
 from .verify import Stopped, Verifier
 from .vllm_backend import BackendError, make_backend
 
@@ -147,7 +146,7 @@ class Trainer:
         state = checkpoint.load_state(folder)
         self.step = self.resumed_from = int(state["step"])
         self.files.truncate_to(state)
-        own = self._rank_state(state)
+        own = self.ranks.own_state(state, self.log)
         self.sampler.load_state(own["sampler"] if own else state["sampler"])
         self.curriculum.load_state(state["curriculum"])
         self._make_optimizer()
@@ -165,20 +164,6 @@ class Trainer:
         self.pending_restored = Batch.from_json(pending, self.tasks_by_id) if pending else None
         self.last_checkpoint = str(folder)
         self.log("info", f"resumed from {folder} (step {self.step})")
-
-    def _rank_state(self, state: dict[str, Any]) -> dict[str, Any] | None:
-        """A rank other than 0: its own sampler and pending batch from a checkpoint written by as many ranks; None
-        on rank 0 (state's own fields) or when the rank count changed (then it samples afresh from its seed)."""
-        ranks = state.get("ranks")
-        if self.ranks.is_main:
-            return None
-        if not isinstance(ranks, list) or len(ranks) != self.ranks.world:
-            self.log(
-                "warning",
-                f"the checkpoint was written by {len(ranks or [0])} rank(s): rank {self.ranks.rank} samples afresh",
-            )
-            return None
-        return dict(ranks[self.ranks.rank])
 
     def _make_optimizer(self) -> None:
         trainable = adapters.trainable_parameters(self.policy.model)  # the adapter alone with LoRA
@@ -217,7 +202,7 @@ class Trainer:
             f"{len(self.policy.tokenizer):,}-token vocabulary, {self.policy.style.name} prompts, "
             f"{self.policy.device_label}; {len(self.train_tasks)} train / {len(self.test_tasks)} held-out holes",
         )
-        self.log("info", f"training: {adapters.describe(self.policy.model, self.plan)}")
+        self.log("info", f"training: {describe.training(self.policy.model, self.plan)}")
         try:
             if self.resumed_from is None:
                 self.files.reset()
@@ -326,7 +311,8 @@ class Trainer:
             except Stopped:
                 self._checkpoint(self.step, pending=current, at_boundary=True)
                 return True
-            record = self._with_every_rank(record)
+            if self.ranks.distributed:  # every rank's checked groups for reports and curriculum; its own to train on
+                record = record.with_training_groups(record.groups, self.ranks.gather_flat(record.all_groups))
             metrics = optimise(self, record, step)
             self.backend.sync_weights(self.policy.model)  # vLLM samples step + 2 with the weights just updated
             self.step = step
@@ -339,14 +325,6 @@ class Trainer:
             if stop and not last:
                 return True
         return False
-
-    def _with_every_rank(self, record: StepRecord) -> StepRecord:
-        """The record with every rank's checked groups in `all_groups` (pass rates, samples, the curriculum), and
-        this rank's own in `groups` (what it trains on; DDP averages the gradients)."""
-        if not self.ranks.distributed:
-            return record
-        everyone = self.ranks.all_gather(record.all_groups)
-        return record.with_training_groups(record.groups, [g for groups in everyone for g in groups])
 
     def _sample(self, step: int, groups: int | None = None, round_: int = 0) -> Batch:
         tasks = self.sampler.draw(groups or self.config.batch_size, self.curriculum.weights())
@@ -372,7 +350,7 @@ class Trainer:
         return record.with_training_groups(list(outcome.batch), all_groups)
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
-        if self.ranks.is_main:  # the other ranks' records reached rank 0 in _with_every_rank
+        if self.ranks.is_main:  # the other ranks' records reached rank 0 in _rl (gather_flat)
             self.files.append_metrics(metrics)
             self.files.append_samples(record.sample_lines(self.step))
         for group in record.all_groups:
@@ -469,31 +447,3 @@ class Trainer:
 
     def log(self, level: str, message: str) -> None:
         self.events.emit(TRAIN_LOG, {"level": level, "message": message})
-
-    def token_logprobs(self, model: Any, groups: list[Group]) -> tuple[torch.Tensor, torch.Tensor]:
-        rollouts = [r for g in groups for r in g.rollouts]
-        temperature = self.config.temperature if self.config.temperature > 0 else 1.0
-        return token_logprobs(
-            model,
-            [r.prompt_ids for r in rollouts],
-            [r.completion_ids for r in rollouts],
-            self.backend.pad_id,
-            temperature,
-        )
-
-
-def configure_threads() -> None:
-    """One intra-op thread per two cores (or FIM_RLVR_THREADS): on a small, shared CPU, spinning OpenMP threads that
-    wait for each other make a tiny model's steps several times slower than one thread does. Runs are bit-for-bit
-    reproducible for a given thread count."""
-    override = os.environ.get("FIM_RLVR_THREADS", "")
-    cores = os.cpu_count() or 1
-    torch.set_num_threads(int(override) if override.isdigit() and int(override) > 0 else max(1, min(8, cores // 2)))
-
-
-def quiet_libraries() -> None:
-    """No progress bars or advice from transformers on stderr: the host shows its own progress."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()

@@ -16,7 +16,7 @@ import torch
 from fakes import RecordingEvents
 from test_loop import ParityVerifier, StopAt, deterministic, make_trainer
 
-from fim_rlvr import adapters, checkpoint
+from fim_rlvr import adapters, checkpoint, describe
 from fim_rlvr import train as train_module
 from fim_rlvr.config import from_dict
 from fim_rlvr.data import load_tasks
@@ -159,7 +159,7 @@ def test_named_targets_and_alpha_are_what_is_adapted(toy_dataset: Path) -> None:
     policy, plan = _policy(toy_dataset, lora_r=2, lora_alpha=5, lora_targets=["q_proj", "v_proj"])
     adapted = {n.split(".lora_")[0].rsplit(".", 1)[-1] for n, p in policy.model.named_parameters() if p.requires_grad}
     assert adapted == {"q_proj", "v_proj"}
-    assert "LoRA r=2 alpha=5 on q_proj,v_proj (" in adapters.describe(policy.model, plan)
+    assert "LoRA r=2 alpha=5 on q_proj,v_proj (" in describe.training(policy.model, plan)
     with pytest.raises(PolicyError, match=r"LoRA cannot adapt \['nope_proj'\].*lora_targets"):
         _policy(toy_dataset, lora_r=2, lora_targets=["nope_proj"])
 
@@ -256,7 +256,7 @@ def test_bf16_on_cpu_loads_the_base_in_bfloat16(toy_dataset: Path) -> None:
     dtypes = {n: p.dtype for n, p in policy.model.named_parameters()}
     assert {d for n, d in dtypes.items() if not _is_adapter(n)} == {torch.bfloat16}
     assert {d for n, d in dtypes.items() if _is_adapter(n)} == {torch.float32}  # peft keeps adapters in float32
-    assert "bf16" in adapters.describe(policy.model, plan)
+    assert "bf16" in describe.training(policy.model, plan)
     default, plan = _policy(toy_dataset)
     assert plan.dtype == torch.float32 and next(default.model.parameters()).dtype == torch.float32
 
