@@ -127,5 +127,18 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
     config.lora_targets = targets;
   }
   if (flags.loadIn4bit) config.load_in_4bit = true;
+  // Combinations that cannot work are refused before anything is mined or started (the trainer checks them too).
+  if (config.lora_r === undefined || config.lora_r === null) {
+    if (config.load_in_4bit)
+      return {
+        kind: "error",
+        message: "--load-in-4bit (QLoRA) trains a LoRA adapter on the 4-bit model: give --lora-r R as well",
+      };
+    if (flags.loraAlpha !== undefined || flags.loraTargets !== undefined)
+      return {
+        kind: "error",
+        message: "--lora-alpha and --lora-targets need --lora-r R (the LoRA rank) to train an adapter",
+      };
+  }
   return { kind: "ok", config };
 }

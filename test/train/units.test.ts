@@ -142,6 +142,22 @@ test("TrainConfig: the file first, flags on top, algo-config merged, unknown key
     JSON.stringify(buildTrainConfig({ groupSize: "0" })),
     /--group-size must be a whole number of at least 1/,
   );
+  // LoRA flags: mapped to the trainer's keys; combinations without a rank refused up front.
+  assert.deepEqual(
+    buildTrainConfig({ loraR: "16", loraAlpha: "8", loraTargets: "q_proj, v_proj", loadIn4bit: true }),
+    {
+      kind: "ok",
+      config: { lora_r: 16, lora_alpha: 8, lora_targets: ["q_proj", "v_proj"], load_in_4bit: true },
+    },
+  );
+  assert.match(JSON.stringify(buildTrainConfig({ loadIn4bit: true })), /give --lora-r R as well/);
+  assert.match(JSON.stringify(buildTrainConfig({ loraTargets: "q_proj" })), /need --lora-r R/);
+  assert.match(
+    JSON.stringify(buildTrainConfig({ loraR: "0" })),
+    /--lora-r must be a whole number of at least 1/,
+  );
+  writeFileSync(join(dir, "lora.yaml"), "lora_r: 8\n");
+  assert.equal(buildTrainConfig({ config: join(dir, "lora.yaml"), loadIn4bit: true }).kind, "ok");
 });
 
 test("Python: a given interpreter is checked for the trainer's dependencies, with the install command", (t) => {
