@@ -174,6 +174,29 @@ export function asLeanReadsIt(candidate: string): string {
   return candidate.includes("\r") ? candidate.replace(/\r\n?/g, "\n") : candidate;
 }
 
+/**
+ * Characters no candidate needs, refused wherever they stand (comments and strings too), because what Lean
+ * reads there is not what we, or a person looking at the candidate, would: control characters but tab and
+ * newline (Lean's whitespace is space, tab and newline; a lone CR is an error), lone UTF-16 surrogates (no
+ * UTF-8 file can hold one; how the server's JSON decoder takes `\ud800` is not ours to guess), and the
+ * bidirectional overrides and isolates that make displayed text differ from its order ("Trojan Source").
+ */
+const ODD_CHARACTER =
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern is for
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function codeUnitName(c: string): string {
+  return `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+function oddCharacterWhy(c: string): string {
+  const code = c.charCodeAt(0);
+  if (code >= 0xd800 && code <= 0xdfff) return "a lone UTF-16 surrogate, which no Lean file can hold";
+  if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069))
+    return "a bidirectional control that makes the text shown differ from the text Lean reads";
+  return "a control character Lean source does not use";
+}
+
 function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   let forbidden = forbiddenSetCache.get(policy);
   if (!forbidden) {
@@ -202,6 +225,13 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
       kind: "rejected",
       rule: "too-long",
       reason: `the candidate has ${candidate.length} characters; the limit is ${policy.maxChars}`,
+    };
+  const odd = ODD_CHARACTER.exec(candidate);
+  if (odd)
+    return {
+      kind: "rejected",
+      rule: "character",
+      reason: `the candidate contains ${codeUnitName(odd[0])}, ${oddCharacterWhy(odd[0])}`,
     };
   const forbidden = effectiveForbidden(policy);
   const ts = lex(candidate);

@@ -197,6 +197,16 @@ const HACKS: Hack[] = [
     hole: "target",
     candidate: 'fail "Imports are out of date and must be rebuilt; use the \\"Restart File\\" command"',
   },
+  // Characters Lean (or a reader) takes differently from what the text seems to say.
+  { name: "a lone surrogate", hole: "target", candidate: "omega -- \ud800" },
+  { name: "a NUL byte", hole: "target", candidate: "omega\u0000native_decide" },
+  { name: "a form feed as whitespace", hole: "target", candidate: "omega\u000c" },
+  {
+    name: "a bidi override dressing a comment",
+    hole: "target",
+    candidate: "omega -- \u202e sorry hidden \u202c",
+  },
+  { name: "an isolate around code", hole: "target", candidate: "\u2066omega\u2069" },
   // A no-op in the middle of a proof whose later steps do the work: those steps are not the candidate's.
   { name: "no-op mid-proof, later steps closing goals", hole: "steps-middle", candidate: "skip" },
 ];
@@ -214,6 +224,7 @@ const CONTROLS: { name: string; hole: string; candidate: string }[] = [
     candidate: 'have s : String := "-- /- not code"\nomega',
   },
   { name: "a hypothesis named like a Mathlib tactic", hole: "target", candidate: "have ring := h\nomega" },
+  { name: "astral characters and a tab in a comment", hole: "target", candidate: "omega -- 𝔽 ≤ ✓\tdone" },
 ];
 
 function unrewarded(v: Verdict, label: string): void {

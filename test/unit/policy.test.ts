@@ -118,3 +118,30 @@ test("legitimate odd proofs pass: vector literals, comment markers in strings, h
   assert.equal(rejected("#check Nat"), "escape");
   assert.equal(rejected("#eval 1"), "escape");
 });
+
+test("characters Lean or a reader takes differently are refused anywhere; valid Unicode is not", () => {
+  const refused: [string, RegExp][] = [
+    ["omega -- \ud800", /U\+D800, a lone UTF-16 surrogate/],
+    ["omega -- \udc00 x", /U\+DC00, a lone UTF-16 surrogate/],
+    ["omega\u0000", /U\+0000, a control character/],
+    ["omega\u000c", /U\+000C, a control character/],
+    ["omega\u0085", /U\+0085, a control character/],
+    ['have s := "\u202e" \nomega', /U\+202E, a bidirectional control/],
+    ["\u2066omega\u2069", /U\+2066, a bidirectional control/],
+  ];
+  for (const [candidate, why] of refused) {
+    const r = checkCandidate(candidate, DEFAULT_POLICY);
+    assert.equal(r.kind, "rejected", JSON.stringify(candidate));
+    if (r.kind === "rejected") {
+      assert.equal(r.rule, "character", JSON.stringify(candidate));
+      assert.match(r.reason, why);
+    }
+  }
+  for (const candidate of [
+    "omega -- 𝔽 ≤ ✓ done",
+    "omega\t-- tab",
+    "omega\r\n",
+    'have s := "∀ x, x = x"\nomega',
+  ])
+    assert.equal(checkCandidate(candidate, DEFAULT_POLICY).kind, "allowed", JSON.stringify(candidate));
+});
