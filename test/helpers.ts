@@ -1,4 +1,5 @@
 /** Shared test helpers: the example workspace, fixtures, and a hole finder by text. */
+import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../lean-bridge/server/launch";
@@ -33,4 +34,22 @@ export function realPayloads(): LeanPublishDiagnosticsParams[] {
       .filter(Boolean)
       .map((l) => JSON.parse(l) as LeanPublishDiagnosticsParams),
   );
+}
+
+/** Runs `node CLI args…` with `env`; `onStderr` may act on the output so far (kill a process, press Ctrl-C). */
+export function runCli(
+  cli: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  onStderr?: (all: string, child: ChildProcess) => void,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(process.execPath, [cli, ...args], { env });
+  let stderr = "";
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+    onStderr?.(stderr, child);
+  });
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr, stdout })));
 }

@@ -6,13 +6,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { trainerArgs } from "../../lean-bridge/train/launcher";
 import { hintFor } from "../../lean-bridge/train/run";
-import { EXAMPLE, REPO } from "../helpers";
+import { EXAMPLE, runCli, REPO } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -24,20 +24,26 @@ const missing = !existsSync(PYTHON)
 if (missing) console.log(`# accelerate launcher test: skipped: ${missing}`);
 const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
 
-function run(
-  args: string[],
-  onStderr?: (all: string, child: ChildProcess) => void,
-): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: ENV });
-  let stderr = "";
-  let stdout = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-    onStderr?.(stderr, child);
-  });
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr, stdout })));
-}
+const run = (args: string[], onStderr?: (all: string, child: ChildProcess) => void) =>
+  runCli(CLI, args, ENV, onStderr);
+
+/** `train` on the example workspace with the simulator and the trainer's venv, as two accelerate ranks. */
+const twoRanks = (config: string, out: string, ...more: string[]): string[] => [
+  "train",
+  EXAMPLE,
+  "--simulator",
+  "--python",
+  PYTHON,
+  "--config",
+  config,
+  ...more,
+  "--launcher",
+  "accelerate",
+  "--num-processes",
+  "2",
+  "--out",
+  out,
+];
 
 /** pid -> parent pid of every process, read from /proc. */
 function parents(): Map<number, number> {
@@ -163,23 +169,7 @@ test(
     const dir = mkdtempSync(join(tmpdir(), "fim-launch-"));
     const config = smallConfig(dir);
     const out = join(dir, "run");
-    const result = await run([
-      "train",
-      EXAMPLE,
-      "--simulator",
-      "--python",
-      PYTHON,
-      "--config",
-      config,
-      "--steps",
-      "2",
-      "--launcher",
-      "accelerate",
-      "--num-processes",
-      "2",
-      "--out",
-      out,
-    ]);
+    const result = await run(twoRanks(config, out, "--steps", "2"));
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stderr,
@@ -223,23 +213,7 @@ test(
     const dir = mkdtempSync(join(tmpdir(), "fim-launch-stop-"));
     const config = smallConfig(dir);
     const out = join(dir, "run");
-    const args = (steps: number) => [
-      "train",
-      EXAMPLE,
-      "--simulator",
-      "--python",
-      PYTHON,
-      "--config",
-      config,
-      "--steps",
-      String(steps),
-      "--launcher",
-      "accelerate",
-      "--num-processes",
-      "2",
-      "--out",
-      out,
-    ];
+    const args = (steps: number) => twoRanks(config, out, "--steps", String(steps));
     let ranks: number[] = [];
     const stopped = await run(args(1000), (all, child) => {
       if (ranks.length === 0 && /step 1\/1000/.test(all) && child.pid !== undefined) {
@@ -278,34 +252,15 @@ test(
     const dir = mkdtempSync(join(tmpdir(), "fim-launch-kill-"));
     const out = join(dir, "run");
     let below: number[] = [];
-    const result = await run(
-      [
-        "train",
-        EXAMPLE,
-        "--simulator",
-        "--python",
-        PYTHON,
-        "--config",
-        smallConfig(dir),
-        "--steps",
-        "1000",
-        "--launcher",
-        "accelerate",
-        "--num-processes",
-        "2",
-        "--out",
-        out,
-      ],
-      (all, child) => {
-        if (below.length === 0 && /step 1\/1000/.test(all) && child.pid !== undefined) {
-          below = descendants(child.pid);
-          // The launcher is the CLI's child running accelerate (the verifier is another child of the CLI).
-          const top = below.find((pid) => cmdline(pid).includes("accelerate.commands.launch"));
-          if (top !== undefined) process.kill(top, "SIGKILL");
-          else child.kill("SIGKILL"); // fail now rather than after 1000 steps
-        }
-      },
-    );
+    const result = await run(twoRanks(smallConfig(dir), out, "--steps", "1000"), (all, child) => {
+      if (below.length === 0 && /step 1\/1000/.test(all) && child.pid !== undefined) {
+        below = descendants(child.pid);
+        // The launcher is the CLI's child running accelerate (the verifier is another child of the CLI).
+        const top = below.find((pid) => cmdline(pid).includes("accelerate.commands.launch"));
+        if (top !== undefined) process.kill(top, "SIGKILL");
+        else child.kill("SIGKILL"); // fail now rather than after 1000 steps
+      }
+    });
     assert.ok(below.length >= 3, `the launcher and its two ranks were running: ${below.join(" ")}`);
     assert.equal(result.code, 1, result.stderr.slice(-2000));
     assert.match(result.stderr, /the trainer process ended unexpectedly \(killed by SIGKILL\)/);
@@ -322,23 +277,7 @@ test(
     const model = join(dir, "model");
     mkdirSync(model);
     writeFileSync(join(model, "config.json"), '{"model_type": "gpt2"}'); // no weights
-    const result = await run([
-      "train",
-      EXAMPLE,
-      "--simulator",
-      "--python",
-      PYTHON,
-      "--config",
-      smallConfig(dir),
-      "--model",
-      model,
-      "--launcher",
-      "accelerate",
-      "--num-processes",
-      "2",
-      "--out",
-      join(dir, "run"),
-    ]);
+    const result = await run(twoRanks(smallConfig(dir), join(dir, "run"), "--model", model));
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /could not load the model at .*model/);
   },

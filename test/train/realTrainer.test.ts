@@ -6,11 +6,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { EXAMPLE, REPO } from "../helpers";
+import { EXAMPLE, runCli, REPO } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -47,21 +47,8 @@ function trainerPid(cli: ChildProcess): number | undefined {
   return undefined;
 }
 
-/** Runs the CLI; `onStderr` may act on its output (kill the trainer, press Ctrl-C). */
-function run(
-  args: string[],
-  onStderr?: (all: string, child: ChildProcess) => void,
-): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: ENV });
-  let stderr = "";
-  let stdout = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-    onStderr?.(stderr, child);
-  });
-  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, stderr, stdout })));
-}
+const run = (args: string[], onStderr?: (all: string, child: ChildProcess) => void) =>
+  runCli(CLI, args, ENV, onStderr);
 
 test(
   "a trainer killed with SIGKILL is reported, and --resume continues from the last checkpoint",
