@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { loadTransformersJs, type Tensor } from "../tools/transformersJs";
+import { toolSkip } from "../toolSkip";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -24,10 +25,10 @@ const missing = !existsSync(PYTHON)
   : !checkPython()
     ? `${PYTHON} lacks onnx, onnxscript or peft (pip install -e 'trainer[test]')`
     : undefined;
-if (missing) console.log(`# export-model tests: skipped: ${missing}`);
+toolSkip("export-model tests", missing);
 const transformersJs = loadTransformersJs();
 const missingJs = missing ?? (transformersJs.kind === "missing" ? transformersJs.why : undefined);
-if (!missing && missingJs) console.log(`# export-model ONNX loading test: skipped: ${missingJs}`);
+if (!missing) toolSkip("export-model ONNX loading test", missingJs);
 
 interface Reference {
   prompt: string;

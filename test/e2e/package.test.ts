@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { CODE_SERVER } from "./codeServer";
+import { toolSkip } from "../toolSkip";
 
 const VSCE = join(REPO, "node_modules", ".bin", "vsce");
 const skip = !existsSync(join(REPO, "dist", "extension.js"))
@@ -20,7 +21,11 @@ const skip = !existsSync(join(REPO, "dist", "extension.js"))
     : spawnSync("unzip", ["-v"]).status !== 0
       ? "unzip is not installed"
       : false;
-if (skip) process.stderr.write(`.vsix packaging test skipped: ${skip}\n`);
+toolSkip(".vsix packaging test", skip);
+const installSkip = toolSkip(
+  "--install-extension of the .vsix",
+  existsSync(CODE_SERVER) ? false : `${CODE_SERVER} is not installed (run test/e2e/setup.sh)`,
+);
 
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
   name: string;
@@ -85,12 +90,7 @@ test(
       "LICENSE matches package.json",
     );
 
-    if (!existsSync(CODE_SERVER)) {
-      process.stderr.write(
-        `--install-extension skipped: ${CODE_SERVER} is not installed (run test/e2e/setup.sh)\n`,
-      );
-      return;
-    }
+    if (installSkip) return;
     const extensions = mkdtempSync(join(tmpdir(), "fim-ext-"));
     const installed = spawnSync(
       CODE_SERVER,

@@ -28,6 +28,12 @@ cd "$CACHE"
 [ -f package.json ] || npm init -y >/dev/null
 export TMPDIR="$CACHE/tmp"
 export npm_config_unsafe_perm=true npm_config_yes=true
+# code-server's native modules (argon2 through node-gyp) need Node's headers; node-gyp would download them,
+# which cannot work without internet. The installed Node ships them (PREFIX/include/node), so point at it.
+node_prefix=$(dirname "$(dirname "$(command -v node)")")
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node.h" ]; then
+  export npm_config_nodedir="$node_prefix"
+fi
 seed="$TMPDIR/vscode-ripgrep-cache-1.15.11"
 mkdir -p "$seed" "$TMPDIR/rg"
 cp "$(command -v rg)" "$TMPDIR/rg/rg"

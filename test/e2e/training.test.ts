@@ -7,9 +7,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bundleSuite, copyExample, trainingSettings } from "./workspace";
 import { openWorkbench, skipReason, trainerPython } from "./codeServer";
+import { toolSkip } from "../toolSkip";
 
-const skip = skipReason();
-if (skip) process.stderr.write(`VS Code extension-host tests skipped: ${skip}\n`);
+const skip = toolSkip("VS Code extension-host tests", skipReason());
 
 test(
   "VS Code extension host: activation, commands, a short training run, Stop keeps a checkpoint",

@@ -12,9 +12,9 @@ import { join } from "node:path";
 import type { Frame, Locator, Page } from "playwright-core";
 import { copyExample, trainingSettings } from "./workspace";
 import { ARTIFACTS, openWorkbench, runCommand, skipReason, trainerPython } from "./codeServer";
+import { toolSkip } from "../toolSkip";
 
-const skip = skipReason();
-if (skip) process.stderr.write(`VS Code training UI test skipped: ${skip}\n`);
+const skip = toolSkip("VS Code training UI test", skipReason());
 
 /** The webview frame whose document contains `text` (webviews render in nested iframes). */
 async function frameWith(page: Page, text: string): Promise<Frame | undefined> {

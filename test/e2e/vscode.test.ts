@@ -15,6 +15,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { EXAMPLE, REPO } from "../helpers";
+import { toolSkip } from "../toolSkip";
 
 const CODE_SERVER =
   process.env.FIM_CODE_SERVER ??
@@ -31,7 +32,7 @@ const skip = missing.length
   : existsSync(join(REPO, "dist", "extension.js"))
     ? false
     : "dist/extension.js is missing (npm run build)";
-if (skip) process.stderr.write(`VS Code e2e test skipped: ${skip}\n`);
+toolSkip("VS Code e2e test", skip);
 
 const ARTIFACTS = join(REPO, "test", "e2e", "artifacts");
 

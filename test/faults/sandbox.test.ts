@@ -8,11 +8,12 @@ import { join } from "node:path";
 import { buildLaunch, sandboxTmpDir, sandboxed, which } from "../../lean-bridge/server/launch";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
+import { toolSkip } from "../toolSkip";
 
 const skip = which("bwrap")
   ? false
   : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap, or npm run test:setup";
-if (skip) process.stderr.write(`sandbox tests skipped: ${skip}\n`);
+toolSkip("sandbox tests", skip);
 
 test(
   "inside the sandbox: no network but loopback, a read-only system and /tmp, a writable project and TMPDIR",

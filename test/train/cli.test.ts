@@ -10,10 +10,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { REPO, EXAMPLE } from "../helpers";
+import { toolSkip } from "../toolSkip";
 
 const CLI = join(REPO, "dist", "cli.js");
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
 const VENV_PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
+const venvSkip = toolSkip(
+  "the algorithms listing through the trainer's Python",
+  existsSync(VENV_PYTHON) ? false : `${VENV_PYTHON} is missing (npm run test:setup creates it)`,
+);
 /** PATH with node (the fake trainer needs it) and the system tools, but no `lake`. */
 const NO_LAKE_PATH = [dirname(process.execPath), "/usr/bin", "/bin"].join(":");
 
@@ -185,8 +190,8 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
   const none = cli(["algorithms"], { XDG_CACHE_HOME: tempDir() });
   assert.equal(none.status, 1);
   assert.match(none.stderr, /Pass --python PATH/);
-  if (!existsSync(VENV_PYTHON)) {
-    t.skip(`${VENV_PYTHON} is missing (npm run test:setup creates it)`);
+  if (venvSkip) {
+    t.skip(venvSkip);
     return;
   }
   const r = cli(["algorithms", "--python", VENV_PYTHON]);

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { trainerArgs } from "../../lean-bridge/train/launcher";
 import { hintFor } from "../../lean-bridge/train/run";
 import { EXAMPLE, runCli, REPO } from "../helpers";
+import { toolSkip } from "../toolSkip";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -21,7 +22,7 @@ const missing = !existsSync(PYTHON)
   : !existsSync(CLI)
     ? `${CLI} is missing (npm run build)`
     : undefined;
-if (missing) console.log(`# accelerate launcher test: skipped: ${missing}`);
+toolSkip("accelerate launcher test", missing);
 const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
 
 const run = (args: string[], onStderr?: (all: string, child: ChildProcess) => void) =>

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { EXAMPLE, runCli, REPO } from "../helpers";
+import { toolSkip } from "../toolSkip";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -19,7 +20,7 @@ const missing = !existsSync(PYTHON)
   : !existsSync(join(REPO, "trainer", "fim_rlvr", "__main__.py"))
     ? "trainer/fim_rlvr/__main__.py is missing"
     : undefined;
-if (missing) console.log(`# real trainer tests: skipped: ${missing}`);
+toolSkip("real trainer tests", missing);
 const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
 
 function smallConfig(): string {

@@ -24,6 +24,7 @@ import {
 } from "../../lean-bridge/protocol/trainer";
 import { TrainerProcess } from "../../lean-bridge/train/trainerProcess";
 import { EXAMPLE, REPO } from "../helpers";
+import { toolSkip } from "../toolSkip";
 
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
 const TRAINER_ROOT = join(REPO, "trainer");
@@ -32,7 +33,7 @@ const missing = !existsSync(PYTHON)
   : !existsSync(join(TRAINER_ROOT, "fim_rlvr", "__main__.py"))
     ? "trainer/fim_rlvr/__main__.py is missing"
     : undefined;
-if (missing) console.log(`# roundtrip: skipped: ${missing}`);
+toolSkip("roundtrip", missing);
 
 const schema = JSON.parse(
   readFileSync(join(REPO, "lean-bridge", "protocol", "trainer.schema.json"), "utf8"),
