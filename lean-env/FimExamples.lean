@@ -5,3 +5,4 @@ import FimExamples.Calc
 import FimExamples.Structured
 import FimExamples.DecideSimp
 import FimExamples.Notation
+import FimExamples.ClassicalLogic
