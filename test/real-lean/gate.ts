@@ -8,6 +8,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { which } from "../../lean-bridge/server/launch";
 import { REPO } from "../helpers";
@@ -65,8 +66,13 @@ export function mathlibGate(
     : { kind: "skip", reason };
 }
 
-/** Whether a Lake project is built, without building anything (`lake build --no-build` exits non-zero). */
-export function lakeProjectBuilt(root: string): { built: true } | { built: false; detail: string } {
+/**
+ * Whether a Lake project that requires Mathlib is built, without building or fetching anything: Mathlib must
+ * already be checked out (else Lake would clone it first), then `lake build --no-build` must succeed.
+ */
+export function mathlibProjectBuilt(root: string): { built: true } | { built: false; detail: string } {
+  if (!existsSync(join(root, ".lake", "packages", "mathlib")))
+    return { built: false, detail: "Mathlib is not fetched (no .lake/packages/mathlib)" };
   const r = spawnSync("lake", ["build", "--no-build"], { cwd: root, encoding: "utf8" });
   if (r.status === 0) return { built: true };
   const said = `${r.stdout ?? ""}${r.stderr ?? ""}`.trim().split("\n").slice(-3).join(" / ");
