@@ -5,4 +5,3 @@ import FimExamples.Calc
 import FimExamples.Structured
 import FimExamples.DecideSimp
 import FimExamples.Notation
-import FimExamples.ClassicalLogic

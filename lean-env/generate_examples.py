@@ -1,9 +1,8 @@
 """Writes the example workspace (FimExamples/*.lean) from a few proof shapes, each instantiated many times.
 
-Only core Lean 4 tactics are used (omega, simp, decide, induction, cases, obtain, constructor, calc, have,
-split, by_cases), so the workspace needs no Mathlib; every file elaborates on each toolchain the hosted
-real-Lean workflow runs (its matrix: 4.24.0 and the newest stable, pinned in lean-env/lean-toolchain).
-Run: python3 lean-env/generate_examples.py (from the repository root). The workflow builds the result with
+Only core Lean 4 tactics are used (omega, simp, decide, induction, cases, obtain, constructor, calc, have),
+so the workspace needs no Mathlib, and every construct in it is unchanged from Lean 4.24.0 to the newest
+stable release pinned in lean-env/lean-toolchain (the hosted real-Lean workflow builds it on both). Run: python3 lean-env/generate_examples.py (from the repository root). The workflow builds the result with
 `lake build`. A Mathlib project with what real projects use (`module`, `lemma`, ...) is lean-env-mathlib/.
 """
 
@@ -191,34 +190,6 @@ def notation() -> str:
     return "\n".join(out)
 
 
-def classical_logic() -> str:
-    # `open Classical` puts `Classical.propDecidable` and the short names `em`, `byContradiction`, `choose`
-    # in scope. The proofs depend on `Classical.choice`, which `#print axioms` must name in full here.
-    out = ["open Classical", "", "namespace FimExamples.ClassicalLogic", ""]
-    for k in range(1, 7):
-        out += [
-            f"theorem em_{k} (p : Prop) (n : Nat) : (p ∨ ¬p) ∧ n * {k} = {k} * n := by",
-            f"  exact ⟨em p, Nat.mul_comm n {k}⟩",
-            "",
-            f"theorem dne_{k} (p : Prop) (h : ¬¬p) (n : Nat) : p ∧ n + {k} = {k} + n := by",
-            "  exact ⟨byContradiction h, by omega⟩",
-            "",
-            f"theorem ite_same_{k} (p : Prop) (n : Nat) : (if p then n + {k} else n + {k}) = n + {k} := by",
-            "  split <;> rfl",
-            "",
-            f"theorem not_or_of_imp_{k} (p q : Prop) (h : p → q) : ¬p ∨ q ∨ {k} = 0 := by",
-            "  by_cases hp : p",
-            "  · exact Or.inr (Or.inl (h hp))",
-            "  · exact Or.inl hp",
-            "",
-            f"theorem choose_eq_{k} (f : Nat → Nat) (h : ∃ n, f n = {k}) : f (choose h) = {k} := by",
-            "  exact choose_spec h",
-            "",
-        ]
-    out += ["end FimExamples.ClassicalLogic", ""]
-    return "\n".join(out)
-
-
 FILES = {
     "Arith": arith,
     "Logic": logic,
@@ -227,7 +198,6 @@ FILES = {
     "Structured": structured,
     "DecideSimp": decide_simp,
     "Notation": notation,
-    "ClassicalLogic": classical_logic,
 }
 
 

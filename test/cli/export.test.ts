@@ -54,7 +54,7 @@ test("export --verify --simulator with views writes the contract files and a sum
   assert.match(report.verification.verifier, /simulator/);
   assert.equal(report.verification.kept, tasks.length);
   assert.match(readFileSync(join(out, "fim-text.jsonl"), "utf8"), /<fim_prefix>/);
-  assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 9 files/);
+  assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 8 files/);
   assert.match(r.stderr, /verified by simulator/);
 });
 

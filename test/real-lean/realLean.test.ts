@@ -47,7 +47,6 @@ realLeanTest(
         "FimExamples/Logic.lean",
         "FimExamples/Notation.lean",
         "FimExamples/Induction.lean",
-        "FimExamples/ClassicalLogic.lean",
       ]) {
         const text = readExample(file);
         const names = parseFile(text).commands.flatMap((c) =>
