@@ -1,8 +1,9 @@
 """Writes the example workspace (FimExamples/*.lean) from a few proof shapes, each instantiated many times.
 
 Only core Lean 4 tactics are used (omega, simp, decide, induction, cases, obtain, constructor, calc, have),
-so the workspace needs no Mathlib. Run: python3 lean-env/generate_examples.py (from the repository root).
-The hosted-CI workflow builds the result with `lake build`.
+so the workspace needs no Mathlib, and every construct in it is unchanged from Lean 4.24.0 to the newest
+stable release pinned in lean-env/lean-toolchain (the hosted real-Lean workflow builds it on both). Run: python3 lean-env/generate_examples.py (from the repository root). The workflow builds the result with
+`lake build`. A Mathlib project with what real projects use (`module`, `lemma`, ...) is lean-env-mathlib/.
 """
 
 import os

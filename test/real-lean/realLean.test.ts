@@ -1,44 +1,22 @@
 /**
  * The same checks against the real Lean server. They run wherever `lake` is on PATH (the hosted-CI workflow
- * .github/workflows/real-lean.yml installs elan for them) and are skipped, with the reason printed, elsewhere.
+ * .github/workflows/real-lean.yml installs elan for them and runs them on each toolchain of its matrix) and
+ * are skipped, with the reason printed, elsewhere (failing instead where FIM_REAL_LEAN=1, see gate.ts).
  */
-import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { buildLaunch, readToolchain, which } from "../../lean-bridge/server/launch";
-import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
+import { announce, processCoreGate, realLeanTest } from "./gate";
+import { leanPool } from "./pools";
 
-const lake = which("lake");
-const skip = lake
-  ? false
-  : "lake is not on PATH: real-Lean tests need a Lean toolchain (install elan; see .github/workflows/real-lean.yml)";
-if (skip) process.stderr.write(`real-lean tests skipped: ${skip}\n`);
-
-async function leanPool(slots = 2): Promise<VerifierPool> {
-  const built = spawnSync("lake", ["build"], { cwd: EXAMPLE, encoding: "utf8" });
-  assert.equal(built.status, 0, `lake build failed in lean-env:\n${built.stdout}\n${built.stderr}`);
-  const launch = buildLaunch({ kind: "lake" }, EXAMPLE, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
-  assert.equal(launch.kind, "ok");
-  if (launch.kind !== "ok") throw new Error();
-  const started = await VerifierPool.start({
-    projectRoot: EXAMPLE,
-    launch: launch.spec,
-    slots,
-    timeoutMs: 120_000,
-    memoryPerWorkerMb: 4096,
-    toolchain: readToolchain(EXAMPLE),
-  });
-  if (started.kind !== "ok") throw new Error(`${started.message}\n${started.stderr}`);
-  return started.pool;
-}
+const gate = processCoreGate();
+announce("test/real-lean/realLean.test.ts", gate);
 
 const ARITH = "FimExamples/Arith.lean";
 
-test("real Lean: proved, failed, incomplete, and the verifier says Lean", { skip }, async () => {
-  const pool = await leanPool();
+realLeanTest("real Lean: proved, failed, incomplete, and the verifier says Lean", gate, async () => {
+  const pool = await leanPool({ slots: 2 });
   try {
     const text = readExample(ARITH);
     const hole = proofHole(text, "add_le_add_3");
@@ -58,11 +36,11 @@ test("real Lean: proved, failed, incomplete, and the verifier says Lean", { skip
   }
 });
 
-test(
+realLeanTest(
   "real Lean: every example theorem's own proof verifies (the workspace and the bridge agree)",
-  { skip },
+  gate,
   async () => {
-    const pool = await leanPool(4);
+    const pool = await leanPool({ slots: 4 });
     try {
       for (const file of [
         "FimExamples/Arith.lean",
@@ -94,16 +72,16 @@ test(
   },
 );
 
-test(
+realLeanTest(
   "real Lean: `fim-rlvr export --verify` keeps every hole of the example workspace",
-  { skip },
+  gate,
   async () => {
     const { exportDataset } = await import("../../lean-bridge/dataset/exporter");
     const { HOLE_KINDS } = await import("../../lean-bridge/holes/mine");
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
-    const pool = await leanPool(4);
+    const pool = await leanPool({ slots: 4 });
     try {
       const out = join(mkdtempSync(join(tmpdir(), "fim-real-export-")), "ds");
       const r = await exportDataset({

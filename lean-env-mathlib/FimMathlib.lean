@@ -1,0 +1,2 @@
+import FimMathlib.Algebra
+import FimMathlib.Classic
