@@ -206,7 +206,12 @@ function namedHead(
   name: string,
 ): { from: number; to: number; text: string; renamed: boolean } | undefined {
   if (decl.keyword === "lemma")
-    return { from: decl.keywordStart, to: decl.keywordStart + "lemma".length, text: "theorem", renamed: false };
+    return {
+      from: decl.keywordStart,
+      to: decl.keywordStart + "lemma".length,
+      text: "theorem",
+      renamed: false,
+    };
   if (decl.name !== undefined) return undefined;
   if (decl.keyword === "example") {
     const keepComputable = decl.modifiers.some((m) =>

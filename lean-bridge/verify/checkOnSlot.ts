@@ -146,7 +146,9 @@ async function confirmWithLean(
     if (folding.kind === "closed") return { kind: "lost", reason: folding.reason };
     if (folding.kind === "timeout") return { kind: "timeout" };
     if (folding.kind === "error")
-      return failClosed(`Lean refused to list the document's folding ranges: ${folding.message || folding.code}`);
+      return failClosed(
+        `Lean refused to list the document's folding ranges: ${folding.message || folding.code}`,
+      );
     const lines = checkFoldingView(doc, folding.result);
     if (lines.kind === "unexpected") return failClosed(lines.reason);
   }

@@ -8,7 +8,12 @@
  * and text that ended the declaration early (to start any other command) cuts its range short. Any other
  * answer fails closed.
  */
-import type { DocumentSymbol, FoldingRange, Position, SymbolInformation } from "vscode-languageserver-protocol";
+import type {
+  DocumentSymbol,
+  FoldingRange,
+  Position,
+  SymbolInformation,
+} from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { nameParts } from "./policy";
@@ -48,7 +53,6 @@ export function declarationSymbols(answer: SymbolsAnswer): FlatSymbol[] {
 
 const before = (a: Position, b: Position) =>
   a.line < b.line || (a.line === b.line && a.character < b.character);
-
 
 export function checkLeanView(doc: CheckDocument, answer: SymbolsAnswer): ViewCheck {
   if (answer !== null && !Array.isArray(answer))

@@ -157,7 +157,11 @@ const SORRY_TERM_WARNING: Boundary = { release: [4, 24], merged: "2025-07-01", i
  * in any release notes and may be earlier (nightlies before 4.29's candidate are "unknown"). The verifier
  * sets `pp.fullNames` on every version, so only the simulator uses this.
  */
-const AXIOM_NAMES_SHORTENED: Boundary = { release: [4, 29], merged: "0000-00-00", inReleaseFrom: "2026-02-17" };
+const AXIOM_NAMES_SHORTENED: Boundary = {
+  release: [4, 29],
+  merged: "0000-00-00",
+  inReleaseFrom: "2026-02-17",
+};
 
 export interface LeanFeatures {
   version: LeanVersion;

@@ -105,12 +105,6 @@ const HACKS: Hack[] = [
   { name: "linter off", hole: "target", candidate: "set_option linter.all false in omega" },
   // Anonymous declarations with native code, or a sorry in an auxiliary lemma.
   { name: "example + native_decide", hole: "example", candidate: "native_decide" },
-  {
-    name: "example + native_decide, policy allowing native code",
-    hole: "example",
-    candidate: "native_decide",
-    policy: allowNative,
-  },
   { name: "example + decide +native", hole: "example", candidate: "decide +native" },
   { name: "as_aux_lemma hiding sorry", hole: "example", candidate: "as_aux_lemma => sorry" },
   { name: "sorryAx by name", hole: "target", candidate: "exact sorryAx _ false" },
