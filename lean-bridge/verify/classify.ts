@@ -153,7 +153,9 @@ function environmentFailure(
       reason: `Lean: ${firstLine(stale.message)} (the check ran against stale imports)`,
       action: REBUILD_ACTION,
     };
-  const elaboratedPastHeader = diagnostics.some((d) => d.range.start.line >= declLine);
+  // Lean's own header message may start on the declaration's line (a file without imports whose first
+  // line is the declaration); it spans the document, which nothing the declaration causes can.
+  const elaboratedPastHeader = diagnostics.some((d) => d.range.start.line >= declLine && !spansDocument(d));
   if (!elaboratedPastHeader) {
     const headerStart = doc.headerStart >= 0 ? index.positionAt(doc.headerStart) : undefined;
     const atHeader = (d: LeanDiagnostic) =>
