@@ -12,6 +12,7 @@ import { buildTrainConfig } from "../../lean-bridge/train/config";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { noveltyTable, timeoutSeries, validationSection } from "../../lean-bridge/train/reportMeasures";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
+import { signFlipP, signTestP } from "../../bench/pairedStats";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
 const tmp = () => mkdtempSync(join(tmpdir(), "fim-measures-"));
@@ -126,4 +127,18 @@ test("--baseline sft reaches the config; anything else is a usage error", () => 
   const built = buildTrainConfig({ baseline: "sft" });
   assert.deepEqual(built, { kind: "ok", config: { baseline: "sft" } });
   assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft/);
+});
+
+test("bench:seeds' paired tests: exact sign-flip and sign-test p-values", () => {
+  assert.equal(
+    signFlipP([0.1, 0.2, 0.05]),
+    2 / 8,
+    "all three positive: only the all-same flips are as extreme",
+  );
+  assert.equal(signFlipP([0.1, -0.1]), 1);
+  assert.equal(signFlipP([]), 1);
+  assert.ok(Math.abs(signTestP(0, 5) - 2 / 32) < 1e-12);
+  assert.ok(Math.abs(signTestP(7, 10) - 0.34375) < 1e-12); // 2 × P(X ≤ 3), X ~ Bin(10, 1/2) = 2 × 176/1024
+  assert.equal(signTestP(5, 10), 1);
+  assert.equal(signTestP(0, 0), 1);
 });

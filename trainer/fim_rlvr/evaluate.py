@@ -28,6 +28,8 @@ class EvalResult:
     """Holes whose check said nothing about the model (infrastructure fault or environment; counted as not proved)."""
     by_novelty: dict[str, dict[str, float]] = field(default_factory=dict)
     """"novel" / "memorised" (/ "unknown" when only some tasks say) -> {pass_at_1, tasks}; empty when no task says."""
+    proved: list[str] = field(default_factory=list)
+    """Ids of the tasks proved, for paired comparisons of runs on the same tasks (bench/seeds.ts)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -36,6 +38,7 @@ class EvalResult:
             "tasks": self.tasks,
             "masked": self.masked,
             "by_novelty": self.by_novelty,
+            "proved": self.proved,
         }
 
 
@@ -113,4 +116,5 @@ def pass_at_1(
         tasks=len(tasks),
         masked=sum(v.outside_candidate_control for v in verdicts),
         by_novelty=by_novelty(tasks, solved, lambda rows: {"pass_at_1": sum(rows) / len(rows)}),
+        proved=[t.id for t, ok in zip(tasks, solved, strict=True) if ok],
     )
