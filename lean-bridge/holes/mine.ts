@@ -11,6 +11,7 @@ import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { TokenKind, bracketDelta, tokenText, type TokenStream } from "../lean/tokens";
 import type { Range } from "vscode-languageserver-protocol";
+import { SEQUENCE_HEADS } from "./layout";
 import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
 
 export type HoleKind = "proof" | "steps" | "block" | "tactic";
@@ -123,14 +124,15 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     const spans: { kind: HoleKind; first: number; last: number; whole: boolean }[] = [
       { kind: "proof", first: top.first, last: top.last, whole: allWhole(top.steps) },
     ];
-    const n = top.steps.length;
+    const runs = stepsBlock(ts, top).steps;
+    const n = runs.length;
     for (let a = 0; a < n; a++)
       for (let len = 2; len <= Math.min(4, n - 1) && a + len <= n; len++)
         spans.push({
           kind: "steps",
-          first: top.steps[a]!.first,
-          last: top.steps[a + len - 1]!.last,
-          whole: allWhole(top.steps.slice(a, a + len)),
+          first: runs[a]!.first,
+          last: runs[a + len - 1]!.last,
+          whole: allWhole(runs.slice(a, a + len)),
         });
     const visit = (block: TacticBlock, isTop: boolean) => {
       if (!isTop)
@@ -184,6 +186,19 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     }
   });
   return { imports: parsed.imports, holes, declarations, skipped, malformedHoles };
+}
+
+/**
+ * The block whose runs of steps are `steps` holes: the proof's top level, or, for a proof that is one
+ * combinator over the rest (`classical` on its own line, whose sequence holds every later tactic), that
+ * combinator's sequence.
+ */
+function stepsBlock(ts: TokenStream, top: TacticBlock): TacticBlock {
+  const only = top.steps.length === 1 ? top.steps[0]! : undefined;
+  const inner = only?.nested.length === 1 ? only.nested[0]! : undefined;
+  if (!only || !inner || inner.last !== only.last || !SEQUENCE_HEADS.has(tokenText(ts, only.first)))
+    return top;
+  return inner;
 }
 
 /** The LSP position where token i starts, read off the token stream (no line search). */
