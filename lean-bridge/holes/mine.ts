@@ -73,7 +73,7 @@ function variablesInScope(file: ParsedFile): string[][] {
   let current: string[] = [];
   return file.commands.map((c) => {
     const k = c.keyword;
-    if (k === "namespace" || k === "section") stack.push([]);
+    if (k === "namespace" || k === "section" || k === "mutual") stack.push([]);
     else if (k === "end" && stack.length > 1) stack.pop();
     else if (k === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
     else return current;
