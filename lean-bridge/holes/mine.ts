@@ -5,7 +5,8 @@
  *   steps  — a run of 2–4 consecutive top-level steps (never the whole proof);
  *   block  — a nested block (`·` bullet, `case`/`next`/alternative body, a `have … := by` or `calc` step proof);
  *   tactic — one step (multi-line steps stay whole).
- * Term-mode proofs, equation compilers and `where` clauses are recognised and skipped, with counts.
+ * Term-mode proofs, equation compilers, `where` clauses and data-valued definitions (`def`, `abbrev`) are
+ * recognised and skipped, with counts.
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
@@ -39,7 +40,14 @@ export interface MinedHole {
   variables: string[];
 }
 
-export type SkipReason = "term-proof" | "equations" | "where-clause" | "no-body";
+export type SkipReason = "term-proof" | "equations" | "where-clause" | "no-body" | "data-valued-definition";
+
+/**
+ * Declarations whose keyword says their value is data (`def answer : Nat := by exact 0`): any value of the
+ * type proves nothing, so a hole there is no proof task and is not mined. `theorem`, `lemma`, `example`
+ * and `instance` stay (the verifier confirms with Lean that what it rewards is a Prop).
+ */
+const DATA_KEYWORDS = new Set(["def", "abbrev", "opaque"]);
 
 export interface MinedFile {
   imports: string[];
@@ -55,7 +63,7 @@ const PRIORITY: Record<HoleKind, number> = { proof: 0, block: 1, steps: 2, tacti
 function skipReason(decl: Declaration): SkipReason | undefined {
   switch (decl.bodyKind) {
     case "tactic":
-      return undefined;
+      return DATA_KEYWORDS.has(decl.keyword) ? "data-valued-definition" : undefined;
     case "term":
       return "term-proof";
     case "equations":
@@ -90,6 +98,7 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     equations: 0,
     "where-clause": 0,
     "no-body": 0,
+    "data-valued-definition": 0,
   };
   let malformedHoles = 0;
   let declarations = 0;
