@@ -68,11 +68,31 @@ function startsAlternative(ts: TokenStream, i: number, limit: number, column: nu
   return false;
 }
 
+/** Steps whose own syntax has a `:` (`have h : P`, `show P`): in them a `:` does not end a `by` in brackets. */
+const TYPED_HEADS = new Set([
+  "have",
+  "haveI",
+  "let",
+  "letI",
+  "show",
+  "suffices",
+  "obtain",
+  "set",
+  "replace",
+  "generalize",
+  "calc",
+]);
+
+/** Whether token i is the `:` of a type ascription that ends a `by` block in brackets: `(by omega : 0 < n)`. */
+function endsAscribed(ts: TokenStream, i: number, stepFirst: number): boolean {
+  return tokenIs(ts, i, ":") && !TYPED_HEADS.has(tokenText(ts, stepFirst));
+}
+
 /** Where a block must end besides Lean's layout rule. */
 export interface BlockStops {
   /** At a `|` that starts the next alternative of a `with`/`match` (the block is an arm). */
   bar: boolean;
-  /** At a `,` at the block's depth (a `by` inside brackets: `⟨by simp, by omega⟩`). */
+  /** At a `,` or an ascription's `:` at the block's depth (a `by` in brackets: `⟨by simp, by omega⟩`, `(by omega : p)`). */
   comma: boolean;
 }
 
@@ -93,22 +113,30 @@ export function readBlock(
   let lastCode = from;
   // Tactic sequences opened inside the current step at this block's own column (layout.ts, rule 3).
   let inner = 0;
+  // The current step takes `|` alternatives itself (`cases … with`, `match … with`, `fun |`): Lean's parser
+  // gives a `|` to the innermost construct, so such a bar never ends the arm this block is.
+  let takesAlternatives = false;
   let i = from;
   for (; i <= limit; i++) {
     if (!isCode(ts, i)) continue;
     if (i !== from) {
       const lineFirst = ts.lineFirst[i] === 1;
       const col = ts.cols[i] ?? 0;
-      if (depth === 0 && lineFirst && col < column) break;
+      // Left of the column the block ends, unless the tactic above still needs input: Lean checks the
+      // column only where a tactic starts (`by constructor <;>` with the next tactic below, further left).
+      // So does the next alternative of a `with` (`by induction xs with` ending a line, `| nil` below).
+      const continued = endsOpen(ts, lastCode) || (takesAlternatives && !stops.bar && tokenIs(ts, i, "|"));
+      if (depth === 0 && lineFirst && col < column && !continued) break;
       if (
         depth === 0 &&
         stops.bar &&
+        !takesAlternatives &&
         tokenIs(ts, i, "|") &&
         !tokenIs(ts, stepFirst, "first") &&
         startsAlternative(ts, i, limit, column)
       )
         break;
-      if (depth === 0 && stops.comma && tokenIs(ts, i, ",")) break;
+      if (depth === 0 && stops.comma && (tokenIs(ts, i, ",") || endsAscribed(ts, i, stepFirst))) break;
       if (depth === 0 && lineFirst && col === column) {
         if (continuesOnly(ts, i)) {
           if (inner > 0 && endsInnerSequence(ts, i, limit)) inner--;
@@ -117,9 +145,15 @@ export function readBlock(
         } else if (inner === 0) {
           steps.push({ first: stepFirst, last: lastCode, nested: [] });
           stepFirst = i;
+          takesAlternatives = false;
         }
       }
     }
+    if (depth === 0 && !takesAlternatives && ts.kinds[i] === TokenKind.Ident)
+      takesAlternatives =
+        tokenIs(ts, i, "with") ||
+        tokenIs(ts, i, "match") ||
+        (tokenIs(ts, i, "fun") && tokenIs(ts, nextCode(ts, i + 1, limit), "|"));
     depth += bracketDelta(ts, i);
     if (depth < 0) break;
     lastCode = i;
