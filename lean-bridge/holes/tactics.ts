@@ -125,8 +125,14 @@ export function readBlock(
       // Left of the column the block ends, unless the tactic above still needs input: Lean checks the
       // column only where a tactic starts (`by constructor <;>` with the next tactic below, further left).
       // So does the next alternative of a `with` (`by induction xs with` ending a line, `| nil` below).
-      const continued = endsOpen(ts, lastCode) || (takesAlternatives && !stops.bar && tokenIs(ts, i, "|"));
-      if (depth === 0 && lineFirst && col < column && !continued) break;
+      if (
+        depth === 0 &&
+        lineFirst &&
+        col < column &&
+        !endsOpen(ts, lastCode) &&
+        !(takesAlternatives && !stops.bar && tokenIs(ts, i, "|"))
+      )
+        break;
       if (
         depth === 0 &&
         stops.bar &&
