@@ -152,6 +152,42 @@ export function goalOf(ts: TokenStream, decl: Declaration): string {
   return [...hyps, `⊢ ${type || "?"}`].join("\n");
 }
 
+/** Tokens that may follow a complete tactic on its line: a separator, a combinator, a closing bracket. */
+const AFTER_TACTIC_ON_LINE = new Set([";", "<;>", "<|>", ")", "]", "}", "⟩", ","]);
+/** Tokens no tactic starts with, which only the tactic before them could take. */
+const NEVER_TACTIC_START = new Set(["|", "with", "then", "at", "using", ":=", "=>", "from", "_", ","]);
+
+function prevCode(ts: TokenStream, i: number): number {
+  let j = i - 1;
+  while (j > 0 && isCommentKind(ts.kinds[j] ?? 0)) j--;
+  return j;
+}
+
+/**
+ * The simulator's model of Lean's parser around a `sorry` tactic (the export's hole-shape check puts one
+ * in a hole): `sorry` is complete, so the token after it must be one that may follow a complete tactic on
+ * its line, or on a later line start a tactic at `sorry`'s column (or end its block further left). Anything
+ * else continues a tactic that `sorry` replaced only in part, which Lean reports as a parse error. Returns
+ * that token's index, or undefined when the body parses.
+ */
+function danglingAfterSorry(ts: TokenStream, body: number[]): number | undefined {
+  for (let k = 0; k + 1 < body.length; k++) {
+    const at = body[k]!;
+    if (tokenText(ts, at) !== "sorry") continue;
+    const next = body[k + 1]!;
+    const text = tokenText(ts, next);
+    if (ts.lines[next] === ts.lines[at]) {
+      if (!AFTER_TACTIC_ON_LINE.has(text)) return next;
+      continue;
+    }
+    const col = ts.cols[next] ?? 0;
+    const sorryCol = ts.cols[at] ?? 0;
+    if (col > sorryCol && text !== "<;>" && text !== "<|>") return next;
+    if (col === sorryCol && NEVER_TACTIC_START.has(text)) return next;
+  }
+  return undefined;
+}
+
 function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
   const { file, index, reference } = ctx;
   const ts = file.tokens;
@@ -198,8 +234,20 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   }
   if (bodyTexts.includes("sorry")) {
     record({ ok: true, usesSorry: true });
+    const dangling = danglingAfterSorry(ts, body);
     // src/Lean/AddDecl.lean: no version names the declaration in this warning.
-    return [diag(index, namePos.start, namePos.end, 2, sorryWarningText(ctx.lean))];
+    const warning = diag(index, namePos.start, namePos.end, 2, sorryWarningText(ctx.lean));
+    if (dangling === undefined) return [warning];
+    // Lean (since lean4#2393) starts an unexpected token's error at the end of the token before it.
+    const sorryEnd = ts.ends[prevCode(ts, dangling)] ?? 0;
+    const parseError = diag(
+      index,
+      sorryEnd,
+      ts.ends[dangling] ?? sorryEnd,
+      1,
+      `unexpected token '${tokenText(ts, dangling)}'; expected command`,
+    );
+    return [parseError, warning];
   }
   const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
   if (accepted.some(same)) {

@@ -5,7 +5,13 @@
  * candidate changed nothing outside the hole: the same statement, the same declaration boundaries.
  */
 import type { Range } from "vscode-languageserver-protocol";
-import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import {
+  isCommandKeyword,
+  isNamedPriority,
+  parseFile,
+  type Declaration,
+  type ParsedFile,
+} from "../lean/commands";
 import { createHash } from "node:crypto";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
@@ -225,12 +231,13 @@ function namedHead(
     };
   }
   if (decl.keyword !== "instance") return undefined;
-  // `instance (priority := p) : C` takes its name after the priority.
+  // `instance (priority := p) : C` takes its name after the priority; `instance (A : X) : C`, right
+  // after the keyword (any other `(` opens a binder).
   const ts = lex(decl.statement);
   let after = "instance".length;
   let k = 1;
   while (k < ts.count && ts.kinds[k] !== undefined && isComment(ts.kinds[k] ?? 0)) k++;
-  if (tokenText(ts, k) === "(") {
+  if (isNamedPriority(ts, k, ts.count - 1)) {
     let depth = 0;
     for (; k < ts.count; k++) {
       const t = tokenText(ts, k);

@@ -98,6 +98,22 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   assert.equal(typeof report.timeMs, "number");
 });
 
+test("data-valued definitions give no tasks and are counted in the report and the card", async () => {
+  const ws = tmp();
+  writeFileSync(
+    join(ws, "D.lean"),
+    "def answer : Nat := by\n  exact 42\nabbrev Two : Nat := by exact 2\n" +
+      "theorem t (a : Nat) : a = a := by\n  rfl\ninstance : Inhabited Nat := by\n  exact ⟨0⟩\n",
+  );
+  const out = join(ws, "out");
+  const r = await exportDataset(options(out, { workspace: ws }));
+  assert.equal(r.kind, "ok");
+  if (r.kind !== "ok") return;
+  assert.equal(r.report.declarations.skipped["data-valued-definition"], 2);
+  assert.deepEqual([...new Set(tasksOf(out).map((t) => t.declKind))].sort(), ["instance", "theorem"]);
+  assert.match(readFileSync(join(out, "README.md"), "utf8"), /skipped: .*data-valued-definition 2/);
+});
+
 test("identical (statement, middle) pairs are kept once; --kinds and --max-middle-chars filter", async () => {
   const ws = tmp();
   const body = "theorem same (a : Nat) : a = a := by\n  rfl\n";

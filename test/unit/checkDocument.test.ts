@@ -119,6 +119,26 @@ test("examples and anonymous instances are checked under a name the verifier cho
     );
 });
 
+test("an anonymous instance with binders is named right after `instance`, not after its first binder", () => {
+  const text =
+    "namespace M\ninstance (A B : Type) (f : A → B) : Inhabited (A → B) := by\n  exact ⟨f⟩\nend M\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), {
+    start: { line: 2, character: 2 },
+    end: { line: 2, character: 11 },
+  });
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, located.hole, "exact ⟨f⟩");
+  assert.equal(built.kind, "ok");
+  if (built.kind !== "ok") return;
+  assert.ok(
+    built.doc.text.includes(`instance ${built.doc.declaredName} (A B : Type) (f : A → B) : Inhabited`),
+    built.doc.text,
+  );
+  assert.equal(built.doc.checkedName, `M.${built.doc.declaredName}`);
+});
+
 test("re-indentation counts columns as Lean does (code points), not UTF-16 units", () => {
   const text =
     "theorem 𝔸x : True ∧ True := by constructor\n                                  trivial\n                                  trivial\n";
