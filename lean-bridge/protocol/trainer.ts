@@ -41,12 +41,30 @@ export interface VerifierIdentity {
   label: string;
 }
 
-/** The verdict's kind. timeout, crashed and environment are not the model's fault: the trainer masks them out. */
+/**
+ * The verdict's kind. environment is never the model's fault, and timeout and crashed are not when their cause
+ * is the infrastructure: the trainer masks those samples out (see isMaskedVerdict).
+ */
 export type VerdictKind =
   "proved" | "failed" | "incomplete" | "rejected" | "timeout" | "crashed" | "environment";
 
-/** Verdict kinds that say nothing about the candidate; the trainer masks such samples out of the loss. */
-export const MASKED_VERDICT_KINDS: readonly VerdictKind[] = ["timeout", "crashed", "environment"];
+/**
+ * Who a timeout or a crash is charged to. candidate: the check ran past its own limit, or the worker crashed
+ * again on a fresh start (a failure: reward 0, trained on); infrastructure: the verifier, its server or the
+ * connection failed (masked). Absent means candidate, so a reader that does not know fails closed.
+ */
+export type VerdictCause = "candidate" | "infrastructure";
+
+/**
+ * The one definition of a masked verdict (a sample the trainer leaves out of the loss): environment, and
+ * timeout or crashed caused by the infrastructure. A candidate can never choose a masked outcome: a timeout
+ * or crash it causes is its failure.
+ */
+export function isMaskedVerdict(verdict: { kind: VerdictKind; cause?: VerdictCause }): boolean {
+  if (verdict.kind === "environment") return true;
+  if (verdict.kind === "timeout" || verdict.kind === "crashed") return verdict.cause === "infrastructure";
+  return false;
+}
 
 /** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
@@ -232,6 +250,8 @@ export interface BatchVerdict {
   cached: boolean;
   /** The verifier that produced the verdict. */
   verifier: VerifierIdentity;
+  /** For timeout and crashed only: who caused it (absent means candidate: fail closed). */
+  cause?: VerdictCause;
 }
 
 /** Host -> trainer, answer to `verify/batch`. */
