@@ -175,8 +175,9 @@ const ALSO_A_NAME = new Set(["IO", "native", "lemma"]);
 
 /**
  * Whether a bare `native` or `lemma` at token i stands where it can only be a name. `native` switches native
- * code on as a configuration item (`decide +native`, `(native := true)`), so it is a name unless `+`/`-` is
- * written against it or `:=` follows. `lemma` starts a command only when a declaration name follows (Mathlib's
+ * code on as a configuration item (`decide +native`, `(native := true)`, `{ native := true }`), so it is a
+ * name unless `+`/`-` is written against it or it stands as a named argument or field (after `(`, `{`, `,`
+ * or `with`, before `:=`). `lemma` starts a command only when a declaration name follows (Mathlib's
  * `lemma foo : …`); anything else after it (`:`, `:=`, `⟩`, a line end) makes it a hypothesis name. Lean
  * confirms either way: a command would end the declaration early, which Lean's range of it shows.
  */
@@ -184,9 +185,13 @@ export function nameInPlace(ts: TokenStream, i: number): boolean {
   const word = tokenText(ts, i);
   const next = nextCodeToken(ts, i + 1);
   if (word === "native") {
-    const before = i > 0 ? tokenText(ts, i - 1) : "";
-    const against = (before === "+" || before === "-") && ts.ends[i - 1] === ts.starts[i];
-    return !against && (next >= ts.count || tokenText(ts, next) !== ":=");
+    let k = i - 1;
+    while (k >= 0 && isCommentKind(ts.kinds[k] ?? 0)) k--;
+    const before = k >= 0 ? tokenText(ts, k) : "";
+    const against = (before === "+" || before === "-") && ts.ends[k] === ts.starts[i];
+    // `(native := true)`, `{ native := true }`, `{ x with native := true }`: a named argument or a field.
+    const field = ["(", "{", ",", "with"].includes(before) && next < ts.count && tokenText(ts, next) === ":=";
+    return !against && !field;
   }
   if (word === "lemma") return next >= ts.count || ts.kinds[next] !== TokenKind.Ident;
   return word === "IO";

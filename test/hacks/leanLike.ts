@@ -13,10 +13,10 @@
  * It is a test double, never a judge of proofs.
  */
 import { PassThrough } from "node:stream";
-import { createMessageConnection, type MessageConnection } from "vscode-jsonrpc/node";
+import { createMessageConnection, ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { parseFile, type Declaration, type ParsedFile } from "../../lean-bridge/lean/commands";
 import { isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
-import type { LeanDiagnostic } from "../../lean-bridge/protocol/lean";
+import { LeanErrorCode, type LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import { LeanServer } from "../../lean-bridge/server/leanServer";
 import { applyChanges } from "../../lean-bridge/text/edits";
 import { LineIndex } from "../../lean-bridge/text/positions";
@@ -32,6 +32,13 @@ export interface LeanLikeOptions {
   neverAnswers?: readonly string[];
   /** Versions of a document whose diagnostics it answers (later ones never finish); default all. */
   answersVersions?: number;
+  /**
+   * Never finishes: still loading the header (progress from line 0), or elaborating the checked
+   * declaration (progress from the last declaration's line), as Lean reports it in `$/lean/fileProgress`.
+   */
+  hangsAt?: "header" | "declaration";
+  /** The first this many waits for diagnostics end with the worker crashing (Lean's error -32902). */
+  crashes?: number;
 }
 
 const CLOSERS = new Set([
@@ -126,8 +133,10 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
     const at = ts.starts[i] ?? 0;
     // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
     if (at < from || at >= decl.end || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
-    const word = tokenText(ts, i);
     const tokens = lineTokens(ts, i, decl.end);
+    // `set_option … in tac` runs `tac`.
+    const inAt = tokenText(ts, i) === "set_option" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
+    const word = tokenText(ts, inAt > 0 ? (tokens[inAt + 1] ?? i) : i);
     // Nested blocks on the line run first, each on its own goal.
     for (let k = 1; k < tokens.length; k++)
       if (tokenText(ts, tokens[k]!) === "by") k = nestedBlock(ts, tokens, k, errors);
@@ -286,20 +295,30 @@ function goalsAt(
     .map((c) => c.declaration)
     .find((d) => d?.byStart !== undefined && d.byStart <= offset && offset <= (d.byEnd ?? d.end));
   if (!decl) return undefined;
-  // Lean's `goalsAt?` answers with the innermost block at the position: after a nested `by` on the same
-  // line, its own goal (closed once a closing tactic ran in it), not the goals of the hole's block.
+  // Lean's `goalsAt?` answers with the innermost block at the position: after a nested `by` or a bullet on
+  // the same line, its own goal (closed once a closing tactic ran in it), not the goals of the hole's block.
   const ts = file.tokens;
   for (let i = ts.count - 1; i >= 0; i--) {
     const at = ts.starts[i] ?? 0;
     if (at >= offset) continue;
     if (ts.lines[i] !== new LineIndex(read).positionAt(offset).line || at <= (decl.byStart ?? 0)) break;
-    if (tokenText(ts, i) !== "by") continue;
+    if (tokenText(ts, i) !== "by" && tokenText(ts, i) !== "·") continue;
     let closers = 0;
     for (let k = i + 1; k < ts.count && (ts.starts[k] ?? 0) < offset; k++)
       if (CLOSERS.has(tokenText(ts, k))) closers++;
     return Math.max(0, 1 - closers);
   }
-  const upTo: Declaration = { ...decl, end: offset };
+  // A line starting with `<;>` continues the step before it: the node at its start is `t <;> s`, which
+  // starts where `t` does, so Lean answers with the goals before `t`.
+  let before = offset;
+  const here = ts.starts.findIndex((start, k) => start === offset && k < ts.count);
+  if (here > 0 && tokenText(ts, here) === "<;>")
+    for (let k = here - 1; k >= 0; k--)
+      if (ts.lineFirst[k] === 1 && !isCommentKind(ts.kinds[k] ?? 0)) {
+        before = ts.starts[k] ?? offset;
+        break;
+      }
+  const upTo: Declaration = { ...decl, end: before };
   return elaborate(file, upTo, [], options.goalsAtHole ?? 1).goalsLeft;
 }
 
@@ -335,11 +354,28 @@ function serve(connection: MessageConnection, options: LeanLikeOptions): void {
     docs.delete(p.textDocument.uri);
   });
   const versionsSeen = new Map<string, number>();
+  let crashes = options.crashes ?? 0;
   connection.onRequest("textDocument/waitForDiagnostics", async (p: { uri: string; version: number }) => {
     const seen = (versionsSeen.get(p.uri) ?? 0) + 1;
     versionsSeen.set(p.uri, seen);
     if (seen > (options.answersVersions ?? Infinity)) await never;
+    if (crashes > 0) {
+      crashes--;
+      return new ResponseError(LeanErrorCode.WorkerCrashed, `Server process for ${p.uri} crashed`);
+    }
     const doc = docs.get(p.uri);
+    if (doc && options.hangsAt) {
+      const file = parseFile(doc.text);
+      const decls = file.commands.filter((c) => c.declaration);
+      const line =
+        options.hangsAt === "header" ? 0 : new LineIndex(doc.text).positionAt(decls.at(-1)?.start ?? 0).line;
+      const end = new LineIndex(doc.text).positionAt(doc.text.length);
+      await connection.sendNotification("$/lean/fileProgress", {
+        textDocument: { uri: p.uri, version: doc.version },
+        processing: [{ range: { start: { line, character: 0 }, end }, kind: 1 }],
+      });
+      await never;
+    }
     if (doc) {
       await connection.sendNotification("$/lean/fileProgress", {
         textDocument: { uri: p.uri, version: doc.version },

@@ -174,3 +174,24 @@ test("comments a candidate ends with never reach Lean (text our lexer took for a
     assert.equal(r.doc.declarationEnd, r.doc.candidateEnd, "a whole-proof hole ends the declaration");
   }
 });
+
+test("a trailing doc comment is refused: in the file it would end the tactic block and start a command", () => {
+  assert.equal(withoutTrailingComments("rintro ⟨a, b⟩ /-- doc -/"), undefined);
+  assert.equal(withoutTrailingComments("omega\n  /-! module doc -/"), undefined);
+  const r = build("rintro h /-- doc -/");
+  assert.equal(r.kind, "tampered");
+  if (r.kind === "tampered") assert.match(r.message, /doc comment/);
+  // A doc comment followed by more of the proof stays in the document, where Lean's range shows its effect.
+  assert.equal(build("omega -- plain comments are fine").kind, "ok");
+});
+
+test("a hypothesis named `lemma` is a name, not a command; `lemma foo` still is one", () => {
+  assert.equal(build("have lemma : a ≤ b := h\n  omega").kind, "ok");
+  assert.equal(build("omega\n  lemma foo : 1 = 1 := rfl").kind, "tampered");
+});
+
+test("the check document holds the hole's column, for the goal probes' sentinel", () => {
+  const r = build("omega");
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok") assert.equal(r.doc.holeColumn, 2);
+});
