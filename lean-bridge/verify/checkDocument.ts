@@ -94,8 +94,9 @@ export function locateHole(
     .find((d) => d && d.start <= start && end <= d.end);
   if (!declaration)
     return { kind: "bad-hole", message: `the hole ${show(hole)} is not inside a declaration` };
+  // A tactic proof may be followed by a `where` clause (auxiliary definitions); the hole is in the proof.
   if (
-    declaration.bodyKind !== "tactic" ||
+    (declaration.bodyKind !== "tactic" && declaration.bodyKind !== "where") ||
     declaration.byStart === undefined ||
     declaration.byEnd === undefined
   )
@@ -310,6 +311,10 @@ function findTampering(doc: CheckDocument, suffix: string, statement: string): s
   if (decl.statement !== statement) return "the candidate changes the theorem statement";
   if (decl.end !== candidateEnd + suffix.length && !(suffix.trim() === "" && decl.end <= candidateEnd))
     return "the candidate ends the declaration early or continues past it";
-  if (decl.bodyKind !== "tactic") return "the candidate turns the tactic proof into something else";
+  // `where`, `termination_by` or `decreasing_by` in the candidate would end the tactic block inside it.
+  if (decl.byEnd !== undefined && decl.byEnd < candidateEnd)
+    return "the candidate ends the tactic block early (with `where`, `termination_by` or `decreasing_by`)";
+  if (decl.bodyKind !== doc.declaration.bodyKind)
+    return "the candidate turns the tactic proof into something else (or adds or removes a `where` clause)";
   return undefined;
 }

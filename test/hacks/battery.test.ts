@@ -382,13 +382,28 @@ describe("pay only for real progress", () => {
     // Nested blocks Lean closes with a synthetic sorry after reporting their unsolved goals.
     { name: "exact (by skip)", hole: "target", candidate: "exact (by skip)", reward: 0 },
     { name: "exact (by done)", hole: "target", candidate: "exact (by done)", reward: 0 },
-    { name: "False by skip, then elim", hole: "target", candidate: "have h : False := by skip\nexact h.elim", reward: 0 },
+    {
+      name: "False by skip, then elim",
+      hole: "target",
+      candidate: "have h : False := by skip\nexact h.elim",
+      reward: 0,
+    },
     { name: "a bullet left open", hole: "pair", candidate: "constructor\n· skip\ntrivial", reward: 0 },
     // The words without Lean's tag.
     { name: 'fail "unsolved goals"', hole: "pair", candidate: 'exact (by fail "unsolved goals")', reward: 0 },
-    { name: 'fail "unsolved goals" as a step', hole: "pair", candidate: 'fail "unsolved goals\n⊢ P"', reward: 0 },
+    {
+      name: 'fail "unsolved goals" as a step',
+      hole: "pair",
+      candidate: 'fail "unsolved goals\n⊢ P"',
+      reward: 0,
+    },
     // The last token in a nested block: plainGoal there said "no goals"; the hole's block still has them.
-    { name: "a have closed inside", hole: "pair", candidate: "have _t : True := by exact True.intro", reward: 0 },
+    {
+      name: "a have closed inside",
+      hole: "pair",
+      candidate: "have _t : True := by exact True.intro",
+      reward: 0,
+    },
     // A bullet at the end: one goal of two is left, so nothing of the hole's one goal is closed.
     { name: "constructor then one bullet", hole: "pair", candidate: "constructor\n· trivial", reward: 0 },
     // Real progress is still paid: three goals at the hole, one left.
@@ -407,7 +422,10 @@ describe("pay only for real progress", () => {
       try {
         const v = await poolOn(lean.server).verify(task(c.hole), c.candidate);
         const reward = rewardOf(v, "partial").reward;
-        assert.ok(Math.abs(reward - c.reward) < 1e-9, `${c.name}: ${reward} ≠ ${c.reward}: ${JSON.stringify(v)}`);
+        assert.ok(
+          Math.abs(reward - c.reward) < 1e-9,
+          `${c.name}: ${reward} ≠ ${c.reward}: ${JSON.stringify(v)}`,
+        );
         assert.equal(rewardOf(v, "binary").reward, 0, c.name);
       } finally {
         await lean.close();
@@ -496,6 +514,11 @@ def fact : 1 = 1 := by
 
 theorem real : 2 = 2 := by
   rfl
+
+theorem helped (n : Nat) : helper n = n := by
+  rfl
+where
+  helper (k : Nat) : Nat := k
 `;
   const dataTask = (name: string): VerifyTask => ({
     file: "Data.lean",
@@ -515,6 +538,16 @@ theorem real : 2 = 2 := by
       }
       assert.equal((await pool.verify(dataTask("fact"), "rfl")).kind, "proved");
       assert.equal((await pool.verify(dataTask("real"), "rfl")).kind, "proved");
+      // A proof followed by a `where` clause is checked like any other; the attack beside it still fails.
+      const helped = {
+        ...dataTask("helped"),
+        hole: { start: { line: 10, character: 2 }, end: { line: 10, character: 5 } },
+      };
+      assert.equal((await pool.verify(helped, "rfl")).kind, "proved");
+      unrewarded(
+        await pool.verify(helped, "rfl\nwhere\n  helper (k : Nat) : Nat := 0"),
+        "a where clause added",
+      );
     } finally {
       await lean.close();
     }
@@ -532,16 +565,51 @@ theorem real : 2 = 2 := by
   const NEAR: { name: string; hole: string; candidate: string; proved: boolean }[] = [
     { name: "a trailing doc comment", hole: "target", candidate: "omega /-- doc -/", proved: false },
     { name: "a trailing plain comment", hole: "target", candidate: "omega -- done", proved: true },
-    { name: "a plain string with braces", hole: "target", candidate: 'have s : String := "{x}"\nomega', proved: true },
-    { name: "an interpolated string", hole: "target", candidate: 'have s : String := s!"{x}"\nomega', proved: false },
+    {
+      name: "a plain string with braces",
+      hole: "target",
+      candidate: 'have s : String := "{x}"\nomega',
+      proved: true,
+    },
+    {
+      name: "an interpolated string",
+      hole: "target",
+      candidate: 'have s : String := s!"{x}"\nomega',
+      proved: false,
+    },
     { name: "a string after a syntax keyword", hole: "target", candidate: 'exact mine "{x}"', proved: false },
-    { name: "a linter switched off", hole: "target", candidate: "set_option linter.all false in omega", proved: true },
-    { name: "a warning switch", hole: "target", candidate: "set_option warn.sorry false in omega", proved: false },
-    { name: "recursion depth 10000", hole: "target", candidate: "set_option maxRecDepth 10000 in omega", proved: true },
-    { name: "recursion depth past the bound", hole: "target", candidate: "set_option maxRecDepth 100000 in omega", proved: false },
+    {
+      name: "a linter switched off",
+      hole: "target",
+      candidate: "set_option linter.all false in omega",
+      proved: true,
+    },
+    {
+      name: "a warning switch",
+      hole: "target",
+      candidate: "set_option warn.sorry false in omega",
+      proved: false,
+    },
+    {
+      name: "recursion depth 10000",
+      hole: "target",
+      candidate: "set_option maxRecDepth 10000 in omega",
+      proved: true,
+    },
+    {
+      name: "recursion depth past the bound",
+      hole: "target",
+      candidate: "set_option maxRecDepth 100000 in omega",
+      proved: false,
+    },
     { name: "Mathlib's #s", hole: "target", candidate: "have : #s = #s := rfl\nomega", proved: true },
     { name: "#exit", hole: "target", candidate: "omega\n#exit", proved: false },
-    { name: "hypotheses named native and IO", hole: "target", candidate: "have native := h\nhave IO := h\nomega", proved: true },
+    {
+      name: "hypotheses named native and IO",
+      hole: "target",
+      candidate: "have native := h\nhave IO := h\nomega",
+      proved: true,
+    },
     { name: "decide +native", hole: "example", candidate: "decide +native", proved: false },
     { name: "a hypothesis named lemma", hole: "target", candidate: "have lemma := h\nomega", proved: true },
     { name: "a lemma command", hole: "target", candidate: "omega\nlemma x : 1 = 1 := rfl", proved: false },

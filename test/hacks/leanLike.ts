@@ -127,12 +127,14 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
   let usesSorry = false;
   const errors: LeanError[] = [];
   const from = decl.bodyStart ?? decl.end;
+  // A `where` clause after the tactic block holds definitions, not steps.
+  const stepsEnd = decl.bodyKind === "where" ? (decl.byEnd ?? decl.end) : decl.end;
   const fail = (at: number, end: number, message: string, unsolved = false) =>
     errors.push({ at, end, message, unsolved });
   steps: for (let i = 0; i < ts.count; i++) {
     const at = ts.starts[i] ?? 0;
     // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
-    if (at < from || at >= decl.end || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
+    if (at < from || at >= stepsEnd || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
     const tokens = lineTokens(ts, i, decl.end);
     // `set_option … in tac` runs `tac`.
     const inAt = tokenText(ts, i) === "set_option" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
@@ -177,7 +179,7 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
       goals = Math.max(0, goals - 1);
     }
   }
-  const goalsLeft = decl.bodyKind === "tactic" ? goals : 0;
+  const goalsLeft = decl.bodyKind === "tactic" || decl.bodyKind === "where" ? goals : 0;
   if (goalsLeft > 0 && !errors.some((e) => !e.unsolved)) {
     const by = decl.byStart ?? decl.keywordStart;
     fail(by, by + 2, unsolvedMessage(goalsLeft), true);
@@ -195,7 +197,18 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
 }
 
 /** Types the lean-like server knows to be data (anything else it takes for a proposition). */
-const DATA_TYPES = new Set(["Nat", "Int", "String", "Bool", "Char", "List", "Array", "Option", "Type", "Decidable"]);
+const DATA_TYPES = new Set([
+  "Nat",
+  "Int",
+  "String",
+  "Bool",
+  "Char",
+  "List",
+  "Array",
+  "Option",
+  "Type",
+  "Decidable",
+]);
 
 /** The head of a declaration's type, after its top-level `:`. */
 function typeHead(decl: Declaration): string {

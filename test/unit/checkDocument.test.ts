@@ -195,3 +195,22 @@ test("the check document holds the hole's column, for the goal probes' sentinel"
   assert.equal(r.kind, "ok");
   if (r.kind === "ok") assert.equal(r.doc.holeColumn, 2);
 });
+
+test("a tactic proof followed by a `where` clause has holes like any other; a candidate cannot add one", () => {
+  const text = "theorem w (n : Nat) : helper n = n := by\n  simp [helper]\nwhere\n  helper (k : Nat) : Nat := k\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), {
+    start: { line: 1, character: 2 },
+    end: { line: 1, character: 15 },
+  });
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, located.hole, "simp [helper]");
+  assert.equal(built.kind, "ok");
+  if (built.kind === "ok") assert.match(built.doc.text, /simp \[helper\]\nwhere\n {2}helper/);
+  const plain = "theorem p : 1 = 1 := by\n  rfl\n";
+  const p = parseFile(plain);
+  const hole = locateHole(p, new LineIndex(plain), proofHole(plain, "p"));
+  if (hole.kind !== "ok") throw new Error("bad hole");
+  assert.equal(buildCheckDocument(p, hole.hole, "rfl\nwhere\n  x : Nat := 1").kind, "tampered");
+});
