@@ -22,10 +22,7 @@ interface DocumentState {
 }
 
 /** How far Lean got with a version, from its last `$/lean/fileProgress`. */
-export type Progress =
-  | { kind: "none" }
-  | { kind: "processing"; fromLine: number }
-  | { kind: "done" };
+export type Progress = { kind: "none" } | { kind: "processing"; fromLine: number } | { kind: "done" };
 
 export class DiagnosticsStore {
   private readonly docs = new Map<string, DocumentState>();

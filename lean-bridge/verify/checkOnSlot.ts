@@ -95,7 +95,12 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
  * infrastructure's when Lean had not reached it (imports or the declarations above still loading, or no
  * word from Lean at all), which no candidate can cause, because nothing of it is elaborated before.
  */
-export function timeoutCause(server: LeanServer, uri: string, version: number, doc: CheckDocument): VerdictCause {
+export function timeoutCause(
+  server: LeanServer,
+  uri: string,
+  version: number,
+  doc: CheckDocument,
+): VerdictCause {
   const progress = server.progressOf(uri, version);
   if (progress.kind === "none") return "infrastructure";
   if (progress.kind === "done") return "candidate";
@@ -155,7 +160,11 @@ async function confirmWithLean(
 function failClosed(outcome: VerdictOutcome, reason: string): Confirmed {
   return {
     kind: "ok",
-    outcome: { kind: "failed", reason: `${reason} (the verifier fails closed)`, diagnostics: outcome.diagnostics },
+    outcome: {
+      kind: "failed",
+      reason: `${reason} (the verifier fails closed)`,
+      diagnostics: outcome.diagnostics,
+    },
   };
 }
 

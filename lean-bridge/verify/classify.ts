@@ -186,7 +186,11 @@ export function classify(
           ? `a tactic block ${index.offsetAt(nested.range.start) < doc.candidateEnd ? "inside the candidate" : "after the candidate"} left goals unsolved (line ${nested.range.start.line + 1}); Lean closed them with \`sorry\`, which is not progress`
           : "more than one tactic block left goals unsolved",
       };
-    return { kind: "incomplete", reason: "unsolved-goals", goalsLeft: countGoals(unsolved[0]?.message ?? "") };
+    return {
+      kind: "incomplete",
+      reason: "unsolved-goals",
+      goalsLeft: countGoals(unsolved[0]?.message ?? ""),
+    };
   };
   const outcome = declarationOutcome();
   if (outcome?.kind === "failed") return done(outcome);

@@ -79,7 +79,9 @@ export function sentinelCount(
   const at = (d: LeanDiagnostic) =>
     d.range.start.line === sentinel.line && d.range.start.character === sentinel.character;
   const tagged = (d: LeanDiagnostic) => (d.leanTags ?? []).includes(LeanDiagnosticTag.unsolvedGoals);
-  const reports = diagnostics.filter((d) => (d.severity ?? 1) === 1 && d.range.start.line >= declLine && at(d));
+  const reports = diagnostics.filter(
+    (d) => (d.severity ?? 1) === 1 && d.range.start.line >= declLine && at(d),
+  );
   if (reports.length === 1 && reports[0] && tagged(reports[0])) return countGoals(reports[0].message);
   return undefined;
 }

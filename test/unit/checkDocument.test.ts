@@ -197,7 +197,8 @@ test("the check document holds the hole's column, for the goal probes' sentinel"
 });
 
 test("a tactic proof followed by a `where` clause has holes like any other; a candidate cannot add one", () => {
-  const text = "theorem w (n : Nat) : helper n = n := by\n  simp [helper]\nwhere\n  helper (k : Nat) : Nat := k\n";
+  const text =
+    "theorem w (n : Nat) : helper n = n := by\n  simp [helper]\nwhere\n  helper (k : Nat) : Nat := k\n";
   const parsed = parseFile(text);
   const located = locateHole(parsed, new LineIndex(text), {
     start: { line: 1, character: 2 },

@@ -157,7 +157,11 @@ test("anonymous declarations are axiom-checked under the verifier's name", () =>
   const ok = classify(built.doc, [isProp, info(`'${name}' depends on axioms: [propext]`)], false);
   assert.equal(ok.kind, "proved");
   assert.equal(ok.kind === "proved" && ok.axiomsChecked, true);
-  const native = classify(built.doc, [isProp, info(`'${name}' depends on axioms: [Lean.ofReduceBool]`)], false);
+  const native = classify(
+    built.doc,
+    [isProp, info(`'${name}' depends on axioms: [Lean.ofReduceBool]`)],
+    false,
+  );
   assert.equal(native.kind, "failed");
   const unconfirmed = classify(built.doc, [info(`'${name}' depends on axioms: [propext]`)], false);
   assert.equal(unconfirmed.kind, "rejected", "no answer to the proposition check: never proved");
