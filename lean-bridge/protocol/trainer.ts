@@ -42,11 +42,29 @@ export interface VerifierIdentity {
 }
 
 /**
- * The verdict's kind. environment, and timeout or crashed with cause infrastructure, are not the model's fault: the
- * trainer masks those samples out; a timeout or crash the candidate caused is a failure.
+ * The verdict's kind. environment is never the model's fault, and timeout and crashed are not when their cause
+ * is the infrastructure: the trainer masks those samples out (see isMaskedVerdict).
  */
 export type VerdictKind =
   "proved" | "failed" | "incomplete" | "rejected" | "timeout" | "crashed" | "environment";
+
+/**
+ * Who a timeout or a crash is charged to. candidate: the check ran past its own limit, or the worker crashed
+ * again on a fresh start (a failure: reward 0, trained on); infrastructure: the verifier, its server or the
+ * connection failed (masked). Absent means candidate, so a reader that does not know fails closed.
+ */
+export type VerdictCause = "candidate" | "infrastructure";
+
+/**
+ * The one definition of a masked verdict (a sample the trainer leaves out of the loss): environment, and
+ * timeout or crashed caused by the infrastructure. A candidate can never choose a masked outcome: a timeout
+ * or crash it causes is its failure.
+ */
+export function isMaskedVerdict(verdict: { kind: VerdictKind; cause?: VerdictCause }): boolean {
+  if (verdict.kind === "environment") return true;
+  if (verdict.kind === "timeout" || verdict.kind === "crashed") return verdict.cause === "infrastructure";
+  return false;
+}
 
 /** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
@@ -240,12 +258,8 @@ export interface BatchVerdict {
   cached: boolean;
   /** The verifier that produced the verdict. */
   verifier: VerifierIdentity;
-  /**
-   * For timeout and crashed: whose fault it was. "candidate" (a check that exceeded its own limit, a crash the
-   * candidate caused) is a failure; "infrastructure" (outside the candidate's control) is masked out of training.
-   * Absent means "candidate" (fail closed).
-   */
-  cause?: "candidate" | "infrastructure";
+  /** For timeout and crashed only: who caused it (absent means candidate: fail closed). */
+  cause?: VerdictCause;
 }
 
 /** Host -> trainer, answer to `verify/batch`. */

@@ -42,7 +42,7 @@ import {
   type LeanDiagnostic,
 } from "../protocol/lean";
 import { withDeadline } from "./deadline";
-import { DiagnosticsStore } from "./diagnosticsStore";
+import { DiagnosticsStore, type Progress } from "./diagnosticsStore";
 
 export interface LaunchSpec {
   /** argv: the program and its arguments. */
@@ -347,6 +347,11 @@ export class LeanServer {
     if (!this.openDocs.delete(uri)) return;
     this.store.forget(uri);
     await this.send(DidCloseTextDocumentNotification.type, { textDocument: { uri } }, this.writeDeadlineMs);
+  }
+
+  /** How far Lean got with a version of a document, from its last `$/lean/fileProgress`. */
+  progressOf(uri: string, version: number): Progress {
+    return this.store.progress(uri, version);
   }
 
   /**

@@ -151,34 +151,51 @@ export class VerifierPool {
     const stopped: VerdictOutcome = {
       kind: "crashed",
       reason: "the verifier was stopped before this check ran",
+      cause: "infrastructure",
       diagnostics: [],
     };
     const slot = await this.scheduler.acquire(doc);
     if (!slot) return stopped;
     try {
-      const server = await this.liveServer();
-      if (!server)
-        return this.supervisor.stopped
-          ? stopped
-          : { kind: "crashed", reason: "the Lean server could not be restarted", diagnostics: [] };
-      this.stats.checks++;
-      const checked = await checkOnSlot(
-        {
-          server,
-          timeoutMs: this.options.timeoutMs,
-          allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
-          allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
-        },
-        slot,
-        doc,
-      );
-      if (checked.outcome.kind === "timeout") this.stats.timeouts++;
-      if (checked.outcome.kind === "crashed") this.stats.crashes++;
-      if (checked.aftermath === "recycle") {
-        await server.closeDocument(slot.uri);
-        slot.text = undefined;
-      } else if (checked.aftermath === "server-lost") this.scheduler.forgetAll();
-      return checked.outcome;
+      // A crash (of the worker, or of the whole server) is retried once on a fresh one: a crash that comes
+      // back is the candidate's doing (deep recursion within the allowed `maxRecDepth`, say), a failure it
+      // cannot turn into a masked outcome. Only the first crash of a pair is ever the infrastructure's.
+      for (let attempt = 1; ; attempt++) {
+        const server = await this.liveServer();
+        if (!server)
+          return this.supervisor.stopped
+            ? stopped
+            : {
+                kind: "crashed",
+                reason: "the Lean server could not be restarted",
+                cause: "infrastructure",
+                diagnostics: [],
+              };
+        this.stats.checks++;
+        const checked = await checkOnSlot(
+          {
+            server,
+            timeoutMs: this.options.timeoutMs,
+            allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+            allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
+          },
+          slot,
+          doc,
+        );
+        if (checked.outcome.kind === "timeout") this.stats.timeouts++;
+        if (checked.outcome.kind === "crashed") this.stats.crashes++;
+        if (checked.aftermath === "recycle") {
+          await server.closeDocument(slot.uri);
+          slot.text = undefined;
+        } else if (checked.aftermath === "server-lost") this.scheduler.forgetAll();
+        if (checked.outcome.kind !== "crashed" || this.supervisor.stopped) return checked.outcome;
+        if (attempt >= 2)
+          return {
+            ...checked.outcome,
+            cause: "candidate",
+            reason: `${checked.outcome.reason}\n(it crashed again on a fresh Lean worker, so the candidate is charged with it)`,
+          };
+      }
     } catch (error) {
       // A bug below us must not leave the caller waiting: report it as a crash that says what broke.
       this.stats.crashes++;
@@ -186,6 +203,7 @@ export class VerifierPool {
       return {
         kind: "crashed",
         reason: `internal error while checking: ${error instanceof Error ? error.message : String(error)}${stderrTail(this.supervisor.server.stderr)}`,
+        cause: "infrastructure",
         diagnostics: [],
       };
     } finally {
