@@ -43,6 +43,8 @@ class Task:
     """LSP range of the hole in its file."""
     goal: str | None = None
     """The goal state at the hole, when the export recorded it."""
+    statement: str | None = None
+    """The declaration header up to `:=` (the prompt keeps it whole when the prefix must be cut)."""
 
 
 REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", "range")
@@ -83,6 +85,7 @@ def _task_from_json(raw: Any, where: str) -> Task:
     if raw["kind"] not in HOLE_KINDS:
         raise DatasetError(f"{where}: unknown hole kind {raw['kind']!r} (expected one of {', '.join(HOLE_KINDS)})")
     goal = raw.get("goal")
+    statement = raw.get("statement")
     return Task(
         id=str(raw["id"]),
         file=str(raw["file"]),
@@ -94,6 +97,7 @@ def _task_from_json(raw: Any, where: str) -> Task:
         indent=int(raw.get("indent", 0)),
         hole=raw["range"],
         goal=str(goal) if isinstance(goal, str) and goal.strip() else None,
+        statement=statement if isinstance(statement, str) and statement.strip() else None,
     )
 
 

@@ -31,7 +31,9 @@ from .curriculum import Curriculum, TaskSampler
 from .data import DatasetError, by_kind, load_tasks, require_tasks, select
 from .evaluate import EvalResult, eval_subset, pass_at_1
 from .metrics import RunFiles
+from .optimiser import optimise
 from .policy import PolicyError, load_reference, pick_device
+from .prompts import PromptError, style_for
 from .protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
@@ -45,7 +47,7 @@ from .protocol import (
 )
 from .runtime import configure_threads, quiet_libraries
 from .sft import warm_start
-from .steps import Batch, StepRecord, optimise, sample_groups, verify_groups
+from .steps import Batch, StepRecord, sample_groups, verify_groups
 from .verify import Stopped, Verifier
 from .vllm_backend import BackendError, make_backend
 
@@ -116,7 +118,8 @@ class Trainer:
                 self.log("info", f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}; starting a fresh run")
             self.plan = adapters.resolve(config, device)
             self.policy = adapters.load_policy(config, self.plan, device, self.dataset_dir, tasks, latest)
-        except (DatasetError, PolicyError, AlgorithmConfigError) as error:
+            self.policy.style = style_for(config, self.policy.tokenizer)
+        except (DatasetError, PolicyError, AlgorithmConfigError, PromptError) as error:
             raise TrainerError(str(error)) from error
         self.train_tasks = select(tasks, "train", config.kinds)
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
@@ -167,7 +170,8 @@ class Trainer:
 
     def _make_optimizer(self) -> None:
         trainable = adapters.trainable_parameters(self.policy.model)  # the adapter alone with LoRA
-        self.optimizer = torch.optim.AdamW(trainable, lr=self.config.learning_rate)
+        config = self.config
+        self.optimizer = torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=config.weight_decay)
         self.train_model, self.optimizer = self.ranks.prepare(self.policy.model, self.optimizer)
 
     def _make_reference(self) -> None:
