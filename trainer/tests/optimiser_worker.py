@@ -50,7 +50,7 @@ def run_rank(rank: int, port: int, out: str) -> None:
             view = BatchView.build(algorithm, groups[0] + groups[1], torch.device("cpu"))
             models = LossModels(model, model, None, tok.pad_token_id, 1.0)
             model.zero_grad(set_to_none=True)
-            accumulate(algorithm, models, view, view.totals(algorithm), None, lambda l: l.backward(), _null)
+            accumulate(algorithm, models, view, view.totals(algorithm), None, lambda loss: loss.backward(), _null)
             result["union"] = gradients(model).tolist()
         Path(out, f"rank-{rank}.json").write_text(json.dumps(result), encoding="utf-8")
         dist.barrier()

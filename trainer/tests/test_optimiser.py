@@ -34,7 +34,7 @@ def run(algorithm: Any, model: Any, ref: Any, pad: int, groups: list[Any], micro
     view = BatchView.build(algorithm, groups, torch.device("cpu"))
     models = LossModels(model, model, ref, pad, 1.0)
     loss, metrics, trained = accumulate(
-        algorithm, models, view, view.totals(algorithm), micro, lambda l: l.backward(), nullcontext
+        algorithm, models, view, view.totals(algorithm), micro, lambda loss: loss.backward(), nullcontext
     )
     assert trained
     return gradients(model), loss, metrics
@@ -89,8 +89,8 @@ def test_per_micro_batch_means_would_differ_so_the_test_can_fail() -> None:
             view.mask[rows], view.old_logp[rows], None, {},
         )  # fmt: skip
         if part.mask.sum() > 0:
-            accumulate(algorithm, models, part, part.totals(algorithm), None, lambda l: (l / len(slices)).backward(),
-                       nullcontext)  # fmt: skip
+            local = part.totals(algorithm)
+            accumulate(algorithm, models, part, local, None, lambda loss: (loss / len(slices)).backward(), nullcontext)
     assert float((gradients(model) - whole).abs().max()) > 1e-5
 
 
