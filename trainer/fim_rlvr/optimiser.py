@@ -227,6 +227,11 @@ def _importance_weights(
     return (result.weights if config.vllm_importance_sampling_correction else None), metrics
 
 
+def make_optimizer(parameters: list[torch.nn.Parameter], config: Any) -> torch.optim.Optimizer:
+    """AdamW at the run's learning rate with its weight decay (the schedule sets each step's rate in `optimise`)."""
+    return torch.optim.AdamW(parameters, lr=config.learning_rate, weight_decay=config.weight_decay)
+
+
 def split_groups(groups: list[Group], parts: int) -> list[list[Group]]:
     """`groups` in `parts` consecutive slices of near-equal size (some empty when there are fewer groups)."""
     size, extra = divmod(len(groups), parts)
