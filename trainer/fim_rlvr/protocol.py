@@ -35,6 +35,7 @@ AlgorithmName = Literal["grpo", "drgrpo", "dapo", "gspo", "dgpo"]
 LogLevel = Literal["debug", "info", "warning", "error"]
 EvalStage = Literal["before", "sft", "after"]
 DoneStatus = Literal["completed", "stopped", "failed"]
+ReportTarget = Literal["none", "tensorboard", "wandb", "trackio"]
 
 VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
 HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
@@ -119,6 +120,16 @@ class TrainConfig(TypedDict, total=False):
     vllm_mode: Literal["colocate", "server"]
     vllm_server_url: str | None
     vllm_gpu_memory_utilization: float
+    prompt_style: Literal["auto", "fim", "chat", "instruction"]
+    prompt_template: str | None
+    prompt_thinking: bool
+    micro_batch_size: int | None
+    num_iterations: int
+    steps_per_generation: int
+    lr_scheduler: Literal["constant", "linear", "cosine"]
+    warmup_ratio: float
+    weight_decay: float
+    report_to: ReportTarget | list[ReportTarget]
 
 
 class VerifierServiceAddress(TypedDict):
