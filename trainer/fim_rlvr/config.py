@@ -92,7 +92,8 @@ class TrainConfig:
     lora_targets: list[str] | None = None
     """Module names LoRA adapts; None: every linear layer but the output head (peft's "all-linear")."""
     lora_dropout: float = 0.0
-    """Dropout on the LoRA branch (0: RL's old and new log-probs stay comparable)."""
+    """Dropout on the LoRA branch, in the SFT warm start (RL's forward passes run with every dropout rate at 0, so
+    old and new log-probs stay comparable)."""
     load_in_4bit: bool = False
     """QLoRA: the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r)."""
     gradient_checkpointing: bool = False

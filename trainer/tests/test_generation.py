@@ -65,9 +65,8 @@ def test_sampled_tokens_log_probs_are_those_of_the_distribution_sampled_from(tok
     )
     torch.manual_seed(3)
     with model_defaults_off(model), torch.no_grad():
-        out = model.generate(
-            input_ids=ids, attention_mask=mask, generation_config=config, output_scores=True, return_dict_in_generate=1
-        )
+        scored = {"output_scores": True, "return_dict_in_generate": True}
+        out = model.generate(input_ids=ids, attention_mask=mask, generation_config=config, **scored)
     new = out.sequences[:, ids.shape[1] :]  # [N, T]
     scores = torch.stack(out.scores, dim=1)  # [N, T, V]: the logits the tokens were drawn from, after processors
     sampled = torch.log_softmax(scores.float(), -1).gather(-1, new.unsqueeze(-1)).squeeze(-1)  # [N, T]
