@@ -68,3 +68,31 @@ def test_config_rules_for_the_new_options() -> None:
     for bad in ({"num_iterations": 0}, {"micro_batch_size": 0}, {"lr_scheduler": "step"}, {"warmup_ratio": 1.0}):
         with pytest.raises(ConfigError):
             from_dict(bad)
+
+
+def test_prompt_options_reach_the_run(toy_dataset: Path, tmp_path: Path) -> None:
+    from fim_rlvr.train import TrainerError
+
+    with pytest.raises(TrainerError, match="no chat template"):
+        make_trainer(toy_dataset, tmp_path / "chat", ParityVerifier(), prompt_style="chat")
+    trainer = make_trainer(toy_dataset, tmp_path / "plain", ParityVerifier(), steps=1, sft_steps=2,
+                           prompt_style="instruction")  # fmt: skip
+    assert trainer.policy.style.name == "instruction" and "```" in trainer.policy.style.stop_strings
+    trainer.run()
+    assert RunFiles(tmp_path / "plain").read_metrics()[0]["tokens"] > 0
+
+
+def test_goal_and_statement_come_from_tasks_jsonl(tmp_path: Path) -> None:
+    import json
+
+    from conftest import write_dataset
+
+    from fim_rlvr.data import load_tasks
+
+    folder = write_dataset(tmp_path / "ds", per_pattern=1)
+    rows = [json.loads(line) for line in (folder / "tasks.jsonl").read_text().splitlines()]
+    rows[0]["goal"] = "a b : Nat\n⊢ a ≤ b"
+    (folder / "tasks.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first, second = load_tasks(folder)[:2]
+    assert first.goal == "a b : Nat\n⊢ a ≤ b" and second.goal is None
+    assert first.statement == rows[0]["statement"]
