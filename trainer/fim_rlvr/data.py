@@ -46,6 +46,8 @@ class Task:
     novel: bool | None = None
     """For test tasks of a de-duplicated export: True when the middle (normalised) occurs nowhere in the training
     split, False when it does (a memorised hole); None when the dataset does not say."""
+    statement: str | None = None
+    """The declaration header up to `:=` (the prompt keeps it whole when the prefix must be cut)."""
 
 
 REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", "range")
@@ -86,6 +88,7 @@ def _task_from_json(raw: Any, where: str) -> Task:
     if raw["kind"] not in HOLE_KINDS:
         raise DatasetError(f"{where}: unknown hole kind {raw['kind']!r} (expected one of {', '.join(HOLE_KINDS)})")
     goal = raw.get("goal")
+    statement = raw.get("statement")
     return Task(
         id=str(raw["id"]),
         file=str(raw["file"]),
@@ -98,6 +101,7 @@ def _task_from_json(raw: Any, where: str) -> Task:
         hole=raw["range"],
         goal=str(goal) if isinstance(goal, str) and goal.strip() else None,
         novel=raw["novel"] if isinstance(raw.get("novel"), bool) else None,
+        statement=statement if isinstance(statement, str) and statement.strip() else None,
     )
 
 

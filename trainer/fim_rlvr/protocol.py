@@ -37,6 +37,7 @@ AlgorithmName = Literal["grpo", "drgrpo", "dapo", "gspo", "dgpo"]
 LogLevel = Literal["debug", "info", "warning", "error"]
 EvalStage = Literal["before", "sft", "after"]
 DoneStatus = Literal["completed", "stopped", "failed"]
+ReportTarget = Literal["none", "tensorboard", "wandb", "trackio"]
 
 VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
 HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
@@ -123,6 +124,16 @@ class TrainConfig(TypedDict, total=False):
     validation_every: int
     validation_samples: int
     baseline: Literal["sft"] | None
+    prompt_style: Literal["auto", "fim", "chat", "instruction"]
+    prompt_template: str | None
+    prompt_thinking: bool
+    micro_batch_size: int | None
+    num_iterations: int
+    steps_per_generation: int
+    lr_scheduler: Literal["constant", "linear", "cosine"]
+    warmup_ratio: float
+    weight_decay: float
+    report_to: ReportTarget | list[ReportTarget]
 
 
 class VerifierServiceAddress(TypedDict):

@@ -33,7 +33,7 @@ def examples(
     out = []
     for task in tasks:
         prompt = build_prompt(task, policy.style, tokenizer, show_goal=show_goal, budget=budget)
-        target = task.middle if policy.style.fim is not None else f"{task.middle}\n```"
+        target = policy.style.sft_target(task.middle)
         out.append(
             (
                 tokenizer(prompt, add_special_tokens=False)["input_ids"],
