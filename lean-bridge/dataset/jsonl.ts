@@ -18,7 +18,12 @@ export class JsonlWriter {
   }
 
   write(value: unknown): void {
-    const line = JSON.stringify(value) + "\n";
+    this.writeLine(JSON.stringify(value));
+  }
+
+  /** Writes one line of JSON text already serialised (without its line break). */
+  writeLine(json: string): void {
+    const line = json + "\n";
     this.buffer.push(line);
     this.buffered += line.length;
     this.lines++;
@@ -42,11 +47,11 @@ export class JsonlWriter {
 const READ_BYTES = 1 << 20;
 
 /**
- * The parsed lines of a JSONL file, one at a time, read in 1 MB chunks. Synchronous on purpose: Node's
+ * The non-blank lines of a text file, one at a time, read in 1 MB chunks. Synchronous on purpose: Node's
  * readline async iterator queues lines ahead of a slow consumer without bound, which would bring the whole
  * file into memory; here only the current chunk and line are held.
  */
-export function* readJsonl<T>(path: string): Generator<T> {
+export function* readLines(path: string): Generator<string> {
   const fd = openSync(path, "r");
   const decoder = new StringDecoder("utf8");
   const chunk = Buffer.allocUnsafe(READ_BYTES);
@@ -57,12 +62,17 @@ export function* readJsonl<T>(path: string): Generator<T> {
       const text = rest + (n > 0 ? decoder.write(chunk.subarray(0, n)) : decoder.end());
       const lines = text.split("\n");
       rest = n > 0 ? lines.pop()! : "";
-      for (const line of lines) if (line.trim() !== "") yield JSON.parse(line) as T;
+      for (const line of lines) if (line.trim() !== "") yield line;
       if (n === 0) return;
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/** The parsed lines of a JSONL file, one at a time (see `readLines`). */
+export function* readJsonl<T>(path: string): Generator<T> {
+  for (const line of readLines(path)) yield JSON.parse(line) as T;
 }
 
 /**

@@ -7,8 +7,9 @@
 import { createHash } from "node:crypto";
 import { parseFile } from "../lean/commands";
 import { mineText, type HoleKind } from "../holes/mine";
+import { normalisedMiddle, scopesInEffect } from "./context";
 import type { JsonlWriter } from "./jsonl";
-import { CodePointIndex, declKeyOf, fileRecord, taskRecord } from "./records";
+import { CodePointIndex, declKeyOf, fileRecord, taskRecord, type TaskRecord } from "./records";
 import { declarationKey } from "./split";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
 
@@ -17,6 +18,8 @@ export interface MiningOptions {
   kinds: HoleKind[];
   maxMiddleChars?: number;
   maxFileBytes: number;
+  /** The prefix window of each task (`--context-chars`). */
+  contextChars: number;
   cancelled: () => boolean;
   onProgress?: (done: number, total: number) => void;
 }
@@ -32,8 +35,25 @@ export interface MiningResult {
   pending: number;
   /** Task count per declaration (`declarationKey`). */
   tasksPerDecl: Map<string, number>;
+  /** Declaration keys by the index pending tasks carry in `_decl`. */
+  declKeys: string[];
   /** Where each file's header (imports) ends, for the lean-grpo view. */
   headerEnds: Map<string, number>;
+}
+
+/**
+ * A task as pass 1 writes it: the record, led by its declaration's index (into `declKeys`) and a digest of
+ * its normalised middle (`middleKeyOf`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
+ * drops both.
+ */
+export type PendingTask = { _decl: number; _mk: number } & TaskRecord;
+
+/**
+ * A normalised middle as a number: 52 bits of its SHA-1 (a chance of about 1 in 10,000 that two of 1.5
+ * million different middles collide). A number, not a string, so that the sets pass 3 keeps hold no text.
+ */
+export function middleKeyOf(normalised: string): number {
+  return parseInt(createHash("sha1").update(normalised).digest("hex").slice(0, 13), 16);
 }
 
 function count(map: Record<string, number>, key: string, by = 1): void {
@@ -60,9 +80,11 @@ export async function mineWorkspace(
     tooLongDropped: 0,
     pending: 0,
     tasksPerDecl: new Map(),
+    declKeys: [],
     headerEnds: new Map(),
   };
   const seen = new Set<string>();
+  const declIndex = new Map<string, number>();
   for (const [k, path] of listed.files.entries()) {
     // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -89,6 +111,15 @@ export async function mineWorkspace(
     result.declarations.withTacticProofs += mined.declarations - skippedHere;
     result.malformedDropped += mined.malformedHoles;
     const codePoints = new CodePointIndex(text);
+    const scopes = scopesInEffect(parsed);
+    const context = {
+      file,
+      imports: mined.imports,
+      scope: [] as string[],
+      codePoints,
+      contextChars: options.contextChars,
+    };
+    let command = 0;
     for (const hole of mined.holes) {
       count(result.found, hole.kind);
       if (!options.kinds.includes(hole.kind)) continue;
@@ -103,10 +134,21 @@ export async function mineWorkspace(
         result.tooLongDropped++;
         continue;
       }
-      // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-      pendingOut.write(taskRecord(file, mined.imports, hole, "train", codePoints));
-      result.pending++;
+      // Holes come in file order: the command holding this one is at or after the previous hole's.
+      while (command < parsed.commands.length - 1 && parsed.commands[command]!.end < hole.start) command++;
+      context.scope = scopes[command] ?? [];
       const key = declarationKey(file, declKeyOf(hole));
+      let decl = declIndex.get(key);
+      if (decl === undefined) {
+        decl = result.declKeys.length;
+        declIndex.set(key, decl);
+        result.declKeys.push(key);
+      }
+      const middleKey = middleKeyOf(normalisedMiddle(parsed.tokens, hole.start, hole.end));
+      // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
+      const pending: PendingTask = { _decl: decl, _mk: middleKey, ...taskRecord(hole, "train", context) };
+      pendingOut.write(pending);
+      result.pending++;
       result.tasksPerDecl.set(key, (result.tasksPerDecl.get(key) ?? 0) + 1);
     }
   }

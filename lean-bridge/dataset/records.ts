@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import type { Range } from "vscode-languageserver-protocol";
 import type { HoleKind, MinedHole } from "../holes/mine";
+import { boundPrefix, boundSuffix, suffixChars } from "./context";
 import { holeId, type Split } from "./split";
 
 export interface FileRecord {
@@ -14,22 +15,33 @@ export interface TaskRecord {
   /** Stable hash of (file, declaration, kind, offsets, middle). */
   id: string;
   file: string;
+  kind: HoleKind;
+  split: Split;
+  /**
+   * Validation and test tasks only: whether the hole's normalised middle (tokens without comments and
+   * layout) is the middle of no training task. Training tasks do not carry it.
+   */
+  novel?: boolean;
   /** Fully qualified name; "" for anonymous declarations (`example`). */
   decl: string;
   declKind: string;
-  kind: HoleKind;
   /** LSP range of the hole in the file (0-based lines, UTF-16 characters). */
   range: Range;
   middle: string;
   /** Column of the hole: continuation lines of a candidate align here. */
   indent: number;
   imports: string[];
-  split: Split;
+  /** `namespace`, `section`, `open` and `universe` commands in effect at the declaration, in file order. */
+  scope: string[];
   /** The declaration header up to `:=` (e.g. "theorem foo (n : Nat) : n + 0 = n"). */
   statement: string;
-  /** The declaration's text before the hole (statement, `:= by`, earlier steps). */
+  /**
+   * The declaration's text just before the hole: all of it when it fits the export's `--context-chars`
+   * window, else its last lines that fit. Always ends where the hole begins: the file text before the hole
+   * ends with `prefix`.
+   */
   prefix: string;
-  /** The declaration's text after the hole. */
+  /** The declaration's text just after the hole, within a quarter of the window; the file text after the hole starts with it. */
   suffix: string;
   /** Where the declaration starts in the file: the file text before it is its context. */
   declStart: Range["start"];
@@ -87,28 +99,34 @@ export function fileRecord(file: string, text: string): FileRecord {
   return { file, sha256: createHash("sha256").update(text, "utf8").digest("hex"), text };
 }
 
-export function taskRecord(
-  file: string,
-  imports: string[],
-  hole: MinedHole,
-  split: Split,
-  codePoints: CodePointIndex,
-): TaskRecord {
+/** What a task record takes from its file besides the hole. */
+export interface TaskContext {
+  file: string;
+  imports: string[];
+  scope: string[];
+  codePoints: CodePointIndex;
+  /** The prefix window (`--context-chars`); the suffix gets a quarter of it. */
+  contextChars: number;
+}
+
+export function taskRecord(hole: MinedHole, split: Split, context: TaskContext): TaskRecord {
+  const { file, codePoints, contextChars } = context;
   const declKey = declKeyOf(hole);
   return {
     id: holeId(file, declKey, hole.kind, hole.start, hole.end, hole.middle),
     file,
+    kind: hole.kind,
+    split,
     decl: hole.decl,
     declKind: hole.declKind,
-    kind: hole.kind,
     range: hole.range,
     middle: hole.middle,
     indent: hole.indent,
-    imports,
-    split,
+    imports: context.imports,
+    scope: context.scope,
     statement: hole.statement,
-    prefix: hole.declPrefix,
-    suffix: hole.declSuffix,
+    prefix: boundPrefix(hole.declPrefix, contextChars),
+    suffix: boundSuffix(hole.declSuffix, suffixChars(contextChars)),
     declStart: hole.declStart,
     variables: hole.variables,
     offsets: { start: hole.start, end: hole.end },

@@ -22,6 +22,8 @@ function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions
     seed: 0,
     maxFileBytes: 4 << 20,
     formats: ["native"],
+    // These tests are about declaration splits and their balance; bounded.test.ts covers `dedup`.
+    splitMode: "declaration",
     ...extra,
   };
 }
@@ -60,6 +62,7 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
     "middle",
     "indent",
     "imports",
+    "scope",
     "split",
     "statement",
     "prefix",

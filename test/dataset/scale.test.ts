@@ -30,7 +30,19 @@ test(`a ${WORKSPACE_BYTES / 1e6} MB workspace exports with a ${HEAP_MB} MB heap,
   const out = join(root, "ds");
   const r = spawnSync(
     process.execPath,
-    [`--max-old-space-size=${HEAP_MB}`, join(REPO, "dist", "cli.js"), "export", ws, "--out", out],
+    [
+      `--max-old-space-size=${HEAP_MB}`,
+      join(REPO, "dist", "cli.js"),
+      "export",
+      ws,
+      "--out",
+      out,
+      // Every task kept and long windows: the dataset must outgrow the heap.
+      "--split",
+      "declaration",
+      "--context-chars",
+      "4096",
+    ],
     { encoding: "utf8", timeout: 240_000 },
   );
   assert.equal(r.status, 0, r.stderr.slice(-2000));
