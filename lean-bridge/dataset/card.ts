@@ -54,15 +54,18 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
 ## Files
 
 - \`tasks.jsonl\`: one hole per line: \`id\`, \`file\`, \`kind\`, \`split\`, \`novel\` (validation and test tasks:
-  whether no training task has the same normalised middle), \`decl\`, \`declKind\`, \`range\` (LSP range in the
-  file: 0-based lines, characters in UTF-16 code units), \`middle\`, \`indent\`, \`imports\`, \`scope\` (the
-  \`namespace\`/\`section\`/\`open\`/\`universe\` commands in effect), \`statement\`, \`prefix\`/\`suffix\` (the
-  declaration's text just before and after the hole, bounded: at most ${report.contextChars} and
-  ${Math.ceil(report.contextChars / 4)} characters, cut at line breaks; the file text before the hole ends with
-  \`prefix\`, the text after it starts with \`suffix\`), \`declStart\`, \`variables\`, \`offsets\` (the hole in the
-  file text, in **UTF-16 code units**, as JavaScript and LSP count) and \`offsetsCodePoints\` (the same in **code
-  points**, as Python and Rust count). They differ in files with characters outside the Basic Multilingual
-  Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
+  whether no training task has the same normalised middle), \`decl\`, \`declKind\`, \`context\` (the line of
+  \`contexts.jsonl\` holding the declaration's context), \`range\` (LSP range in the file: 0-based lines,
+  characters in UTF-16 code units), \`middle\`, \`indent\`, \`prefix\`/\`suffix\` (the declaration's text just
+  before and after the hole, bounded: at most ${report.contextChars} and ${Math.ceil(report.contextChars / 4)} characters, cut at
+  line breaks; the file text before the hole ends with \`prefix\`, the text after it starts with \`suffix\`),
+  \`declStart\`, \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
+  \`offsetsCodePoints\` (the same in **code points**, as Python and Rust count). They differ in files with
+  characters outside the Basic Multilingual Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
+- \`contexts.jsonl\`: one line per declaration with holes, shared by its tasks: \`context\`, \`file\`, \`decl\`,
+  \`declKind\`, \`declStart\`, \`offsets\`/\`offsetsCodePoints\` (the declaration in its file), \`imports\`, \`scope\`
+  (the \`namespace\`/\`section\`/\`open\`/\`universe\` commands in effect), \`variables\`, \`statement\` and \`text\`
+  (the whole declaration).
 - \`files.jsonl\`: \`{file, sha256, text}\` per source file: the full text around every hole, by its offsets.
 - \`report.json\`: counts, skipped files and declarations with reasons, the split's overlap counts, time taken;
   \`summary.svg\`: the chart above.
@@ -79,17 +82,18 @@ train = tasks.filter(lambda t: t["split"] == "train")
 validation = tasks.filter(lambda t: t["split"] == "validation")
 \`\`\`
 
-With the standard library only (run in this folder): a bounded prompt per task from its own fields, and
-the full file text around each hole from files.jsonl by its offsets. tasks.jsonl is read line by line.
+With the standard library only (run in this folder): a bounded prompt per task from its row and its
+declaration's context row, and the full text around each hole from files.jsonl by its offsets. tasks.jsonl
+is read line by line; contexts.jsonl holds one line per declaration.
 
 \`\`\`python
 import json
 
 
-def prompt(task):
+def prompt(context, task):
     """The text before the hole: imports, scope, variables, the statement, then the prefix window."""
-    header = [f"import {m}" for m in task["imports"]] + task["scope"] + task["variables"]
-    statement = "" if task["statement"] in task["prefix"] else task["statement"] + " := by\\n"
+    header = [f"import {m}" for m in context["imports"]] + context["scope"] + context["variables"]
+    statement = "" if context["statement"] in task["prefix"] else context["statement"] + " := by\\n"
     return ("\\n".join(header) + "\\n\\n" if header else "") + statement + task["prefix"]
 
 
@@ -98,18 +102,23 @@ def code_points(text, utf16_offset):
     return len(text.encode("utf-16-le")[: 2 * utf16_offset].decode("utf-16-le"))
 
 
+with open("contexts.jsonl", encoding="utf-8") as f:
+    contexts = [json.loads(line) for line in f]
 with open("files.jsonl", encoding="utf-8") as f:
     texts = {r["file"]: r["text"] for r in map(json.loads, f)}
 count = 0
 with open("tasks.jsonl", encoding="utf-8") as f:
     for task in map(json.loads, f):
-        bounded = prompt(task)  # what a model is shown before the hole
+        context = contexts[task["context"]]
+        bounded = prompt(context, task)  # what a model is shown before the hole
         text = texts[task["file"]]
         start, end = task["offsetsCodePoints"]["start"], task["offsetsCodePoints"]["end"]
         assert (start, end) == tuple(code_points(text, task["offsets"][k]) for k in ("start", "end"))
         before, middle, after = text[:start], text[start:end], text[end:]  # the full file around the hole
         assert middle == task["middle"] and before.endswith(task["prefix"]) and after.startswith(task["suffix"])
-        assert bounded.endswith(task["prefix"]) and task["statement"] in bounded
+        declaration = context["text"][: start - context["offsetsCodePoints"]["start"]]  # all of it before the hole
+        assert before.endswith(declaration) and declaration.endswith(task["prefix"])
+        assert bounded.endswith(task["prefix"]) and context["statement"] in bounded
         count += 1
 print(f"all {count} middles reconstructed")
 \`\`\`

@@ -52,12 +52,18 @@ const OPEN_IN = /(?:^|\n)[ \t]*(open[ \t][^\n]*?[ \t]in)(?=\s)/g;
  * `open … in` applies to its own command only. Arrays are shared by the commands of one scope state.
  */
 export function scopesInEffect(parsed: ParsedFile): string[][] {
-  const text = parsed.tokens.text;
+  const ts = parsed.tokens;
+  const text = ts.text;
   const frames: string[][] = [[]];
   let current: string[] = [];
   return parsed.commands.map((c) => {
     const k = c.keyword;
-    const written = () => text.slice(c.start, c.end).replace(/\s+/g, " ").trim();
+    // The command as written from its first word: a doc comment before it is not part of the scope.
+    const written = () => {
+      let first = c.firstToken;
+      while (first < c.lastToken && isCommentKind(ts.kinds[first]!)) first++;
+      return text.slice(ts.starts[first], c.end).replace(/\s+/g, " ").trim();
+    };
     if (c.declaration) {
       const head = text.slice(c.start, c.declaration.keywordStart);
       if (!head.includes("open")) return current;

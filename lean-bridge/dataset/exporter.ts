@@ -136,6 +136,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   try {
     // Pass 1: mine, streaming files.jsonl and the pending tasks.
     const filesOut = new JsonlWriter(staging.file("files.jsonl"));
+    const contextsOut = new JsonlWriter(staging.file("contexts.jsonl"));
     const pendingOut = new JsonlWriter(staging.file(PENDING));
     const mining = await mineWorkspace(
       {
@@ -148,9 +149,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
         onProgress: (done, total) => options.onProgress?.({ phase: "mining", done, total }),
       },
       filesOut,
+      contextsOut,
       pendingOut,
     ).finally(() => {
       filesOut.close();
+      contextsOut.close();
       pendingOut.close();
     });
     if (mining.kind === "cancelled") return { kind: "cancelled" };
@@ -195,12 +198,19 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     // Pass 3: splits, tasks.jsonl and the views, streamed.
     options.onProgress?.({ phase: "writing", done: 0, total: 1 });
     const splits = assignSplits(options.seed, tasksPerDecl);
-    const written = writeTasks(staging, tasksPath, (decl) => splits.get(mined.declKeys[decl]!)!, {
-      splitMode: options.splitMode ?? "dedup",
-      formats: options.formats,
-      ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
-      headerEnds: mined.headerEnds,
-    });
+    const written = writeTasks(
+      staging,
+      tasksPath,
+      (decl) => splits.get(mined.declKeys[decl]!)!,
+      {
+        splitMode: options.splitMode ?? "dedup",
+        formats: options.formats,
+        ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
+        headerEnds: mined.headerEnds,
+      },
+      // Verification kept only some pending tasks: their heads are read back from its file.
+      verification ? undefined : mined.heads,
+    );
     staging.remove(PENDING);
     staging.remove(KEPT);
     const { byKind, bySplit, byKindAndSplit, total } = written;

@@ -1,16 +1,17 @@
 /**
- * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl and each hole
- * that survives the filters to a pending tasks file, at once. Only one file's text and holes are in
+ * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl, each declaration
+ * with holes to contexts.jsonl, and each hole that survives the filters to a pending tasks file, at once. Only one file's text and holes are in
  * memory at a time; what is kept across files is counts, a hash per (statement, middle) pair for
  * de-duplication, and each declaration's task count (for the splits).
  */
-import { createHash } from "node:crypto";
 import { parseFile } from "../lean/commands";
 import { mineText, type HoleKind } from "../holes/mine";
 import { normalisedMiddle, scopesInEffect } from "./context";
+import { hash53 } from "./hash53";
 import type { JsonlWriter } from "./jsonl";
-import { CodePointIndex, declKeyOf, fileRecord, taskRecord, type TaskRecord } from "./records";
+import { CodePointIndex, contextRecord, declKeyOf, fileRecord, taskRecord, type TaskRecord } from "./records";
 import { declarationKey } from "./split";
+import type { PendingHeads } from "./writeTasks";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
 
 export interface MiningOptions {
@@ -35,8 +36,10 @@ export interface MiningResult {
   pending: number;
   /** Task count per declaration (`declarationKey`). */
   tasksPerDecl: Map<string, number>;
-  /** Declaration keys by the index pending tasks carry in `_decl`. */
+  /** Declaration keys by the index pending tasks carry in `_decl` (also their `context` row). */
   declKeys: string[];
+  /** Each pending task's `_decl` and `_mk`, in the pending file's order. */
+  heads: PendingHeads;
   /** Where each file's header (imports) ends, for the lean-grpo view. */
   headerEnds: Map<string, number>;
 }
@@ -46,28 +49,33 @@ export interface MiningResult {
  * its normalised middle (`middleKeyOf`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
  * drops both.
  */
-export type PendingTask = { _decl: number; _mk: number } & TaskRecord;
+export type PendingTask = { _decl: number; _mk: number } & TaskRecord & PendingTail;
 
 /**
- * A normalised middle as a number: 52 bits of its SHA-1 (a chance of about 1 in 10,000 that two of 1.5
- * million different middles collide). A number, not a string, so that the sets pass 3 keeps hold no text.
+ * Last in a pending line, dropped by pass 3 (tasks find them in their context row): what `declKeyOf` needs,
+ * so that pass 2 can count tasks per declaration from a pending line alone.
  */
-export function middleKeyOf(normalised: string): number {
-  return parseInt(createHash("sha1").update(normalised).digest("hex").slice(0, 13), 16);
+export interface PendingTail {
+  declKind: string;
+  declStart: { line: number; character: number };
 }
 
+/** A normalised middle as a number (`hash53`): the sets pass 3 keeps then hold no text. */
+export function middleKeyOf(normalised: string): number {
+  return hash53(normalised);
+}
 function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
 }
 
-/** A short digest of a (statement, middle) pair: 27 characters per task instead of both texts. */
-function pairDigest(statement: string, middle: string): string {
-  return createHash("sha1").update(statement).update("\0").update(middle).digest("base64");
+/** A (statement, middle) pair as a number: a set of these instead of both texts per task. */
+function pairDigest(statement: string, middle: string): number {
+  return hash53(middle, hash53(statement));
 }
-
 export async function mineWorkspace(
   options: MiningOptions,
   filesOut: JsonlWriter,
+  contextsOut: JsonlWriter,
   pendingOut: JsonlWriter,
 ): Promise<{ kind: "ok"; result: MiningResult } | { kind: "cancelled" }> {
   const listed = listLeanFiles(options.workspace);
@@ -81,9 +89,10 @@ export async function mineWorkspace(
     pending: 0,
     tasksPerDecl: new Map(),
     declKeys: [],
+    heads: { decls: [], middleKeys: [] },
     headerEnds: new Map(),
   };
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   const declIndex = new Map<string, number>();
   for (const [k, path] of listed.files.entries()) {
     // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
@@ -140,14 +149,22 @@ export async function mineWorkspace(
       const key = declarationKey(file, declKeyOf(hole));
       let decl = declIndex.get(key);
       if (decl === undefined) {
+        // The declaration's first task: its context row, once. Rows are numbered as written.
         decl = result.declKeys.length;
         declIndex.set(key, decl);
         result.declKeys.push(key);
+        contextsOut.write(contextRecord(hole, decl, context));
       }
       const middleKey = middleKeyOf(normalisedMiddle(parsed.tokens, hole.start, hole.end));
       // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-      const pending: PendingTask = { _decl: decl, _mk: middleKey, ...taskRecord(hole, "train", context) };
-      pendingOut.write(pending);
+      // `PendingTask`, written as text: its two leading fields, then the record's own JSON.
+      const record = JSON.stringify(taskRecord(hole, "train", decl, context));
+      const tail: PendingTail = { declKind: hole.declKind, declStart: hole.declStart };
+      pendingOut.writeLine(
+        `{"_decl":${decl},"_mk":${middleKey},${record.slice(1, -1)},${JSON.stringify(tail).slice(1)}`,
+      );
+      result.heads.decls.push(decl);
+      result.heads.middleKeys.push(middleKey);
       result.pending++;
       result.tasksPerDecl.set(key, (result.tasksPerDecl.get(key) ?? 0) + 1);
     }

@@ -1,5 +1,6 @@
 /** Other views of the same tasks, for tools people already use, and the bounded prompt text of a task. */
-import type { TaskRecord } from "./records";
+import { readJsonl } from "./jsonl";
+import type { ContextRecord, TaskRecord } from "./records";
 
 export type FimTokens = { prefix: string; suffix: string; middle: string };
 
@@ -9,17 +10,40 @@ export const FIM_TOKEN_SETS: Record<"qwen" | "starcoder", FimTokens> = {
   starcoder: { prefix: "<fim_prefix>", suffix: "<fim_suffix>", middle: "<fim_middle>" },
 };
 
-type PromptFields = Pick<TaskRecord, "imports" | "scope" | "variables" | "statement" | "prefix">;
+type HeaderFields = Pick<ContextRecord, "imports" | "scope" | "variables" | "statement">;
 
 /**
- * The text a model sees before a hole, bounded: the imports, the scope (`namespace`, `open`…) and the
- * `variable`s, then the statement when the prefix window begins after it, then the prefix. The dataset
- * card's Python snippet builds the same text.
+ * The text a model sees before a hole, bounded: from the declaration's context row the imports, the scope
+ * (`namespace`, `open`…) and the `variable`s, then the statement when the task's prefix window begins after
+ * it, then the prefix. The dataset card's Python snippet builds the same text.
  */
-export function promptPrefix(task: PromptFields): string {
-  const header = [...task.imports.map((m) => `import ${m}`), ...task.scope, ...task.variables];
-  const statement = task.prefix.includes(task.statement) ? "" : `${task.statement} := by\n`;
+export function promptPrefix(context: HeaderFields, task: Pick<TaskRecord, "prefix">): string {
+  const header = [...context.imports.map((m) => `import ${m}`), ...context.scope, ...context.variables];
+  const statement = task.prefix.includes(context.statement) ? "" : `${context.statement} := by\n`;
   return `${header.length ? header.join("\n") + "\n\n" : ""}${statement}${task.prefix}`;
+}
+
+/** Walks contexts.jsonl alongside tasks in the same order (their `context` never decreases). */
+export class ContextCursor {
+  private readonly rows: Generator<ContextRecord>;
+  private current: ContextRecord | undefined;
+
+  constructor(contextsJsonl: string) {
+    this.rows = readJsonl<ContextRecord>(contextsJsonl);
+  }
+
+  at(index: number): ContextRecord {
+    while (this.current?.context !== index) {
+      const next = this.rows.next();
+      if (next.done) throw new Error(`contexts.jsonl has no row ${index} (tasks out of order)`);
+      this.current = next.value;
+    }
+    return this.current;
+  }
+
+  close(): void {
+    this.rows.return(undefined);
+  }
 }
 
 /**
@@ -28,25 +52,15 @@ export function promptPrefix(task: PromptFields): string {
  */
 export function fimText(
   task: TaskRecord,
+  context: ContextRecord,
   tokens: FimTokens,
 ): { id: string; split: string; kind: string; text: string } {
   return {
     id: task.id,
     split: task.split,
     kind: task.kind,
-    text: `${tokens.prefix}${promptPrefix(task)}${tokens.suffix}${task.suffix}${tokens.middle}${task.middle}`,
+    text: `${tokens.prefix}${promptPrefix(context, task)}${tokens.suffix}${task.suffix}${tokens.middle}${task.middle}`,
   };
-}
-
-/** The UTF-16 offset of an LSP position in a text (lines end at "\n"; CRLF keeps its "\r" in the line). */
-function offsetOf(text: string, position: { line: number; character: number }): number {
-  let at = 0;
-  for (let line = 0; line < position.line; line++) {
-    const next = text.indexOf("\n", at);
-    if (next < 0) return text.length;
-    at = next + 1;
-  }
-  return at + position.character;
 }
 
 /**
@@ -55,15 +69,15 @@ function offsetOf(text: string, position: { line: number; character: number }): 
  */
 export function leanGrpo(
   task: TaskRecord,
+  context: ContextRecord,
   fileText: string,
   headerEnd: number,
 ): { name: string; statement: string; context: string; imports: string[] } {
-  const declStart = offsetOf(fileText, task.declStart);
-  const head = fileText.slice(declStart, task.offsets.start);
+  const head = context.text.slice(0, task.offsets.start - context.offsets.start);
   return {
     name: task.decl,
-    statement: head.slice(head.indexOf(task.statement)).trimEnd(),
-    context: fileText.slice(headerEnd, declStart).trim(),
-    imports: task.imports,
+    statement: head.slice(head.indexOf(context.statement)).trimEnd(),
+    context: fileText.slice(headerEnd, context.offsets.start).trim(),
+    imports: context.imports,
   };
 }

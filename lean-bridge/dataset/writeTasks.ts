@@ -7,7 +7,7 @@
  * its middle is `novel` (in no training task), and the report counts those that are not.
  *
  * The pending lines are rewritten as text, not parsed: pass 1 wrote them, led by `{"_decl":N,"_mk":K,`,
- * with `"split":"train"` as a placeholder. In JSON text a quote inside a string is always escaped, so the first
+ * ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder. In JSON text a quote inside a string is always escaped, so the first
  * `,"split":"train"` and `,"kind":"` of a line are its own keys.
  */
 import type { StagingDir } from "./atomicDir";
@@ -15,7 +15,7 @@ import { FileTextCursor, JsonlWriter, readLines } from "./jsonl";
 import type { PendingTask } from "./mineWorkspace";
 import type { TaskRecord } from "./records";
 import type { Split } from "./split";
-import { fimText, leanGrpo, type FimTokens } from "./views";
+import { ContextCursor, fimText, leanGrpo, type FimTokens } from "./views";
 
 /** `dedup`: no training task shares a normalised middle with a held-out task. `declaration`: splits only. */
 export type SplitMode = "dedup" | "declaration";
@@ -49,6 +49,8 @@ export interface WriteTasksOptions {
 }
 
 const HEAD = /^\{"_decl":(\d+),"_mk":(\d+),/;
+/** Where a pending line's tail (`PendingTail`) begins: after it come only its own fields. */
+const TAIL = ',"declKind":"';
 
 interface PendingLine {
   split: Split;
@@ -60,16 +62,22 @@ interface PendingLine {
 function* pendingLines(path: string, splitOf: (decl: number) => Split): Generator<PendingLine> {
   for (const line of readLines(path)) {
     const head = HEAD.exec(line);
-    if (head) {
+    const tail = head ? line.lastIndexOf(TAIL) : -1;
+    if (head && tail > 0) {
       yield {
         split: splitOf(Number(head[1])),
         middleKey: Number(head[2]),
-        body: "{" + line.slice(head[0].length),
+        body: "{" + line.slice(head[0].length, tail) + "}",
       };
       continue;
     }
     // Not as pass 1 writes it (another writer's key order): parse it.
-    const { _decl, _mk, ...task } = JSON.parse(line) as PendingTask;
+    const task = JSON.parse(line) as Partial<PendingTask>;
+    const { _decl, _mk } = task as PendingTask;
+    delete task._decl;
+    delete task._mk;
+    delete task.declKind;
+    delete task.declStart;
     yield { split: splitOf(_decl), middleKey: _mk, body: JSON.stringify({ ...task, split: "train" }) };
   }
 }
@@ -87,18 +95,34 @@ function kindOf(body: string): string {
   return at < 0 ? "?" : body.slice(at + 9, body.indexOf('"', at + 9));
 }
 
+/** Each pending task's declaration index and middle key, in file order (pass 1 keeps them: no re-reading). */
+export interface PendingHeads {
+  decls: number[];
+  middleKeys: number[];
+}
+
+function* headsOf(pendingPath: string, splitOf: (decl: number) => Split, heads: PendingHeads | undefined) {
+  if (!heads) {
+    for (const p of pendingLines(pendingPath, splitOf)) yield { split: p.split, middleKey: p.middleKey };
+    return;
+  }
+  for (let k = 0; k < heads.decls.length; k++)
+    yield { split: splitOf(heads.decls[k]!), middleKey: heads.middleKeys[k]! };
+}
+
 export function writeTasks(
   staging: StagingDir,
   pendingPath: string,
   splitOf: (decl: number) => Split,
   options: WriteTasksOptions,
+  heads?: PendingHeads,
 ): WrittenTasks {
   // Which middles the held-out splits ask for, then which of those training also has.
   const heldOut = new Set<number>();
-  for (const p of pendingLines(pendingPath, splitOf)) if (p.split !== "train") heldOut.add(p.middleKey);
+  for (const p of headsOf(pendingPath, splitOf, heads)) if (p.split !== "train") heldOut.add(p.middleKey);
   const seenInTraining = new Set<number>();
   if (options.splitMode === "declaration")
-    for (const p of pendingLines(pendingPath, splitOf))
+    for (const p of headsOf(pendingPath, splitOf, heads))
       if (p.split === "train" && heldOut.has(p.middleKey)) seenInTraining.add(p.middleKey);
 
   const tasksOut = new JsonlWriter(staging.file("tasks.jsonl"));
@@ -110,6 +134,7 @@ export function writeTasks(
       ? new JsonlWriter(staging.file("fim-text.jsonl"))
       : undefined;
   const texts = grpoOut || fimOut ? new FileTextCursor(staging.file("files.jsonl")) : undefined;
+  const contexts = grpoOut || fimOut ? new ContextCursor(staging.file("contexts.jsonl")) : undefined;
   const written: WrittenTasks = {
     byKind: {},
     bySplit: { train: 0, validation: 0, test: 0 },
@@ -145,12 +170,14 @@ export function writeTasks(
       written.bySplit[p.split] = (written.bySplit[p.split] ?? 0) + 1;
       const row = (written.byKindAndSplit[kind] ??= {});
       row[p.split] = (row[p.split] ?? 0) + 1;
-      if (texts) {
+      if (texts && contexts) {
         const task = JSON.parse(line) as TaskRecord;
-        const text = texts.textOf(task.file);
+        const context = contexts.at(task.context);
         if (grpoOut && task.kind === "proof")
-          grpoOut.write(leanGrpo(task, text, options.headerEnds.get(task.file) ?? 0));
-        if (fimOut) fimOut.write(fimText(task, options.fimTokens!));
+          grpoOut.write(
+            leanGrpo(task, context, texts.textOf(task.file), options.headerEnds.get(task.file) ?? 0),
+          );
+        if (fimOut) fimOut.write(fimText(task, context, options.fimTokens!));
       }
     }
   } finally {
@@ -158,6 +185,7 @@ export function writeTasks(
     grpoOut?.close();
     fimOut?.close();
     texts?.close();
+    contexts?.close();
   }
   return written;
 }

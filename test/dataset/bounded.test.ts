@@ -16,7 +16,7 @@ import {
   suffixChars,
 } from "../../lean-bridge/dataset/context";
 import { exportDataset, type ExportOptions, type ExportReport } from "../../lean-bridge/dataset/exporter";
-import type { TaskRecord } from "../../lean-bridge/dataset/records";
+import type { ContextRecord, TaskRecord } from "../../lean-bridge/dataset/records";
 import { promptPrefix } from "../../lean-bridge/dataset/views";
 import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
 import { parseFile } from "../../lean-bridge/lean/commands";
@@ -43,6 +43,13 @@ function tasksOf(dir: string): TaskRecord[] {
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l) as TaskRecord);
+}
+
+function contextsOf(dir: string): ContextRecord[] {
+  return readFileSync(join(dir, "contexts.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as ContextRecord);
 }
 
 function textsOf(dir: string): Map<string, string> {
@@ -99,21 +106,30 @@ test("each task's prefix and suffix are bounded, contiguous with the hole, and t
   const contextChars = 300;
   const { out, tasks } = await exportLong(200, contextChars);
   const text = textsOf(out).get("Long.lean")!;
+  const contexts = contextsOf(out);
+  assert.equal(contexts.length, 1, "one declaration, one context row");
   assert.ok(tasks.length > 600);
   let cut = 0;
   for (const t of tasks) {
+    const context = contexts[t.context]!;
+    const declaration = text.slice(context.offsets.start, context.offsets.end);
+    assert.equal(context.text, declaration);
+    assert.ok(
+      declaration.slice(0, t.offsets.start - context.offsets.start).endsWith(t.prefix),
+      "the declaration's text before the hole, from the context row, ends with the window",
+    );
     assert.ok(t.prefix.length <= contextChars, `prefix of ${t.id}: ${t.prefix.length}`);
     assert.ok(t.suffix.length <= suffixChars(contextChars), `suffix of ${t.id}: ${t.suffix.length}`);
     assert.ok(text.slice(0, t.offsets.start).endsWith(t.prefix), "the file before the hole ends with prefix");
     assert.ok(text.slice(t.offsets.end).startsWith(t.suffix), "the file after the hole starts with suffix");
     assert.equal(text.slice(t.offsets.start, t.offsets.end), t.middle);
-    const prompt = promptPrefix(t);
-    assert.ok(prompt.includes(t.statement) && prompt.endsWith(t.prefix));
+    const prompt = promptPrefix(context, t);
+    assert.ok(prompt.includes(context.statement) && prompt.endsWith(t.prefix));
     assert.match(
       prompt,
       /^import Mathlib\.Data\.Nat\.Basic\nimport Mathlib\.Order\.Basic\nnamespace Long\nopen Nat\nvariable \(n : Nat\)\n\n/,
     );
-    if (!t.prefix.includes(t.statement)) cut++;
+    if (!t.prefix.includes(context.statement)) cut++;
   }
   assert.ok(cut > tasks.length / 2, "most prefixes of a long proof are cut to the window");
 });

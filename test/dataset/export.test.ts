@@ -44,6 +44,7 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   assert.equal(r2.kind, "ok");
   assert.deepEqual(readdirSync(a).sort(), [
     "README.md",
+    "contexts.jsonl",
     "files.jsonl",
     "report.json",
     "summary.svg",
@@ -61,18 +62,18 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
     "range",
     "middle",
     "indent",
-    "imports",
-    "scope",
     "split",
-    "statement",
+    "context",
     "prefix",
     "suffix",
+    "offsets",
+    "offsetsCodePoints",
   ])
     assert.ok(key in tasks[0]!, key);
   // Splits are by declaration: every hole of one theorem in one split.
   const splitOfDecl = new Map<string, string>();
   for (const t of tasks) {
-    const key = `${t.file}\0${t.decl}\0${t.declStart.line}`;
+    const key = `${t.file}\0${t.context}`;
     assert.equal(splitOfDecl.get(key) ?? t.split, t.split, `${t.decl} is in one split`);
     splitOfDecl.set(key, t.split);
   }
