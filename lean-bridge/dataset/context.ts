@@ -6,9 +6,10 @@
  */
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
+import { hashChar, hashEnd, hashStart } from "./hash53";
 
 /** Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less). */
-export const DEFAULT_CONTEXT_CHARS = 1024;
+export const DEFAULT_CONTEXT_CHARS = 96;
 
 /** The suffix's window for a prefix window of `contextChars`. */
 export function suffixChars(contextChars: number): number {
@@ -101,4 +102,19 @@ export function normalisedMiddle(ts: TokenStream, start: number, end: number): s
   for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++)
     if (!isCommentKind(ts.kinds[i]!)) parts.push(ts.text.slice(ts.starts[i], ts.ends[i]));
   return parts.join(" ");
+}
+
+/** `hash53(normalisedMiddle(ts, start, end))`, computed over the tokens in place (no string is built). */
+export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
+  const text = ts.text;
+  let lanes = hashStart();
+  let first = true;
+  for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++) {
+    if (isCommentKind(ts.kinds[i]!)) continue;
+    if (!first) lanes = hashChar(lanes, 32);
+    first = false;
+    for (let k = ts.starts[i]!, stop = ts.ends[i]!; k < stop; k++)
+      lanes = hashChar(lanes, text.charCodeAt(k));
+  }
+  return hashEnd(lanes);
 }

@@ -34,6 +34,26 @@ export class JsonlWriter {
     this.lines++;
   }
 
+  /**
+   * Writes one line from pieces: text, or bytes of a buffer (`[buffer, start, end]`, UTF-8 already), so a
+   * line read as bytes can be rewritten without decoding it.
+   */
+  writePieces(pieces: readonly (string | readonly [Buffer, number, number])[]): void {
+    let most = 1;
+    for (const p of pieces) most += typeof p === "string" ? 3 * p.length : p[2] - p[1];
+    if (this.used + most > this.buffer.length) {
+      this.flush();
+      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
+    }
+    for (const p of pieces)
+      this.used +=
+        typeof p === "string"
+          ? this.buffer.write(p, this.used, "utf8")
+          : p[0].copy(this.buffer, this.used, p[1], p[2]);
+    this.buffer[this.used++] = 10;
+    this.lines++;
+  }
+
   private flush(): void {
     let at = 0;
     while (at < this.used) at += writeSync(this.fd, this.buffer, at, this.used - at);
@@ -51,12 +71,12 @@ export class JsonlWriter {
 const READ_BYTES = 1 << 20;
 
 /**
- * The non-blank lines of a UTF-8 text file, one at a time, read in 1 MB chunks. Synchronous on purpose: Node's
- * readline async iterator queues lines ahead of a slow consumer without bound, which would bring the whole
- * file into memory; here only the current chunk and line are held. Lines are cut at the byte level (a UTF-8
- * sequence never holds a newline byte), so each line is decoded once, whole.
+ * The lines of a file as bytes, one at a time, read in 1 MB chunks: `[chunk, start, end]`, valid until the
+ * next line is asked for. Synchronous on purpose: Node's readline async iterator queues lines ahead of a slow
+ * consumer without bound, which would bring the whole file into memory; here only the current chunk is held.
+ * Lines are cut at the byte level (a UTF-8 sequence never holds a newline byte).
  */
-export function* readLines(path: string): Generator<string> {
+export function* readLineBytes(path: string): Generator<readonly [Buffer, number, number]> {
   const fd = openSync(path, "r");
   let chunk = Buffer.allocUnsafe(READ_BYTES);
   let held = 0; // Bytes of an unfinished line at the start of `chunk`.
@@ -72,13 +92,11 @@ export function* readLines(path: string): Generator<string> {
       const end = held + n;
       let from = 0;
       for (let nl = chunk.indexOf(10, from); nl !== -1 && nl < end; nl = chunk.indexOf(10, from)) {
-        const line = chunk.toString("utf8", from, nl);
+        yield [chunk, from, nl];
         from = nl + 1;
-        if (line.trim() !== "") yield line;
       }
       if (n === 0) {
-        const last = chunk.toString("utf8", from, end);
-        if (last.trim() !== "") yield last;
+        if (from < end) yield [chunk, from, end];
         return;
       }
       chunk.copy(chunk, 0, from, end);
@@ -86,6 +104,14 @@ export function* readLines(path: string): Generator<string> {
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The non-blank lines of a UTF-8 text file, decoded, one at a time (see `readLineBytes`). */
+export function* readLines(path: string): Generator<string> {
+  for (const [chunk, start, end] of readLineBytes(path)) {
+    const line = chunk.toString("utf8", start, end);
+    if (line.trim() !== "") yield line;
   }
 }
 

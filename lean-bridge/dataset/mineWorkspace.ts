@@ -6,7 +6,7 @@
  */
 import { parseFile } from "../lean/commands";
 import { mineText, type HoleKind } from "../holes/mine";
-import { normalisedMiddle, scopesInEffect } from "./context";
+import { normalisedMiddleKey, scopesInEffect } from "./context";
 import { hash53 } from "./hash53";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, contextRecord, declKeyOf, fileRecord, taskRecord, type TaskRecord } from "./records";
@@ -46,7 +46,7 @@ export interface MiningResult {
 
 /**
  * A task as pass 1 writes it: the record, led by its declaration's index (into `declKeys`) and a digest of
- * its normalised middle (`middleKeyOf`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
+ * its normalised middle (`normalisedMiddleKey`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
  * drops both.
  */
 export type PendingTask = { _decl: number; _mk: number } & TaskRecord & PendingTail;
@@ -60,17 +60,13 @@ export interface PendingTail {
   declStart: { line: number; character: number };
 }
 
-/** A normalised middle as a number (`hash53`): the sets pass 3 keeps then hold no text. */
-export function middleKeyOf(normalised: string): number {
-  return hash53(normalised);
-}
 function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
 }
 
 /** A (statement, middle) pair as a number: a set of these instead of both texts per task. */
-function pairDigest(statement: string, middle: string): number {
-  return hash53(middle, hash53(statement));
+function pairDigest(statementHash: number, middle: string): number {
+  return hash53(middle, statementHash);
 }
 export async function mineWorkspace(
   options: MiningOptions,
@@ -129,11 +125,18 @@ export async function mineWorkspace(
       contextChars: options.contextChars,
     };
     let command = 0;
+    let lastStatement: string | undefined;
+    let statementHash = 0;
     for (const hole of mined.holes) {
       count(result.found, hole.kind);
       if (!options.kinds.includes(hole.kind)) continue;
       // Identical (statement, middle) pairs teach nothing new: keep the first.
-      const digest = pairDigest(hole.statement, hole.middle);
+      // Holes of one declaration share its statement (the same string): hash it once.
+      if (hole.statement !== lastStatement) {
+        lastStatement = hole.statement;
+        statementHash = hash53(hole.statement);
+      }
+      const digest = pairDigest(statementHash, hole.middle);
       if (seen.has(digest)) {
         result.duplicatesDropped++;
         continue;
@@ -155,7 +158,7 @@ export async function mineWorkspace(
         result.declKeys.push(key);
         contextsOut.write(contextRecord(hole, decl, context));
       }
-      const middleKey = middleKeyOf(normalisedMiddle(parsed.tokens, hole.start, hole.end));
+      const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
       // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
       // `PendingTask`, written as text: its two leading fields, then the record's own JSON.
       const record = JSON.stringify(taskRecord(hole, "train", decl, context));

@@ -6,12 +6,13 @@
  * was not seen; with `declaration` every task is kept. Either way each validation and test task says whether
  * its middle is `novel` (in no training task), and the report counts those that are not.
  *
- * The pending lines are rewritten as text, not parsed: pass 1 wrote them, led by `{"_decl":N,"_mk":K,`,
- * ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder. In JSON text a quote inside a string is always escaped, so the first
- * `,"split":"train"` and `,"kind":"` of a line are its own keys.
+ * The pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
+ * `{"_decl":N,"_mk":K,`, ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder.
+ * In JSON text a quote inside a string is always escaped, so the first `,"split":"train"` and `,"kind":"`
+ * of a line, and its last `,"declKind":"`, are its own keys.
  */
 import type { StagingDir } from "./atomicDir";
-import { FileTextCursor, JsonlWriter, readLines } from "./jsonl";
+import { FileTextCursor, JsonlWriter, readLineBytes } from "./jsonl";
 import type { PendingTask } from "./mineWorkspace";
 import type { TaskRecord } from "./records";
 import type { Split } from "./split";
@@ -48,51 +49,87 @@ export interface WriteTasksOptions {
   headerEnds: ReadonlyMap<string, number>;
 }
 
-const HEAD = /^\{"_decl":(\d+),"_mk":(\d+),/;
+const HEAD_DECL = Buffer.from('{"_decl":');
+const HEAD_KEY = Buffer.from(',"_mk":');
 /** Where a pending line's tail (`PendingTail`) begins: after it come only its own fields. */
-const TAIL = ',"declKind":"';
+const TAIL = Buffer.from(',"declKind":"');
+const SPLIT = Buffer.from(',"split":"train"');
+const KIND = Buffer.from(',"kind":"');
 
+/** A pending line as bytes: its head read, where its split placeholder and tail are. */
 interface PendingLine {
-  split: Split;
+  decl: number;
   middleKey: number;
-  /** The task's JSON without the pending fields and with the placeholder split. */
-  body: string;
+  bytes: Buffer;
+  /** The task's own fields: bytes[bodyStart, tail), the placeholder at `splitAt`. */
+  bodyStart: number;
+  splitAt: number;
+  tail: number;
+  kind: string;
 }
 
-function* pendingLines(path: string, splitOf: (decl: number) => Split): Generator<PendingLine> {
-  for (const line of readLines(path)) {
-    const head = HEAD.exec(line);
-    const tail = head ? line.lastIndexOf(TAIL) : -1;
-    if (head && tail > 0) {
-      yield {
-        split: splitOf(Number(head[1])),
-        middleKey: Number(head[2]),
-        body: "{" + line.slice(head[0].length, tail) + "}",
-      };
+/** The whole number written in `bytes` from `at`, and where it ends. */
+function readNumber(bytes: Buffer, at: number, end: number): [number, number] {
+  let n = 0;
+  let k = at;
+  for (; k < end && bytes[k]! >= 48 && bytes[k]! <= 57; k++) n = n * 10 + bytes[k]! - 48;
+  return [k > at ? n : -1, k];
+}
+
+function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
+  return bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}
+
+/** Reads a line as pass 1 writes it, or undefined when it is laid out otherwise. */
+function readPending(bytes: Buffer, start: number, end: number): PendingLine | undefined {
+  if (!startsWith(bytes, start, HEAD_DECL)) return undefined;
+  const [decl, afterDecl] = readNumber(bytes, start + HEAD_DECL.length, end);
+  if (decl < 0 || !startsWith(bytes, afterDecl, HEAD_KEY)) return undefined;
+  const [middleKey, afterKey] = readNumber(bytes, afterDecl + HEAD_KEY.length, end);
+  if (middleKey < 0 || bytes[afterKey] !== 44) return undefined; // ","
+  const tail = bytes.lastIndexOf(TAIL, end - 1);
+  const splitAt = bytes.indexOf(SPLIT, afterKey);
+  const kindAt = bytes.indexOf(KIND, afterKey);
+  if (tail < afterKey || splitAt < 0 || splitAt > tail || kindAt < 0 || kindAt > tail) return undefined;
+  const kindEnd = bytes.indexOf(34, kindAt + KIND.length); // '"'
+  const kind = bytes.toString("latin1", kindAt + KIND.length, kindEnd);
+  return { decl, middleKey, bytes, bodyStart: afterKey + 1, splitAt, tail, kind };
+}
+
+function* pendingLines(path: string): Generator<PendingLine> {
+  for (const [chunk, start, end] of readLineBytes(path)) {
+    if (end === start) continue;
+    const line = readPending(chunk, start, end);
+    if (line) {
+      yield line;
       continue;
     }
-    // Not as pass 1 writes it (another writer's key order): parse it.
-    const task = JSON.parse(line) as Partial<PendingTask>;
-    const { _decl, _mk } = task as PendingTask;
+    // Not as pass 1 writes it (another writer's key order): parse it and lay it out as pass 1 does.
+    const task = JSON.parse(chunk.toString("utf8", start, end)) as Partial<PendingTask>;
+    const { _decl, _mk, declKind, declStart } = task as PendingTask;
     delete task._decl;
     delete task._mk;
     delete task.declKind;
     delete task.declStart;
-    yield { split: splitOf(_decl), middleKey: _mk, body: JSON.stringify({ ...task, split: "train" }) };
+    const body = JSON.stringify({ ...task, split: "train" }).slice(1, -1);
+    const tail = JSON.stringify({ declKind, declStart }).slice(1);
+    const bytes = Buffer.from(`{"_decl":${_decl},"_mk":${_mk},${body},${tail}`);
+    const laidOut = readPending(bytes, 0, bytes.length);
+    if (!laidOut)
+      throw new Error("a pending task lacks its split or kind (the exporter's own output changed)");
+    yield laidOut;
   }
 }
 
-function withSplit(body: string, split: Split, novel: boolean | undefined): string {
-  const placeholder = ',"split":"train"';
-  const at = body.indexOf(placeholder);
-  const value = `,"split":"${split}"${novel === undefined ? "" : `,"novel":${novel}`}`;
-  if (at < 0) throw new Error("a pending task has no split placeholder (the exporter's own output changed)");
-  return body.slice(0, at) + value + body.slice(at + placeholder.length);
-}
-
-function kindOf(body: string): string {
-  const at = body.indexOf(',"kind":"');
-  return at < 0 ? "?" : body.slice(at + 9, body.indexOf('"', at + 9));
+/** The task line: its own fields, with its split (and for held-out tasks whether it is novel). */
+function taskPieces(p: PendingLine, split: Split, novel: boolean | undefined) {
+  return [
+    "{",
+    [p.bytes, p.bodyStart, p.splitAt] as const,
+    `,"split":"${split}"${novel === undefined ? "" : `,"novel":${novel}`}`,
+    [p.bytes, p.splitAt + SPLIT.length, p.tail] as const,
+    "}",
+  ];
 }
 
 /** Each pending task's declaration index and middle key, in file order (pass 1 keeps them: no re-reading). */
@@ -103,7 +140,7 @@ export interface PendingHeads {
 
 function* headsOf(pendingPath: string, splitOf: (decl: number) => Split, heads: PendingHeads | undefined) {
   if (!heads) {
-    for (const p of pendingLines(pendingPath, splitOf)) yield { split: p.split, middleKey: p.middleKey };
+    for (const p of pendingLines(pendingPath)) yield { split: splitOf(p.decl), middleKey: p.middleKey };
     return;
   }
   for (let k = 0; k < heads.decls.length; k++)
@@ -149,28 +186,31 @@ export function writeTasks(
     },
   };
   try {
-    for (const p of pendingLines(pendingPath, splitOf)) {
+    for (const p of pendingLines(pendingPath)) {
+      const split = splitOf(p.decl);
       let novel: boolean | undefined;
-      if (p.split === "train") {
+      if (split === "train") {
         if (options.splitMode === "dedup" && heldOut.has(p.middleKey)) {
           written.overlap.trainingDropped++;
           continue;
         }
       } else {
         novel = !seenInTraining.has(p.middleKey);
-        const counts = written.overlap[p.split];
+        const counts = written.overlap[split];
         counts.tasks++;
         if (!novel) counts.inTraining++;
       }
-      const line = withSplit(p.body, p.split, novel);
-      tasksOut.writeLine(line);
-      const kind = kindOf(p.body);
+      const pieces = taskPieces(p, split, novel);
+      tasksOut.writePieces(pieces);
       written.total++;
-      written.byKind[kind] = (written.byKind[kind] ?? 0) + 1;
-      written.bySplit[p.split] = (written.bySplit[p.split] ?? 0) + 1;
-      const row = (written.byKindAndSplit[kind] ??= {});
-      row[p.split] = (row[p.split] ?? 0) + 1;
+      written.byKind[p.kind] = (written.byKind[p.kind] ?? 0) + 1;
+      written.bySplit[split] = (written.bySplit[split] ?? 0) + 1;
+      const row = (written.byKindAndSplit[p.kind] ??= {});
+      row[split] = (row[split] ?? 0) + 1;
       if (texts && contexts) {
+        const line = pieces
+          .map((x) => (typeof x === "string" ? x : x[0].toString("utf8", x[1], x[2])))
+          .join("");
         const task = JSON.parse(line) as TaskRecord;
         const context = contexts.at(task.context);
         if (grpoOut && task.kind === "proof")
