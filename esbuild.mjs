@@ -48,7 +48,14 @@ await Promise.all([
     ? [
         build({
           ...common,
-          entryPoints: ["bench/mine.ts", "bench/verify.ts", "bench/serve.ts", "bench/train.ts"],
+          entryPoints: [
+            "bench/mine.ts",
+            "bench/mineExport.ts",
+            "bench/mineStart.ts",
+            "bench/verify.ts",
+            "bench/serve.ts",
+            "bench/train.ts",
+          ],
           outdir: "dist/bench",
         }),
       ]

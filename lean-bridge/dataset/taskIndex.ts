@@ -24,9 +24,13 @@ const HEAD = /^\{"id":"([0-9A-Za-z_-]+)","file":"(?:[^"\\]|\\.)*","kind":"(\w+)"
 export type TaskCheck = (row: unknown) => boolean;
 
 function headOf(bytes: Buffer, start: number, end: number, accepts: TaskCheck): Head | undefined {
-  // The head is short: decode only its first bytes (ids and kinds are ASCII; a file name may not be).
+  // The head is short: decode only its first bytes. The id is then read from the bytes themselves, so that
+  // the index keeps a string of its own, not a slice holding on to the decoded head (a kilobyte per task).
   const head = HEAD.exec(bytes.toString("utf8", start, Math.min(end, start + 1024)));
-  if (head) return { id: head[1]!, kind: head[2]!, split: head[3]! };
+  if (head) {
+    const idStart = start + 7; // {"id":"
+    return { id: bytes.toString("latin1", idStart, idStart + head[1]!.length), kind: head[2]!, split: head[3]! };
+  }
   let row: unknown;
   try {
     row = JSON.parse(bytes.toString("utf8", start, end));
