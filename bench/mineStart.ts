@@ -3,7 +3,7 @@
  * in memory: the host's `loadDataset` (the task index behind the run's verifier service) and the trainer's
  * `load_tasks` with the selection `train` makes (trainer/.venv's Python). The dataset is generated in the
  * exporter's layout (rows of the sizes a Mathlib-shaped export gives) in a temporary folder, removed after.
- * Usage: node dist/bench/mineStart.js [TASKS=1000000]
+ * Usage: node --expose-gc dist/bench/mineStart.js [TASKS=1000000] [--keep]
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -15,7 +15,8 @@ import { loadDataset } from "../lean-bridge/train/dataset";
 import { packageRoot } from "../lean-bridge/server/launch";
 import { mulberry32 } from "./corpus";
 
-const count = Number(process.argv[2] ?? 1_000_000);
+const count = Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? 1_000_000);
+const keep = process.argv.includes("--keep");
 const root = mkdtempSync(join(tmpdir(), "fim-bench-start-"));
 const line = (label: string, value: string) => process.stdout.write(`  ${label.padEnd(22)} ${value}\n`);
 const mb = (bytes: number) => bytes / 1024 / 1024;
@@ -95,15 +96,20 @@ function main(): void {
   process.stdout.write(
     `bench:start — tasks.jsonl ${mb(statSync(join(root, "tasks.jsonl")).size).toFixed(0)} MB, contexts.jsonl ${mb(statSync(join(root, "contexts.jsonl")).size).toFixed(0)} MB\n`,
   );
-  const rss0 = process.memoryUsage().rss;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const heap0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const loaded = loadDataset(root);
   const hostSeconds = (performance.now() - t0) / 1000;
+  const c1 = process.cpuUsage(c0);
+  gc?.();
   if (loaded.kind !== "ok") throw new Error(loaded.message);
   const probe = loaded.dataset.tasks.get((count - 1).toString(16).padStart(16, "0"));
   line(
     "host loadDataset",
-    `${hostSeconds.toFixed(1)} s, ${loaded.dataset.tasks.size} tasks indexed, +${mb(process.memoryUsage().rss - rss0).toFixed(0)} MB resident (last task read back: ${probe ? "yes" : "NO"})`,
+    `${hostSeconds.toFixed(1)} s wall, ${((c1.user + c1.system) / 1e6).toFixed(1)} s CPU; ${loaded.dataset.tasks.size} tasks indexed in ${gc ? `${mb(process.memoryUsage().heapUsed - heap0).toFixed(0)} MB of heap` : "(run with --expose-gc for the heap it holds)"} (last task read back: ${probe ? "yes" : "NO"})`,
   );
   const python = join(packageRoot(__filename), "trainer", ".venv", "bin", "python");
   if (!existsSync(python)) {
@@ -113,12 +119,13 @@ function main(): void {
   const script = [
     "import resource, sys, time",
     "t = time.perf_counter()",
+    "c = time.process_time()",
     "from fim_rlvr.data import by_kind, load_tasks, select",
     "tasks = load_tasks(sys.argv[1])",
     "train = by_kind(select(tasks, 'train', ['tactic', 'steps', 'block', 'proof']))",
     "tail = tasks[-1].prefix",
     "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024",
-    "print(f'{time.perf_counter() - t:.1f} s, {len(tasks)} tasks, {sum(map(len, train.values()))} in train, peak {peak:.0f} MB resident')",
+    "print(f'{time.perf_counter() - t:.1f} s wall, {time.process_time() - c:.1f} s CPU; {len(tasks)} tasks, {sum(map(len, train.values()))} in train, peak {peak:.0f} MB resident')",
   ].join("\n");
   const r = spawnSync(python, ["-c", script, root], {
     cwd: join(packageRoot(__filename), "trainer"),
@@ -134,5 +141,5 @@ try {
   process.stderr.write(`bench:start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  if (!keep) rmSync(root, { recursive: true, force: true });
 }
