@@ -29,7 +29,11 @@ function headOf(bytes: Buffer, start: number, end: number, accepts: TaskCheck): 
   const head = HEAD.exec(bytes.toString("utf8", start, Math.min(end, start + 1024)));
   if (head) {
     const idStart = start + 7; // {"id":"
-    return { id: bytes.toString("latin1", idStart, idStart + head[1]!.length), kind: head[2]!, split: head[3]! };
+    return {
+      id: bytes.toString("latin1", idStart, idStart + head[1]!.length),
+      kind: head[2]!,
+      split: head[3]!,
+    };
   }
   let row: unknown;
   try {
