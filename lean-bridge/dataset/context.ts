@@ -8,7 +8,11 @@ import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
 import { hashChar, hashEnd, hashStart } from "./hash53";
 
-/** Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less). */
+/**
+ * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).
+ * Short on purpose: at Mathlib's density (~15,000 holes per MB) every 256 characters of window add about 4×
+ * the workspace to tasks.jsonl (docs/BENCHMARKS.md), and the whole declaration is in its context row anyway.
+ */
 export const DEFAULT_CONTEXT_CHARS = 96;
 
 /** The suffix's window for a prefix window of `contextChars`. */
