@@ -12,11 +12,13 @@ import {
   boundPrefix,
   boundSuffix,
   normalisedMiddle,
+  normalisedMiddleKey,
   scopesInEffect,
   suffixChars,
 } from "../../lean-bridge/dataset/context";
 import { exportDataset, type ExportOptions, type ExportReport } from "../../lean-bridge/dataset/exporter";
 import type { ContextRecord, TaskRecord } from "../../lean-bridge/dataset/records";
+import { hash53 } from "../../lean-bridge/dataset/hash53";
 import { promptPrefix } from "../../lean-bridge/dataset/views";
 import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
 import { parseFile } from "../../lean-bridge/lean/commands";
@@ -181,6 +183,11 @@ test("a middle is compared without comments and layout, but tokens stay apart", 
   const norm = (s: string) => normalisedMiddle(lex(s), 0, s.length);
   assert.equal(norm("simp  [foo,bar] -- why\n  /- note -/ exact h"), norm("simp [foo, bar]\nexact h"));
   assert.notEqual(norm("exact a b"), norm("exact ab"));
+  // The export hashes the same text over the tokens in place.
+  for (const text of ["simp  [foo,bar] -- why\n  exact h", "rw [← mul_comm] /- x -/ at h₁", ""]) {
+    const ts = lex(text);
+    assert.equal(normalisedMiddleKey(ts, 0, text.length), hash53(normalisedMiddle(ts, 0, text.length)));
+  }
 });
 
 /** Declarations whose proofs repeat a few middles, written with different comments and layout. */
