@@ -50,6 +50,8 @@ await Promise.all([
           ...common,
           entryPoints: [
             "bench/mine.ts",
+            "bench/mineExport.ts",
+            "bench/mineStart.ts",
             "bench/verify.ts",
             "bench/serve.ts",
             "bench/train.ts",

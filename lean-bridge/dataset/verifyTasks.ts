@@ -6,7 +6,8 @@
  */
 import type { VerifierPool } from "../verify/pool";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
-import { declKeyOf, type TaskRecord } from "./records";
+import type { PendingTask } from "./mineWorkspace";
+import { declKeyOf } from "./records";
 import { declarationKey } from "./split";
 
 /** Enough checks in flight to keep every slot busy, few enough to keep their file texts small. */
@@ -51,7 +52,7 @@ export async function verifyPending(
     shape: { checked: 0, notWhole: 0, inconclusive: 0 },
   };
   const tasksPerDecl = new Map<string, number>();
-  let batch: { task: TaskRecord; text: string }[] = [];
+  let batch: { task: PendingTask; text: string }[] = [];
   const flush = async () => {
     const done = report.checked;
     const verdicts = await pool.verifyMany(
@@ -103,7 +104,7 @@ export async function verifyPending(
     batch = [];
   };
   try {
-    for (const task of readJsonl<TaskRecord>(pendingPath)) {
+    for (const task of readJsonl<PendingTask>(pendingPath)) {
       batch.push({ task, text: texts.textOf(task.file) });
       if (batch.length >= BATCH) await flush();
       if (options.signal?.aborted) return { kind: "cancelled" };
