@@ -71,7 +71,7 @@ export async function verifyPending(
       options.signal,
     );
     if (options.signal?.aborted) return;
-    const drop = (task: TaskRecord, kind: string, reason: string) => {
+    const drop = (task: PendingTask, kind: string, reason: string) => {
       report.dropped++;
       report.droppedByReason[kind] = (report.droppedByReason[kind] ?? 0) + 1;
       if (report.examples.length < 20) report.examples.push({ id: task.id, kind, reason });
