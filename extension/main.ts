@@ -8,7 +8,7 @@ import { DASHBOARD_VIEW_TYPE, Dashboard } from "./dashboardPanel";
 import { HoleDecorations } from "./decorations";
 import { HolesTree } from "./holesTree";
 import { log, mirrorLogToConsole, outputChannel } from "./log";
-import { ReportPanels } from "./reportPanel";
+import { REPORT_VIEW_TYPE, ReportPanels } from "./reportPanel";
 import { RunStatusBar } from "./statusBar";
 import { HoleStore } from "./state/holeStore";
 import { TrainingController, type StartTraining } from "./trainingController";
@@ -58,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
     reports,
     startTraining satisfies StartTraining,
   );
+  reports.locate = (run) => controller.reportOf(run);
   const commands: Record<string, (...args: unknown[]) => unknown> = {
     "fimRlvr.exportDataset": exportWorkspaceAsDataset,
     "fimRlvr.startTraining": (preset) => controller.start(preset),
@@ -82,6 +83,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
     reports,
     // Restores the dashboard tab after a window reload (the tab survives; the extension fills it again).
     vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, dashboard),
+    vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
     controller,
     attemptDocuments,
     vscode.workspace.registerTextDocumentContentProvider(ATTEMPTS_SCHEME, attemptDocuments),

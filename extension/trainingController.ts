@@ -4,7 +4,7 @@
  * status bar and the output channel. Cancel and "Stop Training" stop cleanly: the trainer checkpoints first.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import * as vscode from "vscode";
 import type {
   TrainingEvents,
@@ -162,17 +162,21 @@ export class TrainingController implements vscode.Disposable {
       verifier: verifierLabel(last.verifier),
       algorithm: last.algorithm ?? "",
       reward: last.reward ?? "binary",
-      history: this.history(last.runDir),
+      history: this.history(last.runDir, false),
     });
     this.dashboard.post({ type: "status", status: last.outcome ?? "stopped" });
   }
 
-  private history(runDir: string) {
-    return runHistory({
-      metrics: fileFs.readText(join(runDir, "metrics.jsonl")),
-      evals: fileFs.readText(join(runDir, "eval.json")),
-      config: fileFs.readText(join(runDir, "config.json")),
-    });
+  private history(runDir: string, resuming = true) {
+    return runHistory(
+      {
+        metrics: fileFs.readText(join(runDir, "metrics.jsonl")),
+        samples: fileFs.readText(join(runDir, "samples.jsonl")),
+        evals: fileFs.readText(join(runDir, "eval.json")),
+        config: fileFs.readText(join(runDir, "config.json")),
+      },
+      resuming,
+    );
   }
 
   private remember(run: RememberedRun): Thenable<void> {
@@ -416,6 +420,20 @@ export class TrainingController implements vscode.Disposable {
     const choice = await vscode.window.showInformationMessage(message, ...actions);
     if (choice === OPEN_REPORT) this.reports.show(reportPath);
     if (choice === RESUME) await this.resume();
+  }
+
+  /**
+   * The report.html of a run named `run` (a report tab restored after a reload knows only its title): the
+   * last run, or a run folder beside it.
+   */
+  reportOf(run: string): string | undefined {
+    const last = this.lastRun;
+    if (!last) return undefined;
+    const path = join(
+      basename(last.runDir) === run ? last.runDir : join(dirname(last.runDir), run),
+      "report.html",
+    );
+    return existsSync(path) ? path : undefined;
   }
 
   /** "FIM-RLVR: Open Training Report": the last run's report.html in a panel. */

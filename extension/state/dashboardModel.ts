@@ -56,6 +56,13 @@ export interface RecordedStep {
   metrics: Record<string, number>;
 }
 
+/** One verified sample as samples.jsonl recorded it. */
+export interface RecordedSample {
+  step: number;
+  kind: string;
+  verdict: VerdictKind;
+}
+
 export type DashboardMessage =
   | {
       type: "reset";
@@ -64,7 +71,13 @@ export type DashboardMessage =
       algorithm: string;
       reward: "binary" | "partial";
       /** A resumed run's recorded steps and evaluations, so they stay on screen whatever happens next. */
-      history?: { steps: RecordedStep[]; totalSteps: number; evals: Partial<Record<EvalStage, StageEval>> };
+      history?: {
+        steps: RecordedStep[];
+        totalSteps: number;
+        evals: Partial<Record<EvalStage, StageEval>>;
+        /** samples.jsonl's verdicts (for the sample count and pass rate by kind). */
+        samples?: RecordedSample[];
+      };
     }
   | { type: "status"; status: string }
   | { type: "phase"; phase: string }
@@ -139,11 +152,15 @@ export function reduceDashboard(state: DashboardState, message: DashboardMessage
       };
       const history = message.history;
       if (!history) return fresh;
-      return {
+      const recorded: DashboardState = {
         ...withSteps(fresh, history.steps),
         totalSteps: history.totalSteps,
         evals: { ...history.evals },
       };
+      return (history.samples ?? []).reduce(
+        (state, sample) => reduceDashboard(state, { type: "sample", ...sample }),
+        recorded,
+      );
     }
     case "status":
       // A run that ended has no current phase.

@@ -3,10 +3,13 @@
  * a run is resumed: its steps stay on screen whether the resumed trainer starts or fails. Pure over the files'
  * text; a torn or foreign line is skipped, never thrown.
  */
-import type { EvalStage, RecordedStep, StageEval } from "./dashboardModel";
+import type { VerdictKind } from "../../lean-bridge/protocol/trainer";
+import { VERDICT_RANK } from "./holeStore";
+import type { EvalStage, RecordedSample, RecordedStep, StageEval } from "./dashboardModel";
 
 export interface RunHistory {
   steps: RecordedStep[];
+  samples: RecordedSample[];
   totalSteps: number;
   evals: Partial<Record<EvalStage, StageEval>>;
 }
@@ -37,6 +40,22 @@ export function recordedSteps(metricsJsonl: string): RecordedStep[] {
   return steps;
 }
 
+/** samples.jsonl: `{step, kind, verdict, ...}` per verified sample. */
+export function recordedSamples(samplesJsonl: string): RecordedSample[] {
+  const samples: RecordedSample[] = [];
+  for (const line of samplesJsonl.split("\n")) {
+    const row = line.trim() ? parse(line) : undefined;
+    if (
+      isObject(row) &&
+      typeof row.step === "number" &&
+      typeof row.kind === "string" &&
+      VERDICT_RANK.includes(row.verdict as VerdictKind)
+    )
+      samples.push({ step: row.step, kind: row.kind, verdict: row.verdict as VerdictKind });
+  }
+  return samples;
+}
+
 /** eval.json: `{before|sft|after: {pass_at_1, tasks, ...}}` as the trainer writes it. */
 export function recordedEvals(evalJson: string | undefined): Partial<Record<EvalStage, StageEval>> {
   const data = evalJson === undefined ? undefined : parse(evalJson);
@@ -53,16 +72,29 @@ export function recordedEvals(evalJson: string | undefined): Partial<Record<Eval
   return evals;
 }
 
-export function runHistory(files: {
-  metrics: string | undefined;
-  evals: string | undefined;
-  config: string | undefined;
-}): RunHistory {
+/**
+ * `resuming`: the run is about to continue, and its "after" evaluation (if any, from an earlier end) will be
+ * measured again, so it is left out; a run shown as it ended (after a window reload) keeps it.
+ */
+export function runHistory(
+  files: {
+    metrics: string | undefined;
+    samples?: string | undefined;
+    evals: string | undefined;
+    config: string | undefined;
+  },
+  resuming = true,
+): RunHistory {
   const steps = recordedSteps(files.metrics ?? "");
   const config = files.config === undefined ? undefined : parse(files.config);
   const configured = isObject(config) && typeof config.steps === "number" ? config.steps : 0;
   const evals = recordedEvals(files.evals);
   // The trainer measures "after" again at the end of a resumed run (train.py drops the old one).
-  delete evals.after;
-  return { steps, totalSteps: Math.max(configured, steps.at(-1)?.step ?? 0), evals };
+  if (resuming) delete evals.after;
+  return {
+    steps,
+    samples: recordedSamples(files.samples ?? ""),
+    totalSteps: Math.max(configured, steps.at(-1)?.step ?? 0),
+    evals,
+  };
 }

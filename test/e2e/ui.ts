@@ -16,10 +16,23 @@ export async function frameText(frame: Frame): Promise<string> {
     .catch(() => "");
 }
 
-/** The webview frame whose document contains `text` (webviews render in nested iframes); bounded wait. */
-export async function frameWith(page: Page, text: string, tries = 120): Promise<Frame | undefined> {
+/**
+ * The webview frame whose document contains `text` (webviews render in nested iframes); bounded wait.
+ * `host`: the frame hosting a script-less webview that contains it (see frameText).
+ */
+export async function frameWith(
+  page: Page,
+  text: string,
+  tries = 120,
+  host = false,
+): Promise<Frame | undefined> {
   for (let k = 0; k < tries; k++) {
-    for (const frame of page.frames()) if ((await frameText(frame)).includes(text)) return frame;
+    for (const frame of page.frames()) {
+      const own = host
+        ? await frameText(frame)
+        : await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "");
+      if (own.includes(text)) return frame;
+    }
     await page.waitForTimeout(250);
   }
   return undefined;

@@ -165,6 +165,25 @@ test("a resumed run's recorded steps and evaluations stay on the dashboard, also
       after: { pass_at_1: 0.5, tasks: 8 },
     }),
     config: JSON.stringify({ steps: 6, algorithm: "grpo" }),
+    samples: [
+      JSON.stringify({
+        step: 1,
+        task_id: "a",
+        kind: "tactic",
+        candidate: "simp",
+        verdict: "proved",
+        reward: 1,
+      }),
+      JSON.stringify({
+        step: 2,
+        task_id: "b",
+        kind: "tactic",
+        candidate: "rfl",
+        verdict: "failed",
+        reward: 0,
+      }),
+      JSON.stringify({ step: 2, task_id: "c", kind: "proof", candidate: "x", verdict: "bogus", reward: 0 }),
+    ].join("\n"),
   });
   assert.deepEqual(
     history.steps.map((s) => s.step),
@@ -182,11 +201,32 @@ test("a resumed run's recorded steps and evaluations stay on the dashboard, also
   assert.equal(tile(failed, "step"), "2/6");
   assert.equal(tile(failed, "reward"), "0.50");
   assert.equal(tile(failed, "checks/s"), "1263.0");
+  assert.equal(
+    tile(failed, "samples"),
+    "2",
+    "samples.jsonl's verdicts count (a line with no known verdict does not)",
+  );
+  assert.deepEqual(failed.kindCounts, {
+    tactic: [
+      [1, 1],
+      [0, 1],
+    ],
+  });
   const resumed = play([progress(2, { reward_mean: 0.55 }, 6), progress(3, { reward_mean: 0.6 }, 6)], failed);
   assert.deepEqual(resumed.steps, [1, 2, 3], "a repeated step replaces the recorded one");
   assert.deepEqual(resumed.curves.reward, [0.25, 0.55, 0.6]);
+  const ended = runHistory(
+    { metrics: undefined, evals: JSON.stringify({ after: { pass_at_1: 0.5, tasks: 8 } }), config: undefined },
+    false,
+  );
+  assert.deepEqual(
+    ended.evals,
+    { after: { passAt1: 0.5, tasks: 8 } },
+    "a run shown as it ended keeps 'after'",
+  );
   assert.deepEqual(runHistory({ metrics: undefined, evals: "not json", config: undefined }), {
     steps: [],
+    samples: [],
     totalSteps: 0,
     evals: {},
   });
