@@ -35,7 +35,7 @@ export class HoleDecorations implements vscode.Disposable {
   private readonly types = new Map<IconName, vscode.TextEditorDecorationType>();
   private readonly gutterTypes = new Map<GutterIcon, vscode.TextEditorDecorationType>();
   private readonly markerType = vscode.window.createTextEditorDecorationType({
-    before: { margin: "0 2px 0 0", fontWeight: "bold" },
+    before: { margin: "0 3px 0 0", fontWeight: "bold" },
   });
   private readonly disposables: vscode.Disposable[] = [];
   private readonly redraw = new KeyedDebouncer<string>((file) => this.drawFile(file), REDRAW_DELAY_MS);

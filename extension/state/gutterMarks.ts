@@ -64,8 +64,9 @@ export function holeMarker(hole: HoleRecord, sameFile: readonly HoleRecord[]): s
 
 /** A CodeLens title that names its hole, so lenses merged onto one line say which is which. */
 export function lensTitle(hole: HoleRecord, holeMarker: string): string {
+  // Short: lenses of one line are joined into one row, which must stay readable.
   const where = holeMarker
-    ? `${holeMarker} ${hole.kind} hole at column ${hole.range.start.character + 1}`
+    ? `${holeMarker} ${hole.kind}, col ${hole.range.start.character + 1}`
     : `${hole.kind} hole`;
-  return `${where}: ${hole.latest.verdict} (best ${hole.best}) · ${hole.total} attempt${hole.total === 1 ? "" : "s"}`;
+  return `${where}: ${hole.latest.verdict} (best ${hole.best}), ${hole.total} attempt${hole.total === 1 ? "" : "s"}`;
 }

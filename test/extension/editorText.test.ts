@@ -68,15 +68,9 @@ test("two holes starting on one line: the 'several' icon, numbered markers, and 
   assert.equal(holeMarker(store.get("left")!, holes), "①");
   assert.equal(holeMarker(store.get("right")!, holes), "②");
   assert.equal(holeMarker(store.get("alone")!, holes), "", "a hole alone on its line needs no marker");
-  assert.equal(
-    lensTitle(store.get("left")!, "①"),
-    "① tactic hole at column 3: proved (best proved) · 1 attempt",
-  );
-  assert.equal(
-    lensTitle(store.get("right")!, "②"),
-    "② tactic hole at column 19: failed (best failed) · 1 attempt",
-  );
-  assert.equal(lensTitle(store.get("alone")!, ""), "tactic hole: proved (best proved) · 1 attempt");
+  assert.equal(lensTitle(store.get("left")!, "①"), "① tactic, col 3: proved (best proved), 1 attempt");
+  assert.equal(lensTitle(store.get("right")!, "②"), "② tactic, col 19: failed (best failed), 1 attempt");
+  assert.equal(lensTitle(store.get("alone")!, ""), "tactic hole: proved (best proved), 1 attempt");
   // The same verdict family on one line: that icon, no need for "several".
   store.record(sample("right", "proved", 2, r(4, 18, 4, 22)), "/w/A.lean", SIM);
   assert.equal(lineMarks(store.holesIn("/w/A.lean"))[0]!.icon, "proved");
