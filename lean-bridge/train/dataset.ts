@@ -135,8 +135,13 @@ export function checkKinds(dataset: LoadedDataset, kinds: readonly string[] | un
 }
 
 /** Mines in this process: the CLI's way (its thread has nothing else to do meanwhile). */
-export const inProcessExport: ExportRunner = (options, onProgress, signal) =>
-  exportDataset({ ...options, onProgress, signal });
+export const inProcessExport: ExportRunner = async ({ verifier, ...options }, onProgress, signal) =>
+  verifier
+    ? {
+        kind: "error",
+        message: "internal: verifying while mining in process needs a pool (give one to exportDataset)",
+      }
+    : exportDataset({ ...options, onProgress, signal });
 
 export type PreparedTarget =
   | { kind: "ok"; dataset: LoadedDataset; projectRoot: string }
