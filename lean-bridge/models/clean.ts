@@ -3,27 +3,10 @@
  * the candidate the verifier checks. Stops are cut, a ```lean fence is stripped, tabs are expanded, and later
  * lines are re-indented to the hole's column. The parity test (test/models/promptParity.test.ts) runs the
  * Python on the same inputs and compares byte for byte.
- *
- * Python's str methods differ from JavaScript's in what they call whitespace; the helpers below follow Python
- * (`str.strip()` with no argument strips Unicode whitespace, `lstrip(" ")` only spaces).
  */
+import { pyRstrip, pyStrip } from "./pyText";
 
 const FENCE_OPEN = /^\s*```[A-Za-z0-9_+-]*[ \t]*\n/;
-
-/** Python's `str.isspace()` set, as `str.strip()` uses it (Unicode White_Space plus the separators \x1c-\x1f). */
-const PY_SPACE = "\\s\\x1c-\\x1f\\x85";
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
-const PY_RSTRIP = new RegExp(`[${PY_SPACE}]+$`);
-
-/** Python's `s.strip()`. */
-export function pyStrip(text: string): string {
-  return text.replace(PY_STRIP, "");
-}
-
-/** Python's `s.rstrip()`. */
-export function pyRstrip(text: string): string {
-  return text.replace(PY_RSTRIP, "");
-}
 
 /** The text before the earliest stop string. */
 export function cutAtStops(text: string, stops: readonly string[]): string {
