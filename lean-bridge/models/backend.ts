@@ -134,6 +134,9 @@ export type GenerateResult =
       partial?: Candidate[];
     };
 
+/** A failed `generate`. */
+export type GenerateError = Extract<GenerateResult, { kind: "error" }>;
+
 /** Which model produced a result: recorded with every eval result and cache key. */
 export interface ModelIdentity {
   /** The spec as given (`openai:URL#MODEL`, `onnx:DIR`, `hf:PATH`, `fake:NAME`), never with a key in it. */
@@ -254,14 +257,14 @@ export function backendError(
   message: string,
   hint: string,
   partial?: Candidate[],
-): GenerateResult {
+): GenerateError {
   return partial && partial.length > 0
     ? { kind: "error", cause, message, hint, partial }
     : { kind: "error", cause, message, hint };
 }
 
 /** The `aborted` result every backend answers when the caller's signal fires. */
-export function abortedResult(partial?: Candidate[]): GenerateResult {
+export function abortedResult(partial?: Candidate[]): GenerateError {
   return backendError(
     "aborted",
     "Generation was cancelled.",
