@@ -156,3 +156,40 @@ test(
     assert.equal(notExport.kind === "error" && notExport.cause, "model-files");
   },
 );
+
+test(
+  "hf: the checkpoint through the trainer's Python gives PyTorch's greedy tokens and the trainer's prompt",
+  { skip: missing },
+  async () => {
+    const { run, onnx } = fixture();
+    const opened = await openBackend(
+      { kind: "hf", path: join(run, "checkpoints", "step-3") },
+      { prompt: PROMPT, python: PYTHON, threads: 1 },
+    );
+    assert.equal(opened.kind, "ok", opened.kind === "error" ? `${opened.message} ${opened.hint}` : "");
+    if (opened.kind !== "ok") return;
+    const hf = opened.backend;
+    const local = await OnnxBackend.open(onnx, { prompt: PROMPT, threads: 1 });
+    if (local.kind !== "ok") throw new Error(local.message);
+    try {
+      assert.equal(hf.identity.promptStyle, "qwen");
+      const sampling = { ...GREEDY, maxNewTokens: 8 };
+      const fromPython = ok(await hf.generate(PARTS, 2, sampling));
+      const fromOnnx = ok(await local.backend.generate(PARTS, 1, sampling));
+      assert.equal(fromPython.prompt, fromOnnx.prompt);
+      // The same weights, greedy: the same completion from PyTorch and from the ONNX export.
+      for (const c of fromPython.candidates) {
+        assert.equal(c.raw, fromOnnx.candidates[0]!.raw);
+        assert.equal(c.promptTokens, fromOnnx.candidates[0]!.promptTokens);
+      }
+      const missingModel = await openBackend(
+        { kind: "hf", path: join(run, "nowhere") },
+        { prompt: PROMPT, python: PYTHON },
+      );
+      assert.equal(missingModel.kind === "error" && missingModel.cause, "model-files");
+    } finally {
+      await hf.close();
+      await local.backend.close();
+    }
+  },
+);
