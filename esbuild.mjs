@@ -56,7 +56,13 @@ await Promise.all([
     ? [
         build({
           ...common,
-          entryPoints: ["bench/mine.ts", "bench/verify.ts", "bench/serve.ts", "bench/train.ts"],
+          entryPoints: [
+            "bench/mine.ts",
+            "bench/verify.ts",
+            "bench/serve.ts",
+            "bench/train.ts",
+            "bench/infer.ts",
+          ],
           outdir: "dist/bench",
         }),
       ]

@@ -31,10 +31,14 @@ export function defaultThreads(): number {
   return Math.max(1, Math.floor(availableParallelism() / 4));
 }
 
-/** dist/onnxWorker.js beside the bundle; from sources (tests under tsx), the .ts file with the parent's loader. */
+/**
+ * dist/onnxWorker.js beside the bundle (dist/cli.js, dist/extension.js) or one folder up (dist/bench/); from
+ * sources (tests under tsx), the .ts file with the parent's loader.
+ */
 function workerPath(): { path: string; execArgv: string[] } {
-  const bundled = join(__dirname, "onnxWorker.js");
-  if (existsSync(bundled)) return { path: bundled, execArgv: [] };
+  for (const bundled of [join(__dirname, "onnxWorker.js"), join(__dirname, "..", "onnxWorker.js")]) {
+    if (existsSync(bundled)) return { path: bundled, execArgv: [] };
+  }
   return { path: join(__dirname, "onnxWorker.ts"), execArgv: process.execArgv };
 }
 
