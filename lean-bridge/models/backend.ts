@@ -120,7 +120,11 @@ export type GenerateResult =
       kind: "ok";
       /** `n` candidates, in sampling order. */
       candidates: Candidate[];
-      /** The prompt text sent (special tokens as text), for records and the editor's "show prompt". */
+      /**
+       * The prompt as the model saw it (special tokens as text, BOS included), for records and the editor's
+       * "show prompt"; over /v1/chat/completions without a local tokenizer, the user's message; over a server's
+       * native FIM, `prefix<HOLE>suffix`.
+       */
       prompt: string;
     }
   | {
