@@ -38,7 +38,7 @@ if (!existsSync(join("dist", "onnxWorker.js"))) {
 
 const staged = join("dist", "node_modules");
 rmSync(staged, { recursive: true, force: true });
-let status = 1;
+let status;
 try {
   const into = (path) => {
     mkdirSync(join(staged, path, ".."), { recursive: true });
