@@ -44,6 +44,14 @@ await Promise.all([
     entryPoints: ["lean-bridge/dataset/exportWorker.ts"],
     outfile: "dist/exportWorker.js",
   }),
+  // A local ONNX model runs in this child process (lean-bridge/models/onnxBackend.ts): a native crash in
+  // onnxruntime ends it, not the editor. onnxruntime-node is native code, so it stays a package beside the bundle.
+  build({
+    ...common,
+    entryPoints: ["lean-bridge/models/onnxWorker.ts"],
+    outfile: "dist/onnxWorker.js",
+    external: ["onnxruntime-node"],
+  }),
   ...(bench
     ? [
         build({
@@ -56,6 +64,7 @@ await Promise.all([
             "bench/serve.ts",
             "bench/train.ts",
             "bench/seeds.ts",
+            "bench/infer.ts",
           ],
           outdir: "dist/bench",
         }),
