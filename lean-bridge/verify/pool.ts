@@ -11,6 +11,7 @@ import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
 import { checkOnSlot, stderrTail } from "./checkOnSlot";
 import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
+import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
 import { checkCandidate, DEFAULT_POLICY, type CandidatePolicy } from "./policy";
@@ -202,6 +203,30 @@ export class VerifierPool {
   }
 
   /**
+   * Whether the hole is a whole tactic sequence as Lean reads it: checked with `sorry` in its place
+   * (holeShape.ts). This mode never takes a candidate's text, so the policy that refuses `sorry` in
+   * candidates is not bypassed; its verdicts are cached apart from candidates'.
+   */
+  async checkHoleShape(task: VerifyTask): Promise<HoleShape> {
+    const loaded = this.files.load(task.file, task.text);
+    if (loaded.kind === "error") return { kind: "inconclusive", reason: loaded.message };
+    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole);
+    if (located.kind === "bad-hole") return { kind: "inconclusive", reason: located.message };
+    const built = buildCheckDocument(loaded.file.parsed, located.hole, SHAPE_PROBE);
+    if (built.kind !== "ok") return { kind: "not-whole", reason: built.message };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { shapeProbe: SHAPE_PROBE, verdictSettings: this.verdictSettings },
+      file: loaded.file.path,
+      hole: task.hole,
+      documentText: built.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
+    if (cached) this.stats.cacheHits++;
+    return judgeHoleShape(built.doc, outcome);
+  }
+
+  /**
    * Verifies many candidates concurrently, results in input order. Work is queued per hole (see
    * HoleQueues), so a GRPO group is checked by one slot whose document already holds that declaration.
    */
@@ -210,7 +235,26 @@ export class VerifierPool {
     onProgress?: (done: number, total: number, verdict: Verdict) => void,
     signal?: AbortSignal,
   ): Promise<Verdict[]> {
-    const results: Verdict[] = new Array(items.length);
+    return this.runMany(items, (item) => this.verify(item.task, item.candidate), onProgress, signal);
+  }
+
+  /** `checkHoleShape` for many holes concurrently, results in input order. */
+  async checkHoleShapes(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<HoleShape[]> {
+    const items = tasks.map((task) => ({ task }));
+    return this.runMany(items, (item) => this.checkHoleShape(item.task), onProgress, signal);
+  }
+
+  private async runMany<I extends { task: VerifyTask }, R>(
+    items: readonly I[],
+    run: (item: I) => Promise<R>,
+    onProgress?: (done: number, total: number, result: R) => void,
+    signal?: AbortSignal,
+  ): Promise<R[]> {
+    const results: R[] = new Array<R>(items.length);
     const queues = new HoleQueues(items);
     let done = 0;
     const worker = async () => {
@@ -221,8 +265,7 @@ export class VerifierPool {
         if (!next) return;
         const [key, k] = next;
         current = key;
-        const item = items[k]!;
-        results[k] = await this.verify(item.task, item.candidate);
+        results[k] = await run(items[k]!);
         done++;
         onProgress?.(done, items.length, results[k]!);
       }
