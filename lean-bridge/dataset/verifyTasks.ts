@@ -3,7 +3,7 @@
  * only those Lean proves. Tasks stream from the pending file in batches; a batch holds the texts of its
  * own files only.
  */
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
 import { declKeyOf, type TaskRecord } from "./records";
 import { declarationKey } from "./split";

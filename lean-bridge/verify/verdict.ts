@@ -6,7 +6,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import type { DiagnosticSeverity } from "vscode-languageserver-protocol";
 
 export interface VerifierIdentity {
-  kind: "lean" | "simulator";
+  kind: "lean" | "simulator" | "kimina";
   /** The Lean toolchain (e.g. "leanprover/lean4:v4.24.0") or the simulator's version. */
   version: string;
   /** What users see, e.g. "Lean leanprover/lean4:v4.24.0" or "simulator (not Lean)". */
