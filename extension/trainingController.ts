@@ -203,7 +203,12 @@ export class TrainingController implements vscode.Disposable {
     log.info(plan.summary);
     this.apply({ type: "start-requested" });
     this.store.beginRun();
-    const verifierLabel = options.verifier.kind === "simulator" ? "simulator (not Lean)" : "Lean";
+    const verifierLabel =
+      options.verifier.kind === "simulator"
+        ? "simulator (not Lean)"
+        : options.verifier.kind === "kimina"
+          ? "Kimina Lean Server"
+          : "Lean";
     this.dashboard.post({
       type: "reset",
       runDir: options.runDir,

@@ -331,7 +331,12 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
 function describe(options: TrainingOptions, python: PythonChoice): string {
   const py =
     python.kind === "managed" ? "the managed virtual environment" : `${python.path} (${python.kind})`;
-  const verifier = options.verifier.kind === "simulator" ? "the simulator (not Lean)" : "Lean";
+  const verifier =
+    options.verifier.kind === "simulator"
+      ? "the simulator (not Lean)"
+      : options.verifier.kind === "kimina"
+        ? "a Kimina Lean Server"
+        : "Lean";
   return (
     `${options.resume ? "Resuming" : "Training"} ${options.config.algorithm ?? "grpo"} on ${options.target} ` +
     `(model: ${options.config.model ?? "embedded tiny"}; verifier: ${verifier}; Python: ${py}) into ${options.runDir}`

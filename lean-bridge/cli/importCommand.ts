@@ -4,9 +4,11 @@
  * "Statement datasets"). `importForTraining` is what `train FILE --project DIR` (and `eval`) call.
  */
 import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
 import { importStatements, type ImportResult } from "../statements/importer";
+import { rowFormatOf } from "../statements/readRows";
+import type { TrainingOptions } from "../train/session";
 import { parseColumnMap, type ColumnMap } from "../statements/shapes";
 import type { Verifier } from "../verify/verifier";
 import {
@@ -103,6 +105,57 @@ export async function importForTraining(
   } finally {
     await verifier.stop();
   }
+}
+
+/**
+ * `train FILE --project DIR` (and `eval`): a statement file is imported into RUN_DIR/dataset first (kept, so
+ * `--resume` trains on the same tasks), checked by the verifier the run uses; any other target is returned
+ * as it is.
+ */
+export async function statementTarget(
+  target: string,
+  project: string | undefined,
+  runDir: string,
+  resume: boolean,
+  verifier: TrainingOptions["verifier"],
+): Promise<{ kind: "ok"; target: string } | { kind: "error"; message: string }> {
+  if (!rowFormatOf(target) || !existsSync(target) || !statSync(target).isFile()) {
+    if (project !== undefined)
+      return {
+        kind: "error",
+        message: "--project is for a statement file (.jsonl or .parquet) as the target",
+      };
+    return { kind: "ok", target };
+  }
+  if (project === undefined)
+    return {
+      kind: "error",
+      message: `${target} is a statement file: give --project DIR, the Lean project to check and write its theorems in`,
+    };
+  const datasetDir = join(runDir, "dataset");
+  if (resume && existsSync(join(datasetDir, "tasks.jsonl"))) return { kind: "ok", target: datasetDir };
+  const values: ParsedValues =
+    verifier.kind === "simulator"
+      ? { simulator: true }
+      : verifier.kind === "kimina"
+        ? { verifier: `kimina:${verifier.url}` }
+        : verifier.serverCommand
+          ? { server: verifier.serverCommand.join(" ") }
+          : {};
+  let result: ImportResult;
+  try {
+    result = await importForTraining(target, requireProject(project), datasetDir, values, {
+      log: (line) => process.stderr.write(line),
+    });
+  } catch (error) {
+    return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+  }
+  if (result.kind === "ok") {
+    process.stderr.write(describeImport(result));
+    return { kind: "ok", target: datasetDir };
+  }
+  if (result.kind === "cancelled") return { kind: "error", message: "the import was cancelled" };
+  return { kind: "error", message: `importing ${target} failed: ${result.message}` };
 }
 
 export function describeImport(result: Extract<ImportResult, { kind: "ok" }>): string {
