@@ -16,6 +16,7 @@ import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { codeTokens } from "../simulator/reference";
+import { withoutTrailingComments } from "../verify/checkDocument";
 
 export type RowShape = "lean-grpo" | "formal-statement" | "numina" | "columns";
 
@@ -119,7 +120,8 @@ function withHead(statement: string, name: string | undefined, row: number): str
 
 /** Adds `:= by sorry` where the statement stops before its proof (`:=`, `:= by` or nothing). */
 function withBody(text: string): string {
-  const t = text.trimEnd();
+  // A statement may end with a comment: what is added must not land inside it.
+  const t = withoutTrailingComments(text).trimEnd();
   if (/:=\s*by$/.test(t)) return `${t}\n  sorry`;
   if (/:=$/.test(t)) return `${t} by\n  sorry`;
   const parsed = parseFile(t);
