@@ -43,6 +43,8 @@ class Task:
     """LSP range of the hole in its file."""
     goal: str | None = None
     """The goal state at the hole, when the export recorded it."""
+    reference: bool = True
+    """False for an imported statement without a proof: its middle is the placeholder `sorry`, nothing to imitate."""
 
 
 REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", "range")
@@ -94,6 +96,7 @@ def _task_from_json(raw: Any, where: str) -> Task:
         indent=int(raw.get("indent", 0)),
         hole=raw["range"],
         goal=str(goal) if isinstance(goal, str) and goal.strip() else None,
+        reference=raw.get("reference", True) is not False,
     )
 
 
