@@ -22,6 +22,13 @@ export interface StubOptions {
   busyFor?: number;
   /** Only the older `/verify` endpoint exists (404 on /api/check). */
   legacyOnly?: boolean;
+  /**
+   * Simulated cost of one snippet on a REPL (bench/kimina.ts): ms to wait, given the snippet and the
+   * headers that REPL has already loaded (Kimina keeps a REPL's imports between checks). Timers, not Lean.
+   */
+  cost?: (code: string, loadedHeaders: Set<string>) => number;
+  /** REPLs that run snippets at once when `cost` is given (Kimina's pool of REPL processes). */
+  repls?: number;
 }
 
 export interface Stub {
@@ -35,8 +42,22 @@ export function printAxiomsLine(code: string): number {
   return code.split("\n").findIndex((l) => l.includes("#print axioms")) + 1;
 }
 
+/** Kimina's REPL pool under simulated costs: a snippet waits for a free REPL, then for its cost. */
+function replPool(count: number, cost: NonNullable<StubOptions["cost"]>): (code: string) => Promise<void> {
+  const free = Array.from({ length: count }, () => new Set<string>());
+  const waiting: (() => void)[] = [];
+  return async (code) => {
+    while (free.length === 0) await new Promise<void>((r) => waiting.push(r));
+    const repl = free.pop()!;
+    await new Promise((r) => setTimeout(r, cost(code, repl)));
+    free.push(repl);
+    waiting.shift()?.();
+  };
+}
+
 export async function startStub(options: StubOptions): Promise<Stub> {
   let busy = options.busyFor ?? 0;
+  const run = options.cost ? replPool(options.repls ?? 1, options.cost) : undefined;
   const requests: Stub["requests"] = [];
   const hanging: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
@@ -64,6 +85,15 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         busy--;
         return send(429, { detail: "No available REPLs" });
       }
+      if (run)
+        return void Promise.all(snippets.map((s) => run(s.code))).then(() => respond(legacy, snippets));
+      respond(legacy, snippets);
+    });
+    function respond(legacy: boolean, snippets: { id: string; code: string }[]): void {
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(json));
+      };
       const answers = snippets.map((s) => ({ s, a: options.answer(s.code) }));
       if (answers.some(({ a }) => "hang" in a)) {
         hanging.push(() => res.destroy());
@@ -76,7 +106,7 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         return { ...base, response: { env: 0, messages: "messages" in a ? a.messages : [] } };
       });
       send(200, { results });
-    });
+    }
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   const port = (server.address() as AddressInfo).port;
