@@ -36,6 +36,8 @@ export interface StartUi {
 export interface TrainSettings {
   verifierMode: "auto" | "lean" | "simulator";
   serverCommand: string[];
+  /** `fimRlvr.verifier.kimina`: a Kimina Lean Server's URL; when set, it verifies (empty: not used). */
+  kiminaUrl?: string;
   model: string;
   algorithm: AlgorithmName;
   algoConfig: Record<string, unknown>;
@@ -105,6 +107,15 @@ async function refuseUntrusted(ui: StartUi): Promise<StartPlan> {
 /** The verifier for this run; Lean when `lake` is there, the simulator otherwise (said loudly). */
 async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptions["verifier"] | undefined> {
   const { verifierMode, serverCommand } = env.settings;
+  const kimina = env.settings.kiminaUrl?.trim();
+  if (kimina) {
+    if (/^https?:\/\/\S+$/.test(kimina)) return { kind: "kimina", url: kimina };
+    await ui.error(
+      `The setting fimRlvr.verifier.kimina is "${kimina}", which is not an http(s) URL. Set it to your Kimina ` +
+        "Lean Server's address (e.g. http://127.0.0.1:8000), or clear it to verify with Lean.",
+    );
+    return undefined;
+  }
   if (verifierMode === "simulator") return { kind: "simulator" };
   if (serverCommand.length) return { kind: "lean", serverCommand };
   if (env.lakeFound) return { kind: "lean" };
