@@ -7,14 +7,16 @@
  * REPL's imports but elaborates every check document from the top (every declaration above the hole's, then
  * the hole's); the pool keeps one warm document per slot and re-elaborates only the edited declaration.
  */
-import { cpus } from "node:os";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseFile } from "../lean-bridge/lean/commands";
 import { KiminaVerifier } from "../lean-bridge/kimina/verifier";
 import { simulatorCommand } from "../lean-bridge/server/launch";
 import type { Verdict } from "../lean-bridge/verify/verdict";
 import type { Verifier } from "../lean-bridge/verify/verifier";
 import { VerifierPool } from "../lean-bridge/verify/pool";
-import { EXAMPLE } from "../test/helpers";
+import { EXAMPLE, proofHole } from "../test/helpers";
 import { printAxiomsLine, startStub } from "../test/kimina/stub";
 import { groups, holes, type Hole } from "./workload";
 
@@ -24,7 +26,7 @@ const SLOTS = 4;
 const GROUP = 8;
 
 function line(label: string, value: string): void {
-  process.stdout.write(`${label.padEnd(50)} ${value}\n`);
+  process.stdout.write(`${label.padEnd(53)} ${value}\n`);
 }
 
 /** Kimina's cost of one check document on a REPL: its header once per REPL, then every declaration in it. */
@@ -83,17 +85,31 @@ async function measure(
   };
 }
 
-async function main(): Promise<void> {
-  const hs = holes().filter((_, k) => k % 6 === 0);
-  process.stdout.write(
-    `bench:kimina — Kimina's protocol (stub, not Kimina) vs our pool (SIMULATOR, not Lean); simulated costs:\n` +
-      `  header ${HEADER_MS} ms once per REPL/slot, ${DECL_MS} ms per declaration elaborated; ${SLOTS} REPLs vs ${SLOTS} slots;\n` +
-      `  ${hs.length} whole-proof tasks x groups of ${GROUP}; ${cpus().length} CPU cores\n\n`,
-  );
+/**
+ * One-statement files as `fim-rlvr import` writes them (a header, then one theorem whose proof is the hole):
+ * here nothing lies above the hole, so both sides elaborate one declaration per check.
+ */
+function statementProject(count: number): { root: string; hs: Hole[] } {
+  const root = mkdtempSync(join(tmpdir(), "fim-bench-kimina-"));
+  writeFileSync(join(root, "lakefile.toml"), 'name = "bench"\n');
+  writeFileSync(join(root, "lean-toolchain"), "leanprover/lean4:v4.34.1\n");
+  mkdirSync(join(root, "Stmts"));
+  const hs: Hole[] = [];
+  for (let k = 0; k < count; k++) {
+    const name = `stmt_${k}`;
+    const text = `namespace Stmts\n\ntheorem ${name} (n : Nat) : n + ${k} = ${k} + n := by\n  omega\n\nend Stmts\n`;
+    const file = `Stmts/S${k}.lean`;
+    writeFileSync(join(root, file), text);
+    hs.push({ task: { file, hole: proofHole(text, name) }, middle: "omega" });
+  }
+  return { root, hs };
+}
+
+async function compare(title: string, root: string, hs: Hole[]): Promise<void> {
   const stub = await startStub({ answer, cost: kiminaCost, repls: SLOTS });
   const kimina = new KiminaVerifier({
     url: stub.url,
-    projectRoot: EXAMPLE,
+    projectRoot: root,
     timeoutMs: 600_000,
     concurrency: SLOTS,
   });
@@ -102,10 +118,10 @@ async function main(): Promise<void> {
   await stub.close();
 
   const started = await VerifierPool.start({
-    projectRoot: EXAMPLE,
+    projectRoot: root,
     launch: {
       command: [...simulatorCommand(), "--header-ms", String(HEADER_MS), "--decl-ms", String(DECL_MS)],
-      cwd: EXAMPLE,
+      cwd: root,
     },
     slots: SLOTS,
     timeoutMs: 600_000,
@@ -118,13 +134,34 @@ async function main(): Promise<void> {
 
   const show = (r: typeof viaKimina) =>
     `${r.rate.toFixed(1)} checks/s (${r.checks} checks, ${r.proved} proved, ${r.seconds.toFixed(2)} s)`;
-  line("Kimina protocol (full re-elaboration per check)", show(viaKimina));
-  line("our pool (incremental, simulator)", show(viaPool));
-  line("pool / Kimina", `${(viaPool.rate / viaKimina.rate).toFixed(1)}x`);
+  process.stdout.write(`${title}\n`);
+  line("   Kimina protocol (full re-elaboration per check)", show(viaKimina));
+  line("   our pool (incremental, simulator)", show(viaPool));
+  line("   pool / Kimina", `${(viaPool.rate / viaKimina.rate).toFixed(1)}x`);
   if (viaKimina.proved !== viaPool.proved)
     process.stdout.write(
-      `note: the two disagree on proved counts (${viaKimina.proved} vs ${viaPool.proved})\n`,
+      `   note: the two disagree on proved counts (${viaKimina.proved} vs ${viaPool.proved})\n`,
     );
+}
+
+async function main(): Promise<void> {
+  const hs = holes().filter((_, k) => k % 6 === 0);
+  process.stdout.write(
+    `bench:kimina — Kimina's protocol (stub, not Kimina) vs our pool (SIMULATOR, not Lean); simulated costs:\n` +
+      `  header ${HEADER_MS} ms once per REPL/slot, ${DECL_MS} ms per declaration elaborated; ${SLOTS} REPLs vs ${SLOTS} slots;\n` +
+      `  GRPO groups of ${GROUP}; ${cpus().length} CPU cores\n\n`,
+  );
+  await compare(
+    `1. Tactic proofs of the example workspace (${hs.length} tasks, declarations above them)`,
+    EXAMPLE,
+    hs,
+  );
+  const statements = statementProject(35);
+  await compare(
+    `2. One-statement files as \`fim-rlvr import\` writes them (${statements.hs.length} tasks)`,
+    statements.root,
+    statements.hs,
+  );
 }
 
 main().catch((error: unknown) => {
