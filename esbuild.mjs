@@ -65,6 +65,7 @@ await Promise.all([
             "bench/train.ts",
             "bench/seeds.ts",
             "bench/infer.ts",
+            "bench/kimina.ts",
           ],
           outdir: "dist/bench",
         }),

@@ -53,15 +53,15 @@ const RESUME = "Resume";
 
 /** What the workspace remembers of its last run (a reload shows it on the dashboard; Resume continues it). */
 interface RememberedRun extends LastRun {
-  verifier?: "lean" | "simulator";
+  verifier?: "lean" | "simulator" | "kimina";
   algorithm?: string;
   reward?: "binary" | "partial";
   /** How it ended, when it did while this window watched. */
   outcome?: "completed" | "stopped" | "failed";
 }
 
-function verifierLabel(kind: "lean" | "simulator"): string {
-  return kind === "simulator" ? "simulator (not Lean)" : "Lean";
+function verifierLabel(kind: "lean" | "simulator" | "kimina"): string {
+  return kind === "simulator" ? "simulator (not Lean)" : kind === "kimina" ? "Kimina Lean Server" : "Lean";
 }
 
 /** The declaration of each task of the run's dataset (RUN_DIR/dataset/tasks.jsonl), for the FIM Holes rows. */

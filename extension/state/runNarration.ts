@@ -66,8 +66,12 @@ export function phaseAfterStep(step: number, total: number): string {
 }
 
 /** "verifier: the simulator (not Lean)" for toasts. */
-export function verifierPhrase(verifier: "lean" | "simulator"): string {
-  return verifier === "simulator" ? "the simulator (not Lean)" : "Lean";
+export function verifierPhrase(verifier: "lean" | "simulator" | "kimina"): string {
+  return verifier === "simulator"
+    ? "the simulator (not Lean)"
+    : verifier === "kimina"
+      ? "a Kimina Lean Server"
+      : "Lean";
 }
 
 function percent(value: number): string {
@@ -89,7 +93,10 @@ export function heldOutSummary(evals: readonly TrainEvalParams[]): string {
   return `Held-out pass@1 ${parts.join(" → ")} (${tasks} task${tasks === 1 ? "" : "s"}).`;
 }
 
-export function completedMessage(evals: readonly TrainEvalParams[], verifier: "lean" | "simulator"): string {
+export function completedMessage(
+  evals: readonly TrainEvalParams[],
+  verifier: "lean" | "simulator" | "kimina",
+): string {
   const held = heldOutSummary(evals);
   return `FIM-RLVR training completed; rewards from ${verifierPhrase(verifier)}.${held ? ` ${held}` : ""}`;
 }

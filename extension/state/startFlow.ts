@@ -37,6 +37,8 @@ export interface StartUi {
 export interface TrainSettings {
   verifierMode: "auto" | "lean" | "simulator";
   serverCommand: string[];
+  /** `fimRlvr.verifier.kimina`: a Kimina Lean Server's URL; when set, it verifies (empty: not used). */
+  kiminaUrl?: string;
   model: string;
   algorithm: AlgorithmName;
   algoConfig: Record<string, unknown>;
@@ -106,6 +108,15 @@ async function refuseUntrusted(ui: StartUi): Promise<StartPlan> {
 /** The verifier for this run; Lean when `lake` is there, the simulator otherwise (said loudly). */
 async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptions["verifier"] | undefined> {
   const { verifierMode, serverCommand } = env.settings;
+  const kimina = env.settings.kiminaUrl?.trim();
+  if (kimina) {
+    if (/^https?:\/\/\S+$/.test(kimina)) return { kind: "kimina", url: kimina };
+    await ui.error(
+      `The setting fimRlvr.verifier.kimina is "${kimina}", which is not an http(s) URL. Set it to your Kimina ` +
+        "Lean Server's address (e.g. http://127.0.0.1:8000), or clear it to verify with Lean.",
+    );
+    return undefined;
+  }
   if (verifierMode === "simulator") return { kind: "simulator" };
   if (serverCommand.length) return { kind: "lean", serverCommand };
   if (env.lakeFound) return { kind: "lean" };
@@ -366,7 +377,12 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
 function describe(options: TrainingOptions, python: PythonChoice): string {
   const py =
     python.kind === "managed" ? "the managed virtual environment" : `${python.path} (${python.kind})`;
-  const verifier = options.verifier.kind === "simulator" ? "the simulator (not Lean)" : "Lean";
+  const verifier =
+    options.verifier.kind === "simulator"
+      ? "the simulator (not Lean)"
+      : options.verifier.kind === "kimina"
+        ? "a Kimina Lean Server"
+        : "Lean";
   return (
     `${options.resume ? "Resuming" : "Training"} ${options.config.algorithm ?? "grpo"} on ${options.target} ` +
     `(model: ${options.config.model ?? "embedded tiny"}; verifier: ${verifier}; Python: ${py}) into ${options.runDir}`

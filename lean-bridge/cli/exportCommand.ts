@@ -6,7 +6,7 @@ import { exportDataset, type ExportFormat, type ExportReport } from "../dataset/
 import { SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
 import { type CliCommand, type OptionDefs, type ParsedArgs, flagOption, stringOption } from "./command";
 import { SERVER_OPTIONS, openPool } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
@@ -175,7 +175,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
   if ((values.simulator || values.server) && !values.verify)
     throw new UsageError("--simulator and --server choose the verifier for --verify; add --verify");
   const root = resolve(workspace);
-  const pool: VerifierPool | undefined = values.verify
+  const pool: Verifier | undefined = values.verify
     ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1)
     : undefined;
   const abort = new AbortController();

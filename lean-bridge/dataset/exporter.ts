@@ -8,7 +8,7 @@
 import { basename, resolve } from "node:path";
 import type { HoleKind } from "../holes/mine";
 import { readToolchain } from "../server/launch";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 import { StagingDir } from "./atomicDir";
 import { datasetCard } from "./card";
 import { kindSplitChart } from "./chart";

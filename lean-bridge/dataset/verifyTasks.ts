@@ -4,7 +4,7 @@
  * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept. Tasks stream
  * from the pending file in batches; a batch holds the texts of its own files only.
  */
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
 import type { PendingTask } from "./mineWorkspace";
 import { declKeyOf } from "./records";

@@ -34,7 +34,7 @@ export interface Range {
 /** Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward. */
 export interface VerifierIdentity {
   /** Real Lean or the protocol simulator (a test double). */
-  kind: "lean" | "simulator";
+  kind: "lean" | "simulator" | "kimina";
   /** The Lean toolchain (e.g. leanprover/lean4:v4.24.0) or the simulator's version. */
   version: string;
   /** What users see, e.g. "Lean (leanprover/lean4:v4.24.0)" or "simulator 0.1.0 (not Lean)". */

@@ -157,7 +157,7 @@ export async function prepareTarget(
   runDir: string,
   options: {
     resume: boolean;
-    verifier: "lean" | "simulator";
+    verifier: "lean" | "simulator" | "kimina";
     onMining?: () => void;
     signal?: AbortSignal;
     /** How the workspace is mined (default: in this process). */

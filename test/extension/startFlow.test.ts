@@ -173,6 +173,23 @@ test("Start without lake: the simulator is used and said loudly in auto mode; of
   assert.equal(simPlan.kind === "ready" && simPlan.options.verifier.kind, "simulator");
 });
 
+test("Start with fimRlvr.verifier.kimina set: the Kimina Lean Server verifies; a value that is not a URL is refused", async () => {
+  const withKimina = env({ lakeFound: false });
+  withKimina.settings.kiminaUrl = " http://127.0.0.1:8000 ";
+  const plan = await planStart(withKimina, fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  assert.deepEqual(plan.kind === "ready" && plan.options.verifier, {
+    kind: "kimina",
+    url: "http://127.0.0.1:8000",
+  });
+  assert.match(plan.kind === "ready" ? plan.summary : "", /verifier: a Kimina Lean Server/);
+
+  const bad = env();
+  bad.settings.kiminaUrl = "127.0.0.1:8000";
+  const refused = fakeUi({ picks: ["GRPO", "Embedded"] });
+  assert.deepEqual(await planStart(bad, refused.ui), { kind: "refused", reason: "no-lean" });
+  assert.match(refused.log.errors[0]!, /fimRlvr\.verifier\.kimina .*not an http\(s\) URL/);
+});
+
 test("Start in an untrusted workspace is refused with an offer to manage trust", async () => {
   const { ui, log } = fakeUi({ error: MANAGE_TRUST });
   assert.deepEqual(await planStart(env({ trusted: false }), ui), { kind: "refused", reason: "untrusted" });

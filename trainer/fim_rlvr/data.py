@@ -89,7 +89,7 @@ class Task:
     read from the dataset on first use. Either way it reads the same; pickling (checkpoints) writes every field.
     """
 
-    __slots__ = ("_at", "_contexts", "_fields", "_rows", "file", "goal", "id", "kind", "novel", "split")
+    __slots__ = ("_at", "_contexts", "_fields", "_rows", "file", "goal", "id", "kind", "novel", "reference", "split")
 
     id: str
     """Stable id (the key of verify/batch items)."""
@@ -103,6 +103,8 @@ class Task:
     """Validation and test tasks: whether no training task has the same middle (normalised); else None."""
     goal: str | None
     """The goal state at the hole, when the export recorded it."""
+    reference: bool
+    """False for an imported statement without a proof: its middle is the placeholder `sorry`, nothing to imitate."""
 
     def __init__(
         self,
@@ -122,8 +124,10 @@ class Task:
         imports: Sequence[str] = (),
         scope: Sequence[str] = (),
         variables: Sequence[str] = (),
+        reference: bool = True,
     ) -> None:
         self.id, self.file, self.kind, self.split, self.goal, self.novel = id, file, kind, split, goal, novel
+        self.reference = reference
         self._fields: dict[str, Any] | None = {
             "prefix": prefix,
             "suffix": suffix,
@@ -142,13 +146,13 @@ class Task:
     @classmethod
     def _stored(
         cls,
-        head: tuple[str, str, str, str, bool | None, str | None],
+        head: tuple[str, str, str, str, bool | None, str | None, bool],
         rows: _Rows,
         at: tuple[int, int],
         contexts: _Contexts | None,
     ) -> Task:
         task = cls.__new__(cls)
-        task.id, task.file, task.kind, task.split, task.novel, task.goal = head
+        task.id, task.file, task.kind, task.split, task.novel, task.goal, task.reference = head
         task._fields = None
         task._rows, task._at, task._contexts = rows, at, contexts
         return task
@@ -230,7 +234,10 @@ class Task:
 
     def __reduce__(self) -> tuple[Any, ...]:
         f = self._all()
-        keywords = {k: f[k] for k in ("statement", "imports", "scope", "variables")} | {"novel": self.novel}
+        keywords = {k: f[k] for k in ("statement", "imports", "scope", "variables")} | {
+            "novel": self.novel,
+            "reference": self.reference,
+        }
         args = (
             self.id,
             self.file,
@@ -308,6 +315,7 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
                 and b'"prefix":' in line
                 and b'"suffix":' in line
                 and _GOAL_KEY not in line
+                and b'"reference":false' not in line
             ):
                 kind = names.setdefault(head[3], head[3].decode())
                 if kind not in HOLE_KINDS:
@@ -317,7 +325,7 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
                 file = names.get(head[2]) or names.setdefault(head[2], json.loads(b'"' + head[2] + b'"'))
                 novel = None if head[6] is None else head[6] == b"true"
                 split = names.setdefault(head[4], head[4].decode())
-                task = Task._stored((head[1].decode(), file, kind, split, novel, None), rows, at, contexts)
+                task = Task._stored((head[1].decode(), file, kind, split, novel, None, True), rows, at, contexts)
             else:
                 task = _parsed(line, f"{path}:{number}", rows, at, contexts)
             if task.id in seen:
@@ -350,6 +358,7 @@ def _parsed(line: bytes, where: str, rows: _Rows, at: tuple[int, int], contexts:
         str(raw["split"]),
         novel if isinstance(novel, bool) else None,
         _goal(raw.get("goal")),
+        raw.get("reference", True) is not False,
     )
     return Task._stored(head, rows, at, contexts)
 

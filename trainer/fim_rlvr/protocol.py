@@ -64,7 +64,7 @@ class Range(TypedDict):
 class VerifierIdentity(TypedDict):
     """Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward."""
 
-    kind: Literal["lean", "simulator"]
+    kind: Literal["lean", "simulator", "kimina"]
     """Real Lean or the protocol simulator (a test double)."""
     version: str
     """The Lean toolchain or the simulator's version."""
