@@ -48,7 +48,13 @@ await Promise.all([
     ? [
         build({
           ...common,
-          entryPoints: ["bench/mine.ts", "bench/verify.ts", "bench/serve.ts", "bench/train.ts"],
+          entryPoints: [
+            "bench/mine.ts",
+            "bench/verify.ts",
+            "bench/serve.ts",
+            "bench/train.ts",
+            "bench/seeds.ts",
+          ],
           outdir: "dist/bench",
         }),
       ]

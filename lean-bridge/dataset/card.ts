@@ -23,7 +23,7 @@ Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \
   )
     .map(([r, n]) => `${r} ${n}`)
     .join(", ")}
-- Split seed: ${report.seed} (splits are by declaration: all holes of one theorem share a split)
+${report.holes.uncheckableDropped ? `- Holes not offered (their verifier could only reject them): ${report.holes.uncheckableDropped}; ${report.holes.uncheckableReason ?? ""}\n` : ""}- Split seed: ${report.seed} (splits are by declaration: all holes of one theorem share a split)
 - ${verification}
 
 ## Tasks per kind and split

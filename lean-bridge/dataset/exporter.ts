@@ -58,6 +58,9 @@ export interface ExportReport {
     tooLongDropped: number;
     /** Spans that were not whole tactic sequences (broken source, ambiguous one-line alternatives). */
     malformedDropped: number;
+    /** Holes the project's Lean cannot axiom-check (`module` files before Lean 4.30), with why. */
+    uncheckableDropped: number;
+    uncheckableReason?: string;
     kept: {
       total: number;
       byKind: Record<string, number>;
@@ -106,6 +109,8 @@ function emptyMessage(workspace: string, mined: MiningResult, kinds: HoleKind[])
       `${reasons ? ` (skipped: ${reasons})` : ""}. Export needs theorems proved with tactics (\`:= by …\`).`
     );
   }
+  if (mined.pending === 0 && mined.uncheckableDropped > 0)
+    return `found ${plural(found, "hole")}, but ${plural(mined.uncheckableDropped, "hole")} could not be offered: ${mined.uncheckableReason ?? ""}.`;
   if (mined.pending === 0)
     return (
       `found ${plural(found, "hole")} in ${plural(mined.files.mined, "file")}, but none is left after the filters ` +
@@ -205,6 +210,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
         duplicatesDropped: mined.duplicatesDropped,
         tooLongDropped: mined.tooLongDropped,
         malformedDropped: mined.malformedDropped,
+        uncheckableDropped: mined.uncheckableDropped,
+        ...(mined.uncheckableReason ? { uncheckableReason: mined.uncheckableReason } : {}),
         kept: { total, byKind, bySplit, shares, byKindAndSplit },
       },
       ...(verification ? { verification } : {}),

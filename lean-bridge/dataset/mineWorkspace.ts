@@ -11,6 +11,9 @@ import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, declKeyOf, fileRecord, taskRecord } from "./records";
 import { declarationKey } from "./split";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
+import { isModuleFile } from "../verify/checkDocument";
+import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
+import { readToolchain } from "../server/launch";
 
 export interface MiningOptions {
   workspace: string;
@@ -26,6 +29,13 @@ export interface MiningResult {
   declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
   found: Record<string, number>;
   malformedDropped: number;
+  /**
+   * Holes in files the project's Lean cannot axiom-check (`module` files where `#print axioms` is refused or
+   * not known to answer): never offered as tasks, so no task is one its verifier can only reject.
+   */
+  uncheckableDropped: number;
+  /** Why, when any were dropped. */
+  uncheckableReason?: string;
   duplicatesDropped: number;
   tooLongDropped: number;
   /** Tasks written to the pending file. */
@@ -56,6 +66,7 @@ export async function mineWorkspace(
     declarations: { total: 0, withTacticProofs: 0, skipped: {} },
     found: {},
     malformedDropped: 0,
+    uncheckableDropped: 0,
     duplicatesDropped: 0,
     tooLongDropped: 0,
     pending: 0,
@@ -63,6 +74,7 @@ export async function mineWorkspace(
     headerEnds: new Map(),
   };
   const seen = new Set<string>();
+  const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
   for (const [k, path] of listed.files.entries()) {
     // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -89,9 +101,15 @@ export async function mineWorkspace(
     result.declarations.withTacticProofs += mined.declarations - skippedHere;
     result.malformedDropped += mined.malformedHoles;
     const codePoints = new CodePointIndex(text);
+    const uncheckable = moduleRefusal !== undefined && isModuleFile(parsed);
     for (const hole of mined.holes) {
       count(result.found, hole.kind);
       if (!options.kinds.includes(hole.kind)) continue;
+      if (uncheckable) {
+        result.uncheckableDropped++;
+        result.uncheckableReason = `holes in \`module\` files: ${moduleRefusal}`;
+        continue;
+      }
       // Identical (statement, middle) pairs teach nothing new: keep the first.
       const digest = pairDigest(hole.statement, hole.middle);
       if (seen.has(digest)) {

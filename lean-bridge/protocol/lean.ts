@@ -144,6 +144,12 @@ export const LeanMessages = {
   noAxioms: /'(.+?)' does not depend on any axioms/,
   heartbeats: /\(deterministic\) timeout/,
   importsOutOfDate: /Imports are out of date and must be rebuilt/,
+  /**
+   * The sticky information a worker publishes when an import changed while the file was open
+   * (src/Lean/Server/FileWorker.lean, `handleStaleDependency`): it keeps elaborating against the old
+   * imports. Range 0:0–1:0, `fullRange` to the end of the file, severity information.
+   */
+  importsStale: /Imports are out of date and should be rebuilt/,
   /** src/Lean/Elab/Print.lean: `#print axioms` in a file with a `module` header. */
   axiomsInModule: /cannot use `#print axioms` in a `module`/,
 } as const;

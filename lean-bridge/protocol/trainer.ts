@@ -41,12 +41,12 @@ export interface VerifierIdentity {
   label: string;
 }
 
-/** The verdict's kind. timeout, crashed and environment are not the model's fault: the trainer masks them out. */
+/**
+ * The verdict's kind. environment, and timeout or crashed with cause infrastructure, are not the model's fault: the
+ * trainer masks those samples out; a timeout or crash the candidate caused is a failure.
+ */
 export type VerdictKind =
   "proved" | "failed" | "incomplete" | "rejected" | "timeout" | "crashed" | "environment";
-
-/** Verdict kinds that say nothing about the candidate; the trainer masks such samples out of the loss. */
-export const MASKED_VERDICT_KINDS: readonly VerdictKind[] = ["timeout", "crashed", "environment"];
 
 /** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
@@ -140,6 +140,14 @@ export interface TrainConfig {
   vllm_server_url?: string | null;
   /** Share of GPU memory the colocated vLLM engine may take. */
   vllm_gpu_memory_utilization?: number;
+  /** How a timeout the candidate caused is scored: failure (default) or mask (lets the policy drift toward hanging). */
+  timeout_reward?: "failure" | "mask";
+  /** Evaluate the validation split every N RL steps (greedy pass@1, sampled pass@k); 0: never. */
+  validation_every?: number;
+  /** Completions sampled per validation task at the training temperature for the unbiased pass@k. */
+  validation_samples?: number;
+  /** sft: the compute-matched SFT baseline instead of RL; null: the RL run. */
+  baseline?: "sft" | null;
 }
 
 /** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */
@@ -232,6 +240,12 @@ export interface BatchVerdict {
   cached: boolean;
   /** The verifier that produced the verdict. */
   verifier: VerifierIdentity;
+  /**
+   * For timeout and crashed: whose fault it was. "candidate" (a check that exceeded its own limit, a crash the
+   * candidate caused) is a failure; "infrastructure" (outside the candidate's control) is masked out of training.
+   * Absent means "candidate" (fail closed).
+   */
+  cause?: "candidate" | "infrastructure";
 }
 
 /** Host -> trainer, answer to `verify/batch`. */
@@ -301,6 +315,29 @@ export interface TrainEvalParams {
   /** pass@1 per hole kind. */
   byKind: Record<string, number>;
   /** Number of tasks evaluated. */
+  tasks: number;
+  /** pass@1 on novel and on memorised test tasks, when the dataset marks its test tasks `novel`. */
+  byNovelty?: NoveltyScores;
+}
+
+/**
+ * Held-out pass@1 split by whether each test task's middle occurs in the training split: only the novel tasks
+ * measure learning. Groups without tasks are absent; unknown holds the tasks the dataset does not mark.
+ */
+export interface NoveltyScores {
+  /** Test tasks whose middle occurs nowhere in the training split. */
+  novel?: GroupScore;
+  /** Test tasks whose middle occurs in the training split. */
+  memorised?: GroupScore;
+  /** Test tasks the dataset does not mark (beside marked ones). */
+  unknown?: GroupScore;
+}
+
+/** pass@1 on one group of held-out tasks. */
+export interface GroupScore {
+  /** Share of the group's tasks proved by the greedy completion. */
+  passAt1: number;
+  /** Tasks in the group. */
   tasks: number;
 }
 

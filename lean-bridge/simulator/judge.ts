@@ -11,6 +11,7 @@ import { LeanDiagnosticTag } from "../protocol/lean";
 import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { ReferenceIndex } from "./reference";
+import { MODULE_AXIOMS_REFUSAL, defPropWarning, sorryWarningText, type SimulatedLean } from "./leanVersion";
 
 export const SIMULATOR_SOURCE = "Lean 4 simulator";
 
@@ -19,6 +20,8 @@ export interface JudgedDeclaration {
   usesSorry: boolean;
   /** A `private` declaration: Lean names it `_private.<Module>.0.<full name>`. */
   isPrivate?: boolean;
+  /** Its proof runs compiled code (`native_decide`, `bv_decide`, `decide +native`). */
+  native?: string;
 }
 
 /** The prefix the verifier gives anonymous declarations it renames (lean-bridge/verify/checkDocument.ts). */
@@ -47,6 +50,49 @@ export interface JudgeContext {
   recorded: [string, JudgedDeclaration][];
   /** The document's module name, as Lean derives it from the file's path (for private names). */
   moduleName: string;
+  /** The Lean version played, with its behaviours. */
+  lean: SimulatedLean;
+}
+
+/** Whether the file starts with a `module` header. */
+function isModuleFile(file: ParsedFile): boolean {
+  return file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd);
+}
+
+/** The text of the commands before `command` that start with `keyword`. */
+function earlierCommands(file: ParsedFile, command: Command, keyword: string): string[] {
+  return file.commands
+    .filter((c) => c.start < command.start && c.keyword === keyword)
+    .map((c) => file.tokens.text.slice(c.start, c.end));
+}
+
+/**
+ * Private by Lean's rules: `private`, or in a `module` file anything not `public` outside a `public section`
+ * (the module system makes declarations private by default).
+ */
+function isPrivateDecl(file: ParsedFile, command: Command, decl: Declaration): boolean {
+  if (decl.modifiers.includes("private")) return true;
+  if (!isModuleFile(file) || decl.modifiers.includes("public")) return false;
+  return !earlierCommands(file, command, "section").some(
+    (t) => /^public\s/.test(t) || /^@\[[^\]]*\]\s*public\s/.test(t),
+  );
+}
+
+/** Tactics that prove by compiled code, and the name Lean 4.29+ gives the axiom of each computation. */
+const NATIVE_TACTICS = ["native_decide", "bv_decide"];
+
+function nativeTactic(bodyTexts: string[]): string | undefined {
+  const found = NATIVE_TACTICS.find((t) => bodyTexts.includes(t));
+  if (found) return found;
+  const d = bodyTexts.indexOf("decide");
+  return d >= 0 && bodyTexts[d + 1] === "+" && bodyTexts[d + 2] === "native" ? "native_decide" : undefined;
+}
+
+/** A Prop-looking type, for the `defProp` linter (the simulator has no types: it reads the statement). */
+function looksLikeProp(statement: string): boolean {
+  const colon = statement.lastIndexOf(" : ");
+  const type = colon >= 0 ? statement.slice(colon + 3) : statement;
+  return /[=≤<≥>≠∧∨¬→↔∀∃]|\bTrue\b|\bFalse\b/.test(type);
 }
 
 /** Lean cuts a diagnostic's `range` to its first line (ending at the next line's start); `fullRange` keeps all. */
@@ -109,7 +155,7 @@ export function goalOf(ts: TokenStream, decl: Declaration): string {
 function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
   const { file, index, reference } = ctx;
   const ts = file.tokens;
-  const isPrivate = decl.modifiers.includes("private");
+  const isPrivate = isPrivateDecl(file, command, decl);
   const record = (judged: JudgedDeclaration) => {
     const result = isPrivate ? { ...judged, isPrivate } : judged;
     for (const name of [decl.fullName, decl.name]) {
@@ -152,16 +198,14 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   }
   if (bodyTexts.includes("sorry")) {
     record({ ok: true, usesSorry: true });
-    // The newest Lean names the declaration in this warning.
-    const named = decl.fullName
-      ? `declaration \`${decl.fullName}\` uses \`sorry\``
-      : "declaration uses `sorry`";
-    return [diag(index, namePos.start, namePos.end, 2, named)];
+    // src/Lean/AddDecl.lean: no version names the declaration in this warning.
+    return [diag(index, namePos.start, namePos.end, 2, sorryWarningText(ctx.lean))];
   }
   const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
   if (accepted.some(same)) {
-    record({ ok: true, usesSorry: false });
-    return [];
+    const native = nativeTactic(bodyTexts);
+    record({ ok: true, usesSorry: false, ...(native ? { native } : {}) });
+    return defPropLint(ctx, command, decl);
   }
   record({ ok: false, usesSorry: false });
   // The reference sharing the longest token prefix decides where the first error sits.
@@ -198,12 +242,56 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   ];
 }
 
+/**
+ * The `defProp` linter (src/Lean/Linter/DefProp.lean): a `def` (not an `abbrev`) whose type is a
+ * proposition, where the linter is on by default and not switched off by `set_option linter.defProp false`
+ * earlier in the document or in an `… in` prefix. Logged at the command.
+ */
+function defPropLint(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
+  if (!ctx.lean.defPropOnByDefault || decl.keyword !== "def" || !looksLikeProp(decl.statement)) return [];
+  const off = /set_option\s+linter\.defProp\s+false/;
+  const prefix = ctx.file.tokens.text.slice(command.start, decl.keywordStart);
+  if (off.test(prefix) || earlierCommands(ctx.file, command, "set_option").some((t) => off.test(t)))
+    return [];
+  const end = Math.min(command.end, command.start + 1);
+  return [diag(ctx.index, command.start, end, 2, defPropWarning(decl.fullName ?? decl.name ?? "?"))];
+}
+
+/** The axioms a proof by compiled code depends on, as the played version names them. */
+function nativeAxioms(lean: SimulatedLean, declName: string, tactic: string): string[] {
+  if (lean.nativeAxiomNames) return [`${declName}._native.${tactic}.ax_1_1`];
+  // Before 4.29: the kernel evaluates `Lean.reduceBool`; `collectAxioms` walks axioms' types since 4.23
+  // (lean4#8842), so `Lean.trustCompiler` shows too.
+  return ["Lean.ofReduceBool", "Lean.trustCompiler"];
+}
+
+/**
+ * An axiom's name as `MessageData.ofConstName` prints it without `pp.fullNames` (4.29 on): the shortest
+ * suffix that the document's `open`s resolve to it (`choice` under `open Classical`).
+ */
+function printedAxiom(ctx: JudgeContext, command: Command, axiom: string, fullNames: boolean): string {
+  if (fullNames || !ctx.lean.axiomNamesShortened) return axiom;
+  const opened = earlierCommands(ctx.file, command, "open").flatMap((t) => t.split(/\s+/).slice(1));
+  for (const ns of opened) if (axiom.startsWith(`${ns}.`)) return axiom.slice(ns.length + 1);
+  return axiom;
+}
+
 function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
   const ts = ctx.file.tokens;
   const code = codeIndices(ts, command.firstToken, command.lastToken);
-  // `#print axioms Name` lexes as `#`, `print`, `axioms`, `Name`.
-  const nameIndex = code[3];
-  if (nameIndex === undefined || tokenText(ts, code[2] ?? 0) !== "axioms") return [];
+  // `#print axioms Name` lexes as `#`, `print`, `axioms`, `Name`; it may follow `set_option … in`.
+  const at = code.findIndex(
+    (i, k) => tokenText(ts, i) === "#" && tokenText(ts, code[k + 1] ?? 0) === "print",
+  );
+  const nameIndex = code[at + 3];
+  if (at < 0 || nameIndex === undefined || tokenText(ts, code[at + 2] ?? 0) !== "axioms") return [];
+  const hashStart = ts.starts[code[at]!] ?? command.start;
+  const printEnd = ts.ends[code[at + 1]!] ?? command.end;
+  const fullNames = /set_option\s+pp\.fullNames\s+true\s+in\s*$/.test(
+    ts.text.slice(command.start, hashStart),
+  );
+  if (isModuleFile(ctx.file) && !ctx.lean.printAxiomsInModule)
+    return [diag(ctx.index, hashStart, printEnd, 1, MODULE_AXIOMS_REFUSAL)];
   const written = tokenText(ts, nameIndex);
   // `_root_.N.x` names exactly `N.x`; a bare name is looked up as written (the simulator has no scopes).
   const name = written.startsWith("_root_.") ? written.slice("_root_.".length) : written;
@@ -212,18 +300,56 @@ function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[]
     return [
       diag(ctx.index, ts.starts[nameIndex] ?? 0, ts.ends[nameIndex] ?? 0, 1, `unknown constant '${written}'`),
     ];
-  const axioms = result.ok && !result.usesSorry ? ctx.reference.axiomsOf([name]) : ["sorryAx"];
+  const axioms =
+    result.ok && !result.usesSorry
+      ? [
+          ...ctx.reference.axiomsOf([name]),
+          ...(result.native ? nativeAxioms(ctx.lean, name, result.native) : []),
+        ].sort()
+      : ["sorryAx"];
   const printed = result.isPrivate ? `_private.${ctx.moduleName}.0.${name}` : name;
+  const list = axioms.map((a) => printedAxiom(ctx, command, a, fullNames));
   const message =
-    axioms.length === 0
+    list.length === 0
       ? `'${printed}' does not depend on any axioms`
-      : `'${printed}' depends on axioms: [${axioms.join(", ")}]`;
-  return [diag(ctx.index, command.start, command.end, 3, message)];
+      : `'${printed}' depends on axioms: [${list.join(", ")}]`;
+  return [diag(ctx.index, hashStart, command.end, 3, message)];
+}
+
+/** `set_option NAME …` as a command of its own: an option this Lean does not know is an error. */
+function judgeSetOption(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
+  const ts = ctx.file.tokens;
+  const code = codeIndices(ts, command.firstToken, command.lastToken);
+  const option = tokenText(ts, code[1] ?? command.firstToken);
+  if (option !== "linter.defProp" || ctx.lean.defPropOption) return [];
+  const i = code[1]!;
+  return [
+    diag(
+      ctx.index,
+      ts.starts[i] ?? 0,
+      ts.ends[i] ?? 0,
+      1,
+      `unknown option '${option}' (simulator: Lean ${describe(ctx.lean)} has no such option)`,
+    ),
+  ];
+}
+
+function describe(lean: SimulatedLean): string {
+  const v = lean.version;
+  return v.kind === "release"
+    ? `${v.major}.${v.minor}.${v.patch}`
+    : v.kind === "nightly"
+      ? `nightly-${v.date}`
+      : v.text;
 }
 
 /** Diagnostics of one command, updating the context for later `#print axioms`. */
 export function judgeCommand(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
   if (command.declaration) return judgeDeclaration(ctx, command, command.declaration);
   if (command.keyword === "#print") return judgePrintAxioms(ctx, command);
+  if (command.keyword === "set_option") {
+    const printed = judgePrintAxioms(ctx, command);
+    return printed.length > 0 ? printed : judgeSetOption(ctx, command);
+  }
   return [];
 }

@@ -29,7 +29,8 @@ import { LineIndex, normalizeLineEndings } from "../text/positions";
 import { SIMULATOR_SOURCE, goalOf, type JudgeContext, type JudgedDeclaration } from "./judge";
 import { ReferenceIndex, type OracleFile } from "./reference";
 import { elaborate, planReuse, type SimDocument } from "./snapshots";
-import { documentSymbols, headerFailure, moduleNameOf } from "./workspaceView";
+import { documentSymbols, foldingRanges, headerFailure, moduleNameOf, staleImports } from "./workspaceView";
+import { projectToolchain, simulatedLean, type SimulatedLean } from "./leanVersion";
 
 export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
 export const SIMULATOR_VERSION = "0.3.0-sim";
@@ -45,6 +46,8 @@ export interface SimulatorOptions {
   faults?: boolean;
   /** Called instead of exiting the process (in-process use). */
   onExit?: (code: number) => void;
+  /** The `lean-toolchain` text whose Lean is played (default: the project's file in `cwd`). */
+  toolchain?: string;
 }
 
 interface RawRequest {
@@ -58,6 +61,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class Simulator {
   private readonly docs = new Map<string, SimDocument>();
   private readonly reference: ReferenceIndex;
+  /** The Lean version played, from the project's toolchain. */
+  readonly lean: SimulatedLean;
   private shuttingDown = false;
   private incrementalDiagnostics = false;
   private nextId = 0;
@@ -71,6 +76,7 @@ export class Simulator {
     private readonly options: SimulatorOptions,
   ) {
     this.reference = new ReferenceIndex(options.cwd, options.oracle ?? {});
+    this.lean = simulatedLean(options.toolchain ?? projectToolchain(options.cwd));
   }
 
   private send(message: object): void {
@@ -137,6 +143,8 @@ export class Simulator {
         return this.reply(m.id!, null);
       case "textDocument/documentSymbol":
         return this.documentSymbol(m.id!, m.params as { textDocument: { uri: string } });
+      case "textDocument/foldingRange":
+        return this.foldingRange(m.id!, m.params as { textDocument: { uri: string } });
       case "$/cancelRequest":
         return this.cancel(m.params as CancelParams);
       default:
@@ -148,7 +156,9 @@ export class Simulator {
   private initialize(request: RawRequest): void {
     const params = request.params as
       { capabilities?: { lean?: { incrementalDiagnosticSupport?: boolean } } } | undefined;
-    this.incrementalDiagnostics = params?.capabilities?.lean?.incrementalDiagnosticSupport === true;
+    // Lean answers the capability from 4.31 on (lean4#13260); older versions always publish whole sets.
+    this.incrementalDiagnostics =
+      this.lean.incrementalDiagnostics && params?.capabilities?.lean?.incrementalDiagnosticSupport === true;
     this.reply(request.id, {
       capabilities: {
         textDocumentSync: { change: 2, openClose: true, save: { includeText: true } },
@@ -275,6 +285,18 @@ export class Simulator {
     this.reply(id, documentSymbols(doc.file, new LineIndex(doc.text)));
   }
 
+  /** Lean's answer (RequestHandling.lean, `handleFoldingRange`): one region per command spanning lines. */
+  private foldingRange(id: number | string, params: { textDocument: { uri: string } }): void {
+    const doc = this.docs.get(params.textDocument.uri);
+    if (!doc)
+      return this.fail(
+        id,
+        LSPErrorCodes.ContentModified,
+        `simulator: no open document ${params.textDocument.uri}`,
+      );
+    this.reply(id, foldingRanges(doc.file, new LineIndex(doc.text)));
+  }
+
   private plainGoal(id: number | string, params: PlainGoalParams): void {
     const doc = this.docs.get(params.textDocument.uri);
     if (!doc) return this.reply(id, null);
@@ -366,6 +388,7 @@ export class Simulator {
       judged,
       recorded: [],
       moduleName: moduleNameOf(doc.uri, this.options.cwd),
+      lean: this.lean,
     };
     const results = await elaborate(doc, plan, ctx, {
       declMs,
@@ -376,10 +399,12 @@ export class Simulator {
     doc.results = results;
     // Lean 4.22+: "processing []" may come before the last diagnostics. The simulator always does this.
     this.notify("$/lean/fileProgress", { textDocument: { uri: doc.uri, version }, processing: [] });
+    // The sticky "should be rebuilt" information comes first and stays (FileWorker.lean, stickyDiagnostics).
+    const sticky = this.options.faults ? staleImports(doc, index) : undefined;
     this.publish(
       doc,
       version,
-      results.flatMap((r) => r.diagnostics),
+      [...(sticky ? [sticky] : []), ...results.flatMap((r) => r.diagnostics)],
       false,
     );
     if (!this.refreshSent) {

@@ -25,6 +25,8 @@ export interface ConfigFlags {
   /** Comma-separated module names. */
   loraTargets?: string;
   loadIn4bit?: boolean;
+  /** `--baseline sft`: the compute-matched SFT baseline instead of RL. */
+  baseline?: string;
 }
 
 export type ConfigResult = { kind: "ok"; config: TrainConfigWire } | { kind: "error"; message: string };
@@ -127,6 +129,14 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
     config.lora_targets = targets;
   }
   if (flags.loadIn4bit) config.load_in_4bit = true;
+  if (flags.baseline !== undefined) {
+    if (flags.baseline !== "sft")
+      return {
+        kind: "error",
+        message: `--baseline must be sft (the compute-matched SFT baseline), got "${flags.baseline}"`,
+      };
+    config.baseline = "sft";
+  }
   // Combinations that cannot work are refused before anything is mined or started (the trainer checks them too).
   if (config.lora_r === undefined || config.lora_r === null) {
     if (config.load_in_4bit)

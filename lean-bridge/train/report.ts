@@ -9,6 +9,14 @@ import { escapeXml } from "../dataset/chart";
 import type { VerifierIdentity } from "../protocol/trainer";
 import { writeFileAtomic } from "../util/atomicWrite";
 import { PALETTE, lineChart, stackedBar, type Series } from "./charts";
+import {
+  baselineNote,
+  noveltyTable,
+  stageLabel,
+  timeoutSeries,
+  validationSection,
+  type EvalStageEntry,
+} from "./reportMeasures";
 
 const VERDICT_COLOURS: Record<string, string> = {
   proved: "#54a24b",
@@ -34,10 +42,8 @@ interface SampleLine {
   reward?: number;
 }
 
-interface EvalEntry {
-  pass_at_1: number;
+interface EvalEntry extends EvalStageEntry {
   by_kind: Record<string, number>;
-  tasks: number;
 }
 
 function readLines<T>(path: string): T[] {
@@ -88,6 +94,7 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
   const samples = readLines<SampleLine>(join(runDir, "samples.jsonl"));
   const evals = readJson<Record<string, EvalEntry | null>>(join(runDir, "eval.json")) ?? {};
   const config = readJson<Record<string, unknown>>(join(runDir, "config.json")) ?? {};
+  const baseline = config.baseline === "sft";
   const simulator = verifier?.kind !== "lean";
   const verifierLabel = verifier ? verifier.label : "unknown verifier";
   const banner = simulator
@@ -111,7 +118,7 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
     ? table(
         ["held-out pass@1", "all", ...evalKinds, "tasks"],
         evalStages.map((s) => [
-          esc({ before: "before training", sft: "after SFT warm start", after: "after RL" }[s]),
+          esc(stageLabel(s, baseline)),
           `<b>${pct(evals[s]!.pass_at_1)}</b>`,
           ...evalKinds.map((k) => pct(evals[s]!.by_kind?.[k])),
           String(evals[s]!.tasks ?? "–"),
@@ -221,12 +228,15 @@ table.config td{text-align:left;max-width:820px;overflow-wrap:anywhere}
 <h1>FIM-RLVR training run <code>${esc(basename(runDir))}</code></h1>
 ${banner}
 <p>Algorithm <b>${esc(String(config.algorithm ?? "?"))}</b>, model <b>${esc(config.model ? String(config.model) : "embedded tiny model")}</b>; ${metrics.length} step(s) recorded${totalSteps !== undefined ? ` of ${totalSteps}` : ""}${last ? `; last reward ${(num(last.reward_mean) ?? 0).toFixed(3)}, pass rate ${pct(num(last.pass_rate))}` : ""}.</p>
-<h2>Held-out pass@1</h2>${evalTable}
+${baselineNote(config)}
+<h2>Held-out pass@1</h2>${evalTable}${noveltyTable(evals, baseline)}
+<h2>Validation curve</h2>${validationSection(runDir)}
 <h2>Training curves</h2><div class="charts">
 ${lineChart([series(metrics, "reward_mean", "mean reward")], { title: "Reward per step", xLabel: "step" })}
 ${lineChart([series(metrics, "pass_rate", "all kinds"), ...passByKind], { title: "Pass rate per step", xLabel: "step", yMax: 1 })}
 ${lineChart([series(metrics, "loss", "loss")], { title: "Loss per step", xLabel: "step" })}
 ${lineChart([series(metrics, "kl", "KL"), series(metrics, "clip_fraction", "clip fraction")], { title: "KL and clipping", xLabel: "step" })}
+${lineChart(timeoutSeries(metrics), { title: "Timeouts per step (share of checks)", xLabel: "step", yMax: 1 })}
 </div>
 <h2>Per hole kind</h2>${kindTable}
 <h2>Verdict mix</h2>${mix}

@@ -11,6 +11,10 @@ import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { LineIndex, leanColumnOf } from "../text/positions";
 import { isTermHash } from "./policy";
+import { featuresOfToolchain, moduleFilesUncheckable, type LeanFeatures } from "./toolchain";
+
+/** What the check document needs to know of the Lean that checks it; an unknown toolchain by default. */
+const UNKNOWN_LEAN = featuresOfToolchain(undefined);
 
 export interface CheckDocument {
   text: string;
@@ -34,6 +38,8 @@ export interface CheckDocument {
   declarationEnd: number;
   /** The last line of the file's header (imports, `module`, `prelude`); -1 when there is none. */
   headerEndLine: number;
+  /** Where the header's first token is (Lean reports import failures there); -1 when there is no header. */
+  headerStart: number;
   /**
    * The name the checked declaration has in this document, as written after its keyword: its own name, or
    * the verifier's `fimrlvr_check_<hash>` for `example`s and anonymous instances.
@@ -45,6 +51,18 @@ export interface CheckDocument {
    */
   checkedName: string;
   isPrivate: boolean;
+  /**
+   * In a `module` file a declaration without `public` (or `private`) is private unless a `public section`
+   * says otherwise, so `#print axioms` may print either form; the name check accepts both (the name is
+   * resolved exactly with `_root_.` either way).
+   */
+  mayBePrivate: boolean;
+  /**
+   * Whether Lean's documentSymbol lists the checked declaration: it lists only commands of kind
+   * `declaration`, so not one wrapped in `set_option … in` / `open … in` (kind `in`). For those the
+   * verifier asks `textDocument/foldingRange` instead (leanView.ts).
+   */
+  listedBySymbols: boolean;
 }
 
 export type BuildResult =
@@ -65,6 +83,7 @@ export function locateHole(
   file: ParsedFile,
   index: LineIndex,
   hole: Range,
+  features: LeanFeatures = UNKNOWN_LEAN,
 ): { kind: "ok"; hole: HoleLocation } | { kind: "bad-hole"; message: string } {
   const show = (r: Range) => `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
   for (const pos of [hole.start, hole.end]) {
@@ -100,13 +119,27 @@ export function locateHole(
       kind: "bad-hole",
       message: `the hole ${show(hole)} is not inside the tactic block of '${declaration.name ?? declaration.keyword}' (after its \`by\`)`,
     };
-  if (file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd))
+  // Where this Lean is known to refuse `#print axioms` in a module, say so before any check; where it is
+  // not known, Lean is asked and its refusal, if any, is the verdict's reason (classify.ts).
+  if (isModuleFile(file) && features.printAxiomsInModule === "no")
     return {
       kind: "bad-hole",
-      message:
-        "the file has a `module` header, where Lean refuses `#print axioms`, so no proof in it can be axiom-checked; move the theorem to a file without `module` (or remove the header) to verify it",
+      message: `the file has a \`module\` header and ${moduleFilesUncheckable(features) ?? ""}`,
     };
   return { kind: "ok", hole: { start, end, declaration, column: leanColumnOf(file.tokens.text, start) } };
+}
+
+/** Whether the file starts with a `module` header (the module system). */
+export function isModuleFile(file: ParsedFile): boolean {
+  return file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd);
+}
+
+/** Whether the declaration is wrapped in `… in` (`set_option … in`, `open … in`), which Lean parses as one `in` command. */
+export function wrappedInIn(file: ParsedFile, decl: Declaration): boolean {
+  const ts = file.tokens;
+  for (let i = decl.firstToken; i <= decl.lastToken && (ts.starts[i] ?? 0) < decl.keywordStart; i++)
+    if (ts.kinds[i] === TokenKind.Ident && tokenText(ts, i) === "in") return true;
+  return false;
 }
 
 function leadingSpaces(line: string): number {
@@ -163,9 +196,22 @@ export function checkName(decl: Declaration): string {
 /**
  * The declaration's head as written in the check document: `example` becomes a named `def` (noncomputable
  * unless it says so already or cannot be, so a data-valued example still elaborates without compiling),
- * an anonymous `instance` gets a name after its priority; everything else is byte-identical.
+ * an anonymous `instance` gets a name after its priority, and Mathlib's `lemma` becomes `theorem`, which is
+ * exactly what its macro does (Mathlib/Tactic/Lemma.lean, `expandLemma`: the `lemma` atom replaced by
+ * `theorem`, the node's kind set to `declaration`) and what Lean's documentSymbol lists; everything else is
+ * byte-identical. `renamed`: the declaration now has the verifier's name.
  */
-function namedHead(decl: Declaration, name: string): { from: number; to: number; text: string } | undefined {
+function namedHead(
+  decl: Declaration,
+  name: string,
+): { from: number; to: number; text: string; renamed: boolean } | undefined {
+  if (decl.keyword === "lemma")
+    return {
+      from: decl.keywordStart,
+      to: decl.keywordStart + "lemma".length,
+      text: "theorem",
+      renamed: false,
+    };
   if (decl.name !== undefined) return undefined;
   if (decl.keyword === "example") {
     const keepComputable = decl.modifiers.some((m) =>
@@ -175,6 +221,7 @@ function namedHead(decl: Declaration, name: string): { from: number; to: number;
       from: decl.keywordStart,
       to: decl.keywordStart + "example".length,
       text: `${keepComputable ? "" : "noncomputable "}def ${name}`,
+      renamed: true,
     };
   }
   if (decl.keyword !== "instance") return undefined;
@@ -193,44 +240,68 @@ function namedHead(decl: Declaration, name: string): { from: number; to: number;
     after = ts.ends[k] ?? after;
   }
   const at = decl.keywordStart + after;
-  return { from: at, to: at, text: ` ${name}` };
+  return { from: at, to: at, text: ` ${name}`, renamed: true };
 }
 
 function isComment(kind: number): boolean {
   return kind === TokenKind.LineComment || kind === TokenKind.BlockComment || kind === TokenKind.DocComment;
 }
 
-export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candidate: string): BuildResult {
+/**
+ * The `defProp` linter (Lean 4.31 on; on by default from 4.32) warns on a `def` whose type is a
+ * proposition, which is what a renamed Prop `example` is. Only a warning, but an error in a workspace that
+ * sets `warningAsError`, so it is switched off for the check, as a command of its own before the
+ * declaration (an `… in` prefix would hide the declaration from documentSymbol). Only where the option
+ * exists: setting an option Lean does not know is an error.
+ */
+const SILENCE_DEF_PROP = "set_option linter.defProp false\n";
+
+/** What precedes the declaration's name on the appended line. */
+export const PRINT_AXIOMS_PREFIX = "set_option pp.fullNames true in #print axioms ";
+
+export function buildCheckDocument(
+  file: ParsedFile,
+  hole: HoleLocation,
+  candidate: string,
+  features: LeanFeatures = UNKNOWN_LEAN,
+): BuildResult {
   const source = file.tokens.text;
   const decl = hole.declaration;
   const { text: reindented, shift } = reindent(candidate, hole.column);
   const placed = withoutTrailingComments(reindented);
   const given = checkName(decl);
   const head = namedHead(decl, given);
-  const declaredName = head ? given : (decl.name ?? given);
+  const renamed = head?.renamed === true;
+  const declaredName = renamed ? given : (decl.name ?? given);
+  const silence = decl.keyword === "example" && features.defPropOption === "yes" ? SILENCE_DEF_PROP : "";
   // The statement as the re-parse will read it: from the keyword on (a modifier we added is not part of it).
   const statement = head
     ? decl.statement.slice(0, head.from - decl.keywordStart) +
       head.text.replace(/^noncomputable /, "") +
       decl.statement.slice(head.to - decl.keywordStart)
     : decl.statement;
+  const before = source.slice(0, decl.start) + silence;
   const prefix = head
-    ? source.slice(0, head.from) + head.text + source.slice(head.to, hole.start)
-    : source.slice(0, hole.start);
+    ? before + source.slice(decl.start, head.from) + head.text + source.slice(head.to, hole.start)
+    : before + source.slice(decl.start, hole.start);
   const suffix = source.slice(hole.end, decl.end);
-  const checkedName = head
+  const checkedName = renamed
     ? decl.namespace
       ? `${decl.namespace}.${given}`
       : given
     : (decl.fullName ?? given);
   let text = prefix + placed + suffix + "\n";
   const axiomsLine = new LineIndex(text).lineCount; // The line after the trailing newline's line.
-  // `_root_.` makes Lean resolve exactly this name, never a namesake in an open namespace.
-  text += `\n#print axioms _root_.${checkedName}\n`;
+  // `_root_.` makes Lean resolve exactly this name, never a namesake in an open namespace; `pp.fullNames`
+  // makes it print axiom names in full, which `open` would otherwise shorten (`choice` for
+  // `Classical.choice` under `open Classical`: Print.lean prints them with `MessageData.ofConstName`). One
+  // line, so Lean's answer stays on `axiomsLine`; the option exists in every version.
+  text += `\n${PRINT_AXIOMS_PREFIX}_root_.${checkedName}\n`;
+  const module = isModuleFile(file);
   const doc: CheckDocument = {
     text,
     declaration: decl,
-    declarationStart: decl.start,
+    declarationStart: decl.start + silence.length,
     candidateStart: prefix.length,
     candidateEnd: prefix.length + placed.length,
     declarationEnd: prefix.length + placed.length + (suffix.trim() === "" ? 0 : suffix.length),
@@ -238,9 +309,12 @@ export function buildCheckDocument(file: ParsedFile, hole: HoleLocation, candida
     axiomsLine,
     prefix,
     headerEndLine: file.headerEnd > 0 ? new LineIndex(source).positionAt(file.headerEnd).line : -1,
+    headerStart: file.headerEnd > 0 ? (file.commands[0]?.start ?? -1) : -1,
     declaredName,
     checkedName,
     isPrivate: decl.modifiers.includes("private"),
+    mayBePrivate: module && !decl.modifiers.includes("public"),
+    listedBySymbols: !wrappedInIn(file, decl),
   };
   const tamper = findTampering(doc, suffix, statement);
   return tamper ? { kind: "tampered", message: tamper } : { kind: "ok", doc };

@@ -6,14 +6,14 @@
  * the candidate (the measure of partial progress). The pool decides, from the returned aftermath, what becomes of
  * the slot.
  */
-import { DocumentSymbolRequest } from "vscode-languageserver-protocol";
+import { DocumentSymbolRequest, FoldingRangeRequest } from "vscode-languageserver-protocol";
 import type { LeanServer } from "../server/leanServer";
 import { incrementalChange } from "../text/edits";
 import type { CheckDocument } from "./checkDocument";
 import { classify } from "./classify";
 import { goalsAroundCandidate } from "./goals";
 import { goalsClosedShare } from "./rewards";
-import { checkLeanView } from "./leanView";
+import { checkFoldingView, checkLeanView } from "./leanView";
 import type { Slot } from "./scheduler";
 import type { VerdictOutcome } from "./verdict";
 
@@ -21,6 +21,8 @@ export interface SlotCheckContext {
   server: LeanServer;
   timeoutMs: number;
   allowedAxioms: readonly string[];
+  /** Accept the axioms of native computation (the policy's `allowNative`). */
+  allowNative?: boolean;
 }
 
 /**
@@ -63,7 +65,16 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
   const result = await server.waitForDiagnostics(slot.uri, version, ctx.timeoutMs);
   switch (result.kind) {
     case "ready": {
-      const outcome = classify(doc, result.diagnostics, result.fatal, ctx.allowedAxioms);
+      const outcome = classify(
+        doc,
+        result.diagnostics,
+        result.fatal,
+        ctx.allowedAxioms,
+        ctx.allowNative === true,
+      );
+      // A broken or stale environment: the next check opens the document afresh (a new worker loads the
+      // header again), rather than asking a worker that holds stale imports.
+      if (outcome.kind === "environment") return { outcome, aftermath: "recycle" };
       const confirmed = await confirmWithLean(server, slot.uri, doc, outcome, deadline);
       if (confirmed.kind === "lost") return lost(confirmed.reason);
       if (confirmed.kind === "timeout") return timedOut;
@@ -130,5 +141,16 @@ async function confirmWithLean(
     return failClosed(`Lean refused to list the document's declarations: ${symbols.message || symbols.code}`);
   const view = checkLeanView(doc, symbols.result);
   if (view.kind === "unexpected") return failClosed(view.reason);
+  if (!doc.listedBySymbols) {
+    const folding = await server.request(FoldingRangeRequest.type, { textDocument: { uri } }, left());
+    if (folding.kind === "closed") return { kind: "lost", reason: folding.reason };
+    if (folding.kind === "timeout") return { kind: "timeout" };
+    if (folding.kind === "error")
+      return failClosed(
+        `Lean refused to list the document's folding ranges: ${folding.message || folding.code}`,
+      );
+    const lines = checkFoldingView(doc, folding.result);
+    if (lines.kind === "unexpected") return failClosed(lines.reason);
+  }
   return { kind: "ok", outcome: confirmed };
 }

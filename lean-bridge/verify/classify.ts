@@ -7,13 +7,33 @@
  * Errors in earlier declarations are the workspace's business and do not change the verdict.
  */
 import { LeanDiagnosticTag, LeanMessages, type LeanDiagnostic } from "../protocol/lean";
-import type { Range } from "vscode-languageserver-protocol";
+import type { Position, Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { nameParts } from "./policy";
 import type { CandidateDiagnostic } from "./verdict";
 
 export const DEFAULT_ALLOWED_AXIOMS = ["propext", "Classical.choice", "Quot.sound"];
+
+/** The axioms of native computation before Lean 4.29 (removed in 4.35 by lean4#14953). */
+const LEGACY_NATIVE_AXIOMS = new Set(["Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"]);
+
+/**
+ * Whether an axiom asserts the result of compiled code: the legacy ones, or, from Lean 4.29 (lean4#12217),
+ * the one axiom per computation that `native_decide`, `bv_decide` and `decide +native` add, named
+ * `<declaration>._native.<tactic>.ax_<n>_<m>` (e.g. `bv_axiomCheck._native.bv_decide.ax_1_5`).
+ */
+export function isNativeAxiom(name: string): boolean {
+  if (LEGACY_NATIVE_AXIOMS.has(name)) return true;
+  const parts = nameParts(name);
+  const n = parts.length;
+  return n >= 4 && parts[n - 3] === "_native" && /^ax(?:_\d+)+$/.test(parts[n - 1] ?? "");
+}
+
+/** An axiom name as `#print axioms` printed it, without a leading `_root_.` (printed when a name is shadowed). */
+export function axiomName(printed: string): string {
+  return printed.startsWith("_root_.") ? printed.slice("_root_.".length) : printed;
+}
 
 type Outcome =
   | { kind: "proved"; axioms: string[]; axiomsChecked: true }
@@ -71,11 +91,16 @@ export function parseAxiomsOutput(message: string): { name: string; axioms: stri
  * `private` one `_private.<Module>.0.<full name>` (Lean's private-name mangling; the module is whatever
  * Lean derived from the document, so any non-empty one is accepted). Names compare as Lean reads them.
  */
-export function namesTheDeclaration(printed: string, checkedName: string, isPrivate: boolean): boolean {
+export function namesTheDeclaration(
+  printed: string,
+  checkedName: string,
+  isPrivate: boolean,
+  mayBePrivate = false,
+): boolean {
   const got = nameParts(printed);
   const want = nameParts(checkedName);
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, k) => x === b[k]);
-  if (!isPrivate) return same(got, want);
+  if (!isPrivate && (!mayBePrivate || got[0] !== "_private")) return same(got, want);
   if (got[0] !== "_private" || got.length < want.length + 3) return false;
   const tail = got.slice(got.length - want.length);
   return same(tail, want) && got[got.length - want.length - 1] === "0";
@@ -92,31 +117,61 @@ export function parseAxioms(message: string): string[] | undefined {
   return undefined;
 }
 
-/** An environment failure, if Lean's answer shows one: the workspace must be fixed, not the candidate. */
+const before = (a: Position, b: Position) =>
+  a.line < b.line || (a.line === b.line && a.character < b.character);
+
+/**
+ * An environment failure, if Lean's answer shows one: the workspace must be fixed, not the candidate. Told
+ * apart by where Lean puts its messages, never by text a candidate could write: every message the
+ * candidate can cause lies inside the checked declaration, which starts after the header and ends before
+ * the `#print axioms` line, while Lean attributes header failures to the header itself:
+ * - `Language.diagnosticsOfHeaderError` (lake setup-file failures, "Imports are out of date and must be
+ *   rebuilt") reports an error from the top of the file to its end;
+ * - `processHeaderCore` (an import that cannot be found) reports at the header's first token;
+ * and in both cases `processHeader` stops: nothing after the header is elaborated, so no message at or
+ * after the declaration and no `#print axioms` answer. An error merely on line 0 is not enough (in a file
+ * without imports it is the first command's, the workspace's business).
+ * - The sticky "Imports are out of date and should be rebuilt" (`handleStaleDependency`, information, from
+ *   0:0 to the end of the file) means Lean went on with stale imports: its verdict cannot be trusted.
+ */
 function environmentFailure(
   doc: CheckDocument,
   diagnostics: readonly LeanDiagnostic[],
+  index: LineIndex,
   declLine: number,
-  fatal: boolean,
 ): Outcome | undefined {
-  // Only where the candidate cannot write: above the declaration (a candidate's own `fail "Imports are out
-  // of date…"` must not pass for the environment, which would mask it and could stop a training run).
-  const above = (d: LeanDiagnostic) => d.range.start.line < declLine;
-  const outOfDate = diagnostics.find((d) => above(d) && LeanMessages.importsOutOfDate.test(d.message));
-  if (outOfDate)
-    return { kind: "environment", reason: `Lean: ${firstLine(outOfDate.message)}`, action: REBUILD_ACTION };
-  const inHeader = diagnostics.find(
-    (d) =>
-      (d.severity ?? 1) === 1 &&
-      d.range.start.line < declLine &&
-      (d.range.start.line <= doc.headerEndLine || d.range.start.line === 0),
+  const top: Position = { line: 0, character: 0 };
+  const endOfDocument = index.positionAt(doc.text.length);
+  const spansDocument = (d: LeanDiagnostic) =>
+    !before(top, d.range.start) && !before((d.fullRange ?? d.range).end, endOfDocument);
+  const stale = diagnostics.find(
+    (d) => d.severity === 3 && spansDocument(d) && LeanMessages.importsStale.test(d.message),
   );
-  if (inHeader)
+  if (stale)
     return {
       kind: "environment",
-      reason: `the file's header failed to load (line ${inHeader.range.start.line + 1}): ${firstLine(inHeader.message)}`,
+      reason: `Lean: ${firstLine(stale.message)} (the check ran against stale imports)`,
       action: REBUILD_ACTION,
     };
+  // Lean's own header message may start on the declaration's line (a file without imports whose first
+  // line is the declaration); it spans the document, which nothing the declaration causes can.
+  const elaboratedPastHeader = diagnostics.some((d) => d.range.start.line >= declLine && !spansDocument(d));
+  if (!elaboratedPastHeader) {
+    const headerStart = doc.headerStart >= 0 ? index.positionAt(doc.headerStart) : undefined;
+    const atHeader = (d: LeanDiagnostic) =>
+      headerStart !== undefined &&
+      d.range.start.line === headerStart.line &&
+      d.range.start.character === headerStart.character;
+    const header = diagnostics.find((d) => (d.severity ?? 1) === 1 && (spansDocument(d) || atHeader(d)));
+    if (header)
+      return {
+        kind: "environment",
+        reason: `the file's header failed to load (line ${header.range.start.line + 1}): ${firstLine(header.message)}`,
+        action: REBUILD_ACTION,
+      };
+  }
+  // Lean's refusal of `#print axioms` in a `module` file, on the line the verifier appended (Lean 4.20 to
+  // 4.29; where the toolchain says so, such holes are refused before any check).
   const moduleFile = diagnostics.find(
     (d) =>
       (d.severity ?? 1) === 1 &&
@@ -126,15 +181,10 @@ function environmentFailure(
   if (moduleFile)
     return {
       kind: "environment",
-      reason: "the file has a `module` header, where Lean refuses `#print axioms`",
-      action: "move the theorem to a file without a `module` header (or remove the header) to verify it",
-    };
-  const inDeclaration = diagnostics.some((d) => (d.severity ?? 1) === 1 && d.range.start.line >= declLine);
-  if (fatal && !inDeclaration)
-    return {
-      kind: "environment",
-      reason: "Lean stopped processing the file before reaching the declaration (fatal error)",
-      action: REBUILD_ACTION,
+      reason:
+        "the file has a `module` header, where this Lean refuses `#print axioms` (Lean 4.20 to 4.29; 4.30 lifted it), so the proof cannot be axiom-checked",
+      action:
+        "use Lean 4.30 or newer (lean-toolchain), or move the theorem to a file without a `module` header, to verify it",
     };
   return undefined;
 }
@@ -144,6 +194,7 @@ export function classify(
   diagnostics: readonly LeanDiagnostic[],
   fatal: boolean,
   allowedAxioms: readonly string[] = DEFAULT_ALLOWED_AXIOMS,
+  allowNative = false,
 ): Classified {
   const index = new LineIndex(doc.text);
   const declLine = index.positionAt(doc.declarationStart).line;
@@ -156,7 +207,7 @@ export function classify(
     ...(d.code !== undefined ? { code: d.code } : {}),
   }));
   const done = (outcome: Outcome): Classified => ({ ...outcome, diagnostics: mapped });
-  const environment = environmentFailure(doc, diagnostics, declLine, fatal);
+  const environment = environmentFailure(doc, diagnostics, index, declLine);
   if (environment) return done(environment);
   const onAxiomsLine = (d: LeanDiagnostic) => d.range.start.line >= doc.axiomsLine;
   const errors = relevant.filter((d) => (d.severity ?? 1) === 1 && !onAxiomsLine(d));
@@ -196,14 +247,20 @@ export function classify(
           : `\`#print axioms\` answered ${outputs.length} times for '${name}' (expected once)`,
     });
   const output = outputs[0]!;
-  if (!namesTheDeclaration(output.name, name, doc.isPrivate))
+  if (!namesTheDeclaration(output.name, name, doc.isPrivate, doc.mayBePrivate))
     return done({
       kind: "failed",
       reason: `\`#print axioms\` reported '${output.name}', not the checked declaration '${name}'`,
     });
-  const axioms = output.axioms;
+  const axioms = output.axioms.map(axiomName);
   if (axioms.includes("sorryAx")) return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
-  const foreign = axioms.filter((a) => !allowedAxioms.includes(a));
+  const foreign = axioms.filter((a) => !allowedAxioms.includes(a) && !(allowNative && isNativeAxiom(a)));
+  const native = foreign.filter(isNativeAxiom);
+  if (native.length > 0)
+    return done({
+      kind: "failed",
+      reason: `the proof runs compiled code, which the kernel does not check (axioms ${native.join(", ")}); allowed only with "allowNative": true in a policy file`,
+    });
   if (foreign.length > 0)
     return done({
       kind: "failed",

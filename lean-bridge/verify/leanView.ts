@@ -8,9 +8,12 @@
  * and text that ended the declaration early (to start any other command) cuts its range short. Any other
  * answer fails closed.
  */
-import type { DocumentSymbol, Position, SymbolInformation } from "vscode-languageserver-protocol";
-import { lex } from "../lean/lexer";
-import { tokenText } from "../lean/tokens";
+import type {
+  DocumentSymbol,
+  FoldingRange,
+  Position,
+  SymbolInformation,
+} from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { nameParts } from "./policy";
@@ -51,17 +54,6 @@ export function declarationSymbols(answer: SymbolsAnswer): FlatSymbol[] {
 const before = (a: Position, b: Position) =>
   a.line < b.line || (a.line === b.line && a.character < b.character);
 
-/**
- * Lean versions before the info-tree based handler list only declarations that are themselves top-level
- * commands, so one wrapped in `set_option … in` / `open … in` is not listed; its absence is then expected.
- */
-function wrappedInIn(doc: CheckDocument): boolean {
-  const head = doc.text.slice(doc.declaration.start, doc.declaration.keywordStart);
-  const ts = lex(head);
-  for (let i = 0; i < ts.count; i++) if (tokenText(ts, i) === "in") return true;
-  return false;
-}
-
 export function checkLeanView(doc: CheckDocument, answer: SymbolsAnswer): ViewCheck {
   if (answer !== null && !Array.isArray(answer))
     return { kind: "unexpected", reason: "Lean's documentSymbol answer is not a list" };
@@ -70,7 +62,17 @@ export function checkLeanView(doc: CheckDocument, answer: SymbolsAnswer): ViewCh
   const mine = declarationSymbols(answer).filter((s) => !before(s.start, start));
   const want = nameParts(doc.declaredName).join(".");
   const names = mine.map((s) => `'${s.name}'`).join(", ");
-  if (mine.length === 0 && wrappedInIn(doc)) return { kind: "ok" };
+  // Lean lists only commands of kind `declaration`, in every version (RequestHandling.lean,
+  // `handleDocumentSymbol`); a declaration wrapped in `set_option … in` / `open … in` is one command of
+  // kind `in` and is never listed. Then nothing may be listed from its start on (a declaration the
+  // candidate introduced would be), and its end is confirmed by `checkFoldingView`.
+  if (!doc.listedBySymbols)
+    return mine.length === 0
+      ? { kind: "ok" }
+      : {
+          kind: "unexpected",
+          reason: `Lean sees declarations where only '${doc.declaredName}' belongs: ${names}`,
+        };
   if (mine.length !== 1)
     return {
       kind: "unexpected",
@@ -89,6 +91,47 @@ export function checkLeanView(doc: CheckDocument, answer: SymbolsAnswer): ViewCh
     return {
       kind: "unexpected",
       reason: `Lean's declaration '${mine[0]!.name}' ends at ${mine[0]!.end.line}:${mine[0]!.end.character}, before the end of the checked text (${end.line}:${end.character}): something in the candidate ended it`,
+    };
+  return { kind: "ok" };
+}
+
+export type FoldingAnswer = FoldingRange[] | null;
+
+/**
+ * For a declaration documentSymbol does not list: Lean's `textDocument/foldingRange` (RequestHandling.lean,
+ * `handleFoldingRange`) gives every top-level command that spans lines one region from its first token's
+ * line to its last token's line (`addCommandRange` → `addRangeFromSyntax`; nothing for a one-line command).
+ * The checked command's region must start on the declaration's first line and end on the line of its last
+ * token, and no other region may start inside it: text in the candidate that ended the command early cuts
+ * that region short, and a command it started over several lines shows up as a region of its own. This is
+ * a check at line granularity: a command started and ended on the declaration's last line (or within a
+ * one-line declaration) is left to the policy and the re-parse (checkDocument.ts).
+ */
+export function checkFoldingView(doc: CheckDocument, answer: FoldingAnswer): ViewCheck {
+  if (!Array.isArray(answer))
+    return { kind: "unexpected", reason: "Lean's foldingRange answer is not a list" };
+  const index = new LineIndex(doc.text);
+  const first = index.positionAt(doc.declarationStart).line;
+  const last = index.positionAt(doc.declarationEnd).line;
+  const inside = answer.filter((r) => r.startLine >= first && r.startLine <= last && r.kind !== "comment");
+  const own = inside.filter((r) => r.startLine === first);
+  const others = inside.filter((r) => r.startLine !== first);
+  if (others.length > 0)
+    return {
+      kind: "unexpected",
+      reason: `Lean sees a command starting on line ${others[0]!.startLine + 1}, inside '${doc.declaredName}': something in the candidate ended it`,
+    };
+  if (first === last)
+    return own.length === 0
+      ? { kind: "ok" }
+      : {
+          kind: "unexpected",
+          reason: `Lean's command at line ${first + 1} runs past the one line of '${doc.declaredName}'`,
+        };
+  if (own.length !== 1 || own[0]!.endLine !== last)
+    return {
+      kind: "unexpected",
+      reason: `Lean's command '${doc.declaredName}' (line ${first + 1}) ends on line ${own[0] ? own[0].endLine + 1 : "?"}, not on line ${last + 1} where the checked text ends: something in the candidate ended it`,
     };
   return { kind: "ok" };
 }

@@ -16,6 +16,7 @@ import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
 import { checkCandidate, DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
 import { TaskFiles } from "./taskFiles";
+import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
 import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "./verdictCache";
 import type { Verdict, VerdictOutcome, VerifierIdentity } from "./verdict";
 
@@ -45,7 +46,10 @@ export interface PoolOptions {
   allowedAxioms?: string[];
   /** Bytes of verdicts the cache may hold (default 64 MiB). */
   cacheBytes?: number;
-  /** The toolchain for the verdicts' identity (from lean-toolchain). */
+  /**
+   * The project's `lean-toolchain` text: the verdicts' identity, and which Lean behaviours the check
+   * document relies on (toolchain.ts).
+   */
   toolchain?: string;
   /** How long a start (or restart) may wait for the server's answer to initialize, ms (default 120 s). */
   initTimeoutMs?: number;
@@ -62,6 +66,8 @@ export class VerifierPool {
   /** The settings that change verdicts, part of every cache key. */
   private readonly verdictSettings: unknown;
   readonly identity: VerifierIdentity;
+  /** What the project's Lean does where releases differ. */
+  readonly features: LeanFeatures;
   /** Counters for progress reports and benchmarks. */
   readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0 };
 
@@ -79,6 +85,7 @@ export class VerifierPool {
     this.files = new TaskFiles(options.projectRoot);
     this.cache = new VerdictCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     this.identity = identify(server, options.toolchain);
+    this.features = featuresOfToolchain(options.toolchain);
     this.verdictSettings = {
       policy: options.policy ?? DEFAULT_POLICY,
       allowedAxioms: [...(options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS)].sort(),
@@ -120,11 +127,11 @@ export class VerifierPool {
       finish({ kind: "rejected", rule, reason, diagnostics: [] });
     const loaded = this.files.load(task.file, task.text);
     if (loaded.kind === "error") return reject("bad-task", loaded.message);
-    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole);
+    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole, this.features);
     if (located.kind === "bad-hole") return reject("bad-task", `${task.file}: ${located.message}`);
     const policy = checkCandidate(candidate, this.options.policy ?? DEFAULT_POLICY);
     if (policy.kind === "rejected") return reject(policy.rule, policy.reason);
-    const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate);
+    const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate, this.features);
     if (built.kind === "tampered") return reject("tamper", built.message);
     if (built.kind === "bad-hole") return reject("bad-task", built.message);
     const key = verdictKey({
@@ -159,6 +166,7 @@ export class VerifierPool {
           server,
           timeoutMs: this.options.timeoutMs,
           allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+          allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
         },
         slot,
         doc,

@@ -263,3 +263,32 @@ test("tasks carry code-point offsets that slice like Python, and the card gives 
   assert.match(card, /UTF-16 code units/);
   assert.match(card, /offsetsCodePoints/);
 });
+
+test("holes in `module` files are never offered where the project's Lean cannot axiom-check them; the report counts them", async () => {
+  const work = tmp();
+  const ws = join(work, "ws");
+  mkdirSync(ws);
+  cpSync(join(EXAMPLE, "FimExamples"), join(ws, "FimExamples"), { recursive: true });
+  const arith = join(ws, "FimExamples", "Arith.lean");
+  writeFileSync(arith, `module\n\n${readFileSync(arith, "utf8")}`);
+  for (const [toolchain, dropped] of [
+    ["leanprover/lean4:v4.29.0", true],
+    ["leanprover/lean4:v4.30.0", false],
+  ] as const) {
+    writeFileSync(join(ws, "lean-toolchain"), `${toolchain}\n`);
+    const out = join(work, toolchain.replace(/\W/g, "_"));
+    const r = await exportDataset(options(out, { workspace: ws }));
+    assert.equal(r.kind, "ok");
+    if (r.kind !== "ok") continue;
+    const fromArith = tasksOf(out).filter((t) => t.file === "FimExamples/Arith.lean").length;
+    if (dropped) {
+      assert.equal(fromArith, 0);
+      assert.ok(r.report.holes.uncheckableDropped > 0);
+      assert.match(r.report.holes.uncheckableReason ?? "", /module.*4\.30/);
+      assert.match(readFileSync(join(out, "README.md"), "utf8"), /Holes not offered/);
+    } else {
+      assert.ok(fromArith > 0);
+      assert.equal(r.report.holes.uncheckableDropped, 0);
+    }
+  }
+});

@@ -105,12 +105,6 @@ const HACKS: Hack[] = [
   { name: "linter off", hole: "target", candidate: "set_option linter.all false in omega" },
   // Anonymous declarations with native code, or a sorry in an auxiliary lemma.
   { name: "example + native_decide", hole: "example", candidate: "native_decide" },
-  {
-    name: "example + native_decide, policy allowing native code",
-    hole: "example",
-    candidate: "native_decide",
-    policy: allowNative,
-  },
   { name: "example + decide +native", hole: "example", candidate: "decide +native" },
   { name: "as_aux_lemma hiding sorry", hole: "example", candidate: "as_aux_lemma => sorry" },
   { name: "sorryAx by name", hole: "target", candidate: "exact sorryAx _ false" },
@@ -354,4 +348,80 @@ test("Lean not answering its questions within the check's deadline gives a timeo
       await lean.close();
     }
   }
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Environment outcomes a candidate cannot choose (issue 13, current Lean). `environment` is masked in
+// training, so a candidate that could produce it would hide its failure: Lean's header failures and the
+// stale-imports information are told by where Lean puts them (the top of the file to its end, or the
+// header's first token, with nothing elaborated after it), never by their text.
+
+test("a candidate cannot pass its failure off as a broken or stale environment", async () => {
+  const lean = await leanLike();
+  const pool = VerifierPool.fromServer(lean.server, {
+    projectRoot: EXAMPLE,
+    launch: { command: ["(in-process)"], cwd: EXAMPLE },
+    slots: 1,
+    timeoutMs: 5_000,
+    memoryPerWorkerMb: 1,
+  });
+  try {
+    for (const candidate of [
+      'fail "Imports are out of date and must be rebuilt; use the \\"Restart File\\" command in your editor."',
+      'fail "Imports are out of date and should be rebuilt; use the \\"Restart File\\" command in your editor."',
+      "fail \"unknown module prefix 'Mathlib'\"",
+      'run_tac throwError "Imports are out of date and must be rebuilt"',
+      '#eval IO.println "Imports are out of date and should be rebuilt"',
+      'logInfo "Imports are out of date and should be rebuilt"',
+    ]) {
+      const v = await pool.verify(task("target"), candidate);
+      assert.notEqual(v.kind, "environment", `${candidate}: ${JSON.stringify(v)}`);
+      assert.equal(rewardOf(v, "partial").reward, 0, candidate);
+    }
+  } finally {
+    await lean.close();
+  }
+});
+
+test("an error Lean places on line 0 is the environment's only when Lean attributes it to the header", async () => {
+  const { classify } = await import("../../lean-bridge/verify/classify");
+  const { buildCheckDocument, locateHole } = await import("../../lean-bridge/verify/checkDocument");
+  const { parseFile } = await import("../../lean-bridge/lean/commands");
+  const { LineIndex } = await import("../../lean-bridge/text/positions");
+  // No imports, the declaration on line 0: whatever its candidate makes Lean report there is its own.
+  const text = "theorem t (a : Nat) : a = a := by\n  rfl\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), proofHole(text, "t"));
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, located.hole, "rfl");
+  assert.equal(built.kind, "ok");
+  if (built.kind !== "ok") return;
+  const doc = built.doc;
+  const line0 = (message: string, severity: 1 | 3 = 1) => ({
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 7 } },
+    fullRange: { start: { line: 0, character: 0 }, end: { line: 1, character: 5 } },
+    severity,
+    message,
+  });
+  for (const d of [
+    line0('Imports are out of date and must be rebuilt; use the "Restart File" command in your editor.'),
+    line0('Imports are out of date and should be rebuilt; use the "Restart File" command in your editor.', 3),
+    line0("unknown module prefix 'Foo'"),
+  ])
+    assert.notEqual(classify(doc, [d], false).kind, "environment", d.message);
+  // Lean's own: from 0:0 to the end of the document, nothing elaborated after it.
+  const end = new LineIndex(doc.text).positionAt(doc.text.length);
+  const header = {
+    ...line0('Imports are out of date and must be rebuilt; use the "Restart File" command in your editor.'),
+    fullRange: { start: { line: 0, character: 0 }, end },
+  };
+  assert.equal(classify(doc, [header], true).kind, "environment");
+  // The same shape, but Lean went on to answer `#print axioms`: not a header failure.
+  const answered = {
+    range: { start: { line: doc.axiomsLine, character: 0 }, end: { line: doc.axiomsLine, character: 5 } },
+    severity: 3 as const,
+    message: "'t' does not depend on any axioms",
+  };
+  assert.notEqual(classify(doc, [header, answered], false).kind, "environment");
 });

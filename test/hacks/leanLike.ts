@@ -138,9 +138,13 @@ function answer(text: string, options: LeanLikeOptions): Answer {
         diagnostics.push({
           range: at,
           severity: 2,
-          message: `declaration \`${decl.fullName ?? "_example"}\` uses \`sorry\``,
+          // src/Lean/AddDecl.lean (4.24 on): the sorry term, never the declaration's name.
+          message: "declaration uses `sorry`",
         });
-    } else if (command.keyword === "#print") {
+    } else if (
+      command.keyword === "#print" ||
+      (command.keyword === "set_option" && /#print axioms/.test(read.slice(command.start, command.end)))
+    ) {
       const written = tokenText(file.tokens, command.lastToken);
       const candidates = written.startsWith("_root_.")
         ? [written.slice(7)]

@@ -34,7 +34,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issues' flags (#7's, and #9's LoRA and launcher flags)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
@@ -63,6 +63,7 @@ test("train's options are exactly the issues' flags (#7's, and #9's LoRA and lau
       "--launcher",
       "--num-processes",
       "--accelerate-config",
+      "--baseline",
     ].sort(),
   );
   assert.match(r.stdout, /Usage: fim-rlvr train WORKSPACE\|DATASET_DIR/);

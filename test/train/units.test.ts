@@ -68,7 +68,7 @@ function runFolder(): string {
 test("the report names a simulator prominently, shows curves, tables, verdicts and escaped samples, and fetches nothing", () => {
   const html = reportHtml(runFolder(), SIM);
   assert.match(html, /class="banner sim">Verifier: <b>simulator 0\.1\.0 \(not Lean\)<\/b>/);
-  assert.equal((html.match(/<svg /g) ?? []).length, 5, "four curves and the verdict mix");
+  assert.equal((html.match(/<svg /g) ?? []).length, 6, "five curves and the verdict mix");
   assert.match(html, /Reward per step/);
   assert.match(html, /<b>10\.0%<\/b>.*<b>50\.0%<\/b>/s, "pass@1 before and after");
   assert.match(html, /<td>block<\/td><td>2<\/td><td>0<\/td><td>0\.0%<\/td>/, "per-kind table from samples");

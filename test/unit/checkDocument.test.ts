@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseFile } from "../../lean-bridge/lean/commands";
+import { featuresOfToolchain } from "../../lean-bridge/verify/toolchain";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import {
   buildCheckDocument,
@@ -38,7 +39,10 @@ test("the original middle gives back the file up to the declaration, plus #print
   assert.equal(r.kind, "ok");
   if (r.kind !== "ok") return;
   const cut = FILE.indexOf("\n\ntheorem third");
-  assert.equal(r.doc.text, FILE.slice(0, cut) + "\n\n#print axioms _root_.N.second\n");
+  assert.equal(
+    r.doc.text,
+    FILE.slice(0, cut) + "\n\nset_option pp.fullNames true in #print axioms _root_.N.second\n",
+  );
   assert.equal(r.doc.text.includes("theorem third"), false, "later declarations are dropped");
 });
 
@@ -135,14 +139,22 @@ test("re-indentation counts columns as Lean does (code points), not UTF-16 units
     assert.ok(r.doc.text.includes(`constructor\n${" ".repeat(located.hole.column)}trivial\n`));
 });
 
-test("a file with a `module` header gets a clear refusal, not a wrong verdict", () => {
+test("a `module` file is refused before any check only where its Lean refuses `#print axioms` there", () => {
   const text = "module\n\ntheorem t : True := by\n  trivial\n";
-  const located = locateHole(parseFile(text), new LineIndex(text), {
-    start: { line: 3, character: 2 },
-    end: { line: 3, character: 9 },
-  });
-  assert.equal(located.kind, "bad-hole");
-  if (located.kind === "bad-hole") assert.match(located.message, /`module` header.*#print axioms/);
+  const locate = (toolchain: string | undefined) =>
+    locateHole(
+      parseFile(text),
+      new LineIndex(text),
+      { start: { line: 3, character: 2 }, end: { line: 3, character: 9 } },
+      featuresOfToolchain(toolchain),
+    );
+  const refused = locate("leanprover/lean4:v4.29.1");
+  assert.equal(refused.kind, "bad-hole");
+  if (refused.kind === "bad-hole") assert.match(refused.message, /`module` header.*#print axioms.*4\.30/);
+  assert.equal(locate("leanprover/lean4:v4.30.0-rc1").kind, "ok");
+  assert.equal(locate("leanprover/lean4:v4.34.0").kind, "ok");
+  // Not known: Lean is asked, and its refusal, if any, is the verdict's reason (classify).
+  assert.equal(locate("stable").kind, "ok");
 });
 
 test("`_root_` declarations are printed from the root under their resolved name", () => {

@@ -190,17 +190,23 @@ test("private declarations answer as _private.<Module>.0.<name>", () => {
 
 test("environment failures are told apart from the candidate's", () => {
   const d = doc("rfl");
+  // Language.diagnosticsOfHeaderError: from the top of the file to its end, and nothing elaborated after.
+  const end = new LineIndex(d.text).positionAt(d.text.length);
   const outOfDate: LeanDiagnostic = {
-    range: at(0, 0),
+    range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } },
+    fullRange: { start: { line: 0, character: 0 }, end },
     severity: 1,
     message: 'Imports are out of date and must be rebuilt; use the "Restart File" command in your editor.',
   };
-  const r = classify(d, [outOfDate], false);
+  const r = classify(d, [outOfDate], true);
   assert.equal(r.kind, "environment");
   if (r.kind === "environment") assert.match(r.action, /lake build/);
+  // An error on line 0 of a file without imports is its first command's: the workspace's business.
   const header: LeanDiagnostic = { range: at(0, 0), severity: 1, message: "unknown module prefix 'Foo'" };
-  assert.equal(classify(d, [header], true).kind, "environment");
-  assert.equal(classify(d, [], true).kind, "environment", "fatal before the declaration");
+  assert.notEqual(classify(d, [header], true).kind, "environment");
+  // Lean stopping with nothing attributed to the header (a crash the candidate may have caused) is no
+  // environment failure: a candidate must not be able to choose a masked outcome.
+  assert.equal(classify(d, [], true).kind, "failed");
   // The same words written by the candidate (in the declaration) are the candidate's failure, not the
   // environment's: a candidate must not be able to pass its failure off as a broken workspace.
   const mimic: LeanDiagnostic = { ...outOfDate, range: at(4, 2, 6) };

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .outcomes import TIMEOUT_REWARDS
 from .protocol import HOLE_KINDS
 
 ALGORITHM_NAMES = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
@@ -112,6 +113,25 @@ class TrainConfig:
     vllm_gpu_memory_utilization: float = 0.3
     """Share of the GPU's memory the colocated vLLM engine may take."""
 
+    # ------------------------------------------------------------------ what the run scores and measures (issue 16)
+    timeout_reward: str = "failure"
+    """How a timeout the candidate caused is scored: "failure" (reward 0, kept in the group statistics) or "mask"
+    (left out of training, as an infrastructure fault is). "mask" lets the policy drift toward hanging: a masked
+    sample escapes the push-down its failing siblings get (fim_rlvr.outcomes; tests/test_masking_bandit.py)."""
+    validation_every: int = 10
+    """Evaluate the validation split every N RL steps (and after the last): greedy pass@1 and, from
+    validation_samples completions per task at the training temperature, the unbiased pass@k. 0: never."""
+    validation_samples: int = 4
+    """Completions sampled per validation task for pass@k (n in the unbiased estimator; k = 1, 2, 4, ... <= n)."""
+    baseline: str | None = None
+    """"sft": instead of RL, continue the SFT warm start for as many sequences through the model's forward and
+    backward passes as the RL steps would train on (steps x batch_size x group_size), so the run's held-out
+    pass@1 is the compute-matched baseline an RL run must beat. None: the RL run."""
+
+    def baseline_sft_steps(self) -> int:
+        """Extra SFT steps of the compute-matched baseline: RL's sequences per run over SFT's per step, rounded up."""
+        return -(-self.steps * self.batch_size * self.group_size // self.sft_batch_size)
+
     def resolved_sft_steps(self) -> int:
         """SFT steps to run: the explicit value, or the default for the embedded model."""
         if self.sft_steps is not None:
@@ -174,6 +194,7 @@ _NULLABLE = {
     "bf16",
     "unsloth",
     "vllm_server_url",
+    "baseline",
 }
 
 
@@ -205,6 +226,19 @@ def _validate(config: TrainConfig) -> None:
     if not isinstance(config.algo_config, dict):
         raise ConfigError("algo_config must be a mapping of AlgorithmConfig keys")
     _validate_scale(config)
+    _validate_measurement(config)
+
+
+def _validate_measurement(config: TrainConfig) -> None:
+    """The scoring and measuring options (timeouts, validation, the baseline)."""
+    if config.timeout_reward not in TIMEOUT_REWARDS:
+        raise ConfigError(f"timeout_reward must be failure or mask (got {config.timeout_reward!r})")
+    if not isinstance(config.validation_every, int) or config.validation_every < 0:
+        raise ConfigError(f"validation_every must be a whole number of steps or 0 (got {config.validation_every!r})")
+    if not isinstance(config.validation_samples, int) or config.validation_samples < 1:
+        raise ConfigError(f"validation_samples must be a positive integer (got {config.validation_samples!r})")
+    if config.baseline not in (None, "sft"):
+        raise ConfigError(f"baseline must be sft or null (got {config.baseline!r})")
 
 
 def _validate_scale(config: TrainConfig) -> None:

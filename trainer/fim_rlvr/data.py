@@ -43,6 +43,9 @@ class Task:
     """LSP range of the hole in its file."""
     goal: str | None = None
     """The goal state at the hole, when the export recorded it."""
+    novel: bool | None = None
+    """For test tasks of a de-duplicated export: True when the middle (normalised) occurs nowhere in the training
+    split, False when it does (a memorised hole); None when the dataset does not say."""
 
 
 REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", "range")
@@ -94,6 +97,7 @@ def _task_from_json(raw: Any, where: str) -> Task:
         indent=int(raw.get("indent", 0)),
         hole=raw["range"],
         goal=str(goal) if isinstance(goal, str) and goal.strip() else None,
+        novel=raw["novel"] if isinstance(raw.get("novel"), bool) else None,
     )
 
 

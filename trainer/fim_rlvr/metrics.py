@@ -1,8 +1,9 @@
-"""The run folder's record files: metrics.jsonl, samples.jsonl, eval.json, config.json.
+"""The run folder's record files: metrics.jsonl, samples.jsonl, validation.jsonl, eval.json, config.json.
 
-metrics.jsonl and samples.jsonl are append-only (one JSON object per line, flushed per step, fsynced at each
-checkpoint); a checkpoint records how many lines each had, and a resumed run first cuts them back to that,
-so the files never hold steps the model has forgotten. eval.json and config.json are replaced atomically.
+metrics.jsonl, samples.jsonl and validation.jsonl (the validation curve, fim_rlvr.validation) are append-only
+(one JSON object per line, flushed per step, fsynced at each checkpoint); a checkpoint records how many lines each
+had, and a resumed run first cuts them back to that, so the files never hold steps the model has forgotten.
+eval.json and config.json are replaced atomically.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ DETERMINISTIC_KEYS = (
     "tokens",
     "verdicts",
     "masked_samples",
+    "timeout_rate",
+    "candidate_timeouts",
     "lr",
 )
 """metrics.jsonl keys that depend only on the seed (the rest are wall-clock timings)."""
@@ -38,21 +41,30 @@ class RunFiles:
         self.root.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.root / "metrics.jsonl"
         self.samples_path = self.root / "samples.jsonl"
+        self.validation_path = self.root / "validation.jsonl"
         self.eval_path = self.root / "eval.json"
         self.config_path = self.root / "config.json"
 
+    def _appended(self) -> dict[str, Path]:
+        return {
+            "metrics_lines": self.metrics_path,
+            "samples_lines": self.samples_path,
+            "validation_lines": self.validation_path,
+        }
+
     def line_counts(self) -> dict[str, int]:
-        """Lines in metrics.jsonl and samples.jsonl now (saved in checkpoints)."""
-        return {"metrics_lines": _count_lines(self.metrics_path), "samples_lines": _count_lines(self.samples_path)}
+        """Lines in each append-only file now (saved in checkpoints)."""
+        return {key: _count_lines(path) for key, path in self._appended().items()}
 
     def truncate_to(self, counts: dict[str, int]) -> None:
-        """Drop lines written after the checkpoint being resumed."""
-        _truncate(self.metrics_path, int(counts.get("metrics_lines", 0)))
-        _truncate(self.samples_path, int(counts.get("samples_lines", 0)))
+        """Drop lines written after the checkpoint being resumed (a checkpoint from before validation.jsonl existed
+        keeps none of it)."""
+        for key, path in self._appended().items():
+            _truncate(path, int(counts.get(key, 0)))
 
     def reset(self) -> None:
         """A fresh (not resumed) run starts with empty record files."""
-        for path in (self.metrics_path, self.samples_path, self.eval_path):
+        for path in (*self._appended().values(), self.eval_path):
             path.unlink(missing_ok=True)
 
     def append_metrics(self, line: dict[str, Any]) -> None:
@@ -61,9 +73,12 @@ class RunFiles:
     def append_samples(self, lines: list[dict[str, Any]]) -> None:
         _append(self.samples_path, lines)
 
+    def append_validation(self, line: dict[str, Any]) -> None:
+        _append(self.validation_path, [line])
+
     def sync(self) -> None:
         """fsync the append-only files (called before a checkpoint records their line counts)."""
-        for path in (self.metrics_path, self.samples_path):
+        for path in self._appended().values():
             if path.exists():
                 with open(path, "rb") as handle:
                     os.fsync(handle.fileno())
@@ -84,9 +99,16 @@ class RunFiles:
         write_text_atomic(self.config_path, json.dumps(config, indent=1) + "\n")
 
     def read_metrics(self) -> list[dict[str, Any]]:
-        if not self.metrics_path.is_file():
-            return []
-        return [json.loads(line) for line in self.metrics_path.read_text(encoding="utf-8").splitlines() if line]
+        return _read_lines(self.metrics_path)
+
+    def read_validation(self) -> list[dict[str, Any]]:
+        return _read_lines(self.validation_path)
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def _append(path: Path, lines: list[dict[str, Any]]) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from .outcomes import VerdictCause, cause_of, is_masked, outside_candidate_control
+
 PROTOCOL_VERSION = 1
 """The protocol version this trainer speaks (InitializeParams.protocolVersion)."""
 
@@ -38,8 +40,6 @@ DoneStatus = Literal["completed", "stopped", "failed"]
 
 VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
 HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
-NOT_THE_MODELS_FAULT: frozenset[str] = frozenset({"timeout", "crashed", "environment"})
-"""Verdict kinds the trainer masks out: the sample says nothing about the model."""
 
 
 class Position(TypedDict):
@@ -119,6 +119,10 @@ class TrainConfig(TypedDict, total=False):
     vllm_mode: Literal["colocate", "server"]
     vllm_server_url: str | None
     vllm_gpu_memory_utilization: float
+    timeout_reward: Literal["failure", "mask"]
+    validation_every: int
+    validation_samples: int
+    baseline: Literal["sft"] | None
 
 
 class VerifierServiceAddress(TypedDict):
@@ -197,9 +201,7 @@ class VerifyBatchParams(TypedDict):
     """Candidates to check; verdicts come back in the same order."""
 
 
-class BatchVerdict(TypedDict):
-    """The verdict and reward for one verify/batch item."""
-
+class _BatchVerdictRequired(TypedDict):
     taskId: str
     """The item's taskId."""
     kind: VerdictKind
@@ -216,6 +218,15 @@ class BatchVerdict(TypedDict):
     """True when answered from the verifier's cache."""
     verifier: VerifierIdentity
     """The verifier that produced the verdict."""
+
+
+class BatchVerdict(_BatchVerdictRequired, total=False):
+    """The verdict and reward for one verify/batch item (the fields above, and for timeout and crashed:)."""
+
+    cause: VerdictCause
+    """Whose fault a timeout or crash was: "candidate" (a check that ran past its own limit, a crash the candidate
+    caused: a failure) or "infrastructure" (not the candidate's doing: masked). Absent means "candidate" (fail
+    closed). See fim_rlvr.outcomes."""
 
 
 class VerifyBatchResult(TypedDict):
@@ -282,9 +293,28 @@ class TrainLogParams(TypedDict):
     """The text, one line or a few."""
 
 
-class TrainEvalParams(TypedDict):
-    """Trainer -> host, notification `train/eval`: held-out pass@1 (greedy) at one stage of the run."""
+class GroupScore(TypedDict):
+    """pass@1 on one group of held-out tasks."""
 
+    passAt1: float
+    """Share of the group's tasks proved by the greedy completion."""
+    tasks: int
+    """Tasks in the group."""
+
+
+class NoveltyScores(TypedDict, total=False):
+    """Held-out pass@1 split by whether each test task's middle occurs in the training split: only the novel tasks
+    measure learning. Groups without tasks are absent; unknown holds the tasks the dataset does not mark."""
+
+    novel: GroupScore
+    """Test tasks whose middle occurs nowhere in the training split."""
+    memorised: GroupScore
+    """Test tasks whose middle occurs in the training split."""
+    unknown: GroupScore
+    """Test tasks the dataset does not mark (beside marked ones)."""
+
+
+class _TrainEvalRequired(TypedDict):
     stage: EvalStage
     """Before training, after the SFT warm start, or after RL."""
     split: str
@@ -295,6 +325,14 @@ class TrainEvalParams(TypedDict):
     """pass@1 per hole kind."""
     tasks: int
     """Holes evaluated."""
+
+
+class TrainEvalParams(_TrainEvalRequired, total=False):
+    """Trainer -> host, notification `train/eval`: held-out pass@1 (greedy) at one stage of the run (the fields
+    above, and optionally:)."""
+
+    byNovelty: NoveltyScores
+    """pass@1 on novel and on memorised test tasks, when the dataset marks its test tasks `novel`."""
 
 
 class TrainDoneParams(TypedDict):
@@ -326,28 +364,37 @@ class Verdict:
     """Wall time of the check."""
     cached: bool = False
     """Answered from the verifier's cache."""
+    cause: str | None = None
+    """For timeout and crashed: "candidate" or "infrastructure" (fim_rlvr.outcomes.cause_of); else None."""
 
     @property
-    def masked(self) -> bool:
-        """True when the sample says nothing about the model (timeout, crash, environment failure)."""
-        return self.kind in NOT_THE_MODELS_FAULT
+    def outside_candidate_control(self) -> bool:
+        """True when the sample says nothing about the candidate (environment, or an infrastructure fault)."""
+        return outside_candidate_control(self.kind, self.cause)
+
+    def masked(self, timeout_reward: str = "failure") -> bool:
+        """True when the sample leaves training under the run's `timeout_reward` (fim_rlvr.outcomes.is_masked)."""
+        return is_masked(self.kind, self.cause, timeout_reward)
 
     @staticmethod
     def from_wire(wire: BatchVerdict) -> Verdict:
         """Parse one BatchVerdict; an unknown kind becomes `environment` (masked) rather than a crash of the run."""
         kind = wire.get("kind", "environment")
+        kind = kind if kind in VERDICT_KINDS else "environment"
         return Verdict(
             task_id=str(wire.get("taskId", "")),
-            kind=kind if kind in VERDICT_KINDS else "environment",
+            kind=kind,
             reward=float(wire.get("reward", 0.0)),
             reward_metrics={str(k): float(v) for k, v in (wire.get("rewardMetrics") or {}).items()},
             diagnostics=tuple(wire.get("diagnostics") or ()),
             elapsed_ms=float(wire.get("elapsedMs", 0.0)),
             cached=bool(wire.get("cached", False)),
+            cause=cause_of(kind, wire.get("cause")),
         )
 
     @staticmethod
     def not_checked(task_id: str, kind: str, why: str) -> Verdict:
-        """A verdict the trainer makes up when the host gave none (its deadline passed, or the batch failed)."""
+        """A verdict the trainer makes up when the host gave none (its deadline passed, or the batch failed): never
+        the candidate's doing, so its cause is infrastructure (masked)."""
         message: CandidateDiagnostic = {"severity": 1, "message": why, "candidateRange": None}
-        return Verdict(task_id=task_id, kind=kind, reward=0.0, diagnostics=(message,))
+        return Verdict(task_id=task_id, kind=kind, reward=0.0, diagnostics=(message,), cause="infrastructure")

@@ -5,7 +5,7 @@ reader thread per connection. Several services can be given: a new hole goes to 
 items in flight, and a hole's GRPO group stays on the service that saw it first (its Lean snapshots are there).
 A connection lost mid-batch (a restarted service, a preempted machine) is made again and what it had in flight is
 resubmitted: a lost check is retried, never counted as the model's failure. Only when no service answers for
-`retry_window` seconds do items get `environment` verdicts, which trainers mask out.
+`retry_window` seconds do items get `crashed` verdicts with cause `infrastructure`, which trainers mask out.
 
     client = ServiceClient("127.0.0.1:8470", token=None)
     verdicts = client.verify([{"taskId": "...", "candidate": "omega"}])
@@ -327,9 +327,11 @@ class ServiceClient:
         self.close()
 
     def _give_up(self, item: Mapping[str, Any], message: str) -> BatchVerdict:
+        """The verdict of a check no service answered: the infrastructure's fault, never the candidate's (masked)."""
         return {
             "taskId": _item_label(item),
-            "kind": "environment",
+            "kind": "crashed",
+            "cause": "infrastructure",
             "reward": 0.0,
             "rewardMetrics": {},
             "diagnostics": [{"severity": 1, "message": message, "candidateRange": None}],

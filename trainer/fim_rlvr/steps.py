@@ -10,17 +10,19 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from .adapters import is_lora, reference_mode
+from .algorithms.base import Algorithm
 from .algorithms.config import AlgorithmConfig
 from .algorithms.importance import MISMATCH_KEYS, importance_weights, mismatch_metrics
 from .clean import clean_completion
 from .data import Task
+from .outcomes import training_reward
 from .prompts import build_prompts
 from .protocol import Verdict, VerifyItem
 from .rollout import Rollout, token_logprobs
@@ -44,9 +46,9 @@ class Group:
     candidates: list[str]
     verdicts: list[Verdict] = field(default_factory=list)
 
-    def rewards(self) -> list[float]:
+    def rewards(self, timeout_reward: str) -> list[float]:
         """Rewards with NaN for masked samples (the algorithms leave NaN out of group statistics)."""
-        return [math.nan if v.masked else v.reward for v in self.verdicts]
+        return [training_reward(v.kind, v.cause, v.reward, timeout_reward) for v in self.verdicts]
 
 
 @dataclass
@@ -159,13 +161,13 @@ class StepRecord:
     def verdicts(self) -> list[Verdict]:
         return [v for g in self.all_groups for v in g.verdicts]
 
-    def kind_results(self) -> dict[str, tuple[int, int]]:
+    def kind_results(self, timeout_reward: str) -> dict[str, tuple[int, int]]:
         """(proved, checked and not masked) per hole kind, over every sample of the step."""
         out: dict[str, tuple[int, int]] = {}
         for group in self.all_groups:
             proved, checked = out.get(group.task.kind, (0, 0))
             for verdict in group.verdicts:
-                if not verdict.masked:
+                if not verdict.masked(timeout_reward):
                     checked += 1
                     proved += verdict.kind == "proved"
             out[group.task.kind] = (proved, checked)
@@ -218,17 +220,18 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
     if groups:
         rollouts = [r for g in groups for r in g.rollouts]
         verdicts = [v for g in groups for v in g.verdicts]
-        masked = torch.tensor([v.masked for v in verdicts], dtype=torch.bool)  # [B]
-        rewards = torch.tensor([math.nan if v.masked else v.reward for v in verdicts], dtype=torch.float32)  # [B]
-        lengths = torch.tensor([len(r.completion_ids) for r in rollouts], dtype=torch.float32)  # [B]
-        truncated = torch.tensor([r.truncated for r in rollouts], dtype=torch.bool)  # [B]
         group_ids = torch.tensor([i for i, g in enumerate(groups) for _ in g.rollouts])  # [B]
-        rewards = algorithm.shape_rewards(rewards, lengths)  # [B], NaN stays NaN
-        advantages = algorithm.advantages(rewards, group_ids).to(policy.device)  # [B]
         logp, mask = group_logprobs(trainer, trainer.train_model, groups)  # [B, T] each (through DDP when distributed)
         old_logp = _pad_rows([r.old_logp for r in rollouts], logp.shape[1], policy.device)  # [B, T]
-        mask = mask * (~masked).to(mask.dtype).to(policy.device).unsqueeze(1)  # [B, T]
-        mask = algorithm.completion_mask(mask, truncated.to(policy.device))  # [B, T]
+        rewards, advantages, mask = score(
+            algorithm,
+            verdicts,
+            mask,
+            group_ids,
+            lengths=[len(r.completion_ids) for r in rollouts],
+            truncated=[r.truncated for r in rollouts],
+            timeout_reward=trainer.config.timeout_reward,
+        )
         ref_logp = None
         if trainer.ref_model is not None and algorithm.needs_reference:
             with torch.no_grad():
@@ -264,6 +267,31 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
     return _metrics_line(trainer, record, step, loss_value, algo_metrics, opt_seconds)
 
 
+def score(
+    algorithm: Algorithm,
+    verdicts: Sequence[Verdict],
+    mask: torch.Tensor,
+    group_ids: torch.Tensor,
+    *,
+    lengths: Sequence[int],
+    truncated: Sequence[bool],
+    timeout_reward: str,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """What the loss needs from the verdicts: rewards [B] (shaped; NaN where masked), advantages [B] and the token
+    mask [B, T] with masked samples (fim_rlvr.outcomes) and the algorithm's own filtering taken out. Pure: the
+    masking bandit test runs the trainer's loss through it."""
+    device = mask.device
+    masked = torch.tensor([v.masked(timeout_reward) for v in verdicts], dtype=torch.bool)  # [B]
+    rewards = torch.tensor(
+        [training_reward(v.kind, v.cause, v.reward, timeout_reward) for v in verdicts], dtype=torch.float32
+    )  # [B], NaN where masked
+    rewards = algorithm.shape_rewards(rewards, torch.tensor(lengths, dtype=torch.float32))  # [B], NaN stays NaN
+    advantages = algorithm.advantages(rewards, group_ids).to(device)  # [B]
+    mask = mask * (~masked).to(mask.dtype).to(device).unsqueeze(1)  # [B, T]
+    mask = algorithm.completion_mask(mask, torch.tensor(truncated, dtype=torch.bool, device=device))  # [B, T]
+    return rewards, advantages, mask
+
+
 def _zero_loss(trainer: Trainer, logp: torch.Tensor | None) -> torch.Tensor:
     """A loss of exactly 0 that still runs backward through the training model (one pad token when this rank has
     no forward pass of its own this step)."""
@@ -297,18 +325,21 @@ def _importance_weights(
 def _metrics_line(
     trainer: Trainer, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
 ) -> dict[str, Any]:
+    timeout_reward = trainer.config.timeout_reward
     verdicts = record.verdicts()
-    unmasked = [v for v in verdicts if not v.masked]
+    unmasked = [v for v in verdicts if not v.masked(timeout_reward)]
     counts: dict[str, int] = {}
     for verdict in verdicts:
         counts[verdict.kind] = counts.get(verdict.kind, 0) + 1
-    results = record.kind_results()
+    results = record.kind_results(timeout_reward)
     tokens = sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts)
     lr = trainer.optimizer.param_groups[0]["lr"] if trainer.optimizer is not None else 0.0
     return {
         "step": step,
         "loss": round(loss, 6),
-        "reward_mean": round(sum(v.reward for v in unmasked) / len(unmasked), 6) if unmasked else 0.0,
+        "reward_mean": round(sum(training_reward(v.kind, v.cause, v.reward) for v in unmasked) / len(unmasked), 6)
+        if unmasked
+        else 0.0,
         "pass_rate": round(sum(v.kind == "proved" for v in unmasked) / len(unmasked), 6) if unmasked else 0.0,
         "pass_rate_by_kind": {k: round(p / c, 6) for k, (p, c) in results.items() if c},
         "kl": round(float(algo.get("kl", 0.0)), 6),
@@ -323,6 +354,8 @@ def _metrics_line(
         "cache_hits": sum(v.cached for v in verdicts),
         "verdicts": counts,
         "masked_samples": len(verdicts) - len(unmasked),
+        "timeout_rate": round(counts.get("timeout", 0) / len(verdicts), 6) if verdicts else 0.0,
+        "candidate_timeouts": sum(v.kind == "timeout" and v.cause == "candidate" for v in verdicts),
         "tokens_per_second": round(tokens / record.gen_seconds, 2) if record.gen_seconds > 0 else 0.0,
         "checks_per_second": round(len(verdicts) / record.verify_seconds, 2) if record.verify_seconds > 0 else 0.0,
         "lr": lr,

@@ -22,20 +22,19 @@ from typing import Any, Protocol
 
 import torch
 
-from . import __version__, adapters, checkpoint, describe, distributed
+from . import __version__, adapters, checkpoint, describe, distributed, measure
 from .algorithms import ConfigError as AlgorithmConfigError
 from .algorithms import make
 from .algorithms.sampling import refill
 from .config import TrainConfig
 from .curriculum import Curriculum, TaskSampler
 from .data import DatasetError, by_kind, load_tasks, require_tasks, select
-from .evaluate import EvalResult, eval_subset, pass_at_1
+from .evaluate import eval_subset
 from .metrics import RunFiles
 from .policy import PolicyError, load_reference, pick_device
 from .protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
-    TRAIN_EVAL,
     TRAIN_LOG,
     TRAIN_PROGRESS,
     TRAIN_SAMPLE,
@@ -120,6 +119,7 @@ class Trainer:
             raise TrainerError(str(error)) from error
         self.train_tasks = select(tasks, "train", config.kinds)
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
+        self.validation_tasks = eval_subset(select(tasks, "validation", config.kinds), config.eval_limit, config.seed)
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
         self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
@@ -214,30 +214,36 @@ class Trainer:
                         "prompt_style": self.policy.style.name,
                     }
                 )
-                evals["before"] = self._evaluate("before")
+                evals["before"] = measure.evaluate_stage(self, "before")
                 self.files.write_evals(evals)
                 sft_steps = config.resolved_sft_steps()
                 if sft_steps > 0 and self.train_tasks:
-                    self._sft(sft_steps)
+                    self.sft(sft_steps)
                     if self.stop_event.is_set():
                         return "stopped", "stopped during the SFT warm start (no checkpoint yet)"
-                    evals["sft"] = self._evaluate("sft")
+                    evals["sft"] = measure.evaluate_stage(self, "sft")
                     self.files.write_evals(evals)
                 self._make_optimizer()
                 if self.algorithm.needs_reference:
                     self._make_reference()
                 self._snapshot_boundary()
-                self._checkpoint(0, pending=None)
+                measure.validate_step(self, 0)
+                if config.baseline == "sft" and not measure.sft_baseline(self):
+                    return "stopped", "stopped during the SFT baseline (no checkpoint after the warm start)"
+                if config.baseline == "sft":
+                    measure.validate_step(self, self.step)
+                self._checkpoint(self.step, pending=None)
             stopped = self._rl()
             if stopped:
                 return "stopped", f"stopped at step {self.step}; continue with --resume"
-            evals["after"] = self._evaluate("after")
+            evals["after"] = measure.evaluate_stage(self, "after")
             self.files.write_evals(evals)
         except Stopped:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
         return "completed", self._summary(evals)
 
-    def _sft(self, steps: int) -> None:
+    def sft(self, steps: int, seed: int | None = None) -> None:
+        """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
         started = time.perf_counter()
 
         def progress(step: int, loss: float) -> None:
@@ -250,42 +256,14 @@ class Trainer:
             steps=steps,
             batch_size=self.config.sft_batch_size,
             learning_rate=self.config.sft_learning_rate,
-            seed=self.config.seed,
+            seed=self.config.seed if seed is None else seed,
             show_goal=self.show_goal,
             budget=self.config.max_prompt_tokens,
             stop=self.stop_event,
             on_progress=progress,
         )
-        self.log("info", f"SFT warm start: {steps} steps in {time.perf_counter() - started:.1f} s")
+        self.log("info", f"SFT: {steps} steps in {time.perf_counter() - started:.1f} s")
         self.backend.sync_weights(self.policy.model)  # a vLLM engine samples from the warm-started weights
-
-    def _evaluate(self, stage: str) -> dict[str, Any]:
-        if not self.ranks.is_main:  # rank 0 measures pass@1; the others wait for it at the next collective
-            return {"pass_at_1": 0.0, "by_kind": {}, "tasks": 0}
-        result: EvalResult = pass_at_1(
-            self.policy,
-            self.backend,
-            self.verifier,
-            self.test_tasks,
-            max_new_tokens=self.config.max_new_tokens,
-            show_goal=self.show_goal,
-            budget=self.config.max_prompt_tokens,
-            deadline_s=self.config.verify_timeout_s * 4,
-            stop=self.stop_event,
-        )
-        self.events.emit(
-            TRAIN_EVAL,
-            {
-                "stage": stage,
-                "split": "test",
-                "passAt1": result.pass_at_1,
-                "byKind": result.by_kind,
-                "tasks": result.tasks,
-            },
-        )
-        if result.masked:
-            self.log("warning", f"eval {stage}: {result.masked} checks timed out or crashed (counted as not proved)")
-        return result.to_json()
 
     def _rl(self) -> bool:
         """RL steps from self.step to config.steps; returns True when stopped."""
@@ -318,6 +296,8 @@ class Trainer:
             self.step = step
             self._record(record, metrics)
             self._snapshot_boundary()
+            if measure.validation_due(step, total, self.config.validation_every):
+                measure.validate_step(self, step)
             last = step == total
             stop = self.ranks.broadcast(self.stop_event.is_set())  # rank 0's stop request reaches every rank here
             if step % self.config.checkpoint_every == 0 or last or stop:
@@ -334,7 +314,8 @@ class Trainer:
         """DAPO's dynamic sampling: drop groups whose rewards are all equal and sample more, a bounded number of
         rounds; the step then trains on the informative groups it has."""
         target = self.config.batch_size
-        outcome = refill([], record.groups, lambda g: g.rewards(), target)
+        rewards_of = lambda g: g.rewards(self.config.timeout_reward)  # noqa: E731
+        outcome = refill([], record.groups, rewards_of, target)
         rounds = 1
         all_groups = list(record.groups)
         while not outcome.full and rounds < self.algorithm.config.max_sampling_rounds:
@@ -345,7 +326,7 @@ class Trainer:
             )
             all_groups.extend(extra_record.groups)
             record = record.merged(extra_record)
-            outcome = refill(outcome.batch, extra_record.groups, lambda g: g.rewards(), target)
+            outcome = refill(outcome.batch, extra_record.groups, rewards_of, target)
             rounds += 1
         return record.with_training_groups(list(outcome.batch), all_groups)
 
@@ -369,7 +350,7 @@ class Trainer:
                 if verdict.diagnostics:
                     params["diagnostics"] = list(verdict.diagnostics)
                 self.events.emit(TRAIN_SAMPLE, params)
-        unlocked = self.curriculum.update(record.kind_results())
+        unlocked = self.curriculum.update(record.kind_results(self.config.timeout_reward))
         if unlocked:
             self.log(
                 "info",
@@ -443,7 +424,13 @@ class Trainer:
 
     def _summary(self, evals: dict[str, Any]) -> str:
         parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in ("before", "sft", "after") if stage in evals]
-        return f"held-out pass@1 ({len(self.test_tasks)} holes): " + ", ".join(parts)
+        novelty = (evals.get("after") or {}).get("by_novelty") or {}
+        groups = [f"{name} {v['pass_at_1']:.1%} of {int(v['tasks'])}" for name, v in novelty.items()]
+        return (
+            f"held-out pass@1 ({len(self.test_tasks)} holes): "
+            + ", ".join(parts)
+            + (f" (after: {', '.join(groups)})" if groups else "")
+        )
 
     def log(self, level: str, message: str) -> None:
         self.events.emit(TRAIN_LOG, {"level": level, "message": message})

@@ -27,7 +27,8 @@ def test_each_algorithm_gets_its_papers_defaults() -> None:
     assert make("drgrpo").config.beta == 0.0
     dapo = make("dapo").config
     assert (dapo.epsilon, dapo.epsilon_high, dapo.beta) == (0.2, 0.28, 0.0)
-    assert dapo.dynamic_sampling and dapo.overlong_shaping and dapo.mask_truncated_completions
+    assert dapo.dynamic_sampling and dapo.overlong_shaping
+    assert not dapo.mask_truncated_completions  # truncation is the model's doing: penalised, never filtered out
     assert not grpo.dynamic_sampling and not grpo.overlong_shaping and not grpo.mask_truncated_completions
     gspo = make("gspo").config
     assert (gspo.epsilon, gspo.epsilon_high, gspo.beta) == (3e-4, 4e-4, 0.0)

@@ -76,8 +76,12 @@ def test_dapo_turns_its_sampling_hooks_on_and_grpo_leaves_them_off() -> None:
     assert dapo.shape_rewards(rewards, lengths).tolist() == pytest.approx([1.0, 0.5, 0.0])
     assert grpo.shape_rewards(rewards, lengths).tolist() == [1.0, 1.0, 1.0]
     mask, truncated = torch.ones(2, 2), torch.tensor([True, False])
-    assert dapo.completion_mask(mask, truncated).tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    # Overlong filtering is off in the preset (truncation is the model's doing: penalised, not filtered out) ...
+    assert dapo.completion_mask(mask, truncated).tolist() == [[1.0, 1.0], [1.0, 1.0]]
     assert grpo.completion_mask(mask, truncated).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    # ... and available as the paper's option.
+    paper = make("dapo", {"max_completion_length": 10, "mask_truncated_completions": True})
+    assert paper.completion_mask(mask, truncated).tolist() == [[0.0, 0.0], [1.0, 1.0]]
     same = torch.tensor([1.0, 1.0, 0.0, 1.0])
     assert dapo.informative_groups(same, [0, 0, 1, 1]).tolist() == [False, False, True, True]
     assert grpo.informative_groups(same, [0, 0, 1, 1]).tolist() == [True, True, True, True]

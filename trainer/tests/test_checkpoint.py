@@ -80,12 +80,15 @@ def test_record_files_are_cut_back_to_the_checkpoint(tmp_path: Path) -> None:
     for step in (1, 2):
         files.append_metrics({"step": step})
         files.append_samples([{"step": step, "n": 0}, {"step": step, "n": 1}])
+        files.append_validation({"step": step})
     counts = files.line_counts()
-    assert counts == {"metrics_lines": 2, "samples_lines": 4}
+    assert counts == {"metrics_lines": 2, "samples_lines": 4, "validation_lines": 2}
+    files.append_validation({"step": 3})
     files.append_metrics({"step": 3})
     files.append_samples([{"step": 3, "n": 0}])
     with open(files.metrics_path, "a", encoding="utf-8") as handle:
         handle.write('{"step": 4, "torn')  # a kill mid-write
     files.truncate_to(counts)
     assert [m["step"] for m in files.read_metrics()] == [1, 2]
+    assert [m["step"] for m in files.read_validation()] == [1, 2]
     assert len(files.samples_path.read_text().splitlines()) == 4

@@ -80,7 +80,7 @@ def test_reward_function_on_a_few_completions(service: ServiceProcess, dataset: 
         )
         assert rewards == [1.0, 0.0, 1.0]
         assert [v["kind"] for v in reward.last_verdicts] == ["proved", "failed", "proved"]
-        assert logged == {"lean/proved_rate": 2 / 3, "lean/masked_rate": 0.0}
+        assert logged == {"lean/proved_rate": 2 / 3, "lean/timeout_rate": 0.0, "lean/masked_rate": 0.0}
         async_reward = lean_reward(service.address, asynchronous=True)
         assert isinstance(async_reward, AsyncLeanReward)
         assert asyncio.run(async_reward([], completions[:2], None, **_columns(batch[:2]))) == [1.0, 0.0]
@@ -94,7 +94,7 @@ def test_reward_is_none_when_no_verifier_answers(dataset: Path) -> None:
     reward = lean_reward("127.0.0.1:9", retry_window=0.2)
     try:
         assert reward([], ["rfl", "simp"], None, **_columns(rows)) == [None, None]
-        assert {v["kind"] for v in reward.last_verdicts} == {"environment"}
+        assert {(v["kind"], v.get("cause")) for v in reward.last_verdicts} == {("crashed", "infrastructure")}
     finally:
         reward.client.close()
 

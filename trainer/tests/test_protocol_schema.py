@@ -100,4 +100,4 @@ def test_sample_messages_validate_against_the_schema() -> None:
         {"stage": "sft", "split": "test", "passAt1": 0.5, "byKind": {"tactic": 0.5}, "tasks": 4}, "TrainEvalParams"
     )
     verdict = protocol.Verdict.not_checked("t", "timeout", "no answer")
-    assert verdict.masked and verdict.diagnostics[0]["candidateRange"] is None
+    assert verdict.masked() and verdict.diagnostics[0]["candidateRange"] is None

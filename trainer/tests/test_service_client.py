@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from service_process import ServiceProcess, export_dataset, read_tasks
 
+from fim_rlvr.protocol import Verdict
 from fim_rlvr.service_client import ServiceClient, ServiceRefused, hole_key, parse_address
 
 
@@ -72,7 +73,7 @@ def test_the_trainers_own_loop_can_verify_through_the_service(service: ServicePr
         verdicts, _waited = pending.collect(client, deadline_s=60)
         assert [(v.kind, v.reward) for v in verdicts] == [("proved", 1.0), ("rejected", 0.0)]
         assert {v.task_id for v in verdicts} == {task["id"]}
-        assert not any(v.masked for v in verdicts)
+        assert not any(v.masked() for v in verdicts)
 
 
 def test_token_is_required_when_set_and_refusals_are_counted(dataset: Path) -> None:
@@ -136,8 +137,9 @@ def test_balancing_over_two_services_keeps_each_hole_on_one(dataset: Path) -> No
             service.stop()
 
 
-def test_no_service_gives_environment_verdicts() -> None:
+def test_no_service_gives_infrastructure_verdicts() -> None:
     with ServiceClient("127.0.0.1:9", retry_window=0.3) as client:
         [verdict] = client.verify([{"taskId": "t", "candidate": "rfl"}])
-        assert verdict["kind"] == "environment"
+        assert (verdict["kind"], verdict.get("cause")) == ("crashed", "infrastructure")
+        assert Verdict.from_wire(verdict).masked()  # the candidate had no part in it
         assert "fim-rlvr serve" in verdict["diagnostics"][0]["message"]

@@ -33,7 +33,7 @@ CATALOG: tuple[Entry, ...] = (
     Entry(
         "dapo",
         "DAPO, arXiv 2503.14476",
-        "clip-higher, token mean over the batch, dynamic sampling, overlong shaping and filtering",
+        "clip-higher, token mean over the batch, dynamic sampling, overlong reward shaping",
     ),
     Entry(
         "gspo",

@@ -66,7 +66,9 @@ class AlgorithmConfig:
 
     mask_truncated_completions: bool = False
     """Drop completions that hit the budget without ending from the loss (DAPO's overlong filtering;
-    TRL's option name). Paper default: dapo True; others False."""
+    TRL's option name). False for every algorithm, dapo included (the paper turns it on): running past the
+    budget is the model's doing, and nothing the model chooses may escape its penalty (fim_rlvr.outcomes).
+    The dapo preset penalises truncation through overlong_shaping instead; set True to reproduce the paper."""
 
     dynamic_sampling: bool = False
     """Over-sample and drop groups whose rewards are all equal (they carry no gradient), refilling
@@ -120,7 +122,6 @@ PAPER_DEFAULTS: dict[str, dict[str, Any]] = {
         "epsilon_high": 0.28,
         "beta": 0.0,
         "overlong_shaping": True,
-        "mask_truncated_completions": True,
         "dynamic_sampling": True,
     },
     "gspo": {"epsilon": 3e-4, "epsilon_high": 4e-4, "beta": 0.0},

@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..clean import clean_completion
+from ..outcomes import wire_reward
 from ..prompts import FIM_CONVENTIONS
-from ..protocol import NOT_THE_MODELS_FAULT, BatchVerdict
+from ..protocol import BatchVerdict
 
 _QWEN_STOPS = FIM_CONVENTIONS[0].stops
 
@@ -26,6 +27,8 @@ def candidate(raw: str, *, indent: int = 0, fim: bool = True, stops: Sequence[st
     return clean_completion(raw, indent=indent, stops=tuple(stops) if stops is not None else _QWEN_STOPS, fim=fim)
 
 
-def reward_or_none(verdict: BatchVerdict) -> float | None:
-    """The reward, or None when the verdict says nothing about the model (timeout, crash, environment)."""
-    return None if verdict["kind"] in NOT_THE_MODELS_FAULT else float(verdict["reward"])
+def reward_or_none(verdict: BatchVerdict, timeout_reward: str = "failure") -> float | None:
+    """The reward our own trainer would train on (fim_rlvr.outcomes): None when the outcome was outside the
+    candidate's control (environment, an infrastructure timeout or crash), 0.0 for a timeout or crash the candidate
+    caused (with timeout_reward "mask": None for its timeouts), else the verifier's reward."""
+    return wire_reward(verdict, timeout_reward)

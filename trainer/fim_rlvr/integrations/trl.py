@@ -7,10 +7,13 @@
     trainer = GRPOTrainer(model=model, reward_funcs=lean_reward("127.0.0.1:8470"), train_dataset=train, ...)
 
 The function has TRL's signature `(prompts, completions, completion_ids, **columns) -> list[float | None]` and
-reads the columns of `fim_rlvr.datasets_view` (`task_id`, `indent`, `fim`, `stops`). A verdict that says nothing
-about the model (timeout, crashed, environment: the verifier's problem, not the completion's) is None, which TRL
-turns into NaN and leaves out. `lean_reward(..., asynchronous=True)` gives an async function, which TRL awaits on
-its event loop beside other async rewards.
+reads the columns of `fim_rlvr.datasets_view` (`task_id`, `indent`, `fim`, `stops`). Rewards follow our own
+trainer's rule (fim_rlvr.outcomes): an outcome outside the completion's control (environment, a timeout or crash
+whose cause is the infrastructure) is None, which TRL turns into NaN and leaves out of the group's baseline and the
+loss; a timeout or crash the completion caused (`sleep`, a looping `simp`) is a failure, 0.0, so the policy cannot
+escape its penalty by hanging (`timeout_reward="mask"` restores masking of the completion's own timeouts, for
+comparison). `lean_reward(..., asynchronous=True)` gives an async function, which TRL awaits on its event loop
+beside other async rewards.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..protocol import NOT_THE_MODELS_FAULT, BatchVerdict
+from ..outcomes import TIMEOUT_REWARDS
+from ..protocol import BatchVerdict
 from ..service_client import Address, ServiceClient
 from ._scoring import candidate, completion_text, reward_or_none
 
@@ -29,8 +33,12 @@ class LeanReward:
 
     __name__ = "lean_verifier"
 
-    def __init__(self, client: ServiceClient) -> None:
+    def __init__(self, client: ServiceClient, timeout_reward: str = "failure") -> None:
+        if timeout_reward not in TIMEOUT_REWARDS:
+            raise ValueError(f"timeout_reward must be failure or mask (got {timeout_reward!r})")
         self.client = client
+        self.timeout_reward = timeout_reward
+        """How a timeout the completion caused is scored (fim_rlvr.outcomes)."""
         self.last_verdicts: list[BatchVerdict] = []
         """The verdicts of the last call, in order (for inspection and tests)."""
 
@@ -60,9 +68,11 @@ class LeanReward:
         if callable(log_metric) and verdicts:
             counts: Counter[str] = Counter(str(v["kind"]) for v in verdicts)
             log_metric("lean/proved_rate", counts["proved"] / len(verdicts))
-            masked = sum(counts[k] for k in NOT_THE_MODELS_FAULT)
-            log_metric("lean/masked_rate", masked / len(verdicts))
-        return [reward_or_none(v) for v in verdicts]
+            log_metric("lean/timeout_rate", counts["timeout"] / len(verdicts))
+        rewards = [reward_or_none(v, self.timeout_reward) for v in verdicts]
+        if callable(log_metric) and verdicts:
+            log_metric("lean/masked_rate", sum(r is None for r in rewards) / len(verdicts))
+        return rewards
 
     def __call__(
         self, prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None, **columns: Any
@@ -84,8 +94,10 @@ def lean_reward(
     *,
     token: str | None = None,
     asynchronous: bool = False,
+    timeout_reward: str = "failure",
     **client_options: Any,
 ) -> LeanReward:
     """A TRL reward function verifying through the given service(s) (`HOST:PORT`, several to balance over)."""
     client = services if isinstance(services, ServiceClient) else ServiceClient(services, token=token, **client_options)
-    return AsyncLeanReward(client) if asynchronous else LeanReward(client)
+    kind = AsyncLeanReward if asynchronous else LeanReward
+    return kind(client, timeout_reward)

@@ -5,9 +5,11 @@ verl calls `compute_score(data_source, solution_str, ground_truth, extra_info)` 
 one verify/batch for the whole batch is far faster). Rows come from `fim_rlvr.datasets_view` (layout "verl"):
 `ground_truth` is the task id, `extra_info` holds `indent`, `fim` and `stops` for cleaning. The service's address
 comes from the environment, since verl passes no options: FIM_RLVR_SERVICE (`HOST:PORT`, several separated by
-commas) and FIM_RLVR_TOKEN. A verdict that says nothing about the model (timeout, crash, environment) scores 0.0,
-as verl has no way to leave a sample out; `masked` in the batch form's dicts says which. verl loads this file by
-path, so `trainer/` must be on PYTHONPATH (docs/SERVICE.md has the config).
+commas) and FIM_RLVR_TOKEN. Rewards follow our own trainer's rule (fim_rlvr.outcomes): a timeout or crash the
+completion caused is a failure, 0.0. An outcome outside its control (environment, a timeout or crash whose cause is
+the infrastructure) also scores 0.0, because verl's reward managers have no way to leave a sample out; `masked` in
+the batch form's dicts says which, so a user can drop those rows. verl loads this file by path, so `trainer/` must
+be on PYTHONPATH (docs/SERVICE.md has the config).
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def _item(solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | 
 def compute_score(
     data_source: str, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None
 ) -> float:
-    """The reward of one completion (0.0 when the verifier could not judge it)."""
+    """The reward of one completion (0.0 for a failure, a timeout the completion caused, or an outcome outside its
+    control)."""
     if data_source != DATA_SOURCE:
         raise ValueError(f"fim_rlvr's compute_score scores {DATA_SOURCE} rows, got data_source={data_source!r}")
     [verdict] = client().verify([_item(solution_str, ground_truth, extra_info)])

@@ -1,0 +1,144 @@
+/**
+ * What the report and the terminal say about what the model learned: held-out pass@1 on novel and memorised
+ * holes, the validation curve, timeouts per step, the compute-matched SFT baseline (and its flag).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
+import { buildTrainConfig } from "../../lean-bridge/train/config";
+import { reportHtml } from "../../lean-bridge/train/report";
+import { noveltyTable, timeoutSeries, validationSection } from "../../lean-bridge/train/reportMeasures";
+import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
+import { signFlipP, signTestP } from "../../bench/pairedStats";
+
+const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
+const tmp = () => mkdtempSync(join(tmpdir(), "fim-measures-"));
+
+const novelty = (novel: number, memorised: number) => ({
+  novel: { pass_at_1: novel, tasks: 11 },
+  memorised: { pass_at_1: memorised, tasks: 49 },
+});
+
+function run(config: Record<string, unknown>): string {
+  const dir = tmp();
+  writeFileSync(
+    join(dir, "eval.json"),
+    JSON.stringify({
+      before: { pass_at_1: 0, by_kind: {}, tasks: 60, by_novelty: novelty(0, 0) },
+      sft: { pass_at_1: 0.4, by_kind: {}, tasks: 60, by_novelty: novelty(0, 0.49) },
+      after: { pass_at_1: 0.5, by_kind: {}, tasks: 60, by_novelty: novelty(0.0909, 0.592) },
+    }),
+  );
+  const metrics = [1, 2].map((step) =>
+    JSON.stringify({
+      step,
+      timeout_rate: step / 8,
+      masked_samples: 1,
+      verdicts: { failed: 6, timeout: step },
+    }),
+  );
+  writeFileSync(join(dir, "metrics.jsonl"), metrics.join("\n") + "\n");
+  const points = [0, 2].map((step) =>
+    JSON.stringify({
+      step,
+      split: "validation",
+      tasks: 30,
+      greedy_pass_at_1: 0.3 + step / 20,
+      pass_at_k: { "1": 0.25, "2": 0.35, "4": 0.45 },
+      samples: 4,
+      temperature: 0.4,
+    }),
+  );
+  writeFileSync(join(dir, "validation.jsonl"), points.join("\n") + '\n{"step": 3, "tas'); // cut by a kill
+  writeFileSync(join(dir, "config.json"), JSON.stringify(config));
+  return dir;
+}
+
+test("the report splits held-out pass@1 into novel and memorised holes and plots validation and timeouts", () => {
+  const html = reportHtml(run({ algorithm: "grpo", steps: 2 }), SIM);
+  assert.match(html, /<th>novel \(11 tasks\)<\/th><th>memorised \(49 tasks\)<\/th>/);
+  assert.match(html, /<td>after RL<\/td><td>9\.1%<\/td><td>59\.2%<\/td>/);
+  assert.match(html, /Validation pass@k per step/);
+  assert.match(html, /pass@1 \(sampled\)/);
+  assert.match(html, /pass@4 \(sampled\)/);
+  assert.doesNotMatch(
+    html,
+    /pass@2 \(sampled\)/,
+    "the curve shows pass@1 and pass@n; the sentence lists all",
+  );
+  assert.match(html, /step 2\): pass@1 25\.0%, pass@2 35\.0%, pass@4 45\.0%/);
+  assert.match(html, /Timeouts per step/);
+  assert.doesNotMatch(html, /compute-matched SFT baseline/);
+});
+
+test("a baseline run says what it is and labels its last stage as the SFT baseline", () => {
+  const html = reportHtml(
+    run({ algorithm: "grpo", steps: 30, batch_size: 8, group_size: 8, baseline: "sft" }),
+    SIM,
+  );
+  assert.match(html, /This run is the <b>compute-matched SFT baseline<\/b>.*30 RL steps of 8 × 8/s);
+  assert.match(html, /<td>after the SFT baseline<\/td>/);
+  assert.doesNotMatch(html, /<td>after RL<\/td>/);
+});
+
+test("without novel marks, validation points or timeouts the sections say so or stay out", () => {
+  assert.equal(noveltyTable({ after: { pass_at_1: 0.5, tasks: 4 } }, false), "");
+  assert.match(validationSection(tmp()), /No validation curve/);
+  const series = timeoutSeries([{ step: 1, verdicts: { failed: 4 }, timeout_rate: 0, masked_samples: 0 }]);
+  assert.deepEqual(
+    series.map((s) => s.points),
+    [[{ x: 1, y: 0 }], [{ x: 1, y: 0 }]],
+  );
+});
+
+test("the terminal summary gives novel and memorised pass@1 per stage, and names a baseline", () => {
+  const evals: TrainEvalParams[] = [
+    {
+      stage: "before",
+      split: "test",
+      passAt1: 0,
+      byKind: {},
+      tasks: 60,
+      byNovelty: { novel: { passAt1: 0, tasks: 11 } },
+    },
+    {
+      stage: "after",
+      split: "test",
+      passAt1: 0.5,
+      byKind: {},
+      tasks: 60,
+      byNovelty: { novel: { passAt1: 1 / 11, tasks: 11 }, memorised: { passAt1: 0.6, tasks: 49 } },
+    },
+  ];
+  assert.equal(
+    passAtOneSummary(evals),
+    "held-out pass@1 (test split, 60 tasks, greedy): before 0.0% -> after RL 50.0%\n" +
+      "  novel (11 tasks): 0.0% -> 9.1%\n" +
+      "  memorised (49 tasks): – -> 60.0%",
+  );
+  assert.match(passAtOneSummary(evals, true), /after the SFT baseline 50\.0%/);
+  assert.equal(passAtOneSummary([]), "held-out pass@1: not measured");
+});
+
+test("--baseline sft reaches the config; anything else is a usage error", () => {
+  const built = buildTrainConfig({ baseline: "sft" });
+  assert.deepEqual(built, { kind: "ok", config: { baseline: "sft" } });
+  assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft/);
+});
+
+test("bench:seeds' paired tests: exact sign-flip and sign-test p-values", () => {
+  assert.equal(
+    signFlipP([0.1, 0.2, 0.05]),
+    2 / 8,
+    "all three positive: only the all-same flips are as extreme",
+  );
+  assert.equal(signFlipP([0.1, -0.1]), 1);
+  assert.equal(signFlipP([]), 1);
+  assert.ok(Math.abs(signTestP(0, 5) - 2 / 32) < 1e-12);
+  assert.ok(Math.abs(signTestP(7, 10) - 0.34375) < 1e-12); // 2 × P(X ≤ 3), X ~ Bin(10, 1/2) = 2 × 176/1024
+  assert.equal(signTestP(5, 10), 1);
+  assert.equal(signTestP(0, 0), 1);
+});
