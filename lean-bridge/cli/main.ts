@@ -4,6 +4,7 @@
  */
 import { verifyBatchCommand } from "./batchCommand";
 import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
+import { evalCommand } from "./evalCommand";
 import { exportCommand } from "./exportCommand";
 import { exportModelCommand } from "./exportModelCommand";
 import { serveCommand } from "./serveCommand";
@@ -22,6 +23,7 @@ export const COMMANDS: CliCommand[] = [
   trainCommand,
   algorithmsCommand,
   exportModelCommand,
+  evalCommand,
 ];
 
 /** Set by the bundler from package.json (esbuild `define`); "dev" when run from source. */
