@@ -36,7 +36,7 @@ function verdict(kind: Verdict["kind"], extra: Record<string, unknown> = {}): Ve
     crashed: { reason: "died" },
     environment: { reason: "stale imports", action: "lake build" },
   };
-  return { ...base, kind, ...defaults[kind], ...extra } as Verdict;
+  return { ...base, kind, ...defaults[kind], ...extra } as unknown as Verdict;
 }
 
 const RUN: EvalIdentity = {
