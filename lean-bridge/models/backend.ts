@@ -285,6 +285,16 @@ export interface BackendOptions {
   timeoutMs?: number;
   /** OpenAI-compatible endpoints: retries of a request that failed for a transient cause (the package's own). */
   maxRetries?: number;
+  /** OpenAI-compatible endpoints: stream completions (latency per candidate, prompt cancellation). Default true. */
+  stream?: boolean;
+  /**
+   * OpenAI-compatible endpoints, FIM: how the hole reaches the server. `prompt` (the default whenever the FIM
+   * family is known): the trainer's FIM text in a plain /v1/completions `prompt`. `suffix` (the server's native
+   * `suffix` field), `infill` (llama.cpp's /infill), `codestral` (/v1/fim/completions): the server places the
+   * FIM tokens itself. `probe`: try those three and take the first that answers (for a model whose family is not
+   * known here).
+   */
+  fimRoute?: "prompt" | "suffix" | "infill" | "codestral" | "probe";
   /** Local models (onnx, hf on CPU): intra-op threads, capped so Lean keeps its cores. */
   threads?: number;
   /** hf: the Python that has the trainer installed (default: the trainer's managed environment). */

@@ -92,7 +92,10 @@ export function checkTemplate(template: string): string | null {
   );
 }
 
-function render(template: string, values: Record<(typeof TEMPLATE_FIELDS)[number], string>): string {
+/** Values of the template fields. */
+export type TemplateValues = Record<(typeof TEMPLATE_FIELDS)[number], string>;
+
+function render(template: string, values: TemplateValues): string {
   const pieces = parseTemplate(template);
   if (typeof pieces === "string") throw new Error(`unchecked prompt_template: ${pieces}`);
   return pieces.map((p) => ("text" in p ? p.text : values[p.field as keyof typeof values])).join("");
@@ -211,13 +214,12 @@ export function fit(
   return [fitted, suffix];
 }
 
-/** The prompt text for one hole (special tokens as text; tokenize without adding special tokens). */
-export function buildPrompt(
+/** The fields of one hole's template: prefix (with the goal comment) and suffix fitted to the budget. */
+export function promptFields(
   parts: PromptParts,
-  style: PromptStyle,
   tokenizer: PromptTokenizer,
   options: PromptOptions,
-): string {
+): TemplateValues {
   const showGoal = options.showGoal;
   const [prefix, suffix] = fit(
     tokenizer,
@@ -226,23 +228,36 @@ export function buildPrompt(
     options.maxPromptTokens,
     parts.statement,
   );
-  const values = {
+  return {
     prefix,
     suffix,
     goal: showGoal && parts.goal ? parts.goal : "",
     hole: HOLE_MARK,
     kind: parts.kind,
   };
+}
+
+/** The instruction of an instruction style (the user's message of a chat prompt). */
+export function instructionText(style: PromptStyle, values: TemplateValues): string {
+  return render(style.template ?? (style.thinking ? THINKING_INSTRUCTION : DEFAULT_INSTRUCTION), values);
+}
+
+/** The prompt text for one hole (special tokens as text; tokenize without adding special tokens). */
+export function buildPrompt(
+  parts: PromptParts,
+  style: PromptStyle,
+  tokenizer: PromptTokenizer,
+  options: PromptOptions,
+): string {
+  const values = promptFields(parts, tokenizer, options);
+  const { prefix, suffix } = values;
   if (style.mode === "fim") {
     if (style.template !== null) return style.bos + render(style.template, values);
     const fim = style.fim!;
     if (fim.suffixFirst) return `${style.bos}${fim.suffix}${suffix}${fim.prefix}${prefix}`;
     return `${style.bos}${fim.prefix}${prefix}${fim.suffix}${suffix}${fim.middle}`;
   }
-  const instruction = render(
-    style.template ?? (style.thinking ? THINKING_INSTRUCTION : DEFAULT_INSTRUCTION),
-    values,
-  );
+  const instruction = instructionText(style, values);
   if (style.chat) {
     let rendered = tokenizer.applyChatTemplate(
       [{ role: "user", content: instruction }],
