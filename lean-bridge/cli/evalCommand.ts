@@ -30,6 +30,8 @@ function number(name: string, text: string | undefined, fallback: number, min: n
   return value;
 }
 
+const FIM_ROUTES = ["prompt", "suffix", "infill", "codestral", "probe"] as const;
+
 function atLeastOne(name: string, text: string | undefined, fallback: number): number {
   const value = parsePositiveInt(name, text, fallback);
   if (value < 1) throw new UsageError(`${name} must be at least 1, got "${text}"`);
@@ -96,6 +98,8 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     "no",
   );
   const tokenizer = stringOption(values, "tokenizer");
+  const fimRouteText = stringOption(values, "fim-route");
+  const fimRoute = fimRouteText ? oneOf("--fim-route", fimRouteText, FIM_ROUTES, "prompt") : undefined;
   const workers = parsePositiveInt("--workers", stringOption(values, "workers"), 2);
   return {
     dataset: positionals[0]!,
@@ -116,6 +120,7 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
       },
       ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
       ...(tokenizer ? { tokenizerDir: tokenizer } : {}),
+      ...(fimRoute ? { fimRoute } : {}),
       ...(stringOption(values, "python") ? { python: stringOption(values, "python")! } : {}),
     },
     n,
@@ -274,6 +279,12 @@ export const evalCommand: CliCommand = {
       type: "string",
       value: "qwen|starcoder|deepseek|codestral",
       help: "openai without --tokenizer: the FIM tokens the model knows.",
+    },
+    "fim-route": {
+      type: "string",
+      value: "prompt|suffix|infill|codestral|probe",
+      help: "openai, FIM: the trainer's FIM text as a plain prompt, or the server's native FIM (probe: the first that works).",
+      default: "prompt",
     },
     "goal-in-prompt": {
       type: "string",

@@ -88,7 +88,7 @@ export async function evaluate(settings: EvalSettings): Promise<EvalOutcome> {
       hint: "Choose another --split (train, validation, test or all) or --kinds.",
     };
 
-  const opened = await openModel(settings.spec, settings.backend, referenceLookup(dataset));
+  const opened = await openModel(settings.spec, settings.backend, referenceLookup(dataset), settings.signal);
   if (opened.kind === "error") return opened;
   const backend = opened.backend;
   const poolStart = await settings.startPool(projectRoot, settings.workers);

@@ -3,6 +3,7 @@
  * backend (openai, onnx, hf) through the backends' own opener. One place, so `eval` and Fill Hole open models alike.
  */
 import type { BackendOptions, ModelSpec, OpenResult, PromptParts } from "../models/backend";
+import { openBackend } from "../models/open";
 import { openFakeModel } from "./fakeModels";
 
 export async function openModel(
@@ -10,6 +11,7 @@ export async function openModel(
   options: BackendOptions,
   /** Scripted models answer with a task's own proof; this finds it by the prompt parts. */
   reference: (parts: PromptParts) => string | undefined = () => undefined,
+  signal?: AbortSignal,
 ): Promise<OpenResult> {
   if (spec.kind === "fake") {
     const opened = openFakeModel(spec.name, reference);
@@ -22,11 +24,5 @@ export async function openModel(
           hint: "Use fake:pattern:LETTERS (tests only).",
         };
   }
-  void options;
-  return {
-    kind: "error",
-    cause: "model-files",
-    message: `the ${spec.kind} backend is not available in this build`,
-    hint: "Build fim-rlvr with the model backends (lean-bridge/models/open.ts).",
-  };
+  return openBackend(spec, options, signal);
 }

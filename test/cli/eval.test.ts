@@ -283,3 +283,100 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
   assert.equal(run(["eval", "--compare", a, join(TMP, "nothing")]).code, 2);
   assert.ok(existsSync(join(a, "report.html")));
 });
+
+test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: prompts, tokens, latency", async () => {
+  const { startStub } = await import("../models/openaiStub");
+  const { loadDataset } = await import("../../lean-bridge/train/dataset");
+  const loaded = loadDataset(dataset);
+  assert.equal(loaded.kind, "ok");
+  const tasks = loaded.kind === "ok" ? [...loaded.dataset.tasks.values()] : [];
+  // The stub answers a task's own proof for choice 0 and `sorry` for choice 1, finding the task by its
+  // prefix's end and its suffix in the rendered FIM prompt.
+  const stub = await startStub({
+    model: "tiny-coder",
+    answer: (prompt, index) => {
+      const body = prompt.slice(prompt.indexOf("<|fim_prefix|>"));
+      const task = tasks.find((t) =>
+        body.includes(`${t.prefix.slice(-60)}<|fim_suffix|>${t.suffix}<|fim_middle|>`),
+      );
+      return index === 0 ? (task?.middle ?? "exact not_found") : "sorry";
+    },
+  });
+  try {
+    const out = join(TMP, "endpoint");
+    const r = await runCli(
+      CLI,
+      [
+        "eval",
+        dataset,
+        "--model",
+        `openai:${stub.baseUrl}#tiny-coder`,
+        "--prompt-style",
+        "fim",
+        "--fim-family",
+        "qwen",
+        "-n",
+        "2",
+        "-k",
+        "1,2",
+        "--kinds",
+        "proof",
+        "--limit",
+        "3",
+        "--simulator",
+        "--out",
+        out,
+      ],
+      process.env,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const summary = summaryOf(out);
+    near(summary.overall.passAtK["1"]!.value, 0.5);
+    near(summary.overall.passAtK["2"]!.value, 1);
+    assert.deepEqual(summary.overall.outcomes, {
+      proved: 3,
+      sorry: 3,
+      "lean-error": 0,
+      timeout: 0,
+      infrastructure: 0,
+    });
+    assert.equal(summary.run.model.spec, `openai:${stub.baseUrl}#tiny-coder`);
+    assert.match(summary.run.prompt.style, /^qwen/);
+    // Streamed answers carry no usage and no tokenizer was given: token counts are unknown, not guessed.
+    const lines = results(out);
+    assert.equal(
+      summary.tokens.known,
+      lines.filter((l) => l.prompt_tokens !== null || l.completion_tokens !== null).length,
+    );
+    assert.ok(summary.latencyMs.p50 !== null && summary.latencyMs.p95! >= summary.latencyMs.p50!);
+    assert.ok(stub.requests.every((q) => String(q.body.prompt).startsWith("<|fim_prefix|>")));
+
+    const refused = await runCli(
+      CLI,
+      [
+        "eval",
+        dataset,
+        "--model",
+        `openai:${stub.baseUrl}#other-model`,
+        "--prompt-style",
+        "fim",
+        "--fim-family",
+        "qwen",
+        "-n",
+        "1",
+        "-k",
+        "1",
+        "--limit",
+        "1",
+        "--simulator",
+        "--out",
+        join(TMP, "endpoint-404"),
+      ],
+      process.env,
+    );
+    assert.equal(refused.code, 1, "a model the server does not serve stops the evaluation");
+    assert.match(refused.stderr, /model-not-found/);
+  } finally {
+    await stub.close();
+  }
+});
