@@ -86,7 +86,10 @@ export function holeAt(text: string, selection: Range): HoleAtResult {
     }
   }
   if (start < bodyStart || end > decl.byEnd)
-    return { kind: "none", message: `The selection is not inside the tactic proof of '${name}'. ${NOT_IN_PROOF}` };
+    return {
+      kind: "none",
+      message: `The selection is not inside the tactic proof of '${name}'. ${NOT_IN_PROOF}`,
+    };
   const range = index.rangeAt(start, end);
   return {
     kind: "ok",
@@ -143,6 +146,10 @@ function sorryNear(
 }
 
 /** The document's text with the hole replaced by `candidate` (the diff preview's right side). */
-export function withCandidate(text: string, hole: Pick<EditorHole, "start" | "end">, candidate: string): string {
+export function withCandidate(
+  text: string,
+  hole: Pick<EditorHole, "start" | "end">,
+  candidate: string,
+): string {
   return text.slice(0, hole.start) + candidate + text.slice(hole.end);
 }

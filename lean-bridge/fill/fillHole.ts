@@ -3,12 +3,7 @@
  * Lean proves comes first (shortest first), then the best attempts (fewest goals left, then errors) with Lean's
  * messages. Shared by the editor's "Fill Hole with Model" and tests; no `vscode` here.
  */
-import type {
-  BackendErrorCause,
-  ModelBackend,
-  PromptParts,
-  SamplingSettings,
-} from "../models/backend";
+import type { BackendErrorCause, ModelBackend, PromptParts, SamplingSettings } from "../models/backend";
 import { outcomeOf, type Outcome } from "../eval/outcomes";
 import type { Verdict } from "../verify/verdict";
 
@@ -60,7 +55,12 @@ export async function fillHole(request: {
   /** Called as candidates arrive and are checked (for progress). */
   onProgress?(stage: "generated" | "verified", done: number, total: number): void;
 }): Promise<FillResult> {
-  const generated = await request.backend.generate(request.parts, request.n, request.sampling, request.signal);
+  const generated = await request.backend.generate(
+    request.parts,
+    request.n,
+    request.sampling,
+    request.signal,
+  );
   if (request.signal.aborted || (generated.kind === "error" && generated.cause === "aborted"))
     return { kind: "cancelled" };
   if (generated.kind === "error") return generated;
@@ -78,9 +78,21 @@ export async function fillHole(request: {
     [...distinct].map(async ([text, c]): Promise<FilledCandidate> => {
       const verdict = await request.verify(text, request.signal);
       request.onProgress?.("verified", ++verified, distinct.size);
-      return { text, raw: c.raw, verdict, outcome: outcomeOf(verdict), count: c.count, latencyMs: c.latencyMs };
+      return {
+        text,
+        raw: c.raw,
+        verdict,
+        outcome: outcomeOf(verdict),
+        count: c.count,
+        latencyMs: c.latencyMs,
+      };
     }),
   );
   if (request.signal.aborted) return { kind: "cancelled" };
-  return { kind: "ok", candidates: rankCandidates(checked), prompt: generated.prompt, samples: generated.candidates.length };
+  return {
+    kind: "ok",
+    candidates: rankCandidates(checked),
+    prompt: generated.prompt,
+    samples: generated.candidates.length,
+  };
 }
