@@ -112,9 +112,11 @@ export async function pickCandidate(
       document.uri,
       preview,
       `Fill '${hole.declaration}' (${item.candidate.outcome})`,
+      // Beside the document, so the user's own editor (maybe a preview tab) is never replaced.
       {
         preview: true,
         preserveFocus: true,
+        viewColumn: vscode.ViewColumn.Beside,
         selection: new vscode.Range(hole.range.start.line, 0, hole.range.start.line, 0),
       },
     );
