@@ -48,7 +48,8 @@ export class FillPreviews implements vscode.TextDocumentContentProvider, vscode.
 
 const OUTCOME_LABEL: Record<FilledCandidate["outcome"], string> = {
   proved: "$(pass-filled) proved",
-  "lean-error": "$(error) Lean error",
+  // The verifier may be the simulator: never "Lean error" here.
+  "lean-error": "$(error) error",
   sorry: "$(warning) sorry",
   timeout: "$(watch) timeout",
   infrastructure: "$(debug-disconnect) not checked",

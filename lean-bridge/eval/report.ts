@@ -150,7 +150,8 @@ function outcomeBars(runs: readonly NamedSummary[]): string {
     .map((r, k) =>
       stackedBar(
         OUTCOMES.map((o, j) => ({
-          name: o,
+          // "error", not "Lean error": the verifier may be the simulator.
+          name: o === "lean-error" ? "error" : o,
           value: r.summary.overall.outcomes[o],
           colour: OUTCOME_COLOURS[o] ?? PALETTE[(k + j) % PALETTE.length]!,
         })),
@@ -264,7 +265,7 @@ ${single?.partial ? `<div class="banner warn">Partial: ${single.tasks.done} of $
 <p>pass@k = 1 − C(n−c, k)/C(n, k) per task, averaged; n counts the samples Lean (or the simulator) judged, c the proved ones. Infrastructure failures are left out of n, never counted as misses; a task left with fewer than k judged samples is left out of pass@k (shown as "out").</p>
 ${passTable(runs)}
 <div class="charts">${passChart(runs)}</div>
-<h2>Outcomes</h2><p>As provers count them: proved, sorry, Lean error (errors, unsolved goals, refused by the policy, a crash the candidate caused), timeout (the candidate's own), infrastructure (not the model's doing: left out).</p>
+<h2>Outcomes</h2><p>As provers count them: proved, sorry, error (the verifier's errors, unsolved goals, refused by the policy, a crash the candidate caused; <code>lean-error</code> in the files), timeout (the candidate's own), infrastructure (not the model's doing: left out).</p>
 <div class="charts">${outcomeBars(runs)}</div>
 ${repairTable(runs)}
 <h2>Cost</h2>${costTable(runs)}

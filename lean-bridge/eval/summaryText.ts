@@ -26,7 +26,7 @@ export function summaryText(summary: EvalSummary, dir: string): string {
     lines.push(`  ${kind}: ${passLine(group, summary.ks)}`);
   const o = summary.overall.outcomes;
   lines.push(
-    `  outcomes: proved ${o.proved}, sorry ${o.sorry}, Lean error ${o["lean-error"]}, timeout ${o.timeout}, infrastructure ${o.infrastructure} (left out)`,
+    `  outcomes: proved ${o.proved}, sorry ${o.sorry}, error ${o["lean-error"]}, timeout ${o.timeout}, infrastructure ${o.infrastructure} (left out)`,
   );
   if (Object.keys(summary.provedAtTurn).length)
     lines.push(
