@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { suite, suiteSetup, suiteTeardown, test } from "mocha";
 import * as vscode from "vscode";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EvalWorkspaceOutcome } from "../../../extension/fill/evalWorkspace";
 import type { FillOutcome } from "../../../extension/fill/fillCommand";
 import { startStub, type Stub } from "../../models/openaiStub";
 
@@ -116,6 +119,23 @@ export function defineFillSuites(): void {
         actions.some((a) => a.command?.command === "fimRlvr.fillHole"),
         "Fill this sorry is offered",
       );
+    });
+
+    test("Evaluate Model on Workspace runs fim-rlvr eval with the same model and opens its report", async function () {
+      this.timeout(300_000);
+      const outcome = await vscode.commands.executeCommand<EvalWorkspaceOutcome>("fimRlvr.evaluateModel");
+      assert.equal(outcome.kind, "done", JSON.stringify(outcome).slice(0, 800));
+      if (outcome.kind !== "done") return;
+      const summary = JSON.parse(readFileSync(join(outcome.dir, "summary.json"), "utf8")) as {
+        run: { model: { spec: string }; verifier: { kind: string } };
+        overall: { passAtK: Record<string, { value: number | null }>; outcomes: { proved: number } };
+      };
+      assert.equal(summary.run.model.spec, `openai:${stub.baseUrl}#tiny-coder`);
+      assert.equal(summary.run.verifier.kind, "simulator");
+      assert.ok(summary.overall.outcomes.proved > 0, "the stub's omega proves the omega holes");
+      assert.ok(existsSync(join(outcome.dir, "report.html")));
+      assert.equal(outcome.panel.title.startsWith("Evaluation"), true);
+      outcome.panel.dispose();
     });
 
     test("outside a tactic proof it says where to put the cursor and asks nothing", async () => {
