@@ -5,11 +5,11 @@
  */
 import * as vscode from "vscode";
 import { startVerifier, type StartedVerifier } from "../../lean-bridge/train/verifier";
-import type { VerifierPool } from "../../lean-bridge/verify/pool";
+import type { Verifier } from "../../lean-bridge/verify/verifier";
 import { log } from "../log";
 import { findLake, trainSettings } from "../settings";
 
-export type PoolResult = { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string };
+export type PoolResult = { kind: "ok"; pool: Verifier } | { kind: "error"; message: string };
 
 export class FillVerifiers implements vscode.Disposable {
   private readonly started = new Map<

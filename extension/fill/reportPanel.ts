@@ -1,11 +1,10 @@
 /**
- * An evaluation's report.html in a webview panel: the page is self-contained (inline CSS and SVG, no script), so
- * the panel runs no script and its policy allows nothing but inline styles and data: images.
+ * An evaluation's report.html in a webview panel, under the policy run reports get (state/reportHtml.ts): no
+ * script, nothing fetched, only the report's own styles by hash — the page holds text the model wrote.
  */
 import { readFileSync } from "node:fs";
 import * as vscode from "vscode";
-
-const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:;";
+import { reportWebviewHtml } from "../state/reportHtml";
 
 export function openEvalReport(path: string, title: string): vscode.WebviewPanel {
   const panel = vscode.window.createWebviewPanel("fimRlvr.evalReport", title, vscode.ViewColumn.Active, {
@@ -13,9 +12,6 @@ export function openEvalReport(path: string, title: string): vscode.WebviewPanel
     localResourceRoots: [],
   });
   const html = readFileSync(path, "utf8");
-  panel.webview.html = html.replace(
-    /<head>/i,
-    `<head><meta http-equiv="Content-Security-Policy" content="${POLICY}">`,
-  );
+  panel.webview.html = reportWebviewHtml(html) ?? `<p>${path} is not a report (it has no &lt;head&gt;).</p>`;
   return panel;
 }

@@ -7,6 +7,7 @@ import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./
 import { evalCommand } from "./evalCommand";
 import { exportCommand } from "./exportCommand";
 import { exportModelCommand } from "./exportModelCommand";
+import { importCommand } from "./importCommand";
 import { serveCommand } from "./serveCommand";
 import { simulatorCommand } from "./simulatorCommand";
 import { algorithmsCommand, trainCommand } from "./trainCommand";
@@ -18,6 +19,7 @@ export const COMMANDS: CliCommand[] = [
   verifyCommand,
   verifyBatchCommand,
   exportCommand,
+  importCommand,
   serveCommand,
   simulatorCommand,
   trainCommand,

@@ -4,6 +4,9 @@ import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import { resolve } from "node:path";
 import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
 import { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
+import { KiminaVerifier } from "../kimina/verifier";
+import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { flagOption, stringOption, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parsePositiveInt } from "./usage";
 
@@ -18,6 +21,11 @@ export const SERVER_OPTIONS = {
     value: '"CMD ..."',
     help: 'Any command line speaking Lean\'s server protocol (e.g. "fim-rlvr simulator").',
     default: "lake serve in the project",
+  },
+  verifier: {
+    type: "string",
+    value: "kimina:URL",
+    help: "Check on a Kimina Lean Server instead (POST URL/api/check; key from LEAN_SERVER_API_KEY). Verdicts name it.",
   },
   "timeout-ms": { type: "string", value: "N", help: "Time limit per check.", default: "60000" },
   reward: {
@@ -101,7 +109,39 @@ export function requireProject(dir: string | undefined, flag = "--project"): str
   return root;
 }
 
-export async function openPool(
+/** The Kimina URL of `--verifier kimina:URL`, or undefined when no --verifier was given. */
+export function kiminaUrl(spec: string | undefined): string | undefined {
+  if (spec === undefined) return undefined;
+  const m = /^kimina:(https?:\/\/.+)$/.exec(spec.trim());
+  if (!m) throw new UsageError(`--verifier ${spec}: expected kimina:URL (e.g. kimina:http://127.0.0.1:8000)`);
+  return m[1];
+}
+
+/**
+ * The verifier the options ask for: a Kimina Lean Server (`--verifier kimina:URL`), or the pool over Lean's
+ * language server (or the simulator).
+ */
+export async function openPool(projectRoot: string, values: ParsedValues, slots: number): Promise<Verifier> {
+  const kimina = kiminaUrl(stringOption(values, "verifier"));
+  if (kimina) {
+    if (stringOption(values, "server") || flagOption(values, "simulator"))
+      throw new UsageError("give one of --verifier, --server and --simulator");
+    return new KiminaVerifier({
+      url: kimina,
+      projectRoot,
+      timeoutMs: parsePositiveInt("--timeout-ms", stringOption(values, "timeout-ms"), 60_000),
+      concurrency: Math.max(1, slots),
+      ...(process.env[API_KEY_VARIABLE] ? { apiKey: process.env[API_KEY_VARIABLE] } : {}),
+      ...(() => {
+        const policy = loadPolicy(stringOption(values, "policy"));
+        return policy ? { policy } : {};
+      })(),
+    });
+  }
+  return openLanguageServerPool(projectRoot, values, slots);
+}
+
+async function openLanguageServerPool(
   projectRoot: string,
   values: ParsedValues,
   slots: number,

@@ -20,6 +20,8 @@ import {
   type TrainingOutcome,
 } from "../train/session";
 import { type CliCommand, flagOption, stringOption } from "./command";
+import { statementTarget } from "./importCommand";
+import { SERVER_OPTIONS, kiminaUrl } from "./pool";
 import { UsageError } from "./usage";
 
 /** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
@@ -80,6 +82,10 @@ function verifierChoice(values: Record<string, string | boolean | undefined>): {
   const server = stringOption(values, "server");
   if (flagOption(values, "simulator") && server !== undefined)
     throw new UsageError("give either --simulator or --server, not both");
+  const kimina = kiminaUrl(stringOption(values, "verifier"));
+  if (kimina && (flagOption(values, "simulator") || server !== undefined))
+    throw new UsageError("give one of --verifier, --server and --simulator");
+  if (kimina) return { verifier: { kind: "kimina", url: kimina }, fellBack: false };
   if (flagOption(values, "simulator")) return { verifier: { kind: "simulator" }, fellBack: false };
   if (server !== undefined) {
     const command = splitCommandLine(server);
@@ -212,6 +218,12 @@ export const trainCommand: CliCommand = {
       help: "Verify with this Lean server command line.",
       default: "lake serve, when lake is on PATH",
     },
+    verifier: SERVER_OPTIONS.verifier,
+    project: {
+      type: "string",
+      value: "DIR",
+      help: "With a statement file (JSONL/Parquet) as the target: the Lean project it is imported into first.",
+    },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
     python: {
@@ -299,6 +311,11 @@ export const trainCommand: CliCommand = {
     const runDir = resolve(outFlag ?? join("runs", timestamp()));
     if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
     const python = stringOption(values, "python");
+    const imported = await statementTarget(target, stringOption(values, "project"), runDir, resume, verifier);
+    if (imported.kind === "error") {
+      process.stderr.write(`fim-rlvr train: ${imported.message}\n`);
+      return 1;
+    }
 
     const progress = progressReporter();
     const abort = new AbortController();
@@ -324,7 +341,7 @@ export const trainCommand: CliCommand = {
     try {
       const started = await startTraining(
         {
-          target,
+          target: imported.target,
           runDir,
           config: built.config,
           reward,

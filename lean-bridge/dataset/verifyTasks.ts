@@ -1,11 +1,13 @@
 /**
- * Export pass 2 (with --verify): checks each pending hole's own middle through the verifier pool and keeps
- * only those Lean proves. Tasks stream from the pending file in batches; a batch holds the texts of its
- * own files only.
+ * Export pass 2 (with --verify): checks each pending hole's own middle through the verifier pool, then,
+ * for those Lean proves, the hole itself with `sorry` in its place (pool.checkHoleShape): a hole that is
+ * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept. Tasks stream
+ * from the pending file in batches; a batch holds the texts of its own files only.
  */
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
-import { declKeyOf, type TaskRecord } from "./records";
+import type { PendingTask } from "./mineWorkspace";
+import { declKeyOf } from "./records";
 import { declarationKey } from "./split";
 
 /** Enough checks in flight to keep every slot busy, few enough to keep their file texts small. */
@@ -18,7 +20,16 @@ export interface VerificationReport {
   dropped: number;
   droppedByReason: Record<string, number>;
   examples: { id: string; kind: string; reason: string }[];
+  /**
+   * The check of each proved hole with `sorry` in its place: `notWhole` holes were not whole tactic
+   * sequences to Lean (dropped), `inconclusive` ones got no usable answer (dropped: fail closed).
+   */
+  shape: { checked: number; notWhole: number; inconclusive: number };
 }
+
+/** droppedByReason keys of the shape check. */
+export const NOT_WHOLE = "not-whole-tactic-sequence";
+export const SHAPE_INCONCLUSIVE = "shape-check-inconclusive";
 
 export async function verifyPending(
   pool: VerifierPool,
@@ -38,9 +49,10 @@ export async function verifyPending(
     dropped: 0,
     droppedByReason: {},
     examples: [],
+    shape: { checked: 0, notWhole: 0, inconclusive: 0 },
   };
   const tasksPerDecl = new Map<string, number>();
-  let batch: { task: TaskRecord; text: string }[] = [];
+  let batch: { task: PendingTask; text: string }[] = [];
   const flush = async () => {
     const done = report.checked;
     const verdicts = await pool.verifyMany(
@@ -52,25 +64,47 @@ export async function verifyPending(
       options.signal,
     );
     if (options.signal?.aborted) return;
+    const proved = batch.filter((_, k) => verdicts[k]!.kind === "proved");
+    const shapes = await pool.checkHoleShapes(
+      proved.map(({ task, text }) => ({ file: task.file, hole: task.range, text })),
+      undefined,
+      options.signal,
+    );
+    if (options.signal?.aborted) return;
+    const drop = (task: PendingTask, kind: string, reason: string) => {
+      report.dropped++;
+      report.droppedByReason[kind] = (report.droppedByReason[kind] ?? 0) + 1;
+      if (report.examples.length < 20) report.examples.push({ id: task.id, kind, reason });
+    };
+    let p = 0;
     batch.forEach(({ task }, k) => {
       const v = verdicts[k]!;
       report.checked++;
-      if (v.kind === "proved") {
-        keptOut.write(task);
-        report.kept++;
-        const key = declarationKey(task.file, declKeyOf(task));
-        tasksPerDecl.set(key, (tasksPerDecl.get(key) ?? 0) + 1);
+      if (v.kind !== "proved") {
+        drop(task, v.kind, "reason" in v ? `${v.kind}: ${String(v.reason).split("\n")[0]}` : v.kind);
         return;
       }
-      report.dropped++;
-      report.droppedByReason[v.kind] = (report.droppedByReason[v.kind] ?? 0) + 1;
-      const reason = "reason" in v ? `${v.kind}: ${String(v.reason).split("\n")[0]}` : v.kind;
-      if (report.examples.length < 20) report.examples.push({ id: task.id, kind: v.kind, reason });
+      const shape = shapes[p++]!;
+      report.shape.checked++;
+      if (shape.kind === "not-whole") {
+        report.shape.notWhole++;
+        drop(task, NOT_WHOLE, shape.reason);
+        return;
+      }
+      if (shape.kind === "inconclusive") {
+        report.shape.inconclusive++;
+        drop(task, SHAPE_INCONCLUSIVE, shape.reason);
+        return;
+      }
+      keptOut.write(task);
+      report.kept++;
+      const key = declarationKey(task.file, declKeyOf(task));
+      tasksPerDecl.set(key, (tasksPerDecl.get(key) ?? 0) + 1);
     });
     batch = [];
   };
   try {
-    for (const task of readJsonl<TaskRecord>(pendingPath)) {
+    for (const task of readJsonl<PendingTask>(pendingPath)) {
       batch.push({ task, text: texts.textOf(task.file) });
       if (batch.length >= BATCH) await flush();
       if (options.signal?.aborted) return { kind: "cancelled" };

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { PromptParts } from "../models/backend";
-import type { TaskRecord } from "../dataset/records";
+import { readJsonl } from "../dataset/jsonl";
+import type { ContextRecord, TaskRecord } from "../dataset/records";
 import type { LoadedDataset } from "../train/dataset";
 import type { EvalTask } from "./runEval";
 
@@ -38,45 +39,79 @@ export function datasetIdentity(dataset: LoadedDataset): {
   };
 }
 
-function partsOf(task: TaskRecord): PromptParts {
-  const extra = task as TaskRecord & { goal?: unknown };
+/** The declaration's full text around the hole, from its context row (as the trainer's data.py reads it). */
+function partsOf(task: TaskRecord, context: ContextRecord | undefined): PromptParts {
+  let prefix = task.prefix;
+  let suffix = task.suffix;
+  if (context) {
+    const start = task.offsets.start - context.offsets.start;
+    const end = task.offsets.end - context.offsets.start;
+    if (
+      start >= 0 &&
+      start <= end &&
+      end <= context.text.length &&
+      context.text.slice(start, end) === task.middle
+    ) {
+      prefix = context.text.slice(0, start);
+      suffix = context.text.slice(end);
+    }
+  }
+  const goal = (task as TaskRecord & { goal?: unknown }).goal;
   return {
-    prefix: task.prefix,
-    suffix: task.suffix,
+    prefix,
+    suffix,
     kind: task.kind,
     indent: task.indent ?? 0,
-    ...(typeof extra.goal === "string" && extra.goal.trim() ? { goal: extra.goal } : {}),
-    ...(task.statement ? { statement: task.statement } : {}),
+    ...(typeof goal === "string" && goal.trim() ? { goal } : {}),
+    ...(context?.statement ? { statement: context.statement } : {}),
   };
 }
 
-/** The selected tasks in file order, as the trainer orders them. */
+/** The rows of contexts.jsonl with these indices (a dataset from before contexts.jsonl has none). */
+function contextsOf(dir: string, wanted: ReadonlySet<number>): Map<number, ContextRecord> {
+  const rows = new Map<number, ContextRecord>();
+  const path = join(dir, "contexts.jsonl");
+  if (wanted.size === 0 || !existsSync(path)) return rows;
+  let index = 0;
+  for (const row of readJsonl<ContextRecord>(path)) {
+    const at = typeof row.context === "number" ? row.context : index;
+    if (wanted.has(at)) rows.set(at, row);
+    index++;
+  }
+  return rows;
+}
+
+/** The selected tasks in file order (tasks.jsonl's), each with the prompt parts the trainer builds. */
 export function selectTasks(
   dataset: LoadedDataset,
   split: SplitChoice,
   kinds: readonly string[],
 ): EvalTask[] {
-  const out: EvalTask[] = [];
-  for (const task of dataset.tasks.values()) {
+  const chosen: TaskRecord[] = [];
+  for (const task of readJsonl<TaskRecord>(join(dataset.dir, "tasks.jsonl"))) {
     if (split !== "all" && task.split !== split) continue;
     if (!kinds.includes(task.kind)) continue;
-    const novel = (task as TaskRecord & { novel?: unknown }).novel;
-    out.push({
-      id: task.id,
-      file: task.file,
-      kind: task.kind,
-      split: task.split,
-      novel: typeof novel === "boolean" ? novel : null,
-      range: task.range,
-      parts: partsOf(task),
-    });
+    chosen.push(task);
   }
-  return out;
+  const contexts = contextsOf(
+    dataset.dir,
+    new Set(chosen.flatMap((t) => (typeof t.context === "number" ? [t.context] : []))),
+  );
+  return chosen.map((task) => ({
+    id: task.id,
+    file: task.file,
+    kind: task.kind,
+    split: task.split,
+    novel: typeof task.novel === "boolean" ? task.novel : null,
+    range: task.range,
+    parts: partsOf(task, contexts.get(task.context)),
+    middle: task.middle,
+  }));
 }
 
 /** Scripted test models answer with a task's own proof: found by the prompt's prefix and suffix. */
-export function referenceLookup(dataset: LoadedDataset): (parts: PromptParts) => string | undefined {
+export function referenceLookup(tasks: readonly EvalTask[]): (parts: PromptParts) => string | undefined {
   const byParts = new Map<string, string>();
-  for (const task of dataset.tasks.values()) byParts.set(`${task.prefix}\0${task.suffix}`, task.middle);
+  for (const task of tasks) byParts.set(`${task.parts.prefix}\0${task.parts.suffix}`, task.middle);
   return (parts) => byParts.get(`${parts.prefix}\0${parts.suffix}`);
 }

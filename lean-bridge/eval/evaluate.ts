@@ -14,7 +14,7 @@ import {
 } from "../models/backend";
 import { prepareTarget } from "../train/dataset";
 import { writeFileAtomic } from "../util/atomicWrite";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
 import { datasetIdentity, referenceLookup, selectTasks, type SplitChoice } from "./evalTasks";
 import { openModel } from "./openModel";
 import { EvalProgress } from "./progress";
@@ -46,7 +46,7 @@ export interface EvalSettings {
   startPool(
     projectRoot: string,
     slots: number,
-  ): Promise<{ kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string }>;
+  ): Promise<{ kind: "ok"; pool: Verifier } | { kind: "error"; message: string }>;
   signal: AbortSignal;
   /** Progress and notes (stderr in the CLI, the progress notification in the editor). */
   log(line: string): void;
@@ -88,7 +88,7 @@ export async function evaluate(settings: EvalSettings): Promise<EvalOutcome> {
       hint: "Choose another --split (train, validation, test or all) or --kinds.",
     };
 
-  const opened = await openModel(settings.spec, settings.backend, referenceLookup(dataset), settings.signal);
+  const opened = await openModel(settings.spec, settings.backend, referenceLookup(tasks), settings.signal);
   if (opened.kind === "error") return opened;
   const backend = opened.backend;
   const poolStart = await settings.startPool(projectRoot, settings.workers);

@@ -29,6 +29,8 @@ export interface EvalTask {
   novel: boolean | null;
   range: Range;
   parts: PromptParts;
+  /** The task's own proof (scripted test models answer with it; never shown to a real model). */
+  middle: string;
 }
 
 /** Backend failures that no retry fixes: the evaluation stops and says what to do. */

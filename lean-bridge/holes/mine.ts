@@ -5,12 +5,14 @@
  *   steps  — a run of 2–4 consecutive top-level steps (never the whole proof);
  *   block  — a nested block (`·` bullet, `case`/`next`/alternative body, a `have … := by` or `calc` step proof);
  *   tactic — one step (multi-line steps stay whole).
- * Term-mode proofs, equation compilers and `where` clauses are recognised and skipped, with counts.
+ * Term-mode proofs, equation compilers, `where` clauses and data-valued definitions (`def`, `abbrev`) are
+ * recognised and skipped, with counts.
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { TokenKind, bracketDelta, tokenText, type TokenStream } from "../lean/tokens";
 import type { Range } from "vscode-languageserver-protocol";
+import { SEQUENCE_HEADS } from "./layout";
 import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
 
 export type HoleKind = "proof" | "steps" | "block" | "tactic";
@@ -38,7 +40,14 @@ export interface MinedHole {
   variables: string[];
 }
 
-export type SkipReason = "term-proof" | "equations" | "where-clause" | "no-body";
+export type SkipReason = "term-proof" | "equations" | "where-clause" | "no-body" | "data-valued-definition";
+
+/**
+ * Declarations whose keyword says their value is data (`def answer : Nat := by exact 0`): any value of the
+ * type proves nothing, so a hole there is no proof task and is not mined. `theorem`, `lemma`, `example`
+ * and `instance` stay (the verifier confirms with Lean that what it rewards is a Prop).
+ */
+const DATA_KEYWORDS = new Set(["def", "abbrev", "opaque"]);
 
 export interface MinedFile {
   imports: string[];
@@ -54,7 +63,7 @@ const PRIORITY: Record<HoleKind, number> = { proof: 0, block: 1, steps: 2, tacti
 function skipReason(decl: Declaration): SkipReason | undefined {
   switch (decl.bodyKind) {
     case "tactic":
-      return undefined;
+      return DATA_KEYWORDS.has(decl.keyword) ? "data-valued-definition" : undefined;
     case "term":
       return "term-proof";
     case "equations":
@@ -72,7 +81,7 @@ function variablesInScope(file: ParsedFile): string[][] {
   let current: string[] = [];
   return file.commands.map((c) => {
     const k = c.keyword;
-    if (k === "namespace" || k === "section") stack.push([]);
+    if (k === "namespace" || k === "section" || k === "mutual") stack.push([]);
     else if (k === "end" && stack.length > 1) stack.pop();
     else if (k === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
     else return current;
@@ -89,6 +98,7 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     equations: 0,
     "where-clause": 0,
     "no-body": 0,
+    "data-valued-definition": 0,
   };
   let malformedHoles = 0;
   let declarations = 0;
@@ -123,14 +133,15 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     const spans: { kind: HoleKind; first: number; last: number; whole: boolean }[] = [
       { kind: "proof", first: top.first, last: top.last, whole: allWhole(top.steps) },
     ];
-    const n = top.steps.length;
+    const runs = stepsBlock(ts, top).steps;
+    const n = runs.length;
     for (let a = 0; a < n; a++)
       for (let len = 2; len <= Math.min(4, n - 1) && a + len <= n; len++)
         spans.push({
           kind: "steps",
-          first: top.steps[a]!.first,
-          last: top.steps[a + len - 1]!.last,
-          whole: allWhole(top.steps.slice(a, a + len)),
+          first: runs[a]!.first,
+          last: runs[a + len - 1]!.last,
+          whole: allWhole(runs.slice(a, a + len)),
         });
     const visit = (block: TacticBlock, isTop: boolean) => {
       if (!isTop)
@@ -184,6 +195,19 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     }
   });
   return { imports: parsed.imports, holes, declarations, skipped, malformedHoles };
+}
+
+/**
+ * The block whose runs of steps are `steps` holes: the proof's top level, or, for a proof that is one
+ * combinator over the rest (`classical` on its own line, whose sequence holds every later tactic), that
+ * combinator's sequence.
+ */
+function stepsBlock(ts: TokenStream, top: TacticBlock): TacticBlock {
+  const only = top.steps.length === 1 ? top.steps[0]! : undefined;
+  const inner = only?.nested.length === 1 ? only.nested[0]! : undefined;
+  if (!only || !inner || inner.last !== only.last || !SEQUENCE_HEADS.has(tokenText(ts, only.first)))
+    return top;
+  return inner;
 }
 
 /** The LSP position where token i starts, read off the token stream (no line search). */

@@ -1,11 +1,13 @@
 /**
- * The structure of a tactic block, read with Lean's layout rule: a block's steps all start at the column
- * of its first tactic; a line starting further right continues the step above; a line starting further
- * left (or a closing bracket) ends the block. Inside a step, nested blocks open after a `·` bullet, after
- * `by` (a `have`'s proof, a `calc` step's proof), and after `=>` of `case`, `next` and the alternatives of
- * `induction`/`cases`/`match`.
+ * The structure of a tactic block, read with Lean's layout rule (layout.ts): a block's steps all start at
+ * the column of its first tactic; a line starting further right continues the step above, and so does a
+ * line at the block's column that Lean's grammar reads as a continuation; a line starting further left (or
+ * a closing bracket) ends the block. Inside a step, nested blocks open after a `·` bullet, after `by` (a
+ * `have`'s proof, a `calc` step's proof), after `=>` of `case`, `next` and the alternatives of
+ * `induction`/`cases`/`match`, and after combinators that take a tactic sequence (`classical`, `all_goals` …).
  */
 import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "../lean/tokens";
+import { SEQUENCE_HEADS, continuesOnly, endsInnerSequence, endsOpen, opensSequence } from "./layout";
 
 export interface TacticStep {
   /** Token indices of the step's first and last code tokens. */
@@ -34,25 +36,6 @@ const ARROW_HEADS = new Set([
   "rcases",
   "on_goal",
 ]);
-/** Tokens that cannot begin a tactic: at the block's column they continue the step above (`cases … with` alternatives, `else`). */
-const CONTINUATIONS = new Set([
-  "|",
-  "else",
-  "then",
-  "<;>",
-  "with",
-  "at",
-  "using",
-  "from",
-  ":=",
-  "=>",
-  "_",
-  ")",
-  "]",
-  "}",
-  "⟩",
-]);
-
 /** Steps whose nested syntax is not ordinary tactics (conversions), left whole. */
 const OPAQUE_HEADS = new Set(["conv", "conv_lhs", "conv_rhs"]);
 
@@ -85,11 +68,31 @@ function startsAlternative(ts: TokenStream, i: number, limit: number, column: nu
   return false;
 }
 
+/** Steps whose own syntax has a `:` (`have h : P`, `show P`): in them a `:` does not end a `by` in brackets. */
+const TYPED_HEADS = new Set([
+  "have",
+  "haveI",
+  "let",
+  "letI",
+  "show",
+  "suffices",
+  "obtain",
+  "set",
+  "replace",
+  "generalize",
+  "calc",
+]);
+
+/** Whether token i is the `:` of a type ascription that ends a `by` block in brackets: `(by omega : 0 < n)`. */
+function endsAscribed(ts: TokenStream, i: number, stepFirst: number): boolean {
+  return tokenIs(ts, i, ":") && !TYPED_HEADS.has(tokenText(ts, stepFirst));
+}
+
 /** Where a block must end besides Lean's layout rule. */
 export interface BlockStops {
   /** At a `|` that starts the next alternative of a `with`/`match` (the block is an arm). */
   bar: boolean;
-  /** At a `,` at the block's depth (a `by` inside brackets: `⟨by simp, by omega⟩`). */
+  /** At a `,` or an ascription's `:` at the block's depth (a `by` in brackets: `⟨by simp, by omega⟩`, `(by omega : p)`). */
   comma: boolean;
 }
 
@@ -108,27 +111,55 @@ export function readBlock(
   let depth = 0;
   let stepFirst = from;
   let lastCode = from;
+  // Tactic sequences opened inside the current step at this block's own column (layout.ts, rule 3).
+  let inner = 0;
+  // The current step takes `|` alternatives itself (`cases … with`, `match … with`, `fun |`): Lean's parser
+  // gives a `|` to the innermost construct, so such a bar never ends the arm this block is.
+  let takesAlternatives = false;
   let i = from;
   for (; i <= limit; i++) {
     if (!isCode(ts, i)) continue;
     if (i !== from) {
       const lineFirst = ts.lineFirst[i] === 1;
       const col = ts.cols[i] ?? 0;
-      if (depth === 0 && lineFirst && col < column) break;
+      // Left of the column the block ends, unless the tactic above still needs input: Lean checks the
+      // column only where a tactic starts (`by constructor <;>` with the next tactic below, further left).
+      // So does the next alternative of a `with` (`by induction xs with` ending a line, `| nil` below).
+      if (
+        depth === 0 &&
+        lineFirst &&
+        col < column &&
+        !endsOpen(ts, lastCode) &&
+        !(takesAlternatives && !stops.bar && tokenIs(ts, i, "|"))
+      )
+        break;
       if (
         depth === 0 &&
         stops.bar &&
+        !takesAlternatives &&
         tokenIs(ts, i, "|") &&
         !tokenIs(ts, stepFirst, "first") &&
         startsAlternative(ts, i, limit, column)
       )
         break;
-      if (depth === 0 && stops.comma && tokenIs(ts, i, ",")) break;
-      if (depth === 0 && lineFirst && col === column && !CONTINUATIONS.has(tokenText(ts, i))) {
-        steps.push({ first: stepFirst, last: lastCode, nested: [] });
-        stepFirst = i;
+      if (depth === 0 && stops.comma && (tokenIs(ts, i, ",") || endsAscribed(ts, i, stepFirst))) break;
+      if (depth === 0 && lineFirst && col === column) {
+        if (continuesOnly(ts, i)) {
+          if (inner > 0 && endsInnerSequence(ts, i, limit)) inner--;
+        } else if (endsOpen(ts, lastCode)) {
+          if (opensSequence(ts, lastCode)) inner++;
+        } else if (inner === 0) {
+          steps.push({ first: stepFirst, last: lastCode, nested: [] });
+          stepFirst = i;
+          takesAlternatives = false;
+        }
       }
     }
+    if (depth === 0 && !takesAlternatives && ts.kinds[i] === TokenKind.Ident)
+      takesAlternatives =
+        tokenIs(ts, i, "with") ||
+        tokenIs(ts, i, "match") ||
+        (tokenIs(ts, i, "fun") && tokenIs(ts, nextCode(ts, i + 1, limit), "|"));
     depth += bracketDelta(ts, i);
     if (depth < 0) break;
     lastCode = i;
@@ -150,6 +181,13 @@ function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number
   let i = step.first;
   if (head === "·" || head === ".") {
     const j = nextCode(ts, step.first + 1, step.last);
+    if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
+    return blocks;
+  }
+  if (SEQUENCE_HEADS.has(head)) {
+    // `classical`, `all_goals`, `try` …: the sequence after the keyword (and `iterate`'s count).
+    let j = nextCode(ts, step.first + 1, step.last);
+    if (head === "iterate" && ts.kinds[j] === TokenKind.Number) j = nextCode(ts, j + 1, step.last);
     if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
     return blocks;
   }

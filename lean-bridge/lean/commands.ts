@@ -80,8 +80,12 @@ const OTHER_COMMANDS = new Set([
   "#guard",
 ]);
 
-/** The open namespaces and sections, with their dotted namespace prefix kept current. */
-type Scopes = { kind: "namespace" | "section"; name: string }[] & { prefix: string };
+/**
+ * The open scopes that `end` closes (namespaces, sections, and `mutual` blocks, which add no namespace),
+ * with their dotted namespace prefix kept current.
+ */
+type Scope = { kind: "namespace" | "section" | "mutual"; name: string };
+type Scopes = Scope[] & { prefix: string };
 
 export type BodyKind = "tactic" | "term" | "equations" | "where" | "none";
 
@@ -132,8 +136,19 @@ export interface ParsedFile {
   headerEnd: number;
 }
 
+/**
+ * Whether token i begins its line, at column 0, or follows nothing on its line but comments that do
+ * (`/- c -/ theorem x`: the comment is whitespace to Lean, so the keyword starts a command).
+ */
+function startsLine(ts: TokenStream, i: number): boolean {
+  if (ts.lineFirst[i] === 1) return ts.cols[i] === 0;
+  for (let j = i - 1; j >= 0 && isCommentKind(ts.kinds[j] ?? 0); j--)
+    if (ts.lineFirst[j] === 1) return ts.cols[j] === 0 && ts.kinds[j] !== TokenKind.LineComment;
+  return false;
+}
+
 function isCommandStart(ts: TokenStream, i: number): boolean {
-  if (ts.cols[i] !== 0 || ts.lineFirst[i] !== 1) return false;
+  if (!startsLine(ts, i)) return false;
   const kind = ts.kinds[i];
   if (kind === TokenKind.DocComment) return true;
   if (kind === TokenKind.Symbol) return tokenText(ts, i) === "@[";
@@ -146,7 +161,7 @@ function isCommandStart(ts: TokenStream, i: number): boolean {
 
 function isHashCommand(ts: TokenStream, i: number): boolean {
   // `#print` lexes as `#` then `print`.
-  if (ts.cols[i] !== 0 || ts.lineFirst[i] !== 1 || ts.kinds[i] !== TokenKind.Symbol) return false;
+  if (ts.kinds[i] !== TokenKind.Symbol || !startsLine(ts, i)) return false;
   return (
     ts.text.charCodeAt(ts.starts[i] ?? 0) === 35 &&
     ts.kinds[i + 1] === TokenKind.Ident &&
@@ -265,6 +280,8 @@ function readCommand(
     const name = k + 1 <= last ? wordAt(ts, k + 1) : "";
     scopes.push({ kind: keyword, name });
     scopes.prefix = namespacePrefix(scopes);
+  } else if (keyword === "mutual") {
+    scopes.push({ kind: "mutual", name: "" });
   } else if (keyword === "end") {
     scopes.pop();
     scopes.prefix = namespacePrefix(scopes);
@@ -278,11 +295,16 @@ function readCommand(
 }
 
 /** The enclosing namespaces joined by dots. */
-function namespacePrefix(scopes: { kind: "namespace" | "section"; name: string }[]): string {
+function namespacePrefix(scopes: Scope[]): string {
   return scopes
     .filter((s) => s.kind === "namespace" && s.name)
     .map((s) => s.name)
     .join(".");
+}
+
+/** Whether token i opens `(priority := …)`, the only parenthesis allowed between `instance` and its name. */
+export function isNamedPriority(ts: TokenStream, i: number, last: number): boolean {
+  return wordAt(ts, i) === "(" && wordAt(ts, nextCode(ts, i + 1, last + 1)) === "priority";
 }
 
 function readDeclaration(
@@ -297,8 +319,8 @@ function readDeclaration(
   let i = nextCode(ts, k + 1, last + 1);
   let name: string | undefined;
   if (keyword !== "example") {
-    if (keyword === "instance" && wordAt(ts, i) === "(") {
-      // `instance (priority := low) name : …`
+    if (keyword === "instance" && isNamedPriority(ts, i, last)) {
+      // `instance (priority := low) name : …` (Lean's `optNamedPrio`; any other `(` opens a binder)
       let depth = 0;
       for (; i <= last; i++) {
         depth += bracketDelta(ts, i);

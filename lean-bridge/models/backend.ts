@@ -120,7 +120,11 @@ export type GenerateResult =
       kind: "ok";
       /** `n` candidates, in sampling order. */
       candidates: Candidate[];
-      /** The prompt text sent (special tokens as text), for records and the editor's "show prompt". */
+      /**
+       * The prompt as the model saw it (special tokens as text, BOS included), for records and the editor's
+       * "show prompt"; over /v1/chat/completions without a local tokenizer, the user's message; over a server's
+       * native FIM, `prefix<HOLE>suffix`.
+       */
       prompt: string;
     }
   | {
@@ -133,6 +137,9 @@ export type GenerateResult =
       /** Candidates finished before the failure (parallel requests), so a caller may keep them. */
       partial?: Candidate[];
     };
+
+/** A failed `generate`. */
+export type GenerateError = Extract<GenerateResult, { kind: "error" }>;
 
 /** Which model produced a result: recorded with every eval result and cache key. */
 export interface ModelIdentity {
@@ -254,14 +261,14 @@ export function backendError(
   message: string,
   hint: string,
   partial?: Candidate[],
-): GenerateResult {
+): GenerateError {
   return partial && partial.length > 0
     ? { kind: "error", cause, message, hint, partial }
     : { kind: "error", cause, message, hint };
 }
 
 /** The `aborted` result every backend answers when the caller's signal fires. */
-export function abortedResult(partial?: Candidate[]): GenerateResult {
+export function abortedResult(partial?: Candidate[]): GenerateError {
   return backendError(
     "aborted",
     "Generation was cancelled.",

@@ -3,7 +3,7 @@
  * tokenizer, resolves the prompt style as the trainer would, and (endpoints only, when asked) probes the
  * server's native FIM routes.
  */
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import OpenAI from "openai";
 import type { BackendOptions, ModelBackend, ModelSpec, OpenResult } from "./backend";
 import { OpenAiBackend, type OpenAiPlan } from "./openaiBackend";
@@ -172,9 +172,4 @@ async function openOpenAi(
   };
   const backend: ModelBackend = new OpenAiBackend(plan, options);
   return { kind: "ok", backend };
-}
-
-/** The name a local model folder is recorded under. */
-export function folderModelName(dir: string): string {
-  return basename(resolve(dir));
 }

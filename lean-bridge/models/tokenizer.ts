@@ -179,6 +179,7 @@ export class LoadedTokenizer implements PromptTokenizer {
   }
 
   decode(ids: readonly number[]): string {
+    if (ids.length === 0) return ""; // the library refuses an empty list; a sample may end at once
     return this.core.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
   }
 

@@ -34,7 +34,7 @@ export interface Range {
 /** Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward. */
 export interface VerifierIdentity {
   /** Real Lean or the protocol simulator (a test double). */
-  kind: "lean" | "simulator";
+  kind: "lean" | "simulator" | "kimina";
   /** The Lean toolchain (e.g. leanprover/lean4:v4.24.0) or the simulator's version. */
   version: string;
   /** What users see, e.g. "Lean (leanprover/lean4:v4.24.0)" or "simulator 0.1.0 (not Lean)". */
@@ -42,11 +42,29 @@ export interface VerifierIdentity {
 }
 
 /**
- * The verdict's kind. environment, and timeout or crashed with cause infrastructure, are not the model's fault: the
- * trainer masks those samples out; a timeout or crash the candidate caused is a failure.
+ * The verdict's kind. environment is never the model's fault, and timeout and crashed are not when their cause
+ * is the infrastructure: the trainer masks those samples out (see isMaskedVerdict).
  */
 export type VerdictKind =
   "proved" | "failed" | "incomplete" | "rejected" | "timeout" | "crashed" | "environment";
+
+/**
+ * Who a timeout or a crash is charged to. candidate: the check ran past its own limit, or the worker crashed
+ * again on a fresh start (a failure: reward 0, trained on); infrastructure: the verifier, its server or the
+ * connection failed (masked). Absent means candidate, so a reader that does not know fails closed.
+ */
+export type VerdictCause = "candidate" | "infrastructure";
+
+/**
+ * The one definition of a masked verdict (a sample the trainer leaves out of the loss): environment, and
+ * timeout or crashed caused by the infrastructure. A candidate can never choose a masked outcome: a timeout
+ * or crash it causes is its failure.
+ */
+export function isMaskedVerdict(verdict: { kind: VerdictKind; cause?: VerdictCause }): boolean {
+  if (verdict.kind === "environment") return true;
+  if (verdict.kind === "timeout" || verdict.kind === "crashed") return verdict.cause === "infrastructure";
+  return false;
+}
 
 /** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
@@ -148,7 +166,30 @@ export interface TrainConfig {
   validation_samples?: number;
   /** sft: the compute-matched SFT baseline instead of RL; null: the RL run. */
   baseline?: "sft" | null;
+  /** auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction. */
+  prompt_style?: "auto" | "fim" | "chat" | "instruction";
+  /** The prompt's text with {prefix} {suffix} {goal} {hole} {kind} (null: the style's own). */
+  prompt_template?: string | null;
+  /** The model reasons before answering: the candidate is the answer's last ```lean block. */
+  prompt_thinking?: boolean;
+  /** Completions per forward/backward pass; gradients accumulate with batch-wide normalisers (null: one pass). */
+  micro_batch_size?: number | null;
+  /** Optimiser passes over each generated batch (TRL's num_iterations). */
+  num_iterations?: number;
+  /** Optimiser steps each generated batch is split into, by groups. */
+  steps_per_generation?: number;
+  /** Learning-rate schedule over the optimiser steps, after the warm-up. */
+  lr_scheduler?: "constant" | "linear" | "cosine";
+  /** Share of the optimiser steps over which the learning rate rises linearly from 0. */
+  warmup_ratio?: number;
+  /** AdamW weight decay for RL (default 0.01). */
+  weight_decay?: number;
+  /** Where each metrics line also goes: none, tensorboard, wandb, trackio, or a list of them. */
+  report_to?: ReportTarget | ReportTarget[];
 }
+
+/** A `report_to` target. */
+export type ReportTarget = "none" | "tensorboard" | "wandb" | "trackio";
 
 /** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */
 export type TrainConfigWire = TrainConfig;
@@ -240,12 +281,8 @@ export interface BatchVerdict {
   cached: boolean;
   /** The verifier that produced the verdict. */
   verifier: VerifierIdentity;
-  /**
-   * For timeout and crashed: whose fault it was. "candidate" (a check that exceeded its own limit, a crash the
-   * candidate caused) is a failure; "infrastructure" (outside the candidate's control) is masked out of training.
-   * Absent means "candidate" (fail closed).
-   */
-  cause?: "candidate" | "infrastructure";
+  /** For timeout and crashed only: who caused it (absent means candidate: fail closed). */
+  cause?: VerdictCause;
 }
 
 /** Host -> trainer, answer to `verify/batch`. */

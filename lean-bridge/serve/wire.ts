@@ -24,10 +24,14 @@ export function batchVerdict(taskId: string, verdict: Verdict, mode: RewardMode)
     elapsedMs: verdict.elapsedMs,
     cached: verdict.cached === true,
     verifier: verdict.verifier,
+    ...(verdict.kind === "timeout" || verdict.kind === "crashed" ? { cause: verdict.cause } : {}),
   };
 }
 
-/** A verdict that was not produced by a check (bad item, service gone), with its message. */
+/**
+ * A verdict that was not produced by a check (bad item, service gone, verifier stopped), with its message. A
+ * timeout or crash here is never the candidate's doing: its cause is the infrastructure.
+ */
 export function bareVerdict(
   taskId: string,
   kind: VerdictKind,
@@ -43,5 +47,6 @@ export function bareVerdict(
     elapsedMs: 0,
     cached: false,
     verifier,
+    ...(kind === "timeout" || kind === "crashed" ? { cause: "infrastructure" as const } : {}),
   };
 }

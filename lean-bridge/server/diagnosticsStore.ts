@@ -14,13 +14,21 @@ interface DocumentState {
   version: number;
   diagnostics: LeanDiagnostic[];
   fatal: boolean;
+  /**
+   * The first line Lean still had to elaborate in its last `$/lean/fileProgress` for this version: undefined
+   * before any, null once it reported nothing left. Tells whose time a timeout spent (the pool's timeout).
+   */
+  processingFrom: number | null | undefined;
 }
+
+/** How far Lean got with a version, from its last `$/lean/fileProgress`. */
+export type Progress = { kind: "none" } | { kind: "processing"; fromLine: number } | { kind: "done" };
 
 export class DiagnosticsStore {
   private readonly docs = new Map<string, DocumentState>();
 
   reset(uri: string, version: number): void {
-    this.docs.set(uri, { version, diagnostics: [], fatal: false });
+    this.docs.set(uri, { version, diagnostics: [], fatal: false, processingFrom: undefined });
   }
 
   forget(uri: string): void {
@@ -41,6 +49,16 @@ export class DiagnosticsStore {
     const state = this.docs.get(params.textDocument.uri);
     if (!state || params.textDocument.version !== state.version) return;
     if (params.processing.some((p) => p.kind === LeanFileProgressKind.fatalError)) state.fatal = true;
+    const lines = params.processing.map((p) => p.range.start.line);
+    state.processingFrom = lines.length === 0 ? null : Math.min(...lines);
+  }
+
+  progress(uri: string, version: number): Progress {
+    const state = this.docs.get(uri);
+    if (!state || state.version !== version || state.processingFrom === undefined) return { kind: "none" };
+    return state.processingFrom === null
+      ? { kind: "done" }
+      : { kind: "processing", fromLine: state.processingFrom };
   }
 
   read(uri: string, version: number): { diagnostics: LeanDiagnostic[]; fatal: boolean } {

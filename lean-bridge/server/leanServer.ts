@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import {
   CancellationTokenSource,
   ResponseError,
+  StreamMessageReader,
   createMessageConnection,
   type MessageConnection,
   type NotificationType,
@@ -42,7 +43,8 @@ import {
   type LeanDiagnostic,
 } from "../protocol/lean";
 import { withDeadline } from "./deadline";
-import { DiagnosticsStore } from "./diagnosticsStore";
+import { DiagnosticsStore, type Progress } from "./diagnosticsStore";
+import { SingleWriteMessageWriter } from "./frameWriter";
 
 export interface LaunchSpec {
   /** argv: the program and its arguments. */
@@ -103,7 +105,10 @@ export class LeanServer {
     output: NodeJS.WritableStream,
     initTimeoutMs = 10_000,
   ): Promise<StartResult> {
-    const connection = createMessageConnection(input, output);
+    const connection = createMessageConnection(
+      new StreamMessageReader(input),
+      new SingleWriteMessageWriter(output),
+    );
     const server = new LeanServer(undefined, connection, { command: ["(in-process)"], cwd: process.cwd() });
     server.wire();
     connection.listen();
@@ -137,7 +142,10 @@ export class LeanServer {
     });
     if (spawnError)
       return { kind: "failed", message: `could not start ${program}: ${spawnError.message}`, stderr: "" };
-    const connection = createMessageConnection(child.stdout!, child.stdin!);
+    const connection = createMessageConnection(
+      new StreamMessageReader(child.stdout!),
+      new SingleWriteMessageWriter(child.stdin!),
+    );
     const server = new LeanServer(child, connection, spec);
     server.wire();
     connection.listen();
@@ -347,6 +355,11 @@ export class LeanServer {
     if (!this.openDocs.delete(uri)) return;
     this.store.forget(uri);
     await this.send(DidCloseTextDocumentNotification.type, { textDocument: { uri } }, this.writeDeadlineMs);
+  }
+
+  /** How far Lean got with a version of a document, from its last `$/lean/fileProgress`. */
+  progressOf(uri: string, version: number): Progress {
+    return this.store.progress(uri, version);
   }
 
   /**

@@ -22,6 +22,44 @@ export interface JudgedDeclaration {
   isPrivate?: boolean;
   /** Its proof runs compiled code (`native_decide`, `bv_decide`, `decide +native`). */
   native?: string;
+  /** Its type is data, not a proposition (`def answer : Nat`), as far as the simulator can tell. */
+  isData?: boolean;
+}
+
+/**
+ * Type heads the simulator takes for data. Lean knows every type; the simulator only reads the statement,
+ * so it knows the core data types and takes anything else for a proposition.
+ */
+const DATA_TYPE_HEADS = new Set([
+  "Nat",
+  "Int",
+  "String",
+  "Bool",
+  "Char",
+  "Float",
+  "List",
+  "Array",
+  "Option",
+  "Fin",
+  "Type",
+  "Sort",
+  "Decidable",
+]);
+
+/** Whether a declaration's type (after its top-level `:`) starts with a core data type. */
+function statesData(ts: TokenStream, decl: Declaration): boolean {
+  const first = tokenIndexAt(ts, decl.keywordStart, decl.firstToken, decl.lastToken);
+  const statementEnd = decl.keywordStart + decl.statement.length;
+  let depth = 0;
+  for (let i = first + 1; i <= decl.lastToken && (ts.starts[i] ?? 0) < statementEnd; i++) {
+    depth += bracketDelta(ts, i);
+    if (depth === 0 && tokenText(ts, i) === ":") {
+      let k = i + 1;
+      while (k <= decl.lastToken && isCommentKind(ts.kinds[k] ?? 0)) k++;
+      return DATA_TYPE_HEADS.has(tokenText(ts, k));
+    }
+  }
+  return false;
 }
 
 /** The prefix the verifier gives anonymous declarations it renames (lean-bridge/verify/checkDocument.ts). */
@@ -152,12 +190,49 @@ export function goalOf(ts: TokenStream, decl: Declaration): string {
   return [...hyps, `⊢ ${type || "?"}`].join("\n");
 }
 
+/** Tokens that may follow a complete tactic on its line: a separator, a combinator, a closing bracket. */
+const AFTER_TACTIC_ON_LINE = new Set([";", "<;>", "<|>", ")", "]", "}", "⟩", ","]);
+/** Tokens no tactic starts with, which only the tactic before them could take. */
+const NEVER_TACTIC_START = new Set(["|", "with", "then", "at", "using", ":=", "=>", "from", "_", ","]);
+
+function prevCode(ts: TokenStream, i: number): number {
+  let j = i - 1;
+  while (j > 0 && isCommentKind(ts.kinds[j] ?? 0)) j--;
+  return j;
+}
+
+/**
+ * The simulator's model of Lean's parser around a `sorry` tactic (the export's hole-shape check puts one
+ * in a hole): `sorry` is complete, so the token after it must be one that may follow a complete tactic on
+ * its line, or on a later line start a tactic at `sorry`'s column (or end its block further left). Anything
+ * else continues a tactic that `sorry` replaced only in part, which Lean reports as a parse error. Returns
+ * that token's index, or undefined when the body parses.
+ */
+function danglingAfterSorry(ts: TokenStream, body: number[]): number | undefined {
+  for (let k = 0; k + 1 < body.length; k++) {
+    const at = body[k]!;
+    if (tokenText(ts, at) !== "sorry") continue;
+    const next = body[k + 1]!;
+    const text = tokenText(ts, next);
+    if (ts.lines[next] === ts.lines[at]) {
+      if (!AFTER_TACTIC_ON_LINE.has(text)) return next;
+      continue;
+    }
+    const col = ts.cols[next] ?? 0;
+    const sorryCol = ts.cols[at] ?? 0;
+    if (col > sorryCol && text !== "<;>" && text !== "<|>") return next;
+    if (col === sorryCol && NEVER_TACTIC_START.has(text)) return next;
+  }
+  return undefined;
+}
+
 function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
   const { file, index, reference } = ctx;
   const ts = file.tokens;
   const isPrivate = isPrivateDecl(file, command, decl);
+  const isData = statesData(ts, decl);
   const record = (judged: JudgedDeclaration) => {
-    const result = isPrivate ? { ...judged, isPrivate } : judged;
+    const result = { ...judged, ...(isPrivate ? { isPrivate } : {}), ...(isData ? { isData } : {}) };
     for (const name of [decl.fullName, decl.name]) {
       if (!name) continue;
       ctx.judged.set(name, result);
@@ -198,8 +273,20 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   }
   if (bodyTexts.includes("sorry")) {
     record({ ok: true, usesSorry: true });
+    const dangling = danglingAfterSorry(ts, body);
     // src/Lean/AddDecl.lean: no version names the declaration in this warning.
-    return [diag(index, namePos.start, namePos.end, 2, sorryWarningText(ctx.lean))];
+    const warning = diag(index, namePos.start, namePos.end, 2, sorryWarningText(ctx.lean));
+    if (dangling === undefined) return [warning];
+    // Lean (since lean4#2393) starts an unexpected token's error at the end of the token before it.
+    const sorryEnd = ts.ends[prevCode(ts, dangling)] ?? 0;
+    const parseError = diag(
+      index,
+      sorryEnd,
+      ts.ends[dangling] ?? sorryEnd,
+      1,
+      `unexpected token '${tokenText(ts, dangling)}'; expected command`,
+    );
+    return [parseError, warning];
   }
   const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
   if (accepted.some(same)) {
@@ -218,6 +305,28 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
       bestShared = k;
       best = ref;
     }
+  }
+  const atToken = (k: number) => ({ start: ts.starts[body[k] ?? 0] ?? 0, end: ts.ends[body[k] ?? 0] ?? 0 });
+  if (bodyTexts[bestShared] === "done" && bestShared < best.length) {
+    // Lean's `done` with goals left: one error on itself, tagged, listing them; the goals are admitted
+    // and the rest of the block never runs (the verifier's sentinel for measuring goals).
+    const { start, end } = atToken(bestShared);
+    return [
+      diag(index, start, end, 1, `unsolved goals\n${goalOf(ts, decl)}`, {
+        leanTags: [LeanDiagnosticTag.unsolvedGoals],
+      }),
+    ];
+  }
+  const nestedBy = bodyTexts.lastIndexOf("by", bestShared);
+  if (nestedBy > 0 && ts.lines[body[nestedBy] ?? 0] === ts.lines[body[bestShared] ?? 0]) {
+    // The step that leaves the references sits in a nested `by` block on the same line (`exact (by skip)`):
+    // as Lean does, that block reports its unsolved goals where it opens and is closed with a synthetic sorry.
+    const { start, end } = atToken(nestedBy);
+    return [
+      diag(index, start, end, 1, `unsolved goals\n${goalOf(ts, decl)}`, {
+        leanTags: [LeanDiagnosticTag.unsolvedGoals],
+      }),
+    ];
   }
   if (bestShared === bodyTexts.length && decl.byStart !== undefined) {
     // The candidate stops early: Lean reports unsolved goals on `by`, its full range the whole block.
@@ -343,6 +452,31 @@ function describe(lean: SimulatedLean): string {
       : v.text;
 }
 
+/**
+ * `#check (type_of% @Name : Prop)`, the verifier's question whether a declaration states a proposition:
+ * Lean prints the type when it is one, and a type mismatch when the declaration's type is data.
+ */
+function judgePropCheck(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
+  const text = ctx.file.tokens.text.slice(command.start, command.end);
+  const m = /^#check \(type_of% @(\S+) : Prop\)$/.exec(text.trim());
+  if (!m) return [];
+  const written = m[1] ?? "";
+  const name = written.startsWith("_root_.") ? written.slice("_root_.".length) : written;
+  const result = ctx.judged.get(name);
+  if (!result) return [diag(ctx.index, command.start, command.end, 1, `unknown constant '${written}'`)];
+  if (result.isData)
+    return [
+      diag(
+        ctx.index,
+        command.start,
+        command.end,
+        1,
+        `type mismatch\n  type_of% @${written}\nhas type\n  Type : Type 1\nbut is expected to have type\n  Prop : Type`,
+      ),
+    ];
+  return [diag(ctx.index, command.start, command.end, 3, `type_of% @${written} : Prop`)];
+}
+
 /** Diagnostics of one command, updating the context for later `#print axioms`. */
 export function judgeCommand(ctx: JudgeContext, command: Command): LeanDiagnostic[] {
   if (command.declaration) return judgeDeclaration(ctx, command, command.declaration);
@@ -351,5 +485,6 @@ export function judgeCommand(ctx: JudgeContext, command: Command): LeanDiagnosti
     const printed = judgePrintAxioms(ctx, command);
     return printed.length > 0 ? printed : judgeSetOption(ctx, command);
   }
+  if (command.keyword === "#check") return judgePropCheck(ctx, command);
   return [];
 }

@@ -40,7 +40,8 @@ export class VerifyRelay {
 
   constructor(
     private readonly verifier: BatchVerifier,
-    private readonly tasks: ReadonlyMap<string, TaskRecord>,
+    /** The run's tasks by id (its dataset's index: each read from disk when a batch names it). */
+    private readonly tasks: { get(id: string): TaskRecord | undefined },
     private readonly files: ReadonlyMap<string, string>,
     private readonly reward: RewardMode,
   ) {}

@@ -39,7 +39,11 @@ export interface TrainingOptions {
   /** How verdicts become rewards (see lean-bridge/verify/rewards.ts). */
   reward: "binary" | "partial";
   /** The simulator (a test double, never Lean) or Lean, optionally through a given server command line. */
-  verifier: { kind: "simulator" } | { kind: "lean"; serverCommand?: string[] };
+  verifier:
+    | { kind: "simulator" }
+    | { kind: "lean"; serverCommand?: string[] }
+    /** A Kimina Lean Server at this URL (its key from LEAN_SERVER_API_KEY). */
+    | { kind: "kimina"; url: string };
   /** Continue from runDir/checkpoints/latest. */
   resume: boolean;
   /**

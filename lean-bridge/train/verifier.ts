@@ -4,10 +4,13 @@
  */
 import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
 import { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
+import { KiminaVerifier } from "../kimina/verifier";
+import { API_KEY_VARIABLE } from "../kimina/protocol";
 import type { TrainingOptions } from "./session";
 
 export interface StartedVerifier {
-  pool: VerifierPool;
+  pool: Verifier;
   stop(): Promise<void>;
 }
 
@@ -24,6 +27,17 @@ export async function startVerifier(
   projectRoot: string,
   options: { slots: number; timeoutMs: number; simulatorArgs: string[]; memoryBudgetMb?: number },
 ): Promise<VerifierStart> {
+  if (choice.kind === "kimina") {
+    const key = process.env[API_KEY_VARIABLE];
+    const pool = new KiminaVerifier({
+      url: choice.url,
+      projectRoot,
+      timeoutMs: options.timeoutMs,
+      concurrency: Math.max(1, options.slots),
+      ...(key ? { apiKey: key } : {}),
+    });
+    return { kind: "ok", verifier: { pool, stop: () => pool.stop() } };
+  }
   const server: ServerChoice =
     choice.kind === "simulator"
       ? { kind: "simulator", extraArgs: options.simulatorArgs }

@@ -5,12 +5,18 @@
  * candidate changed nothing outside the hole: the same statement, the same declaration boundaries.
  */
 import type { Range } from "vscode-languageserver-protocol";
-import { isCommandKeyword, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import {
+  isCommandKeyword,
+  isNamedPriority,
+  parseFile,
+  type Declaration,
+  type ParsedFile,
+} from "../lean/commands";
 import { createHash } from "node:crypto";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { LineIndex, leanColumnOf } from "../text/positions";
-import { isTermHash } from "./policy";
+import { isTermHash, nameInPlace } from "./policy";
 import { featuresOfToolchain, moduleFilesUncheckable, type LeanFeatures } from "./toolchain";
 
 /** What the check document needs to know of the Lean that checks it; an unknown toolchain by default. */
@@ -29,6 +35,14 @@ export interface CheckDocument {
   indentShift: number;
   /** The 0-based line of the appended `#print axioms`. */
   axiomsLine: number;
+  /**
+   * The 0-based line of the appended `#check (type_of% @<name> : Prop)`, which Lean answers without an error
+   * only when the declaration's type is a proposition; -1 for `theorem` and `lemma`, whose type Lean itself
+   * requires to be one. A hole in a declaration of data (`def answer : Nat := by …`) is not a proof.
+   */
+  propCheckLine: number;
+  /** The hole's column as Lean counts it (code points): where a sentinel tactic of the hole's block goes. */
+  holeColumn: number;
   /** Everything before the candidate: documents that share it share Lean's snapshots. */
   prefix: string;
   /**
@@ -105,8 +119,9 @@ export function locateHole(
     .find((d) => d && d.start <= start && end <= d.end);
   if (!declaration)
     return { kind: "bad-hole", message: `the hole ${show(hole)} is not inside a declaration` };
+  // A tactic proof may be followed by a `where` clause (auxiliary definitions); the hole is in the proof.
   if (
-    declaration.bodyKind !== "tactic" ||
+    (declaration.bodyKind !== "tactic" && declaration.bodyKind !== "where") ||
     declaration.byStart === undefined ||
     declaration.byEnd === undefined
   )
@@ -176,16 +191,25 @@ export function reindent(candidate: string, column: number): { text: string; shi
 }
 
 /**
- * The candidate without the comments it ends with. They mean nothing to a proof, and if our lexer took
- * for a comment text that Lean reads as code, that text never reaches Lean; anything hidden earlier in the
- * candidate is caught by Lean's range of the declaration (leanView.ts), which then ends before our end.
+ * The candidate without the comments it ends with. Plain comments mean nothing to a proof, and if our lexer
+ * took for a comment text that Lean reads as code, that text never reaches Lean; anything hidden earlier in
+ * the candidate is caught by Lean's range of the declaration (leanView.ts), which then ends before our end.
+ * A trailing doc comment (`/-- … -/`, `/-! … -/`) is different: Lean reads it as a token, which in the file
+ * would end the tactic block and start the next command, so the file would not hold what was checked. Such
+ * a candidate is refused (undefined here).
  */
-export function withoutTrailingComments(placed: string): string {
+export function withoutTrailingComments(placed: string): string | undefined {
   const ts = lex(placed);
   let last = ts.count - 1;
-  while (last >= 0 && isCommentKind(ts.kinds[last] ?? 0)) last--;
+  while (last >= 0 && isCommentKind(ts.kinds[last] ?? 0)) {
+    if (ts.kinds[last] === TokenKind.DocComment) return undefined;
+    last--;
+  }
   return last === ts.count - 1 ? placed : placed.slice(0, last >= 0 ? (ts.ends[last] ?? 0) : 0);
 }
+
+/** Keywords whose declarations Lean itself requires to have a proposition as type. */
+const PROP_BY_LEAN = new Set(["theorem", "lemma"]);
 
 /** The name the verifier gives an anonymous declaration: fixed by its statement and place, so it is cacheable. */
 export function checkName(decl: Declaration): string {
@@ -225,12 +249,13 @@ function namedHead(
     };
   }
   if (decl.keyword !== "instance") return undefined;
-  // `instance (priority := p) : C` takes its name after the priority.
+  // `instance (priority := p) : C` takes its name after the priority; `instance (A : X) : C`, right
+  // after the keyword (any other `(` opens a binder).
   const ts = lex(decl.statement);
   let after = "instance".length;
   let k = 1;
   while (k < ts.count && ts.kinds[k] !== undefined && isComment(ts.kinds[k] ?? 0)) k++;
-  if (tokenText(ts, k) === "(") {
+  if (isNamedPriority(ts, k, ts.count - 1)) {
     let depth = 0;
     for (; k < ts.count; k++) {
       const t = tokenText(ts, k);
@@ -269,6 +294,12 @@ export function buildCheckDocument(
   const decl = hole.declaration;
   const { text: reindented, shift } = reindent(candidate, hole.column);
   const placed = withoutTrailingComments(reindented);
+  if (placed === undefined)
+    return {
+      kind: "tampered",
+      message:
+        "the candidate ends with a doc comment (`/-- … -/` or `/-! … -/`), which Lean reads as the start of the next command, so the file would not hold what was checked; remove it or use `--` / `/- … -/`",
+    };
   const given = checkName(decl);
   const head = namedHead(decl, given);
   const renamed = head?.renamed === true;
@@ -291,6 +322,14 @@ export function buildCheckDocument(
       : given
     : (decl.fullName ?? given);
   let text = prefix + placed + suffix + "\n";
+  let propCheckLine = -1;
+  if (!PROP_BY_LEAN.has(decl.keyword)) {
+    // `type_of% @c` (a core term, src/Lean/Parser/Term.lean) is the type of the constant with every argument
+    // explicit; it has type Prop exactly when the declaration states a proposition (a ∀ over data whose body
+    // is a Prop is itself a Prop). Lean answers with the type, or with an error for data.
+    propCheckLine = new LineIndex(text).lineCount;
+    text += `\n#check (type_of% @_root_.${checkedName} : Prop)\n`;
+  }
   const axiomsLine = new LineIndex(text).lineCount; // The line after the trailing newline's line.
   // `_root_.` makes Lean resolve exactly this name, never a namesake in an open namespace; `pp.fullNames`
   // makes it print axiom names in full, which `open` would otherwise shorten (`choice` for
@@ -307,6 +346,8 @@ export function buildCheckDocument(
     declarationEnd: prefix.length + placed.length + (suffix.trim() === "" ? 0 : suffix.length),
     indentShift: shift,
     axiomsLine,
+    propCheckLine,
+    holeColumn: hole.column,
     prefix,
     headerEndLine: file.headerEnd > 0 ? new LineIndex(source).positionAt(file.headerEnd).line : -1,
     headerStart: file.headerEnd > 0 ? (file.commands[0]?.start ?? -1) : -1,
@@ -340,7 +381,9 @@ function findTampering(doc: CheckDocument, suffix: string, statement: string): s
       ts.kinds[i + 1] === TokenKind.Ident &&
       ts.starts[i + 1] === ts.ends[i] &&
       !isTermHash(ts, i);
-    if ((ts.kinds[i] === TokenKind.Ident && isCommandKeyword(word)) || hash)
+    const command =
+      ts.kinds[i] === TokenKind.Ident && isCommandKeyword(word) && !(word === "lemma" && nameInPlace(ts, i));
+    if (command || hash)
       return `the candidate contains the command \`${hash ? "#" + tokenText(ts, i + 1) : word}\`, which would end the declaration`;
   }
   const decl = reparsed.commands[0]?.declaration;
@@ -349,6 +392,10 @@ function findTampering(doc: CheckDocument, suffix: string, statement: string): s
   if (decl.statement !== statement) return "the candidate changes the theorem statement";
   if (decl.end !== candidateEnd + suffix.length && !(suffix.trim() === "" && decl.end <= candidateEnd))
     return "the candidate ends the declaration early or continues past it";
-  if (decl.bodyKind !== "tactic") return "the candidate turns the tactic proof into something else";
+  // `where`, `termination_by` or `decreasing_by` in the candidate would end the tactic block inside it.
+  if (decl.byEnd !== undefined && decl.byEnd < candidateEnd)
+    return "the candidate ends the tactic block early (with `where`, `termination_by` or `decreasing_by`)";
+  if (decl.bodyKind !== doc.declaration.bodyKind)
+    return "the candidate turns the tactic proof into something else (or adds or removes a `where` clause)";
   return undefined;
 }

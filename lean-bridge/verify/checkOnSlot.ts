@@ -12,10 +12,10 @@ import { incrementalChange } from "../text/edits";
 import type { CheckDocument } from "./checkDocument";
 import { classify } from "./classify";
 import { goalsAroundCandidate } from "./goals";
-import { goalsClosedShare } from "./rewards";
 import { checkFoldingView, checkLeanView } from "./leanView";
 import type { Slot } from "./scheduler";
-import type { VerdictOutcome } from "./verdict";
+import type { VerdictCause, VerdictOutcome } from "./verdict";
+import { LineIndex } from "../text/positions";
 
 export interface SlotCheckContext {
   server: LeanServer;
@@ -38,8 +38,14 @@ export interface SlotCheck {
 
 export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckDocument): Promise<SlotCheck> {
   const { server } = ctx;
+  // The pool retries a lost server or a crashed worker once on a fresh one before charging the candidate.
   const lost = (reason: string): SlotCheck => ({
-    outcome: { kind: "crashed", reason: `${reason}${stderrTail(server.stderr)}`, diagnostics: [] },
+    outcome: {
+      kind: "crashed",
+      reason: `${reason}${stderrTail(server.stderr)}`,
+      cause: "infrastructure",
+      diagnostics: [],
+    },
     aftermath: "server-lost",
   });
   let version: number;
@@ -58,10 +64,10 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
   slot.text = doc.text;
   // One deadline for the whole check: the diagnostics and the questions Lean answers after them.
   const deadline = performance.now() + ctx.timeoutMs;
-  const timedOut: SlotCheck = {
-    outcome: { kind: "timeout", timeoutMs: ctx.timeoutMs, diagnostics: [] },
+  const timedOut = (cause: VerdictCause): SlotCheck => ({
+    outcome: { kind: "timeout", timeoutMs: ctx.timeoutMs, cause, diagnostics: [] },
     aftermath: "recycle",
-  };
+  });
   const result = await server.waitForDiagnostics(slot.uri, version, ctx.timeoutMs);
   switch (result.kind) {
     case "ready": {
@@ -75,18 +81,42 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
       // A broken or stale environment: the next check opens the document afresh (a new worker loads the
       // header again), rather than asking a worker that holds stale imports.
       if (outcome.kind === "environment") return { outcome, aftermath: "recycle" };
-      const confirmed = await confirmWithLean(server, slot.uri, doc, outcome, deadline);
+      const confirmed = await confirmWithLean(server, slot, doc, outcome, deadline);
       if (confirmed.kind === "lost") return lost(confirmed.reason);
-      if (confirmed.kind === "timeout") return timedOut;
+      // Lean had elaborated the candidate; what ran out of time was the candidate's own work.
+      if (confirmed.kind === "timeout") return timedOut("candidate");
       return { outcome: confirmed.outcome, aftermath: "keep" };
     }
     case "timeout":
-      return timedOut;
+      return timedOut(timeoutCause(server, slot.uri, version, doc));
     case "crashed":
-      return { outcome: { kind: "crashed", reason: result.reason, diagnostics: [] }, aftermath: "recycle" };
+      return {
+        // Charged to the candidate only if it crashes a fresh worker too (the pool retries once).
+        outcome: { kind: "crashed", reason: result.reason, cause: "infrastructure", diagnostics: [] },
+        aftermath: "recycle",
+      };
     case "closed":
       return lost(result.reason);
   }
+}
+
+/**
+ * Whose time a timeout spent, from Lean's last `$/lean/fileProgress`: the candidate's when Lean was at the
+ * checked declaration or past it (a `sleep`, a slow tactic: a failure the candidate chose); the
+ * infrastructure's when Lean had not reached it (imports or the declarations above still loading, or no
+ * word from Lean at all), which no candidate can cause, because nothing of it is elaborated before.
+ */
+export function timeoutCause(
+  server: LeanServer,
+  uri: string,
+  version: number,
+  doc: CheckDocument,
+): VerdictCause {
+  const progress = server.progressOf(uri, version);
+  if (progress.kind === "none") return "infrastructure";
+  if (progress.kind === "done") return "candidate";
+  const declLine = new LineIndex(doc.text).positionAt(doc.declarationStart).line;
+  return progress.fromLine >= declLine ? "candidate" : "infrastructure";
 }
 
 /** The last lines of the server's stderr, for a crash report. */
@@ -109,48 +139,76 @@ type Confirmed =
  */
 async function confirmWithLean(
   server: LeanServer,
-  uri: string,
+  slot: Slot,
   doc: CheckDocument,
   outcome: VerdictOutcome,
   deadline: number,
 ): Promise<Confirmed> {
+  const uri = slot.uri;
   const left = () => Math.max(1, deadline - performance.now());
   let confirmed = outcome;
   if (outcome.kind === "incomplete" && outcome.reason === "unsolved-goals") {
-    const goals = await goalsAroundCandidate(server, uri, doc, left);
+    // Lean's list of declarations is read from the check document itself, so it is asked before the probes.
+    const view = await leanView(server, uri, doc, left);
+    if (view.kind !== "ok") return view;
+    if (view.failed) return failClosed(outcome, view.failed);
+    const goals = await goalsAroundCandidate(server, slot, doc, left);
     if (goals.kind !== "ok") return goals;
     confirmed = {
       ...outcome,
       ...(goals.atHole !== undefined ? { goalsAtHole: goals.atHole } : {}),
       ...(goals.afterCandidate !== undefined ? { goalsAfterCandidate: goals.afterCandidate } : {}),
     };
-    if (goalsClosedShare(goals.atHole, goals.afterCandidate) === 0) return { kind: "ok", outcome: confirmed };
-  } else if (outcome.kind !== "proved") return { kind: "ok", outcome };
-  const failClosed = (reason: string): Confirmed => ({
+    return { kind: "ok", outcome: confirmed };
+  }
+  if (outcome.kind !== "proved") return { kind: "ok", outcome };
+  const view = await leanView(server, uri, doc, left);
+  if (view.kind !== "ok") return view;
+  if (view.failed) return failClosed(outcome, view.failed);
+  return { kind: "ok", outcome: confirmed };
+}
+
+function failClosed(outcome: VerdictOutcome, reason: string): Confirmed {
+  return {
     kind: "ok",
     outcome: {
       kind: "failed",
       reason: `${reason} (the verifier fails closed)`,
       diagnostics: outcome.diagnostics,
     },
-  });
+  };
+}
+
+/** Lean's list of the document's declarations, checked: `failed` says why it is not what the proof needs. */
+async function leanView(
+  server: LeanServer,
+  uri: string,
+  doc: CheckDocument,
+  left: () => number,
+): Promise<{ kind: "ok"; failed?: string } | { kind: "lost"; reason: string } | { kind: "timeout" }> {
   const symbols = await server.request(DocumentSymbolRequest.type, { textDocument: { uri } }, left());
   if (symbols.kind === "closed") return { kind: "lost", reason: symbols.reason };
   if (symbols.kind === "timeout") return { kind: "timeout" };
   if (symbols.kind === "error")
-    return failClosed(`Lean refused to list the document's declarations: ${symbols.message || symbols.code}`);
+    return {
+      kind: "ok",
+      failed: `Lean refused to list the document's declarations: ${symbols.message || symbols.code}`,
+    };
   const view = checkLeanView(doc, symbols.result);
-  if (view.kind === "unexpected") return failClosed(view.reason);
+  if (view.kind === "unexpected") return { kind: "ok", failed: view.reason };
   if (!doc.listedBySymbols) {
+    // Lean never lists a declaration wrapped in `… in` (or made by another macro): its folding range confirms
+    // where the command ends instead, at line granularity.
     const folding = await server.request(FoldingRangeRequest.type, { textDocument: { uri } }, left());
     if (folding.kind === "closed") return { kind: "lost", reason: folding.reason };
     if (folding.kind === "timeout") return { kind: "timeout" };
     if (folding.kind === "error")
-      return failClosed(
-        `Lean refused to list the document's folding ranges: ${folding.message || folding.code}`,
-      );
+      return {
+        kind: "ok",
+        failed: `Lean refused to list the document's folding ranges: ${folding.message || folding.code}`,
+      };
     const lines = checkFoldingView(doc, folding.result);
-    if (lines.kind === "unexpected") return failClosed(lines.reason);
+    if (lines.kind === "unexpected") return { kind: "ok", failed: lines.reason };
   }
-  return { kind: "ok", outcome: confirmed };
+  return { kind: "ok" };
 }

@@ -45,7 +45,8 @@ type Outcome =
       goalsAtHole?: number;
       goalsAfterCandidate?: number;
     }
-  | { kind: "environment"; reason: string; action: string };
+  | { kind: "environment"; reason: string; action: string }
+  | { kind: "rejected"; rule: string; reason: string };
 
 /** What to do about an environment failure, said once with the verdict. */
 export const REBUILD_ACTION =
@@ -210,20 +211,56 @@ export function classify(
   const environment = environmentFailure(doc, diagnostics, index, declLine);
   if (environment) return done(environment);
   const onAxiomsLine = (d: LeanDiagnostic) => d.range.start.line >= doc.axiomsLine;
-  const errors = relevant.filter((d) => (d.severity ?? 1) === 1 && !onAxiomsLine(d));
-  const isUnsolved = (d: LeanDiagnostic) =>
-    (d.leanTags ?? []).includes(LeanDiagnosticTag.unsolvedGoals) ||
-    LeanMessages.unsolvedGoals.test(d.message);
-  const hard = errors.filter((d) => !isUnsolved(d));
-  if (hard.length > 0) return done({ kind: "failed", reason: firstLine(hard[0]?.message ?? "error") });
-  const unsolved = errors.filter(isUnsolved);
-  if (unsolved.length > 0)
-    return done({
+  const onPropCheckLine = (d: LeanDiagnostic) =>
+    doc.propCheckLine >= 0 && d.range.start.line >= doc.propCheckLine && !onAxiomsLine(d);
+  const inDeclaration = (d: LeanDiagnostic) => !onAxiomsLine(d) && !onPropCheckLine(d);
+  const errors = relevant.filter((d) => (d.severity ?? 1) === 1 && inDeclaration(d));
+  const declarationOutcome = (): Outcome | undefined => {
+    // Lean's tag, never the message's text: `fail "unsolved goals"` writes the words but not the tag.
+    const isUnsolved = (d: LeanDiagnostic) => (d.leanTags ?? []).includes(LeanDiagnosticTag.unsolvedGoals);
+    const hard = errors.filter((d) => !isUnsolved(d));
+    if (hard.length > 0) return { kind: "failed", reason: firstLine(hard[0]?.message ?? "error") };
+    const unsolved = errors.filter(isUnsolved);
+    if (unsolved.length === 0) return undefined;
+    // The hole's own block reports its unsolved goals where it opens (`by`, `·`, `case … =>`), before the
+    // candidate. A report anywhere else is a nested block the candidate (or the proof after it) left open,
+    // which Lean closed with a synthetic `sorry`: the goal it stood for reads closed without a proof.
+    const ownBlock = (d: LeanDiagnostic) => {
+      const at = index.offsetAt(d.range.start);
+      return at >= doc.declarationStart && at < doc.candidateStart;
+    };
+    const nested = unsolved.find((d) => !ownBlock(d));
+    if (nested || unsolved.length > 1)
+      return {
+        kind: "failed",
+        reason: nested
+          ? `a tactic block ${index.offsetAt(nested.range.start) < doc.candidateEnd ? "inside the candidate" : "after the candidate"} left goals unsolved (line ${nested.range.start.line + 1}); Lean closed them with \`sorry\`, which is not progress`
+          : "more than one tactic block left goals unsolved",
+      };
+    return {
       kind: "incomplete",
       reason: "unsolved-goals",
-      goalsLeft: unsolved.reduce((n, d) => n + countGoals(d.message), 0),
-    });
-  if (relevant.some((d) => !onAxiomsLine(d) && LeanMessages.sorryWarning.test(d.message)))
+      goalsLeft: countGoals(unsolved[0]?.message ?? ""),
+    };
+  };
+  const outcome = declarationOutcome();
+  if (outcome?.kind === "failed") return done(outcome);
+  // Only an outcome that could earn reward needs the proposition check; a failed declaration may not even
+  // exist for Lean to answer about.
+  if (doc.propCheckLine >= 0) {
+    const answers = relevant.filter(onPropCheckLine);
+    const error = answers.find((d) => (d.severity ?? 1) === 1);
+    if (error || answers.length === 0)
+      return done({
+        kind: "rejected",
+        rule: "not-a-proposition",
+        reason: error
+          ? `'${doc.checkedName}' is not a proposition (its type is data), so a hole in it is not a proof: any value of the type is accepted. Lean: ${firstLine(error.message)}`
+          : `Lean did not confirm that '${doc.checkedName}' states a proposition (no answer to the check; the verifier fails closed)`,
+      });
+  }
+  if (outcome) return done(outcome);
+  if (relevant.some((d) => inDeclaration(d) && LeanMessages.sorryWarning.test(d.message)))
     return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   if (fatal) return done({ kind: "failed", reason: "Lean stopped processing the file (fatal error)" });
   const name = doc.checkedName;

@@ -5,7 +5,7 @@
  * See docs/POLICY.md for the rationale of each rule and how to change it.
  */
 import { lex } from "../lean/lexer";
-import { TokenKind, bracketDelta, tokenText, type TokenStream } from "../lean/tokens";
+import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
 import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
 
 export interface CandidatePolicy {
@@ -24,8 +24,18 @@ export interface CandidatePolicy {
   optionLimits: OptionLimits;
 }
 
-/** `sorryAx` is what `sorry` elaborates to; `as_aux_lemma` hides a proof (and its sorry) in a lemma. */
-export const SORRY_IDENTIFIERS = ["sorry", "admit", "sorryAx", "as_aux_lemma"];
+/**
+ * `sorryAx` is what `sorry` elaborates to; `as_aux_lemma` hides a proof (and its sorry) in a lemma; `stop`
+ * is `repeat sorry` (Init/Tactics.lean), and in a bullet (`· stop`) it closes a goal behind another block's
+ * unsolved goals, where Lean prints no sorry warning.
+ */
+export const SORRY_IDENTIFIERS = ["sorry", "admit", "sorryAx", "as_aux_lemma", "stop"];
+
+/**
+ * Tactics that spend wall-clock time without heartbeats: `sleep` turns any failure into a timeout. A
+ * candidate's timeout is its failure anyway, but a batch of them would hold the verifier for nothing.
+ */
+export const TIME_IDENTIFIERS = ["sleep"];
 
 /** Proofs that trust compiled code instead of the kernel (axioms `Lean.ofReduceBool`, `Lean.trustCompiler`). */
 export const NATIVE_IDENTIFIERS = [
@@ -87,11 +97,13 @@ export const CODE_EXECUTION_IDENTIFIERS = [
   "prefix",
   "postfix",
   "unsafe",
-  "extern",
   "implemented_by",
   "initialize",
   "builtin_initialize",
   "IO",
+  "unsafeBaseIO",
+  "unsafeIO",
+  "unsafeEIO",
   "evalExpr",
   "Lean.Elab",
   "Lean.Meta",
@@ -111,6 +123,7 @@ export const DEFAULT_POLICY: CandidatePolicy = {
     ...ESCAPE_IDENTIFIERS,
     ...CODE_EXECUTION_IDENTIFIERS,
     ...SEARCH_IDENTIFIERS,
+    ...TIME_IDENTIFIERS,
   ],
   forbiddenSymbols: ["@["],
   maxChars: 20_000,
@@ -126,6 +139,7 @@ function ruleFor(name: string): string {
   if (ESCAPE_IDENTIFIERS.includes(name)) return "escape";
   if (SEARCH_IDENTIFIERS.includes(name)) return "search-tactic";
   if (CODE_EXECUTION_IDENTIFIERS.includes(name)) return "code-execution";
+  if (TIME_IDENTIFIERS.includes(name)) return "time";
   return "policy"; // Forbidden by a policy file.
 }
 
@@ -150,6 +164,43 @@ export function nameParts(ident: string): string[] {
   }
   parts.push(current);
   return parts;
+}
+
+/**
+ * Forbidden words that are also ordinary names, allowed where they can only be a name: `IO` alone (the
+ * type, or a hypothesis; `IO.println` and the like stay forbidden: running IO needs a qualified function),
+ * and the words decided by their place (see nameInPlace).
+ */
+const ALSO_A_NAME = new Set(["IO", "native", "lemma"]);
+
+/**
+ * Whether a bare `native` or `lemma` at token i stands where it can only be a name. `native` switches native
+ * code on as a configuration item (`decide +native`, `(native := true)`, `{ native := true }`), so it is a
+ * name unless `+`/`-` is written against it or it stands as a named argument or field (after `(`, `{`, `,`
+ * or `with`, before `:=`). `lemma` starts a command only when a declaration name follows (Mathlib's
+ * `lemma foo : …`); anything else after it (`:`, `:=`, `⟩`, a line end) makes it a hypothesis name. Lean
+ * confirms either way: a command would end the declaration early, which Lean's range of it shows.
+ */
+export function nameInPlace(ts: TokenStream, i: number): boolean {
+  const word = tokenText(ts, i);
+  const next = nextCodeToken(ts, i + 1);
+  if (word === "native") {
+    let k = i - 1;
+    while (k >= 0 && isCommentKind(ts.kinds[k] ?? 0)) k--;
+    const before = k >= 0 ? tokenText(ts, k) : "";
+    const against = (before === "+" || before === "-") && ts.ends[k] === ts.starts[i];
+    // `(native := true)`, `{ native := true }`, `{ x with native := true }`: a named argument or a field.
+    const field = ["(", "{", ",", "with"].includes(before) && next < ts.count && tokenText(ts, next) === ":=";
+    return !against && !field;
+  }
+  if (word === "lemma") return next >= ts.count || ts.kinds[next] !== TokenKind.Ident;
+  return word === "IO";
+}
+
+function nextCodeToken(ts: TokenStream, i: number): number {
+  let j = i;
+  while (j < ts.count && isCommentKind(ts.kinds[j] ?? 0)) j++;
+  return j;
 }
 
 function matchesForbidden(ident: string, forbidden: Set<string>): string | undefined {
@@ -207,14 +258,52 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   return forbidden;
 }
 
-/** `#v[…]` is a term (a vector literal), not a command: `#` with `v` and `[` written together. */
+/**
+ * `#v[…]` (a vector literal) and Mathlib's `#s` (`Finset.card s`, a one-letter name after `#`) are terms,
+ * not commands: `#` with `v` and `[` written together, or with a one-letter name (primes and subscript
+ * digits allowed). Every command spelled `#…` is a longer word (`#eval`, `#exit`, `#print`, `#check` …), and
+ * a command that slipped through would end the declaration, which Lean's range of it shows.
+ */
 export function isTermHash(ts: TokenStream, i: number): boolean {
+  const name = tokenText(ts, i + 1);
+  if (/^\p{L}['\u2080-\u2089]*$/u.test(name)) return true;
   return (
-    tokenText(ts, i + 1) === "v" &&
+    name === "v" &&
     ts.kinds[i + 2] === TokenKind.Symbol &&
     tokenText(ts, i + 2) === "[" &&
     ts.starts[i + 2] === ts.ends[i + 1]
   );
+}
+
+/** Keywords of core syntax whose argument is a term: a plain string after them is only a string. */
+const TERM_KEYWORDS = new Set([
+  "exact",
+  "refine",
+  "show",
+  "from",
+  "apply",
+  "use",
+  "exists",
+  "calc",
+  "then",
+  "else",
+  "return",
+]);
+
+/**
+ * Whether a string literal holding `{` could be read by Lean as interpolated code: when the lexer read it
+ * interpolated (`s!"…"`, `m!`, `f!`, `throwError "…"`: code inside is hidden from this policy, and proofs do
+ * not need it), or when an identifier stands right before it that is not a core keyword taking a term
+ * (user or library syntax can take `interpolatedStr(term)` there). After a symbol (`:=`, `(`, `,`, `=`) or
+ * a core term keyword, the grammar wants a term, and a string there is a plain string literal.
+ */
+function mayInterpolate(ts: TokenStream, i: number): boolean {
+  const text = tokenText(ts, i);
+  if (!text.startsWith('"') && !text.startsWith("r")) return true; // `s!"…"` and friends: one token.
+  let k = i - 1;
+  while (k >= 0 && isCommentKind(ts.kinds[k] ?? 0)) k--;
+  if (k < 0 || ts.kinds[k] !== TokenKind.Ident) return false;
+  return !TERM_KEYWORDS.has(tokenText(ts, k));
 }
 
 export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
@@ -247,7 +336,7 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
     const kind = ts.kinds[i];
     const text = tokenText(ts, i);
     if (kind === TokenKind.Ident) {
-      const hit = matchesForbidden(text, forbidden);
+      const hit = ALSO_A_NAME.has(text) && nameInPlace(ts, i) ? undefined : matchesForbidden(text, forbidden);
       if (hit)
         return {
           kind: "rejected",
@@ -259,14 +348,14 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
         if (option.kind === "rejected")
           return { kind: "rejected", rule: "set-option", reason: option.reason };
       }
-    } else if (kind === TokenKind.String && text.includes("{")) {
-      // Whether Lean reads `{…}` in a string as code depends on the syntax around it (`s!`, `throwError`,
-      // any user syntax with `interpolatedStr`): a string holding a brace is refused rather than guessed.
+    } else if (kind === TokenKind.String && text.includes("{") && mayInterpolate(ts, i)) {
+      // Whether Lean reads `{…}` in a string as code depends on the syntax before it (`s!`, `throwError`,
+      // any user syntax with `interpolatedStr`): where it may, the string is refused rather than guessed.
       return {
         kind: "rejected",
         rule: "ambiguous-string",
         reason:
-          "the candidate has a string holding `{`, which Lean may read as interpolated code; proofs do not need one",
+          "the candidate has a string holding `{` where Lean may read it as interpolated code (after `s!`, `m!`, `throwError` or a syntax keyword); proofs do not need one",
       };
     } else if (kind === TokenKind.Symbol) {
       if (policy.forbiddenSymbols.includes(text))

@@ -11,11 +11,15 @@ import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
 import { checkOnSlot, stderrTail } from "./checkOnSlot";
 import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
+import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
-import { checkCandidate, DEFAULT_POLICY, type CandidatePolicy } from "./policy";
+import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
 import { TaskFiles } from "./taskFiles";
+import { prepareCheck } from "./prepareCheck";
+import { judgeStatement, type StatementCheck } from "./statementCheck";
+import type { Verifier } from "./verifier";
 import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
 import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "./verdictCache";
 import type { Verdict, VerdictOutcome, VerifierIdentity } from "./verdict";
@@ -58,7 +62,7 @@ export interface PoolOptions {
 export type PoolStart =
   { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; stderr: string };
 
-export class VerifierPool {
+export class VerifierPool implements Verifier {
   private readonly supervisor: ServerSupervisor;
   private readonly scheduler: SlotScheduler;
   private readonly cache: VerdictCache;
@@ -123,25 +127,20 @@ export class VerifierPool {
         verifier: this.identity,
         ...(cached ? { cached } : {}),
       }) as Verdict;
-    const reject = (rule: string, reason: string) =>
-      finish({ kind: "rejected", rule, reason, diagnostics: [] });
-    const loaded = this.files.load(task.file, task.text);
-    if (loaded.kind === "error") return reject("bad-task", loaded.message);
-    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole, this.features);
-    if (located.kind === "bad-hole") return reject("bad-task", `${task.file}: ${located.message}`);
-    const policy = checkCandidate(candidate, this.options.policy ?? DEFAULT_POLICY);
-    if (policy.kind === "rejected") return reject(policy.rule, policy.reason);
-    const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate, this.features);
-    if (built.kind === "tampered") return reject("tamper", built.message);
-    if (built.kind === "bad-hole") return reject("bad-task", built.message);
+    const prepared = prepareCheck(this.files, task, candidate, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+    });
+    if (prepared.kind === "rejected")
+      return finish({ kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] });
     const key = verdictKey({
       identity: this.identity,
       settings: this.verdictSettings,
-      file: loaded.file.path,
+      file: prepared.path,
       hole: task.hole,
-      documentText: built.doc.text,
+      documentText: prepared.doc.text,
     });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
     if (cached) this.stats.cacheHits++;
     return finish(outcome, cached);
   }
@@ -150,34 +149,51 @@ export class VerifierPool {
     const stopped: VerdictOutcome = {
       kind: "crashed",
       reason: "the verifier was stopped before this check ran",
+      cause: "infrastructure",
       diagnostics: [],
     };
     const slot = await this.scheduler.acquire(doc);
     if (!slot) return stopped;
     try {
-      const server = await this.liveServer();
-      if (!server)
-        return this.supervisor.stopped
-          ? stopped
-          : { kind: "crashed", reason: "the Lean server could not be restarted", diagnostics: [] };
-      this.stats.checks++;
-      const checked = await checkOnSlot(
-        {
-          server,
-          timeoutMs: this.options.timeoutMs,
-          allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
-          allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
-        },
-        slot,
-        doc,
-      );
-      if (checked.outcome.kind === "timeout") this.stats.timeouts++;
-      if (checked.outcome.kind === "crashed") this.stats.crashes++;
-      if (checked.aftermath === "recycle") {
-        await server.closeDocument(slot.uri);
-        slot.text = undefined;
-      } else if (checked.aftermath === "server-lost") this.scheduler.forgetAll();
-      return checked.outcome;
+      // A crash (of the worker, or of the whole server) is retried once on a fresh one: a crash that comes
+      // back is the candidate's doing (deep recursion within the allowed `maxRecDepth`, say), a failure it
+      // cannot turn into a masked outcome. Only the first crash of a pair is ever the infrastructure's.
+      for (let attempt = 1; ; attempt++) {
+        const server = await this.liveServer();
+        if (!server)
+          return this.supervisor.stopped
+            ? stopped
+            : {
+                kind: "crashed",
+                reason: "the Lean server could not be restarted",
+                cause: "infrastructure",
+                diagnostics: [],
+              };
+        this.stats.checks++;
+        const checked = await checkOnSlot(
+          {
+            server,
+            timeoutMs: this.options.timeoutMs,
+            allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+            allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
+          },
+          slot,
+          doc,
+        );
+        if (checked.outcome.kind === "timeout") this.stats.timeouts++;
+        if (checked.outcome.kind === "crashed") this.stats.crashes++;
+        if (checked.aftermath === "recycle") {
+          await server.closeDocument(slot.uri);
+          slot.text = undefined;
+        } else if (checked.aftermath === "server-lost") this.scheduler.forgetAll();
+        if (checked.outcome.kind !== "crashed" || this.supervisor.stopped) return checked.outcome;
+        if (attempt >= 2)
+          return {
+            ...checked.outcome,
+            cause: "candidate",
+            reason: `${checked.outcome.reason}\n(it crashed again on a fresh Lean worker, so the candidate is charged with it)`,
+          };
+      }
     } catch (error) {
       // A bug below us must not leave the caller waiting: report it as a crash that says what broke.
       this.stats.crashes++;
@@ -185,6 +201,7 @@ export class VerifierPool {
       return {
         kind: "crashed",
         reason: `internal error while checking: ${error instanceof Error ? error.message : String(error)}${stderrTail(this.supervisor.server.stderr)}`,
+        cause: "infrastructure",
         diagnostics: [],
       };
     } finally {
@@ -202,6 +219,30 @@ export class VerifierPool {
   }
 
   /**
+   * Whether the hole is a whole tactic sequence as Lean reads it: checked with `sorry` in its place
+   * (holeShape.ts). This mode never takes a candidate's text, so the policy that refuses `sorry` in
+   * candidates is not bypassed; its verdicts are cached apart from candidates'.
+   */
+  async checkHoleShape(task: VerifyTask): Promise<HoleShape> {
+    const loaded = this.files.load(task.file, task.text);
+    if (loaded.kind === "error") return { kind: "inconclusive", reason: loaded.message };
+    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole);
+    if (located.kind === "bad-hole") return { kind: "inconclusive", reason: located.message };
+    const built = buildCheckDocument(loaded.file.parsed, located.hole, SHAPE_PROBE);
+    if (built.kind !== "ok") return { kind: "not-whole", reason: built.message };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { shapeProbe: SHAPE_PROBE, verdictSettings: this.verdictSettings },
+      file: loaded.file.path,
+      hole: task.hole,
+      documentText: built.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
+    if (cached) this.stats.cacheHits++;
+    return judgeHoleShape(built.doc, outcome);
+  }
+
+  /**
    * Verifies many candidates concurrently, results in input order. Work is queued per hole (see
    * HoleQueues), so a GRPO group is checked by one slot whose document already holds that declaration.
    */
@@ -210,7 +251,26 @@ export class VerifierPool {
     onProgress?: (done: number, total: number, verdict: Verdict) => void,
     signal?: AbortSignal,
   ): Promise<Verdict[]> {
-    const results: Verdict[] = new Array(items.length);
+    return this.runMany(items, (item) => this.verify(item.task, item.candidate), onProgress, signal);
+  }
+
+  /** `checkHoleShape` for many holes concurrently, results in input order. */
+  async checkHoleShapes(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<HoleShape[]> {
+    const items = tasks.map((task) => ({ task }));
+    return this.runMany(items, (item) => this.checkHoleShape(item.task), onProgress, signal);
+  }
+
+  private async runMany<I extends { task: VerifyTask }, R>(
+    items: readonly I[],
+    run: (item: I) => Promise<R>,
+    onProgress?: (done: number, total: number, result: R) => void,
+    signal?: AbortSignal,
+  ): Promise<R[]> {
+    const results: R[] = new Array<R>(items.length);
     const queues = new HoleQueues(items);
     let done = 0;
     const worker = async () => {
@@ -221,8 +281,7 @@ export class VerifierPool {
         if (!next) return;
         const [key, k] = next;
         current = key;
-        const item = items[k]!;
-        results[k] = await this.verify(item.task, item.candidate);
+        results[k] = await run(items[k]!);
         done++;
         onProgress?.(done, items.length, results[k]!);
       }
@@ -242,5 +301,39 @@ export class VerifierPool {
   async stop(): Promise<void> {
     this.scheduler.close();
     await this.supervisor.stop();
+  }
+
+  /**
+   * The statement pre-check of `fim-rlvr import`: the hole's declaration checked with `sorry` as the hole,
+   * the same probe and the same cached Lean check as `checkHoleShape` (only the judgment differs:
+   * statementCheck.ts looks at the whole declaration). Never takes a candidate's text.
+   */
+  async checkStatement(task: VerifyTask): Promise<StatementCheck> {
+    const prepared = prepareCheck(this.files, task, SHAPE_PROBE, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+      checkPolicy: false,
+    });
+    if (prepared.kind === "rejected") return { kind: "inconclusive", reason: prepared.reason };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { shapeProbe: SHAPE_PROBE, verdictSettings: this.verdictSettings },
+      file: prepared.path,
+      hole: task.hole,
+      documentText: prepared.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    if (cached) this.stats.cacheHits++;
+    return judgeStatement(outcome);
+  }
+
+  /** `checkStatement` for many holes concurrently, results in input order. */
+  async checkStatements(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<StatementCheck[]> {
+    const items = tasks.map((task) => ({ task }));
+    return this.runMany(items, (item) => this.checkStatement(item.task), onProgress, signal);
   }
 }

@@ -2,7 +2,8 @@
  * The options a candidate may set with `set_option NAME VALUE in …`: an allow-list, because an option can
  * switch a check off (`debug.skipKernelTC` lets `addDecl` skip the kernel for auxiliary declarations,
  * `warn.sorry` silences the sorry warning) and the list of such options grows with every Lean release.
- * Only resource limits are allowed, each with an upper bound so a candidate cannot buy unbounded time.
+ * Allowed: resource limits, each with an upper bound so a candidate cannot buy unbounded time, and option
+ * groups that only change warnings or printing (BOOLEAN_OPTION_PREFIXES).
  * docs/POLICY.md explains each rule.
  */
 import { TokenKind, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
@@ -12,14 +13,30 @@ export type OptionLimits = Readonly<Record<string, number>>;
 
 /**
  * Lean's defaults are 200000 heartbeats, 512 recursion depth, 20000 instance heartbeats, 128 instance size;
- * a candidate may raise them within these bounds (the pool's timeout still ends every check).
+ * a candidate may raise them within these bounds (the pool's timeout still ends every check, and a worker
+ * the candidate crashes, with deep recursion say, is the candidate's failure).
  */
 export const DEFAULT_OPTION_LIMITS: OptionLimits = {
   maxHeartbeats: 400_000,
-  maxRecDepth: 4_096,
+  maxRecDepth: 16_384,
   "synthInstance.maxHeartbeats": 80_000,
   "synthInstance.maxSize": 512,
 };
+
+/**
+ * Boolean options a candidate may set, by name prefix, with the values allowed: turning a linter off
+ * (linters only add warnings, which never decide a verdict) and pretty-printer settings (they change how
+ * messages print inside the candidate's scope, not what Lean accepts). Each group is a whole namespace of
+ * options that only ever do that.
+ */
+export const BOOLEAN_OPTION_PREFIXES: readonly { prefix: string; values: readonly string[] }[] = [
+  { prefix: "linter.", values: ["false"] },
+  { prefix: "pp.", values: ["true", "false"] },
+];
+
+function booleanRule(name: string): { prefix: string; values: readonly string[] } | undefined {
+  return BOOLEAN_OPTION_PREFIXES.find((r) => name.startsWith(r.prefix) && name.length > r.prefix.length);
+}
 
 export type OptionCheck = { kind: "allowed" } | { kind: "rejected"; reason: string };
 
@@ -33,21 +50,30 @@ function nextCode(ts: TokenStream, i: number): number {
 export function checkSetOption(ts: TokenStream, i: number, limits: OptionLimits): OptionCheck {
   const nameAt = nextCode(ts, i + 1);
   const name = nameAt < ts.count && ts.kinds[nameAt] === TokenKind.Ident ? tokenText(ts, nameAt) : "";
-  const allowed = Object.keys(limits).join(", ");
-  if (!Object.prototype.hasOwnProperty.call(limits, name))
+  const allowed = [...Object.keys(limits), ...BOOLEAN_OPTION_PREFIXES.map((r) => `${r.prefix}*`)].join(", ");
+  const valueAt = nextCode(ts, nameAt + 1);
+  const value = valueAt < ts.count ? tokenText(ts, valueAt) : "";
+  const boolean = booleanRule(name);
+  if (boolean) {
+    if (ts.kinds[valueAt] !== TokenKind.Ident || !boolean.values.includes(value))
+      return {
+        kind: "rejected",
+        reason: `the candidate sets \`${name}\` to \`${value}\`; a candidate may set ${boolean.prefix}* only to ${boolean.values.join(" or ")}`,
+      };
+  } else if (!Object.prototype.hasOwnProperty.call(limits, name))
     return {
       kind: "rejected",
       reason: `the candidate sets the option \`${name || "?"}\`; a candidate may set only ${allowed}`,
     };
-  const limit = limits[name] ?? 0;
-  const valueAt = nextCode(ts, nameAt + 1);
-  const value = valueAt < ts.count ? tokenText(ts, valueAt) : "";
-  const number = /^[0-9]+$/.test(value) ? Number(value) : NaN;
-  if (ts.kinds[valueAt] !== TokenKind.Number || !(number > 0 && number <= limit))
-    return {
-      kind: "rejected",
-      reason: `the candidate sets \`${name}\` to \`${value}\`; allowed values are whole numbers from 1 to ${limit}`,
-    };
+  else {
+    const limit = limits[name] ?? 0;
+    const number = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+    if (ts.kinds[valueAt] !== TokenKind.Number || !(number > 0 && number <= limit))
+      return {
+        kind: "rejected",
+        reason: `the candidate sets \`${name}\` to \`${value}\`; allowed values are whole numbers from 1 to ${limit}`,
+      };
+  }
   const inAt = nextCode(ts, valueAt + 1);
   if (inAt >= ts.count || tokenText(ts, inAt) !== "in")
     return {

@@ -4,9 +4,12 @@
  */
 import type { Range } from "vscode-languageserver-protocol";
 import type { DiagnosticSeverity } from "vscode-languageserver-protocol";
+import { isMaskedVerdict, type VerdictCause } from "../protocol/trainer";
+
+export type { VerdictCause } from "../protocol/trainer";
 
 export interface VerifierIdentity {
-  kind: "lean" | "simulator";
+  kind: "lean" | "simulator" | "kimina";
   /** The Lean toolchain (e.g. "leanprover/lean4:v4.24.0") or the simulator's version. */
   version: string;
   /** What users see, e.g. "Lean leanprover/lean4:v4.24.0" or "simulator (not Lean)". */
@@ -65,8 +68,13 @@ export type Verdict =
    */
   | (VerdictBase & { kind: "environment"; reason: string; action: string })
   | (VerdictBase & { kind: "rejected"; rule: string; reason: string })
-  | (VerdictBase & { kind: "timeout"; timeoutMs: number })
-  | (VerdictBase & { kind: "crashed"; reason: string });
+  /**
+   * No answer within the check's limit. cause candidate: Lean was elaborating the checked declaration when
+   * time ran out (a failure, trained on); infrastructure: it never got there (masked). See isMasked.
+   */
+  | (VerdictBase & { kind: "timeout"; timeoutMs: number; cause: VerdictCause })
+  /** cause candidate: the worker crashed on this candidate twice, the second time on a fresh worker. */
+  | (VerdictBase & { kind: "crashed"; reason: string; cause: VerdictCause });
 
 export type VerdictKind = Verdict["kind"];
 
@@ -86,3 +94,11 @@ export type VerdictOutcome = Verdict extends infer V
     ? Omit<V, "elapsedMs" | "verifier">
     : never
   : never;
+
+/**
+ * Whether training leaves this verdict out of the loss (protocol/trainer.ts holds the one definition):
+ * environment, and a timeout or crash of the infrastructure. A candidate's own timeout or crash is a failure.
+ */
+export function isMasked(verdict: Pick<Verdict, "kind"> & { cause?: VerdictCause }): boolean {
+  return isMaskedVerdict(verdict);
+}

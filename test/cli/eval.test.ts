@@ -287,9 +287,10 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
 test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: prompts, tokens, latency", async () => {
   const { startStub } = await import("../models/openaiStub");
   const { loadDataset } = await import("../../lean-bridge/train/dataset");
+  const { selectTasks } = await import("../../lean-bridge/eval/evalTasks");
   const loaded = loadDataset(dataset);
   assert.equal(loaded.kind, "ok");
-  const tasks = loaded.kind === "ok" ? [...loaded.dataset.tasks.values()] : [];
+  const tasks = loaded.kind === "ok" ? selectTasks(loaded.dataset, "all", ["proof", "tactic"]) : [];
   // The stub answers a task's own proof for choice 0 and `sorry` for choice 1, finding the task by its
   // prefix's end and its suffix in the rendered FIM prompt.
   const stub = await startStub({
@@ -297,7 +298,7 @@ test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: p
     answer: (prompt, index) => {
       const body = prompt.slice(prompt.indexOf("<|fim_prefix|>"));
       const task = tasks.find((t) =>
-        body.includes(`${t.prefix.slice(-60)}<|fim_suffix|>${t.suffix}<|fim_middle|>`),
+        body.includes(`${t.parts.prefix.slice(-60)}<|fim_suffix|>${t.parts.suffix}<|fim_middle|>`),
       );
       return index === 0 ? (task?.middle ?? "exact not_found") : "sorry";
     },

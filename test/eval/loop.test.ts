@@ -63,6 +63,7 @@ function task(id: string, novel: boolean | null = null): EvalTask {
     kind: "proof",
     split: "test",
     novel,
+    middle: "good",
     range: { start: { line: 1, character: 2 }, end: { line: 1, character: 9 } },
     parts,
   };

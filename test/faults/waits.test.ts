@@ -206,12 +206,13 @@ test("a restart after a lost connection kills the old server's process group", a
     if (started.kind !== "ok") return;
     const pool = started.pool;
     toStop.push(pool);
+    // The lost check is retried once on a restarted server, which answers it.
     const lost = await pool.verify(task("add_le_add_4"), "omega");
-    assert.equal(lost.kind, "crashed");
+    assert.notEqual(lost.kind, "crashed");
+    assert.equal(pool.stats.restarts, 1);
     const [oldServer] = f.pids();
     const [oldWorker] = f.grandchildren();
     assert.ok(await allGone([oldServer!, oldWorker!]), "the old server and its worker are gone");
-    // The next check restarts the server and is answered by the new one.
     assert.notEqual((await pool.verify(task("add_le_add_4"), "simp")).kind, "crashed");
     assert.equal(pool.stats.restarts, 1);
     await pool.stop();

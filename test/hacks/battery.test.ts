@@ -4,14 +4,16 @@
  * (clean elaboration, the axioms Lean prints, Lean's name resolution, documentSymbol listing what Lean sees).
  * None may earn reward, in either reward mode; every legitimate control must be proved.
  */
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
-import type { Verdict } from "../../lean-bridge/verify/verdict";
+import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
+import type { LeanServer } from "../../lean-bridge/server/leanServer";
+import { batchVerdict } from "../../lean-bridge/serve/wire";
 import { inMemory } from "../harness";
 import { EXAMPLE, proofHole } from "../helpers";
 import { leanLike, type LeanLikeOptions } from "./leanLike";
@@ -102,7 +104,6 @@ const HACKS: Hack[] = [
   },
   { name: "warn.sorry off", hole: "target", candidate: "set_option warn.sorry false in\n  omega" },
   { name: "unbounded heartbeats", hole: "target", candidate: "set_option maxHeartbeats 0 in omega" },
-  { name: "linter off", hole: "target", candidate: "set_option linter.all false in omega" },
   // Anonymous declarations with native code, or a sorry in an auxiliary lemma.
   { name: "example + native_decide", hole: "example", candidate: "native_decide" },
   { name: "example + decide +native", hole: "example", candidate: "decide +native" },
@@ -327,11 +328,12 @@ test("hack battery through the simulator: no hack earns reward, every control is
 });
 
 test("Lean not answering its questions within the check's deadline gives a timeout, never a proof", async () => {
-  for (const [method, hole, candidate] of [
-    ["textDocument/documentSymbol", "target", "omega"],
-    ["$/lean/plainGoal", "pair", "constructor\ntrivial"],
+  for (const [method, hole, candidate, options] of [
+    ["textDocument/documentSymbol", "target", "omega", { neverAnswers: ["textDocument/documentSymbol"] }],
+    // The goals are read from probe versions of the document: the first probe never finishes.
+    ["the goals probe", "pair", "constructor\ntrivial", { answersVersions: 1 }],
   ] as const) {
-    const lean = await leanLike({ neverAnswers: [method] });
+    const lean = await leanLike(options);
     const pool = VerifierPool.fromServer(lean.server, {
       projectRoot: EXAMPLE,
       launch: { command: ["(in-process)"], cwd: EXAMPLE },
@@ -342,6 +344,8 @@ test("Lean not answering its questions within the check's deadline gives a timeo
     try {
       const v = await pool.verify(task(hole), candidate);
       assert.equal(v.kind, "timeout", `${method}: ${JSON.stringify(v)}`);
+      // Lean had elaborated the candidate: the time it ran out of was the candidate's (not masked).
+      if (v.kind === "timeout") assert.equal(v.cause, "candidate");
       const again = await pool.verify(task(hole), candidate);
       assert.equal(again.cached, undefined, "a timeout is never cached");
     } finally {
@@ -424,4 +428,291 @@ test("an error Lean places on line 0 is the environment's only when Lean attribu
     message: "'t' does not depend on any axioms",
   };
   assert.notEqual(classify(doc, [header, answered], false).kind, "environment");
+});
+
+/**
+ * Pay only for real progress (issue #13): partial credit from Lean's tags and the hole's own block, goals
+ * measured at the hole's level and independently of any candidate, no masked outcome a candidate can choose,
+ * no reward for holes in data, the file holding what was checked, and legitimate proofs accepted. Each case
+ * runs through the lean-like server and (where the simulator can judge it) the simulator, with the reward
+ * it must earn under partial reward.
+ */
+describe("pay only for real progress", () => {
+  const poolOn = (server: LeanServer, timeoutMs = 5_000) =>
+    VerifierPool.fromServer(server, {
+      projectRoot: EXAMPLE,
+      launch: { command: ["(in-process)"], cwd: EXAMPLE },
+      slots: 1,
+      timeoutMs,
+      memoryPerWorkerMb: 1,
+    });
+
+  /** Candidate → the partial reward it must earn, with the lean-like server showing `goalsAtHole` goals. */
+  const PARTIAL: { name: string; hole: string; candidate: string; goalsAtHole?: number; reward: number }[] = [
+    // Nested blocks Lean closes with a synthetic sorry after reporting their unsolved goals.
+    { name: "exact (by skip)", hole: "target", candidate: "exact (by skip)", reward: 0 },
+    { name: "exact (by done)", hole: "target", candidate: "exact (by done)", reward: 0 },
+    {
+      name: "False by skip, then elim",
+      hole: "target",
+      candidate: "have h : False := by skip\nexact h.elim",
+      reward: 0,
+    },
+    { name: "a bullet left open", hole: "pair", candidate: "constructor\n· skip\ntrivial", reward: 0 },
+    // The words without Lean's tag.
+    { name: 'fail "unsolved goals"', hole: "pair", candidate: 'exact (by fail "unsolved goals")', reward: 0 },
+    {
+      name: 'fail "unsolved goals" as a step',
+      hole: "pair",
+      candidate: 'fail "unsolved goals\n⊢ P"',
+      reward: 0,
+    },
+    // The last token in a nested block: plainGoal there said "no goals"; the hole's block still has them.
+    {
+      name: "a have closed inside",
+      hole: "pair",
+      candidate: "have _t : True := by exact True.intro",
+      reward: 0,
+    },
+    // A bullet at the end: one goal of two is left, so nothing of the hole's one goal is closed.
+    { name: "constructor then one bullet", hole: "pair", candidate: "constructor\n· trivial", reward: 0 },
+    // Real progress is still paid: three goals at the hole, one left.
+    {
+      name: "two of three goals closed, the last by a bullet",
+      hole: "pair",
+      candidate: "trivial\n· trivial",
+      goalsAtHole: 3,
+      reward: (0.5 * 2) / 3,
+    },
+  ];
+
+  test("partial credit: nested blocks, message text and the last token's block earn exactly what they should", async () => {
+    for (const c of PARTIAL) {
+      const lean = await leanLike({ goalsAtHole: c.goalsAtHole ?? 1 });
+      try {
+        const v = await poolOn(lean.server).verify(task(c.hole), c.candidate);
+        const reward = rewardOf(v, "partial").reward;
+        assert.ok(
+          Math.abs(reward - c.reward) < 1e-9,
+          `${c.name}: ${reward} ≠ ${c.reward}: ${JSON.stringify(v)}`,
+        );
+        assert.equal(rewardOf(v, "binary").reward, 0, c.name);
+      } finally {
+        await lean.close();
+      }
+    }
+  });
+
+  test("the goals at the hole do not depend on which candidate reached it first", async () => {
+    const lean = await leanLike();
+    try {
+      const pool = poolOn(lean.server);
+      // In the middle of `steps` (three goals there), a candidate that continues the step before it (`<;>`)
+      // comes first: at its first token Lean's innermost node is `constructor <;> skip`, with two goals.
+      await pool.verify(task("steps-middle"), "<;> skip");
+      const honest = await pool.verify(task("steps-middle"), "skip");
+      const fresh = await leanLike();
+      try {
+        const alone = await poolOn(fresh.server).verify(task("steps-middle"), "skip");
+        assert.equal(honest.kind, "incomplete");
+        assert.equal(alone.kind, "incomplete");
+        if (honest.kind === "incomplete" && alone.kind === "incomplete") {
+          assert.equal(honest.goalsAtHole, 3);
+          assert.equal(honest.goalsAtHole, alone.goalsAtHole);
+          assert.equal(rewardOf(honest, "partial").reward, rewardOf(alone, "partial").reward);
+        }
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await lean.close();
+    }
+  });
+
+  test("a candidate cannot choose a masked outcome: sleep is refused, its timeouts and crashes are failures", async () => {
+    const refused = await leanLike();
+    try {
+      const v = await poolOn(refused.server).verify(task("target"), "sleep 4294967295");
+      assert.equal(v.kind, "rejected");
+      if (v.kind === "rejected") assert.equal(v.rule, "time");
+      assert.equal(isMasked(v), false);
+    } finally {
+      await refused.close();
+    }
+    // Time spent in the checked declaration is the candidate's; time spent loading the header is not.
+    for (const [hangsAt, cause] of [
+      ["declaration", "candidate"],
+      ["header", "infrastructure"],
+    ] as const) {
+      const lean = await leanLike({ hangsAt });
+      try {
+        const v = await poolOn(lean.server, 300).verify(task("target"), "omega");
+        assert.equal(v.kind, "timeout", JSON.stringify(v));
+        if (v.kind === "timeout") assert.equal(v.cause, cause, hangsAt);
+        assert.equal(isMasked(v), cause === "infrastructure", hangsAt);
+        assert.equal(rewardOf(v, "partial").reward, 0);
+        assert.equal(batchVerdict("t", v, "partial").cause, cause);
+      } finally {
+        await lean.close();
+      }
+    }
+    // A crash is retried on a fresh worker: once is the infrastructure's (the retry answers), twice the candidate's.
+    for (const [crashes, kind] of [
+      [1, "proved"],
+      [2, "crashed"],
+    ] as const) {
+      const lean = await leanLike({ crashes });
+      try {
+        const v = await poolOn(lean.server).verify(task("target"), "omega");
+        assert.equal(v.kind, kind, `${crashes} crash(es): ${JSON.stringify(v)}`);
+        if (v.kind === "crashed") {
+          assert.equal(v.cause, "candidate");
+          assert.equal(isMasked(v), false);
+          assert.equal(rewardOf(v, "partial").reward, 0);
+        }
+      } finally {
+        await lean.close();
+      }
+    }
+  });
+
+  const DATA_FILE = `def answer : Nat := by
+  exact 0
+
+def fact : 1 = 1 := by
+  rfl
+
+theorem real : 2 = 2 := by
+  rfl
+
+theorem helped (n : Nat) : helper n = n := by
+  rfl
+where
+  helper (k : Nat) : Nat := k
+`;
+  const dataTask = (name: string): VerifyTask => ({
+    file: "Data.lean",
+    text: DATA_FILE,
+    hole: proofHole(DATA_FILE, name),
+  });
+
+  test("a hole in a declaration of data is not a proof; Prop-valued defs and theorems are", async () => {
+    const lean = await leanLike();
+    try {
+      const pool = poolOn(lean.server);
+      for (const candidate of ["exact 0", "exact 42"]) {
+        const v = await pool.verify(dataTask("answer"), candidate);
+        assert.equal(v.kind, "rejected", JSON.stringify(v));
+        if (v.kind === "rejected") assert.equal(v.rule, "not-a-proposition");
+        assert.equal(rewardOf(v, "partial").reward, 0);
+      }
+      assert.equal((await pool.verify(dataTask("fact"), "rfl")).kind, "proved");
+      assert.equal((await pool.verify(dataTask("real"), "rfl")).kind, "proved");
+      // A proof followed by a `where` clause is checked like any other; the attack beside it still fails.
+      const helped = {
+        ...dataTask("helped"),
+        hole: { start: { line: 10, character: 2 }, end: { line: 10, character: 5 } },
+      };
+      assert.equal((await pool.verify(helped, "rfl")).kind, "proved");
+      unrewarded(
+        await pool.verify(helped, "rfl\nwhere\n  helper (k : Nat) : Nat := 0"),
+        "a where clause added",
+      );
+    } finally {
+      await lean.close();
+    }
+    const h = await inMemory({ oracle: { alternatives: { answer: ["by exact 0"], fact: ["by rfl"] } } });
+    try {
+      const v = await h.pool.verify(dataTask("answer"), "exact 0");
+      assert.equal(v.kind, "rejected", `simulator: ${JSON.stringify(v)}`);
+      assert.equal((await h.pool.verify(dataTask("fact"), "rfl")).kind, "proved", "simulator: a Prop def");
+    } finally {
+      await h.close();
+    }
+  });
+
+  /** Attacks that must earn nothing, and the legitimate proofs beside them that must be proved. */
+  const NEAR: { name: string; hole: string; candidate: string; proved: boolean }[] = [
+    { name: "a trailing doc comment", hole: "target", candidate: "omega /-- doc -/", proved: false },
+    { name: "a trailing plain comment", hole: "target", candidate: "omega -- done", proved: true },
+    {
+      name: "a plain string with braces",
+      hole: "target",
+      candidate: 'have s : String := "{x}"\nomega',
+      proved: true,
+    },
+    {
+      name: "an interpolated string",
+      hole: "target",
+      candidate: 'have s : String := s!"{x}"\nomega',
+      proved: false,
+    },
+    { name: "a string after a syntax keyword", hole: "target", candidate: 'exact mine "{x}"', proved: false },
+    {
+      name: "a linter switched off",
+      hole: "target",
+      candidate: "set_option linter.all false in omega",
+      proved: true,
+    },
+    {
+      name: "a warning switch",
+      hole: "target",
+      candidate: "set_option warn.sorry false in omega",
+      proved: false,
+    },
+    {
+      name: "recursion depth 10000",
+      hole: "target",
+      candidate: "set_option maxRecDepth 10000 in omega",
+      proved: true,
+    },
+    {
+      name: "recursion depth past the bound",
+      hole: "target",
+      candidate: "set_option maxRecDepth 100000 in omega",
+      proved: false,
+    },
+    { name: "Mathlib's #s", hole: "target", candidate: "have : #s = #s := rfl\nomega", proved: true },
+    { name: "#exit", hole: "target", candidate: "omega\n#exit", proved: false },
+    {
+      name: "hypotheses named native and IO",
+      hole: "target",
+      candidate: "have native := h\nhave IO := h\nomega",
+      proved: true,
+    },
+    { name: "decide +native", hole: "example", candidate: "decide +native", proved: false },
+    { name: "a hypothesis named lemma", hole: "target", candidate: "have lemma := h\nomega", proved: true },
+    { name: "a lemma command", hole: "target", candidate: "omega\nlemma x : 1 = 1 := rfl", proved: false },
+    { name: "a hypothesis named extern", hole: "target", candidate: "have extern := h\nomega", proved: true },
+    { name: "stop in a bullet", hole: "pair", candidate: "constructor\n· stop\ntrivial", proved: false },
+  ];
+
+  test("legitimate proofs refused before are proved; the attack beside each still earns nothing", async () => {
+    const lean = await leanLike();
+    try {
+      const pool = poolOn(lean.server);
+      for (const c of NEAR) {
+        const v = await pool.verify(task(c.hole), c.candidate);
+        if (c.proved) assert.equal(v.kind, "proved", `${c.name}: ${JSON.stringify(v)}`);
+        else unrewarded(v, c.name);
+      }
+    } finally {
+      await lean.close();
+    }
+  });
+
+  test("the simulator: nested blocks and the goal probes earn nothing without progress", async () => {
+    const arith = readFileSync(join(EXAMPLE, "FimExamples", "Arith.lean"), "utf8");
+    const target: VerifyTask = { file: "FimExamples/Arith.lean", hole: proofHole(arith, "add_le_add_3") };
+    const h = await inMemory();
+    try {
+      for (const c of [...PARTIAL.filter((p) => p.reward === 0), ...NEAR.filter((n) => !n.proved)]) {
+        const v = await h.pool.verify(target, c.candidate);
+        unrewarded(v, `simulator: ${c.name}`);
+      }
+      assert.equal((await h.pool.verify(target, "omega")).kind, "proved");
+    } finally {
+      await h.close();
+    }
+  });
 });

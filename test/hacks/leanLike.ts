@@ -13,10 +13,10 @@
  * It is a test double, never a judge of proofs.
  */
 import { PassThrough } from "node:stream";
-import { createMessageConnection, type MessageConnection } from "vscode-jsonrpc/node";
+import { createMessageConnection, ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
 import { parseFile, type Declaration, type ParsedFile } from "../../lean-bridge/lean/commands";
 import { isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
-import type { LeanDiagnostic } from "../../lean-bridge/protocol/lean";
+import { LeanErrorCode, type LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import { LeanServer } from "../../lean-bridge/server/leanServer";
 import { applyChanges } from "../../lean-bridge/text/edits";
 import { LineIndex } from "../../lean-bridge/text/positions";
@@ -29,7 +29,16 @@ export interface LeanLikeOptions {
   /** Goals `$/lean/plainGoal` shows at a hole (default 1). */
   goalsAtHole?: number;
   /** Requests this server never answers (a Lean too busy to reply before the check's deadline). */
-  neverAnswers?: string[];
+  neverAnswers?: readonly string[];
+  /** Versions of a document whose diagnostics it answers (later ones never finish); default all. */
+  answersVersions?: number;
+  /**
+   * Never finishes: still loading the header (progress from line 0), or elaborating the checked
+   * declaration (progress from the last declaration's line), as Lean reports it in `$/lean/fileProgress`.
+   */
+  hangsAt?: "header" | "declaration";
+  /** The first this many waits for diagnostics end with the worker crashing (Lean's error -32902). */
+  crashes?: number;
 }
 
 const CLOSERS = new Set([
@@ -44,32 +53,114 @@ const CLOSERS = new Set([
   "linarith",
 ]);
 
+interface LeanError {
+  at: number;
+  end: number;
+  message: string;
+  /** Tagged `Tactic.unsolvedGoals` (Lean's `leanTags: [1]`). */
+  unsolved: boolean;
+}
+
 interface Elaborated {
   decl: Declaration;
   namespace: string;
   goalsLeft: number;
-  tooMany: boolean;
-  /** Offset of a `fail` step, which Lean reports as an error there. */
-  failedAt: number | undefined;
+  /** Errors in Lean's order: nested blocks, the first failing step, then the block's own unsolved goals. */
+  errors: LeanError[];
   axioms: string[];
   usesSorry: boolean;
+}
+
+const unsolvedMessage = (n: number) =>
+  `unsolved goals\n${Array.from({ length: n }, () => "⊢ P").join("\n\n")}`;
+
+/** Token indices of a line from token i on (the line's tokens after i, comments skipped). */
+function lineTokens(ts: ParsedFile["tokens"], i: number, end: number): number[] {
+  const out: number[] = [];
+  const line = ts.lines[i];
+  for (let k = i; k < ts.count && ts.lines[k] === line && (ts.starts[k] ?? 0) < end; k++)
+    if (!isCommentKind(ts.kinds[k] ?? 0)) out.push(k);
+  return out;
+}
+
+/**
+ * A nested `by` block on one line (`exact (by tac)`, `have h : P := by tac`): one goal, its tactics up to
+ * the line's end or the bracket that closes around it. As Lean does, a block that leaves its goal reports
+ * unsolved goals where it opens (or where `done` stands) and closes the goal with a synthetic sorry; a
+ * failing step reports its own error. Returns the errors and the tokens it consumed.
+ */
+function nestedBlock(ts: ParsedFile["tokens"], tokens: number[], from: number, errors: LeanError[]): number {
+  const by = tokens[from]!;
+  let goals = 1;
+  let depth = 0;
+  let k = from + 1;
+  for (; k < tokens.length; k++) {
+    const t = tokenText(ts, tokens[k]!);
+    if (t === "(" || t === "⟨" || t === "[") depth++;
+    if (t === ")" || t === "⟩" || t === "]") {
+      if (depth === 0) break;
+      depth--;
+    }
+    const at = ts.starts[tokens[k]!] ?? 0;
+    if (t === "fail") {
+      const quoted = /^fail\s+"([^"]*)"/.exec(ts.text.slice(at));
+      errors.push({ at, end: at + 4, message: quoted?.[1] ?? "failed", unsolved: false });
+      return k;
+    }
+    if (t === "done" && goals > 0) {
+      errors.push({ at, end: at + 4, message: unsolvedMessage(goals), unsolved: true });
+      return k;
+    }
+    if (CLOSERS.has(t)) goals = Math.max(0, goals - 1);
+  }
+  if (goals > 0) {
+    const at = ts.starts[by] ?? 0;
+    errors.push({ at, end: at + 2, message: unsolvedMessage(goals), unsolved: true });
+  }
+  return k;
 }
 
 function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtStart: number): Elaborated {
   const ts = file.tokens;
   let goals = goalsAtStart;
-  let tooMany = false;
   const axioms = new Set(base);
   let usesSorry = false;
-  let failedAt: number | undefined;
+  const errors: LeanError[] = [];
   const from = decl.bodyStart ?? decl.end;
-  for (let i = 0; i < ts.count; i++) {
+  // A `where` clause after the tactic block holds definitions, not steps.
+  const stepsEnd = decl.bodyKind === "where" ? (decl.byEnd ?? decl.end) : decl.end;
+  const fail = (at: number, end: number, message: string, unsolved = false) =>
+    errors.push({ at, end, message, unsolved });
+  steps: for (let i = 0; i < ts.count; i++) {
     const at = ts.starts[i] ?? 0;
     // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
-    if (at < from || at >= decl.end || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
-    const word = tokenText(ts, i);
-    if (word === "fail") failedAt ??= at;
-    else if (word === "constructor") goals++;
+    if (at < from || at >= stepsEnd || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
+    const tokens = lineTokens(ts, i, decl.end);
+    // `set_option … in tac` runs `tac`.
+    const inAt = tokenText(ts, i) === "set_option" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
+    const word = tokenText(ts, inAt > 0 ? (tokens[inAt + 1] ?? i) : i);
+    // Nested blocks on the line run first, each on its own goal.
+    for (let k = 1; k < tokens.length; k++)
+      if (tokenText(ts, tokens[k]!) === "by") k = nestedBlock(ts, tokens, k, errors);
+    if (errors.some((e) => !e.unsolved && e.at >= at)) break; // A failing step ends the block.
+    if (word === "fail") {
+      fail(at, at + 4, /^fail\s+"([^"]*)"/.exec(ts.text.slice(at))?.[1] ?? "failed");
+      break;
+    } else if (word === "done") {
+      // Lean's `done`: the goals left, reported on itself and admitted; the rest of the block never runs.
+      if (goals > 0) fail(at, at + 4, unsolvedMessage(goals), true);
+      goals = 0;
+      break;
+    } else if (word === "·") {
+      // A bullet works on one goal; one it leaves open is reported at the bullet and closed with sorry.
+      if (goals === 0) {
+        fail(at, at + 1, "no goals to be proved");
+        break;
+      }
+      const closes = tokens.slice(1).some((k) => CLOSERS.has(tokenText(ts, k)));
+      if (!closes) fail(at, at + 1, unsolvedMessage(1), true);
+      goals--;
+    } else if (word === "constructor") goals++;
     else if (word === "sorry" || word === "admit" || word === "stop") {
       // `admit` is `sorry`; `stop` discards the rest of the block as `repeat sorry` (Lean's Init/Tactics.lean).
       usesSorry = true;
@@ -81,19 +172,55 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
       goals = Math.max(0, goals - 1);
     } else if (CLOSERS.has(word)) {
       if (word === "native_decide") axioms.add("Lean.ofReduceBool");
-      if (goals === 0) tooMany = true;
+      if (goals === 0) {
+        fail(at, at + word.length, "no goals to be proved");
+        break steps;
+      }
       goals = Math.max(0, goals - 1);
     }
   }
+  const goalsLeft = decl.bodyKind === "tactic" || decl.bodyKind === "where" ? goals : 0;
+  if (goalsLeft > 0 && !errors.some((e) => !e.unsolved)) {
+    const by = decl.byStart ?? decl.keywordStart;
+    fail(by, by + 2, unsolvedMessage(goalsLeft), true);
+  }
+  // Lean closes what an error left with a synthetic sorry: the declaration depends on `sorryAx`.
+  if (errors.length > 0) axioms.add("sorryAx");
   return {
     decl,
     namespace: decl.namespace,
-    goalsLeft: decl.bodyKind === "tactic" ? goals : 0,
-    tooMany,
-    failedAt,
+    goalsLeft,
+    errors,
     axioms: [...axioms].sort(),
     usesSorry,
   };
+}
+
+/** Types the lean-like server knows to be data (anything else it takes for a proposition). */
+const DATA_TYPES = new Set([
+  "Nat",
+  "Int",
+  "String",
+  "Bool",
+  "Char",
+  "List",
+  "Array",
+  "Option",
+  "Type",
+  "Decidable",
+]);
+
+/** The head of a declaration's type, after its top-level `:`. */
+function typeHead(decl: Declaration): string {
+  const ts = parseFile(decl.statement).tokens;
+  let depth = 0;
+  for (let k = 0; k < ts.count; k++) {
+    const t = tokenText(ts, k);
+    if (t === "(" || t === "[" || t === "{" || t === "⦃") depth++;
+    else if (t === ")" || t === "]" || t === "}" || t === "⦄") depth--;
+    else if (depth === 0 && t === ":") return k + 1 < ts.count ? tokenText(ts, k + 1) : "";
+  }
+  return "";
 }
 
 interface Answer {
@@ -119,28 +246,33 @@ function answer(text: string, options: LeanLikeOptions): Answer {
       const e = elaborate(file, decl, options.baseAxioms ?? ["propext"], options.goalsAtHole ?? 1);
       if (decl.fullName) known.set(decl.fullName, e);
       const at = index.rangeAt(decl.byStart ?? decl.keywordStart, (decl.byStart ?? decl.keywordStart) + 2);
-      if (e.failedAt !== undefined)
+      for (const error of e.errors)
         diagnostics.push({
-          range: index.rangeAt(e.failedAt, e.failedAt + 4),
+          range: index.rangeAt(error.at, error.end),
           severity: 1,
-          // Lean's `fail "msg"` reports the message as written.
-          message: /^fail\s+"([^"]*)"/.exec(read.slice(e.failedAt))?.[1] ?? "failed",
+          // Lean's `fail "msg"` reports the message as written, untagged.
+          message: error.message,
+          ...(error.unsolved ? { leanTags: [1] } : {}),
         });
-      else if (e.tooMany) diagnostics.push({ range: at, severity: 1, message: "no goals to be proved" });
-      else if (e.goalsLeft > 0)
-        diagnostics.push({
-          range: at,
-          severity: 1,
-          message: `unsolved goals\n${Array.from({ length: e.goalsLeft }, () => "⊢ P").join("\n\n")}`,
-          leanTags: [1],
-        });
-      else if (e.usesSorry)
+      if (e.errors.length === 0 && e.usesSorry)
         diagnostics.push({
           range: at,
           severity: 2,
           // src/Lean/AddDecl.lean (4.24 on): the sorry term, never the declaration's name.
           message: "declaration uses `sorry`",
         });
+    } else if (command.keyword === "#check") {
+      // `#check (type_of% @_root_.X : Prop)`: the verifier's question whether X states a proposition.
+      const m = /type_of% @(?:_root_\.)?([^\s)]+) : Prop\)/.exec(read.slice(command.start, command.end));
+      const found = m ? known.get(m[1] ?? "") : undefined;
+      if (!found) diagnostics.push({ range, severity: 1, message: `unknown constant '${m?.[1] ?? "?"}'` });
+      else if (DATA_TYPES.has(typeHead(found.decl)))
+        diagnostics.push({
+          range,
+          severity: 1,
+          message: `type mismatch\n  ${typeHead(found.decl)}\nhas type\n  Type : Type 1\nbut is expected to have type\n  Prop : Type`,
+        });
+      else diagnostics.push({ range, severity: 3, message: `type_of% @${m?.[1] ?? ""} : Prop` });
     } else if (
       command.keyword === "#print" ||
       (command.keyword === "set_option" && /#print axioms/.test(read.slice(command.start, command.end)))
@@ -180,12 +312,36 @@ function goalsAt(
     .map((c) => c.declaration)
     .find((d) => d?.byStart !== undefined && d.byStart <= offset && offset <= (d.byEnd ?? d.end));
   if (!decl) return undefined;
-  const upTo: Declaration = { ...decl, end: offset };
+  // Lean's `goalsAt?` answers with the innermost block at the position: after a nested `by` or a bullet on
+  // the same line, its own goal (closed once a closing tactic ran in it), not the goals of the hole's block.
+  const ts = file.tokens;
+  for (let i = ts.count - 1; i >= 0; i--) {
+    const at = ts.starts[i] ?? 0;
+    if (at >= offset) continue;
+    if (ts.lines[i] !== new LineIndex(read).positionAt(offset).line || at <= (decl.byStart ?? 0)) break;
+    if (tokenText(ts, i) !== "by" && tokenText(ts, i) !== "·") continue;
+    let closers = 0;
+    for (let k = i + 1; k < ts.count && (ts.starts[k] ?? 0) < offset; k++)
+      if (CLOSERS.has(tokenText(ts, k))) closers++;
+    return Math.max(0, 1 - closers);
+  }
+  // A line starting with `<;>` continues the step before it: the node at its start is `t <;> s`, which
+  // starts where `t` does, so Lean answers with the goals before `t`.
+  let before = offset;
+  const here = ts.starts.findIndex((start, k) => start === offset && k < ts.count);
+  if (here > 0 && tokenText(ts, here) === "<;>")
+    for (let k = here - 1; k >= 0; k--)
+      if (ts.lineFirst[k] === 1 && !isCommentKind(ts.kinds[k] ?? 0)) {
+        before = ts.starts[k] ?? offset;
+        break;
+      }
+  const upTo: Declaration = { ...decl, end: before };
   return elaborate(file, upTo, [], options.goalsAtHole ?? 1).goalsLeft;
 }
 
 function serve(connection: MessageConnection, options: LeanLikeOptions): void {
   const docs = new Map<string, { text: string; version: number }>();
+  const never = new Promise<never>(() => undefined);
   connection.onRequest("initialize", () => ({
     capabilities: { textDocumentSync: { change: 2, openClose: true } },
     serverInfo: { name: "Lean 4 Server", version: "0.3.0" },
@@ -214,8 +370,29 @@ function serve(connection: MessageConnection, options: LeanLikeOptions): void {
   connection.onNotification("textDocument/didClose", (p: { textDocument: { uri: string } }) => {
     docs.delete(p.textDocument.uri);
   });
+  const versionsSeen = new Map<string, number>();
+  let crashes = options.crashes ?? 0;
   connection.onRequest("textDocument/waitForDiagnostics", async (p: { uri: string; version: number }) => {
+    const seen = (versionsSeen.get(p.uri) ?? 0) + 1;
+    versionsSeen.set(p.uri, seen);
+    if (seen > (options.answersVersions ?? Infinity)) await never;
+    if (crashes > 0) {
+      crashes--;
+      return new ResponseError(LeanErrorCode.WorkerCrashed, `Server process for ${p.uri} crashed`);
+    }
     const doc = docs.get(p.uri);
+    if (doc && options.hangsAt) {
+      const file = parseFile(doc.text);
+      const decls = file.commands.filter((c) => c.declaration);
+      const line =
+        options.hangsAt === "header" ? 0 : new LineIndex(doc.text).positionAt(decls.at(-1)?.start ?? 0).line;
+      const end = new LineIndex(doc.text).positionAt(doc.text.length);
+      await connection.sendNotification("$/lean/fileProgress", {
+        textDocument: { uri: p.uri, version: doc.version },
+        processing: [{ range: { start: { line, character: 0 }, end }, kind: 1 }],
+      });
+      await never;
+    }
     if (doc) {
       await connection.sendNotification("$/lean/fileProgress", {
         textDocument: { uri: p.uri, version: doc.version },
@@ -230,7 +407,6 @@ function serve(connection: MessageConnection, options: LeanLikeOptions): void {
     return {};
   });
   const silent = new Set(options.neverAnswers ?? []);
-  const never = new Promise<never>(() => undefined);
   connection.onRequest("textDocument/documentSymbol", async (p: { textDocument: { uri: string } }) => {
     if (silent.has("textDocument/documentSymbol")) await never;
     const doc = docs.get(p.textDocument.uri);

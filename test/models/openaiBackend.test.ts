@@ -19,6 +19,7 @@ import type {
 import { parseModelSpec } from "../../lean-bridge/models/backend";
 import { openBackend } from "../../lean-bridge/models/open";
 import { startStub, type StubOptions } from "./openaiStub";
+import { writeTinyTokenizer } from "./tinyTokenizer";
 
 const PARTS: PromptParts = {
   kind: "tactic",
@@ -276,4 +277,39 @@ test("model specs: the three forms parse; mistakes say what to write", () => {
     assert.equal(parsed.kind, "error", bad);
     assert.match((parsed as { message: string }).message, /openai:URL#MODEL, onnx:DIR or hf:PATH/);
   }
+});
+
+test("with the model's tokenizer: the chat template rendered here, the fence pre-filled, BOS left to the server", async () => {
+  const template =
+    "{{ bos_token }}{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}" +
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+  const tokenizerDir = writeTinyTokenizer({
+    specials: ["<s>", "<|im_end|>", "<|im_start|>"],
+    eos: "<|im_end|>",
+    bos: "<s>",
+    chatTemplate: template,
+  });
+  await withStub({ answer: () => "intro h\nexact h\n```\nThat proves it." }, async (stub) => {
+    const backend = await open(
+      stub.baseUrl,
+      "tiny",
+      options({ tokenizerDir, stream: false }, { style: "auto" }),
+    );
+    assert.equal(
+      backend.identity.promptStyle,
+      "chat",
+      "auto picks chat for a template that ends turns with eos",
+    );
+    const result = ok(await backend.generate(PARTS, 1, SAMPLING));
+    assert.equal(stub.requests[0]!.path, "/v1/completions");
+    const sent = String(stub.requests[0]!.body.prompt);
+    assert.ok(result.prompt.startsWith("<s><|im_start|>user\nFill in the hole marked <HOLE>"), result.prompt);
+    assert.ok(result.prompt.endsWith("<|im_end|>\n<|im_start|>assistant\n```lean\n"));
+    assert.equal(sent, result.prompt.slice("<s>".length), "the server adds its own BOS");
+    assert.deepEqual(stub.requests[0]!.body.stop, ["```", "<|im_end|>"]);
+    assert.equal(result.candidates[0]!.text, "intro h\n  exact h");
+    // Token counts from the server's usage (one choice), else from the model's own tokenizer.
+    assert.equal(result.candidates[0]!.completionTokens, 5);
+    assert.equal(result.candidates[0]!.promptTokens, 17);
+  });
 });

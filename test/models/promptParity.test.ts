@@ -267,6 +267,7 @@ test("prompts and candidates match the trainer's Python byte for byte", { skip: 
 
   for (const [name, probes] of Object.entries(answer.probes)) {
     const tokenizer = tokenizers.get(name)!;
+    assert.equal(tokenizer.decode([]), "", "a sample that ends at once decodes to nothing");
     probes.forEach((expected, i) => {
       const text = PROBES[i]!;
       assert.deepEqual(tokenizer.encode(text), expected.ids, `${name} ids of probe ${i}`);

@@ -119,6 +119,26 @@ test("examples and anonymous instances are checked under a name the verifier cho
     );
 });
 
+test("an anonymous instance with binders is named right after `instance`, not after its first binder", () => {
+  const text =
+    "namespace M\ninstance (A B : Type) (f : A → B) : Inhabited (A → B) := by\n  exact ⟨f⟩\nend M\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), {
+    start: { line: 2, character: 2 },
+    end: { line: 2, character: 11 },
+  });
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, located.hole, "exact ⟨f⟩");
+  assert.equal(built.kind, "ok");
+  if (built.kind !== "ok") return;
+  assert.ok(
+    built.doc.text.includes(`instance ${built.doc.declaredName} (A B : Type) (f : A → B) : Inhabited`),
+    built.doc.text,
+  );
+  assert.equal(built.doc.checkedName, `M.${built.doc.declaredName}`);
+});
+
 test("re-indentation counts columns as Lean does (code points), not UTF-16 units", () => {
   const text =
     "theorem 𝔸x : True ∧ True := by constructor\n                                  trivial\n                                  trivial\n";
@@ -185,4 +205,45 @@ test("comments a candidate ends with never reach Lean (text our lexer took for a
     assert.equal(r.doc.text.slice(r.doc.candidateStart, r.doc.candidateEnd), "have h2 : a ≤ b := h\n  omega");
     assert.equal(r.doc.declarationEnd, r.doc.candidateEnd, "a whole-proof hole ends the declaration");
   }
+});
+
+test("a trailing doc comment is refused: in the file it would end the tactic block and start a command", () => {
+  assert.equal(withoutTrailingComments("rintro ⟨a, b⟩ /-- doc -/"), undefined);
+  assert.equal(withoutTrailingComments("omega\n  /-! module doc -/"), undefined);
+  const r = build("rintro h /-- doc -/");
+  assert.equal(r.kind, "tampered");
+  if (r.kind === "tampered") assert.match(r.message, /doc comment/);
+  // A doc comment followed by more of the proof stays in the document, where Lean's range shows its effect.
+  assert.equal(build("omega -- plain comments are fine").kind, "ok");
+});
+
+test("a hypothesis named `lemma` is a name, not a command; `lemma foo` still is one", () => {
+  assert.equal(build("have lemma : a ≤ b := h\n  omega").kind, "ok");
+  assert.equal(build("omega\n  lemma foo : 1 = 1 := rfl").kind, "tampered");
+});
+
+test("the check document holds the hole's column, for the goal probes' sentinel", () => {
+  const r = build("omega");
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok") assert.equal(r.doc.holeColumn, 2);
+});
+
+test("a tactic proof followed by a `where` clause has holes like any other; a candidate cannot add one", () => {
+  const text =
+    "theorem w (n : Nat) : helper n = n := by\n  simp [helper]\nwhere\n  helper (k : Nat) : Nat := k\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), {
+    start: { line: 1, character: 2 },
+    end: { line: 1, character: 15 },
+  });
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, located.hole, "simp [helper]");
+  assert.equal(built.kind, "ok");
+  if (built.kind === "ok") assert.match(built.doc.text, /simp \[helper\]\nwhere\n {2}helper/);
+  const plain = "theorem p : 1 = 1 := by\n  rfl\n";
+  const p = parseFile(plain);
+  const hole = locateHole(p, new LineIndex(plain), proofHole(plain, "p"));
+  if (hole.kind !== "ok") throw new Error("bad hole");
+  assert.equal(buildCheckDocument(p, hole.hole, "rfl\nwhere\n  x : Nat := 1").kind, "tampered");
 });

@@ -6,7 +6,7 @@ import { buildCheckDocument, locateHole } from "../../lean-bridge/verify/checkDo
 import { classify, parseAxioms } from "../../lean-bridge/verify/classify";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { checkLeanView } from "../../lean-bridge/verify/leanView";
-import type { LeanDiagnostic } from "../../lean-bridge/protocol/lean";
+import { LeanDiagnosticTag, type LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { proofHole, realPayloads } from "../helpers";
 
@@ -145,12 +145,62 @@ test("anonymous declarations are axiom-checked under the verifier's name", () =>
   assert.match(built.doc.text, new RegExp(`#print axioms _root_\\.${name}`));
   const line = built.doc.axiomsLine;
   const info = (message: string): LeanDiagnostic => ({ range: at(line, 0, 20), severity: 3, message });
-  assert.equal(classify(built.doc, [], false).kind, "failed", "no #print axioms output: not proved");
-  const ok = classify(built.doc, [info(`'${name}' depends on axioms: [propext]`)], false);
+  // An example is not a theorem: Lean must also confirm that it states a proposition.
+  assert.ok(built.doc.propCheckLine > 0 && built.doc.propCheckLine < line);
+  assert.match(built.doc.text, new RegExp(`#check \\(type_of% @_root_\\.${name} : Prop\\)`));
+  const isProp: LeanDiagnostic = {
+    range: at(built.doc.propCheckLine, 0, 20),
+    severity: 3,
+    message: `type_of% @${name} : Prop`,
+  };
+  assert.equal(classify(built.doc, [isProp], false).kind, "failed", "no #print axioms output: not proved");
+  const ok = classify(built.doc, [isProp, info(`'${name}' depends on axioms: [propext]`)], false);
   assert.equal(ok.kind, "proved");
   assert.equal(ok.kind === "proved" && ok.axiomsChecked, true);
-  const native = classify(built.doc, [info(`'${name}' depends on axioms: [Lean.ofReduceBool]`)], false);
+  const native = classify(
+    built.doc,
+    [isProp, info(`'${name}' depends on axioms: [Lean.ofReduceBool]`)],
+    false,
+  );
   assert.equal(native.kind, "failed");
+  const unconfirmed = classify(built.doc, [info(`'${name}' depends on axioms: [propext]`)], false);
+  assert.equal(unconfirmed.kind, "rejected", "no answer to the proposition check: never proved");
+  const data: LeanDiagnostic = {
+    range: at(built.doc.propCheckLine, 0, 20),
+    severity: 1,
+    message: "type mismatch\n  Nat\nhas type\n  Type : Type 1\nbut is expected to have type\n  Prop : Type",
+  };
+  const answer = classify(built.doc, [data, info(`'${name}' depends on axioms: [propext]`)], false);
+  assert.equal(answer.kind, "rejected");
+  if (answer.kind === "rejected") assert.equal(answer.rule, "not-a-proposition");
+});
+
+test("a theorem needs no proposition check: Lean requires its type to be one", () => {
+  assert.equal(doc("rfl").propCheckLine, -1);
+  assert.doesNotMatch(doc("rfl").text, /type_of%/);
+});
+
+test("partial credit is classified by Lean's tag and place, never by message text", () => {
+  const d = doc("skip");
+  const index = new LineIndex(d.text);
+  const by = index.positionAt(d.declaration.byStart ?? 0);
+  const inCandidate = index.positionAt(d.candidateStart);
+  const unsolvedAt = (p: { line: number; character: number }, tagged = true): LeanDiagnostic => ({
+    range: { start: p, end: { line: p.line, character: p.character + 2 } },
+    severity: 1,
+    message: "unsolved goals\n⊢ P",
+    ...(tagged ? { leanTags: [LeanDiagnosticTag.unsolvedGoals] } : {}),
+  });
+  // The hole's own block, reported where it opens: incomplete.
+  assert.equal(classify(d, [unsolvedAt(by)], false).kind, "incomplete");
+  // The same words without Lean's tag (`fail "unsolved goals"`): a failure.
+  assert.equal(classify(d, [unsolvedAt(by, false)], false).kind, "failed");
+  // A nested block inside the candidate left open (`exact (by skip)`): a failure, not progress.
+  const nested = classify(d, [unsolvedAt(inCandidate)], false);
+  assert.equal(nested.kind, "failed");
+  if (nested.kind === "failed") assert.match(nested.reason, /inside the candidate/);
+  // Both: still a failure.
+  assert.equal(classify(d, [unsolvedAt(by), unsolvedAt(inCandidate)], false).kind, "failed");
 });
 
 test("the #print axioms answer must name exactly the checked declaration, once", () => {

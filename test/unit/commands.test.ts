@@ -73,3 +73,49 @@ test("declarations: names, namespaces, bodies", () => {
   assert.equal(byName.get("example")?.fullName, undefined);
   assert.equal(byName.get("_root_.top")?.fullName, "top");
 });
+
+test("an anonymous instance with binders has no name; `(priority := …)` is skipped before a name", () => {
+  const file = parseFile(
+    "namespace N\ninstance (A B : Type) (f : A → B) : Inhabited (A → B) := by\n  exact ⟨f⟩\n" +
+      "instance (priority := low) instNamed (A : Type) : Inhabited (List A) := by\n  exact ⟨[]⟩\n" +
+      "instance (priority := low) (A : Type) : Inhabited (Option A) := ⟨none⟩\nend N\n",
+  );
+  const decls = file.commands.flatMap((c) => (c.declaration ? [c.declaration] : []));
+  assert.deepEqual(
+    decls.map((d) => [d.name, d.fullName, d.bodyKind]),
+    [
+      [undefined, undefined, "tactic"],
+      ["instNamed", "N.instNamed", "tactic"],
+      [undefined, undefined, "term"],
+    ],
+  );
+  assert.equal(decls[0]!.statement, "instance (A B : Type) (f : A → B) : Inhabited (A → B)");
+});
+
+test("a `mutual … end` block inside a namespace keeps later names in the namespace", () => {
+  const file = parseFile(
+    "namespace N\nmutual\ntheorem even_ok : True := by\n  trivial\ntheorem odd_ok : True := by\n  trivial\nend\n" +
+      "theorem after : True := by\n  trivial\nend N\ntheorem outside : True := by\n  trivial\n",
+  );
+  const names = file.commands.flatMap((c) => (c.declaration ? [c.declaration.fullName] : []));
+  assert.deepEqual(names, ["N.even_ok", "N.odd_ok", "N.after", "outside"]);
+});
+
+test("a command after a comment on its line starts a new command", () => {
+  const text =
+    "theorem one : True := by\n  trivial\n/- c -/ theorem two : True := by\n  trivial\n" +
+    "/- a comment\n   over lines -/ theorem three : True := by\n  trivial\n/-- doc -/ theorem four : True := by\n  trivial\n" +
+    "theorem five : True := by\n  trivial /- not a command start -/ theorem\n";
+  const file = parseFile(text);
+  const decls = file.commands.flatMap((c) => (c.declaration ? [c.declaration] : []));
+  assert.deepEqual(
+    decls.map((d) => d.name),
+    ["one", "two", "three", "four", "five"],
+  );
+  assert.equal(text.slice(decls[0]!.start, decls[0]!.end), "theorem one : True := by\n  trivial");
+  assert.ok(
+    text.slice(decls[3]!.start).startsWith("/-- doc -/ theorem four"),
+    "a doc comment stays with its command",
+  );
+  assert.equal(decls[1]!.keywordStart, text.indexOf("theorem two"));
+});

@@ -63,7 +63,8 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
   for (const c of [
     "set_option debug.skipKernelTC true in decide +kernel",
     "set_option warn.sorry false in exact h",
-    "set_option linter.unusedVariables false in simp",
+    "set_option linter.unusedVariables true in simp",
+    "set_option pp.all 1 in simp",
     "set_option trace.Meta.synthInstance true in simp",
     "set_option compiler.extract_closed false in rfl",
     "set_option backward.synthInstance.canonInstances false in simp",
@@ -75,6 +76,46 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
     assert.equal(rejected(c), "set-option", c);
   assert.equal(rejected("set_option maxHeartbeats 400000 in\n  simp"), "allowed");
   assert.equal(rejected("set_option maxRecDepth 2000 in omega"), "allowed");
+  // Options that only turn warnings off or change printing, and recursion depth up to the stated bound.
+  assert.equal(rejected("set_option linter.unusedVariables false in simp"), "allowed");
+  assert.equal(rejected("set_option linter.all false in\n  omega"), "allowed");
+  assert.equal(rejected("set_option pp.proofs true in simp"), "allowed");
+  assert.equal(rejected("set_option maxRecDepth 10000 in simp"), "allowed");
+  assert.equal(rejected("set_option maxRecDepth 16384 in simp"), "allowed");
+  assert.equal(rejected("set_option maxRecDepth 16385 in simp"), "set-option");
+});
+
+test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses named native, extern, IO or lemma", () => {
+  for (const c of [
+    'have s : String := "a{b}"\nomega',
+    'exact "}{".length',
+    "exact (#s).le_of_lt h",
+    "have : #s ≤ #t := h\nomega",
+    "intro native\nexact native",
+    "have native : 1 = 1 := rfl\nomega",
+    "intro extern\nexact extern",
+    "intro IO\nexact IO",
+    "have lemma : 1 = 1 := rfl\nomega",
+    "obtain ⟨lemma, h⟩ := h\nexact lemma",
+  ])
+    assert.equal(rejected(c), "allowed", c);
+  // The nearby attacks still fail.
+  for (const [c, rule] of [
+    ['exact s!"{x}".length', "ambiguous-string"],
+    ['exact (toString s!"{1}").length', "ambiguous-string"],
+    ['exact mySyntax "{x}"', "ambiguous-string"],
+    ['throwError "{x}"', "ambiguous-string"],
+    ["decide +native", "native-code"],
+    ["decide (config := { native := true })", "native-code"],
+    ["exact IO.println", "code-execution"],
+    ["exact unsafeBaseIO (pure ())", "code-execution"],
+    ["lemma foo : 1 = 1 := rfl", "escape"],
+    ["omega\n#exit", "escape"],
+    ["omega\n#eval 1", "escape"],
+    ["sleep 4294967295", "time"],
+    ["constructor\n· stop", "sorry"],
+  ] as const)
+    assert.equal(rejected(c), rule, c);
 });
 
 test("sorryAx, as_aux_lemma and compiled-code proofs are refused; native code only when the policy allows it", () => {

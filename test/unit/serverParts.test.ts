@@ -150,8 +150,8 @@ test("the verdict cache: dedupes checks under way, never keeps timeouts, crashes
   assert.deepEqual([a.cached, b.cached], [false, true]);
   assert.equal((await cache.getOrCheck("k", check(proved))).cached, true);
   const transient: VerdictOutcome[] = [
-    { kind: "timeout", timeoutMs: 1, diagnostics: [] },
-    { kind: "crashed", reason: "x", diagnostics: [] },
+    { kind: "timeout", timeoutMs: 1, cause: "candidate", diagnostics: [] },
+    { kind: "crashed", reason: "x", cause: "infrastructure", diagnostics: [] },
   ];
   for (const outcome of transient) {
     runs = 0;
