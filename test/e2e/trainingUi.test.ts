@@ -142,7 +142,8 @@ test(
       await page.screenshot({ path: join(ARTIFACTS, "training-editor.png") });
 
       // The hover's "Show all attempts" opens a read-only document of the hole's attempts, by named run.
-      await hover.locator("a", { hasText: "Show all attempts" }).click();
+      // Two holes may start on the hovered line: each has its own link; the first is enough here.
+      await hover.locator("a", { hasText: "Show all attempts" }).first().click();
       const attemptsTab = page.locator(".tabs-container .tab", { hasText: /^Attempts / }).first();
       await attemptsTab.waitFor({ state: "visible", timeout: 20_000 });
       const attemptsText = await page
