@@ -34,7 +34,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline, #18's project and verifier)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
@@ -64,6 +64,9 @@ test("train's options are exactly the issues' flags (#7's, #9's LoRA and launche
       "--num-processes",
       "--accelerate-config",
       "--baseline",
+      // #18: statement files imported into a project, and a Kimina Lean Server as the verifier.
+      "--project",
+      "--verifier",
     ].sort(),
   );
   assert.match(r.stdout, /Usage: fim-rlvr train WORKSPACE\|DATASET_DIR/);
