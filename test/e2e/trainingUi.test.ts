@@ -200,7 +200,13 @@ test(
 
       await page.mouse.move(5, 5);
       await runCommand(page, "FIM-RLVR: Show Training Dashboard");
-      const dashboard = await frameWith(page, "FIM-RLVR training");
+      // Under a loaded CI machine the webview can take longer than the first wait: ask once more before failing.
+      let dashboard = await frameWith(page, "FIM-RLVR training");
+      if (!dashboard) {
+        process.stderr.write("dashboard not rendered after the first wait: showing it again\n");
+        await runCommand(page, "FIM-RLVR: Show Training Dashboard");
+        dashboard = await frameWith(page, "FIM-RLVR training", 360);
+      }
       assert.ok(dashboard, "the dashboard webview rendered");
       await dashboard.waitForSelector("#chart-reward canvas", { timeout: 30_000 });
       await dashboard.waitForFunction(
@@ -228,6 +234,13 @@ test(
       await stopped.first().waitFor({ timeout: 180_000 });
     } catch (error) {
       await page.screenshot({ path: join(ARTIFACTS, "training-failure.png") }).catch(() => undefined);
+      // What CI's log can show of the page when the screenshot is out of reach: each frame's first words.
+      for (const frame of page.frames()) {
+        const text = await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "(unreadable)");
+        process.stderr.write(
+          `frame ${frame.url().slice(0, 80)}: ${text.slice(0, 160).replace(/\s+/g, " ")}\n`,
+        );
+      }
       throw error;
     } finally {
       await workbench.close();
