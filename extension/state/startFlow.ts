@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trainer";
 import type { TrainingOptions } from "../../lean-bridge/train/session";
+import type { VerifierSpec } from "../../lean-bridge/verify/startVerifier";
 import { ALGORITHM_CHOICES } from "./algorithms";
 import { chooseProject, type ProjectFs } from "./leanProject";
 
@@ -131,15 +132,13 @@ async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptio
   return undefined;
 }
 
-function advanced(settings: TrainSettings): NonNullable<TrainingOptions["advanced"]> {
+/** The verifier's limits from the fimRlvr.verifier settings (unset ones keep the verifier's defaults). */
+function verifierLimits(settings: TrainSettings): Omit<VerifierSpec, "kind"> {
   return {
-    verifierTimeoutMs: settings.verifierTimeoutMs,
-    ...(settings.verifierSlots !== null ? { verifierSlots: settings.verifierSlots } : {}),
+    timeoutMs: settings.verifierTimeoutMs,
+    ...(settings.verifierSlots !== null ? { slots: settings.verifierSlots } : {}),
+    ...(settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {}),
   };
-}
-
-function memoryBudget(settings: TrainSettings): Pick<TrainingOptions, "memoryBudgetMb"> {
-  return settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {};
 }
 
 function runFolder(project: string, env: StartEnv): string {
@@ -280,10 +279,8 @@ export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset 
       model,
     ),
     reward: env.settings.reward,
-    verifier,
+    verifier: { ...verifier, ...verifierLimits(env.settings) },
     resume: false,
-    advanced: advanced(env.settings),
-    ...memoryBudget(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project, options, summary: describe(options, env.python) };
@@ -319,10 +316,8 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
     runDir: last.runDir,
     config,
     reward: env.settings.reward,
-    verifier,
+    verifier: { ...verifier, ...verifierLimits(env.settings) },
     resume: true,
-    advanced: advanced(env.settings),
-    ...memoryBudget(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project: last.project, options, summary: describe(options, env.python) };

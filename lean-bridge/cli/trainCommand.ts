@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { which, splitCommandLine } from "../server/launch";
+import { which } from "../server/launch";
 import type { TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { progressReporter } from "../train/progress";
@@ -19,8 +19,10 @@ import {
   type TrainingOptions,
   type TrainingOutcome,
 } from "../train/session";
-import { type CliCommand, flagOption, stringOption } from "./command";
-import { UsageError } from "./usage";
+import { defaultSlots } from "../verify/startVerifier";
+import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
+import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
+import { UsageError, parsePositiveInt } from "./usage";
 
 /** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
 const SIMULATOR_FALLBACK_WARNING = box([
@@ -73,24 +75,19 @@ export function passAtOneSummary(evals: readonly TrainEvalParams[], baseline = f
   return lines.join("\n");
 }
 
-function verifierChoice(values: Record<string, string | boolean | undefined>): {
-  verifier: TrainingOptions["verifier"];
-  fellBack: boolean;
-} {
-  const server = stringOption(values, "server");
-  if (flagOption(values, "simulator") && server !== undefined)
-    throw new UsageError("give either --simulator or --server, not both");
-  if (flagOption(values, "simulator")) return { verifier: { kind: "simulator" }, fellBack: false };
-  if (server !== undefined) {
-    const command = splitCommandLine(server);
-    if (command.length === 0) throw new UsageError("--server was given an empty command line");
-    return { verifier: { kind: "lean", serverCommand: command }, fellBack: false };
-  }
-  if (which("lake")) return { verifier: { kind: "lean" }, fellBack: false };
-  return { verifier: { kind: "simulator" }, fellBack: true };
+/**
+ * The verifier the options describe, as every command reads them (cli/pool.ts); without --server or --simulator,
+ * Lean when `lake` is on PATH, else the simulator (said loudly).
+ */
+function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["verifier"]; fellBack: boolean } {
+  const workers = stringOption(values, "workers");
+  const spec = verifierSpec(values, workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1);
+  const chosen = flagOption(values, "simulator") || stringOption(values, "server") !== undefined;
+  if (chosen || which("lake")) return { verifier: spec, fellBack: false };
+  return { verifier: { ...spec, kind: "simulator", extraArgs: [] }, fellBack: true };
 }
 
-function launcherChoice(values: Record<string, string | boolean | undefined>): TrainerLauncher {
+function launcherChoice(values: ParsedValues): TrainerLauncher {
   const kind = stringOption(values, "launcher") ?? "single";
   const processes = stringOption(values, "num-processes");
   const configFile = stringOption(values, "accelerate-config");
@@ -199,19 +196,6 @@ export const trainCommand: CliCommand = {
       help: "Seed of data order, sampling and initialisation.",
       default: "0",
     },
-    reward: {
-      type: "string",
-      value: "binary|partial",
-      help: "How verdicts become rewards.",
-      default: "binary",
-    },
-    simulator: { type: "boolean", help: "Verify with the Lean server simulator (a dry run, not Lean)." },
-    server: {
-      type: "string",
-      value: '"CMD"',
-      help: "Verify with this Lean server command line.",
-      default: "lake serve, when lake is on PATH",
-    },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
     python: {
@@ -259,12 +243,15 @@ export const trainCommand: CliCommand = {
       value: "FILE",
       help: "An accelerate config (from `accelerate config`; examples for DDP, DeepSpeed and multi-node in docs/SCALING.md).",
     },
+    workers: { ...WORKERS_OPTION, default: "up to 4, one per core" },
+    ...SERVER_OPTIONS,
   },
   examples: [
     "fim-rlvr train lean-env",
     "fim-rlvr train out/dataset --algorithm dapo --steps 50 --simulator --out runs/dapo",
     "fim-rlvr train lean-env --out runs/dapo --resume",
     "fim-rlvr train lean-env --baseline sft --out runs/sft-baseline",
+    "fim-rlvr train lean-env --policy policy.json --timeout-ms 30000 --workers 8",
   ],
   async run({ values, positionals }) {
     const target = positionals[0];

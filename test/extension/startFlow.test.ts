@@ -136,9 +136,8 @@ test("Start: algorithm quick pick with one-line descriptions (the setting first)
       group_size: 4,
     },
     reward: "binary",
-    verifier: { kind: "lean" },
+    verifier: { kind: "lean", timeoutMs: 30_000 },
     resume: false,
-    advanced: { verifierTimeoutMs: 30_000 },
   });
   assert.match(plan.summary, /verifier: Lean; Python: the managed virtual environment/);
   const taken = env({ fs: fakeFs({ "/ws/lean-env/lean-toolchain": "", [plan.options.runDir]: "" }) });
@@ -251,14 +250,14 @@ test("Resume continues the last run from its checkpoint with the configuration i
 test("The memory budget setting reaches the run's options on Start and Resume; unset leaves the pool's default", async () => {
   const settings = { ...env().settings, memoryBudgetMb: 6144 };
   const start = await planStart(env({ settings }), fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
-  assert.equal(start.kind === "ready" && start.options.memoryBudgetMb, 6144);
+  assert.equal(start.kind === "ready" && start.options.verifier.memoryBudgetMb, 6144);
   const unset = await planStart(env(), fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
   assert.ok(
-    unset.kind === "ready" && !("memoryBudgetMb" in unset.options),
+    unset.kind === "ready" && !("memoryBudgetMb" in unset.options.verifier),
     "no key: the pool uses 3/4 of RAM",
   );
   const files = { "/runs/r1/checkpoints/latest": "step-6" };
   const lastRun = { runDir: "/runs/r1", project: "/ws/lean-env" };
   const resume = await planResume(env({ fs: fakeFs(files), lastRun, settings }), fakeUi({}).ui);
-  assert.equal(resume.kind === "ready" && resume.options.memoryBudgetMb, 6144);
+  assert.equal(resume.kind === "ready" && resume.options.verifier.memoryBudgetMb, 6144);
 });
