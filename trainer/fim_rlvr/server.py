@@ -164,7 +164,7 @@ def make_trainer(params: dict[str, Any], events: Any) -> Any:
         raise TrainerError(f"initialize: {error}") from error
     # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
     elsewhere = os.environ.get(SERVICE_ENV)
-    service = params.get("verifierService")
+    service: Any = params.get("verifierService")
     if elsewhere:  # a node of a multi-node run whose ranks cannot reach the main node's loopback service
         try:
             addresses = [parse_address(a) for a in elsewhere.split(",") if a.strip()]
