@@ -15,6 +15,7 @@ import type {
 import type { Dashboard } from "./dashboardPanel";
 import { childProcessRunner } from "./exportProcess";
 import { log, outputChannel } from "./log";
+import { latestCheckpoint } from "../lean-bridge/train/checkpoints";
 import { pythonFromExtension } from "./python";
 import { findLake, pythonSetting, trainSettings } from "./settings";
 import type { RunStatusBar } from "./statusBar";
@@ -23,7 +24,6 @@ import { IDLE, enablement, reduceRun, type RunEvent, type RunState } from "./sta
 import {
   asPreset,
   choosePython,
-  latestCheckpoint,
   planResume,
   planStart,
   type LastRun,

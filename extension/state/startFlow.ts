@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trainer";
+import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import type { TrainingOptions } from "../../lean-bridge/train/session";
 import type { VerifierSpec } from "../../lean-bridge/verify/startVerifier";
 import { ALGORITHM_CHOICES } from "./algorithms";
@@ -86,12 +87,6 @@ export type StartPlan =
   | { kind: "ready"; project: string; options: TrainingOptions; summary: string }
   | { kind: "cancelled" }
   | { kind: "refused"; reason: "untrusted" | "no-project" | "no-lean" | "no-checkpoint" };
-
-/** The newest complete checkpoint of a run folder, or undefined. */
-export function latestCheckpoint(runDir: string, fs: StartEnv["fs"]): string | undefined {
-  const name = fs.readText(join(runDir, "checkpoints", "latest"))?.trim();
-  return name ? join(runDir, "checkpoints", name) : undefined;
-}
 
 async function refuseUntrusted(ui: StartUi): Promise<StartPlan> {
   const choice = await ui.error(

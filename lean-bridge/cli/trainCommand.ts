@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { which } from "../server/launch";
-import type { TrainEvalParams } from "../protocol/trainer";
+import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { progressReporter } from "../train/progress";
 import { managedVenvDir } from "../train/python";
@@ -81,7 +81,10 @@ export function passAtOneSummary(evals: readonly TrainEvalParams[], baseline = f
  */
 function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["verifier"]; fellBack: boolean } {
   const workers = stringOption(values, "workers");
-  const spec = verifierSpec(values, workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1);
+  const spec = verifierSpec(
+    values,
+    workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1,
+  );
   const chosen = flagOption(values, "simulator") || stringOption(values, "server") !== undefined;
   if (chosen || which("lake")) return { verifier: spec, fellBack: false };
   return { verifier: { ...spec, kind: "simulator", extraArgs: [] }, fellBack: true };
@@ -157,7 +160,7 @@ export const trainCommand: CliCommand = {
   options: {
     algorithm: {
       type: "string",
-      value: "grpo|drgrpo|dapo|gspo|dgpo",
+      value: ALGORITHM_NAMES.join("|"),
       help: "The RL objective (see `fim-rlvr algorithms`).",
       default: "grpo",
     },

@@ -72,10 +72,11 @@ export function isMaskedVerdict(verdict: { kind: VerdictKind; cause?: VerdictCau
 /** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
 
-/** A GRPO-family objective under its published name (dgpo is this project's definition). */
-export type AlgorithmName = "grpo" | "drgrpo" | "dapo" | "gspo" | "dgpo";
+/** The algorithms, the one list in TypeScript (checked against the schema, as the trainer's list is). */
+export const ALGORITHM_NAMES = ["grpo", "drgrpo", "dapo", "gspo", "dgpo"] as const;
 
-export const ALGORITHM_NAMES: readonly AlgorithmName[] = ["grpo", "drgrpo", "dapo", "gspo", "dgpo"];
+/** A GRPO-family objective under its published name (dgpo is this project's definition). */
+export type AlgorithmName = (typeof ALGORITHM_NAMES)[number];
 export const HOLE_KINDS: readonly HoleKind[] = ["tactic", "block", "steps", "proof"];
 
 /** One message the verifier reported about a candidate. */

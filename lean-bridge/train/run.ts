@@ -4,8 +4,8 @@
  * exactly once, whether the trainer finished, stopped, failed, or died without a word (then the host says so,
  * with the trainer's last stderr lines and how to resume). The report is rendered on every ending.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ResponseError } from "vscode-jsonrpc/node";
 import {
   Initialize,
@@ -29,6 +29,7 @@ import type { RunService } from "./runService";
 import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./session";
 import { describeExit, type TrainerProcess } from "./trainerProcess";
 import type { VerifierPool } from "../verify/pool";
+import { latestCheckpoint } from "./checkpoints";
 
 /** After train/done, how long the trainer may take to answer shutdown and exit. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -58,18 +59,6 @@ export function emit<A>(handler: ((arg: A) => void) | undefined, arg: A): void {
     handler?.(arg);
   } catch {
     // The caller's UI failed; training goes on.
-  }
-}
-
-/** The newest complete checkpoint named by RUN_DIR/checkpoints/latest, if any. */
-export function latestCheckpoint(runDir: string): string | null {
-  try {
-    const name = readFileSync(join(runDir, "checkpoints", "latest"), "utf8").trim();
-    if (!name) return null;
-    const path = resolve(runDir, "checkpoints", name);
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
   }
 }
 

@@ -21,12 +21,13 @@ import { checkKinds, prepareTarget } from "./dataset";
 import type { ServiceVerifier } from "../serve/service";
 import { defaultSlots, startVerifier, type VerifierSpec } from "../verify/startVerifier";
 import { findPython } from "./python";
-import { TrainerRun, emit, latestCheckpoint } from "./run";
+import { latestCheckpoint } from "./checkpoints";
+import { TrainerRun, emit } from "./run";
 import { startRunService, taskTable } from "./runService";
 import { TrainerProcess } from "./trainerProcess";
 
 export type { TrainConfigWire } from "../protocol/trainer";
-export { latestCheckpoint } from "./run";
+export { latestCheckpoint } from "./checkpoints";
 
 export interface TrainingOptions {
   /** A Lean workspace (mined first) or a dataset folder (one that holds tasks.jsonl). */
@@ -264,7 +265,11 @@ export async function startTraining(
       resume: options.resume,
       verifier: pool.identity,
       verifierService: service.service.address,
-      verifierBudget: { slots: pool.slotCount, checkTimeoutMs: pool.timeoutMs, checkBoundMs: pool.checkBoundMs },
+      verifierBudget: {
+        slots: pool.slotCount,
+        checkTimeoutMs: pool.timeoutMs,
+        checkBoundMs: pool.checkBoundMs,
+      },
     },
     advanced.initializeTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
   );

@@ -14,7 +14,9 @@ import {
   type StartEnv,
   type StartUi,
 } from "../../extension/state/startFlow";
+import { ALGORITHM_CHOICES } from "../../extension/state/algorithms";
 import { chooseProject } from "../../extension/state/leanProject";
+import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 
 function fakeFs(files: Record<string, string>) {
   return {
@@ -197,6 +199,7 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
     "/ws/lean-env/lean-toolchain": "",
     "/ws/lean-env/FimExamples/Basic.lean": "",
     "/runs/r1/checkpoints/latest": "step-6\n",
+    "/runs/r1/checkpoints/step-6/state.json": "{}",
   };
   const last = fakeUi({ picks: ["GRPO", "last run"] });
   const plan = await planStart(
@@ -234,6 +237,7 @@ test("Resume continues the last run from its checkpoint with the configuration i
   assert.match(noRun.log.errors[0]!, /no run with a checkpoint/);
   const files = {
     "/runs/r1/checkpoints/latest": "step-6",
+    "/runs/r1/checkpoints/step-6/state.json": "{}",
     "/runs/r1/config.json": JSON.stringify({ algorithm: "gspo", steps: 12, model: null }),
   };
   const plan = await planResume(
@@ -256,8 +260,18 @@ test("The memory budget setting reaches the run's options on Start and Resume; u
     unset.kind === "ready" && !("memoryBudgetMb" in unset.options.verifier),
     "no key: the pool uses 3/4 of RAM",
   );
-  const files = { "/runs/r1/checkpoints/latest": "step-6" };
+  const files = {
+    "/runs/r1/checkpoints/latest": "step-6",
+    "/runs/r1/checkpoints/step-6/state.json": "{}",
+  };
   const lastRun = { runDir: "/runs/r1", project: "/ws/lean-env" };
   const resume = await planResume(env({ fs: fakeFs(files), lastRun, settings }), fakeUi({}).ui);
   assert.equal(resume.kind === "ready" && resume.options.verifier.memoryBudgetMb, 6144);
+});
+
+test("the Start quick pick offers every algorithm the trainer runs, in the protocol's order", () => {
+  assert.deepEqual(
+    ALGORITHM_CHOICES.map((a) => a.name),
+    [...ALGORITHM_NAMES],
+  );
 });

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
 import { toolSkip } from "../toolSkip";
 
@@ -197,7 +198,7 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
   }
   const r = cli(["algorithms", "--python", VENV_PYTHON]);
   assert.equal(r.status, 0, r.stderr);
-  for (const name of ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
+  for (const name of ALGORITHM_NAMES)
     assert.match(r.stdout, new RegExp(`^${name} +\\S.*\\n +paper: .*\\n +defaults: epsilon=`, "m"));
   assert.match(r.stdout, /dapo .*\n.*\n +defaults: .*epsilon_high=0\.28/);
 });

@@ -1,15 +1,16 @@
 /**
  * The training host's pure parts: the report page, the progress line, TrainConfig from flags and files,
- * and Python discovery.
+ * Python discovery, and the latest-checkpoint rule (shared with the trainer through a fixture).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
+import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
   managedPython,
@@ -209,4 +210,21 @@ test("the managed environment prints the exact failing command, and needs a Pyth
   assert.equal(none.kind, "error");
   if (none.kind === "error")
     assert.match(none.message, /no Python 3\.10\+ to build the trainer's environment from/);
+});
+
+test("the latest checkpoint: the rule the trainer follows too (test/fixtures/latest-checkpoint.json)", () => {
+  const fixture = JSON.parse(
+    readFileSync(join(REPO, "test", "fixtures", "latest-checkpoint.json"), "utf8"),
+  ) as { cases: { name: string; files: Record<string, string>; expected: string | null }[] };
+  assert.ok(fixture.cases.length >= 6);
+  for (const c of fixture.cases) {
+    const runDir = tmp();
+    for (const [path, text] of Object.entries(c.files)) {
+      const full = join(runDir, "checkpoints", path);
+      mkdirSync(path.endsWith("/") ? full : dirname(full), { recursive: true });
+      if (!path.endsWith("/")) writeFileSync(full, text);
+    }
+    const expected = c.expected === null ? null : join(runDir, "checkpoints", c.expected);
+    assert.equal(latestCheckpoint(runDir), expected, c.name);
+  }
 });

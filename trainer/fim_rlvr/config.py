@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .algorithms.config import ALGORITHM_NAMES
 from .outcomes import TIMEOUT_REWARDS
 from .protocol import HOLE_KINDS
-
-ALGORITHM_NAMES = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
 
 EMBEDDED_GRPO_BETA = 0.2
 """GRPO's KL weight on the embedded tiny model (the paper's 0.04 stays the default for a model path). Measured on

@@ -69,7 +69,8 @@ def test_enums_and_method_names() -> None:
     defs = data["$defs"]
     assert set(protocol.VERDICT_KINDS) == set(defs["VerdictKind"]["enum"])
     assert set(protocol.HOLE_KINDS) == set(defs["HoleKind"]["enum"])
-    assert set(train_config.ALGORITHM_NAMES) == set(defs["AlgorithmName"]["enum"])
+    assert tuple(defs["AlgorithmName"]["enum"]) == train_config.ALGORITHM_NAMES
+    assert get_args(protocol.AlgorithmName) == train_config.ALGORITHM_NAMES
     methods = {m["method"] for m in data["x-messages"] + data["x-serviceMessages"]}
     constants = {
         v
