@@ -243,7 +243,13 @@ export class TrainingController implements vscode.Disposable {
           },
           onSample: (s) => {
             this.store.record(s, isAbsolute(s.file) ? s.file : join(project, s.file));
-            this.dashboard.post({ type: "sample", step: s.step, kind: s.kind, verdict: s.verdict });
+            this.dashboard.post({
+              type: "sample",
+              step: s.step,
+              kind: s.kind,
+              verdict: s.verdict,
+              ...(s.cause ? { cause: s.cause } : {}),
+            });
           },
           onCheckpoint: (c) => {
             log.info(`Checkpoint at step ${c.step}: ${c.path}`);

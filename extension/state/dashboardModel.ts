@@ -3,7 +3,7 @@
  * replays the whole run) and the webview script (which applies the same messages live). Plain JSON only:
  * it crosses `postMessage`. No `vscode` and no DOM here.
  */
-import type { VerdictKind } from "../../lean-bridge/protocol/trainer";
+import { isMaskedVerdict, type VerdictCause, type VerdictKind } from "../../lean-bridge/protocol/trainer";
 
 /** The per-step curves, each aligned with `steps` (null where a step did not report the metric). */
 export const CURVES = {
@@ -16,8 +16,6 @@ export const CURVES = {
   checksPerSecond: "checks_per_second",
 } as const;
 export type CurveName = keyof typeof CURVES;
-
-const MASKED: readonly VerdictKind[] = ["timeout", "crashed", "environment"];
 
 export interface DashboardState {
   /** "idle" | "starting" | "running" | "stopping" | "completed" | "stopped" | "failed". */
@@ -42,7 +40,7 @@ export type DashboardMessage =
   | { type: "reset"; runDir: string; verifier: string; algorithm: string }
   | { type: "status"; status: string }
   | { type: "progress"; step: number; totalSteps: number; metrics: Record<string, number> }
-  | { type: "sample"; step: number; kind: string; verdict: VerdictKind }
+  | { type: "sample"; step: number; kind: string; verdict: VerdictKind; cause?: VerdictCause }
   | { type: "verifier"; checks: number; cacheHits: number; checksPerSecond: number }
   | { type: "state"; state: DashboardState };
 
@@ -126,7 +124,7 @@ export function reduceDashboard(state: DashboardState, message: DashboardMessage
       kindCounts[message.kind] ??= kindSteps.map((): [number, number] => [0, 0]);
       const at = stepIndex(kindSteps, message.step, Object.values(kindCounts));
       for (const counts of Object.values(kindCounts)) counts[at] ??= [0, 0];
-      if (!MASKED.includes(message.verdict)) {
+      if (!isMaskedVerdict({ kind: message.verdict, ...(message.cause ? { cause: message.cause } : {}) })) {
         const cell = kindCounts[message.kind]![at]!;
         cell[1]++;
         if (message.verdict === "proved") cell[0]++;

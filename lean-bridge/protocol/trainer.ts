@@ -379,6 +379,8 @@ export interface TrainSampleParams {
   algorithm: AlgorithmName;
   /** The verifier's messages, when any. */
   diagnostics?: CandidateDiagnostic[];
+  /** For timeout and crashed only: who caused it (isMaskedVerdict reads it; absent means candidate). */
+  cause?: VerdictCause;
 }
 
 /** Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written. */

@@ -363,6 +363,8 @@ class TrainSampleParams(_TrainSampleRequired, total=False):
 
     diagnostics: list[CandidateDiagnostic]
     """What the verifier reported, when anything."""
+    cause: VerdictCause
+    """For timeout and crashed only: who caused it (fim_rlvr.outcomes; absent means candidate)."""
 
 
 class TrainCheckpointParams(TypedDict):

@@ -359,6 +359,8 @@ class Trainer:
                 }
                 if verdict.diagnostics:
                     params["diagnostics"] = list(verdict.diagnostics)
+                if verdict.cause is not None:
+                    params["cause"] = verdict.cause
                 self.events.emit(TRAIN_SAMPLE, params)
         unlocked = self.curriculum.update(record.kind_results(self.config.timeout_reward))
         if unlocked:
