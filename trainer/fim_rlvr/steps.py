@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
@@ -29,7 +29,37 @@ from .rollout import Rollout, token_logprobs
 from .verify import PendingCheck, Verifier, send
 
 if TYPE_CHECKING:
-    from .train import Trainer
+    from .config import TrainConfig
+    from .distributed import Ranks
+    from .policy import Policy
+    from .rollout import RolloutBackend
+
+
+class StepContext(Protocol):
+    """What a step needs of its run, and nothing more (the Trainer is one; a test can give a smaller one)."""
+
+    @property
+    def config(self) -> TrainConfig: ...
+    @property
+    def policy(self) -> Policy: ...
+    @property
+    def backend(self) -> RolloutBackend: ...
+    @property
+    def ranks(self) -> Ranks: ...
+    @property
+    def algorithm(self) -> Algorithm: ...
+    @property
+    def show_goal(self) -> bool: ...
+    @property
+    def train_model(self) -> Any:
+        """The model the loss runs through (DDP's wrapper when distributed)."""
+
+    @property
+    def ref_model(self) -> Any:
+        """The frozen KL reference when every weight is trained, else None."""
+
+    @property
+    def optimizer(self) -> torch.optim.Optimizer | None: ...
 
 
 def generation_seed(seed: int, step: int, round_: int) -> int:
@@ -91,7 +121,7 @@ def _rollout_json(r: Rollout) -> list[Any]:
     return fields if r.sampling_logp is None else [*fields, r.sampling_logp]
 
 
-def sample_groups(trainer: Trainer, tasks: list[Task], step: int, round_: int) -> Batch:
+def sample_groups(trainer: StepContext, tasks: list[Task], step: int, round_: int) -> Batch:
     """Sample group_size completions for each task and clean them into candidates."""
     config, policy = trainer.config, trainer.policy
     started = time.perf_counter()
@@ -195,7 +225,7 @@ def _pad_rows(rows: list[list[float]], width: int, device: torch.device) -> torc
     return out.to(device)
 
 
-def group_logprobs(trainer: Trainer, model: Any, groups: list[Group]) -> tuple[torch.Tensor, torch.Tensor]:
+def group_logprobs(trainer: StepContext, model: Any, groups: list[Group]) -> tuple[torch.Tensor, torch.Tensor]:
     """The groups' completion-token log-probs under `model` at the sampling temperature ([B, T] each, with the mask)."""
     rollouts = [r for g in groups for r in g.rollouts]
     temperature = trainer.config.temperature if trainer.config.temperature > 0 else 1.0
@@ -208,7 +238,7 @@ def group_logprobs(trainer: Trainer, model: Any, groups: list[Group]) -> tuple[t
     )
 
 
-def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
+def optimise(trainer: StepContext, record: StepRecord, step: int) -> dict[str, Any]:
     """One optimiser step on the record's training groups; returns the metrics.jsonl line."""
     algorithm, policy = trainer.algorithm, trainer.policy
     started = time.perf_counter()
@@ -292,7 +322,7 @@ def score(
     return rewards, advantages, mask
 
 
-def _zero_loss(trainer: Trainer, logp: torch.Tensor | None) -> torch.Tensor:
+def _zero_loss(trainer: StepContext, logp: torch.Tensor | None) -> torch.Tensor:
     """A loss of exactly 0 that still runs backward through the training model (one pad token when this rank has
     no forward pass of its own this step)."""
     if logp is not None:
@@ -323,7 +353,7 @@ def _importance_weights(
 
 
 def _metrics_line(
-    trainer: Trainer, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
+    trainer: StepContext, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
 ) -> dict[str, Any]:
     timeout_reward = trainer.config.timeout_reward
     verdicts = record.verdicts()
