@@ -122,7 +122,8 @@ export function requireProject(dir: string | undefined, flag = "--project"): str
 export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec {
   const server = stringOption(values, "server");
   const simulator = flagOption(values, "simulator");
-  if (server !== undefined && simulator) throw new UsageError("give either --server or --simulator, not both");
+  if (server !== undefined && simulator)
+    throw new UsageError("give either --server or --simulator, not both");
   const oracle = stringOption(values, "oracle");
   const extraArgs: string[] = [];
   const declMs = stringOption(values, "sim-decl-ms");
@@ -143,7 +144,11 @@ export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec 
     slots,
     timeoutMs: parsePositiveInt("--timeout-ms", stringOption(values, "timeout-ms"), DEFAULT_CHECK_TIMEOUT_MS),
     memoryMb: parsePositiveInt("--memory-mb", stringOption(values, "memory-mb"), DEFAULT_LIMITS.memoryMb),
-    cpuSeconds: parsePositiveInt("--cpu-seconds", stringOption(values, "cpu-seconds"), DEFAULT_LIMITS.cpuSeconds),
+    cpuSeconds: parsePositiveInt(
+      "--cpu-seconds",
+      stringOption(values, "cpu-seconds"),
+      DEFAULT_LIMITS.cpuSeconds,
+    ),
     sandbox: !flagOption(values, "no-sandbox"),
     ...(policy ? { policy } : {}),
     ...(budget !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", budget, 0) } : {}),

@@ -211,12 +211,13 @@ export async function startTraining(
   }
 
   // The run's verifier service: every trainer process (each rank, under accelerate) checks candidates there.
-  let run: TrainerRun | undefined;
+  // The run that observes the service's answers exists only once the trainer is spawned, after the service starts.
+  const observer: { run?: TrainerRun } = {};
   const service = await startRunService(
     advanced.wrapVerifier ? advanced.wrapVerifier(pool) : pool,
     taskTable(prepared.dataset.tasks, prepared.dataset.files),
     options.reward,
-    (verdicts) => run?.observe(verdicts),
+    (verdicts) => observer.run?.observe(verdicts),
   );
   if (service.kind === "error") {
     await pool.stop();
@@ -244,7 +245,7 @@ export async function startTraining(
     }
   });
 
-  run = new TrainerRun(
+  const run = new TrainerRun(
     runDir,
     trainer,
     pool,
@@ -253,6 +254,7 @@ export async function startTraining(
     phase,
     advanced.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
   );
+  observer.run = run;
   run.wire();
   trainer.connection.listen();
 

@@ -11,8 +11,7 @@ import { VerifierPool } from "./pool";
 
 /** Which verifier: the simulator (a test double, never Lean), or Lean (`lake serve`, or the user's command line). */
 export type VerifierChoice =
-  | { kind: "simulator"; oracle?: string; extraArgs?: string[] }
-  | { kind: "lean"; serverCommand?: string[] };
+  { kind: "simulator"; oracle?: string; extraArgs?: string[] } | { kind: "lean"; serverCommand?: string[] };
 
 /** The choice and its limits; every limit has the default the CLI documents. */
 export type VerifierSpec = VerifierChoice & {
@@ -51,7 +50,11 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
   const simulator = spec.kind === "simulator";
   const server: ServerChoice =
     spec.kind === "simulator"
-      ? { kind: "simulator", ...(spec.oracle ? { oracle: spec.oracle } : {}), extraArgs: spec.extraArgs ?? [] }
+      ? {
+          kind: "simulator",
+          ...(spec.oracle ? { oracle: spec.oracle } : {}),
+          extraArgs: spec.extraArgs ?? [],
+        }
       : spec.serverCommand
         ? { kind: "command", commandLine: joinCommandLine(spec.serverCommand) }
         : { kind: "lake" };

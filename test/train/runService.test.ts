@@ -52,12 +52,7 @@ const TASKS = new Map<string, VerifyTask>([
 test("the run's service: loopback, token, task ids, every batch observed, stops with the run", async () => {
   const verifier = stubVerifier();
   const observed: BatchVerdict[][] = [];
-  const started = await startRunService(
-    verifier,
-    TASKS,
-    "binary",
-    (v) => observed.push([...v]),
-  );
+  const started = await startRunService(verifier, TASKS, "binary", (v) => observed.push([...v]));
   assert.equal(started.kind, "ok");
   if (started.kind !== "ok") return;
   const { address } = started.service;

@@ -300,7 +300,10 @@ test("a dataset whose workspace is gone is checked by the simulator in a copy of
     rec.samples.map((s) => s.verdict),
     ["proved", "failed"],
   );
-  const lean = await startTraining(options(runDir(), { target: dataset, verifier: { kind: "lean", slots: 2, timeoutMs: 2_000 } }), {});
+  const lean = await startTraining(
+    options(runDir(), { target: dataset, verifier: { kind: "lean", slots: 2, timeoutMs: 2_000 } }),
+    {},
+  );
   assert.equal(lean.kind, "error");
   if (lean.kind === "error")
     assert.match(lean.message, /does not name a workspace that exists here, and Lean needs the project/);
