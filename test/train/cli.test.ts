@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
 import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
 import { toolSkip } from "../toolSkip";
@@ -35,39 +36,53 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
+  const verifyOptions = Object.keys(SERVER_OPTIONS).map((name) => `--${name}`);
   assert.deepEqual(
     flags,
     [
-      "--algo-config",
-      "--algorithm",
-      "--batch-size",
-      "--config",
-      "--group-size",
-      "--help",
-      "--model",
-      "--out",
-      "--python",
-      "--resume",
-      "--reward",
-      "--seed",
-      "--server",
-      "--simulator",
-      "--steps",
-      "--lora-r",
-      "--lora-alpha",
-      "--lora-targets",
-      "--load-in-4bit",
-      "--launcher",
-      "--num-processes",
-      "--accelerate-config",
-      "--baseline",
+      ...new Set([
+        ...verifyOptions,
+        "--workers",
+        "--algo-config",
+        "--algorithm",
+        "--batch-size",
+        "--config",
+        "--group-size",
+        "--help",
+        "--model",
+        "--out",
+        "--python",
+        "--resume",
+        "--reward",
+        "--seed",
+        "--server",
+        "--simulator",
+        "--steps",
+        "--lora-r",
+        "--lora-alpha",
+        "--lora-targets",
+        "--load-in-4bit",
+        "--launcher",
+        "--num-processes",
+        "--accelerate-config",
+        "--baseline",
+      ]),
     ].sort(),
   );
   assert.match(r.stdout, /Usage: fim-rlvr train WORKSPACE\|DATASET_DIR/);
+  // The verify options read as verify's do: one table (cli/pool.ts), the same help text.
+  const verify = cli(["verify", "--help"]).stdout;
+  const shown = (page: string, name: string) =>
+    page
+      .match(new RegExp(`^ {2}--${name}\\b.*$`, "m"))?.[0]
+      .replace(/\s+/g, " ")
+      .slice(0, 50);
+  for (const name of ["policy", "timeout-ms", "oracle", "memory-mb", "no-sandbox"])
+    assert.equal(shown(r.stdout, name), shown(verify, name), `--${name}`);
   assert.match(cli(["--help"]).stdout, /\n {2}train +.*\n {2}algorithms +/);
 });
 
@@ -144,7 +159,8 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--algo-config", "{epsilon: 1}"], /--algo-config is not valid JSON/],
     [["train", EXAMPLE, "--steps", "1.5"], /--steps must be a whole number/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
-    [["train", EXAMPLE, "--simulator", "--server", "x"], /either --simulator or --server/],
+    [["train", EXAMPLE, "--simulator", "--server", "x"], /either --server or --simulator/],
+    [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
   ];
