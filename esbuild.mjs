@@ -44,16 +44,28 @@ await Promise.all([
     entryPoints: ["lean-bridge/dataset/exportWorker.ts"],
     outfile: "dist/exportWorker.js",
   }),
+  // A local ONNX model runs in this child process (lean-bridge/models/onnxBackend.ts): a native crash in
+  // onnxruntime ends it, not the editor. onnxruntime-node is native code, so it stays a package beside the bundle.
+  build({
+    ...common,
+    entryPoints: ["lean-bridge/models/onnxWorker.ts"],
+    outfile: "dist/onnxWorker.js",
+    external: ["onnxruntime-node"],
+  }),
   ...(bench
     ? [
         build({
           ...common,
           entryPoints: [
             "bench/mine.ts",
+            "bench/mineExport.ts",
+            "bench/mineStart.ts",
             "bench/verify.ts",
             "bench/serve.ts",
             "bench/train.ts",
             "bench/seeds.ts",
+            "bench/infer.ts",
+            "bench/kimina.ts",
           ],
           outdir: "dist/bench",
         }),

@@ -14,11 +14,23 @@ import {
 } from "./state/dashboardModel";
 import { dashboardHtml } from "./state/dashboardHtml";
 
-export class Dashboard implements vscode.Disposable {
+export const DASHBOARD_VIEW_TYPE = "fimRlvr.dashboard";
+
+export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializer {
   private state: DashboardState = emptyDashboard();
   private panel: vscode.WebviewPanel | undefined;
 
   constructor(private readonly extensionUri: vscode.Uri) {}
+
+  /** A window reload brings the dashboard tab back (VS Code keeps the tab, the extension fills it). */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
+    if (this.panel) {
+      panel.dispose();
+      return;
+    }
+    this.adopt(panel);
+    return Promise.resolve();
+  }
 
   get current(): DashboardState {
     return this.state;
@@ -34,16 +46,28 @@ export class Dashboard implements vscode.Disposable {
       this.panel.reveal(undefined, true);
       return;
     }
-    const roots = [
-      vscode.Uri.joinPath(this.extensionUri, "dist"),
-      vscode.Uri.joinPath(this.extensionUri, "media"),
-    ];
-    const panel = vscode.window.createWebviewPanel(
-      "fimRlvr.dashboard",
-      "FIM-RLVR Training",
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: roots },
+    this.adopt(
+      vscode.window.createWebviewPanel(
+        DASHBOARD_VIEW_TYPE,
+        "FIM-RLVR Training",
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        this.options(),
+      ),
     );
+  }
+
+  private options(): vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, "dist"),
+        vscode.Uri.joinPath(this.extensionUri, "media"),
+      ],
+    };
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "icon.svg");
     panel.webview.html = this.html(panel.webview);
     panel.webview.onDidReceiveMessage((message: DashboardRequest) => {
@@ -66,7 +90,11 @@ export class Dashboard implements vscode.Disposable {
     });
   }
 
+  /**
+   * The panel is left open: the extension is deactivated when the window reloads, and a tab closed then would
+   * not come back through the serializer. VS Code disposes it with the extension host.
+   */
   dispose(): void {
-    this.panel?.dispose();
+    this.panel = undefined;
   }
 }

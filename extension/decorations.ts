@@ -8,24 +8,35 @@ import { KeyedDebouncer } from "./state/debounce";
 import type { HoleRecord, HoleStore } from "./state/holeStore";
 import { hoverMarkdown, SHOW_ATTEMPTS_COMMAND, type HoverMessage } from "./state/hoverText";
 import { asDiagnostics, asRange } from "./converters";
-import { backgroundColor, iconName, iconPaths, type IconName } from "./verdictIcons";
+import { holeMarker, lineMarks } from "./state/gutterMarks";
+import { backgroundColor, iconName, iconPaths, type GutterIcon, type IconName } from "./verdictIcons";
 
 const ICONS: readonly IconName[] = ["proved", "failed", "incomplete", "timeout"];
+const GUTTER_ICONS: readonly GutterIcon[] = [...ICONS, "several"];
 const REDRAW_DELAY_MS = 150;
 
-export function hoverFor(hole: HoleRecord): vscode.MarkdownString {
+export function hoverFor(hole: HoleRecord, marker = ""): vscode.MarkdownString {
   const messages: HoverMessage[] = asDiagnostics(hole.latest.diagnostics).map((d, k) => ({
     severity: vscode.DiagnosticSeverity[d.severity],
     line: hole.latest.diagnostics[k]?.candidateRange ? d.range.start.line : null,
     message: d.message,
   }));
-  const markdown = new vscode.MarkdownString(hoverMarkdown(hole, messages), true);
+  const markdown = new vscode.MarkdownString(hoverMarkdown(hole, messages, marker), true);
   markdown.isTrusted = { enabledCommands: [SHOW_ATTEMPTS_COMMAND] };
   return markdown;
 }
 
+/**
+ * Three layers: a background per verdict over each hole's range (with its hover), one gutter icon per line
+ * (state/gutterMarks.ts: "several" where holes of different verdicts start on one line), and a numbered marker
+ * before each hole that shares its line with others.
+ */
 export class HoleDecorations implements vscode.Disposable {
   private readonly types = new Map<IconName, vscode.TextEditorDecorationType>();
+  private readonly gutterTypes = new Map<GutterIcon, vscode.TextEditorDecorationType>();
+  private readonly markerType = vscode.window.createTextEditorDecorationType({
+    before: { margin: "0 3px 0 0", fontWeight: "bold" },
+  });
   private readonly disposables: vscode.Disposable[] = [];
   private readonly redraw = new KeyedDebouncer<string>((file) => this.drawFile(file), REDRAW_DELAY_MS);
   /** Decorations last drawn per file (what the extension-host tests check; VS Code offers no way to read them). */
@@ -35,14 +46,22 @@ export class HoleDecorations implements vscode.Disposable {
     private readonly store: HoleStore,
     extensionUri: vscode.Uri,
   ) {
-    for (const icon of ICONS) {
+    for (const icon of GUTTER_ICONS) {
       const paths = iconPaths(extensionUri, icon);
-      this.types.set(
+      this.gutterTypes.set(
         icon,
         vscode.window.createTextEditorDecorationType({
           light: { gutterIconPath: paths.light },
           dark: { gutterIconPath: paths.dark },
           gutterIconSize: "contain",
+          isWholeLine: true,
+        }),
+      );
+    }
+    for (const icon of ICONS) {
+      this.types.set(
+        icon,
+        vscode.window.createTextEditorDecorationType({
           backgroundColor: backgroundColor(icon),
           overviewRulerColor: backgroundColor(icon),
           overviewRulerLane: vscode.OverviewRulerLane.Left,
@@ -79,22 +98,38 @@ export class HoleDecorations implements vscode.Disposable {
 
   private drawEditor(editor: vscode.TextEditor): void {
     if (editor.document.uri.scheme !== "file") return;
+    const holes = this.store.holesIn(editor.document.uri.fsPath);
     const byIcon = new Map<IconName, vscode.DecorationOptions[]>(ICONS.map((icon) => [icon, []]));
-    for (const hole of this.store.holesIn(editor.document.uri.fsPath))
-      byIcon
-        .get(iconName(hole.latest.verdict))!
-        .push({ range: asRange(hole.range), hoverMessage: hoverFor(hole) });
+    const markers: vscode.DecorationOptions[] = [];
+    for (const hole of holes) {
+      const mark = holeMarker(hole, holes);
+      const range = asRange(hole.range);
+      byIcon.get(iconName(hole.latest.verdict))!.push({ range, hoverMessage: hoverFor(hole, mark) });
+      if (mark)
+        markers.push({
+          range: new vscode.Range(range.start, range.start),
+          renderOptions: {
+            before: { contentText: mark, color: new vscode.ThemeColor("editorCodeLens.foreground") },
+          },
+        });
+    }
     let count = 0;
     for (const [icon, options] of byIcon) {
       editor.setDecorations(this.types.get(icon)!, options);
       count += options.length;
     }
+    const gutters = new Map<GutterIcon, vscode.DecorationOptions[]>(GUTTER_ICONS.map((icon) => [icon, []]));
+    for (const mark of lineMarks(holes))
+      gutters.get(mark.icon)!.push({ range: new vscode.Range(mark.line, 0, mark.line, 0) });
+    for (const [icon, options] of gutters) editor.setDecorations(this.gutterTypes.get(icon)!, options);
+    editor.setDecorations(this.markerType, markers);
     this.drawn.set(editor.document.uri.fsPath, count);
   }
 
   dispose(): void {
     this.redraw.dispose();
     for (const d of this.disposables) d.dispose();
-    for (const type of this.types.values()) type.dispose();
+    for (const type of [...this.types.values(), ...this.gutterTypes.values(), this.markerType])
+      type.dispose();
   }
 }

@@ -1,8 +1,9 @@
 /** The VS Code side of the export command: pickers, a cancellable progress notification, the summary. */
 import * as vscode from "vscode";
 import { join } from "node:path";
-import { runExportFlow, type ExportUi } from "./exportFlow";
+import { runExportFlow, type ExportUi, type VerifyChoice } from "./exportFlow";
 import { childProcessRunner } from "./exportProcess";
+import { findLake } from "./settings";
 
 function vscodeUi(): ExportUi {
   return {
@@ -40,6 +41,32 @@ function vscodeUi(): ExportUi {
       });
       return chosen?.[0]?.fsPath;
     },
+    async pickVerification() {
+      const lake = findLake() !== undefined;
+      const items: (vscode.QuickPickItem & { value: VerifyChoice })[] = [
+        {
+          label: "$(check-all) Verify with Lean",
+          description: lake ? "keeps only holes whose own proof Lean accepts" : "Lean's `lake` was not found",
+          detail: lake ? undefined : "Install Lean with elan, or set fimRlvr.verifier.lakePath",
+          value: { kind: "lean" },
+        },
+        {
+          label: "$(circle-large-outline) Do not verify",
+          description: "fast; keeps every mined hole (the card says they were not verified)",
+          value: "none",
+        },
+        {
+          label: "$(beaker) Verify with the simulator (not Lean)",
+          description: "a dry run of the verification pass; no real check",
+          value: { kind: "simulator" },
+        },
+      ];
+      if (!lake) items.push(items.shift()!);
+      const pick = await vscode.window.showQuickPick(items, {
+        title: "FIM-RLVR: verify each hole's own proof?",
+      });
+      return pick?.value;
+    },
     withProgress(title, task) {
       return Promise.resolve(
         vscode.window.withProgress(
@@ -60,8 +87,8 @@ function vscodeUi(): ExportUi {
     async info(message, ...actions) {
       return vscode.window.showInformationMessage(message, ...actions);
     },
-    error(message) {
-      void vscode.window.showErrorMessage(message);
+    error(message, detail) {
+      void vscode.window.showErrorMessage(message, { modal: true, ...(detail ? { detail } : {}) });
     },
     async openFile(path) {
       await vscode.commands

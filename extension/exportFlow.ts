@@ -5,20 +5,27 @@
 import { join } from "node:path";
 import type { ExportProgress, ExportReport } from "../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../lean-bridge/holes/mine";
+import type { WorkerVerifier } from "../lean-bridge/dataset/workerProtocol";
 import type { ExportRunner } from "./exportProcess";
+
+/** Whether (and with what) the export verifies each hole's own proof; "none" keeps every mined hole. */
+export type VerifyChoice = "none" | WorkerVerifier;
 
 export interface ExportUi {
   /** The workspace folder to mine; undefined when the user backs out. */
   pickWorkspace(): Promise<string | undefined>;
   /** The output folder, offering `suggested`; undefined when the user backs out. */
   pickOutput(suggested: string): Promise<string | undefined>;
+  /** Verify each hole's own proof (with Lean, or the simulator), or not; undefined when the user backs out. */
+  pickVerification(): Promise<VerifyChoice | undefined>;
   /** Runs `task` with a cancellable progress notification. */
   withProgress<T>(
     title: string,
     task: (report: (message: string, fraction: number) => void, signal: AbortSignal) => Promise<T>,
   ): Promise<T>;
   info(message: string, ...actions: string[]): Promise<string | undefined>;
-  error(message: string): void;
+  /** A failure: a short message, and the whole story in `detail` (shown in full, not cut off in a toast). */
+  error(message: string, detail?: string): void;
   openFile(path: string): Promise<void>;
 }
 
@@ -42,6 +49,14 @@ export function summary(report: ExportReport, out: string): string {
   );
 }
 
+/**
+ * The exporter's messages are written for the CLI (`--out X exists, ...`); in the editor the folder was picked
+ * in a dialog, so name it as a folder.
+ */
+export function editorMessage(message: string): string {
+  return message.replace(/^--out /, "The output folder ");
+}
+
 export type FlowResult = "exported" | "cancelled" | "backed-out" | "failed";
 
 /**
@@ -53,6 +68,8 @@ export async function runExportFlow(ui: ExportUi, run: ExportRunner): Promise<Fl
   if (!workspace) return "backed-out";
   const out = await ui.pickOutput(join(workspace, ".fim-rlvr", "dataset"));
   if (!out) return "backed-out";
+  const verify = await ui.pickVerification();
+  if (!verify) return "backed-out";
   const result = await ui.withProgress("FIM-RLVR: exporting the workspace as a dataset", (report, signal) =>
     run(
       {
@@ -62,6 +79,7 @@ export async function runExportFlow(ui: ExportUi, run: ExportRunner): Promise<Fl
         seed: 0,
         maxFileBytes: 4 * 1024 * 1024,
         formats: ["native"],
+        ...(verify === "none" ? {} : { verifier: verify }),
       },
       (p) => {
         const [from, to] = PHASES[p.phase];
@@ -77,10 +95,10 @@ export async function runExportFlow(ui: ExportUi, run: ExportRunner): Promise<Fl
       );
       return "cancelled";
     case "error":
-      ui.error(`Export failed: ${result.message}`);
+      ui.error("FIM-RLVR export failed.", editorMessage(result.message));
       return "failed";
     case "empty":
-      ui.error(`Nothing to export: ${result.message}`);
+      ui.error("FIM-RLVR found nothing to export.", editorMessage(result.message));
       return "failed";
     case "ok": {
       const choice = await ui.info(summary(result.report, result.out), OPEN_CARD);

@@ -2,6 +2,7 @@
 import { basename, relative } from "node:path";
 import * as vscode from "vscode";
 import type { HoleStore } from "./state/holeStore";
+import { holeRowLabel } from "./state/hoverText";
 import { asRange } from "./converters";
 import { iconName, iconPaths } from "./verdictIcons";
 
@@ -46,8 +47,8 @@ export class HolesTree implements vscode.TreeDataProvider<Node>, vscode.Disposab
     }
     const hole = this.store.get(node.taskId);
     if (!hole) return new vscode.TreeItem("(cleared)");
-    const item = new vscode.TreeItem(`line ${hole.range.start.line + 1} · ${hole.kind}`);
-    item.description = `best ${hole.best} · ${hole.total} attempt${hole.total === 1 ? "" : "s"}`;
+    const item = new vscode.TreeItem(holeRowLabel(hole));
+    item.description = `${hole.kind} · best ${hole.best} · ${hole.total} attempt${hole.total === 1 ? "" : "s"}`;
     item.tooltip = `Latest: ${hole.latest.verdict}, reward ${hole.latest.reward.toFixed(2)} at step ${hole.latest.step}`;
     item.iconPath = iconPaths(this.extensionUri, iconName(hole.best));
     item.contextValue = "fimRlvr.hole";

@@ -3,11 +3,12 @@ import * as vscode from "vscode";
 import { startTraining } from "../lean-bridge/train/session";
 import { AnnotationPersistence } from "./annotationPersistence";
 import { exportWorkspaceAsDataset } from "./exportCommand";
-import { AttemptsLens, showAttempts } from "./attempts";
-import { Dashboard } from "./dashboardPanel";
+import { ATTEMPTS_SCHEME, AttemptsDocuments, AttemptsLens, showAttempts } from "./attempts";
+import { DASHBOARD_VIEW_TYPE, Dashboard } from "./dashboardPanel";
 import { HoleDecorations } from "./decorations";
 import { HolesTree } from "./holesTree";
 import { log, mirrorLogToConsole, outputChannel } from "./log";
+import { REPORT_VIEW_TYPE, ReportPanels } from "./reportPanel";
 import { RunStatusBar } from "./statusBar";
 import { HoleStore } from "./state/holeStore";
 import { TrainingController, type StartTraining } from "./trainingController";
@@ -18,6 +19,28 @@ export interface FimRlvrApi {
   readonly controller: TrainingController;
   readonly dashboard: Dashboard;
   readonly decorations: HoleDecorations;
+  readonly reports: ReportPanels;
+}
+
+const CLEAR = "Clear";
+
+/** Clearing drops every hole's attempts, saved ones included: ask first. */
+async function clearAnnotations(store: HoleStore, persistence: AnnotationPersistence): Promise<void> {
+  const holes = store.size;
+  const files = store.files().length;
+  const choice = await vscode.window.showWarningMessage(
+    `Clear the FIM-RLVR annotations of ${holes} hole${holes === 1 ? "" : "s"} in ${files} file${files === 1 ? "" : "s"}?`,
+    {
+      modal: true,
+      detail:
+        "Gutter icons, CodeLenses, hovers, the FIM Holes view and the saved annotations go. The runs' files " +
+        "(samples.jsonl, checkpoints, reports) stay.",
+    },
+    CLEAR,
+  );
+  if (choice !== CLEAR) return;
+  store.clear();
+  persistence.forgetPending();
 }
 
 export function activate(context: vscode.ExtensionContext): FimRlvrApi {
@@ -25,38 +48,45 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   const store = new HoleStore();
   const persistence = new AnnotationPersistence(store, context.storageUri);
   const dashboard = new Dashboard(context.extensionUri);
+  const reports = new ReportPanels(context.extensionUri);
   const statusBar = new RunStatusBar();
   const controller = new TrainingController(
     context,
     store,
     dashboard,
     statusBar,
+    reports,
     startTraining satisfies StartTraining,
   );
+  reports.locate = (run) => controller.reportOf(run);
   const commands: Record<string, (...args: unknown[]) => unknown> = {
     "fimRlvr.exportDataset": exportWorkspaceAsDataset,
     "fimRlvr.startTraining": (preset) => controller.start(preset),
     "fimRlvr.stopTraining": () => controller.stop(),
     "fimRlvr.resumeTraining": () => controller.resume(),
     "fimRlvr.showDashboard": () => dashboard.show(),
-    "fimRlvr.clearAnnotations": () => {
-      store.clear();
-      persistence.forgetPending();
-    },
+    "fimRlvr.openReport": () => controller.openReport(),
+    "fimRlvr.clearAnnotations": () => clearAnnotations(store, persistence),
     "fimRlvr.showAttempts": (taskId) => showAttempts(store, taskId),
     "fimRlvr.showLog": () => outputChannel().show(true),
   };
   for (const [id, run] of Object.entries(commands))
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
   const lens = new AttemptsLens(store);
+  const attemptDocuments = new AttemptsDocuments(store);
   const decorations = new HoleDecorations(store, context.extensionUri);
   const tree = new HolesTree(store, context.extensionUri);
   context.subscriptions.push(
     outputChannel(),
     persistence,
     statusBar,
-    dashboard,
+    reports,
+    // Restores the dashboard tab after a window reload (the tab survives; the extension fills it again).
+    vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, dashboard),
+    vscode.window.registerWebviewPanelSerializer(REPORT_VIEW_TYPE, reports),
     controller,
+    attemptDocuments,
+    vscode.workspace.registerTextDocumentContentProvider(ATTEMPTS_SCHEME, attemptDocuments),
     decorations,
     lens,
     // By file pattern, not language id: it works with or without the Lean 4 extension installed.
@@ -67,7 +97,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   log.info(
     `FIM-RLVR activated (VS Code ${vscode.version}; workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted"}).`,
   );
-  return { store, controller, dashboard, decorations };
+  return { store, controller, dashboard, decorations, reports };
 }
 
 export function deactivate(): void {}

@@ -24,6 +24,7 @@ export function trainSettings(): TrainSettings {
     serverCommand: Array.isArray(serverCommand)
       ? serverCommand.filter((s): s is string => typeof s === "string")
       : [],
+    kiminaUrl: c.get<string>("verifier.kimina", ""),
     model: c.get<string>("trainer.model", ""),
     algorithm: c.get<AlgorithmName>("trainer.algorithm", "grpo"),
     algoConfig:

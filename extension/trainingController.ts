@@ -4,7 +4,7 @@
  * status bar and the output channel. Cancel and "Stop Training" stop cleanly: the trainer checkpoints first.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import * as vscode from "vscode";
 import type {
   TrainingEvents,
@@ -13,6 +13,7 @@ import type {
   TrainingStart,
 } from "../lean-bridge/train/session";
 import type { Dashboard } from "./dashboardPanel";
+import type { ReportPanels } from "./reportPanel";
 import { childProcessRunner } from "./exportProcess";
 import { log, outputChannel } from "./log";
 import { latestCheckpoint } from "../lean-bridge/train/checkpoints";
@@ -20,6 +21,17 @@ import { pythonFromExtension } from "./python";
 import { findLake, pythonSetting, trainSettings } from "./settings";
 import type { RunStatusBar } from "./statusBar";
 import type { HoleStore } from "./state/holeStore";
+import { runHistory } from "./state/runHistory";
+import {
+  completedMessage,
+  phaseAfterEval,
+  phaseAfterInitialize,
+  phaseAfterStep,
+  phaseFromLog,
+  phaseLabel,
+  sftPlanned,
+  stoppedMessage,
+} from "./state/runNarration";
 import { IDLE, enablement, reduceRun, type RunEvent, type RunState } from "./state/runState";
 import {
   asPreset,
@@ -37,6 +49,35 @@ export type StartTraining = (options: TrainingOptions, events: TrainingEvents) =
 const LAST_RUN_KEY = "fimRlvr.lastRun";
 const SHOW_LOG = "Show Log";
 const OPEN_REPORT = "Open Report";
+const RESUME = "Resume";
+
+/** What the workspace remembers of its last run (a reload shows it on the dashboard; Resume continues it). */
+interface RememberedRun extends LastRun {
+  verifier?: "lean" | "simulator" | "kimina";
+  algorithm?: string;
+  reward?: "binary" | "partial";
+  /** How it ended, when it did while this window watched. */
+  outcome?: "completed" | "stopped" | "failed";
+}
+
+function verifierLabel(kind: "lean" | "simulator" | "kimina"): string {
+  return kind === "simulator" ? "simulator (not Lean)" : kind === "kimina" ? "Kimina Lean Server" : "Lean";
+}
+
+/** The declaration of each task of the run's dataset (RUN_DIR/dataset/tasks.jsonl), for the FIM Holes rows. */
+function declarationsOf(runDir: string): Map<string, string> {
+  const decls = new Map<string, string>();
+  const text = fileFs.readText(join(runDir, "dataset", "tasks.jsonl"));
+  for (const line of text?.split("\n") ?? []) {
+    try {
+      const task = JSON.parse(line) as { id?: unknown; decl?: unknown };
+      if (typeof task.id === "string" && typeof task.decl === "string") decls.set(task.id, task.decl);
+    } catch {
+      // A blank or torn line: that hole's row shows its line and kind only.
+    }
+  }
+  return decls;
+}
 
 const fileFs = {
   exists: (path: string) => existsSync(path),
@@ -95,6 +136,7 @@ export class TrainingController implements vscode.Disposable {
     private readonly store: HoleStore,
     private readonly dashboard: Dashboard,
     private readonly statusBar: RunStatusBar,
+    private readonly reports: ReportPanels,
     private readonly startTraining: StartTraining,
   ) {
     this.disposables.push(
@@ -107,14 +149,46 @@ export class TrainingController implements vscode.Disposable {
       },
     );
     this.refresh();
+    this.showRemembered();
+  }
+
+  /** After a window reload the dashboard shows the last run as its files recorded it. */
+  private showRemembered(): void {
+    const last = this.lastRun;
+    if (!last?.verifier || this.dashboard.current.runDir) return;
+    this.dashboard.post({
+      type: "reset",
+      runDir: last.runDir,
+      verifier: verifierLabel(last.verifier),
+      algorithm: last.algorithm ?? "",
+      reward: last.reward ?? "binary",
+      history: this.history(last.runDir, false),
+    });
+    this.dashboard.post({ type: "status", status: last.outcome ?? "stopped" });
+  }
+
+  private history(runDir: string, resuming = true) {
+    return runHistory(
+      {
+        metrics: fileFs.readText(join(runDir, "metrics.jsonl")),
+        samples: fileFs.readText(join(runDir, "samples.jsonl")),
+        evals: fileFs.readText(join(runDir, "eval.json")),
+        config: fileFs.readText(join(runDir, "config.json")),
+      },
+      resuming,
+    );
+  }
+
+  private remember(run: RememberedRun): Thenable<void> {
+    return this.context.workspaceState.update(LAST_RUN_KEY, run);
   }
 
   get runState(): RunState {
     return this.state;
   }
 
-  private get lastRun(): LastRun | undefined {
-    return this.context.workspaceState.get<LastRun>(LAST_RUN_KEY);
+  private get lastRun(): RememberedRun | undefined {
+    return this.context.workspaceState.get<RememberedRun>(LAST_RUN_KEY);
   }
 
   private apply(event: RunEvent): void {
@@ -203,22 +277,41 @@ export class TrainingController implements vscode.Disposable {
     log.info(plan.summary);
     this.apply({ type: "start-requested" });
     this.store.beginRun();
-    const verifierLabel = options.verifier.kind === "simulator" ? "simulator (not Lean)" : "Lean";
+    const verifier = options.verifier.kind;
+    const remembered: RememberedRun = {
+      runDir: options.runDir,
+      project,
+      verifier,
+      algorithm: options.config.algorithm ?? "grpo",
+      reward: options.reward,
+    };
     this.dashboard.post({
       type: "reset",
       runDir: options.runDir,
-      verifier: verifierLabel,
-      algorithm: options.config.algorithm ?? "grpo",
+      verifier: verifierLabel(verifier),
+      algorithm: remembered.algorithm!,
+      reward: options.reward,
+      // A resumed run's recorded steps stay on screen, also when the resumed trainer fails to start.
+      ...(options.resume ? { history: this.history(options.runDir) } : {}),
     });
+    const withSft = sftPlanned(options.config);
+    const sampleContext = { run: basename(options.runDir), verifier: verifierLabel(verifier) };
+    let decls = new Map<string, string>();
     await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: "FIM-RLVR", cancellable: true },
       async (progress, token) => {
         let reported = 0;
+        let stepText = "";
+        /** The phase in words, everywhere at once: notification, status bar, dashboard header. */
+        const say = (phase: string) => {
+          this.apply({ type: "phase", detail: phase });
+          this.dashboard.post({ type: "phase", phase });
+          progress.report({ message: stepText ? `${phase} · ${stepText}` : phase });
+        };
         const events: TrainingEvents = {
           onPhase: (phase, detail) => {
             log.info(`Phase: ${phase}${detail ? ` (${detail})` : ""}`);
-            this.apply({ type: "phase", detail: phase });
-            progress.report({ message: `${phase.replace(/-/g, " ")}${detail ? `: ${detail}` : ""}` });
+            say(phase === "training" ? phaseAfterInitialize(options.resume) : phaseLabel(phase, detail));
           },
           onProgress: (p) => {
             const reward = p.metrics.reward_mean;
@@ -233,16 +326,21 @@ export class TrainingController implements vscode.Disposable {
             const fraction = p.totalSteps > 0 ? Math.min(1, p.step / p.totalSteps) : 0;
             const increment = Math.max(0, fraction * 100 - reported);
             reported += increment;
-            progress.report({
-              increment,
-              message:
-                `step ${p.step}/${p.totalSteps}` +
-                (reward !== undefined ? ` · reward ${reward.toFixed(2)}` : "") +
-                (passRate !== undefined ? ` · pass rate ${(passRate * 100).toFixed(0)}%` : ""),
-            });
+            stepText =
+              `step ${p.step}/${p.totalSteps}` +
+              (reward !== undefined ? ` · reward ${reward.toFixed(2)}` : "") +
+              (passRate !== undefined ? ` · pass rate ${(passRate * 100).toFixed(0)}%` : "");
+            const phase = phaseAfterStep(p.step, p.totalSteps);
+            this.apply({ type: "phase", detail: phase });
+            this.dashboard.post({ type: "phase", phase });
+            progress.report({ increment, message: phase === "RL" ? stepText : `${phase} · ${stepText}` });
           },
           onSample: (s) => {
-            this.store.record(s, isAbsolute(s.file) ? s.file : join(project, s.file));
+            const decl = decls.get(s.taskId);
+            this.store.record(s, isAbsolute(s.file) ? s.file : join(project, s.file), {
+              ...sampleContext,
+              ...(decl !== undefined ? { decl } : {}),
+            });
             this.dashboard.post({
               type: "sample",
               step: s.step,
@@ -255,11 +353,19 @@ export class TrainingController implements vscode.Disposable {
             log.info(`Checkpoint at step ${c.step}: ${c.path}`);
             this.refresh();
           },
-          onLog: (l) => log[l.level === "warning" ? "warn" : l.level](`[trainer] ${l.message}`),
-          onEval: (e) =>
+          onLog: (l) => {
+            log[l.level === "warning" ? "warn" : l.level](`[trainer] ${l.message}`);
+            const phase = phaseFromLog(l.message);
+            if (phase) say(phase);
+          },
+          onEval: (e) => {
             log.info(
               `Held-out pass@1 (${e.stage}, ${e.split}, ${e.tasks} tasks): ${(e.passAt1 * 100).toFixed(1)}%`,
-            ),
+            );
+            this.dashboard.post({ type: "eval", stage: e.stage, passAt1: e.passAt1, tasks: e.tasks });
+            const phase = phaseAfterEval(e.stage, withSft);
+            if (phase) say(phase);
+          },
           onVerifierStats: (s) => this.dashboard.post({ type: "verifier", ...s }),
         };
         // Cancel before training starts (while mining, say) abandons the start; once training, it stops the run.
@@ -281,10 +387,8 @@ export class TrainingController implements vscode.Disposable {
           return;
         }
         this.session = started.session;
-        await this.context.workspaceState.update(LAST_RUN_KEY, {
-          runDir: started.session.runDir,
-          project,
-        } satisfies LastRun);
+        decls = declarationsOf(started.session.runDir);
+        await this.remember({ ...remembered, runDir: started.session.runDir });
         this.apply({ type: "started", runDir: started.session.runDir });
         // A cancel that came as the start finished would otherwise be lost.
         if (token.isCancellationRequested) void this.stop();
@@ -292,25 +396,20 @@ export class TrainingController implements vscode.Disposable {
         this.session = undefined;
         this.apply({ type: "ended" });
         this.dashboard.post({ type: "status", status: outcome.kind });
+        await this.remember({ ...remembered, runDir: outcome.runDir, outcome: outcome.kind });
         switch (outcome.kind) {
           case "completed": {
-            const before = outcome.evals.find((e) => e.stage === "before");
-            const after = outcome.evals.find((e) => e.stage === "after");
-            const pass =
-              before && after
-                ? ` Held-out pass@1 ${(before.passAt1 * 100).toFixed(1)}% → ${(after.passAt1 * 100).toFixed(1)}%.`
-                : "";
-            log.info(`Training completed in ${outcome.runDir}.${pass}`);
-            void this.offerReport(`FIM-RLVR training completed.${pass}`, outcome.reportPath);
+            const message = completedMessage(outcome.evals, verifier);
+            log.info(`${message} Run folder: ${outcome.runDir}.`);
+            void this.offerReport(message, outcome.reportPath);
             break;
           }
           case "stopped":
             log.info(`Training stopped; checkpoint ${outcome.checkpoint ?? "(none)"}.`);
             void this.offerReport(
-              outcome.checkpoint
-                ? `FIM-RLVR training stopped; checkpoint kept at ${outcome.checkpoint}. Continue with “FIM-RLVR: Resume Training”.`
-                : "FIM-RLVR training stopped before its first checkpoint; nothing to resume.",
+              stoppedMessage(outcome.checkpoint),
               outcome.reportPath,
+              !!outcome.checkpoint,
             );
             break;
           case "failed":
@@ -322,10 +421,37 @@ export class TrainingController implements vscode.Disposable {
     );
   }
 
-  private async offerReport(message: string, reportPath: string): Promise<void> {
-    const actions = existsSync(reportPath) ? [OPEN_REPORT] : [];
-    if ((await vscode.window.showInformationMessage(message, ...actions)) === OPEN_REPORT)
-      await vscode.env.openExternal(vscode.Uri.file(reportPath));
+  private async offerReport(message: string, reportPath: string, resumable = false): Promise<void> {
+    const actions = [...(resumable ? [RESUME] : []), ...(existsSync(reportPath) ? [OPEN_REPORT] : [])];
+    const choice = await vscode.window.showInformationMessage(message, ...actions);
+    if (choice === OPEN_REPORT) this.reports.show(reportPath);
+    if (choice === RESUME) await this.resume();
+  }
+
+  /**
+   * The report.html of a run named `run` (a report tab restored after a reload knows only its title): the
+   * last run, or a run folder beside it.
+   */
+  reportOf(run: string): string | undefined {
+    const last = this.lastRun;
+    if (!last) return undefined;
+    const path = join(
+      basename(last.runDir) === run ? last.runDir : join(dirname(last.runDir), run),
+      "report.html",
+    );
+    return existsSync(path) ? path : undefined;
+  }
+
+  /** "FIM-RLVR: Open Training Report": the last run's report.html in a panel. */
+  openReport(): void {
+    const last = this.lastRun;
+    if (!last) {
+      void vscode.window.showInformationMessage(
+        "FIM-RLVR has no run in this workspace yet. Start one with “FIM-RLVR: Start FIM-RLVR Training”.",
+      );
+      return;
+    }
+    this.reports.show(join(last.runDir, "report.html"));
   }
 
   private async failure(message: string): Promise<void> {

@@ -1,24 +1,13 @@
 /** Which icon and colours each verdict gets (icons in media/, light and dark; colours contributed in package.json). */
 import * as vscode from "vscode";
-import type { VerdictKind } from "../lean-bridge/protocol/trainer";
+import type { GutterIcon, IconName } from "./state/gutterMarks";
 
-/** The four icon families; verdicts that are not the model's fault share the timeout icon. */
-export type IconName = "proved" | "failed" | "incomplete" | "timeout";
+export { iconName, type IconName, type GutterIcon } from "./state/gutterMarks";
 
-export function iconName(verdict: VerdictKind): IconName {
-  switch (verdict) {
-    case "proved":
-    case "failed":
-    case "incomplete":
-      return verdict;
-    case "rejected":
-      return "failed";
-    default:
-      return "timeout";
-  }
-}
-
-export function iconPaths(extensionUri: vscode.Uri, icon: IconName): { light: vscode.Uri; dark: vscode.Uri } {
+export function iconPaths(
+  extensionUri: vscode.Uri,
+  icon: GutterIcon,
+): { light: vscode.Uri; dark: vscode.Uri } {
   return {
     light: vscode.Uri.joinPath(extensionUri, "media", `${icon}-light.svg`),
     dark: vscode.Uri.joinPath(extensionUri, "media", `${icon}-dark.svg`),

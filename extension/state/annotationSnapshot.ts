@@ -54,6 +54,8 @@ const isPosition = (v: unknown) =>
   isObject(v) && Number.isInteger(v.line) && Number.isInteger(v.character) && (v.line as number) >= 0;
 const isRange = (v: unknown) => isObject(v) && isPosition(v.start) && isPosition(v.end);
 
+const optionalString = (v: unknown) => v === undefined || typeof v === "string";
+
 function isAttempt(v: unknown): v is Attempt {
   return (
     isObject(v) &&
@@ -62,7 +64,9 @@ function isAttempt(v: unknown): v is Attempt {
     typeof v.reward === "number" &&
     typeof v.step === "number" &&
     typeof v.algorithm === "string" &&
-    Array.isArray(v.diagnostics)
+    Array.isArray(v.diagnostics) &&
+    optionalString(v.run) &&
+    optionalString(v.verifier)
   );
 }
 
@@ -72,6 +76,7 @@ function isRecord(v: unknown, file: string): v is HoleRecord {
     typeof v.taskId === "string" &&
     v.file === file &&
     typeof v.kind === "string" &&
+    optionalString(v.decl) &&
     isRange(v.range) &&
     Array.isArray(v.attempts) &&
     v.attempts.length > 0 &&

@@ -17,13 +17,25 @@ export const CURVES = {
 } as const;
 export type CurveName = keyof typeof CURVES;
 
+/** Held-out pass@1 at the three stages the trainer measures (train/eval). */
+export type EvalStage = "before" | "sft" | "after";
+export interface StageEval {
+  passAt1: number;
+  tasks: number;
+}
+
 export interface DashboardState {
   /** "idle" | "starting" | "running" | "stopping" | "completed" | "stopped" | "failed". */
   status: string;
+  /** What the run is doing now, in words ("evaluating held-out holes before training", "SFT step 50/60"). */
+  phase: string;
   /** The run folder and the verifier label (simulator runs say so). */
   runDir: string;
   verifier: string;
   algorithm: string;
+  /** How verdicts become rewards: with "binary" the reward curve can coincide with the pass rate. */
+  reward: "binary" | "partial";
+  evals: Partial<Record<EvalStage, StageEval>>;
   totalSteps: number;
   steps: number[];
   curves: Record<CurveName, (number | null)[]>;
@@ -36,9 +48,38 @@ export interface DashboardState {
   verifierChecksPerSecond: number | null;
 }
 
+/** One step as metrics.jsonl recorded it (the numeric fields; the rest are ignored). */
+export interface RecordedStep {
+  step: number;
+  metrics: Record<string, number>;
+}
+
+/** One verified sample as samples.jsonl recorded it. */
+export interface RecordedSample {
+  step: number;
+  kind: string;
+  verdict: VerdictKind;
+}
+
 export type DashboardMessage =
-  | { type: "reset"; runDir: string; verifier: string; algorithm: string }
+  | {
+      type: "reset";
+      runDir: string;
+      verifier: string;
+      algorithm: string;
+      reward: "binary" | "partial";
+      /** A resumed run's recorded steps and evaluations, so they stay on screen whatever happens next. */
+      history?: {
+        steps: RecordedStep[];
+        totalSteps: number;
+        evals: Partial<Record<EvalStage, StageEval>>;
+        /** samples.jsonl's verdicts (for the sample count and pass rate by kind). */
+        samples?: RecordedSample[];
+      };
+    }
   | { type: "status"; status: string }
+  | { type: "phase"; phase: string }
+  | { type: "eval"; stage: EvalStage; passAt1: number; tasks: number }
   | { type: "progress"; step: number; totalSteps: number; metrics: Record<string, number> }
   | { type: "sample"; step: number; kind: string; verdict: VerdictKind; cause?: VerdictCause }
   | { type: "verifier"; checks: number; cacheHits: number; checksPerSecond: number }
@@ -62,9 +103,12 @@ function emptyCurves(): Record<CurveName, (number | null)[]> {
 export function emptyDashboard(): DashboardState {
   return {
     status: "idle",
+    phase: "",
     runDir: "",
     verifier: "",
     algorithm: "",
+    reward: "binary",
+    evals: {},
     totalSteps: 0,
     steps: [],
     curves: emptyCurves(),
@@ -98,24 +142,41 @@ export function reduceDashboard(state: DashboardState, message: DashboardMessage
   switch (message.type) {
     case "state":
       return message.state;
-    case "reset":
-      return {
+    case "reset": {
+      const fresh: DashboardState = {
         ...emptyDashboard(),
         status: "starting",
-        ...pick(message, ["runDir", "verifier", "algorithm"]),
+        ...pick(message, ["runDir", "verifier", "algorithm", "reward"]),
       };
-    case "status":
-      return { ...state, status: message.status };
-    case "progress": {
-      const steps = [...state.steps];
-      const curves = Object.fromEntries(
-        Object.entries(state.curves).map(([name, values]) => [name, [...values]]),
-      ) as Record<CurveName, (number | null)[]>;
-      const at = stepIndex(steps, message.step, Object.values(curves));
-      for (const [name, key] of Object.entries(CURVES) as [CurveName, string][])
-        curves[name][at] = finite(message.metrics[key]);
-      return { ...state, status: "running", totalSteps: message.totalSteps, steps, curves };
+      const history = message.history;
+      if (!history) return fresh;
+      const recorded: DashboardState = {
+        ...withSteps(fresh, history.steps),
+        totalSteps: history.totalSteps,
+        evals: { ...history.evals },
+      };
+      return (history.samples ?? []).reduce(
+        (state, sample) => reduceDashboard(state, { type: "sample", ...sample }),
+        recorded,
+      );
     }
+    case "status":
+      // A run that ended has no current phase.
+      return { ...state, status: message.status, phase: message.status === "running" ? state.phase : "" };
+    case "phase":
+      return { ...state, phase: message.phase };
+    case "eval":
+      return {
+        ...state,
+        evals: { ...state.evals, [message.stage]: { passAt1: message.passAt1, tasks: message.tasks } },
+      };
+    case "progress":
+      return {
+        ...withSteps(state, [message]),
+        // Steps also arrive while stopping (the trainer finishes the step under way): keep saying so.
+        status: state.status === "stopping" ? "stopping" : "running",
+        totalSteps: message.totalSteps,
+      };
     case "sample": {
       const kindSteps = [...state.kindSteps];
       const kindCounts: Record<string, [number, number][]> = {};
@@ -139,6 +200,20 @@ export function reduceDashboard(state: DashboardState, message: DashboardMessage
         verifierChecksPerSecond: message.checksPerSecond,
       };
   }
+}
+
+/** The state with these steps' metrics put in (a step already there is replaced, as a resumed run repeats it). */
+function withSteps(state: DashboardState, recorded: readonly RecordedStep[]): DashboardState {
+  const steps = [...state.steps];
+  const curves = Object.fromEntries(
+    Object.entries(state.curves).map(([name, values]) => [name, [...values]]),
+  ) as Record<CurveName, (number | null)[]>;
+  for (const { step, metrics } of recorded) {
+    const at = stepIndex(steps, step, Object.values(curves));
+    for (const [name, key] of Object.entries(CURVES) as [CurveName, string][])
+      curves[name][at] = finite(metrics[key]);
+  }
+  return { ...state, steps, curves };
 }
 
 function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Pick<T, K> {

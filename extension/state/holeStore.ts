@@ -28,6 +28,18 @@ export interface Attempt {
   step: number;
   algorithm: string;
   diagnostics: NonNullable<TrainSampleParams["diagnostics"]>;
+  /** The run folder's name (attempts of several runs are told apart by it); absent in older saved files. */
+  run?: string;
+  /** Who judged it: "Lean" or "simulator (not Lean)"; absent in older saved files. */
+  verifier?: string;
+}
+
+/** What a sample does not say itself: which run sent it, whose verdict it is, which declaration it is in. */
+export interface SampleContext {
+  run: string;
+  verifier: string;
+  /** The declaration's fully qualified name ("" for `example`), when the run's dataset names it. */
+  decl?: string;
 }
 
 export interface HoleRecord {
@@ -35,6 +47,8 @@ export interface HoleRecord {
   /** The key of the file the hole is in (an absolute path in the extension). */
   file: string;
   kind: string;
+  /** The declaration the hole is in ("" for `example`), when known. */
+  decl?: string;
   /** The hole's range in the file as it is now. */
   range: Range;
   /** Newest last, at most `maxAttempts`. */
@@ -78,7 +92,7 @@ export class HoleStore {
   }
 
   /** Records one sample for the hole in `file` (the resolved file key); false when it cannot be placed. */
-  record(sample: TrainSampleParams, file: string): boolean {
+  record(sample: TrainSampleParams, file: string, context?: SampleContext): boolean {
     if (this.lostTrack.has(file)) return false;
     const attempt: Attempt = {
       candidate: sample.candidate,
@@ -87,6 +101,7 @@ export class HoleStore {
       step: sample.step,
       algorithm: sample.algorithm,
       diagnostics: sample.diagnostics ?? [],
+      ...(context ? { run: context.run, verifier: context.verifier } : {}),
     };
     const existing = this.holes.get(sample.taskId);
     if (existing) {
@@ -95,11 +110,13 @@ export class HoleStore {
       existing.total++;
       existing.best = betterVerdict(existing.best, attempt.verdict);
       existing.latest = attempt;
+      if (context?.decl !== undefined) existing.decl = context.decl;
     } else {
       this.holes.set(sample.taskId, {
         taskId: sample.taskId,
         file,
         kind: sample.kind,
+        ...(context?.decl !== undefined ? { decl: context.decl } : {}),
         range: shiftRangeThrough(sample.hole, this.editsByFile.get(file) ?? []),
         attempts: [attempt],
         total: 1,

@@ -1,6 +1,7 @@
 /**
- * The Markdown of a hole's hover: the latest candidate, its verdict with Lean's messages, the reward, the
- * step and the algorithm, and a "Show all attempts" command link. Pure (the adapter wraps it in a trusted
+ * The Markdown of a hole's hover: the latest candidate, its verdict with the messages of the verifier that wrote
+ * them (Lean, or the simulator, never called Lean), the reward, the step and the algorithm, and a "Show all
+ * attempts" command link. Pure (the adapter wraps it in a trusted
  * MarkdownString that allows only that one command).
  */
 import type { Attempt, HoleRecord } from "./holeStore";
@@ -36,10 +37,31 @@ export function attemptSummary(attempt: Attempt): string {
   return `${attempt.verdict} · reward ${attempt.reward.toFixed(2)} · step ${attempt.step} · ${attempt.algorithm}`;
 }
 
-export function hoverMarkdown(hole: HoleRecord, messages: readonly HoverMessage[]): string {
+/** Whose messages these are: "Lean's messages" only when Lean wrote them. */
+export function messagesHeading(attempt: Attempt): string {
+  if (attempt.verifier === "Lean") return "Lean's messages:";
+  if (attempt.verifier?.includes("simulator")) return "The simulator's messages (not Lean):";
+  return "The verifier's messages:";
+}
+
+/** "in theorem Foo.bar" (or "in an example"), when the run's dataset named the declaration. */
+export function declarationPhrase(hole: HoleRecord): string {
+  if (hole.decl === undefined) return "";
+  return hole.decl ? ` in ${hole.decl}` : " in an example";
+}
+
+/** A FIM Holes row: the declaration when known ("example" for an anonymous one), then the line. */
+export function holeRowLabel(hole: HoleRecord): string {
+  const line = `line ${hole.range.start.line + 1}`;
+  if (hole.decl === undefined) return line;
+  return `${hole.decl || "example"} · ${line}`;
+}
+
+export function hoverMarkdown(hole: HoleRecord, messages: readonly HoverMessage[], marker = ""): string {
   const latest = hole.latest;
+  const verifier = latest.verifier ? ` · verifier: ${latest.verifier}` : "";
   const parts = [
-    `**FIM-RLVR** · ${hole.kind} hole · best so far: **${hole.best}**`,
+    `**FIM-RLVR** · ${marker ? `${marker} ` : ""}${hole.kind} hole${declarationPhrase(hole)} · best so far: **${hole.best}**${verifier}`,
     `${VERDICT_MARK[latest.verdict] ?? ""} **${latest.verdict}** · reward ${latest.reward.toFixed(2)} · step ${latest.step} · ${latest.algorithm}`,
     fence(latest.candidate, "lean"),
   ];
@@ -47,7 +69,7 @@ export function hoverMarkdown(hole: HoleRecord, messages: readonly HoverMessage[
     const lines = messages.map(
       (m) => `${m.severity}${m.line === null ? "" : ` (candidate line ${m.line + 1})`}: ${m.message}`,
     );
-    parts.push("Lean's messages:", fence(lines.join("\n"), "text"));
+    parts.push(messagesHeading(latest), fence(lines.join("\n"), "text"));
   }
   const args = encodeURIComponent(JSON.stringify([hole.taskId]));
   parts.push(`[Show all attempts (${hole.total})](command:${SHOW_ATTEMPTS_COMMAND}?${args})`);

@@ -6,7 +6,15 @@
 export type RunState =
   | { phase: "idle" }
   | { phase: "starting"; detail: string }
-  | { phase: "running"; runDir: string; step: number; totalSteps: number; lastReward: number | null }
+  | {
+      phase: "running";
+      runDir: string;
+      step: number;
+      totalSteps: number;
+      lastReward: number | null;
+      /** What the trainer is doing, in words (runNarration.ts): "SFT step 50/60", "RL", ... */
+      detail: string;
+    }
   | { phase: "stopping"; runDir: string };
 
 export type RunEvent =
@@ -24,7 +32,8 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     case "start-requested":
       return state.phase === "idle" ? { phase: "starting", detail: "preparing" } : state;
     case "phase":
-      return state.phase === "starting" ? { phase: "starting", detail: event.detail } : state;
+      if (state.phase === "starting") return { phase: "starting", detail: event.detail };
+      return state.phase === "running" ? { ...state, detail: event.detail } : state;
     case "started":
       return state.phase === "starting"
         ? {
@@ -33,6 +42,7 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
             step: 0,
             totalSteps: event.totalSteps ?? 0,
             lastReward: null,
+            detail: state.detail,
           }
         : state;
     case "progress":
@@ -95,10 +105,16 @@ export function statusText(state: RunState): { text: string; tooltip: string } {
     case "running": {
       const total = state.totalSteps > 0 ? `/${state.totalSteps}` : "";
       const reward = state.lastReward === null ? "" : ` · reward ${state.lastReward.toFixed(2)}`;
-      return {
-        text: `$(pulse) FIM-RLVR step ${state.step}${total}${reward}`,
-        tooltip: `Training in ${state.runDir}. Click for the dashboard.`,
-      };
+      const steps = `step ${state.step}${total}${reward}`;
+      const tooltip = `Training in ${state.runDir}. Click for the dashboard.`;
+      // Before the first RL step (evaluation, the SFT warm start) and during the final evaluation, "step 0"
+      // would say nothing: name what runs.
+      if (state.detail && state.detail !== "RL")
+        return {
+          text: `$(sync~spin) FIM-RLVR: ${state.detail}${state.step > 0 ? ` · ${steps}` : ""}`,
+          tooltip,
+        };
+      return { text: `$(pulse) FIM-RLVR ${steps}`, tooltip };
     }
     case "stopping":
       return { text: "$(debug-stop) FIM-RLVR: stopping", tooltip: "Writing a checkpoint, then stopping." };

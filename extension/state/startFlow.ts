@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trainer";
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
+import { savedRunConfig } from "../../lean-bridge/train/config";
 import type { TrainingOptions } from "../../lean-bridge/train/session";
 import type { VerifierSpec } from "../../lean-bridge/verify/startVerifier";
 import { ALGORITHM_CHOICES } from "./algorithms";
@@ -38,6 +39,8 @@ export interface StartUi {
 export interface TrainSettings {
   verifierMode: "auto" | "lean" | "simulator";
   serverCommand: string[];
+  /** `fimRlvr.verifier.kimina`: a Kimina Lean Server's URL; when set, it verifies (empty: not used). */
+  kiminaUrl?: string;
   model: string;
   algorithm: AlgorithmName;
   algoConfig: Record<string, unknown>;
@@ -101,6 +104,15 @@ async function refuseUntrusted(ui: StartUi): Promise<StartPlan> {
 /** The verifier for this run; Lean when `lake` is there, the simulator otherwise (said loudly). */
 async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptions["verifier"] | undefined> {
   const { verifierMode, serverCommand } = env.settings;
+  const kimina = env.settings.kiminaUrl?.trim();
+  if (kimina) {
+    if (/^https?:\/\/\S+$/.test(kimina)) return { kind: "kimina", url: kimina };
+    await ui.error(
+      `The setting fimRlvr.verifier.kimina is "${kimina}", which is not an http(s) URL. Set it to your Kimina ` +
+        "Lean Server's address (e.g. http://127.0.0.1:8000), or clear it to verify with Lean.",
+    );
+    return undefined;
+  }
   if (verifierMode === "simulator") return { kind: "simulator" };
   if (serverCommand.length) return { kind: "lean", serverCommand };
   if (env.lakeFound) return { kind: "lean" };
@@ -136,8 +148,36 @@ function verifierLimits(settings: TrainSettings): Omit<VerifierSpec, "kind"> {
   };
 }
 
+function runsParent(project: string, env: StartEnv): string {
+  return env.settings.outputDir.trim() || join(project, ".fim-rlvr", "runs");
+}
+
+/** A checkpoint's model folder when it is one a new run can start from (a full model: config.json). */
+function checkpointModel(runDir: string, fs: StartEnv["fs"]): string | undefined {
+  const checkpoint = latestCheckpoint(runDir, fs);
+  const model = checkpoint && join(checkpoint, "model");
+  return model && fs.exists(join(model, "config.json")) ? model : undefined;
+}
+
+/**
+ * The model of the last run: the run this workspace remembers, else the newest run folder of the project's
+ * runs folder (runs started from the CLI or another window count too) whose checkpoint holds a full model (a
+ * LoRA checkpoint holds an adapter, which is no model folder to start from).
+ */
+export function lastRunModel(project: string, env: StartEnv): { runDir: string; model: string } | undefined {
+  const remembered = env.lastRun && checkpointModel(env.lastRun.runDir, env.fs);
+  if (env.lastRun && remembered) return { runDir: env.lastRun.runDir, model: remembered };
+  const parent = runsParent(project, env);
+  // Run folders are named by their start time (ISO, sortable): newest last.
+  for (const name of env.fs.subfolders(parent).sort().reverse()) {
+    const model = checkpointModel(join(parent, name), env.fs);
+    if (model) return { runDir: join(parent, name), model };
+  }
+  return undefined;
+}
+
 function runFolder(project: string, env: StartEnv): string {
-  const parent = env.settings.outputDir.trim() || join(project, ".fim-rlvr", "runs");
+  const parent = runsParent(project, env);
   const base = join(
     parent,
     env.now
@@ -151,7 +191,7 @@ function runFolder(project: string, env: StartEnv): string {
   return folder;
 }
 
-async function pickModel(env: StartEnv, ui: StartUi): Promise<string | null | undefined> {
+async function pickModel(project: string, env: StartEnv, ui: StartUi): Promise<string | null | undefined> {
   type Choice = { kind: "value"; model: string | null } | { kind: "browse" };
   const items: PickItem<Choice>[] = [];
   if (env.settings.model.trim())
@@ -165,12 +205,13 @@ async function pickModel(env: StartEnv, ui: StartUi): Promise<string | null | un
     description: "built locally from a config, no download; a smoke test of the pipeline",
     value: { kind: "value", model: null },
   });
-  const last = env.lastRun && latestCheckpoint(env.lastRun.runDir, env.fs);
+  const last = lastRunModel(project, env);
   if (last)
     items.push({
       label: "$(history) The last run's model",
-      description: last,
-      value: { kind: "value", model: join(last, "model") },
+      description: last.model,
+      detail: "continue training what the last run learned, as a new run",
+      value: { kind: "value", model: last.model },
     });
   items.push({
     label: "$(folder-opened) A local model folder…",
@@ -254,13 +295,14 @@ export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset 
       "FIM-RLVR: which algorithm?",
       ordered.map((a) => ({
         label: a.label,
-        description: a.name === preferred ? `${a.name} (setting)` : a.name,
+        description:
+          a.name === preferred ? `${a.name} · your default (setting fimRlvr.trainer.algorithm)` : a.name,
         detail: a.description,
         value: a.name,
       })),
     ));
   if (!algorithm) return { kind: "cancelled" };
-  const model = preset.model !== undefined ? preset.model : await pickModel(env, ui);
+  const model = preset.model !== undefined ? preset.model : await pickModel(project, env, ui);
   if (model === undefined) return { kind: "cancelled" };
   const verifier = await chooseVerifier(env, ui);
   if (!verifier) return { kind: "refused", reason: "no-lean" };
@@ -281,6 +323,22 @@ export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset 
   return { kind: "ready", project, options, summary: describe(options, env.python) };
 }
 
+/**
+ * The options the run was started with: its config.json, as the trainer wrote it (TrainConfig keys only; the
+ * trainer's own records there are dropped, see savedRunConfig). A missing or broken file falls back to the
+ * current settings, said in the log.
+ */
+function resumedConfig(env: StartEnv, ui: StartUi, runDir: string): TrainConfig {
+  const path = join(runDir, "config.json");
+  const text = env.fs.readText(path);
+  const saved = text === undefined ? undefined : savedRunConfig(text);
+  if (saved?.kind === "ok") return saved.config;
+  ui.log(
+    `${path} ${saved ? `is unusable (${saved.message})` : "is missing"}; resuming with the current settings.`,
+  );
+  return trainConfig(env.settings, env.settings.algorithm, env.settings.model.trim() || null);
+}
+
 /** Resume the last run from its newest checkpoint, with the configuration it was started with. */
 export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan> {
   if (!env.trusted) return refuseUntrusted(ui);
@@ -293,19 +351,7 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
   }
   const verifier = await chooseVerifier(env, ui);
   if (!verifier) return { kind: "refused", reason: "no-lean" };
-  let config: TrainConfig = trainConfig(
-    env.settings,
-    env.settings.algorithm,
-    env.settings.model.trim() || null,
-  );
-  const saved = env.fs.readText(join(last.runDir, "config.json"));
-  if (saved) {
-    try {
-      config = JSON.parse(saved) as TrainConfig;
-    } catch {
-      ui.log(`${join(last.runDir, "config.json")} is not valid JSON; resuming with the current settings.`);
-    }
-  }
+  const config = resumedConfig(env, ui, last.runDir);
   const options: TrainingOptions = {
     target: last.project,
     runDir: last.runDir,
@@ -321,7 +367,12 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
 function describe(options: TrainingOptions, python: PythonChoice): string {
   const py =
     python.kind === "managed" ? "the managed virtual environment" : `${python.path} (${python.kind})`;
-  const verifier = options.verifier.kind === "simulator" ? "the simulator (not Lean)" : "Lean";
+  const verifier =
+    options.verifier.kind === "simulator"
+      ? "the simulator (not Lean)"
+      : options.verifier.kind === "kimina"
+        ? "a Kimina Lean Server"
+        : "Lean";
   return (
     `${options.resume ? "Resuming" : "Training"} ${options.config.algorithm ?? "grpo"} on ${options.target} ` +
     `(model: ${options.config.model ?? "embedded tiny"}; verifier: ${verifier}; Python: ${py}) into ${options.runDir}`

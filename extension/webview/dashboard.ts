@@ -6,20 +6,28 @@
 /// <reference lib="dom" />
 import uPlot from "uplot";
 import {
-  cacheHitRate,
   emptyDashboard,
-  latest,
   passRateByKind,
-  reduceDashboard,
   type DashboardMessage,
   type DashboardRequest,
-  type DashboardState,
 } from "../state/dashboardModel";
+import {
+  applyInWebview,
+  headerText,
+  integerTicks,
+  rewardSeries,
+  tiles,
+  type ChartSeries,
+  type WebviewCopy,
+} from "../state/dashboardView";
 
-declare function acquireVsCodeApi(): { postMessage(message: DashboardRequest): void };
+declare function acquireVsCodeApi(): {
+  postMessage(message: DashboardRequest): void;
+  setState(state: unknown): void;
+};
 
 const vscodeApi = acquireVsCodeApi();
-let state: DashboardState = emptyDashboard();
+let copy: WebviewCopy = { synced: false, state: emptyDashboard() };
 const charts = new Map<string, uPlot>();
 
 function themeColor(name: string, fallback: string): string {
@@ -37,7 +45,12 @@ function palette(): string[] {
   ];
 }
 
-type Series = { label: string; values: (number | null)[] };
+type Series = ChartSeries;
+
+/** The step axis: whole steps only. */
+function stepSplits(_u: uPlot, _axis: number, min: number, max: number): number[] {
+  return integerTicks(min, max, 6);
+}
 
 /** `rate`: shares and rewards, drawn on an axis spanning at least 0–1 (wider when a reward goes below 0). */
 function draw(id: string, steps: number[], series: Series[], rate = false): void {
@@ -72,7 +85,7 @@ function draw(id: string, steps: number[], series: Series[], rate = false): void
             }
           : {}),
       },
-      axes: [{ ...axis, label: "step" }, axis],
+      axes: [{ ...axis, label: "step", splits: stepSplits }, axis],
       series: [
         { label: "step" },
         ...series.map((s, k) => ({
@@ -80,6 +93,7 @@ function draw(id: string, steps: number[], series: Series[], rate = false): void
           stroke: colors[k % colors.length],
           width: 2,
           spanGaps: true,
+          ...(s.dashed ? { dash: [6, 4] } : {}),
         })),
       ],
       legend: { show: true },
@@ -91,42 +105,23 @@ function draw(id: string, steps: number[], series: Series[], rate = false): void
   charts.set(id, chart);
 }
 
-function tile(label: string, value: string): string {
-  const escape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<div class="tile"><div class="tile-value">${escape(value)}</div><div class="tile-label">${escape(label)}</div></div>`;
-}
-
-function number(value: number | null, digits = 2): string {
-  return value === null ? "–" : value.toFixed(digits);
+function escape(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function render(): void {
+  const state = copy.state;
   const run = document.getElementById("run")!;
-  if (state.runDir) {
-    run.textContent = `${state.status} · ${state.algorithm} · verifier: ${state.verifier} · ${state.runDir}`;
-    run.classList.toggle("simulator", state.verifier.includes("simulator"));
-  }
-  const rate = cacheHitRate(state);
-  const step = state.steps.at(-1);
-  document.getElementById("tiles")!.innerHTML = [
-    tile("step", step === undefined ? "–" : `${step}/${state.totalSteps}`),
-    tile("reward", number(latest(state.curves.reward))),
-    tile("pass rate", number(latest(state.curves.passRate))),
-    tile("tokens/s", number(latest(state.curves.tokensPerSecond), 0)),
-    tile("checks/s", number(state.verifierChecksPerSecond ?? latest(state.curves.checksPerSecond), 1)),
-    tile("cache hits", rate === null ? "–" : `${(rate * 100).toFixed(0)}%`),
-    tile("samples", String(state.samples)),
-  ].join("");
+  run.textContent = headerText(state);
+  run.classList.toggle("simulator", state.verifier.includes("simulator"));
+  document.getElementById("tiles")!.innerHTML = tiles(state)
+    .map(
+      (t) =>
+        `<div class="tile" title="${escape(t.title)}"><div class="tile-value">${escape(t.value)}</div><div class="tile-label">${escape(t.label)}</div></div>`,
+    )
+    .join("");
   const c = state.curves;
-  draw(
-    "chart-reward",
-    state.steps,
-    [
-      { label: "reward", values: c.reward },
-      { label: "pass rate", values: c.passRate },
-    ],
-    true,
-  );
+  draw("chart-reward", state.steps, rewardSeries(state), true);
   const byKind = passRateByKind(state);
   draw(
     "chart-kinds",
@@ -156,7 +151,7 @@ function scheduleRender(): void {
 }
 
 window.addEventListener("message", (event: MessageEvent<DashboardMessage>) => {
-  state = reduceDashboard(state, event.data);
+  copy = applyInWebview(copy, event.data);
   scheduleRender();
 });
 
@@ -172,4 +167,7 @@ window.addEventListener("resize", () => {
 });
 
 render();
+// Any saved state makes VS Code restore this tab after a window reload (through the extension's serializer,
+// which sends the run's state afresh); the state itself is the extension's to keep.
+vscodeApi.setState({ dashboard: 1 });
 vscodeApi.postMessage({ type: "ready" });

@@ -1,5 +1,6 @@
 /** `fim-rlvr verify-batch`: many candidates, one verdict line per input line, in order. */
 import { resolve } from "node:path";
+import { readLineBytes } from "../dataset/jsonl";
 import { AtomicLineWriter } from "../util/atomicWrite";
 import type { Verdict } from "../verify/verdict";
 import {
@@ -9,6 +10,7 @@ import {
   resolveInput,
   tasksById,
   type BatchLine,
+  type TaskLookup,
 } from "./batchInput";
 import { type CliCommand, stringOption } from "./command";
 import { stopOnInterrupt } from "./interrupt";
@@ -47,17 +49,28 @@ export class Tally {
   }
 }
 
-async function readLines(input: string, candidates: string | undefined): Promise<BatchLine[]> {
-  const path = resolveInput(input);
-  const lines: BatchLine[] = [];
-  if (candidates === undefined) {
-    for await (const line of jsonLines(path)) lines.push(parseBatchLine(line));
-    return lines;
+/** Lines checked together: enough to keep every worker busy, few enough that a huge input is never held whole. */
+const WINDOW = 4096;
+
+/** The input's lines, parsed, a window at a time (a dataset of a million tasks streams through). */
+async function* lineWindows(source: string, tasks: TaskLookup | undefined): AsyncGenerator<BatchLine[]> {
+  let window: BatchLine[] = [];
+  for await (const line of jsonLines(source)) {
+    window.push(tasks ? parseCandidateLine(line, tasks) : parseBatchLine(line));
+    if (window.length >= WINDOW) {
+      yield window;
+      window = [];
+    }
   }
-  const tasks = await tasksById(path);
-  const candidatesPath = resolveInput(candidates);
-  for await (const line of jsonLines(candidatesPath)) lines.push(parseCandidateLine(line, tasks));
-  return lines;
+  if (window.length) yield window;
+}
+
+/** How many lines a run will write (the non-blank lines of its input), counted without parsing them. */
+function countLines(source: string): number {
+  let n = 0;
+  for (const [bytes, start, end] of readLineBytes(source))
+    if (bytes.toString("utf8", start, end).trim() !== "") n++;
+  return n;
 }
 
 export const verifyBatchCommand: CliCommand = {
@@ -102,7 +115,13 @@ export const verifyBatchCommand: CliCommand = {
     if (!out) throw new UsageError("--out VERDICTS.jsonl is required");
     const workers = parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1;
     const mode = rewardMode(stringOption(values, "reward"));
-    const lines = await readLines(input, stringOption(values, "candidates"));
+    // Usage errors in the input (a --candidates input that is no dataset) come before the verifier starts.
+    const candidates = stringOption(values, "candidates");
+    const inputPath = resolveInput(input);
+    const tasks = candidates === undefined ? undefined : tasksById(inputPath);
+    const source = candidates === undefined ? inputPath : resolveInput(candidates);
+    const total = countLines(source);
+    const windows = lineWindows(source, tasks);
     const pool = await openPool(projectRoot, values, workers);
     const writer = new AtomicLineWriter(resolve(out));
     const guard = stopOnInterrupt("verify-batch", pool, () => writer.abort());
@@ -115,40 +134,42 @@ export const verifyBatchCommand: CliCommand = {
       lastReport = now;
       const rate = tally.done / Math.max(0.001, (now - started) / 1000);
       process.stderr.write(
-        `verify-batch: ${tally.done}/${lines.length} checked (${rate.toFixed(1)}/s) — ${tally.summary()} — verifier: ${pool.identity.label}\n`,
+        `verify-batch: ${tally.done}/${total} checked (${rate.toFixed(1)}/s) — ${tally.summary()} — verifier: ${pool.identity.label}\n`,
       );
     };
     try {
-      const jobs = lines.flatMap((p, line) =>
-        p.kind === "ok" ? [{ line, task: p.task, candidate: p.candidate }] : [],
-      );
-      for (const p of lines) if (p.kind === "error") tally.add("rejected", true);
-      process.stderr.write(
-        `verify-batch: ${jobs.length} to check, ${tally.badLines} bad line(s) — verifier: ${pool.identity.label}\n`,
-      );
-      const verdicts = await pool.verifyMany(jobs, (_d, _t, verdict) => {
-        if (guard.interrupted) return; // Checks cut short by Ctrl-C are not results.
-        tally.add(verdict.kind);
-        report();
-      });
-      if (guard.interrupted) return 130;
-      const byLine = new Map(jobs.map((j, i) => [j.line, verdicts[i]!]));
-      lines.forEach((p, k) => {
-        const verdict: Verdict = byLine.get(k) ?? {
-          kind: "rejected",
-          rule: "bad-task",
-          reason: `line ${k + 1}: ${p.kind === "error" ? p.message : "not checked"}`,
-          elapsedMs: 0,
-          verifier: pool.identity,
-          diagnostics: [],
-        };
-        writer.line(
-          JSON.stringify({
-            ...p.fields,
-            verdict: verdictJson(verdict, mode, p.kind === "ok" ? p.candidate : ""),
-          }),
+      process.stderr.write(`verify-batch: ${total} to check — verifier: ${pool.identity.label}\n`);
+      let lineNumber = 0;
+      for await (const lines of windows) {
+        const jobs = lines.flatMap((p, line) =>
+          p.kind === "ok" ? [{ line, task: p.task, candidate: p.candidate }] : [],
         );
-      });
+        for (const p of lines) if (p.kind === "error") tally.add("rejected", true);
+        const verdicts = await pool.verifyMany(jobs, (_d, _t, verdict) => {
+          if (guard.interrupted) return; // Checks cut short by Ctrl-C are not results.
+          tally.add(verdict.kind);
+          report();
+        });
+        if (guard.interrupted) return 130;
+        const byLine = new Map(jobs.map((j, i) => [j.line, verdicts[i]!]));
+        lines.forEach((p, k) => {
+          const verdict: Verdict = byLine.get(k) ?? {
+            kind: "rejected",
+            rule: "bad-task",
+            reason: `line ${lineNumber + k + 1}: ${p.kind === "error" ? p.message : "not checked"}`,
+            elapsedMs: 0,
+            verifier: pool.identity,
+            diagnostics: [],
+          };
+          writer.line(
+            JSON.stringify({
+              ...p.fields,
+              verdict: verdictJson(verdict, mode, p.kind === "ok" ? p.candidate : ""),
+            }),
+          );
+        });
+        lineNumber += lines.length;
+      }
       writer.commit();
       report(true);
       return 0;

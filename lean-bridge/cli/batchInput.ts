@@ -8,6 +8,7 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Range } from "vscode-languageserver-protocol";
+import { TaskIndex } from "../dataset/taskIndex";
 import type { VerifyTask } from "../verify/pool";
 import { UsageError } from "./usage";
 
@@ -88,25 +89,43 @@ export async function* jsonLines(path: string): AsyncGenerator<string> {
     if (line.trim() !== "") yield line;
 }
 
-/** The holes of a dataset's tasks by id (only what a check needs: file and range). */
-export async function tasksById(path: string): Promise<Map<string, VerifyTask>> {
-  const byId = new Map<string, VerifyTask>();
-  let lineNumber = 0;
-  for await (const line of jsonLines(path)) {
-    lineNumber++;
-    const parsed = parseObject(line);
-    const v = parsed.kind === "ok" ? parsed.value : undefined;
-    if (!v || typeof v.id !== "string" || typeof v.file !== "string" || !isRange(v.range))
-      throw new UsageError(
-        `--input ${path}, line ${lineNumber}: with --candidates, --input must hold the dataset's tasks ({"id","file","range",…} per line)`,
-      );
-    byId.set(v.id, { file: v.file, hole: v.range });
-  }
-  return byId;
+/** Tasks by id, as `--candidates` needs them: file and hole. */
+export interface TaskLookup {
+  get(id: string): VerifyTask | undefined;
+}
+
+function isCandidateTarget(row: unknown): boolean {
+  const v = row as LineFields | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.id === "string" &&
+    typeof v.file === "string" &&
+    isRange(v.range)
+  );
+}
+
+/**
+ * The holes of a dataset's tasks by id (only what a check needs: file and range), indexed, not loaded: each
+ * task is read from the file when a candidate names it.
+ */
+export function tasksById(path: string): TaskLookup {
+  const opened = TaskIndex.open(path, isCandidateTarget);
+  if (opened.kind === "error")
+    throw new UsageError(
+      `--input ${path}, ${opened.message}: with --candidates, --input must hold the dataset's tasks ({"id","file","range",…} per line)`,
+    );
+  const index = opened.index;
+  return {
+    get(id) {
+      const task = index.get(id);
+      return task ? { file: task.file, hole: task.range } : undefined;
+    },
+  };
 }
 
 /** One `--candidates` line, `{"id","candidate"}`, matched to its task. */
-export function parseCandidateLine(line: string, tasks: ReadonlyMap<string, VerifyTask>): BatchLine {
+export function parseCandidateLine(line: string, tasks: TaskLookup): BatchLine {
   const parsed = parseObject(line);
   if (parsed.kind === "error") return { ...parsed, fields: {} };
   const fields = parsed.value;

@@ -1,10 +1,12 @@
 /** `fim-rlvr export WORKSPACE --out DIR …`: mine a workspace and write a dataset (see README, "Datasets"). */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { DEFAULT_CONTEXT_CHARS } from "../dataset/context";
 import { exportDataset, type ExportFormat, type ExportReport } from "../dataset/exporter";
+import { SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
 import { type CliCommand, type OptionDefs, type ParsedArgs, flagOption, stringOption } from "./command";
 import { SERVER_OPTIONS, openPool } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
@@ -27,6 +29,13 @@ function parseFormats(text: string | undefined): ExportFormat[] {
     if (!["native", "lean-grpo", "fim-text"].includes(f))
       throw new UsageError(`--format: unknown format "${f}" (native, lean-grpo, fim-text)`);
   return formats as ExportFormat[];
+}
+
+function parseSplitMode(text: string | undefined): SplitMode {
+  const mode = text ?? "dedup";
+  if (!SPLIT_MODES.includes(mode as SplitMode))
+    throw new UsageError(`--split must be ${SPLIT_MODES.join(" or ")}, got "${mode}"`);
+  return mode as SplitMode;
 }
 
 function parseFimTokens(values: {
@@ -53,6 +62,15 @@ function splitSummary(report: ExportReport): string {
     .join(", ");
 }
 
+/** How held-out middles relate to training: what `--split` did, in one clause. */
+function overlapSummary(report: ExportReport): string {
+  const o = report.overlap;
+  const test = `${o.test.inTraining} of ${o.test.tasks} test middles occur in training`;
+  return o.splitMode === "dedup"
+    ? `${test} (--split dedup dropped ${o.trainingDropped} training tasks sharing a held-out middle)`
+    : `${test} (--split dedup keeps them out)`;
+}
+
 export const EXPORT_OPTIONS = {
   out: {
     type: "string",
@@ -71,6 +89,18 @@ export const EXPORT_OPTIONS = {
   },
   workers: { type: "string", value: "K", help: "Parallel checks with --verify.", default: "4" },
   seed: { type: "string", value: "S", help: "Seed of the split assignment.", default: "0" },
+  split: {
+    type: "string",
+    value: "dedup|declaration",
+    help: "Splits by declaration; dedup also drops training tasks whose middle (normalised) a held-out task has.",
+    default: "dedup",
+  },
+  "context-chars": {
+    type: "string",
+    value: "N",
+    help: "Each task's prefix keeps at most N characters of its declaration before the hole (the suffix N/4).",
+    default: String(DEFAULT_CONTEXT_CHARS),
+  },
   "max-middle-chars": {
     type: "string",
     value: "N",
@@ -121,6 +151,8 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
     verify: flagOption(raw, "verify"),
     workers: stringOption(raw, "workers"),
     seed: stringOption(raw, "seed"),
+    split: stringOption(raw, "split"),
+    "context-chars": stringOption(raw, "context-chars"),
     "max-middle-chars": stringOption(raw, "max-middle-chars"),
     "max-file-bytes": stringOption(raw, "max-file-bytes"),
     format: stringOption(raw, "format"),
@@ -143,7 +175,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
   if ((values.simulator || values.server) && !values.verify)
     throw new UsageError("--simulator and --server choose the verifier for --verify; add --verify");
   const root = resolve(workspace);
-  const pool: VerifierPool | undefined = values.verify
+  const pool: Verifier | undefined = values.verify
     ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1)
     : undefined;
   const abort = new AbortController();
@@ -160,6 +192,8 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
       out: values.out,
       kinds: parseKinds(values.kinds),
       seed: parsePositiveInt("--seed", values.seed, 0),
+      splitMode: parseSplitMode(values.split),
+      contextChars: parsePositiveInt("--context-chars", values["context-chars"], DEFAULT_CONTEXT_CHARS),
       ...(values["max-middle-chars"] !== undefined
         ? { maxMiddleChars: parsePositiveInt("--max-middle-chars", values["max-middle-chars"], 0) }
         : {}),
@@ -189,7 +223,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
       .join(", ");
     process.stderr.write(
       `export: wrote ${r.holes.kept.total} tasks (${kinds}) from ${r.files.mined} files to ${result.out}\n` +
-        `  splits: ${splitSummary(r)}; ` +
+        `  splits: ${splitSummary(r)}; ${overlapSummary(r)}\n  ` +
         `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
         (r.verification
           ? `  verified by ${r.verification.verifier}: ${r.verification.kept} kept, ${r.verification.dropped} dropped (${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place)\n`

@@ -3,7 +3,7 @@
  * server's process group, runs the command's own cleanup (e.g. discarding a half-written output file),
  * and exits 130 as shells expect. A second Ctrl-C exits at once.
  */
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 
 export interface InterruptGuard {
   /** Whether a signal arrived: checks still in flight then end as "crashed", which is not a result to print. */

@@ -6,6 +6,7 @@ import { verifyBatchCommand } from "./batchCommand";
 import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
 import { exportCommand } from "./exportCommand";
 import { exportModelCommand } from "./exportModelCommand";
+import { importCommand } from "./importCommand";
 import { serveCommand } from "./serveCommand";
 import { simulatorCommand } from "./simulatorCommand";
 import { algorithmsCommand, trainCommand } from "./trainCommand";
@@ -17,6 +18,7 @@ export const COMMANDS: CliCommand[] = [
   verifyCommand,
   verifyBatchCommand,
   exportCommand,
+  importCommand,
   serveCommand,
   simulatorCommand,
   trainCommand,

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_LIMITS, splitCommandLine } from "../server/launch";
 import { policyFromFile, type CandidatePolicy } from "../verify/policy";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
 import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verify/startVerifier";
 import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parsePositiveInt } from "./usage";
@@ -22,6 +22,11 @@ export const SERVER_OPTIONS = {
     value: '"CMD ..."',
     help: 'Any command line speaking Lean\'s server protocol (e.g. "fim-rlvr simulator").',
     default: "lake serve in the project",
+  },
+  verifier: {
+    type: "string",
+    value: "kimina:URL",
+    help: "Check on a Kimina Lean Server instead (POST URL/api/check; key from LEAN_SERVER_API_KEY). Verdicts name it.",
   },
   "timeout-ms": {
     type: "string",
@@ -118,12 +123,21 @@ export function requireProject(dir: string | undefined, flag = "--project"): str
   return root;
 }
 
+/** The Kimina URL of `--verifier kimina:URL`, or undefined when no --verifier was given. */
+export function kiminaUrl(spec: string | undefined): string | undefined {
+  if (spec === undefined) return undefined;
+  const m = /^kimina:(https?:\/\/.+)$/.exec(spec.trim());
+  if (!m) throw new UsageError(`--verifier ${spec}: expected kimina:URL (e.g. kimina:http://127.0.0.1:8000)`);
+  return m[1];
+}
+
 /** The verifier the options describe (a usage error for contradictory or malformed ones). */
 export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec {
   const server = stringOption(values, "server");
   const simulator = flagOption(values, "simulator");
-  if (server !== undefined && simulator)
-    throw new UsageError("give either --server or --simulator, not both");
+  const kimina = kiminaUrl(stringOption(values, "verifier"));
+  if ([server !== undefined, simulator, kimina !== undefined].filter(Boolean).length > 1)
+    throw new UsageError("give one of --verifier, --server and --simulator");
   const oracle = stringOption(values, "oracle");
   const extraArgs: string[] = [];
   const declMs = stringOption(values, "sim-decl-ms");
@@ -131,7 +145,9 @@ export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec 
   if (declMs) extraArgs.push("--decl-ms", declMs);
   if (headerMs) extraArgs.push("--header-ms", headerMs);
   let choice: VerifierSpec;
-  if (simulator) choice = { kind: "simulator", ...(oracle ? { oracle: resolve(oracle) } : {}), extraArgs };
+  if (kimina !== undefined) choice = { kind: "kimina", url: kimina };
+  else if (simulator)
+    choice = { kind: "simulator", ...(oracle ? { oracle: resolve(oracle) } : {}), extraArgs };
   else if (server !== undefined) {
     const serverCommand = splitCommandLine(server);
     if (serverCommand.length === 0) throw new UsageError("--server was given an empty command line");
@@ -156,11 +172,7 @@ export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec 
 }
 
 /** Starts the verifier the options describe; a failure to start is a usage error that says what to do. */
-export async function openPool(
-  projectRoot: string,
-  values: ParsedValues,
-  slots: number,
-): Promise<VerifierPool> {
+export async function openPool(projectRoot: string, values: ParsedValues, slots: number): Promise<Verifier> {
   const spec = verifierSpec(values, slots);
   const started = await startVerifier(projectRoot, spec);
   if (started.kind === "error") throw new UsageError(`${started.message}\n${started.hint}`);

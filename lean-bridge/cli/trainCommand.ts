@@ -21,6 +21,7 @@ import {
 } from "../train/session";
 import { defaultSlots } from "../verify/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
+import { statementTarget } from "./importCommand";
 import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
 
@@ -76,8 +77,8 @@ export function passAtOneSummary(evals: readonly TrainEvalParams[], baseline = f
 }
 
 /**
- * The verifier the options describe, as every command reads them (cli/pool.ts); without --server or --simulator,
- * Lean when `lake` is on PATH, else the simulator (said loudly).
+ * The verifier the options describe, as every command reads them (cli/pool.ts); without --server, --simulator or
+ * --verifier, Lean when `lake` is on PATH, else the simulator (said loudly).
  */
 function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["verifier"]; fellBack: boolean } {
   const workers = stringOption(values, "workers");
@@ -85,7 +86,10 @@ function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["veri
     values,
     workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1,
   );
-  const chosen = flagOption(values, "simulator") || stringOption(values, "server") !== undefined;
+  const chosen =
+    flagOption(values, "simulator") ||
+    stringOption(values, "server") !== undefined ||
+    stringOption(values, "verifier") !== undefined;
   if (chosen || which("lake")) return { verifier: spec, fellBack: false };
   return { verifier: { ...spec, kind: "simulator", extraArgs: [] }, fellBack: true };
 }
@@ -199,6 +203,11 @@ export const trainCommand: CliCommand = {
       help: "Seed of data order, sampling and initialisation.",
       default: "0",
     },
+    project: {
+      type: "string",
+      value: "DIR",
+      help: "With a statement file (JSONL/Parquet) as the target: the Lean project it is imported into first.",
+    },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
     python: {
@@ -289,6 +298,11 @@ export const trainCommand: CliCommand = {
     const runDir = resolve(outFlag ?? join("runs", timestamp()));
     if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
     const python = stringOption(values, "python");
+    const imported = await statementTarget(target, stringOption(values, "project"), runDir, resume, verifier);
+    if (imported.kind === "error") {
+      process.stderr.write(`fim-rlvr train: ${imported.message}\n`);
+      return 1;
+    }
 
     const progress = progressReporter();
     const abort = new AbortController();
@@ -314,7 +328,7 @@ export const trainCommand: CliCommand = {
     try {
       const started = await startTraining(
         {
-          target,
+          target: imported.target,
           runDir,
           config: built.config,
           reward,

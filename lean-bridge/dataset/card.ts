@@ -11,6 +11,11 @@ export function datasetCard(report: ExportReport): string {
   const verification = report.verification
     ? `Every task's own middle was checked by **${report.verification.verifier}**, and then the hole with \`sorry\` in its place (a hole that is not a whole tactic sequence leaves an error there): ${report.verification.kept} kept, ${report.verification.dropped} dropped, of which ${report.verification.shape.notWhole} not whole tactic sequences and ${report.verification.shape.inconclusive} with no usable answer to the \`sorry\` check (reasons in report.json).`
     : "The tasks were not verified at export time (run `fim-rlvr export … --verify` to keep only holes whose own middle verifies).";
+  const o = report.overlap;
+  const overlap =
+    o.splitMode === "dedup"
+      ? `Split \`dedup\`: no training task has the middle of a validation or test task (compared normalised: tokens without comments or layout); ${o.trainingDropped} training tasks were dropped for that. Held-out pass@1 therefore measures holes whose answer training never showed.`
+      : `Split \`declaration\`: **${o.test.inTraining} of ${o.test.tasks} test middles** (and ${o.validation.inTraining} of ${o.validation.tasks} validation middles) also occur in training (compared normalised); pass@1 on those can be memorisation. Each held-out task says \`novel: true|false\`; export with \`--split dedup\` to keep held-out middles out of training.`;
   return `# FIM-RLVR dataset: ${report.workspaceName}
 
 Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \`fim-rlvr export\`.
@@ -24,6 +29,8 @@ Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \
     .map(([r, n]) => `${r} ${n}`)
     .join(", ")}
 ${report.holes.uncheckableDropped ? `- Holes not offered (their verifier could only reject them): ${report.holes.uncheckableDropped}; ${report.holes.uncheckableReason ?? ""}\n` : ""}- Split seed: ${report.seed} (splits are by declaration: all holes of one theorem share a split)
+- ${overlap}
+- Context window: ${report.contextChars} characters before each hole, ${Math.ceil(report.contextChars / 4)} after (\`--context-chars\`)
 - ${verification}
 
 ## Tasks per kind and split
@@ -46,14 +53,22 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
 
 ## Files
 
-- \`tasks.jsonl\`: one hole per line: \`id\`, \`file\`, \`decl\`, \`declKind\`, \`kind\`, \`range\` (LSP range in
-  the file: 0-based lines, characters in UTF-16 code units), \`middle\`, \`indent\`, \`imports\`, \`split\`,
-  \`statement\`, \`prefix\`/\`suffix\` (the declaration's text around the hole), \`declStart\`, \`variables\`,
-  \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
+- \`tasks.jsonl\`: one hole per line: \`id\`, \`file\`, \`kind\`, \`split\`, \`novel\` (validation and test tasks:
+  whether no training task has the same normalised middle), \`decl\`, \`declKind\`, \`context\` (the line of
+  \`contexts.jsonl\` holding the declaration's context), \`range\` (LSP range in the file: 0-based lines,
+  characters in UTF-16 code units), \`middle\`, \`indent\`, \`prefix\`/\`suffix\` (the declaration's text just
+  before and after the hole, bounded: at most ${report.contextChars} and ${Math.ceil(report.contextChars / 4)} characters, cut at
+  line breaks; the file text before the hole ends with \`prefix\`, the text after it starts with \`suffix\`),
+  \`declStart\`, \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
   \`offsetsCodePoints\` (the same in **code points**, as Python and Rust count). They differ in files with
   characters outside the Basic Multilingual Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
-- \`files.jsonl\`: \`{file, sha256, text}\` per source file (the file text before \`declStart\` is a task's context).
-- \`report.json\`: counts, skipped files and declarations with reasons, time taken; \`summary.svg\`: the chart above.
+- \`contexts.jsonl\`: one line per declaration with holes, shared by its tasks: \`context\`, \`file\`, \`decl\`,
+  \`declKind\`, \`declStart\`, \`offsets\`/\`offsetsCodePoints\` (the declaration in its file), \`imports\`, \`scope\`
+  (the \`namespace\`/\`section\`/\`open\`/\`universe\` commands in effect), \`variables\`, \`statement\` and \`text\`
+  (the whole declaration).
+- \`files.jsonl\`: \`{file, sha256, text}\` per source file: the full text around every hole, by its offsets.
+- \`report.json\`: counts, skipped files and declarations with reasons, the split's overlap counts, time taken;
+  \`summary.svg\`: the chart above.
 ${report.views.length ? report.views.map((v) => `- \`${v}\``).join("\n") + "\n" : ""}
 ## Loading
 
@@ -67,15 +82,19 @@ train = tasks.filter(lambda t: t["split"] == "train")
 validation = tasks.filter(lambda t: t["split"] == "validation")
 \`\`\`
 
-With the standard library only, cutting each hole out of its file's text (run in this folder):
+With the standard library only (run in this folder): a bounded prompt per task from its row and its
+declaration's context row, and the full text around each hole from files.jsonl by its offsets. tasks.jsonl
+is read line by line; contexts.jsonl holds one line per declaration.
 
 \`\`\`python
 import json
 
-with open("files.jsonl", encoding="utf-8") as f:
-    texts = {r["file"]: r["text"] for r in map(json.loads, f)}
-with open("tasks.jsonl", encoding="utf-8") as f:
-    tasks = [json.loads(line) for line in f]
+
+def prompt(context, task):
+    """The text before the hole: imports, scope, variables, the statement, then the prefix window."""
+    header = [f"import {m}" for m in context["imports"]] + context["scope"] + context["variables"]
+    statement = "" if context["statement"] in task["prefix"] else context["statement"] + " := by\\n"
+    return ("\\n".join(header) + "\\n\\n" if header else "") + statement + task["prefix"]
 
 
 def code_points(text, utf16_offset):
@@ -83,13 +102,25 @@ def code_points(text, utf16_offset):
     return len(text.encode("utf-16-le")[: 2 * utf16_offset].decode("utf-16-le"))
 
 
-for task in tasks:
-    text = texts[task["file"]]
-    start, end = task["offsetsCodePoints"]["start"], task["offsetsCodePoints"]["end"]
-    assert (start, end) == tuple(code_points(text, task["offsets"][k]) for k in ("start", "end"))
-    prefix, middle, suffix = text[:start], text[start:end], text[end:]
-    assert middle == task["middle"] and prefix + middle + suffix == text
-print(f"all {len(tasks)} middles reconstructed")
+with open("contexts.jsonl", encoding="utf-8") as f:
+    contexts = [json.loads(line) for line in f]
+with open("files.jsonl", encoding="utf-8") as f:
+    texts = {r["file"]: r["text"] for r in map(json.loads, f)}
+count = 0
+with open("tasks.jsonl", encoding="utf-8") as f:
+    for task in map(json.loads, f):
+        context = contexts[task["context"]]
+        bounded = prompt(context, task)  # what a model is shown before the hole
+        text = texts[task["file"]]
+        start, end = task["offsetsCodePoints"]["start"], task["offsetsCodePoints"]["end"]
+        assert (start, end) == tuple(code_points(text, task["offsets"][k]) for k in ("start", "end"))
+        before, middle, after = text[:start], text[start:end], text[end:]  # the full file around the hole
+        assert middle == task["middle"] and before.endswith(task["prefix"]) and after.startswith(task["suffix"])
+        declaration = context["text"][: start - context["offsetsCodePoints"]["start"]]  # all of it before the hole
+        assert before.endswith(declaration) and declaration.endswith(task["prefix"])
+        assert bounded.endswith(task["prefix"]) and context["statement"] in bounded
+        count += 1
+print(f"all {count} middles reconstructed")
 \`\`\`
 
 A candidate for a task replaces \`range\` in \`file\`; \`fim-rlvr verify --project <workspace> --file <file>

@@ -3,8 +3,9 @@
  * exporter, reports progress, honours "cancel", sends the result and exits. An internal error becomes an
  * error result, so the editor always hears how the export ended.
  */
-import { exportDataset } from "./exporter";
-import type { WorkerReply, WorkerRequest } from "./workerProtocol";
+import { startVerifier } from "../verify/startVerifier";
+import { exportDataset, type ExportResult } from "./exporter";
+import type { WorkerExportOptions, WorkerReply, WorkerRequest } from "./workerProtocol";
 
 const abort = new AbortController();
 
@@ -21,16 +22,7 @@ process.on("message", (message: WorkerRequest) => {
     return;
   }
   void (async () => {
-    const result = await exportDataset({
-      ...message.options,
-      signal: abort.signal,
-      onProgress: (progress) => {
-        const now = performance.now();
-        if (now - lastProgress < 100 && progress.done !== progress.total) return;
-        lastProgress = now;
-        void send({ type: "progress", progress });
-      },
-    }).catch((error: unknown) => ({
+    const result = await exportWith(message.options).catch((error: unknown) => ({
       kind: "error" as const,
       message: `internal error in the exporter: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     }));
@@ -38,6 +30,27 @@ process.on("message", (message: WorkerRequest) => {
     process.disconnect();
   })();
 });
+
+/** Runs the export, with a verifier pool of this process's own when asked to verify (stopped afterwards). */
+async function exportWith({ verifier, ...options }: WorkerExportOptions): Promise<ExportResult> {
+  const started = verifier ? await startVerifier(options.workspace, verifier) : undefined;
+  if (started?.kind === "error") return { kind: "error", message: `${started.message}. ${started.hint}` };
+  try {
+    return await exportDataset({
+      ...options,
+      ...(started ? { pool: started.pool } : {}),
+      signal: abort.signal,
+      onProgress: (progress) => {
+        const now = performance.now();
+        if (now - lastProgress < 100 && progress.done !== progress.total) return;
+        lastProgress = now;
+        void send({ type: "progress", progress });
+      },
+    });
+  } finally {
+    await started?.pool.stop();
+  }
+}
 
 // The editor went away (window closed): stop and leave the previous dataset as it was.
 process.on("disconnect", () => abort.abort());

@@ -8,17 +8,18 @@
 import { basename, resolve } from "node:path";
 import type { HoleKind } from "../holes/mine";
 import { readToolchain } from "../server/launch";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 import { StagingDir } from "./atomicDir";
 import { datasetCard } from "./card";
 import { kindSplitChart } from "./chart";
-import { FileTextCursor, JsonlWriter, readJsonl } from "./jsonl";
+import { DEFAULT_CONTEXT_CHARS } from "./context";
+import { JsonlWriter } from "./jsonl";
 import { mineWorkspace, type MiningResult } from "./mineWorkspace";
-import { declKeyOf, type TaskRecord } from "./records";
-import { SPLIT_FRACTIONS, assignSplits, declarationKey } from "./split";
+import { SPLIT_FRACTIONS, assignSplits } from "./split";
 import { verifyPending, type VerificationReport } from "./verifyTasks";
-import { fimText, leanGrpo, type FimTokens } from "./views";
+import type { FimTokens } from "./views";
 import type { SkippedFile } from "./workspace";
+import { writeTasks, type OverlapReport, type SplitMode } from "./writeTasks";
 
 export type ExportFormat = "native" | "lean-grpo" | "fim-text";
 
@@ -29,6 +30,10 @@ export interface ExportOptions {
   seed: number;
   maxMiddleChars?: number;
   maxFileBytes: number;
+  /** Each task's prefix window in characters (its suffix gets a quarter); default DEFAULT_CONTEXT_CHARS. */
+  contextChars?: number;
+  /** Default `dedup`: no training task shares a normalised middle with a validation or test task. */
+  splitMode?: SplitMode;
   formats: ExportFormat[];
   fimTokens?: FimTokens;
   /** Verify each hole's own middle and keep only those that verify. */
@@ -50,6 +55,10 @@ export interface ExportReport {
   seed: number;
   kinds: HoleKind[];
   splitFractions: typeof SPLIT_FRACTIONS;
+  /** The prefix window of every task (its suffix: a quarter of it). */
+  contextChars: number;
+  /** Held-out middles that also occur in training, and training tasks dropped to keep them apart. */
+  overlap: OverlapReport;
   files: { mined: number; skipped: SkippedFile[] };
   declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
   holes: {
@@ -132,6 +141,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   try {
     // Pass 1: mine, streaming files.jsonl and the pending tasks.
     const filesOut = new JsonlWriter(staging.file("files.jsonl"));
+    const contextsOut = new JsonlWriter(staging.file("contexts.jsonl"));
     const pendingOut = new JsonlWriter(staging.file(PENDING));
     const mining = await mineWorkspace(
       {
@@ -139,13 +149,16 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
         kinds: options.kinds,
         ...(options.maxMiddleChars !== undefined ? { maxMiddleChars: options.maxMiddleChars } : {}),
         maxFileBytes: options.maxFileBytes,
+        contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
         cancelled,
         onProgress: (done, total) => options.onProgress?.({ phase: "mining", done, total }),
       },
       filesOut,
+      contextsOut,
       pendingOut,
     ).finally(() => {
       filesOut.close();
+      contextsOut.close();
       pendingOut.close();
     });
     if (mining.kind === "cancelled") return { kind: "cancelled" };
@@ -188,8 +201,21 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     if (cancelled()) return { kind: "cancelled" };
 
     // Pass 3: splits, tasks.jsonl and the views, streamed.
+    options.onProgress?.({ phase: "writing", done: 0, total: 1 });
     const splits = assignSplits(options.seed, tasksPerDecl);
-    const written = await writeTasks(staging, tasksPath, splits, mined.headerEnds, options);
+    const written = writeTasks(
+      staging,
+      tasksPath,
+      (decl) => splits.get(mined.declKeys[decl]!)!,
+      {
+        splitMode: options.splitMode ?? "dedup",
+        formats: options.formats,
+        ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
+        headerEnds: mined.headerEnds,
+      },
+      // Verification kept only some pending tasks: their heads are read back from its file.
+      verification ? undefined : mined.heads,
+    );
     staging.remove(PENDING);
     staging.remove(KEPT);
     const { byKind, bySplit, byKindAndSplit, total } = written;
@@ -203,6 +229,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       seed: options.seed,
       kinds: options.kinds,
       splitFractions: SPLIT_FRACTIONS,
+      contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
+      overlap: written.overlap,
       files: mined.files,
       declarations: mined.declarations,
       holes: {
@@ -231,55 +259,4 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   } finally {
     staging.discard();
   }
-}
-
-/** Pass 3: each task gets its declaration's split; tasks.jsonl and the chosen views are streamed out. */
-async function writeTasks(
-  staging: StagingDir,
-  tasksPath: string,
-  splits: ReadonlyMap<string, TaskRecord["split"]>,
-  headerEnds: ReadonlyMap<string, number>,
-  options: ExportOptions,
-) {
-  options.onProgress?.({ phase: "writing", done: 0, total: 1 });
-  const tasksOut = new JsonlWriter(staging.file("tasks.jsonl"));
-  const grpoOut = options.formats.includes("lean-grpo")
-    ? new JsonlWriter(staging.file("lean-grpo.jsonl"))
-    : undefined;
-  const fimOut =
-    options.formats.includes("fim-text") && options.fimTokens
-      ? new JsonlWriter(staging.file("fim-text.jsonl"))
-      : undefined;
-  const texts = grpoOut || fimOut ? new FileTextCursor(staging.file("files.jsonl")) : undefined;
-  const byKind: Record<string, number> = {};
-  const bySplit: Record<string, number> = { train: 0, validation: 0, test: 0 };
-  const byKindAndSplit: Record<string, Record<string, number>> = {};
-  let total = 0;
-  try {
-    for (const pending of readJsonl<TaskRecord>(tasksPath)) {
-      const task: TaskRecord = {
-        ...pending,
-        split: splits.get(declarationKey(pending.file, declKeyOf(pending)))!,
-      };
-      tasksOut.write(task);
-      total++;
-      byKind[task.kind] = (byKind[task.kind] ?? 0) + 1;
-      bySplit[task.split] = (bySplit[task.split] ?? 0) + 1;
-      const row = (byKindAndSplit[task.kind] ??= {});
-      row[task.split] = (row[task.split] ?? 0) + 1;
-      if (texts) {
-        const text = texts.textOf(task.file);
-        if (grpoOut && task.kind === "proof")
-          grpoOut.write(leanGrpo(task, text, headerEnds.get(task.file) ?? 0));
-        if (fimOut) fimOut.write(fimText(task, text, options.fimTokens!));
-      }
-    }
-  } finally {
-    tasksOut.close();
-    grpoOut?.close();
-    fimOut?.close();
-    texts?.close();
-  }
-  const views = [...(grpoOut ? ["lean-grpo.jsonl"] : []), ...(fimOut ? ["fim-text.jsonl"] : [])];
-  return { byKind, bySplit, byKindAndSplit, total, views };
 }

@@ -1,16 +1,16 @@
 /**
  * JSON Lines on disk, streamed both ways, so an export never holds a whole output file in memory: a
- * buffered writer (flushed every megabyte) and an async line reader.
+ * buffered writer (flushed every megabyte) and a line reader.
  */
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
 
 const FLUSH_BYTES = 1 << 20;
 
 export class JsonlWriter {
   private readonly fd: number;
-  private buffer: string[] = [];
-  private buffered = 0;
+  /** Lines are encoded straight into this buffer (no joined string), written out when it fills. */
+  private buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
   lines = 0;
 
   constructor(readonly path: string) {
@@ -18,17 +18,46 @@ export class JsonlWriter {
   }
 
   write(value: unknown): void {
-    const line = JSON.stringify(value) + "\n";
-    this.buffer.push(line);
-    this.buffered += line.length;
+    this.writeLine(JSON.stringify(value));
+  }
+
+  /** Writes one line of JSON text already serialised (without its line break). */
+  writeLine(json: string): void {
+    // A UTF-16 unit takes at most 3 bytes of UTF-8 (a surrogate pair: 4 for 2 units).
+    const most = 3 * json.length + 1;
+    if (this.used + most > this.buffer.length) {
+      this.flush();
+      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
+    }
+    this.used += this.buffer.write(json, this.used, "utf8");
+    this.buffer[this.used++] = 10;
     this.lines++;
-    if (this.buffered >= FLUSH_BYTES) this.flush();
+  }
+
+  /**
+   * Writes one line from pieces: text, or bytes of a buffer (`[buffer, start, end]`, UTF-8 already), so a
+   * line read as bytes can be rewritten without decoding it.
+   */
+  writePieces(pieces: readonly (string | readonly [Buffer, number, number])[]): void {
+    let most = 1;
+    for (const p of pieces) most += typeof p === "string" ? 3 * p.length : p[2] - p[1];
+    if (this.used + most > this.buffer.length) {
+      this.flush();
+      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
+    }
+    for (const p of pieces)
+      this.used +=
+        typeof p === "string"
+          ? this.buffer.write(p, this.used, "utf8")
+          : p[0].copy(this.buffer, this.used, p[1], p[2]);
+    this.buffer[this.used++] = 10;
+    this.lines++;
   }
 
   private flush(): void {
-    if (this.buffer.length) writeSync(this.fd, this.buffer.join(""));
-    this.buffer = [];
-    this.buffered = 0;
+    let at = 0;
+    while (at < this.used) at += writeSync(this.fd, this.buffer, at, this.used - at);
+    this.used = 0;
   }
 
   /** Flushes to disk and closes; the file is complete afterwards. */
@@ -42,27 +71,53 @@ export class JsonlWriter {
 const READ_BYTES = 1 << 20;
 
 /**
- * The parsed lines of a JSONL file, one at a time, read in 1 MB chunks. Synchronous on purpose: Node's
- * readline async iterator queues lines ahead of a slow consumer without bound, which would bring the whole
- * file into memory; here only the current chunk and line are held.
+ * The lines of a file as bytes, one at a time, read in 1 MB chunks: `[chunk, start, end]`, valid until the
+ * next line is asked for. Synchronous on purpose: Node's readline async iterator queues lines ahead of a slow
+ * consumer without bound, which would bring the whole file into memory; here only the current chunk is held.
+ * Lines are cut at the byte level (a UTF-8 sequence never holds a newline byte).
  */
-export function* readJsonl<T>(path: string): Generator<T> {
+export function* readLineBytes(path: string): Generator<readonly [Buffer, number, number]> {
   const fd = openSync(path, "r");
-  const decoder = new StringDecoder("utf8");
-  const chunk = Buffer.allocUnsafe(READ_BYTES);
-  let rest = "";
+  let chunk = Buffer.allocUnsafe(READ_BYTES);
+  let held = 0; // Bytes of an unfinished line at the start of `chunk`.
   try {
     for (;;) {
-      const n = readSync(fd, chunk, 0, READ_BYTES, null);
-      const text = rest + (n > 0 ? decoder.write(chunk.subarray(0, n)) : decoder.end());
-      const lines = text.split("\n");
-      rest = n > 0 ? lines.pop()! : "";
-      for (const line of lines) if (line.trim() !== "") yield JSON.parse(line) as T;
-      if (n === 0) return;
+      if (held === chunk.length) {
+        // A line longer than the buffer: grow it.
+        const bigger = Buffer.allocUnsafe(chunk.length * 2);
+        chunk.copy(bigger, 0, 0, held);
+        chunk = bigger;
+      }
+      const n = readSync(fd, chunk, held, chunk.length - held, null);
+      const end = held + n;
+      let from = 0;
+      for (let nl = chunk.indexOf(10, from); nl !== -1 && nl < end; nl = chunk.indexOf(10, from)) {
+        yield [chunk, from, nl];
+        from = nl + 1;
+      }
+      if (n === 0) {
+        if (from < end) yield [chunk, from, end];
+        return;
+      }
+      chunk.copy(chunk, 0, from, end);
+      held = end - from;
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/** The non-blank lines of a UTF-8 text file, decoded, one at a time (see `readLineBytes`). */
+export function* readLines(path: string): Generator<string> {
+  for (const [chunk, start, end] of readLineBytes(path)) {
+    const line = chunk.toString("utf8", start, end);
+    if (line.trim() !== "") yield line;
+  }
+}
+
+/** The parsed lines of a JSONL file, one at a time (see `readLines`). */
+export function* readJsonl<T>(path: string): Generator<T> {
+  for (const line of readLines(path)) yield JSON.parse(line) as T;
 }
 
 /**

@@ -1,15 +1,17 @@
 /**
- * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl and each hole
- * that survives the filters to a pending tasks file, at once. Only one file's text and holes are in
+ * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl, each declaration
+ * with holes to contexts.jsonl, and each hole that survives the filters to a pending tasks file, at once. Only one file's text and holes are in
  * memory at a time; what is kept across files is counts, a hash per (statement, middle) pair for
  * de-duplication, and each declaration's task count (for the splits).
  */
-import { createHash } from "node:crypto";
 import { parseFile } from "../lean/commands";
 import { mineText, type HoleKind } from "../holes/mine";
+import { normalisedMiddleKey, scopesInEffect } from "./context";
+import { hash53 } from "./hash53";
 import type { JsonlWriter } from "./jsonl";
-import { CodePointIndex, declKeyOf, fileRecord, taskRecord } from "./records";
+import { CodePointIndex, contextRecord, declKeyOf, fileRecord, taskRecord, type TaskRecord } from "./records";
 import { declarationKey } from "./split";
+import type { PendingHeads } from "./writeTasks";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
 import { isModuleFile } from "../verify/checkDocument";
 import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
@@ -20,6 +22,8 @@ export interface MiningOptions {
   kinds: HoleKind[];
   maxMiddleChars?: number;
   maxFileBytes: number;
+  /** The prefix window of each task (`--context-chars`). */
+  contextChars: number;
   cancelled: () => boolean;
   onProgress?: (done: number, total: number) => void;
 }
@@ -42,22 +46,42 @@ export interface MiningResult {
   pending: number;
   /** Task count per declaration (`declarationKey`). */
   tasksPerDecl: Map<string, number>;
+  /** Declaration keys by the index pending tasks carry in `_decl` (also their `context` row). */
+  declKeys: string[];
+  /** Each pending task's `_decl` and `_mk`, in the pending file's order. */
+  heads: PendingHeads;
   /** Where each file's header (imports) ends, for the lean-grpo view. */
   headerEnds: Map<string, number>;
+}
+
+/**
+ * A task as pass 1 writes it: the record, led by its declaration's index (into `declKeys`) and a digest of
+ * its normalised middle (`normalisedMiddleKey`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
+ * drops both.
+ */
+export type PendingTask = { _decl: number; _mk: number } & TaskRecord & PendingTail;
+
+/**
+ * Last in a pending line, dropped by pass 3 (tasks find them in their context row): what `declKeyOf` needs,
+ * so that pass 2 can count tasks per declaration from a pending line alone.
+ */
+export interface PendingTail {
+  declKind: string;
+  declStart: { line: number; character: number };
 }
 
 function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
 }
 
-/** A short digest of a (statement, middle) pair: 27 characters per task instead of both texts. */
-function pairDigest(statement: string, middle: string): string {
-  return createHash("sha1").update(statement).update("\0").update(middle).digest("base64");
+/** A (statement, middle) pair as a number: a set of these instead of both texts per task. */
+function pairDigest(statementHash: number, middle: string): number {
+  return hash53(middle, statementHash);
 }
-
 export async function mineWorkspace(
   options: MiningOptions,
   filesOut: JsonlWriter,
+  contextsOut: JsonlWriter,
   pendingOut: JsonlWriter,
 ): Promise<{ kind: "ok"; result: MiningResult } | { kind: "cancelled" }> {
   const listed = listLeanFiles(options.workspace);
@@ -71,9 +95,12 @@ export async function mineWorkspace(
     tooLongDropped: 0,
     pending: 0,
     tasksPerDecl: new Map(),
+    declKeys: [],
+    heads: { decls: [], middleKeys: [] },
     headerEnds: new Map(),
   };
-  const seen = new Set<string>();
+  const seen = new Set<number>();
+  const declIndex = new Map<string, number>();
   const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
   for (const [k, path] of listed.files.entries()) {
     // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
@@ -102,6 +129,17 @@ export async function mineWorkspace(
     result.malformedDropped += mined.malformedHoles;
     const codePoints = new CodePointIndex(text);
     const uncheckable = moduleRefusal !== undefined && isModuleFile(parsed);
+    const scopes = scopesInEffect(parsed);
+    const context = {
+      file,
+      imports: mined.imports,
+      scope: [] as string[],
+      codePoints,
+      contextChars: options.contextChars,
+    };
+    let command = 0;
+    let lastStatement: string | undefined;
+    let statementHash = 0;
     for (const hole of mined.holes) {
       count(result.found, hole.kind);
       if (!options.kinds.includes(hole.kind)) continue;
@@ -111,7 +149,12 @@ export async function mineWorkspace(
         continue;
       }
       // Identical (statement, middle) pairs teach nothing new: keep the first.
-      const digest = pairDigest(hole.statement, hole.middle);
+      // Holes of one declaration share its statement (the same string): hash it once.
+      if (hole.statement !== lastStatement) {
+        lastStatement = hole.statement;
+        statementHash = hash53(hole.statement);
+      }
+      const digest = pairDigest(statementHash, hole.middle);
       if (seen.has(digest)) {
         result.duplicatesDropped++;
         continue;
@@ -121,10 +164,29 @@ export async function mineWorkspace(
         result.tooLongDropped++;
         continue;
       }
-      // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-      pendingOut.write(taskRecord(file, mined.imports, hole, "train", codePoints));
-      result.pending++;
+      // Holes come in file order: the command holding this one is at or after the previous hole's.
+      while (command < parsed.commands.length - 1 && parsed.commands[command]!.end < hole.start) command++;
+      context.scope = scopes[command] ?? [];
       const key = declarationKey(file, declKeyOf(hole));
+      let decl = declIndex.get(key);
+      if (decl === undefined) {
+        // The declaration's first task: its context row, once. Rows are numbered as written.
+        decl = result.declKeys.length;
+        declIndex.set(key, decl);
+        result.declKeys.push(key);
+        contextsOut.write(contextRecord(hole, decl, context));
+      }
+      const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
+      // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
+      // `PendingTask`, written as text: its two leading fields, then the record's own JSON.
+      const record = JSON.stringify(taskRecord(hole, "train", decl, context));
+      const tail: PendingTail = { declKind: hole.declKind, declStart: hole.declStart };
+      pendingOut.writeLine(
+        `{"_decl":${decl},"_mk":${middleKey},${record.slice(1, -1)},${JSON.stringify(tail).slice(1)}`,
+      );
+      result.heads.decls.push(decl);
+      result.heads.middleKeys.push(middleKey);
+      result.pending++;
       result.tasksPerDecl.set(key, (result.tasksPerDecl.get(key) ?? 0) + 1);
     }
   }

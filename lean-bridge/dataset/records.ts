@@ -1,7 +1,12 @@
-/** The rows of tasks.jsonl and files.jsonl: the dataset's contract (see README.md, "Dataset format"). */
+/**
+ * The rows of tasks.jsonl, contexts.jsonl and files.jsonl: the dataset's contract (see README.md, "Dataset
+ * format"). A task row is the hole and a bounded window around it; what every hole of one declaration shares
+ * (its statement, text, imports, scope and variables) is written once, in the declaration's context row.
+ */
 import { createHash } from "node:crypto";
 import type { Range } from "vscode-languageserver-protocol";
 import type { HoleKind, MinedHole } from "../holes/mine";
+import { boundPrefix, boundSuffix, suffixChars } from "./context";
 import { holeId, type Split } from "./split";
 
 export interface FileRecord {
@@ -10,38 +15,69 @@ export interface FileRecord {
   text: string;
 }
 
+/** Offsets in a file's text, in UTF-16 code units (`offsets`) and in code points (`offsetsCodePoints`). */
+export interface Span {
+  start: number;
+  end: number;
+}
+
 export interface TaskRecord {
   /** Stable hash of (file, declaration, kind, offsets, middle). */
   id: string;
   file: string;
+  kind: HoleKind;
+  split: Split;
+  /**
+   * Validation and test tasks only: whether the hole's normalised middle (tokens without comments and
+   * layout) is the middle of no training task. Training tasks do not carry it.
+   */
+  novel?: boolean;
   /** Fully qualified name; "" for anonymous declarations (`example`). */
   decl: string;
-  declKind: string;
-  kind: HoleKind;
+  /** The 0-based line of contexts.jsonl that holds this declaration's context. */
+  context: number;
   /** LSP range of the hole in the file (0-based lines, UTF-16 characters). */
   range: Range;
   middle: string;
   /** Column of the hole: continuation lines of a candidate align here. */
   indent: number;
-  imports: string[];
-  split: Split;
-  /** The declaration header up to `:=` (e.g. "theorem foo (n : Nat) : n + 0 = n"). */
-  statement: string;
-  /** The declaration's text before the hole (statement, `:= by`, earlier steps). */
+  /**
+   * The declaration's text just before the hole: all of it when it fits the export's `--context-chars`
+   * window, else its last lines that fit. The file text before the hole ends with `prefix`.
+   */
   prefix: string;
-  /** The declaration's text after the hole. */
+  /** The declaration's text just after the hole, within a quarter of the window; the file text after the hole starts with it. */
   suffix: string;
-  /** Where the declaration starts in the file: the file text before it is its context. */
-  declStart: Range["start"];
-  /** `variable` commands in scope. */
-  variables: string[];
   /**
    * Offsets of the hole in the file text in UTF-16 code units (JavaScript, LSP, Java strings). They equal
    * `offsetsCodePoints` unless the file has characters outside the Basic Multilingual Plane (𝔸, emoji).
    */
-  offsets: { start: number; end: number };
+  offsets: Span;
   /** Offsets of the hole in code points: what Python's and Rust's `chars()` slicing count. */
-  offsetsCodePoints: { start: number; end: number };
+  offsetsCodePoints: Span;
+}
+
+/** One declaration that has tasks: what a prompt for any of its holes needs besides the hole's window. */
+export interface ContextRecord {
+  /** This row's index in contexts.jsonl (the `context` of its tasks). */
+  context: number;
+  file: string;
+  decl: string;
+  declKind: string;
+  declStart: Range["start"];
+  /** The declaration in the file text (doc comment and attributes included), as tasks' offsets count. */
+  offsets: Span;
+  offsetsCodePoints: Span;
+  /** The file's `import`s (module names). */
+  imports: string[];
+  /** `namespace`, `section`, `open` and `universe` commands in effect at the declaration, in file order. */
+  scope: string[];
+  /** `variable` commands in scope. */
+  variables: string[];
+  /** The declaration header up to `:=` (e.g. "theorem foo (n : Nat) : n + 0 = n"). */
+  statement: string;
+  /** The declaration's whole text: a task's full declaration prefix is `text[: hole start − offsets.start]`. */
+  text: string;
 }
 
 /**
@@ -87,34 +123,65 @@ export function fileRecord(file: string, text: string): FileRecord {
   return { file, sha256: createHash("sha256").update(text, "utf8").digest("hex"), text };
 }
 
-export function taskRecord(
-  file: string,
-  imports: string[],
-  hole: MinedHole,
-  split: Split,
+/** What task and context rows take from their file besides the hole. */
+export interface TaskContext {
+  file: string;
+  imports: string[];
+  scope: string[];
+  codePoints: CodePointIndex;
+  /** The prefix window (`--context-chars`); the suffix gets a quarter of it. */
+  contextChars: number;
+}
+
+function span(
   codePoints: CodePointIndex,
-): TaskRecord {
-  const declKey = declKeyOf(hole);
+  start: number,
+  end: number,
+): { offsets: Span; offsetsCodePoints: Span } {
   return {
-    id: holeId(file, declKey, hole.kind, hole.start, hole.end, hole.middle),
-    file,
+    offsets: { start, end },
+    offsetsCodePoints: { start: codePoints.codePointOffset(start), end: codePoints.codePointOffset(end) },
+  };
+}
+
+/** The context row of the declaration `hole` lies in (built from its first task's hole). */
+export function contextRecord(hole: MinedHole, index: number, context: TaskContext): ContextRecord {
+  const start = hole.start - hole.declPrefix.length;
+  const end = hole.end + hole.declSuffix.length;
+  return {
+    context: index,
+    file: context.file,
     decl: hole.decl,
     declKind: hole.declKind,
+    declStart: hole.declStart,
+    ...span(context.codePoints, start, end),
+    imports: context.imports,
+    scope: context.scope,
+    variables: hole.variables,
+    statement: hole.statement,
+    text: hole.declPrefix + hole.middle + hole.declSuffix,
+  };
+}
+
+export function taskRecord(
+  hole: MinedHole,
+  split: Split,
+  contextIndex: number,
+  context: TaskContext,
+): TaskRecord {
+  const { file, codePoints, contextChars } = context;
+  return {
+    id: holeId(file, declKeyOf(hole), hole.kind, hole.start, hole.end, hole.middle),
+    file,
     kind: hole.kind,
+    split,
+    decl: hole.decl,
+    context: contextIndex,
     range: hole.range,
     middle: hole.middle,
     indent: hole.indent,
-    imports,
-    split,
-    statement: hole.statement,
-    prefix: hole.declPrefix,
-    suffix: hole.declSuffix,
-    declStart: hole.declStart,
-    variables: hole.variables,
-    offsets: { start: hole.start, end: hole.end },
-    offsetsCodePoints: {
-      start: codePoints.codePointOffset(hole.start),
-      end: codePoints.codePointOffset(hole.end),
-    },
+    prefix: boundPrefix(hole.declPrefix, contextChars),
+    suffix: boundSuffix(hole.declSuffix, suffixChars(contextChars)),
+    ...span(codePoints, hole.start, hole.end),
   };
 }

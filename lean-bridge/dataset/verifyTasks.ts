@@ -4,9 +4,10 @@
  * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept. Tasks stream
  * from the pending file in batches; a batch holds the texts of its own files only.
  */
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier as VerifierPool } from "../verify/verifier";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
-import { declKeyOf, type TaskRecord } from "./records";
+import type { PendingTask } from "./mineWorkspace";
+import { declKeyOf } from "./records";
 import { declarationKey } from "./split";
 
 /** Enough checks in flight to keep every slot busy, few enough to keep their file texts small. */
@@ -51,7 +52,7 @@ export async function verifyPending(
     shape: { checked: 0, notWhole: 0, inconclusive: 0 },
   };
   const tasksPerDecl = new Map<string, number>();
-  let batch: { task: TaskRecord; text: string }[] = [];
+  let batch: { task: PendingTask; text: string }[] = [];
   const flush = async () => {
     const done = report.checked;
     const verdicts = await pool.verifyMany(
@@ -70,7 +71,7 @@ export async function verifyPending(
       options.signal,
     );
     if (options.signal?.aborted) return;
-    const drop = (task: TaskRecord, kind: string, reason: string) => {
+    const drop = (task: PendingTask, kind: string, reason: string) => {
       report.dropped++;
       report.droppedByReason[kind] = (report.droppedByReason[kind] ?? 0) + 1;
       if (report.examples.length < 20) report.examples.push({ id: task.id, kind, reason });
@@ -103,7 +104,7 @@ export async function verifyPending(
     batch = [];
   };
   try {
-    for (const task of readJsonl<TaskRecord>(pendingPath)) {
+    for (const task of readJsonl<PendingTask>(pendingPath)) {
       batch.push({ task, text: texts.textOf(task.file) });
       if (batch.length >= BATCH) await flush();
       if (options.signal?.aborted) return { kind: "cancelled" };

@@ -5,8 +5,16 @@
  */
 import type { ExportOptions, ExportProgress, ExportResult } from "./exporter";
 
-/** What can cross a process boundary of `ExportOptions` (no pool, signal or callbacks). */
-export type WorkerExportOptions = Omit<ExportOptions, "pool" | "signal" | "onProgress">;
+/** The verifier the export child starts for itself to verify each hole's own middle (`fim-rlvr export --verify`). */
+export type WorkerVerifier = { kind: "simulator" } | { kind: "lean"; serverCommand?: string[] };
+
+/**
+ * What can cross a process boundary of `ExportOptions` (no pool, signal or callbacks). `verifier` asks the
+ * export child (dataset/exportWorker.ts) to verify with a pool of its own; the in-process runner refuses it.
+ */
+export type WorkerExportOptions = Omit<ExportOptions, "pool" | "signal" | "onProgress"> & {
+  verifier?: WorkerVerifier;
+};
 
 export type WorkerRequest = { type: "start"; options: WorkerExportOptions } | { type: "cancel" };
 

@@ -37,7 +37,7 @@ export interface Range {
 /** Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward. */
 export interface VerifierIdentity {
   /** Real Lean or the protocol simulator (a test double). */
-  kind: "lean" | "simulator";
+  kind: "lean" | "simulator" | "kimina";
   /** The Lean toolchain (e.g. leanprover/lean4:v4.24.0) or the simulator's version. */
   version: string;
   /** What users see, e.g. "Lean (leanprover/lean4:v4.24.0)" or "simulator 0.1.0 (not Lean)". */
@@ -174,7 +174,30 @@ export interface TrainConfig {
   validation_samples?: number;
   /** sft: the compute-matched SFT baseline instead of RL; null: the RL run. */
   baseline?: "sft" | null;
+  /** auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction. */
+  prompt_style?: "auto" | "fim" | "chat" | "instruction";
+  /** The prompt's text with {prefix} {suffix} {goal} {hole} {kind} (null: the style's own). */
+  prompt_template?: string | null;
+  /** The model reasons before answering: the candidate is the answer's last ```lean block. */
+  prompt_thinking?: boolean;
+  /** Completions per forward/backward pass; gradients accumulate with batch-wide normalisers (null: one pass). */
+  micro_batch_size?: number | null;
+  /** Optimiser passes over each generated batch (TRL's num_iterations). */
+  num_iterations?: number;
+  /** Optimiser steps each generated batch is split into, by groups. */
+  steps_per_generation?: number;
+  /** Learning-rate schedule over the optimiser steps, after the warm-up. */
+  lr_scheduler?: "constant" | "linear" | "cosine";
+  /** Share of the optimiser steps over which the learning rate rises linearly from 0. */
+  warmup_ratio?: number;
+  /** AdamW weight decay for RL (default 0.01). */
+  weight_decay?: number;
+  /** Where each metrics line also goes: none, tensorboard, wandb, trackio, or a list of them. */
+  report_to?: ReportTarget | ReportTarget[];
 }
+
+/** A `report_to` target. */
+export type ReportTarget = "none" | "tensorboard" | "wandb" | "trackio";
 
 /** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */
 export type TrainConfigWire = TrainConfig;

@@ -3,7 +3,11 @@ import type { Range } from "vscode-languageserver-protocol";
 import type { VerifyTask } from "../verify/pool";
 import type { ServiceItem } from "../protocol/trainer";
 
-export type TaskTable = ReadonlyMap<string, VerifyTask>;
+/** Tasks by id: a Map, or an index that reads each task from its dataset when asked (train/runService.ts). */
+export interface TaskTable {
+  get(id: string): VerifyTask | undefined;
+  readonly size: number;
+}
 
 export type ResolvedItem =
   { kind: "ok"; task: VerifyTask; candidate: string } | { kind: "bad"; message: string };

@@ -7,36 +7,30 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportDataset } from "../dataset/exporter";
 import { HOLE_KINDS } from "../holes/mine";
-import type { VerifyTask } from "../verify/pool";
-import { jsonLines, tasksById } from "../cli/batchInput";
+import { readJsonl } from "../dataset/jsonl";
+import { TaskIndex } from "../dataset/taskIndex";
+import { taskTable } from "../train/runService";
 
 import type { TaskTable } from "./items";
 export type { TaskTable };
 
-export type TasksLoad = { kind: "ok"; tasks: Map<string, VerifyTask> } | { kind: "error"; message: string };
+export type TasksLoad = { kind: "ok"; tasks: TaskTable } | { kind: "error"; message: string };
 
-/** Reads a dataset folder written by `fim-rlvr export`. */
+/**
+ * Reads a dataset folder written by `fim-rlvr export`: its tasks indexed (each read from disk when a request
+ * names it), its file texts from files.jsonl.
+ */
 export async function loadServedDataset(dir: string): Promise<TasksLoad> {
-  let tasks: Map<string, VerifyTask>;
-  try {
-    tasks = await tasksById(join(dir, "tasks.jsonl"));
-  } catch (error) {
-    return { kind: "error", message: `${dir}: ${error instanceof Error ? error.message : String(error)}` };
-  }
+  const opened = TaskIndex.open(join(dir, "tasks.jsonl"));
+  if (opened.kind === "error") return { kind: "error", message: `${dir}: tasks.jsonl ${opened.message}` };
   const texts = new Map<string, string>();
   try {
-    for await (const line of jsonLines(join(dir, "files.jsonl"))) {
-      const row = JSON.parse(line) as { file?: unknown; text?: unknown };
+    for (const row of readJsonl<{ file?: unknown; text?: unknown }>(join(dir, "files.jsonl")))
       if (typeof row.file === "string" && typeof row.text === "string") texts.set(row.file, row.text);
-    }
   } catch {
     // Without files.jsonl the files are read from the project, as verify-batch does.
   }
-  for (const task of tasks.values()) {
-    const text = texts.get(task.file);
-    if (text !== undefined) task.text = text;
-  }
-  return { kind: "ok", tasks };
+  return { kind: "ok", tasks: taskTable(opened.index, texts) };
 }
 
 /** Mines the project into a temporary dataset (all four hole kinds, seed 0, as `export` does) and loads it. */
@@ -50,11 +44,14 @@ export async function mineServedTasks(projectRoot: string): Promise<TasksLoad> {
       kinds: [...HOLE_KINDS],
       seed: 0,
       maxFileBytes: 4 * 1024 * 1024,
+      // A service answers for every hole of the project: none is dropped to keep splits apart.
+      splitMode: "declaration",
       formats: ["native"],
     });
     if (exported.kind === "cancelled") return { kind: "error", message: "mining was cancelled" };
     if (exported.kind === "error" || exported.kind === "empty")
       return { kind: "error", message: `mining ${projectRoot}: ${exported.message}` };
+    // The index keeps tasks.jsonl open: it reads tasks from it after the scratch folder is removed.
     return await loadServedDataset(out);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import {
   CancellationTokenSource,
   ResponseError,
+  StreamMessageReader,
   createMessageConnection,
   type MessageConnection,
   type NotificationType,
@@ -43,6 +44,7 @@ import {
 } from "../protocol/lean";
 import { withDeadline } from "./deadline";
 import { DiagnosticsStore, type Progress } from "./diagnosticsStore";
+import { SingleWriteMessageWriter } from "./frameWriter";
 
 export interface LaunchSpec {
   /** argv: the program and its arguments. */
@@ -106,7 +108,10 @@ export class LeanServer {
     output: NodeJS.WritableStream,
     initTimeoutMs = 10_000,
   ): Promise<StartResult> {
-    const connection = createMessageConnection(input, output);
+    const connection = createMessageConnection(
+      new StreamMessageReader(input),
+      new SingleWriteMessageWriter(output),
+    );
     const server = new LeanServer(undefined, connection, { command: ["(in-process)"], cwd: process.cwd() });
     server.wire();
     connection.listen();
@@ -144,7 +149,10 @@ export class LeanServer {
     });
     if (spawnError)
       return { kind: "failed", message: `could not start ${program}: ${spawnError.message}`, stderr: "" };
-    const connection = createMessageConnection(child.stdout!, child.stdin!);
+    const connection = createMessageConnection(
+      new StreamMessageReader(child.stdout!),
+      new SingleWriteMessageWriter(child.stdin!),
+    );
     const server = new LeanServer(child, connection, spec);
     server.wire();
     connection.listen();

@@ -152,3 +152,24 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
   }
   return { kind: "ok", config };
 }
+
+/**
+ * The TrainConfig a run was started with, read back from the config.json the trainer wrote in its run folder
+ * (to resume it from the editor). That file holds the resolved TrainConfig plus records of the trainer's own
+ * (algo_config_resolved, verifier, prompt_style, and whatever a later trainer adds): only the TrainConfig keys
+ * of the protocol schema go back, as `fim-rlvr train … --resume` passes only options the user gave.
+ */
+export function savedRunConfig(text: string): ConfigResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return {
+      kind: "error",
+      message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  if (!isPlainObject(raw)) return { kind: "error", message: "not a JSON object of trainer options" };
+  const config = Object.fromEntries(Object.entries(raw).filter(([key]) => TRAIN_CONFIG_KEYS.includes(key)));
+  return { kind: "ok", config: config as TrainConfigWire };
+}

@@ -7,7 +7,9 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { exportDataset } from "../dataset/exporter";
-import type { FileRecord, TaskRecord } from "../dataset/records";
+import { readJsonl } from "../dataset/jsonl";
+import type { FileRecord } from "../dataset/records";
+import { TaskIndex } from "../dataset/taskIndex";
 import type { ExportRunner } from "../dataset/workerProtocol";
 import { writeFileAtomic } from "../util/atomicWrite";
 import { HOLE_KINDS, type HoleKind } from "../protocol/trainer";
@@ -15,7 +17,8 @@ import { HOLE_KINDS, type HoleKind } from "../protocol/trainer";
 export interface LoadedDataset {
   /** Absolute path of the folder holding tasks.jsonl. */
   dir: string;
-  tasks: Map<string, TaskRecord>;
+  /** The tasks by id, read from disk when asked for (never all in memory). */
+  tasks: TaskIndex;
   /** File texts by relative path (files.jsonl). */
   files: Map<string, string>;
   /** The workspace the dataset was exported from, when report.json names one that exists. */
@@ -46,75 +49,53 @@ function isLeanWorkspace(path: string): boolean {
 const REEXPORT_HINT =
   "Export it again with `fim-rlvr export WORKSPACE --out DIR`, or train on the workspace itself.";
 
-function readJsonl<T>(
+/** files.jsonl's texts by file, streamed line by line. */
+function readFiles(
   path: string,
-  what: string,
-): { kind: "ok"; rows: T[] } | { kind: "error"; message: string } {
-  let text: string;
+): { kind: "ok"; files: Map<string, string> } | { kind: "error"; message: string } {
+  const files = new Map<string, string>();
+  let line = 0;
   try {
-    text = readFileSync(path, "utf8");
+    for (const row of readJsonl<Partial<FileRecord>>(path)) {
+      line++;
+      if (typeof row.file !== "string" || typeof row.text !== "string")
+        return { kind: "error", message: `${path} line ${line} is not a file record ({file, sha256, text})` };
+      files.set(row.file, row.text);
+    }
   } catch (error) {
     return {
       kind: "error",
-      message: `cannot read ${what} (${path}): ${error instanceof Error ? error.message : String(error)}`,
+      message: `cannot read the dataset's files (${path}): ${error instanceof Error ? error.message : String(error)}`,
     };
   }
-  const rows: T[] = [];
-  const lines = text.split("\n");
-  for (let k = 0; k < lines.length; k++) {
-    const line = lines[k]!.trim();
-    if (!line) continue;
-    try {
-      rows.push(JSON.parse(line) as T);
-    } catch {
-      return { kind: "error", message: `${path} line ${k + 1} is not valid JSON` };
-    }
-  }
-  return { kind: "ok", rows };
+  return { kind: "ok", files };
 }
 
-function isTask(row: unknown): row is TaskRecord {
-  const t = row as Partial<TaskRecord> | null;
-  return (
-    typeof t === "object" &&
-    t !== null &&
-    typeof t.id === "string" &&
-    typeof t.file === "string" &&
-    typeof t.middle === "string" &&
-    typeof t.kind === "string" &&
-    typeof t.split === "string" &&
-    typeof t.range?.start?.line === "number" &&
-    typeof t.range?.end?.character === "number"
-  );
-}
-
-/** Reads a dataset folder (tasks.jsonl, files.jsonl, report.json). */
+/**
+ * Reads a dataset folder (tasks.jsonl, files.jsonl, report.json). Tasks are indexed, not loaded: a
+ * million-task dataset costs its ids and line offsets (see TaskIndex), and each task is read when asked for.
+ */
 export function loadDataset(dir: string): DatasetResult {
   const root = resolve(dir);
-  const tasksRead = readJsonl<unknown>(join(root, "tasks.jsonl"), "the dataset's tasks");
-  if (tasksRead.kind === "error") return { ...tasksRead, hint: REEXPORT_HINT };
-  const tasks = new Map<string, TaskRecord>();
-  for (const [k, row] of tasksRead.rows.entries()) {
-    if (!isTask(row))
-      return {
-        kind: "error",
-        message: `${join(root, "tasks.jsonl")}: task ${k + 1} lacks id, file, range, kind, split or middle`,
-        hint: REEXPORT_HINT,
-      };
-    tasks.set(row.id, row);
-  }
+  const tasksPath = join(root, "tasks.jsonl");
+  if (!existsSync(tasksPath))
+    return { kind: "error", message: `${root} holds no tasks.jsonl`, hint: REEXPORT_HINT };
+  const opened = TaskIndex.open(tasksPath);
+  if (opened.kind === "error")
+    return { kind: "error", message: `${tasksPath}: ${opened.message}`, hint: REEXPORT_HINT };
+  const tasks = opened.index;
   if (tasks.size === 0)
     return { kind: "error", message: `${root}/tasks.jsonl holds no tasks`, hint: REEXPORT_HINT };
-  const filesRead = readJsonl<FileRecord>(join(root, "files.jsonl"), "the dataset's files");
+  const filesRead = readFiles(join(root, "files.jsonl"));
   if (filesRead.kind === "error") return { ...filesRead, hint: REEXPORT_HINT };
-  const files = new Map(filesRead.rows.map((f) => [f.file, f.text]));
-  const missing = [...tasks.values()].find((t) => !files.has(t.file));
-  if (missing)
-    return {
-      kind: "error",
-      message: `task ${missing.id} names ${missing.file}, which files.jsonl does not hold`,
-      hint: REEXPORT_HINT,
-    };
+  const files = filesRead.files;
+  for (const file of tasks.files())
+    if (!files.has(file))
+      return {
+        kind: "error",
+        message: `tasks.jsonl names ${file}, which files.jsonl does not hold`,
+        hint: REEXPORT_HINT,
+      };
   let workspace: string | undefined;
   try {
     const report = JSON.parse(readFileSync(join(root, "report.json"), "utf8")) as { workspace?: unknown };
@@ -127,9 +108,7 @@ export function loadDataset(dir: string): DatasetResult {
 
 /** Tasks per kind in the training split, for messages. */
 export function kindCounts(dataset: LoadedDataset, split = "train"): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const t of dataset.tasks.values()) if (t.split === split) counts[t.kind] = (counts[t.kind] ?? 0) + 1;
-  return counts;
+  return dataset.tasks.kindCounts(split);
 }
 
 /** One clear error when the training split has no task of the kinds asked for. */
@@ -156,8 +135,13 @@ export function checkKinds(dataset: LoadedDataset, kinds: readonly string[] | un
 }
 
 /** Mines in this process: the CLI's way (its thread has nothing else to do meanwhile). */
-export const inProcessExport: ExportRunner = (options, onProgress, signal) =>
-  exportDataset({ ...options, onProgress, signal });
+export const inProcessExport: ExportRunner = async ({ verifier, ...options }, onProgress, signal) =>
+  verifier
+    ? {
+        kind: "error",
+        message: "internal: verifying while mining in process needs a pool (give one to exportDataset)",
+      }
+    : exportDataset({ ...options, onProgress, signal });
 
 export type PreparedTarget =
   | { kind: "ok"; dataset: LoadedDataset; projectRoot: string }
@@ -173,7 +157,7 @@ export async function prepareTarget(
   runDir: string,
   options: {
     resume: boolean;
-    verifier: "lean" | "simulator";
+    verifier: "lean" | "simulator" | "kimina";
     onMining?: () => void;
     signal?: AbortSignal;
     /** How the workspace is mined (default: in this process). */

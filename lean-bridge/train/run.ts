@@ -28,7 +28,7 @@ import { renderReport } from "./report";
 import type { RunService } from "./runService";
 import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./session";
 import { describeExit, type TrainerProcess } from "./trainerProcess";
-import type { VerifierPool } from "../verify/pool";
+import type { Verifier } from "../verify/verifier";
 import { latestCheckpoint } from "./checkpoints";
 
 /** After train/done, how long the trainer may take to answer shutdown and exit. */
@@ -79,7 +79,7 @@ export class TrainerRun {
   constructor(
     private readonly runDir: string,
     private readonly trainer: TrainerProcess,
-    private readonly pool: VerifierPool,
+    private readonly pool: Verifier,
     /** The run's verifier service: it stops with the run (its answers reach `observe`). */
     private readonly service: RunService,
     private readonly events: TrainingEvents,

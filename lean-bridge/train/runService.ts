@@ -9,7 +9,7 @@ import type { TaskRecord } from "../dataset/records";
 import type { BatchVerdict, VerifierServiceAddress } from "../protocol/trainer";
 import { generateToken } from "../serve/auth";
 import { DEFAULT_QUEUE_LIMIT, VerifierService, type ServiceVerifier } from "../serve/service";
-import type { VerifyTask } from "../verify/pool";
+import type { TaskTable } from "../serve/items";
 import type { RewardMode } from "../verify/rewards";
 
 export interface RunService {
@@ -22,22 +22,30 @@ export interface RunService {
 export type RunServiceStart =
   { kind: "ok"; service: RunService } | { kind: "error"; message: string; hint: string };
 
-/** The run's dataset as the service's task table (file texts attached, so ranges match what was mined). */
+/**
+ * The run's dataset as the service's task table (file texts attached, so ranges match what was mined). Each
+ * task is looked up in the dataset's index when a batch names it: nothing is copied up front.
+ */
 export function taskTable(
-  tasks: ReadonlyMap<string, TaskRecord>,
+  tasks: { get(id: string): TaskRecord | undefined; readonly size: number },
   files: ReadonlyMap<string, string>,
-): Map<string, VerifyTask> {
-  const table = new Map<string, VerifyTask>();
-  for (const [id, task] of tasks) {
-    const text = files.get(task.file);
-    table.set(id, { file: task.file, hole: task.range, ...(text !== undefined ? { text } : {}) });
-  }
-  return table;
+): TaskTable {
+  return {
+    get size() {
+      return tasks.size;
+    },
+    get(id) {
+      const task = tasks.get(id);
+      if (!task) return undefined;
+      const text = files.get(task.file);
+      return { file: task.file, hole: task.range, ...(text !== undefined ? { text } : {}) };
+    },
+  };
 }
 
 export async function startRunService(
   verifier: ServiceVerifier,
-  tasks: ReadonlyMap<string, VerifyTask>,
+  tasks: TaskTable,
   reward: RewardMode,
   observe: (verdicts: readonly BatchVerdict[]) => void,
 ): Promise<RunServiceStart> {

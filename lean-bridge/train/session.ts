@@ -39,7 +39,8 @@ export interface TrainingOptions {
   /** How verdicts become rewards (see lean-bridge/verify/rewards.ts). */
   reward: "binary" | "partial";
   /**
-   * The simulator (a test double, never Lean) or Lean, optionally through a given server command line, with the
+   * The simulator (a test double, never Lean), Lean (optionally through a given server command line) or a Kimina
+   * Lean Server (`{ kind: "kimina", url }`), with the
    * verifier's limits (slots, time limit per check, candidate policy, memory): built by the same function as every
    * command's verifier (lean-bridge/verify/startVerifier.ts).
    */

@@ -14,9 +14,12 @@ import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
-import { checkCandidate, DEFAULT_POLICY, type CandidatePolicy } from "./policy";
+import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
 import { TaskFiles } from "./taskFiles";
+import { prepareCheck } from "./prepareCheck";
+import { judgeStatement, type StatementCheck } from "./statementCheck";
+import type { Verifier } from "./verifier";
 import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
 import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "./verdictCache";
 import type { Verdict, VerdictOutcome, VerifierIdentity } from "./verdict";
@@ -62,7 +65,7 @@ const CHECK_ATTEMPTS = 2;
 export type PoolStart =
   { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; stderr: string };
 
-export class VerifierPool {
+export class VerifierPool implements Verifier {
   private readonly supervisor: ServerSupervisor;
   private readonly scheduler: SlotScheduler;
   private readonly cache: VerdictCache;
@@ -141,25 +144,20 @@ export class VerifierPool {
         verifier: this.identity,
         ...(cached ? { cached } : {}),
       }) as Verdict;
-    const reject = (rule: string, reason: string) =>
-      finish({ kind: "rejected", rule, reason, diagnostics: [] });
-    const loaded = this.files.load(task.file, task.text);
-    if (loaded.kind === "error") return reject("bad-task", loaded.message);
-    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole, this.features);
-    if (located.kind === "bad-hole") return reject("bad-task", `${task.file}: ${located.message}`);
-    const policy = checkCandidate(candidate, this.options.policy ?? DEFAULT_POLICY);
-    if (policy.kind === "rejected") return reject(policy.rule, policy.reason);
-    const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate, this.features);
-    if (built.kind === "tampered") return reject("tamper", built.message);
-    if (built.kind === "bad-hole") return reject("bad-task", built.message);
+    const prepared = prepareCheck(this.files, task, candidate, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+    });
+    if (prepared.kind === "rejected")
+      return finish({ kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] });
     const key = verdictKey({
       identity: this.identity,
       settings: this.verdictSettings,
-      file: loaded.file.path,
+      file: prepared.path,
       hole: task.hole,
-      documentText: built.doc.text,
+      documentText: prepared.doc.text,
     });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
     if (cached) this.stats.cacheHits++;
     return finish(outcome, cached);
   }
@@ -320,5 +318,39 @@ export class VerifierPool {
   async stop(): Promise<void> {
     this.scheduler.close();
     await this.supervisor.stop();
+  }
+
+  /**
+   * The statement pre-check of `fim-rlvr import`: the hole's declaration checked with `sorry` as the hole,
+   * the same probe and the same cached Lean check as `checkHoleShape` (only the judgment differs:
+   * statementCheck.ts looks at the whole declaration). Never takes a candidate's text.
+   */
+  async checkStatement(task: VerifyTask): Promise<StatementCheck> {
+    const prepared = prepareCheck(this.files, task, SHAPE_PROBE, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+      checkPolicy: false,
+    });
+    if (prepared.kind === "rejected") return { kind: "inconclusive", reason: prepared.reason };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { shapeProbe: SHAPE_PROBE, verdictSettings: this.verdictSettings },
+      file: prepared.path,
+      hole: task.hole,
+      documentText: prepared.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    if (cached) this.stats.cacheHits++;
+    return judgeStatement(outcome);
+  }
+
+  /** `checkStatement` for many holes concurrently, results in input order. */
+  async checkStatements(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<StatementCheck[]> {
+    const items = tasks.map((task) => ({ task }));
+    return this.runMany(items, (item) => this.checkStatement(item.task), onProgress, signal);
   }
 }

@@ -1,17 +1,25 @@
 /**
  * Builds the verifier, the one place every command does it: `verify`, `verify-batch`, `export --verify`, `serve`,
  * `train` and the editor's training all describe what they want as a `VerifierSpec` and get a started pool or an
- * error that says what to do. Which verifier checks candidates is `VerifierChoice`; another kind of verifier
- * (a remote one, say) is one more case of it, handled here.
+ * error that says what to do. Which verifier checks candidates is `VerifierChoice`: the pool over a Lean
+ * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
  */
 import { availableParallelism } from "node:os";
 import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
+import { KiminaVerifier } from "../kimina/verifier";
+import { API_KEY_VARIABLE } from "../kimina/protocol";
 import type { CandidatePolicy } from "./policy";
 import { VerifierPool } from "./pool";
+import type { Verifier } from "./verifier";
 
-/** Which verifier: the simulator (a test double, never Lean), or Lean (`lake serve`, or the user's command line). */
+/**
+ * Which verifier: the simulator (a test double, never Lean), Lean (`lake serve`, or the user's command line),
+ * or a Kimina Lean Server at `url` (its key from LEAN_SERVER_API_KEY).
+ */
 export type VerifierChoice =
-  { kind: "simulator"; oracle?: string; extraArgs?: string[] } | { kind: "lean"; serverCommand?: string[] };
+  | { kind: "simulator"; oracle?: string; extraArgs?: string[] }
+  | { kind: "lean"; serverCommand?: string[] }
+  | { kind: "kimina"; url: string };
 
 /** The choice and its limits; every limit has the default the CLI documents. */
 export type VerifierSpec = VerifierChoice & {
@@ -33,8 +41,7 @@ export type VerifierSpec = VerifierChoice & {
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
-export type VerifierStart =
-  { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; hint: string };
+export type VerifierStart = { kind: "ok"; pool: Verifier } | { kind: "error"; message: string; hint: string };
 
 /** Slots when the spec names none: up to 4, one per core. */
 export function defaultSlots(): number {
@@ -47,6 +54,18 @@ function joinCommandLine(argv: readonly string[]): string {
 }
 
 export async function startVerifier(projectRoot: string, spec: VerifierSpec): Promise<VerifierStart> {
+  if (spec.kind === "kimina") {
+    const key = process.env[API_KEY_VARIABLE];
+    const pool = new KiminaVerifier({
+      url: spec.url,
+      projectRoot,
+      timeoutMs: spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+      concurrency: Math.max(1, spec.slots ?? defaultSlots()),
+      ...(key ? { apiKey: key } : {}),
+      ...(spec.policy ? { policy: spec.policy } : {}),
+    });
+    return { kind: "ok", pool };
+  }
   const simulator = spec.kind === "simulator";
   const server: ServerChoice =
     spec.kind === "simulator"

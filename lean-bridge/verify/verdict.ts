@@ -9,7 +9,7 @@ import { isMaskedVerdict, type VerdictCause } from "../protocol/trainer";
 export type { VerdictCause } from "../protocol/trainer";
 
 export interface VerifierIdentity {
-  kind: "lean" | "simulator";
+  kind: "lean" | "simulator" | "kimina";
   /** The Lean toolchain (e.g. "leanprover/lean4:v4.24.0") or the simulator's version. */
   version: string;
   /** What users see, e.g. "Lean leanprover/lean4:v4.24.0" or "simulator (not Lean)". */

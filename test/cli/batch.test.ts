@@ -28,7 +28,8 @@ const kindOf = (row: Record<string, unknown>) => (row.verdict as { kind: string 
 /** One small dataset of the example workspace, shared by the tests below. */
 const dataset = (() => {
   const out = join(mkdtempSync(join(tmpdir(), "fim-batch-ds-")), "ds");
-  const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof"]);
+  // Every whole proof (the default dedup split drops training proofs whose middle a held-out task has).
+  const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof", "--split", "declaration"]);
   assert.equal(r.code, 0, r.stderr);
   return out;
 })();

@@ -34,6 +34,7 @@ test("export --verify --simulator with views writes the contract files and a sum
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(readdirSync(out).sort(), [
     "README.md",
+    "contexts.jsonl",
     "files.jsonl",
     "fim-text.jsonl",
     "lean-grpo.jsonl",
@@ -49,10 +50,12 @@ test("export --verify --simulator with views writes the contract files and a sum
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
     seed: number;
     verification: { verifier: string; kept: number };
+    overlap: { trainingDropped: number };
   };
   assert.equal(report.seed, 5);
   assert.match(report.verification.verifier, /simulator/);
-  assert.equal(report.verification.kept, tasks.length);
+  // Every verified task is written, but for training tasks the default split drops (a held-out task's middle).
+  assert.equal(report.verification.kept, tasks.length + report.overlap.trainingDropped);
   assert.match(readFileSync(join(out, "fim-text.jsonl"), "utf8"), /<fim_prefix>/);
   assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 8 files/);
   assert.match(r.stderr, /verified by simulator/);

@@ -22,6 +22,8 @@ function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions
     seed: 0,
     maxFileBytes: 4 << 20,
     formats: ["native"],
+    // These tests are about declaration splits and their balance; bounded.test.ts covers `dedup`.
+    splitMode: "declaration",
     ...extra,
   };
 }
@@ -42,6 +44,7 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   assert.equal(r2.kind, "ok");
   assert.deepEqual(readdirSync(a).sort(), [
     "README.md",
+    "contexts.jsonl",
     "files.jsonl",
     "report.json",
     "summary.svg",
@@ -59,17 +62,18 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
     "range",
     "middle",
     "indent",
-    "imports",
     "split",
-    "statement",
+    "context",
     "prefix",
     "suffix",
+    "offsets",
+    "offsetsCodePoints",
   ])
     assert.ok(key in tasks[0]!, key);
   // Splits are by declaration: every hole of one theorem in one split.
   const splitOfDecl = new Map<string, string>();
   for (const t of tasks) {
-    const key = `${t.file}\0${t.decl}\0${t.declStart.line}`;
+    const key = `${t.file}\0${t.context}`;
     assert.equal(splitOfDecl.get(key) ?? t.split, t.split, `${t.decl} is in one split`);
     splitOfDecl.set(key, t.split);
   }
@@ -110,7 +114,9 @@ test("data-valued definitions give no tasks and are counted in the report and th
   assert.equal(r.kind, "ok");
   if (r.kind !== "ok") return;
   assert.equal(r.report.declarations.skipped["data-valued-definition"], 2);
-  assert.deepEqual([...new Set(tasksOf(out).map((t) => t.declKind))].sort(), ["instance", "theorem"]);
+  const contexts = readFileSync(join(out, "contexts.jsonl"), "utf8").trim().split("\n");
+  const declKinds = contexts.map((l) => (JSON.parse(l) as { declKind: string }).declKind);
+  assert.deepEqual([...new Set(declKinds)].sort(), ["instance", "theorem"]);
   assert.match(readFileSync(join(out, "README.md"), "utf8"), /skipped: .*data-valued-definition 2/);
 });
 

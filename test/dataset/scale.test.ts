@@ -30,12 +30,27 @@ test(`a ${WORKSPACE_BYTES / 1e6} MB workspace exports with a ${HEAP_MB} MB heap,
   const out = join(root, "ds");
   const r = spawnSync(
     process.execPath,
-    [`--max-old-space-size=${HEAP_MB}`, join(REPO, "dist", "cli.js"), "export", ws, "--out", out],
+    [
+      `--max-old-space-size=${HEAP_MB}`,
+      join(REPO, "dist", "cli.js"),
+      "export",
+      ws,
+      "--out",
+      out,
+      // Every task kept and long windows: the dataset must outgrow the heap.
+      "--split",
+      "declaration",
+      "--context-chars",
+      "4096",
+    ],
     { encoding: "utf8", timeout: 240_000 },
   );
   assert.equal(r.status, 0, r.stderr.slice(-2000));
-  const tasksBytes = statSync(join(out, "tasks.jsonl")).size;
-  assert.ok(tasksBytes > HEAP_MB * 1024 * 1024, `tasks.jsonl (${tasksBytes} bytes) is larger than the heap`);
+  const written = ["tasks.jsonl", "contexts.jsonl", "files.jsonl"].reduce(
+    (sum, name) => sum + statSync(join(out, name)).size,
+    0,
+  );
+  assert.ok(written > HEAP_MB * 1024 * 1024, `the dataset (${written} bytes) is larger than the heap`);
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
     files: { mined: number };
     holes: { kept: { total: number } };

@@ -27,8 +27,14 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
   const ws = mkdtempSync(join(tmpdir(), "fim-shape-"));
   writeFileSync(join(ws, FILE), TEXT);
   const mined = mineText(TEXT);
-  const codePoints = new CodePointIndex(TEXT);
-  const whole = mined.holes.map((h) => taskRecord(FILE, [], h, "train", codePoints));
+  const context = {
+    file: FILE,
+    imports: [],
+    scope: [],
+    codePoints: new CodePointIndex(TEXT),
+    contextChars: 96,
+  };
+  const whole = mined.holes.map((h) => taskRecord(h, "train", 0, context));
   assert.ok(whole.length >= 3, "the miner finds the proof and the two alternatives' bodies");
   // What the old layout rule cut: `cases n with` alone, as if the alternatives were new tactics.
   const start = TEXT.indexOf("cases n with");
@@ -36,8 +42,6 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
   const index = new LineIndex(TEXT);
   const proof = mined.holes.find((h) => h.kind === "proof")!;
   const cut = taskRecord(
-    FILE,
-    [],
     {
       ...proof,
       kind: "tactic",
@@ -49,7 +53,8 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
       declSuffix: TEXT.slice(end).trimEnd(),
     },
     "train",
-    codePoints,
+    0,
+    context,
   );
   const pending = join(ws, "pending.jsonl");
   const files = join(ws, "files.jsonl");

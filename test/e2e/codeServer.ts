@@ -205,17 +205,22 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   }
 }
 
-/** The trainer the e2e runs use: the real one when trainer/.venv has it, else the scripted fake (said). */
-export function trainerPython(): { python: string; real: boolean } {
+/**
+ * The trainer the e2e runs use: the real one when trainer/.venv has it, else the scripted fake (said).
+ * `fake`: always the scripted fake (the fast UI test; the real trainer has a UI test of its own).
+ */
+export function trainerPython(options: { fake?: boolean } = {}): { python: string; real: boolean } {
   const real = join(REPO, "trainer", ".venv", "bin", "python");
   if (
+    !options.fake &&
     existsSync(real) &&
     existsSync(join(REPO, "trainer", "fim_rlvr", "__main__.py")) &&
     !process.env.FIM_E2E_FAKE_TRAINER
   )
     return { python: real, real: true };
-  process.stderr.write(
-    "VS Code e2e: training runs use the scripted fake trainer (test/fixtures/fake-trainer); the real one is not built\n",
-  );
+  if (!options.fake)
+    process.stderr.write(
+      "VS Code e2e: training runs use the scripted fake trainer (test/fixtures/fake-trainer); the real one is not built\n",
+    );
   return { python: join(REPO, "test", "fixtures", "fake-trainer", "python"), real: false };
 }

@@ -7,26 +7,15 @@
 /// <reference lib="dom" />
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Frame, Locator, Page } from "playwright-core";
+import { mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { Locator, Page } from "playwright-core";
 import { copyExample, trainingSettings } from "./workspace";
 import { ARTIFACTS, openWorkbench, runCommand, skipReason, trainerPython } from "./codeServer";
 import { toolSkip } from "../toolSkip";
+import { frameWith, painted } from "./ui";
 
 const skip = toolSkip("VS Code training UI test", skipReason());
-
-/** The webview frame whose document contains `text` (webviews render in nested iframes). */
-async function frameWith(page: Page, text: string): Promise<Frame | undefined> {
-  for (let k = 0; k < 120; k++) {
-    for (const frame of page.frames()) {
-      const body = await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "");
-      if (body.includes(text)) return frame;
-    }
-    await page.waitForTimeout(250);
-  }
-  return undefined;
-}
 
 /**
  * Shows the hover of the first highlighted hole. The editor keeps redrawing while training runs (new samples
@@ -65,15 +54,40 @@ async function showHoleHover(page: Page): Promise<Locator> {
   );
 }
 
+/**
+ * A line of the run's dataset where two training holes start at different columns (a bullet `· exact h`: the
+ * tactic and the block inside it), which the training run will annotate.
+ */
+function lineWithTwoHoles(workspace: string): { file: string; line: number } {
+  const runs = join(workspace, ".fim-rlvr", "runs");
+  const run = readdirSync(runs).sort().at(-1)!;
+  const starts = new Map<string, Set<number>>();
+  for (const text of readFileSync(join(runs, run, "dataset", "tasks.jsonl"), "utf8").split("\n")) {
+    if (!text) continue;
+    const task = JSON.parse(text) as {
+      file: string;
+      split: string;
+      range: { start: { line: number; character: number } };
+    };
+    if (task.split !== "train") continue;
+    const key = `${task.file}\u0000${task.range.start.line}`;
+    starts.set(key, (starts.get(key) ?? new Set()).add(task.range.start.character));
+  }
+  const found = [...starts.entries()].find(([, columns]) => columns.size >= 2);
+  assert.ok(found, "the example workspace has a line where two training holes start");
+  const [file, line] = found[0].split("\u0000");
+  return { file: file!, line: Number(line) };
+}
+
 test(
   "VS Code UI: Start FIM-RLVR Training from the palette, gutter icons, hover, dashboard, Cancel",
   { skip, timeout: 420_000 },
   async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const { python } = trainerPython();
-    const workbench = await openWorkbench({
-      workspace: copyExample(trainingSettings(python, 100_000)),
-    });
+    // The scripted fake trainer: fast and many steps (realTrainerUi.test.ts runs the real one).
+    const { python } = trainerPython({ fake: true });
+    const workspace = copyExample(trainingSettings(python, 100_000));
+    const workbench = await openWorkbench({ workspace });
     const { page } = workbench;
     try {
       await page.waitForSelector('.explorer-folders-view .monaco-list-row[aria-label^="FimExamples"]', {
@@ -123,14 +137,59 @@ test(
         /(proved|failed|incomplete|rejected|timeout|crashed) · reward \d\.\d\d · step \d+ · grpo/,
       );
       assert.match(hoverText, /Show all attempts/);
+      assert.match(hoverText, /verifier: simulator \(not Lean\)/);
+      assert.doesNotMatch(hoverText, /Lean's messages/, "the simulator's messages are not called Lean's");
       await page.screenshot({ path: join(ARTIFACTS, "training-editor.png") });
 
-      // The hover's "Show all attempts" lists the hole's attempts in a quick pick.
+      // The hover's "Show all attempts" opens a read-only document of the hole's attempts, by named run.
       await hover.locator("a", { hasText: "Show all attempts" }).click();
-      const attempt = page.locator('.quick-input-widget .monaco-list-row[aria-label*="· reward "]').first();
-      await attempt.waitFor({ state: "visible", timeout: 20_000 });
-      assert.match(await page.locator(".quick-input-widget").innerText(), /attempt\(s\) at line \d+/);
-      await page.keyboard.press("Escape");
+      const attemptsTab = page.locator(".tabs-container .tab", { hasText: /^Attempts / }).first();
+      await attemptsTab.waitFor({ state: "visible", timeout: 20_000 });
+      const attemptsText = await page
+        .locator(".editor-group-container.active .view-lines")
+        .first()
+        .innerText()
+        .then((text) => text.replace(/\u00a0/g, " ")); // the editor draws spaces as no-break spaces
+      assert.match(attemptsText, /FIM-RLVR: attempts at .*line \d+/);
+      assert.match(attemptsText, /Run \S+ · verifier: simulator \(not Lean\)/);
+      assert.equal(
+        await attemptsTab.evaluate((el) => el.classList.contains("dirty")),
+        false,
+        "nothing to save",
+      );
+      await runCommand(page, "View: Close Editor");
+
+      // Holes that start on one line are told apart: numbered lenses name each, the gutter shows "several".
+      const shared = lineWithTwoHoles(workspace);
+      await page.keyboard.press("Control+P");
+      await page.keyboard.type(`${basename(shared.file)}:${shared.line + 1}`);
+      await page.keyboard.press("Enter");
+      const numbered = page.locator(".monaco-editor .codelens-decoration", { hasText: "①" }).first();
+      await numbered.waitFor({ state: "visible", timeout: 120_000 });
+      const lensLine = (await numbered.innerText()).replace(/\u00a0/g, " ");
+      assert.match(lensLine, /① \w+, col \d+: \w+/);
+      assert.match(lensLine, /② \w+, col \d+: \w+/);
+      // The line's icon: "several" when its holes' latest verdicts fall in different icon families, else theirs.
+      const families = new Set(
+        [...lensLine.matchAll(/, col \d+: (\w+)/g)].map(([, verdict]) =>
+          verdict === "rejected"
+            ? "failed"
+            : ["proved", "failed", "incomplete"].includes(verdict!)
+              ? verdict
+              : "timeout",
+        ),
+      );
+      const expected = families.size > 1 ? "several-" : `${[...families][0]}-`;
+      await page.waitForFunction(
+        (name) =>
+          [...document.querySelectorAll(".monaco-editor .cgmr")].some((el) =>
+            getComputedStyle(el).backgroundImage.includes(name),
+          ),
+        expected,
+        { timeout: 30_000 },
+      );
+      await page.mouse.move(5, 5);
+      await page.screenshot({ path: join(ARTIFACTS, "two-holes-one-line.png") });
 
       await page.mouse.move(5, 5);
       await runCommand(page, "FIM-RLVR: Show Training Dashboard");
@@ -142,11 +201,15 @@ test(
         null,
         { timeout: 120_000 },
       );
-      assert.match(await dashboard.evaluate(() => document.body.innerText), /simulator \(not Lean\)/);
-      // Let uPlot paint its latest frame before the picture.
-      await dashboard.evaluate(
-        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-      );
+      // Read in one go: steps on the tiles never come with "No run yet" (the webview drops live messages until
+      // it has the full state) and always with the verifier's label.
+      const shown = await dashboard.evaluate(() => ({
+        header: document.getElementById("run")?.innerText ?? "",
+        tiles: document.getElementById("tiles")?.innerText ?? "",
+      }));
+      assert.doesNotMatch(shown.header, /No run yet/, `header: ${shown.header}; tiles: ${shown.tiles}`);
+      assert.match(shown.header, /verifier: simulator \(not Lean\)/);
+      await painted(dashboard);
       await page.screenshot({ path: join(ARTIFACTS, "training-dashboard.png") });
 
       // The progress notification's Cancel stops cleanly: the trainer checkpoints first (the mocha suite covers

@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OPEN_CARD, runExportFlow, type ExportUi } from "../../extension/exportFlow";
+import {
+  OPEN_CARD,
+  editorMessage,
+  runExportFlow,
+  type ExportUi,
+  type VerifyChoice,
+} from "../../extension/exportFlow";
 import { childProcessRunner, ExportChild } from "../../extension/exportProcess";
 import { EXAMPLE, REPO } from "../helpers";
 import { generateCorpusFile, mulberry32 } from "../../bench/corpus";
@@ -19,20 +25,24 @@ function fakeUi(
   workspace: string | undefined,
   output: (suggested: string) => string | undefined,
   cancelAt?: number,
+  /** null: the user backs out of the verification pick. */
+  verify: VerifyChoice | null = "none",
 ) {
   const log: {
     progress: [string, number][];
     infos: string[];
     errors: string[];
+    details: string[];
     opened: string[];
     suggested: string[];
-  } = { progress: [], infos: [], errors: [], opened: [], suggested: [] };
+  } = { progress: [], infos: [], errors: [], details: [], opened: [], suggested: [] };
   const ui: ExportUi = {
     pickWorkspace: async () => workspace,
     pickOutput: async (suggested) => {
       log.suggested.push(suggested);
       return output(suggested);
     },
+    pickVerification: async () => verify ?? undefined,
     withProgress: async (_title, task) => {
       const abort = new AbortController();
       return task((message, fraction) => {
@@ -44,7 +54,10 @@ function fakeUi(
       log.infos.push(message);
       return actions.includes(OPEN_CARD) ? OPEN_CARD : undefined;
     },
-    error: (message) => log.errors.push(message),
+    error: (message, detail) => {
+      log.errors.push(message);
+      log.details.push(detail ?? "");
+    },
     openFile: async (path) => {
       log.opened.push(path);
     },
@@ -99,7 +112,31 @@ test("export flow: backing out of a picker does nothing; a bad folder gives an e
   const ws = workspaceCopy();
   const { ui, log } = fakeUi(ws, () => join(ws, "FimExamples"));
   assert.equal(await runExportFlow(ui, run), "failed");
-  assert.match(log.errors[0]!, /not a dataset written by fim-rlvr; choose another folder or remove it/);
+  assert.equal(log.errors[0], "FIM-RLVR export failed.", "a short message…");
+  assert.match(
+    log.details[0]!,
+    /not a dataset written by fim-rlvr; choose another folder or remove it$/,
+    "…and the whole story",
+  );
+  assert.match(log.details[0]!, /^The output folder .*FimExamples exists, is not empty/);
+  assert.doesNotMatch(log.details[0]!, /--out/, "no CLI flag in the editor");
+  assert.equal(
+    editorMessage("--out /x exists and is not a folder"),
+    "The output folder /x exists and is not a folder",
+  );
+  assert.equal(await runExportFlow(fakeUi(workspaceCopy(), (s) => s, undefined, null).ui, run), "backed-out");
+});
+
+test("export flow: verifying in the editor (the simulator here) keeps only verified holes and the card says so", async () => {
+  const ws = workspaceCopy();
+  const { ui, log } = fakeUi(ws, (s) => s, undefined, { kind: "simulator" });
+  assert.equal(await runExportFlow(ui, run), "exported", log.details.join("\n"));
+  assert.ok(
+    log.progress.some(([message]) => message.startsWith("verifying")),
+    "a verifying phase ran",
+  );
+  const card = readFileSync(join(ws, ".fim-rlvr", "dataset", "README.md"), "utf8");
+  assert.doesNotMatch(card, /were not verified at export time/);
 });
 
 test("the export runs in its own process, and a process that dies says so instead of hanging", async () => {
@@ -134,9 +171,7 @@ test("an empty workspace gives an error that says what was found", async () => {
   writeFileSync(join(ws, "T.lean"), "theorem t : True := trivial\n");
   const { ui, log } = fakeUi(ws, (s) => s);
   assert.equal(await runExportFlow(ui, run), "failed");
-  assert.match(
-    log.errors[0]!,
-    /^Nothing to export: found 1 Lean file with 1 declaration, but no tactic proofs/,
-  );
+  assert.equal(log.errors[0], "FIM-RLVR found nothing to export.");
+  assert.match(log.details[0]!, /^found 1 Lean file with 1 declaration, but no tactic proofs/);
   assert.deepEqual(readdirSync(join(ws, ".fim-rlvr")), [], "no dataset and no staging folder is left");
 });

@@ -152,9 +152,13 @@ test("redraws are debounced per file and flushed on demand", () => {
   assert.equal(runs.length, 3, "a flushed key does not run again");
 });
 
-test("the hover shows the candidate, the verdict with Lean's messages, reward, step, algorithm and the attempts link", () => {
+test("the hover shows the candidate, the verdict with its verifier's messages, reward, step, algorithm and the attempts link", () => {
   const store = new HoleStore();
-  store.record({ ...sample("t1", "failed", 7), candidate: "exact ```h```", diagnostics: [] }, "/w/A.lean");
+  store.record({ ...sample("t1", "failed", 7), candidate: "exact ```h```", diagnostics: [] }, "/w/A.lean", {
+    run: "2026-11-24T23-00-00",
+    verifier: "simulator (not Lean)",
+    decl: "Foo.bar",
+  });
   const md = hoverMarkdown(store.get("t1")!, [
     { severity: "Error", line: 0, message: "unknown identifier 'h'" },
   ]);
@@ -166,4 +170,20 @@ test("the hover shows the candidate, the verdict with Lean's messages, reward, s
   );
   assert.match(md, /Error \(candidate line 1\): unknown identifier 'h'/);
   assert.match(md, /\[Show all attempts \(1\)\]\(command:fimRlvr\.showAttempts\?%5B%22t1%22%5D\)/);
+  // The simulator's messages are never called Lean's.
+  assert.match(md, /The simulator's messages \(not Lean\):/);
+  assert.doesNotMatch(md, /Lean's messages/);
+  assert.match(
+    md,
+    /tactic hole in Foo\.bar · best so far: \*\*failed\*\* · verifier: simulator \(not Lean\)/,
+  );
+  const messages = [{ severity: "Error", line: 0, message: "x" }];
+  store.record(sample("t2", "failed", 1), "/w/A.lean", { run: "r", verifier: "Lean", decl: "" });
+  assert.match(hoverMarkdown(store.get("t2")!, messages), /in an example[^]*Lean's messages:/);
+  store.record(sample("t3", "failed", 1), "/w/A.lean");
+  assert.match(
+    hoverMarkdown(store.get("t3")!, messages),
+    /The verifier's messages:/,
+    "unknown: no name claimed",
+  );
 });

@@ -50,14 +50,38 @@ test("the state machine ignores events that do not fit its phase, and the status
   const progressed = run(
     [
       { type: "started", runDir: "/r" },
-      { type: "progress", step: 3, totalSteps: 20, reward: 0.25 },
-      { type: "progress", step: 4, totalSteps: 20, reward: null },
+      { type: "phase", detail: "SFT step 50/60" },
     ],
     starting,
   );
-  assert.deepEqual(progressed, { phase: "running", runDir: "/r", step: 4, totalSteps: 20, lastReward: 0.25 });
-  assert.equal(statusText(progressed).text, "$(pulse) FIM-RLVR step 4/20 · reward 0.25");
-  const stopping = reduceRun(progressed, { type: "stop-requested" });
+  assert.equal(
+    statusText(progressed).text,
+    "$(sync~spin) FIM-RLVR: SFT step 50/60",
+    "before the first RL step the status bar names the phase, not step 0",
+  );
+  const stepped = run(
+    [
+      { type: "phase", detail: "RL" },
+      { type: "progress", step: 3, totalSteps: 20, reward: 0.25 },
+      { type: "progress", step: 4, totalSteps: 20, reward: null },
+    ],
+    progressed,
+  );
+  assert.deepEqual(stepped, {
+    phase: "running",
+    runDir: "/r",
+    step: 4,
+    totalSteps: 20,
+    lastReward: 0.25,
+    detail: "RL",
+  });
+  assert.equal(statusText(stepped).text, "$(pulse) FIM-RLVR step 4/20 · reward 0.25");
+  const evaluating = reduceRun(stepped, {
+    type: "phase",
+    detail: "evaluating held-out holes after training",
+  });
+  assert.match(statusText(evaluating).text, /evaluating held-out holes after training · step 4\/20/);
+  const stopping = reduceRun(stepped, { type: "stop-requested" });
   assert.deepEqual(stopping, { phase: "stopping", runDir: "/r" });
   assert.equal(
     enablement({ state: stopping, resumableRun: "/r", annotatedHoles: 0 })["fimRlvr.canStop"],
@@ -68,7 +92,7 @@ test("the state machine ignores events that do not fit its phase, and the status
 
 test("the dashboard reducer builds aligned curves, pass rate by kind from samples, and the cache hit rate", () => {
   const messages: DashboardMessage[] = [
-    { type: "reset", runDir: "/r", verifier: "simulator (not Lean)", algorithm: "grpo" },
+    { type: "reset", runDir: "/r", verifier: "simulator (not Lean)", algorithm: "grpo", reward: "binary" },
     { type: "progress", step: 2, totalSteps: 5, metrics: { reward_mean: 0.5, loss: 1.5, kl: 0.01 } },
     {
       type: "progress",

@@ -38,6 +38,7 @@ function fakeUi(answers: { picks?: (string | undefined)[]; error?: string; folde
   const log = {
     titles: [] as string[],
     items: [] as string[][],
+    descriptions: [] as string[][],
     errors: [] as string[],
     warnings: [] as string[],
     urls: [] as string[],
@@ -49,6 +50,7 @@ function fakeUi(answers: { picks?: (string | undefined)[]; error?: string; folde
     async pick<T>(title: string, items: PickItem<T>[]) {
       log.titles.push(title);
       log.items.push(items.map((i) => i.label));
+      log.descriptions.push(items.map((i) => i.description ?? ""));
       const want = picks.shift();
       return want === undefined ? undefined : items.find((i) => i.label.includes(want))?.value;
     },
@@ -125,6 +127,8 @@ test("Start: algorithm quick pick with one-line descriptions (the setting first)
   assert.equal(plan.kind, "ready");
   if (plan.kind !== "ready") return;
   assert.equal(log.items[0]![0], "DAPO", "the configured algorithm is offered first");
+  assert.doesNotMatch(log.descriptions[0]!.join(" "), /\(setting\)/, "no cryptic suffix");
+  assert.match(log.descriptions[0]![0]!, /dapo · your default \(setting fimRlvr\.trainer\.algorithm\)/);
   assert.equal(log.items[0]!.length, 5);
   assert.equal(plan.project, "/ws/lean-env");
   assert.deepEqual(plan.options, {
@@ -170,6 +174,23 @@ test("Start without lake: the simulator is used and said loudly in auto mode; of
   assert.equal(simPlan.kind === "ready" && simPlan.options.verifier.kind, "simulator");
 });
 
+test("Start with fimRlvr.verifier.kimina set: the Kimina Lean Server verifies; a value that is not a URL is refused", async () => {
+  const withKimina = env({ lakeFound: false });
+  withKimina.settings.kiminaUrl = " http://127.0.0.1:8000 ";
+  const plan = await planStart(withKimina, fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  assert.deepEqual(plan.kind === "ready" && plan.options.verifier, {
+    kind: "kimina",
+    url: "http://127.0.0.1:8000",
+  });
+  assert.match(plan.kind === "ready" ? plan.summary : "", /verifier: a Kimina Lean Server/);
+
+  const bad = env();
+  bad.settings.kiminaUrl = "127.0.0.1:8000";
+  const refused = fakeUi({ picks: ["GRPO", "Embedded"] });
+  assert.deepEqual(await planStart(bad, refused.ui), { kind: "refused", reason: "no-lean" });
+  assert.match(refused.log.errors[0]!, /fimRlvr\.verifier\.kimina .*not an http\(s\) URL/);
+});
+
 test("Start in an untrusted workspace is refused with an offer to manage trust", async () => {
   const { ui, log } = fakeUi({ error: MANAGE_TRUST });
   assert.deepEqual(await planStart(env({ trusted: false }), ui), { kind: "refused", reason: "untrusted" });
@@ -200,6 +221,7 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
     "/ws/lean-env/FimExamples/Basic.lean": "",
     "/runs/r1/checkpoints/latest": "step-6\n",
     "/runs/r1/checkpoints/step-6/state.json": "{}",
+    "/runs/r1/checkpoints/step-6/model/config.json": "{}",
   };
   const last = fakeUi({ picks: ["GRPO", "last run"] });
   const plan = await planStart(
@@ -209,6 +231,30 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
   assert.equal(
     plan.kind === "ready" && plan.options.config.model,
     join("/runs/r1", "checkpoints", "step-6", "model"),
+  );
+  // No run remembered: the newest run folder of the project with a full model in its checkpoint (a run
+  // started from the CLI counts); a LoRA checkpoint (no config.json in model/) and an unfinished run do not.
+  const runs = "/ws/lean-env/.fim-rlvr/runs";
+  const onDisk = {
+    "/ws/lean-env/lean-toolchain": "",
+    "/ws/lean-env/FimExamples/Basic.lean": "",
+    [`${runs}/2026-11-20T10-00-00/checkpoints/latest`]: "step-3",
+    [`${runs}/2026-11-20T10-00-00/checkpoints/step-3/model/config.json`]: "{}",
+    [`${runs}/2026-11-21T10-00-00/checkpoints/latest`]: "step-2",
+    [`${runs}/2026-11-21T10-00-00/checkpoints/step-2/model/adapter_config.json`]: "{}",
+    [`${runs}/2026-11-22T10-00-00/metrics.jsonl`]: "",
+  };
+  const scanned = fakeUi({ picks: ["GRPO", "last run"] });
+  const fromDisk = await planStart(env({ fs: fakeFs(onDisk) }), scanned.ui);
+  assert.equal(
+    fromDisk.kind === "ready" && fromDisk.options.config.model,
+    `${runs}/2026-11-20T10-00-00/checkpoints/step-3/model`,
+  );
+  const noRuns = fakeUi({ picks: ["GRPO", "Embedded"] });
+  await planStart(env(), noRuns.ui);
+  assert.ok(
+    !noRuns.log.items[1]!.some((label) => label.includes("last run")),
+    "offered only when there is one",
   );
   assert.deepEqual(choosePython("/venv/bin/python", "/usr/bin/python3"), {
     kind: "python-extension",
@@ -238,7 +284,16 @@ test("Resume continues the last run from its checkpoint with the configuration i
   const files = {
     "/runs/r1/checkpoints/latest": "step-6",
     "/runs/r1/checkpoints/step-6/state.json": "{}",
-    "/runs/r1/config.json": JSON.stringify({ algorithm: "gspo", steps: 12, model: null }),
+    // As the trainer writes it: its resolved TrainConfig plus records of its own, which are not options.
+    "/runs/r1/config.json": JSON.stringify({
+      algorithm: "gspo",
+      steps: 12,
+      model: null,
+      sft_steps: null,
+      algo_config_resolved: { beta: 0.04 },
+      verifier: { kind: "simulator", version: "4.19.0", label: "simulator (not Lean)" },
+      prompt_style: "fim",
+    }),
   };
   const plan = await planResume(
     env({ fs: fakeFs(files), lastRun: { runDir: "/runs/r1", project: "/ws/lean-env" } }),
@@ -248,7 +303,18 @@ test("Resume continues the last run from its checkpoint with the configuration i
   if (plan.kind !== "ready") return;
   assert.equal(plan.options.resume, true);
   assert.equal(plan.options.runDir, "/runs/r1");
-  assert.deepEqual(plan.options.config, { algorithm: "gspo", steps: 12, model: null });
+  assert.deepEqual(plan.options.config, { algorithm: "gspo", steps: 12, model: null, sft_steps: null });
+  // A config.json that is not JSON: the current settings, said in the log.
+  const broken = fakeUi({});
+  const fallback = await planResume(
+    env({
+      fs: fakeFs({ ...files, "/runs/r1/config.json": "{" }),
+      lastRun: { runDir: "/runs/r1", project: "/ws/lean-env" },
+    }),
+    broken.ui,
+  );
+  assert.equal(fallback.kind === "ready" && fallback.options.config.algorithm, env().settings.algorithm);
+  assert.match(broken.log.logs.join("\n"), /config\.json is unusable \(not valid JSON/);
 });
 
 test("The memory budget setting reaches the run's options on Start and Resume; unset leaves the pool's default", async () => {

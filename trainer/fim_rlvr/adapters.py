@@ -11,6 +11,7 @@ base weights, so that disabled-adapter reference is the SFT policy, as the full 
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import tempfile
@@ -312,6 +313,17 @@ def is_lora(model: Any) -> bool:
 def trainable_parameters(model: Any) -> list[torch.nn.Parameter]:
     """What the optimiser updates: the adapter's weights with LoRA, every weight otherwise."""
     return [p for p in model.parameters() if p.requires_grad]
+
+
+def frozen_reference(model: Any) -> Any:
+    """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0. With LoRA no copy (None):
+    the reference is the policy with its adapters disabled (`reference_mode`), whose base holds the SFT weights."""
+    if is_lora(model):
+        return None
+    reference = copy.deepcopy(model).eval()
+    for parameter in reference.parameters():
+        parameter.requires_grad_(False)
+    return reference
 
 
 @contextmanager

@@ -77,3 +77,25 @@ def clean_completion(raw: str, *, indent: int, stops: Sequence[str], fim: bool) 
     continues_prefix = fim and not fenced_in and dropped == 0
     first_column = indent if continues_prefix else _leading_spaces(text.split("\n", 1)[0])
     return reindent(text, indent, first_column)
+
+
+_LEAN_BLOCK = re.compile(r"```[ \t]*lean4?[ \t]*\n(.*?)```", re.DOTALL)
+_THINK_END = "</think>"
+
+
+def final_lean_block(raw: str, indent: int) -> str:
+    """A reasoning model's answer: the last closed ```lean (or ```lean4) block after its thinking (after `</think>`
+    when there is one), re-indented to the hole. "" when there is none: an unfinished answer proves nothing."""
+    text = raw.replace("\r\n", "\n").replace("\t", "  ")
+    if _THINK_END in text:
+        text = text[text.rindex(_THINK_END) + len(_THINK_END) :]
+    blocks = _LEAN_BLOCK.findall(text)
+    if not blocks:
+        return ""
+    lines = blocks[-1].split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    body = "\n".join(lines).rstrip()
+    if not body.strip():
+        return ""
+    return reindent(body, indent, _leading_spaces(body.split("\n", 1)[0]))

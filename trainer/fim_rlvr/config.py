@@ -94,7 +94,8 @@ class TrainConfig:
     lora_targets: list[str] | None = None
     """Module names LoRA adapts; None: every linear layer but the output head (peft's "all-linear")."""
     lora_dropout: float = 0.0
-    """Dropout on the LoRA branch (0: RL's old and new log-probs stay comparable)."""
+    """Dropout on the LoRA branch, in the SFT warm start (RL's forward passes run with every dropout rate at 0, so
+    old and new log-probs stay comparable)."""
     load_in_4bit: bool = False
     """QLoRA: the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r)."""
     gradient_checkpointing: bool = False
@@ -132,6 +133,38 @@ class TrainConfig:
     def baseline_sft_steps(self) -> int:
         """Extra SFT steps of the compute-matched baseline: RL's sequences per run over SFT's per step, rounded up."""
         return -(-self.steps * self.batch_size * self.group_size // self.sft_batch_size)
+
+    # ---- Real models: prompts, the optimiser's batch mechanics and schedule, reporting (real_models.py) ----
+    prompt_style: str = "auto"
+    """auto, fim, chat or instruction (prompts.py). auto: FIM when the tokenizer has FIM tokens of a known family and
+    the model is not a chat model, chat when it has a chat template, else an instruction."""
+    prompt_template: str | None = None
+    """The prompt's text with fields {prefix} {suffix} {goal} {hole} {kind}: the whole prompt for fim and instruction,
+    the user's message for chat. None: the built-in layout of the style."""
+    prompt_thinking: bool = False
+    """The model reasons before answering (prover models): no ```lean fence is pre-filled and the candidate is the
+    answer's last ```lean block (none: an empty candidate, which fails). Needs chat or instruction prompts and a
+    max_new_tokens long enough for the reasoning."""
+    micro_batch_size: int | None = None
+    """Completions per forward/backward pass; an optimiser step accumulates the gradients of its micro-batches, with
+    each algorithm's normaliser taken over the whole batch on every rank, so the step equals one pass over it.
+    None: one pass (dgpo rounds micro-batches up to whole groups: its pairs live within a group)."""
+    num_iterations: int = 1
+    """Optimiser passes over each generated batch (TRL's num_iterations, GRPO's μ): the old log-probs stay those of
+    generation time, so later passes are clipped as the policy moves."""
+    steps_per_generation: int = 1
+    """Optimiser steps each generated batch is split into (TRL's name), by groups. One RL step (one metrics line)
+    makes num_iterations × steps_per_generation optimiser steps."""
+    lr_scheduler: str = "constant"
+    """Learning-rate schedule over the run's optimiser steps: constant, linear (to 0) or cosine (to 0), after the
+    warm-up (TRL's lr_scheduler_type values)."""
+    warmup_ratio: float = 0.0
+    """Share of the optimiser steps over which the learning rate rises linearly from 0."""
+    weight_decay: float = 0.01
+    """AdamW's decoupled weight decay for RL (0.01 is torch's AdamW default, which runs before this option used)."""
+    report_to: str | list[str] = "none"
+    """Where each metrics.jsonl line also goes: none, tensorboard, wandb or trackio, or a list of them (runs/NAME
+    under the run folder for TensorBoard; the package must be installed)."""
 
     def resolved_sft_steps(self) -> int:
         """SFT steps to run: the explicit value, or the default for the embedded model."""
@@ -196,6 +229,8 @@ _NULLABLE = {
     "unsloth",
     "vllm_server_url",
     "baseline",
+    "prompt_template",
+    "micro_batch_size",
 }
 
 
@@ -240,6 +275,7 @@ def _validate_measurement(config: TrainConfig) -> None:
         raise ConfigError(f"validation_samples must be a positive integer (got {config.validation_samples!r})")
     if config.baseline not in (None, "sft"):
         raise ConfigError(f"baseline must be sft or null (got {config.baseline!r})")
+    _validate_real_models(config)
 
 
 def _validate_scale(config: TrainConfig) -> None:
@@ -268,3 +304,64 @@ def _validate_scale(config: TrainConfig) -> None:
         raise ConfigError("vllm_mode server needs vllm_server_url, e.g. http://localhost:8000 (from `trl vllm-serve`)")
     if not 0 < config.vllm_gpu_memory_utilization <= 1:
         raise ConfigError(f"vllm_gpu_memory_utilization must be in (0, 1] (got {config.vllm_gpu_memory_utilization})")
+
+
+PROMPT_STYLES = ("auto", "fim", "chat", "instruction")
+LR_SCHEDULERS = ("constant", "linear", "cosine")
+REPORT_TARGETS = ("none", "tensorboard", "wandb", "trackio")
+
+
+def report_targets(config: TrainConfig) -> list[str]:
+    """report_to as a list without "none"."""
+    raw = [config.report_to] if isinstance(config.report_to, str) else list(config.report_to)
+    return [target for target in raw if target != "none"]
+
+
+def _validate_real_models(config: TrainConfig) -> None:
+    """Prompt options, the optimiser's batch mechanics and schedule, reporting; algo_config's group size and budget
+    must agree with the run's (they are TRL's names for group_size and max_new_tokens)."""
+    if config.prompt_style not in PROMPT_STYLES:
+        raise ConfigError(f"prompt_style must be one of {', '.join(PROMPT_STYLES)} (got {config.prompt_style!r})")
+    if config.prompt_template is not None:
+        from .prompts import PromptError, check_template
+
+        if not isinstance(config.prompt_template, str) or not config.prompt_template:
+            raise ConfigError("prompt_template must be a non-empty string with {prefix} {suffix} ... fields, or null")
+        try:
+            check_template(config.prompt_template)
+        except PromptError as error:
+            raise ConfigError(str(error)) from None
+    if config.prompt_thinking and config.prompt_style == "fim":
+        raise ConfigError("prompt_thinking needs prompt_style chat, instruction or auto: a FIM answer is the middle")
+    for name in ("num_iterations", "steps_per_generation"):
+        value = getattr(config, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{name} must be a positive integer (got {value!r})")
+    if config.micro_batch_size is not None and (
+        not isinstance(config.micro_batch_size, int) or config.micro_batch_size < 1
+    ):
+        raise ConfigError(f"micro_batch_size must be a positive integer or null (got {config.micro_batch_size!r})")
+    if config.steps_per_generation > config.batch_size:
+        raise ConfigError(
+            f"steps_per_generation ({config.steps_per_generation}) splits a step's batch_size ({config.batch_size}) "
+            "groups into optimiser steps: it cannot exceed batch_size"
+        )
+    if config.lr_scheduler not in LR_SCHEDULERS:
+        raise ConfigError(f"lr_scheduler must be one of {', '.join(LR_SCHEDULERS)} (got {config.lr_scheduler!r})")
+    if not 0 <= config.warmup_ratio < 1:
+        raise ConfigError(f"warmup_ratio must be in [0, 1) (got {config.warmup_ratio})")
+    if config.weight_decay < 0:
+        raise ConfigError(f"weight_decay must be >= 0 (got {config.weight_decay})")
+    targets = [config.report_to] if isinstance(config.report_to, str) else config.report_to
+    if not isinstance(targets, list) or not all(t in REPORT_TARGETS for t in targets):
+        raise ConfigError(f"report_to must be one of {', '.join(REPORT_TARGETS)} or a list of them (got {targets!r})")
+    algo = config.algo_config if isinstance(config.algo_config, dict) else {}
+    for key, own, flag in (
+        ("num_generations", config.group_size, "group_size"),
+        ("max_completion_length", config.max_new_tokens, "max_new_tokens"),
+    ):
+        if algo.get(key) is not None and algo[key] != own:
+            raise ConfigError(
+                f"algo_config {key} ({algo[key]}) differs from {flag} ({own}); they are the same setting (TRL's name "
+                f"and ours): set {flag} to {algo[key]} and leave {key} out of algo_config"
+            )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ def _style(tokenizer: Any | None) -> PromptStyle:
     return PromptStyle("fim", qwen, False, qwen.stops)
 
 
-def trl_rows(
+def iter_trl_rows(
     dataset_dir: str | Path,
     *,
     split: str | None = "train",
@@ -52,14 +52,14 @@ def trl_rows(
     tokenizer: Any | None = None,
     max_prompt_tokens: int = 1024,
     show_goal: bool = True,
-) -> list[dict[str, Any]]:
-    """One row per task of the split (all splits for None) and kinds, columns TRL_COLUMNS."""
+) -> Iterator[dict[str, Any]]:
+    """One row per task of the split (all splits for None) and kinds, columns TRL_COLUMNS, one at a time (the
+    dataset is indexed, so a million tasks stream through without their text in memory)."""
     style = _style(tokenizer)
     budget = max_prompt_tokens if tokenizer is not None else 10**9
     fitter = tokenizer if tokenizer is not None else _WholeText()
-    rows = []
     for task in _selected(load_tasks(dataset_dir), split, kinds):
-        rows.append(
+        yield (
             {
                 "prompt": build_prompt(task, style, fitter, show_goal=show_goal, budget=budget),
                 "task_id": task.id,
@@ -71,15 +71,18 @@ def trl_rows(
                 "stops": list(style.stop_strings),
             }
         )
-    return rows
 
 
-def verl_rows(dataset_dir: str | Path, **options: Any) -> list[dict[str, Any]]:
+def trl_rows(dataset_dir: str | Path, **options: Any) -> list[dict[str, Any]]:
+    """`iter_trl_rows` as a list."""
+    return list(iter_trl_rows(dataset_dir, **options))
+
+
+def iter_verl_rows(dataset_dir: str | Path, **options: Any) -> Iterator[dict[str, Any]]:
     """The same tasks laid out as verl's RL datasets are (prompt as chat messages, the task id as ground truth)."""
-    rows = []
-    for index, row in enumerate(trl_rows(dataset_dir, **options)):
+    for index, row in enumerate(iter_trl_rows(dataset_dir, **options)):
         info: dict[str, Any] = {k: row[k] for k in ("task_id", "kind", "split", "file", "indent", "fim", "stops")}
-        rows.append(
+        yield (
             {
                 "data_source": DATA_SOURCE,
                 "prompt": [{"role": "user", "content": row["prompt"]}],
@@ -88,7 +91,11 @@ def verl_rows(dataset_dir: str | Path, **options: Any) -> list[dict[str, Any]]:
                 "extra_info": info | {"index": index},
             }
         )
-    return rows
+
+
+def verl_rows(dataset_dir: str | Path, **options: Any) -> list[dict[str, Any]]:
+    """`iter_verl_rows` as a list."""
+    return list(iter_verl_rows(dataset_dir, **options))
 
 
 def load_view(dataset_dir: str | Path, *, layout: str = "trl", **options: Any) -> Any:
@@ -106,23 +113,32 @@ def write_view(dataset_dir: str | Path, out_dir: str | Path, *, layout: str = "t
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for split in ("train", "validation", "test"):
-        rows = (verl_rows if layout == "verl" else trl_rows)(dataset_dir, split=split, **options)
-        if not rows:
+        rows = (iter_verl_rows if layout == "verl" else iter_trl_rows)(dataset_dir, split=split, **options)
+        first = next(rows, None)
+        if first is None:
             continue
-        # Written beside the target and renamed over it: a reader never sees half a file.
+        # Written beside the target and renamed over it: a reader never sees half a file. Rows stream through.
         if layout == "verl":
             from datasets import Dataset
 
             path = out / f"{split}.parquet"
             tmp = path.with_suffix(".parquet.tmp")
-            Dataset.from_list(rows).to_parquet(str(tmp))
+            # Parquet is written from a table: one split's rows are held for it (jsonl streams).
+            Dataset.from_list(list(_chain(first, rows))).to_parquet(str(tmp))
         else:
             path = out / f"{split}.jsonl"
             tmp = path.with_suffix(".jsonl.tmp")
-            tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+            with tmp.open("w", encoding="utf-8") as f:
+                for row in _chain(first, rows):
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
         tmp.replace(path)
         written.append(path)
     return written
+
+
+def _chain(first: dict[str, Any], rest: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    yield first
+    yield from rest
 
 
 def _selected(tasks: list[Task], split: str | None, kinds: Sequence[str] | None) -> list[Task]:

@@ -12,6 +12,7 @@ A single-process run has one `Ranks` of world size 1 whose collectives are ident
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -219,6 +220,14 @@ class Ranks:
             return model, optimizer
         wrapped, prepared = self.accelerator.prepare(model, optimizer)
         return wrapped, prepared
+
+    def no_sync(self, model: Any) -> Any:
+        """A context in which backward accumulates gradients without synchronising the ranks (every micro-batch of
+        an optimiser step but the last); a no-op with one rank."""
+        if self.accelerator is not None:
+            return self.accelerator.no_sync(model)
+        sync = getattr(model, "no_sync", None)
+        return sync() if self.distributed and callable(sync) else contextlib.nullcontext()
 
     def backward(self, loss: Any) -> None:
         if self.accelerator is None:

@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from .clean import clean_completion
 from .data import Task
 from .policy import Policy
 from .prompts import build_prompts
@@ -94,12 +93,8 @@ def pass_at_1(
     rollouts = backend.generate(
         prompts, num_return=1, max_new_tokens=max_new_tokens, temperature=0.0, top_p=1.0, seed=0
     )
-    fim = policy.style.fim is not None
     items: list[VerifyItem] = [
-        {
-            "taskId": t.id,
-            "candidate": clean_completion(r.text, indent=t.indent, stops=policy.style.stop_strings, fim=fim),
-        }
+        {"taskId": t.id, "candidate": policy.style.candidate(r.text, t.indent)}
         for t, r in zip(tasks, rollouts, strict=True)
     ]
     verdicts, _ = send(verifier, items).collect(verifier, deadline_s, stop)

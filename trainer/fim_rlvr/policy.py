@@ -36,6 +36,9 @@ class Policy:
         ids: list[int] = []
         if self.tokenizer.eos_token_id is not None:
             ids.append(int(self.tokenizer.eos_token_id))
+        model_eos = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)
+        # An instruct model's generation config lists every end of turn (Qwen: <|im_end|> and <|endoftext|>).
+        ids.extend(int(i) for i in (model_eos if isinstance(model_eos, list) else [model_eos]) if i is not None)
         vocab = self.tokenizer.get_vocab()
         for stop in self.style.stop_strings:
             if stop in vocab:

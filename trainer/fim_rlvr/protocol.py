@@ -49,6 +49,7 @@ AlgorithmName = Literal["grpo", "drgrpo", "dapo", "gspo", "dgpo"]
 LogLevel = Literal["debug", "info", "warning", "error"]
 EvalStage = Literal["before", "sft", "after"]
 DoneStatus = Literal["completed", "stopped", "failed"]
+ReportTarget = Literal["none", "tensorboard", "wandb", "trackio"]
 
 VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
 HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
@@ -75,7 +76,7 @@ class Range(TypedDict):
 class VerifierIdentity(TypedDict):
     """Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward."""
 
-    kind: Literal["lean", "simulator"]
+    kind: Literal["lean", "simulator", "kimina"]
     """Real Lean or the protocol simulator (a test double)."""
     version: str
     """The Lean toolchain or the simulator's version."""
@@ -135,6 +136,16 @@ class TrainConfig(TypedDict, total=False):
     validation_every: int
     validation_samples: int
     baseline: Literal["sft"] | None
+    prompt_style: Literal["auto", "fim", "chat", "instruction"]
+    prompt_template: str | None
+    prompt_thinking: bool
+    micro_batch_size: int | None
+    num_iterations: int
+    steps_per_generation: int
+    lr_scheduler: Literal["constant", "linear", "cosine"]
+    warmup_ratio: float
+    weight_decay: float
+    report_to: ReportTarget | list[ReportTarget]
 
 
 class VerifierServiceAddress(TypedDict):

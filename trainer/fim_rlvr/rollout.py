@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 import torch
 
+from .generation import cut_at_stop, model_defaults_off, multi_token_stops, sampling_config
+
 
 @dataclass(frozen=True)
 class Rollout:
@@ -86,7 +88,8 @@ def token_logprobs(
 
     Prompts are left-padded and completions right-padded, so every completion starts at the same column;
     positions follow the attention mask as in `generate`. Logits are divided by the sampling temperature, the
-    distribution the tokens were drawn from."""
+    distribution the tokens were drawn from. Only the completion positions' logits are computed when the model
+    takes `logits_to_keep` (the output head over the prompt would be wasted memory: [B, P, V])."""
     device = next(model.parameters()).device
     prompts, prompt_mask = left_pad(prompt_ids, pad_id)  # [B, P]
     width = max(1, max(len(c) for c in completion_ids))
@@ -98,23 +101,57 @@ def token_logprobs(
     input_ids = torch.cat([prompts, completions], dim=1).to(device)  # [B, P+T]
     attention = torch.cat([prompt_mask, completion_mask.long()], dim=1).to(device)  # [B, P+T]
     positions = (attention.cumsum(-1) - 1).clamp(min=0)  # [B, P+T]
-    logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions).logits  # [B, P+T, V]
-    start = prompts.shape[1]
-    logits = logits[:, start - 1 : -1, :].float()  # [B, T, V] (logits at t predict token t+1)
+    keep = _keep_argument(model)
+    extra = {keep: width + 1} if keep else {}
+    logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions, **extra).logits
+    # [B, T+1, V] with logits_to_keep, else [B, P+T, V]; the logits at t predict token t+1
+    logits = logits[:, -(width + 1) : -1, :].float()  # [B, T, V]
     if temperature > 0:
         logits = logits / temperature
     logp = torch.log_softmax(logits, dim=-1).gather(-1, completions.to(device).unsqueeze(-1)).squeeze(-1)  # [B, T]
     return logp, completion_mask.to(device)
 
 
+def _keep_argument(model: Any) -> str | None:
+    """The name under which the model's forward takes "logits for the last N positions only", if it does
+    (through a DDP or peft wrapper: the innermost model's forward decides)."""
+    inner = getattr(model, "module", model)  # DDP
+    get_base = getattr(inner, "get_base_model", None)  # peft
+    inner = get_base() if callable(get_base) else inner
+    cached = _KEEP_CACHE.get(type(inner))
+    if cached is not None:
+        return cached or None
+    import inspect
+
+    try:
+        parameters = inspect.signature(inner.forward).parameters
+    except (TypeError, ValueError):
+        parameters = {}  # type: ignore[assignment]
+    name = next((n for n in ("logits_to_keep", "num_logits_to_keep") if n in parameters), "")
+    _KEEP_CACHE[type(inner)] = name
+    return name or None
+
+
+_KEEP_CACHE: dict[type, str] = {}
+
+
 class TransformersBackend:
     """Sampling with transformers `generate` (seeded), old log-probs from one forward pass right after."""
 
-    def __init__(self, model: Any, tokenizer: Any, stop_token_ids: Sequence[int], batch_limit: int = 256) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        stop_token_ids: Sequence[int],
+        batch_limit: int = 256,
+        stop_strings: Sequence[str] = (),
+    ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.stop_token_ids = list(dict.fromkeys(stop_token_ids))
         self.batch_limit = batch_limit
+        self.stop_strings = multi_token_stops(tokenizer, stop_strings)
+        """Stop strings that are not one token: generation stops at them and the completion is cut there."""
 
     @property
     def pad_id(self) -> int:
@@ -155,28 +192,28 @@ class TransformersBackend:
     ) -> list[Rollout]:
         device = next(self.model.parameters()).device
         ids, mask = left_pad(prompt_ids, self.pad_id)
-        greedy = temperature <= 0
-        sampling: dict[str, Any] = (
-            {"do_sample": False}
-            if greedy
-            else {"do_sample": True, "temperature": temperature, "top_p": top_p, "top_k": 0}
-        )
-        output = self.model.generate(
-            input_ids=ids.to(device),
-            attention_mask=mask.to(device),
+        config = sampling_config(
+            temperature=temperature,
+            top_p=top_p,
             max_new_tokens=max_new_tokens,
-            eos_token_id=self.stop_token_ids,
+            eos_token_ids=self.stop_token_ids,
             pad_token_id=self.pad_id,
-            **sampling,
+            stop_strings=self.stop_strings,
         )
+        with model_defaults_off(self.model):
+            output = self.model.generate(
+                input_ids=ids.to(device),
+                attention_mask=mask.to(device),
+                generation_config=config,
+                **({"tokenizer": self.tokenizer} if self.stop_strings else {}),
+            )
         new_tokens = output[:, ids.shape[1] :].tolist()  # [N, <=max_new_tokens]
         completions: list[list[int]] = []
         truncated: list[bool] = []
-        stops = set(self.stop_token_ids)
         for row in new_tokens:
-            cut = next((i for i, tok in enumerate(row) if tok in stops), None)
-            completions.append(row[: cut + 1] if cut is not None else row)
-            truncated.append(cut is None)
+            completion, stopped = cut_at_stop(row, self.tokenizer, self.stop_token_ids, self.stop_strings)
+            completions.append(completion)
+            truncated.append(not stopped)
         logp, logp_mask = token_logprobs(self.model, prompt_ids, completions, self.pad_id, max(temperature, 0.0) or 1.0)
         out = []
         for i, completion in enumerate(completions):

@@ -32,8 +32,10 @@ def examples(
     eos = [int(tokenizer.eos_token_id)] if tokenizer.eos_token_id is not None else []
     out = []
     for task in tasks:
+        if not task.reference:
+            continue  # an imported statement's `sorry` placeholder is not a proof to imitate
         prompt = build_prompt(task, policy.style, tokenizer, show_goal=show_goal, budget=budget)
-        target = task.middle if policy.style.fim is not None else f"{task.middle}\n```"
+        target = policy.style.sft_target(task.middle)
         out.append(
             (
                 tokenizer(prompt, add_special_tokens=False)["input_ids"],
@@ -58,6 +60,8 @@ def warm_start(
 ) -> list[float]:
     """Run `steps` SFT steps; returns the loss per step (stops early, returning what it has, when `stop` is set)."""
     data = examples(tasks, policy, show_goal=show_goal, budget=budget)
+    if not data:
+        return []
     model = policy.model
     model.train()
     fit = (data, steps, batch_size, learning_rate, seed, int(policy.tokenizer.pad_token_id), stop, on_progress)

@@ -1,13 +1,12 @@
-"""One RL step's pieces: sample groups, send them for checking, collect verdicts, optimise.
+"""One RL step's pieces: sample groups, send them for checking, collect verdicts, the metrics line.
 
 A Group is one prompt's G completions; a Batch is one step's groups (what the overlap keeps in flight); a
-StepRecord is a batch with its verdicts. `optimise` turns a record into one optimiser step with the run's
-algorithm and returns the metrics.jsonl line.
+StepRecord is a batch with its verdicts. optimiser.py turns a record into the step's optimiser steps with the run's
+algorithm and returns the metrics.jsonl line (`metrics_line`).
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -16,16 +15,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
-from .adapters import is_lora, reference_mode
 from .algorithms.base import Algorithm
-from .algorithms.config import AlgorithmConfig
-from .algorithms.importance import MISMATCH_KEYS, importance_weights, mismatch_metrics
-from .clean import clean_completion
+from .algorithms.importance import MISMATCH_KEYS
 from .data import Task
 from .outcomes import training_reward
 from .prompts import build_prompts
 from .protocol import Verdict, VerifyItem
-from .rollout import Rollout, token_logprobs
+from .rollout import Rollout
 from .verify import PendingCheck, Verifier, send
 
 if TYPE_CHECKING:
@@ -136,13 +132,10 @@ def sample_groups(trainer: StepContext, tasks: list[Task], step: int, round_: in
         top_p=config.top_p,
         seed=generation_seed(trainer.ranks.seed(config.seed), step, round_),
     )
-    fim = policy.style.fim is not None
     groups = []
     for index, task in enumerate(tasks):
         mine = rollouts[index * config.group_size : (index + 1) * config.group_size]
-        candidates = [
-            clean_completion(r.text, indent=task.indent, stops=policy.style.stop_strings, fim=fim) for r in mine
-        ]
+        candidates = [policy.style.candidate(r.text, task.indent) for r in mine]
         groups.append(Group(task, mine, candidates))
     return Batch(step, groups, time.perf_counter() - started)
 
@@ -218,85 +211,6 @@ class StepRecord:
         ]
 
 
-def _pad_rows(rows: list[list[float]], width: int, device: torch.device) -> torch.Tensor:
-    out = torch.zeros((len(rows), width), dtype=torch.float32)
-    for i, row in enumerate(rows):
-        out[i, : len(row)] = torch.tensor(row, dtype=torch.float32)
-    return out.to(device)
-
-
-def group_logprobs(trainer: StepContext, model: Any, groups: list[Group]) -> tuple[torch.Tensor, torch.Tensor]:
-    """The groups' completion-token log-probs under `model` at the sampling temperature ([B, T] each, with the mask)."""
-    rollouts = [r for g in groups for r in g.rollouts]
-    temperature = trainer.config.temperature if trainer.config.temperature > 0 else 1.0
-    return token_logprobs(
-        model,
-        [r.prompt_ids for r in rollouts],
-        [r.completion_ids for r in rollouts],
-        trainer.backend.pad_id,
-        temperature,
-    )
-
-
-def optimise(trainer: StepContext, record: StepRecord, step: int) -> dict[str, Any]:
-    """One optimiser step on the record's training groups; returns the metrics.jsonl line."""
-    algorithm, policy = trainer.algorithm, trainer.policy
-    started = time.perf_counter()
-    groups = record.groups
-    loss_value = 0.0
-    algo_metrics: Mapping[str, float] = {}
-    loss: torch.Tensor | None = None
-    logp: torch.Tensor | None = None
-    if groups:
-        rollouts = [r for g in groups for r in g.rollouts]
-        verdicts = [v for g in groups for v in g.verdicts]
-        group_ids = torch.tensor([i for i, g in enumerate(groups) for _ in g.rollouts])  # [B]
-        logp, mask = group_logprobs(trainer, trainer.train_model, groups)  # [B, T] each (through DDP when distributed)
-        old_logp = _pad_rows([r.old_logp for r in rollouts], logp.shape[1], policy.device)  # [B, T]
-        rewards, advantages, mask = score(
-            algorithm,
-            verdicts,
-            mask,
-            group_ids,
-            lengths=[len(r.completion_ids) for r in rollouts],
-            truncated=[r.truncated for r in rollouts],
-            timeout_reward=trainer.config.timeout_reward,
-        )
-        ref_logp = None
-        if trainer.ref_model is not None and algorithm.needs_reference:
-            with torch.no_grad():
-                ref_logp, _ = group_logprobs(trainer, trainer.ref_model, groups)  # [B, T]
-        elif algorithm.needs_reference and is_lora(policy.model):
-            with reference_mode(policy.model):  # LoRA: the reference is the base, the adapters switched off
-                ref_logp, _ = group_logprobs(trainer, policy.model, groups)  # [B, T]
-        is_weights, tis_metrics = _importance_weights(algorithm.config, rollouts, old_logp, mask)
-        if mask.sum() > 0:
-            loss, algo_metrics = algorithm.loss(
-                logp,
-                old_logp,
-                mask,
-                advantages,
-                ref_logp=ref_logp,
-                group_ids=group_ids,
-                rewards=rewards,
-                is_weights=is_weights,
-            )
-            algo_metrics = {**algo_metrics, **tis_metrics}
-    # Under DDP every rank takes part in each backward (the gradients are averaged there), also a rank whose samples
-    # were all masked or that trained no group this step: it contributes a zero gradient.
-    if trainer.ranks.any_true(loss is not None):
-        if loss is None:
-            loss = _zero_loss(trainer, logp)
-        assert trainer.optimizer is not None
-        trainer.optimizer.zero_grad(set_to_none=True)
-        trainer.ranks.backward(loss)
-        torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-        trainer.optimizer.step()
-        loss_value = float(loss.item())
-    opt_seconds = time.perf_counter() - started
-    return _metrics_line(trainer, record, step, loss_value, algo_metrics, opt_seconds)
-
-
 def score(
     algorithm: Algorithm,
     verdicts: Sequence[Verdict],
@@ -322,37 +236,7 @@ def score(
     return rewards, advantages, mask
 
 
-def _zero_loss(trainer: StepContext, logp: torch.Tensor | None) -> torch.Tensor:
-    """A loss of exactly 0 that still runs backward through the training model (one pad token when this rank has
-    no forward pass of its own this step)."""
-    if logp is not None:
-        return logp.sum() * 0.0
-    tokens = torch.tensor([[trainer.backend.pad_id]], device=trainer.policy.device)  # [1, 1]
-    return trainer.train_model(input_ids=tokens).logits.float().sum() * 0.0
-
-
-def _importance_weights(
-    config: AlgorithmConfig, rollouts: list[Rollout], old_logp: torch.Tensor, mask: torch.Tensor
-) -> tuple[torch.Tensor | None, dict[str, float]]:
-    """vLLM rollouts: the truncated importance weights (when the correction is on) and the mismatch metrics.
-    Rollouts from the trainer's own model (sampling_logp None) give (None, {}): weight exactly 1."""
-    if all(r.sampling_logp is None for r in rollouts):
-        return None, {}
-    rows = [r.sampling_logp if r.sampling_logp is not None else [math.nan] * len(r.old_logp) for r in rollouts]
-    sampling_logp = _pad_rows(rows, old_logp.shape[1], old_logp.device)  # [B, T], NaN: no vLLM log-prob
-    result = importance_weights(
-        old_logp,
-        sampling_logp,
-        mask,
-        config.vllm_importance_sampling_mode,
-        config.vllm_importance_sampling_clip_min,
-        config.vllm_importance_sampling_clip_max,
-    )
-    metrics = mismatch_metrics(old_logp, sampling_logp, mask, result)
-    return (result.weights if config.vllm_importance_sampling_correction else None), metrics
-
-
-def _metrics_line(
+def metrics_line(
     trainer: StepContext, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
 ) -> dict[str, Any]:
     timeout_reward = trainer.config.timeout_reward

@@ -10,7 +10,6 @@ next batch, so a stopped-and-resumed run writes the same metrics as an uninterru
 from __future__ import annotations
 
 import atexit
-import copy
 import shutil
 import tempfile
 import threading
@@ -26,12 +25,14 @@ from . import __version__, adapters, checkpoint, describe, distributed, measure
 from .algorithms import ConfigError as AlgorithmConfigError
 from .algorithms import make
 from .algorithms.sampling import refill
-from .config import TrainConfig
+from .config import TrainConfig, report_targets
 from .curriculum import Curriculum, TaskSampler
 from .data import DatasetError, by_kind, load_tasks, require_tasks, select
 from .evaluate import eval_subset
 from .metrics import RunFiles
+from .optimiser import make_optimizer, optimise
 from .policy import PolicyError, load_reference, pick_device
+from .prompts import PromptError, style_for
 from .protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
@@ -42,9 +43,10 @@ from .protocol import (
     StopResult,
     VerifierIdentity,
 )
+from .reporting import ReportError, Reports, open_reports
 from .runtime import configure_threads, quiet_libraries
 from .sft import warm_start
-from .steps import Batch, StepRecord, optimise, sample_groups, verify_groups
+from .steps import Batch, StepRecord, sample_groups, verify_groups
 from .verify import Budget, Stopped, Verifier, batch_deadline_s, items_in_flight
 from .vllm_backend import BackendError, make_backend
 
@@ -100,6 +102,7 @@ class Trainer:
         self.step = 0
         self.last_checkpoint: str | None = None
         self.resumed_from: int | None = None
+        self.reports = Reports()
 
     # ----------------------------------------------------------------------------------------------- set-up
 
@@ -119,7 +122,10 @@ class Trainer:
                 self.log("info", f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}; starting a fresh run")
             self.plan = adapters.resolve(config, device)
             self.policy = adapters.load_policy(config, self.plan, device, self.dataset_dir, tasks, latest)
-        except (DatasetError, PolicyError, AlgorithmConfigError) as error:
+            self.policy.style = style_for(config, self.policy.tokenizer)
+            if self.ranks.is_main:
+                self.reports = open_reports(report_targets(config), self.run_dir, config.to_json())
+        except (DatasetError, PolicyError, AlgorithmConfigError, PromptError, ReportError) as error:
             raise TrainerError(str(error)) from error
         self.train_tasks = select(tasks, "train", config.kinds)
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
@@ -176,19 +182,11 @@ class Trainer:
         self.log("info", f"resumed from {folder} (step {self.step})")
 
     def _make_optimizer(self) -> None:
-        trainable = adapters.trainable_parameters(self.policy.model)  # the adapter alone with LoRA
-        self.optimizer = torch.optim.AdamW(trainable, lr=self.config.learning_rate)
+        self.optimizer = make_optimizer(adapters.trainable_parameters(self.policy.model), self.config)
         self.train_model, self.optimizer = self.ranks.prepare(self.policy.model, self.optimizer)
 
     def _make_reference(self) -> None:
-        """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0. With LoRA no copy: the
-        reference is the policy with its adapters disabled (steps.optimise), whose base holds the SFT weights."""
-        if adapters.is_lora(self.policy.model):
-            self.ref_model = None
-            return
-        self.ref_model = copy.deepcopy(self.policy.model).eval()
-        for parameter in self.ref_model.parameters():
-            parameter.requires_grad_(False)
+        self.ref_model = adapters.frozen_reference(self.policy.model)
 
     # ----------------------------------------------------------------------------------------------- the run
 
@@ -343,6 +341,7 @@ class Trainer:
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
         if self.ranks.is_main:  # the other ranks' records reached rank 0 in _rl (gather_flat)
             self.files.append_metrics(metrics)
+            self.reports.log(metrics)
             self.files.append_samples(record.sample_lines(self.step))
         for group in record.all_groups:
             for candidate, verdict in zip(group.candidates, group.verdicts, strict=True):
@@ -429,6 +428,7 @@ class Trainer:
         with self._stop_lock:
             self._finished.set()
             answers, self._stop_answers = self._stop_answers, []
+        self.reports.close()
         for answer in answers:
             if not answer.done():
                 answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import torch
 
+from .generation import cut_at_stop, multi_token_stops
 from .rollout import Rollout, TransformersBackend, token_logprobs
 
 INSTALL_HINT = "pip install 'fim_rlvr[vllm]' (vLLM and TRL's client; vLLM needs a CUDA GPU)"
@@ -269,11 +270,20 @@ def vllm_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
 class VLLMBackend:
     """RolloutBackend over a vLLM engine; old log-probs from the trainer's model, vLLM's kept for TIS."""
 
-    def __init__(self, engine: Engine, model: Any, tokenizer: Any, stop_token_ids: Sequence[int]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        model: Any,
+        tokenizer: Any,
+        stop_token_ids: Sequence[int],
+        stop_strings: Sequence[str] = (),
+    ) -> None:
         self.engine = engine
         self.model = model
         self.tokenizer = tokenizer
         self.stop_token_ids = list(dict.fromkeys(stop_token_ids))
+        self.stop_strings = multi_token_stops(tokenizer, stop_strings)
+        """Cut after generation (the engines stop at ids only): no token past the answer is trained on."""
 
     @property
     def pad_id(self) -> int:
@@ -310,14 +320,12 @@ class VLLMBackend:
         if len(samples) != len(prompts) * num_return:
             raise RuntimeError(f"vLLM returned {len(samples)} completions for {len(prompts)} x {num_return}")
         expanded = [ids for ids in prompt_ids for _ in range(num_return)]
-        stops = set(self.stop_token_ids)
         completions, sampled, truncated = [], [], []
         for sample in samples:
-            cut = next((i for i, tok in enumerate(sample.token_ids) if tok in stops), None)
-            end = cut + 1 if cut is not None else len(sample.token_ids)
-            completions.append(sample.token_ids[:end])
-            sampled.append(sample.logprobs[:end])
-            truncated.append(cut is None)
+            completion, stopped = cut_at_stop(sample.token_ids, self.tokenizer, self.stop_token_ids, self.stop_strings)
+            completions.append(completion)
+            sampled.append(sample.logprobs[: len(completion)])
+            truncated.append(not stopped)
         old = self._old_logprobs(expanded, completions, temperature)
         return [
             Rollout(
@@ -411,8 +419,9 @@ def make_backend(config: Any, policy: Any, log: Callable[[str, str], None] | Non
     if log is not None:
         log("info", f"rollouts: {choice.backend} ({choice.reason})")
     stops = policy.stop_token_ids()
+    stop_strings = getattr(getattr(policy, "style", None), "stop_strings", ())
     if choice.backend == "transformers":
-        return TransformersBackend(policy.model, policy.tokenizer, stops)
+        return TransformersBackend(policy.model, policy.tokenizer, stops, stop_strings=stop_strings)
     engine: Engine
     if config.vllm_mode == "server":
         if int(os.environ.get("WORLD_SIZE", "1")) > 1:
@@ -429,4 +438,4 @@ def make_backend(config: Any, policy: Any, log: Callable[[str, str], None] | Non
             config.max_prompt_tokens + config.max_new_tokens + PROMPT_TEMPLATE_MARGIN,
             config.seed,
         )
-    return VLLMBackend(engine, policy.model, policy.tokenizer, stops)
+    return VLLMBackend(engine, policy.model, policy.tokenizer, stops, stop_strings)

@@ -17,7 +17,6 @@ from fakes import RecordingEvents
 from test_loop import ParityVerifier, StopAt, deterministic, make_trainer
 
 from fim_rlvr import adapters, checkpoint, describe
-from fim_rlvr import train as train_module
 from fim_rlvr.config import from_dict
 from fim_rlvr.data import load_tasks
 from fim_rlvr.metrics import RunFiles
@@ -72,7 +71,7 @@ def test_lora_trains_only_the_adapter_and_keeps_no_reference_copy(
     def no_copy(_: object) -> None:
         raise AssertionError("the reference must not be a copy of the model with LoRA")
 
-    monkeypatch.setattr(train_module, "copy", types.SimpleNamespace(deepcopy=no_copy, copy=copy.copy))
+    monkeypatch.setattr(adapters, "copy", types.SimpleNamespace(deepcopy=no_copy, copy=copy.copy))
     events = RecordingEvents()
     trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), events, steps=1, sft_steps=0, **LORA)
     assert trainer.algorithm.needs_reference  # GRPO on the embedded model anchors with beta 0.2

@@ -56,6 +56,8 @@ def initialize_params(dataset: Path, run_dir: Path, service: ServiceProcess) -> 
             "temperature": 1.0,
             # DAPO's overlong penalty: rewards differ by length too, not only by verdict.
             "algo_config": {"overlong_shaping": True, "overlong_cache_len": 8},
+            # Micro-batches: gradients accumulate without synchronising (accelerate's no_sync) until the last one.
+            "micro_batch_size": 3,
         },
         "datasetDir": str(dataset),
         "runDir": str(run_dir),

@@ -26,7 +26,9 @@ class WordTokenizer:
     def __call__(self, text: str, add_special_tokens: bool = False, return_offsets_mapping: bool = False) -> Any:
         return {"input_ids": [ord(c) for c in text], "offset_mapping": [(i, i + 1) for i in range(len(text))]}
 
-    def apply_chat_template(self, messages: list[dict[str, str]], tokenize: bool, add_generation_prompt: bool) -> str:
+    def apply_chat_template(
+        self, messages: list[dict[str, str]], tokenize: bool, add_generation_prompt: bool, **_: Any
+    ) -> str:
         return f"<user>{messages[0]['content']}</user><assistant>"
 
 

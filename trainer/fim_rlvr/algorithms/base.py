@@ -11,6 +11,7 @@ part in its group's statistics and gets advantage 0.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import ClassVar
 
 import torch
@@ -69,11 +70,45 @@ def sequence_means(terms: Tensor, mask: Tensor) -> Tensor:
     return torch.where(mask, terms, 0.0).sum(-1) / counts
 
 
-def mean_over_sequences(per_sequence: Tensor, mask: Tensor) -> Tensor:
-    """Mean of per-sequence values over the sequences that have at least one unmasked token. scalar"""
+def mean_over_sequences(per_sequence: Tensor, mask: Tensor, count: float | None = None) -> Tensor:
+    """Mean of per-sequence values over the sequences that have at least one unmasked token (or their sum divided
+    by `count`, the batch-wide number, when this is a micro-batch or one rank's share). scalar"""
     active = mask.any(-1)  # [B]
-    count = active.sum().clamp(min=1)
-    return torch.where(active, per_sequence, 0.0).sum() / count
+    total = torch.where(active, per_sequence, 0.0).sum()
+    if count is not None:
+        return total / _positive(count)
+    return total / active.sum().clamp(min=1)
+
+
+def _positive(count: float) -> float:
+    """A normaliser that is 0 only when its numerator is too (no unmasked token anywhere): divide by 1 then."""
+    return count if count > 0 else 1.0
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What an objective divides by, counted over the whole optimiser batch: every micro-batch and every rank
+    (TRL's `num_items_in_batch`). On each of W ranks the counts are the global ones divided by W, because DDP
+    averages the ranks' gradients: the sum of every rank's terms over the global count is what comes out."""
+
+    sequences: float
+    """Sequences with at least one unmasked token."""
+    tokens: float
+    """Unmasked tokens."""
+    pairs: float = 0.0
+    """dgpo: (better, worse) pairs within groups."""
+
+    @staticmethod
+    def of(mask: Tensor, pairs: float = 0.0) -> Totals:
+        """The counts of one batch's mask [B, T]."""
+        m = mask.bool()
+        return Totals(float(m.any(-1).sum().item()), float(m.sum().item()), pairs)
+
+    def per_rank(self, world: int) -> Totals:
+        return Totals(self.sequences / world, self.tokens / world, self.pairs / world)
+
+    def __add__(self, other: Totals) -> Totals:
+        return Totals(self.sequences + other.sequences, self.tokens + other.tokens, self.pairs + other.pairs)
 
 
 def masked_mean(values: Tensor, mask: Tensor) -> float:
@@ -101,6 +136,9 @@ class Algorithm(ABC):
     """One objective of the GRPO family, configured by an AlgorithmConfig."""
 
     name: ClassVar[str]
+    metrics_unit: ClassVar[str] = "tokens"
+    """What the loss's clip metrics are averages over ("tokens", or "sequences" for GSPO): how the metrics of
+    several micro-batches are combined."""
 
     def __init__(self, config: AlgorithmConfig) -> None:
         self.config = config
@@ -128,10 +166,17 @@ class Algorithm(ABC):
         group_ids: GroupIds | None = None,
         rewards: Tensor | None = None,
         is_weights: Tensor | None = None,
+        totals: Totals | None = None,
     ) -> tuple[Tensor, Metrics]:
         """The scalar loss to minimise and its metrics (floats). `is_weights` ([B, T] or [B, 1], or None for
         none) multiply the policy term before the KL term is added: the truncated importance weights of
-        rollouts sampled by vLLM (importance.py), applied where TRL's `_compute_loss` applies them."""
+        rollouts sampled by vLLM (importance.py), applied where TRL's `_compute_loss` applies them. `totals`: the
+        counts of the whole optimiser batch when this call sees part of it (a micro-batch, one rank's share), so
+        that the parts' losses add up to the whole batch's; None: this call sees the whole batch."""
+
+    def totals(self, mask: Tensor, group_ids: GroupIds | None = None, rewards: Tensor | None = None) -> Totals:
+        """This batch's counts (summed over micro-batches and ranks by the optimiser)."""
+        return Totals.of(mask)
 
     def reference_kl(self, logp: Tensor, ref_logp: Tensor | None, mask: Tensor) -> Tensor | None:
         """The k3 KL estimate per token [B, T] when beta > 0 (else None; no reference needed)."""

@@ -11,12 +11,15 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from .base import Totals
 from .grpo import TokenClipped
 
 
 class Dapo(TokenClipped):
     name = "dapo"
 
-    def aggregate(self, terms: Tensor, mask: Tensor) -> Tensor:
-        tokens = mask.sum().clamp(min=1)
-        return torch.where(mask, terms, 0.0).sum() / tokens
+    def aggregate(self, terms: Tensor, mask: Tensor, totals: Totals | None = None) -> Tensor:
+        total = torch.where(mask, terms, 0.0).sum()
+        if totals is not None:  # every rank's tokens (TRL: num_items_in_batch), not this part's alone
+            return total / (totals.tokens if totals.tokens > 0 else 1.0)
+        return total / mask.sum().clamp(min=1)

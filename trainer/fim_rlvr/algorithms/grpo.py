@@ -15,6 +15,7 @@ from torch import Tensor
 from .base import (
     Algorithm,
     Metrics,
+    Totals,
     check_shapes,
     check_weights,
     clipped_surrogate,
@@ -40,6 +41,7 @@ class TokenClipped(Algorithm):
         group_ids: GroupIds | None = None,
         rewards: Tensor | None = None,
         is_weights: Tensor | None = None,
+        totals: Totals | None = None,
     ) -> tuple[Tensor, Metrics]:
         m = check_shapes(logp, old_logp, mask, advantages, ref_logp)  # [B, T] bool
         w = check_weights(is_weights, logp)  # [B, T], [B, 1] or None
@@ -55,11 +57,11 @@ class TokenClipped(Algorithm):
         metrics = ratio_metrics(ratio, a, m, low, high)
         if kl is not None:
             metrics["kl"] = masked_mean(kl, m)
-        return self.aggregate(terms, m), metrics
+        return self.aggregate(terms, m, totals), metrics
 
-    def aggregate(self, terms: Tensor, mask: Tensor) -> Tensor:
+    def aggregate(self, terms: Tensor, mask: Tensor, totals: Totals | None = None) -> Tensor:
         """GRPO: each sequence's mean over its unmasked tokens, then the mean over sequences. scalar"""
-        return mean_over_sequences(sequence_means(terms, mask), mask)
+        return mean_over_sequences(sequence_means(terms, mask), mask, totals.sequences if totals else None)
 
 
 class Grpo(TokenClipped):

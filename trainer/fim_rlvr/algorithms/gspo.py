@@ -16,6 +16,7 @@ from torch import Tensor
 from .base import (
     Algorithm,
     Metrics,
+    Totals,
     check_shapes,
     check_weights,
     clipped_surrogate,
@@ -30,6 +31,7 @@ from .groups import GroupIds
 
 class Gspo(Algorithm):
     name = "gspo"
+    metrics_unit = "sequences"
 
     def loss(
         self,
@@ -41,6 +43,7 @@ class Gspo(Algorithm):
         group_ids: GroupIds | None = None,
         rewards: Tensor | None = None,
         is_weights: Tensor | None = None,
+        totals: Totals | None = None,
     ) -> tuple[Tensor, Metrics]:
         m = check_shapes(logp, old_logp, mask, advantages, ref_logp)  # [B, T] bool
         w = check_weights(is_weights, logp)  # [B, T], [B, 1] or None
@@ -61,4 +64,4 @@ class Gspo(Algorithm):
         metrics = ratio_metrics(s, a, active, low, high)
         if kl is not None:
             metrics["kl"] = masked_mean(kl, m)
-        return mean_over_sequences(per_sequence, m), metrics
+        return mean_over_sequences(per_sequence, m, totals.sequences if totals else None), metrics

@@ -1,0 +1,124 @@
+/**
+ * What a task carries besides its hole, bounded so that a dataset grows with its workspace and not with
+ * tasks × declaration size: the declaration's text around the hole cut to a window (at line boundaries), and
+ * the scope the declaration is read in (`namespace`, `section`, `open`, `universe`), which a prompt needs
+ * beside the imports, the `variable`s and the statement. The full text stays in files.jsonl, found by offsets.
+ */
+import type { ParsedFile } from "../lean/commands";
+import { isCommentKind, type TokenStream } from "../lean/tokens";
+import { hashChar, hashEnd, hashStart } from "./hash53";
+
+/**
+ * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).
+ * Short on purpose: at Mathlib's density (~15,000 holes per MB) every 256 characters of window add about 4×
+ * the workspace to tasks.jsonl (docs/BENCHMARKS.md), and the whole declaration is in its context row anyway.
+ */
+export const DEFAULT_CONTEXT_CHARS = 96;
+
+/** The suffix's window for a prefix window of `contextChars`. */
+export function suffixChars(contextChars: number): number {
+  return Math.ceil(contextChars / 4);
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * The last `max` characters (UTF-16 units) of the text before a hole, starting at a line start when the window
+ * holds a line break (so a cut never leaves half a line), and never between the two halves of an astral
+ * character. The result always ends where the hole begins.
+ */
+export function boundPrefix(before: string, max: number): string {
+  if (before.length <= max) return before;
+  let from = before.length - max;
+  const lineBreak = before.indexOf("\n", from - 1);
+  if (lineBreak !== -1) from = lineBreak + 1;
+  else if (isLowSurrogate(before.charCodeAt(from))) from++;
+  return before.slice(from);
+}
+
+/** The first `max` characters of the text after a hole, ending before a line break when the window holds one. */
+export function boundSuffix(after: string, max: number): string {
+  if (after.length <= max) return after;
+  const lineBreak = after.lastIndexOf("\n", max);
+  if (lineBreak > 0) return after.slice(0, lineBreak);
+  let to = max;
+  if (to > 0 && isLowSurrogate(after.charCodeAt(to))) to--;
+  return after.slice(0, to);
+}
+
+/** `open … in` before a declaration's keyword: the parser keeps it in the declaration's command. */
+const OPEN_IN = /(?:^|\n)[ \t]*(open[ \t][^\n]*?[ \t]in)(?=\s)/g;
+
+/**
+ * Per command index: the `namespace`, `section`, `open` and `universe` commands in effect there, in file
+ * order, as written (whitespace collapsed). `end` closes the innermost scope with what was opened in it; an
+ * `open … in` applies to its own command only. Arrays are shared by the commands of one scope state.
+ */
+export function scopesInEffect(parsed: ParsedFile): string[][] {
+  const ts = parsed.tokens;
+  const text = ts.text;
+  const frames: string[][] = [[]];
+  let current: string[] = [];
+  return parsed.commands.map((c) => {
+    const k = c.keyword;
+    // The command as written from its first word: a doc comment before it is not part of the scope.
+    const written = () => {
+      let first = c.firstToken;
+      while (first < c.lastToken && isCommentKind(ts.kinds[first]!)) first++;
+      return text.slice(ts.starts[first], c.end).replace(/\s+/g, " ").trim();
+    };
+    if (c.declaration) {
+      const head = text.slice(c.start, c.declaration.keywordStart);
+      if (!head.includes("open")) return current;
+      const local = [...head.matchAll(OPEN_IN)].map((m) => m[1]!.replace(/\s+/g, " "));
+      return local.length ? [...current, ...local] : current;
+    }
+    if (k === "namespace" || k === "section") frames.push([written()]);
+    else if (k === "end" && frames.length > 1) frames.pop();
+    else if (k === "universe" || (k === "open" && !/\sin$/.test(written())))
+      frames[frames.length - 1]!.push(written());
+    else return current;
+    current = frames.flat();
+    return current;
+  });
+}
+
+/** The index of the first token starting at or after `offset` (binary search over the token starts). */
+function firstTokenAt(ts: TokenStream, offset: number): number {
+  let lo = 0;
+  let hi = ts.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts.starts[mid]! < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A middle as Lean reads it, for telling whether two holes ask for the same text: its tokens without
+ * comments, one space apart (so layout and comments do not count, but `a b` and `ab` stay different).
+ */
+export function normalisedMiddle(ts: TokenStream, start: number, end: number): string {
+  const parts: string[] = [];
+  for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++)
+    if (!isCommentKind(ts.kinds[i]!)) parts.push(ts.text.slice(ts.starts[i], ts.ends[i]));
+  return parts.join(" ");
+}
+
+/** `hash53(normalisedMiddle(ts, start, end))`, computed over the tokens in place (no string is built). */
+export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
+  const text = ts.text;
+  let lanes = hashStart();
+  let first = true;
+  for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++) {
+    if (isCommentKind(ts.kinds[i]!)) continue;
+    if (!first) lanes = hashChar(lanes, 32);
+    first = false;
+    for (let k = ts.starts[i]!, stop = ts.ends[i]!; k < stop; k++)
+      lanes = hashChar(lanes, text.charCodeAt(k));
+  }
+  return hashEnd(lanes);
+}

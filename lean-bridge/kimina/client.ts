@@ -1,0 +1,226 @@
+/**
+ * HTTP to a Kimina Lean Server: checks queue up and go out in batches (`snippets` of one `POST /api/check`),
+ * a few requests at a time; 429 ("No available REPLs") is retried with exponential backoff (honouring
+ * Retry-After); a server without `/api/check` (404) is asked on `/verify`, its older endpoint. Every request
+ * has a deadline; a request past it answers each of its checks with a timeout.
+ */
+import { readResult, type CheckRequestBody, type KiminaResult, type VerifyRequestBody } from "./protocol";
+
+export interface KiminaClientOptions {
+  /** The server's base URL, e.g. http://127.0.0.1:8000. */
+  url: string;
+  apiKey?: string;
+  /** Per check, ms: sent as Kimina's `timeout` (seconds); the HTTP deadline is a little longer. */
+  timeoutMs: number;
+  /** Snippets per request (kimina-client's default is 8). */
+  batchSize?: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+  /** Retries of a 429 or a failed connection before the checks are reported crashed. */
+  maxRetries?: number;
+  /** First backoff after a 429, doubled each time (ms). */
+  backoffMs?: number;
+}
+
+export type KiminaAnswer =
+  { kind: "result"; result: KiminaResult } | { kind: "timeout" } | { kind: "failed"; reason: string };
+
+interface Pending {
+  id: string;
+  code: string;
+  resolve: (answer: KiminaAnswer) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class KiminaClient {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private nextId = 0;
+  private endpoint: "/api/check" | "/verify" = "/api/check";
+  private closed = false;
+  private scheduled = false;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  /** Requests answered 429 and retried (for tests and benchmarks). */
+  readonly stats = { requests: 0, retried429: 0 };
+
+  constructor(private readonly options: KiminaClientOptions) {
+    this.batchSize = Math.max(1, options.batchSize ?? 8);
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+  }
+
+  /** How long one request may take before its checks are answered with a timeout, ms. */
+  get requestDeadlineMs(): number {
+    return Math.round(this.options.timeoutMs * 1.5) + 1000;
+  }
+
+  get url(): string {
+    return this.options.url.replace(/\/+$/, "");
+  }
+
+  check(code: string): Promise<KiminaAnswer> {
+    if (this.closed) return Promise.resolve({ kind: "failed", reason: "the Kimina client was stopped" });
+    return new Promise((resolve) => {
+      this.queue.push({ id: `fimrlvr-${this.nextId++}`, code, resolve });
+      // Checks queued in the same tick go out together.
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.pump();
+        });
+      }
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const p of this.queue.splice(0))
+      p.resolve({ kind: "failed", reason: "the Kimina client was stopped" });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.concurrency && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.batchSize);
+      this.inFlight++;
+      void this.send(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  private body(batch: Pending[]): CheckRequestBody | VerifyRequestBody {
+    const timeout = Math.max(1, Math.ceil(this.options.timeoutMs / 1000));
+    return this.endpoint === "/api/check"
+      ? {
+          snippets: batch.map((p) => ({ id: p.id, code: p.code })),
+          timeout,
+          debug: false,
+          reuse: true,
+          infotree: null,
+        }
+      : {
+          codes: batch.map((p) => ({ custom_id: p.id, proof: p.code })),
+          timeout,
+          infotree_type: null,
+          disable_cache: false,
+        };
+  }
+
+  private async send(batch: Pending[]): Promise<void> {
+    const fail = (answer: KiminaAnswer) => batch.forEach((p) => p.resolve(answer));
+    const maxRetries = this.options.maxRetries ?? 6;
+    let backoff = this.options.backoffMs ?? 500;
+    for (let attempt = 0; ; attempt++) {
+      if (this.closed) return fail({ kind: "failed", reason: "the Kimina client was stopped" });
+      const answer = await this.post(batch);
+      if (answer.kind === "answered") {
+        const byId = new Map(answer.results.map((r) => [r.id, r]));
+        for (const p of batch) {
+          const r = byId.get(p.id);
+          p.resolve(
+            r
+              ? { kind: "result", result: r }
+              : {
+                  kind: "failed",
+                  reason: `Kimina's answer (${this.endpoint}) holds no result for this check`,
+                },
+          );
+        }
+        return;
+      }
+      if (answer.kind === "not-found" && this.endpoint === "/api/check") {
+        this.endpoint = "/verify"; // An older server: its endpoint takes the same checks.
+        continue;
+      }
+      if (answer.kind === "timeout") return fail({ kind: "timeout" });
+      if (answer.kind === "retry" && attempt < maxRetries) {
+        if (answer.busy) this.stats.retried429++;
+        await sleep(Math.max(backoff, answer.retryAfterMs ?? 0));
+        backoff *= 2;
+        continue;
+      }
+      return fail({
+        kind: "failed",
+        reason:
+          answer.kind === "not-found" ? `${this.url} has neither /api/check nor /verify` : answer.reason,
+      });
+    }
+  }
+
+  private async post(
+    batch: Pending[],
+  ): Promise<
+    | { kind: "answered"; results: KiminaResult[] }
+    | { kind: "retry"; reason: string; busy: boolean; retryAfterMs?: number }
+    | { kind: "not-found" }
+    | { kind: "timeout" }
+    | { kind: "failed"; reason: string }
+  > {
+    const deadline = this.requestDeadlineMs;
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.options.apiKey) headers["authorization"] = `Bearer ${this.options.apiKey}`;
+    let response: Response;
+    this.stats.requests++;
+    try {
+      response = await fetch(`${this.url}${this.endpoint}`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(this.body(batch)),
+        signal: AbortSignal.timeout(deadline),
+      });
+    } catch (error) {
+      const name = error instanceof Error ? error.name : "";
+      if (name === "TimeoutError" || name === "AbortError") return { kind: "timeout" };
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+      return {
+        kind: "retry",
+        busy: false,
+        reason: `could not reach the Kimina Lean Server at ${this.url}${cause}`,
+      };
+    }
+    const text = await response.text().catch(() => "");
+    if (response.status === 429) {
+      const after = Number(response.headers.get("retry-after"));
+      return {
+        kind: "retry",
+        busy: true,
+        reason: `the Kimina Lean Server stayed busy (429: ${text.slice(0, 200)}); give it more REPLs or lower --workers`,
+        ...(Number.isFinite(after) && after > 0 ? { retryAfterMs: after * 1000 } : {}),
+      };
+    }
+    if (response.status === 404) return { kind: "not-found" };
+    if (response.status === 401 || response.status === 403)
+      return {
+        kind: "failed",
+        reason: `the Kimina Lean Server refused the request (${response.status}); set LEAN_SERVER_API_KEY to its API key`,
+      };
+    if (response.status >= 500)
+      return {
+        kind: "retry",
+        busy: false,
+        reason: `the Kimina Lean Server failed (${response.status}: ${text.slice(0, 200)})`,
+      };
+    if (!response.ok)
+      return {
+        kind: "failed",
+        reason: `the Kimina Lean Server answered ${response.status}: ${text.slice(0, 200)}`,
+      };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { kind: "failed", reason: `the Kimina Lean Server's answer is not JSON: ${text.slice(0, 200)}` };
+    }
+    const raw = (json as { results?: unknown }).results;
+    const results = Array.isArray(raw) ? raw.map(readResult) : [];
+    if (!Array.isArray(raw) || results.some((r) => r === undefined))
+      return {
+        kind: "failed",
+        reason: "the Kimina Lean Server's answer is not of its documented shape (results)",
+      };
+    return { kind: "answered", results: results as KiminaResult[] };
+  }
+}

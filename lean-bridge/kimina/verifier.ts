@@ -1,0 +1,216 @@
+/**
+ * A Kimina Lean Server as the verifier (`--verifier kimina:URL`). The same layer stands in front of it as in
+ * front of the pool (prepareCheck: the policy, the check document that keeps the statement, refuses tampering
+ * and appends `set_option pp.fullNames true in #print axioms _root_.<name>`), and its answer is classified by
+ * the same classify.ts: Kimina itself checks neither axioms nor that the statement was kept. What Kimina
+ * cannot answer, the verdicts go without: Lean's list of the document's declarations (the pool's second
+ * confirmation that the candidate introduced nothing; here the policy and the re-parse stand alone) and the
+ * goals before and after the candidate (so no partial credit). Verdicts name "Kimina Lean Server", never Lean.
+ */
+import { DEFAULT_ALLOWED_AXIOMS, classify } from "../verify/classify";
+import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "../verify/holeShape";
+import { DEFAULT_POLICY, type CandidatePolicy } from "../verify/policy";
+import type { VerifyTask } from "../verify/pool";
+import { prepareCheck } from "../verify/prepareCheck";
+import { judgeStatement, type StatementCheck } from "../verify/statementCheck";
+import { TaskFiles } from "../verify/taskFiles";
+import { featuresOfToolchain } from "../verify/toolchain";
+import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "../verify/verdictCache";
+import type { CheckDocument } from "../verify/checkDocument";
+import type { Verdict, VerdictOutcome, VerifierIdentity } from "../verify/verdict";
+import type { Verifier } from "../verify/verifier";
+import { KiminaClient, type KiminaClientOptions } from "./client";
+import { toDiagnostics } from "./messages";
+
+export interface KiminaVerifierOptions extends KiminaClientOptions {
+  projectRoot: string;
+  policy?: CandidatePolicy;
+  allowedAxioms?: string[];
+}
+
+export class KiminaVerifier implements Verifier {
+  readonly identity: VerifierIdentity;
+  readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0 };
+  readonly memoryBudgetMb = 0;
+  readonly serverStderr = "";
+  readonly client: KiminaClient;
+  private readonly files: TaskFiles;
+  private readonly cache = new VerdictCache(DEFAULT_CACHE_BYTES);
+  /** Kimina runs its own Lean, whose version we are not told: the check document assumes none. */
+  private readonly features = featuresOfToolchain(undefined);
+  private readonly settings: unknown;
+
+  constructor(private readonly options: KiminaVerifierOptions) {
+    this.client = new KiminaClient(options);
+    this.files = new TaskFiles(options.projectRoot);
+    this.identity = {
+      kind: "kimina",
+      version: this.client.url,
+      label: `Kimina Lean Server (${this.client.url})`,
+    };
+    this.settings = {
+      policy: options.policy ?? DEFAULT_POLICY,
+      allowedAxioms: [...(options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS)].sort(),
+    };
+  }
+
+  get slotCount(): number {
+    return this.client.batchSize * this.client.concurrency;
+  }
+
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
+  /** A working server answers a request within its deadline (a check is one request's snippet). */
+  get checkBoundMs(): number {
+    return this.client.requestDeadlineMs;
+  }
+
+  async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
+    const started = performance.now();
+    const outcome = await this.outcome(task, candidate, true);
+    return {
+      ...outcome.outcome,
+      elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+      verifier: this.identity,
+      ...(outcome.cached ? { cached: true } : {}),
+    } as Verdict;
+  }
+
+  private async outcome(
+    task: VerifyTask,
+    candidate: string,
+    checkPolicy: boolean,
+  ): Promise<{ outcome: VerdictOutcome; cached: boolean; doc?: CheckDocument }> {
+    const prepared = prepareCheck(this.files, task, candidate, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+      checkPolicy,
+    });
+    if (prepared.kind === "rejected")
+      return {
+        outcome: { kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] },
+        cached: false,
+      };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: checkPolicy ? this.settings : { probe: candidate, settings: this.settings },
+      file: prepared.path,
+      hole: task.hole,
+      documentText: prepared.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    if (cached) this.stats.cacheHits++;
+    return { outcome, cached, doc: prepared.doc };
+  }
+
+  private async check(doc: CheckDocument): Promise<VerdictOutcome> {
+    this.stats.checks++;
+    const answer = await this.client.check(doc.text);
+    // Kimina ran the check past its limit: the candidate's own time (fail closed, never a masked outcome).
+    const timedOut: VerdictOutcome = {
+      kind: "timeout",
+      timeoutMs: this.options.timeoutMs,
+      cause: "candidate",
+      diagnostics: [],
+    };
+    const crashed = (reason: string): VerdictOutcome => {
+      this.stats.crashes++;
+      return { kind: "crashed", reason, cause: "infrastructure", diagnostics: [] };
+    };
+    if (answer.kind === "timeout") {
+      this.stats.timeouts++;
+      return timedOut;
+    }
+    if (answer.kind === "failed") return crashed(answer.reason);
+    const result = answer.result;
+    if (result.error) {
+      if (/timed out/i.test(result.error)) {
+        this.stats.timeouts++;
+        return timedOut;
+      }
+      return crashed(`the Kimina Lean Server could not check it: ${result.error}`);
+    }
+    const response = result.response;
+    if (!response) return crashed("the Kimina Lean Server answered neither a response nor an error");
+    if ("message" in response) return crashed(`Kimina's Lean REPL failed: ${response.message}`);
+    const diagnostics = toDiagnostics(response.messages ?? [], doc.text);
+    return classify(
+      doc,
+      diagnostics,
+      false,
+      this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+      (this.options.policy ?? DEFAULT_POLICY).allowNative,
+    );
+  }
+
+  async verifyMany(
+    items: readonly { task: VerifyTask; candidate: string }[],
+    onProgress?: (done: number, total: number, verdict: Verdict) => void,
+    signal?: AbortSignal,
+  ): Promise<Verdict[]> {
+    let done = 0;
+    const results: Verdict[] = new Array<Verdict>(items.length);
+    await Promise.all(
+      items.map(async (item, k) => {
+        if (signal?.aborted) return;
+        results[k] = await this.verify(item.task, item.candidate);
+        onProgress?.(++done, items.length, results[k]!);
+      }),
+    );
+    return results;
+  }
+
+  private async probeAll<R>(
+    tasks: readonly VerifyTask[],
+    judge: (doc: CheckDocument | undefined, outcome: VerdictOutcome) => R,
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<R[]> {
+    let done = 0;
+    return Promise.all(
+      tasks.map(async (task) => {
+        if (signal?.aborted)
+          return judge(undefined, {
+            kind: "crashed",
+            reason: "cancelled",
+            cause: "infrastructure",
+            diagnostics: [],
+          });
+        const { outcome, doc } = await this.outcome(task, SHAPE_PROBE, false);
+        onProgress?.(++done, tasks.length);
+        return judge(doc, outcome);
+      }),
+    );
+  }
+
+  checkHoleShapes(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<HoleShape[]> {
+    return this.probeAll(
+      tasks,
+      (doc, outcome): HoleShape =>
+        doc
+          ? judgeHoleShape(doc, outcome)
+          : { kind: "inconclusive", reason: "reason" in outcome ? String(outcome.reason) : outcome.kind },
+      onProgress,
+      signal,
+    );
+  }
+
+  checkStatements(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<StatementCheck[]> {
+    return this.probeAll(tasks, (_doc, outcome) => judgeStatement(outcome), onProgress, signal);
+  }
+
+  stop(): Promise<void> {
+    this.client.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * What every verifier does before a check reaches Lean, whichever server runs it (the pool's language
+ * server, a Kimina Lean Server): read the task's file, locate the hole, pass the candidate through the
+ * policy, and build the check document (statement kept, `#print axioms` appended, tampering refused).
+ * One function, so both backends put the same layer in front of Lean.
+ */
+import type { Range } from "vscode-languageserver-protocol";
+import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
+import { checkCandidate, type CandidatePolicy } from "./policy";
+import type { TaskFiles } from "./taskFiles";
+import type { LeanFeatures } from "./toolchain";
+
+export type PreparedCheck =
+  { kind: "ok"; doc: CheckDocument; path: string } | { kind: "rejected"; rule: string; reason: string };
+
+export function prepareCheck(
+  files: TaskFiles,
+  task: { file: string; hole: Range; text?: string },
+  candidate: string,
+  options: { policy: CandidatePolicy; features: LeanFeatures; checkPolicy?: boolean },
+): PreparedCheck {
+  const loaded = files.load(task.file, task.text);
+  if (loaded.kind === "error") return { kind: "rejected", rule: "bad-task", reason: loaded.message };
+  const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole, options.features);
+  if (located.kind === "bad-hole")
+    return { kind: "rejected", rule: "bad-task", reason: `${task.file}: ${located.message}` };
+  // The verifier's own probes (`sorry` in the hole) are not candidates; only they skip the policy.
+  if (options.checkPolicy !== false) {
+    const policy = checkCandidate(candidate, options.policy);
+    if (policy.kind === "rejected") return policy;
+  }
+  const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate, options.features);
+  if (built.kind === "tampered") return { kind: "rejected", rule: "tamper", reason: built.message };
+  if (built.kind === "bad-hole") return { kind: "rejected", rule: "bad-task", reason: built.message };
+  return { kind: "ok", doc: built.doc, path: loaded.file.path };
+}

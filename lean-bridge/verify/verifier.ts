@@ -1,0 +1,54 @@
+/**
+ * What the commands need of a verifier, whichever server checks: the pool over a Lean language server (or
+ * the simulator), or a Kimina Lean Server (kimina/verifier.ts). Both put the same policy and check document
+ * in front of Lean and classify its answer the same way; verdicts name the verifier that made them.
+ */
+import type { HoleShape } from "./holeShape";
+import type { VerifyTask } from "./pool";
+import type { StatementCheck } from "./statementCheck";
+import type { Verdict, VerifierIdentity } from "./verdict";
+
+export interface VerifierStatsCounters {
+  checks: number;
+  cacheHits: number;
+  restarts: number;
+  timeouts: number;
+  crashes: number;
+}
+
+export interface Verifier {
+  readonly identity: VerifierIdentity;
+  readonly stats: VerifierStatsCounters;
+  /** Checks run at once. */
+  readonly slotCount: number;
+  /** The time limit of one check, ms. */
+  readonly timeoutMs: number;
+  /**
+   * The longest one check can take on a verifier that works, ms, queueing for a slot aside: what a caller
+   * waiting on many checks must allow (the trainer's batch deadline, `initialize.verifierBudget`).
+   */
+  readonly checkBoundMs: number;
+  /** Memory all Lean workers together may use, MB (0 when the verifier does not manage workers). */
+  readonly memoryBudgetMb: number;
+  /** What the server said on stderr (empty for a remote verifier). */
+  readonly serverStderr: string;
+  verify(task: VerifyTask, candidate: string): Promise<Verdict>;
+  verifyMany(
+    items: readonly { task: VerifyTask; candidate: string }[],
+    onProgress?: (done: number, total: number, verdict: Verdict) => void,
+    signal?: AbortSignal,
+  ): Promise<Verdict[]>;
+  /** Whether each hole is a whole tactic sequence to Lean (`sorry` in its place; holeShape.ts). */
+  checkHoleShapes(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<HoleShape[]>;
+  /** Whether each hole's declaration elaborates with `sorry` as the hole (statementCheck.ts). */
+  checkStatements(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<StatementCheck[]>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,227 @@
+/**
+ * `--verifier kimina:URL` through the bundled CLI against the stub (stub.ts, not Lean): `import` runs its
+ * sorry pre-check through Kimina, `verify-batch` scores candidates on the imported dataset, `serve` answers a
+ * client from Kimina's verdicts, and `train theorems.jsonl --project --algorithm dapo` runs end to end with
+ * every check going to the stub (that last one needs trainer/.venv; see test/toolSkip.ts).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { KiminaMessage } from "../../lean-bridge/kimina/protocol";
+import { VerifierClient } from "../../lean-bridge/serve/client";
+import { parseAddress } from "../../lean-bridge/serve/connection";
+import { runCli } from "../helpers";
+import { toolSkip } from "../toolSkip";
+import {
+  CLI,
+  ENV,
+  PYTHON,
+  assertStatementRun,
+  lines,
+  missing,
+  statementProject,
+} from "../statements/statementRun";
+import { printAxiomsLine, startStub, type Stub, type StubAnswer } from "./stub";
+
+/** Proofs the stub's answer function accepts; anything else gets Lean-style "unsolved goals". */
+const ACCEPTED = ["trivial", "exact ⟨hp, hp⟩"];
+
+/**
+ * A stand-in for Kimina's REPL on the golden theorems: `sorry` answers the warning and `sorryAx` among the
+ * axioms (what Lean answers for the pre-check's probe), an accepted proof no axioms, anything else unsolved goals.
+ */
+function answer(code: string): StubAnswer {
+  const axiomsLine = printAxiomsLine(code);
+  const head = code
+    .split("\n")
+    .slice(0, axiomsLine - 1)
+    .join("\n");
+  const name = /#print axioms _root_\.(\S+)/.exec(code)?.[1] ?? "?";
+  const declLine = code.split("\n").findIndex((l) => /^\s*theorem\b/.test(l)) + 1;
+  const axioms = (list: string[]): KiminaMessage => ({
+    severity: "info",
+    pos: { line: axiomsLine, column: 0 },
+    endPos: { line: axiomsLine, column: 10 },
+    data: list.length
+      ? `'${name}' depends on axioms: [${list.join(", ")}]`
+      : `'${name}' does not depend on any axioms`,
+  });
+  if (/\bsorry\b/.test(head))
+    return {
+      messages: [
+        { severity: "warning", pos: { line: declLine, column: 8 }, data: "declaration uses 'sorry'" },
+        axioms(["sorryAx"]),
+      ],
+    };
+  if (ACCEPTED.some((p) => head.includes(p))) return { messages: [axioms([])] };
+  return {
+    messages: [
+      { severity: "error", pos: { line: declLine + 1, column: 2 }, data: "unsolved goals\n⊢ False" },
+      axioms(["sorryAx"]),
+    ],
+  };
+}
+
+async function withStub(body: (stub: Stub) => Promise<void>): Promise<void> {
+  const stub = await startStub({ answer });
+  try {
+    await body(stub);
+  } finally {
+    await stub.close();
+  }
+}
+
+interface Task {
+  id: string;
+  decl: string;
+  kind: string;
+}
+
+test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeout: 120_000 }, () =>
+  withStub(async (stub) => {
+    const { dir, theorems } = statementProject();
+    const dataset = join(dir, "ds");
+    const kimina = `kimina:${stub.url}`;
+    const imported = await runCli(
+      CLI,
+      ["import", theorems, "--project", dir, "--out", dataset, "--verifier", kimina],
+      ENV,
+    );
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /Kimina Lean Server/);
+    assert.match(imported.stderr, /4 statements kept/);
+    assert.ok(stub.requests.length > 0, "the pre-check went to Kimina");
+
+    const proofs = lines<Task>(join(dataset, "tasks.jsonl")).filter((t) => t.kind === "proof");
+    const trueIntro = proofs.find((t) => t.decl.endsWith(".true_intro"))!;
+    const addZero = proofs.find((t) => t.decl.endsWith(".add_zero'"))!;
+    const candidates = join(dir, "candidates.jsonl");
+    writeFileSync(
+      candidates,
+      [
+        { id: trueIntro.id, candidate: "trivial" },
+        { id: addZero.id, candidate: "simp" },
+        { id: addZero.id, candidate: "sorry" },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const verdictsPath = join(dir, "verdicts.jsonl");
+    const batch = await runCli(
+      CLI,
+      [
+        "verify-batch",
+        "--project",
+        dir,
+        "--input",
+        dataset,
+        "--candidates",
+        candidates,
+        "--out",
+        verdictsPath,
+        "--verifier",
+        kimina,
+      ],
+      ENV,
+    );
+    assert.equal(batch.code, 0, batch.stderr);
+    const verdicts = lines<{ verdict: { kind: string; verifierKind: string; verifier: string } }>(
+      verdictsPath,
+    );
+    assert.deepEqual(
+      verdicts.map((v) => v.verdict.kind),
+      ["proved", "incomplete", "rejected"],
+      JSON.stringify(verdicts),
+    );
+    for (const v of verdicts) {
+      assert.equal(v.verdict.verifierKind, "kimina");
+      assert.match(v.verdict.verifier, /^Kimina Lean Server \(/);
+    }
+
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--project", dir, "--dataset", dataset, "--port", "0", "--verifier", kimina],
+      { stdio: ["ignore", "pipe", "pipe"], env: ENV },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      let address: string | undefined;
+      let token: string | undefined;
+      for await (const line of createInterface({ input: child.stdout })) {
+        address ??= /listening on (\S+)/.exec(line)?.[1];
+        assert.doesNotMatch(line, /\(not Lean\)|simulator/);
+        token ??= /token[: ]+([A-Za-z0-9_-]{16,})/.exec(line)?.[1];
+        if (line.includes("Ctrl-C")) break;
+      }
+      assert.ok(address, "serve printed its address");
+      const client = new VerifierClient([parseAddress(address)!], token ? { token } : {});
+      try {
+        const result = await client.verifyBatch([
+          { taskId: trueIntro.id, candidate: "trivial" },
+          { taskId: addZero.id, candidate: "decide" },
+        ]);
+        assert.equal(result.kind, "ok", JSON.stringify(result));
+        if (result.kind === "ok")
+          assert.deepEqual(
+            result.verdicts.map((v) => [v.kind, v.verifier.kind]),
+            [
+              ["proved", "kimina"],
+              ["incomplete", "kimina"],
+            ],
+          );
+      } finally {
+        client.close();
+      }
+      child.kill("SIGINT");
+      assert.equal(await exited, 130);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }),
+);
+
+toolSkip("train with --verifier kimina:URL", missing);
+
+test(
+  "train theorems.jsonl --project --algorithm dapo --verifier kimina:URL: every check goes to the stub",
+  { skip: missing ?? false, timeout: 300_000 },
+  () =>
+    withStub(async (stub) => {
+      const { dir, theorems, config } = statementProject();
+      const out = join(mkdtempSync(join(tmpdir(), "fim-train-kimina-")), "run");
+      const r = await runCli(
+        CLI,
+        [
+          "train",
+          theorems,
+          "--project",
+          dir,
+          "--algorithm",
+          "dapo",
+          "--verifier",
+          `kimina:${stub.url}`,
+          "--python",
+          PYTHON,
+          "--steps",
+          "2",
+          "--config",
+          config,
+          "--out",
+          out,
+        ],
+        ENV,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /SIMULATOR/);
+      assertStatementRun(out, dir, "kimina");
+      const sampled = lines<{ verdict: string }>(join(out, "samples.jsonl")).length;
+      assert.ok(
+        stub.requests.reduce((n, q) => n + q.ids.length, 0) >= 4 + 1,
+        `pre-check and ${sampled} samples`,
+      );
+    }),
+);

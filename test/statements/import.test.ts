@@ -1,0 +1,186 @@
+/**
+ * `fim-rlvr import` end to end through the bundled CLI: the sorry pre-check with the simulator (a row whose
+ * header the project cannot load is dropped with the message, never made a task), duplicate statements kept
+ * once, the dataset in the export's format (every middle at its offsets in files.jsonl), a re-import that
+ * replaces its own generated folder; and a 100k-row file imported under a small heap (rows stream).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO, runCli } from "../helpers";
+
+const CLI = join(REPO, "dist", "cli.js");
+
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), "fim-import-"));
+  cpSync(join(REPO, "lean-env", "lean-toolchain"), join(dir, "lean-toolchain"));
+  writeFileSync(join(dir, "lakefile.toml"), 'name = "imp"\n');
+  return dir;
+}
+
+function lines<T>(path: string): T[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+
+test("import checks statements with sorry (simulator), drops what does not load, keeps duplicates once", async () => {
+  const dir = project();
+  const source = join(dir, "theorems.jsonl");
+  writeFileSync(
+    source,
+    [
+      { name: "a", statement: "theorem a (n : Nat) : n + 0 = n", imports: [] },
+      { name: "a_again", statement: "theorem a_again (n : Nat) :\n  n + 0 = n", imports: [] },
+      {
+        name: "b",
+        statement: "theorem b (a b : Nat) (h : a = b) : b = a := by\n  subst h\n  rfl",
+        imports: [],
+      },
+      { name: "pinned", statement: "theorem pinned : True", imports: ["NoSuchLibrary.Old"] },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join("\n") + "\nnot json\n",
+  );
+  const out = join(dir, "ds");
+  const r = await runCli(CLI, ["import", source, "--project", dir, "--out", out, "--simulator"], process.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /simulator .*\(not Lean\)/);
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+    rows: {
+      read: number;
+      malformed: number;
+      duplicates: number;
+      kept: number;
+      dropped: Record<string, number>;
+    };
+    workspace?: string;
+    project: string;
+  };
+  assert.deepEqual(
+    {
+      read: report.rows.read,
+      malformed: report.rows.malformed,
+      duplicates: report.rows.duplicates,
+      kept: report.rows.kept,
+    },
+    { read: 5, malformed: 1, duplicates: 1, kept: 2 },
+  );
+  assert.equal(report.rows.dropped.environment, 1);
+  const dropped = lines<{ row: number; kind: string; message: string }>(join(out, "dropped.jsonl"));
+  assert.equal(dropped.length, 1);
+  assert.equal(dropped[0]!.row, 4);
+  assert.match(dropped[0]!.message, /NoSuchLibrary/);
+  const tasks = lines<{
+    file: string;
+    kind: string;
+    middle: string;
+    reference?: boolean;
+    offsets: { start: number; end: number };
+    split: string;
+    scope: string[];
+  }>(join(out, "tasks.jsonl"));
+  const files = new Map(
+    lines<{ file: string; text: string }>(join(out, "files.jsonl")).map((f) => [f.file, f.text]),
+  );
+  assert.equal(files.size, 2);
+  for (const t of tasks) {
+    assert.equal(files.get(t.file)!.slice(t.offsets.start, t.offsets.end), t.middle);
+    assert.ok(existsSync(join(dir, t.file)), `${t.file} is in the project`);
+    assert.ok(t.file.startsWith("FimRlvrImported/theorems/"));
+  }
+  const statementOnly = tasks.filter((t) => t.reference === false);
+  assert.deepEqual(
+    statementOnly.map((t) => [t.kind, t.middle]),
+    [["proof", "sorry"]],
+  );
+  assert.deepEqual([...new Set(tasks.filter((t) => t.reference !== false).map((t) => t.kind))].sort(), [
+    "proof",
+    "tactic",
+  ]);
+  // The dropped row's file is gone; a second import replaces the generated folder it owns.
+  const generated = readdirSync(join(dir, "FimRlvrImported", "theorems"), { recursive: true }).map(String);
+  assert.ok(generated.some((f) => f.endsWith("R000003_b.lean")));
+  assert.ok(!generated.some((f) => f.includes("pinned")), generated.join(", "));
+  const again = await runCli(
+    CLI,
+    ["import", source, "--project", dir, "--out", out, "--simulator"],
+    process.env,
+  );
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(lines(join(out, "tasks.jsonl")).length, tasks.length);
+});
+
+test("a folder of the same name that import did not write is never replaced", async () => {
+  const dir = project();
+  const source = join(dir, "mine.jsonl");
+  writeFileSync(source, JSON.stringify({ statement: "theorem t : True" }) + "\n");
+  mkdirSync(join(dir, "FimRlvrImported", "mine"), { recursive: true });
+  writeFileSync(join(dir, "FimRlvrImported", "mine", "Keep.lean"), "theorem keep : True := trivial\n");
+  const r = await runCli(CLI, ["import", source, "--project", dir, "--no-precheck"], process.env);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /was not written by `fim-rlvr import`/);
+  assert.ok(existsSync(join(dir, "FimRlvrImported", "mine", "Keep.lean")));
+});
+
+const ROWS = 100_000;
+const HEAP_MB = 64;
+
+test(`${ROWS} rows import with a ${HEAP_MB} MB heap (rows, files and tasks stream)`, async () => {
+  const dir = project();
+  const source = join(dir, "big.jsonl");
+  const stream = createWriteStream(source);
+  for (let k = 0; k < ROWS; k++)
+    stream.write(
+      JSON.stringify({
+        name: `t${k}`,
+        statement: `theorem t${k} (n : Nat) (h : n = ${k}) : n + ${k} = ${2 * k}`,
+        imports: [],
+      }) + "\n",
+    );
+  if (
+    !stream.write(
+      JSON.stringify({ name: "dup", statement: "theorem dup (n : Nat) (h : n = 0) : n + 0 = 0" }) + "\n",
+    )
+  )
+    await new Promise<void>((r) => stream.once("drain", () => r()));
+  await new Promise<void>((r) => stream.end(r));
+  const out = join(dir, "ds");
+  const r = spawnSync(
+    process.execPath,
+    [
+      `--max-old-space-size=${HEAP_MB}`,
+      CLI,
+      "import",
+      source,
+      "--project",
+      dir,
+      "--out",
+      out,
+      "--no-precheck",
+    ],
+    { encoding: "utf8", timeout: 600_000 },
+  );
+  assert.equal(r.status, 0, r.stderr.slice(-2000));
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+    rows: { read: number; kept: number; duplicates: number };
+    tasks: { total: number };
+    verifier: string | null;
+  };
+  assert.deepEqual([report.rows.read, report.rows.kept, report.rows.duplicates], [ROWS + 1, ROWS, 1]);
+  assert.equal(report.tasks.total, ROWS);
+  assert.equal(report.verifier, null);
+});
