@@ -178,9 +178,11 @@ test("Start with fimRlvr.verifier.kimina set: the Kimina Lean Server verifies; a
   const withKimina = env({ lakeFound: false });
   withKimina.settings.kiminaUrl = " http://127.0.0.1:8000 ";
   const plan = await planStart(withKimina, fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  // The verifier's limits from the settings apply to Kimina as to any verifier (default time limit: 30 s).
   assert.deepEqual(plan.kind === "ready" && plan.options.verifier, {
     kind: "kimina",
     url: "http://127.0.0.1:8000",
+    timeoutMs: 30_000,
   });
   assert.match(plan.kind === "ready" ? plan.summary : "", /verifier: a Kimina Lean Server/);
 
@@ -239,8 +241,10 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
     "/ws/lean-env/lean-toolchain": "",
     "/ws/lean-env/FimExamples/Basic.lean": "",
     [`${runs}/2026-11-20T10-00-00/checkpoints/latest`]: "step-3",
+    [`${runs}/2026-11-20T10-00-00/checkpoints/step-3/state.json`]: "{}",
     [`${runs}/2026-11-20T10-00-00/checkpoints/step-3/model/config.json`]: "{}",
     [`${runs}/2026-11-21T10-00-00/checkpoints/latest`]: "step-2",
+    [`${runs}/2026-11-21T10-00-00/checkpoints/step-2/state.json`]: "{}",
     [`${runs}/2026-11-21T10-00-00/checkpoints/step-2/model/adapter_config.json`]: "{}",
     [`${runs}/2026-11-22T10-00-00/metrics.jsonl`]: "",
   };

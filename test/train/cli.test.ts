@@ -36,7 +36,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
@@ -55,6 +55,7 @@ test("train's options are exactly the issues' flags (#7's, #9's LoRA and launche
         "--help",
         "--model",
         "--out",
+        "--project",
         "--python",
         "--resume",
         "--reward",
@@ -159,7 +160,7 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--algo-config", "{epsilon: 1}"], /--algo-config is not valid JSON/],
     [["train", EXAMPLE, "--steps", "1.5"], /--steps must be a whole number/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
-    [["train", EXAMPLE, "--simulator", "--server", "x"], /either --server or --simulator/],
+    [["train", EXAMPLE, "--simulator", "--server", "x"], /give one of --verifier, --server and --simulator/],
     [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
