@@ -5,6 +5,7 @@ import { AnnotationPersistence } from "./annotationPersistence";
 import { exportWorkspaceAsDataset } from "./exportCommand";
 import { ATTEMPTS_SCHEME, AttemptsDocuments, AttemptsLens, showAttempts } from "./attempts";
 import { DASHBOARD_VIEW_TYPE, Dashboard } from "./dashboardPanel";
+import { registerFillCommands } from "./fill/register";
 import { HoleDecorations } from "./decorations";
 import { HolesTree } from "./holesTree";
 import { log, mirrorLogToConsole, outputChannel } from "./log";
@@ -72,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   };
   for (const [id, run] of Object.entries(commands))
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
+  registerFillCommands(context);
   const lens = new AttemptsLens(store);
   const attemptDocuments = new AttemptsDocuments(store);
   const decorations = new HoleDecorations(store, context.extensionUri);

@@ -17,6 +17,8 @@ export interface OptionDef {
   default?: string;
   /** Shown under "Advanced options" instead of "Options" (test and tuning knobs). */
   advanced?: boolean;
+  /** A one-letter alias (`-n` for `--samples`), where a contract names the short form. */
+  short?: string;
 }
 
 export type OptionDefs = Readonly<Record<string, OptionDef>>;
@@ -67,8 +69,9 @@ export function parseCommandArgs(command: CliCommand, argv: string[]): ParseOutc
   const dashDash = argv.indexOf("--");
   const flags = dashDash === -1 ? argv : argv.slice(0, dashDash);
   if (flags.includes("--help") || flags.includes("-h")) return { kind: "help" };
-  const options: Record<string, { type: "string" | "boolean" }> = {};
-  for (const [name, def] of Object.entries(command.options)) options[name] = { type: def.type };
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+  for (const [name, def] of Object.entries(command.options))
+    options[name] = def.short ? { type: def.type, short: def.short } : { type: def.type };
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
@@ -134,7 +137,7 @@ function wrap(text: string, width: number): string[] {
 }
 
 function optionHead(name: string, def: OptionDef): string {
-  return `  --${name}${def.type === "string" ? ` ${def.value ?? "VALUE"}` : ""}`;
+  return `  ${def.short ? `-${def.short}, ` : ""}--${name}${def.type === "string" ? ` ${def.value ?? "VALUE"}` : ""}`;
 }
 
 function optionLines(defs: [string, OptionDef][], width: number): string[] {

@@ -4,6 +4,7 @@
  */
 import { verifyBatchCommand } from "./batchCommand";
 import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./command";
+import { evalCommand } from "./evalCommand";
 import { exportCommand } from "./exportCommand";
 import { exportModelCommand } from "./exportModelCommand";
 import { importCommand } from "./importCommand";
@@ -24,6 +25,7 @@ export const COMMANDS: CliCommand[] = [
   trainCommand,
   algorithmsCommand,
   exportModelCommand,
+  evalCommand,
 ];
 
 /** Set by the bundler from package.json (esbuild `define`); "dev" when run from source. */

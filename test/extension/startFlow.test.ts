@@ -307,7 +307,15 @@ test("Resume continues the last run from its checkpoint with the configuration i
   if (plan.kind !== "ready") return;
   assert.equal(plan.options.resume, true);
   assert.equal(plan.options.runDir, "/runs/r1");
-  assert.deepEqual(plan.options.config, { algorithm: "gspo", steps: 12, model: null, sft_steps: null });
+  // prompt_style is a TrainConfig key (the style the run resolved, so the resumed run prompts the same way);
+  // algo_config_resolved and verifier are the trainer's own records and stay behind.
+  assert.deepEqual(plan.options.config, {
+    algorithm: "gspo",
+    steps: 12,
+    model: null,
+    sft_steps: null,
+    prompt_style: "fim",
+  });
   // A config.json that is not JSON: the current settings, said in the log.
   const broken = fakeUi({});
   const fallback = await planResume(

@@ -1,0 +1,23 @@
+/** The model commands of issue 17 (Fill Hole, the API key, Evaluate Model) and the `sorry` code action, registered in one place. */
+import * as vscode from "vscode";
+import { evaluateWorkspace } from "./evalWorkspace";
+import { FillCodeActions, FillHoleCommand } from "./fillCommand";
+import { setApiKey } from "./modelSettings";
+
+export function registerFillCommands(context: vscode.ExtensionContext): void {
+  const fill = new FillHoleCommand(context.secrets);
+  context.subscriptions.push(
+    fill,
+    vscode.commands.registerCommand("fimRlvr.fillHole", (target?: unknown) => fill.run(target)),
+    vscode.commands.registerCommand("fimRlvr.setModelApiKey", () => setApiKey(context.secrets)),
+    vscode.commands.registerCommand("fimRlvr.evaluateModel", () => evaluateWorkspace(context.secrets)),
+    // By file pattern, not language id: it works with or without the Lean 4 extension installed.
+    vscode.languages.registerCodeActionsProvider(
+      { scheme: "file", pattern: "**/*.lean" },
+      new FillCodeActions(),
+      {
+        providedCodeActionKinds: FillCodeActions.kinds,
+      },
+    ),
+  );
+}

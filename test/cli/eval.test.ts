@@ -1,0 +1,383 @@
+/**
+ * `fim-rlvr eval` end to end through dist/cli.js on lean-env with the simulator and scripted models whose every
+ * outcome is known in advance (fake:pattern:…): pass@k equals the hand-computed figure, every line carries the
+ * run's identity, infrastructure is left out, repair turns count; usage errors; Ctrl-C then --resume gives the
+ * same results as one uninterrupted run; --compare.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EXAMPLE, REPO, runCli } from "../helpers";
+import type { EvalSummary, ResultLine } from "../../lean-bridge/eval/records";
+
+const CLI = join(REPO, "dist", "cli.js");
+const TMP = mkdtempSync(join(tmpdir(), "fim-eval-cli-"));
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 240_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const dataset = (() => {
+  const out = join(TMP, "ds");
+  const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof,tactic"]);
+  assert.equal(r.code, 0, r.stderr);
+  return out;
+})();
+
+const results = (dir: string): ResultLine[] =>
+  readFileSync(join(dir, "results.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ResultLine);
+const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as EvalSummary;
+const near = (a: number | null | undefined, b: number) =>
+  assert.ok(typeof a === "number" && Math.abs(a - b) < 1e-9, `${a} ≈ ${b}`);
+
+test("pass@k, outcomes and the recorded identity of a scripted model on lean-env", () => {
+  const out = join(TMP, "rsx");
+  const r = run([
+    "eval",
+    dataset,
+    "--model",
+    "fake:pattern:rsx",
+    "-n",
+    "3",
+    "-k",
+    "1,2,3",
+    "--kinds",
+    "proof",
+    "--limit",
+    "5",
+    "--simulator",
+    "--out",
+    out,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /eval: 5\/5 tasks \(100%\)/);
+  assert.match(r.stdout, /verified by simulator .*\(not Lean\)/);
+  const summary = summaryOf(out);
+  // Each task: one proved, one sorry, one Lean error: pass@1 = 1/3, pass@2 = 1 − C(2,2)/C(3,2) = 2/3, pass@3 = 1.
+  near(summary.overall.passAtK["1"]!.value, 1 / 3);
+  near(summary.overall.passAtK["2"]!.value, 2 / 3);
+  near(summary.overall.passAtK["3"]!.value, 1);
+  assert.deepEqual(summary.overall.outcomes, {
+    proved: 5,
+    sorry: 5,
+    "lean-error": 5,
+    timeout: 0,
+    infrastructure: 0,
+  });
+  assert.deepEqual(Object.keys(summary.byKind), ["proof"]);
+  assert.ok(Object.keys(summary.byFile).length >= 1);
+  assert.equal(summary.tasks.done, 5);
+  assert.equal(summary.partial, false);
+  const lines = results(out);
+  assert.equal(lines.length, 15);
+  for (const line of lines) {
+    assert.equal(line.run.model.spec, "fake:pattern:rsx");
+    assert.equal(line.run.prompt.style, "qwen");
+    assert.deepEqual(line.run.sampling, { n: 3, temperature: 0.4, topP: 1, maxNewTokens: 48 });
+    assert.equal(line.run.verifier.kind, "simulator");
+    assert.match(line.run.dataset.sha256, /^[0-9a-f]{64}$/);
+    assert.equal(line.run.dataset.id, "ds");
+  }
+  assert.deepEqual(new Set(lines.map((l) => l.verdict?.kind)), new Set(["proved", "rejected", "failed"]));
+  const html = readFileSync(join(out, "report.html"), "utf8");
+  assert.match(html, /simulator[^<]*\(not Lean\)/);
+  assert.match(html, /<svg/);
+  assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/);
+});
+
+test("repair turns and infrastructure failures end to end", () => {
+  const out = join(TMP, "repair");
+  // r proves; f is wrong, then fixed on the repair turn; e fails once (a server error, retried) then proves.
+  const r = run([
+    "eval",
+    dataset,
+    "--model",
+    "fake:pattern:fxe",
+    "-n",
+    "3",
+    "-k",
+    "1",
+    "--repair",
+    "1",
+    "--kinds",
+    "proof",
+    "--limit",
+    "3",
+    "--simulator",
+    "--out",
+    out,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const summary = summaryOf(out);
+  assert.deepEqual(summary.provedAtTurn, { "0": 3, "1": 3 }, "3 tasks: f proved at turn 1, e at turn 0");
+  const lines = results(out);
+  const x = lines.filter((l) => l.sample === 1 && l.final);
+  assert.ok(
+    x.every((l) => l.outcome === "lean-error" && l.turn === 1),
+    "x stays wrong after its repair turn",
+  );
+  assert.ok(
+    lines.filter((l) => l.turn === 0).every((l) => l.attempts === 2),
+    "the failed request was retried once",
+  );
+  near(summary.overall.passAtK["1"]!.value, 2 / 3);
+
+  const down = join(TMP, "down");
+  const d = run([
+    "eval",
+    dataset,
+    "--model",
+    "fake:pattern:E",
+    "-n",
+    "2",
+    "-k",
+    "1",
+    "--kinds",
+    "proof",
+    "--limit",
+    "2",
+    "--simulator",
+    "--out",
+    down,
+    "--retries",
+    "1",
+  ]);
+  assert.equal(d.code, 0, d.stderr);
+  const downSummary = summaryOf(down);
+  assert.equal(downSummary.overall.outcomes.infrastructure, 4);
+  assert.equal(downSummary.overall.counted, 0);
+  assert.deepEqual(downSummary.overall.passAtK["1"], { value: null, tasks: 0, excluded: 2 });
+  assert.deepEqual(downSummary.backendErrors, { connection: 4 });
+});
+
+test("usage errors: n < k, no model, unknown split; results present without --resume", () => {
+  const base = [dataset, "--simulator", "--out", join(TMP, "usage")];
+  const small = run(["eval", ...base, "--model", "fake:pattern:r", "-n", "4", "-k", "1,8"]);
+  assert.equal(small.code, 2);
+  assert.match(small.stderr, /n >= k: -n 4 is fewer than k = 8/);
+  assert.equal(run(["eval", ...base]).code, 2);
+  assert.equal(run(["eval", ...base, "--model", "fake:pattern:r", "--split", "dev"]).code, 2);
+  assert.equal(run(["eval", ...base, "--model", "nope:x"]).code, 2);
+  const twice = join(TMP, "twice");
+  const args = [
+    "eval",
+    dataset,
+    "--model",
+    "fake:pattern:r",
+    "-n",
+    "1",
+    "-k",
+    "1",
+    "--kinds",
+    "proof",
+    "--limit",
+    "1",
+    "--simulator",
+    "--out",
+    twice,
+  ];
+  assert.equal(run(args).code, 0);
+  const again = run(args);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /already holds results[\s\S]*--resume/);
+  const other = run([...args.slice(0, 3), "fake:pattern:x", ...args.slice(4), "--resume"]);
+  assert.equal(other.code, 1);
+  assert.match(other.stderr, /other settings \(model differ\)/);
+});
+
+test("Ctrl-C writes what is done and exits 130; --resume (past a torn line) ends as one uninterrupted run", async () => {
+  const common = [
+    "--model",
+    "fake:pattern:rx",
+    "-n",
+    "2",
+    "-k",
+    "1,2",
+    "--kinds",
+    "proof",
+    "--limit",
+    "8",
+    "--workers",
+    "1",
+    "--simulator",
+    "--sim-decl-ms",
+    "150",
+  ];
+  const whole = join(TMP, "whole");
+  assert.equal(run(["eval", dataset, ...common, "--out", whole]).code, 0);
+  const cut = join(TMP, "cut");
+  let pressed = false;
+  const first = await runCli(
+    CLI,
+    ["eval", dataset, ...common, "--out", cut],
+    process.env,
+    (stderr, child) => {
+      if (!pressed && /eval: [12]\/8 tasks/.test(stderr)) {
+        pressed = true;
+        child.kill("SIGINT");
+      }
+    },
+  );
+  assert.equal(first.code, 130, first.stderr);
+  assert.match(first.stderr, /--resume/);
+  const partial = summaryOf(cut);
+  assert.equal(partial.partial, true);
+  assert.ok(partial.tasks.done >= 1 && partial.tasks.done < 8, `${partial.tasks.done} tasks done`);
+  appendFileSync(join(cut, "results.jsonl"), '{"task_id":"torn","sam');
+  const resumed = run(["eval", dataset, ...common, "--out", cut, "--resume"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /dropped 1 torn line/);
+  assert.match(resumed.stderr, /resuming, \d of 8 tasks already done/);
+  const key = (l: ResultLine) => `${l.task_id}/${l.sample}/${l.turn}:${l.outcome}:${l.candidate}:${l.seed}`;
+  assert.deepEqual(results(cut).map(key).sort(), results(whole).map(key).sort());
+  const done = summaryOf(cut);
+  assert.equal(done.partial, false);
+  assert.deepEqual(done.overall.passAtK, summaryOf(whole).overall.passAtK);
+});
+
+test("--compare sets evaluations side by side (text, and HTML with --out)", () => {
+  const a = join(TMP, "cmp-a");
+  const b = join(TMP, "cmp-b");
+  for (const [dir, model] of [
+    [a, "fake:pattern:r"],
+    [b, "fake:pattern:x"],
+  ] as const)
+    assert.equal(
+      run([
+        "eval",
+        dataset,
+        "--model",
+        model,
+        "-n",
+        "1",
+        "-k",
+        "1",
+        "--kinds",
+        "proof",
+        "--limit",
+        "2",
+        "--simulator",
+        "--out",
+        dir,
+      ]).code,
+      0,
+    );
+  const html = join(TMP, "compare.html");
+  const r = run(["eval", "--compare", a, b, "--out", html]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stdout,
+    /fake:pattern:r on ds[\s\S]*pass@1 100\.0%[\s\S]*fake:pattern:x on ds[\s\S]*pass@1 0\.0%/,
+  );
+  const page = readFileSync(html, "utf8");
+  assert.match(page, /cmp-a pass@1[\s\S]*cmp-b pass@1/);
+  assert.match(page, /fake:pattern:r[\s\S]*fake:pattern:x/);
+  assert.equal(run(["eval", "--compare", a]).code, 2);
+  assert.equal(run(["eval", "--compare", a, join(TMP, "nothing")]).code, 2);
+  assert.ok(existsSync(join(a, "report.html")));
+});
+
+test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: prompts, tokens, latency", async () => {
+  const { startStub } = await import("../models/openaiStub");
+  const { loadDataset } = await import("../../lean-bridge/train/dataset");
+  const { selectTasks } = await import("../../lean-bridge/eval/evalTasks");
+  const loaded = loadDataset(dataset);
+  assert.equal(loaded.kind, "ok");
+  const tasks = loaded.kind === "ok" ? selectTasks(loaded.dataset, "all", ["proof", "tactic"]) : [];
+  // The stub answers a task's own proof for choice 0 and `sorry` for choice 1, finding the task by its
+  // prefix's end and its suffix in the rendered FIM prompt.
+  const stub = await startStub({
+    model: "tiny-coder",
+    answer: (prompt, index) => {
+      const body = prompt.slice(prompt.indexOf("<|fim_prefix|>"));
+      const task = tasks.find((t) =>
+        body.includes(`${t.parts.prefix.slice(-60)}<|fim_suffix|>${t.parts.suffix}<|fim_middle|>`),
+      );
+      return index === 0 ? (task?.middle ?? "exact not_found") : "sorry";
+    },
+  });
+  try {
+    const out = join(TMP, "endpoint");
+    const r = await runCli(
+      CLI,
+      [
+        "eval",
+        dataset,
+        "--model",
+        `openai:${stub.baseUrl}#tiny-coder`,
+        "--prompt-style",
+        "fim",
+        "--fim-family",
+        "qwen",
+        "-n",
+        "2",
+        "-k",
+        "1,2",
+        "--kinds",
+        "proof",
+        "--limit",
+        "3",
+        "--simulator",
+        "--out",
+        out,
+      ],
+      process.env,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const summary = summaryOf(out);
+    near(summary.overall.passAtK["1"]!.value, 0.5);
+    near(summary.overall.passAtK["2"]!.value, 1);
+    assert.deepEqual(summary.overall.outcomes, {
+      proved: 3,
+      sorry: 3,
+      "lean-error": 0,
+      timeout: 0,
+      infrastructure: 0,
+    });
+    assert.equal(summary.run.model.spec, `openai:${stub.baseUrl}#tiny-coder`);
+    assert.match(summary.run.prompt.style, /^qwen/);
+    // Streamed answers carry no usage and no tokenizer was given: token counts are unknown, not guessed.
+    const lines = results(out);
+    assert.equal(
+      summary.tokens.known,
+      lines.filter((l) => l.prompt_tokens !== null || l.completion_tokens !== null).length,
+    );
+    assert.ok(summary.latencyMs.p50 !== null && summary.latencyMs.p95! >= summary.latencyMs.p50!);
+    assert.ok(stub.requests.every((q) => String(q.body.prompt).startsWith("<|fim_prefix|>")));
+
+    const refused = await runCli(
+      CLI,
+      [
+        "eval",
+        dataset,
+        "--model",
+        `openai:${stub.baseUrl}#other-model`,
+        "--prompt-style",
+        "fim",
+        "--fim-family",
+        "qwen",
+        "-n",
+        "1",
+        "-k",
+        "1",
+        "--limit",
+        "1",
+        "--simulator",
+        "--out",
+        join(TMP, "endpoint-404"),
+      ],
+      process.env,
+    );
+    assert.equal(refused.code, 1, "a model the server does not serve stops the evaluation");
+    assert.match(refused.stderr, /model-not-found/);
+  } finally {
+    await stub.close();
+  }
+});
