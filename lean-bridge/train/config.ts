@@ -156,7 +156,7 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
 /**
  * The TrainConfig a run was started with, read back from the config.json the trainer wrote in its run folder
  * (to resume it from the editor). That file holds the resolved TrainConfig plus records of the trainer's own
- * (algo_config_resolved, verifier, prompt_style, and whatever a later trainer adds): only the TrainConfig keys
+ * (algo_config_resolved, verifier, prompt_style_resolved, and whatever a later trainer adds): only the TrainConfig keys
  * of the protocol schema go back, as `fim-rlvr train … --resume` passes only options the user gave.
  */
 export function savedRunConfig(text: string): ConfigResult {

@@ -170,6 +170,12 @@ test(
         { state: "visible", timeout: 30_000 },
       );
       await page.keyboard.press("Enter");
+      // Then whether to verify: without `lake` here, "Do not verify" is the first (default) choice.
+      await page.waitForSelector('.quick-input-widget .monaco-list-row[aria-label*="Do not verify"]', {
+        state: "visible",
+        timeout: 30_000,
+      });
+      await page.keyboard.press("Enter");
       const toast = page.locator(".notifications-toasts .notification-list-item-message", {
         hasText: /Exported \d+ tasks/,
       });

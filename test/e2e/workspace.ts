@@ -51,6 +51,7 @@ export function trainingSettings(python: string, steps: number): Record<string, 
       batch_size: 1,
       eval_limit: 4,
       checkpoint_every: 1,
+      validation_every: 0,
     },
   };
 }

@@ -219,7 +219,7 @@ class Trainer:
                         **config.to_json(),
                         "algo_config_resolved": self.algorithm.config.to_dict(),
                         "verifier": self.verifier_identity,
-                        "prompt_style": self.policy.style.name,
+                        "prompt_style_resolved": self.policy.style.name,
                     }
                 )
                 evals["before"] = measure.evaluate_stage(self, "before")

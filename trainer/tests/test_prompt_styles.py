@@ -3,8 +3,6 @@ instruct): auto's choice, each explicit style, templates, thinking answers, BOS,
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 import tiny_chat
 
@@ -12,19 +10,27 @@ from fim_rlvr.data import Task
 from fim_rlvr.prompts import PromptError, build_prompt, choose_style, fim_convention, is_chat_model
 from fim_rlvr.rollout import TransformersBackend
 
-TASK = Task(
-    id="t1",
-    file="A.lean",
-    kind="tactic",
-    split="test",
-    prefix="theorem t (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  ",
-    suffix="\n  done",
-    middle="omega",
-    indent=2,
-    hole={"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 7}},
-    goal="a b : Nat\nh : a ≤ b\n⊢ a + 1 ≤ b + 1",
-    statement="theorem t (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1",
-)
+
+def make_task(
+    prefix: str = "theorem t (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  ",
+    goal: str | None = "a b : Nat\nh : a ≤ b\n⊢ a + 1 ≤ b + 1",
+) -> Task:
+    return Task(
+        id="t1",
+        file="A.lean",
+        kind="tactic",
+        split="test",
+        prefix=prefix,
+        suffix="\n  done",
+        middle="omega",
+        indent=2,
+        hole={"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 7}},
+        goal=goal,
+        statement="theorem t (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1",
+    )
+
+
+TASK = make_task()
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +123,7 @@ def test_the_goal_is_shown_above_the_hole_in_every_style(instruct: object, style
     shown = build_prompt(TASK, style, instruct, show_goal=True, budget=1000)
     assert "  -- goal at the hole:\n  -- a b : Nat\n  -- h : a ≤ b\n  -- ⊢ a + 1 ≤ b + 1\n  " in shown
     assert "goal at the hole" not in build_prompt(TASK, style, instruct, show_goal=False, budget=1000)
-    no_goal = dataclasses.replace(TASK, goal=None)
+    no_goal = make_task(goal=None)
     assert "goal at the hole" not in build_prompt(no_goal, style, instruct, show_goal=True, budget=1000)
 
 
@@ -130,7 +136,7 @@ FILE_PREFIX = (
 
 
 def test_the_context_keeps_statement_and_imports_and_drops_the_oldest_lemma_first(instruct: object) -> None:
-    task = dataclasses.replace(TASK, prefix=FILE_PREFIX)
+    task = make_task(prefix=FILE_PREFIX)
     style = choose_style(instruct, "fim")
 
     def prefix_at(budget: int) -> str:
