@@ -6,7 +6,7 @@
 import { cpus } from "node:os";
 import { simulatorCommand } from "../lean-bridge/server/launch";
 import { VerifierClient } from "../lean-bridge/serve/client";
-import type { ServiceItem } from "../lean-bridge/serve/protocol";
+import type { ServiceItem } from "../lean-bridge/protocol/trainer";
 import { VerifierService } from "../lean-bridge/serve/service";
 import { VerifierPool } from "../lean-bridge/verify/pool";
 import { EXAMPLE } from "../test/helpers";

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { BatchVerifier } from "../lean-bridge/train/relay";
+import type { ServiceVerifier } from "../lean-bridge/serve/service";
 import { defaultTrainerRoot, startTraining } from "../lean-bridge/train/session";
 import { EXAMPLE } from "../test/helpers";
 import { benchGpu } from "./trainGpu";
@@ -24,10 +24,11 @@ const SLOTS = 4;
  * Charges every check that is not a cache hit CHECK_MS, SLOTS at a time, like a verifier whose checks all
  * take that long; the verdicts are still the simulator's.
  */
-function withSimulatedCost(inner: BatchVerifier): BatchVerifier {
+function withSimulatedCost(inner: ServiceVerifier): ServiceVerifier {
   return {
     identity: inner.identity,
     stats: inner.stats,
+    slotCount: inner.slotCount,
     async verifyMany(items, onProgress, signal) {
       const verdicts = await inner.verifyMany(items, onProgress, signal);
       const charged = verdicts.filter((v) => v && !v.cached).length;
@@ -102,10 +103,10 @@ async function main(): Promise<number> {
         device: "cpu",
       },
       reward: "binary",
-      verifier: { kind: "simulator" },
+      verifier: { kind: "simulator", slots: SLOTS },
       resume: false,
       ...(python ? { python } : {}),
-      advanced: { verifierSlots: SLOTS, wrapVerifier: withSimulatedCost },
+      advanced: { wrapVerifier: withSimulatedCost },
     },
     {
       onProgress: (p) =>

@@ -16,6 +16,7 @@ import type { Dashboard } from "./dashboardPanel";
 import type { ReportPanels } from "./reportPanel";
 import { childProcessRunner } from "./exportProcess";
 import { log, outputChannel } from "./log";
+import { latestCheckpoint } from "../lean-bridge/train/checkpoints";
 import { pythonFromExtension } from "./python";
 import { findLake, pythonSetting, trainSettings } from "./settings";
 import type { RunStatusBar } from "./statusBar";
@@ -35,7 +36,6 @@ import { IDLE, enablement, reduceRun, type RunEvent, type RunState } from "./sta
 import {
   asPreset,
   choosePython,
-  latestCheckpoint,
   planResume,
   planStart,
   type LastRun,
@@ -341,7 +341,13 @@ export class TrainingController implements vscode.Disposable {
               ...sampleContext,
               ...(decl !== undefined ? { decl } : {}),
             });
-            this.dashboard.post({ type: "sample", step: s.step, kind: s.kind, verdict: s.verdict });
+            this.dashboard.post({
+              type: "sample",
+              step: s.step,
+              kind: s.kind,
+              verdict: s.verdict,
+              ...(s.cause ? { cause: s.cause } : {}),
+            });
           },
           onCheckpoint: (c) => {
             log.info(`Checkpoint at step ${c.step}: ${c.path}`);

@@ -4,7 +4,7 @@
  * `lake` is found (or the configured server command), the simulator otherwise, named as such everywhere.
  */
 import * as vscode from "vscode";
-import { startVerifier, type StartedVerifier } from "../../lean-bridge/train/verifier";
+import { startVerifier } from "../../lean-bridge/verify/startVerifier";
 import type { Verifier } from "../../lean-bridge/verify/verifier";
 import { log } from "../log";
 import { findLake, trainSettings } from "../settings";
@@ -12,10 +12,7 @@ import { findLake, trainSettings } from "../settings";
 export type PoolResult = { kind: "ok"; pool: Verifier } | { kind: "error"; message: string };
 
 export class FillVerifiers implements vscode.Disposable {
-  private readonly started = new Map<
-    string,
-    Promise<{ kind: "ok"; verifier: StartedVerifier } | { kind: "error"; message: string }>
-  >();
+  private readonly started = new Map<string, Promise<PoolResult>>();
 
   async pool(project: string): Promise<PoolResult> {
     let starting = this.started.get(project);
@@ -29,12 +26,10 @@ export class FillVerifiers implements vscode.Disposable {
       this.started.delete(project);
       return result;
     }
-    return { kind: "ok", pool: result.verifier.pool };
+    return result;
   }
 
-  private async start(
-    project: string,
-  ): Promise<{ kind: "ok"; verifier: StartedVerifier } | { kind: "error"; message: string }> {
+  private async start(project: string): Promise<PoolResult> {
     const settings = trainSettings();
     const useSimulator =
       settings.verifierMode === "simulator" ||
@@ -53,10 +48,10 @@ export class FillVerifiers implements vscode.Disposable {
     log.info(
       `Fill Hole: starting the verifier in ${project} (${useSimulator ? "simulator (not Lean)" : "Lean"}).`,
     );
-    const started = await startVerifier(choice, project, {
+    const started = await startVerifier(project, {
+      ...choice,
       slots: Math.max(1, settings.verifierSlots ?? 2),
       timeoutMs: settings.verifierTimeoutMs,
-      simulatorArgs: [],
       ...(settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {}),
     });
     return started.kind === "ok" ? started : { kind: "error", message: `${started.message} ${started.hint}` };
@@ -64,7 +59,7 @@ export class FillVerifiers implements vscode.Disposable {
 
   dispose(): void {
     for (const starting of this.started.values())
-      void starting.then((s) => (s.kind === "ok" ? s.verifier.stop() : undefined));
+      void starting.then((s) => (s.kind === "ok" ? s.pool.stop() : undefined));
     this.started.clear();
   }
 }

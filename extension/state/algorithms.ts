@@ -1,6 +1,7 @@
 /** The algorithms the trainer implements, with the one-line descriptions the Start quick pick shows. */
 import type { AlgorithmName } from "../../lean-bridge/protocol/trainer";
 
+/** One entry per algorithm, in ALGORITHM_NAMES's order (test/extension/startFlow.test.ts checks it). */
 export const ALGORITHM_CHOICES: readonly { name: AlgorithmName; label: string; description: string }[] = [
   {
     name: "grpo",

@@ -3,7 +3,7 @@
  * replays the whole run) and the webview script (which applies the same messages live). Plain JSON only:
  * it crosses `postMessage`. No `vscode` and no DOM here.
  */
-import type { VerdictKind } from "../../lean-bridge/protocol/trainer";
+import { isMaskedVerdict, type VerdictCause, type VerdictKind } from "../../lean-bridge/protocol/trainer";
 
 /** The per-step curves, each aligned with `steps` (null where a step did not report the metric). */
 export const CURVES = {
@@ -16,8 +16,6 @@ export const CURVES = {
   checksPerSecond: "checks_per_second",
 } as const;
 export type CurveName = keyof typeof CURVES;
-
-const MASKED: readonly VerdictKind[] = ["timeout", "crashed", "environment"];
 
 /** Held-out pass@1 at the three stages the trainer measures (train/eval). */
 export type EvalStage = "before" | "sft" | "after";
@@ -83,7 +81,7 @@ export type DashboardMessage =
   | { type: "phase"; phase: string }
   | { type: "eval"; stage: EvalStage; passAt1: number; tasks: number }
   | { type: "progress"; step: number; totalSteps: number; metrics: Record<string, number> }
-  | { type: "sample"; step: number; kind: string; verdict: VerdictKind }
+  | { type: "sample"; step: number; kind: string; verdict: VerdictKind; cause?: VerdictCause }
   | { type: "verifier"; checks: number; cacheHits: number; checksPerSecond: number }
   | { type: "state"; state: DashboardState };
 
@@ -187,7 +185,7 @@ export function reduceDashboard(state: DashboardState, message: DashboardMessage
       kindCounts[message.kind] ??= kindSteps.map((): [number, number] => [0, 0]);
       const at = stepIndex(kindSteps, message.step, Object.values(kindCounts));
       for (const counts of Object.values(kindCounts)) counts[at] ??= [0, 0];
-      if (!MASKED.includes(message.verdict)) {
+      if (!isMaskedVerdict({ kind: message.verdict, ...(message.cause ? { cause: message.cause } : {}) })) {
         const cell = kindCounts[message.kind]![at]!;
         cell[1]++;
         if (message.verdict === "proved") cell[0]++;

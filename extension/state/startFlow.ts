@@ -5,8 +5,10 @@
  */
 import { join } from "node:path";
 import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trainer";
+import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import { savedRunConfig } from "../../lean-bridge/train/config";
 import type { TrainingOptions } from "../../lean-bridge/train/session";
+import type { VerifierSpec } from "../../lean-bridge/verify/startVerifier";
 import { ALGORITHM_CHOICES } from "./algorithms";
 import { chooseProject, type ProjectFs } from "./leanProject";
 
@@ -89,12 +91,6 @@ export type StartPlan =
   | { kind: "cancelled" }
   | { kind: "refused"; reason: "untrusted" | "no-project" | "no-lean" | "no-checkpoint" };
 
-/** The newest complete checkpoint of a run folder, or undefined. */
-export function latestCheckpoint(runDir: string, fs: StartEnv["fs"]): string | undefined {
-  const name = fs.readText(join(runDir, "checkpoints", "latest"))?.trim();
-  return name ? join(runDir, "checkpoints", name) : undefined;
-}
-
 async function refuseUntrusted(ui: StartUi): Promise<StartPlan> {
   const choice = await ui.error(
     "FIM-RLVR cannot train in a workspace you have not trusted: verifying runs Lean on the workspace's own code. " +
@@ -143,15 +139,13 @@ async function chooseVerifier(env: StartEnv, ui: StartUi): Promise<TrainingOptio
   return undefined;
 }
 
-function advanced(settings: TrainSettings): NonNullable<TrainingOptions["advanced"]> {
+/** The verifier's limits from the fimRlvr.verifier settings (unset ones keep the verifier's defaults). */
+function verifierLimits(settings: TrainSettings): Omit<VerifierSpec, "kind"> {
   return {
-    verifierTimeoutMs: settings.verifierTimeoutMs,
-    ...(settings.verifierSlots !== null ? { verifierSlots: settings.verifierSlots } : {}),
+    timeoutMs: settings.verifierTimeoutMs,
+    ...(settings.verifierSlots !== null ? { slots: settings.verifierSlots } : {}),
+    ...(settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {}),
   };
-}
-
-function memoryBudget(settings: TrainSettings): Pick<TrainingOptions, "memoryBudgetMb"> {
-  return settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {};
 }
 
 function runsParent(project: string, env: StartEnv): string {
@@ -322,10 +316,8 @@ export async function planStart(env: StartEnv, ui: StartUi, preset: StartPreset 
       model,
     ),
     reward: env.settings.reward,
-    verifier,
+    verifier: { ...verifier, ...verifierLimits(env.settings) },
     resume: false,
-    advanced: advanced(env.settings),
-    ...memoryBudget(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project, options, summary: describe(options, env.python) };
@@ -365,10 +357,8 @@ export async function planResume(env: StartEnv, ui: StartUi): Promise<StartPlan>
     runDir: last.runDir,
     config,
     reward: env.settings.reward,
-    verifier,
+    verifier: { ...verifier, ...verifierLimits(env.settings) },
     resume: true,
-    advanced: advanced(env.settings),
-    ...memoryBudget(env.settings),
     ...(env.python.kind === "managed" ? {} : { python: env.python.path }),
   };
   return { kind: "ready", project: last.project, options, summary: describe(options, env.python) };

@@ -14,7 +14,7 @@ import {
 } from "./batchInput";
 import { type CliCommand, stringOption } from "./command";
 import { stopOnInterrupt } from "./interrupt";
-import { SERVER_OPTIONS, openPool, requireProject } from "./pool";
+import { SERVER_OPTIONS, WORKERS_OPTION, openPool, requireProject } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
 import { rewardMode, verdictJson } from "./verdictOutput";
 
@@ -99,7 +99,7 @@ export const verifyBatchCommand: CliCommand = {
       help: 'Lines {"id","candidate"} scored against the tasks of --input by id.',
     },
     out: { type: "string", value: "VERDICTS.jsonl", help: "Where to write the verdict lines." },
-    workers: { type: "string", value: "K", help: "Checks run in parallel (server documents).", default: "4" },
+    workers: WORKERS_OPTION,
     ...SERVER_OPTIONS,
   },
   examples: [

@@ -1,13 +1,14 @@
-/** Builds a verifier pool from CLI options: which server, limits, slots. */
+/**
+ * The verifier options every command that starts a verifier takes (one table, one parser), turned into the
+ * `VerifierSpec` that lean-bridge/verify/startVerifier.ts builds every verifier from.
+ */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import { resolve } from "node:path";
-import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
-import { VerifierPool } from "../verify/pool";
+import { DEFAULT_LIMITS, splitCommandLine } from "../server/launch";
+import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import type { Verifier } from "../verify/verifier";
-import { KiminaVerifier } from "../kimina/verifier";
-import { API_KEY_VARIABLE } from "../kimina/protocol";
-import { flagOption, stringOption, type OptionDefs, type ParsedValues } from "./command";
+import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verify/startVerifier";
+import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parsePositiveInt } from "./usage";
 
 /** The options every command that starts a verifier takes, with their help text (one table for both). */
@@ -27,7 +28,12 @@ export const SERVER_OPTIONS = {
     value: "kimina:URL",
     help: "Check on a Kimina Lean Server instead (POST URL/api/check; key from LEAN_SERVER_API_KEY). Verdicts name it.",
   },
-  "timeout-ms": { type: "string", value: "N", help: "Time limit per check.", default: "60000" },
+  "timeout-ms": {
+    type: "string",
+    value: "N",
+    help: "Time limit per check.",
+    default: String(DEFAULT_CHECK_TIMEOUT_MS),
+  },
   reward: {
     type: "string",
     value: "binary|partial",
@@ -86,6 +92,14 @@ export const SERVER_OPTIONS = {
   },
 } as const satisfies OptionDefs;
 
+/** `--workers`, for the commands that check many candidates (verify-batch, serve, train). */
+export const WORKERS_OPTION = {
+  type: "string",
+  value: "K",
+  help: "Checks run in parallel (server documents).",
+  default: "4",
+} as const satisfies OptionDef;
+
 function loadPolicy(path: string | undefined): CandidatePolicy | undefined {
   if (!path) return undefined;
   let raw: unknown;
@@ -117,92 +131,55 @@ export function kiminaUrl(spec: string | undefined): string | undefined {
   return m[1];
 }
 
-/**
- * The verifier the options ask for: a Kimina Lean Server (`--verifier kimina:URL`), or the pool over Lean's
- * language server (or the simulator).
- */
-export async function openPool(projectRoot: string, values: ParsedValues, slots: number): Promise<Verifier> {
+/** The verifier the options describe (a usage error for contradictory or malformed ones). */
+export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec {
+  const server = stringOption(values, "server");
+  const simulator = flagOption(values, "simulator");
   const kimina = kiminaUrl(stringOption(values, "verifier"));
-  if (kimina) {
-    if (stringOption(values, "server") || flagOption(values, "simulator"))
-      throw new UsageError("give one of --verifier, --server and --simulator");
-    return new KiminaVerifier({
-      url: kimina,
-      projectRoot,
-      timeoutMs: parsePositiveInt("--timeout-ms", stringOption(values, "timeout-ms"), 60_000),
-      concurrency: Math.max(1, slots),
-      ...(process.env[API_KEY_VARIABLE] ? { apiKey: process.env[API_KEY_VARIABLE] } : {}),
-      ...(() => {
-        const policy = loadPolicy(stringOption(values, "policy"));
-        return policy ? { policy } : {};
-      })(),
-    });
-  }
-  return openLanguageServerPool(projectRoot, values, slots);
+  if ([server !== undefined, simulator, kimina !== undefined].filter(Boolean).length > 1)
+    throw new UsageError("give one of --verifier, --server and --simulator");
+  const oracle = stringOption(values, "oracle");
+  const extraArgs: string[] = [];
+  const declMs = stringOption(values, "sim-decl-ms");
+  const headerMs = stringOption(values, "sim-header-ms");
+  if (declMs) extraArgs.push("--decl-ms", declMs);
+  if (headerMs) extraArgs.push("--header-ms", headerMs);
+  let choice: VerifierSpec;
+  if (kimina !== undefined) choice = { kind: "kimina", url: kimina };
+  else if (simulator)
+    choice = { kind: "simulator", ...(oracle ? { oracle: resolve(oracle) } : {}), extraArgs };
+  else if (server !== undefined) {
+    const serverCommand = splitCommandLine(server);
+    if (serverCommand.length === 0) throw new UsageError("--server was given an empty command line");
+    choice = { kind: "lean", serverCommand };
+  } else choice = { kind: "lean" };
+  const policy = loadPolicy(stringOption(values, "policy"));
+  const budget = stringOption(values, "memory-budget-mb");
+  return {
+    ...choice,
+    slots,
+    timeoutMs: parsePositiveInt("--timeout-ms", stringOption(values, "timeout-ms"), DEFAULT_CHECK_TIMEOUT_MS),
+    memoryMb: parsePositiveInt("--memory-mb", stringOption(values, "memory-mb"), DEFAULT_LIMITS.memoryMb),
+    cpuSeconds: parsePositiveInt(
+      "--cpu-seconds",
+      stringOption(values, "cpu-seconds"),
+      DEFAULT_LIMITS.cpuSeconds,
+    ),
+    sandbox: !flagOption(values, "no-sandbox"),
+    ...(policy ? { policy } : {}),
+    ...(budget !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", budget, 0) } : {}),
+  };
 }
 
-async function openLanguageServerPool(
-  projectRoot: string,
-  values: ParsedValues,
-  slots: number,
-): Promise<VerifierPool> {
-  const options = {
-    server: stringOption(values, "server"),
-    simulator: flagOption(values, "simulator"),
-    oracle: stringOption(values, "oracle"),
-    "timeout-ms": stringOption(values, "timeout-ms"),
-    "memory-mb": stringOption(values, "memory-mb"),
-    "cpu-seconds": stringOption(values, "cpu-seconds"),
-    "no-sandbox": flagOption(values, "no-sandbox"),
-    "sim-decl-ms": stringOption(values, "sim-decl-ms"),
-    "sim-header-ms": stringOption(values, "sim-header-ms"),
-    policy: stringOption(values, "policy"),
-    "memory-budget-mb": stringOption(values, "memory-budget-mb"),
-  };
-  if (options.server && options.simulator)
-    throw new UsageError("give either --server or --simulator, not both");
-  const extraArgs: string[] = [];
-  if (options["sim-decl-ms"]) extraArgs.push("--decl-ms", options["sim-decl-ms"]);
-  if (options["sim-header-ms"]) extraArgs.push("--header-ms", options["sim-header-ms"]);
-  const choice: ServerChoice = options.simulator
-    ? { kind: "simulator", ...(options.oracle ? { oracle: resolve(options.oracle) } : {}), extraArgs }
-    : options.server
-      ? { kind: "command", commandLine: options.server }
-      : { kind: "lake" };
-  const limits = {
-    memoryMb: parsePositiveInt("--memory-mb", options["memory-mb"], DEFAULT_LIMITS.memoryMb),
-    cpuSeconds: parsePositiveInt("--cpu-seconds", options["cpu-seconds"], DEFAULT_LIMITS.cpuSeconds),
-    sandbox: !options["no-sandbox"] && !options.simulator,
-  };
-  const policy = loadPolicy(options.policy);
-  const launch = buildLaunch(choice, projectRoot, limits);
-  if (launch.kind === "error") throw new UsageError(launch.message);
-  const started = await VerifierPool.start({
-    projectRoot,
-    launch: launch.spec,
-    slots,
-    timeoutMs: parsePositiveInt("--timeout-ms", options["timeout-ms"], 60_000),
-    // A simulator document costs almost nothing; Lean's workers cost up to their -M each.
-    memoryPerWorkerMb: options.simulator ? 64 : limits.memoryMb,
-    toolchain: readToolchain(projectRoot),
-    ...(policy ? { policy } : {}),
-    ...(options["memory-budget-mb"] !== undefined
-      ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", options["memory-budget-mb"], 0) }
-      : {}),
-  });
-  if (started.kind === "error") {
-    const stderr = started.stderr.trim()
-      ? `\nIts stderr said:\n${started.stderr.trim().split("\n").slice(-15).join("\n")}`
-      : "";
-    throw new UsageError(
-      `could not start the verifier (${launch.spec.command.join(" ")}): ${started.message}${stderr}\n` +
-        "Check that the project builds with `lake build`, or pass --simulator for a dry run, or --no-sandbox if bubblewrap is the problem.",
-    );
-  }
+/** Starts the verifier the options describe; a failure to start is a usage error that says what to do. */
+export async function openPool(projectRoot: string, values: ParsedValues, slots: number): Promise<Verifier> {
+  const spec = verifierSpec(values, slots);
+  const started = await startVerifier(projectRoot, spec);
+  if (started.kind === "error") throw new UsageError(`${started.message}\n${started.hint}`);
   const pool = started.pool;
   if (pool.slotCount < slots)
     process.stderr.write(
-      `fim-rlvr: using ${pool.slotCount} slot(s) instead of ${slots}: each Lean worker may use ${limits.memoryMb} MB (--memory-mb) ` +
+      `fim-rlvr: using ${pool.slotCount} slot(s) instead of ${slots}: each Lean worker may use ${spec.memoryMb} MB (--memory-mb) ` +
         `and all of them together ${pool.memoryBudgetMb} MB (--memory-budget-mb)\n`,
     );
   return pool;

@@ -7,7 +7,7 @@ import { DEFAULT_QUEUE_LIMIT, VerifierService } from "../serve/service";
 import { loadServedDataset, mineServedTasks } from "../serve/tasks";
 import { type CliCommand, stringOption } from "./command";
 import { stopOnInterrupt } from "./interrupt";
-import { SERVER_OPTIONS, openPool, requireProject } from "./pool";
+import { SERVER_OPTIONS, WORKERS_OPTION, openPool, requireProject } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
 import { rewardMode } from "./verdictOutput";
 
@@ -49,7 +49,7 @@ export const serveCommand: CliCommand = {
       value: "T",
       help: "The token every request must carry (generated off loopback).",
     },
-    workers: { type: "string", value: "K", help: "Checks run in parallel (server documents).", default: "4" },
+    workers: WORKERS_OPTION,
     dataset: {
       type: "string",
       value: "DIR",

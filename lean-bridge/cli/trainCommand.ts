@@ -7,8 +7,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { which, splitCommandLine } from "../server/launch";
-import type { TrainEvalParams } from "../protocol/trainer";
+import { which } from "../server/launch";
+import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { progressReporter } from "../train/progress";
 import { managedVenvDir } from "../train/python";
@@ -19,10 +19,11 @@ import {
   type TrainingOptions,
   type TrainingOutcome,
 } from "../train/session";
-import { type CliCommand, flagOption, stringOption } from "./command";
+import { defaultSlots } from "../verify/startVerifier";
+import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
 import { statementTarget } from "./importCommand";
-import { SERVER_OPTIONS, kiminaUrl } from "./pool";
-import { UsageError } from "./usage";
+import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
+import { UsageError, parsePositiveInt } from "./usage";
 
 /** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
 const SIMULATOR_FALLBACK_WARNING = box([
@@ -75,28 +76,25 @@ export function passAtOneSummary(evals: readonly TrainEvalParams[], baseline = f
   return lines.join("\n");
 }
 
-function verifierChoice(values: Record<string, string | boolean | undefined>): {
-  verifier: TrainingOptions["verifier"];
-  fellBack: boolean;
-} {
-  const server = stringOption(values, "server");
-  if (flagOption(values, "simulator") && server !== undefined)
-    throw new UsageError("give either --simulator or --server, not both");
-  const kimina = kiminaUrl(stringOption(values, "verifier"));
-  if (kimina && (flagOption(values, "simulator") || server !== undefined))
-    throw new UsageError("give one of --verifier, --server and --simulator");
-  if (kimina) return { verifier: { kind: "kimina", url: kimina }, fellBack: false };
-  if (flagOption(values, "simulator")) return { verifier: { kind: "simulator" }, fellBack: false };
-  if (server !== undefined) {
-    const command = splitCommandLine(server);
-    if (command.length === 0) throw new UsageError("--server was given an empty command line");
-    return { verifier: { kind: "lean", serverCommand: command }, fellBack: false };
-  }
-  if (which("lake")) return { verifier: { kind: "lean" }, fellBack: false };
-  return { verifier: { kind: "simulator" }, fellBack: true };
+/**
+ * The verifier the options describe, as every command reads them (cli/pool.ts); without --server, --simulator or
+ * --verifier, Lean when `lake` is on PATH, else the simulator (said loudly).
+ */
+function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["verifier"]; fellBack: boolean } {
+  const workers = stringOption(values, "workers");
+  const spec = verifierSpec(
+    values,
+    workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1,
+  );
+  const chosen =
+    flagOption(values, "simulator") ||
+    stringOption(values, "server") !== undefined ||
+    stringOption(values, "verifier") !== undefined;
+  if (chosen || which("lake")) return { verifier: spec, fellBack: false };
+  return { verifier: { ...spec, kind: "simulator", extraArgs: [] }, fellBack: true };
 }
 
-function launcherChoice(values: Record<string, string | boolean | undefined>): TrainerLauncher {
+function launcherChoice(values: ParsedValues): TrainerLauncher {
   const kind = stringOption(values, "launcher") ?? "single";
   const processes = stringOption(values, "num-processes");
   const configFile = stringOption(values, "accelerate-config");
@@ -166,7 +164,7 @@ export const trainCommand: CliCommand = {
   options: {
     algorithm: {
       type: "string",
-      value: "grpo|drgrpo|dapo|gspo|dgpo",
+      value: ALGORITHM_NAMES.join("|"),
       help: "The RL objective (see `fim-rlvr algorithms`).",
       default: "grpo",
     },
@@ -205,20 +203,6 @@ export const trainCommand: CliCommand = {
       help: "Seed of data order, sampling and initialisation.",
       default: "0",
     },
-    reward: {
-      type: "string",
-      value: "binary|partial",
-      help: "How verdicts become rewards.",
-      default: "binary",
-    },
-    simulator: { type: "boolean", help: "Verify with the Lean server simulator (a dry run, not Lean)." },
-    server: {
-      type: "string",
-      value: '"CMD"',
-      help: "Verify with this Lean server command line.",
-      default: "lake serve, when lake is on PATH",
-    },
-    verifier: SERVER_OPTIONS.verifier,
     project: {
       type: "string",
       value: "DIR",
@@ -271,12 +255,15 @@ export const trainCommand: CliCommand = {
       value: "FILE",
       help: "An accelerate config (from `accelerate config`; examples for DDP, DeepSpeed and multi-node in docs/SCALING.md).",
     },
+    workers: { ...WORKERS_OPTION, default: "up to 4, one per core" },
+    ...SERVER_OPTIONS,
   },
   examples: [
     "fim-rlvr train lean-env",
     "fim-rlvr train out/dataset --algorithm dapo --steps 50 --simulator --out runs/dapo",
     "fim-rlvr train lean-env --out runs/dapo --resume",
     "fim-rlvr train lean-env --baseline sft --out runs/sft-baseline",
+    "fim-rlvr train lean-env --policy policy.json --timeout-ms 30000 --workers 8",
   ],
   async run({ values, positionals }) {
     const target = positionals[0];

@@ -3,8 +3,7 @@
  * exporter, reports progress, honours "cancel", sends the result and exits. An internal error becomes an
  * error result, so the editor always hears how the export ended.
  */
-import { availableParallelism } from "node:os";
-import { startVerifier } from "../train/verifier";
+import { startVerifier } from "../verify/startVerifier";
 import { exportDataset, type ExportResult } from "./exporter";
 import type { WorkerExportOptions, WorkerReply, WorkerRequest } from "./workerProtocol";
 
@@ -34,18 +33,12 @@ process.on("message", (message: WorkerRequest) => {
 
 /** Runs the export, with a verifier pool of this process's own when asked to verify (stopped afterwards). */
 async function exportWith({ verifier, ...options }: WorkerExportOptions): Promise<ExportResult> {
-  const started = verifier
-    ? await startVerifier(verifier, options.workspace, {
-        slots: Math.max(1, Math.min(4, availableParallelism())),
-        timeoutMs: 60_000,
-        simulatorArgs: [],
-      })
-    : undefined;
+  const started = verifier ? await startVerifier(options.workspace, verifier) : undefined;
   if (started?.kind === "error") return { kind: "error", message: `${started.message}. ${started.hint}` };
   try {
     return await exportDataset({
       ...options,
-      ...(started ? { pool: started.verifier.pool } : {}),
+      ...(started ? { pool: started.pool } : {}),
       signal: abort.signal,
       onProgress: (progress) => {
         const now = performance.now();
@@ -55,7 +48,7 @@ async function exportWith({ verifier, ...options }: WorkerExportOptions): Promis
       },
     });
   } finally {
-    await started?.verifier.stop();
+    await started?.pool.stop();
   }
 }
 

@@ -50,6 +50,11 @@ export class KiminaClient {
     this.concurrency = Math.max(1, options.concurrency ?? 4);
   }
 
+  /** How long one request may take before its checks are answered with a timeout, ms. */
+  get requestDeadlineMs(): number {
+    return Math.round(this.options.timeoutMs * 1.5) + 1000;
+  }
+
   get url(): string {
     return this.options.url.replace(/\/+$/, "");
   }
@@ -154,7 +159,7 @@ export class KiminaClient {
     | { kind: "timeout" }
     | { kind: "failed"; reason: string }
   > {
-    const deadline = Math.round(this.options.timeoutMs * 1.5) + 1000;
+    const deadline = this.requestDeadlineMs;
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.options.apiKey) headers["authorization"] = `Bearer ${this.options.apiKey}`;
     let response: Response;

@@ -58,6 +58,15 @@ export class KiminaVerifier implements Verifier {
     return this.client.batchSize * this.client.concurrency;
   }
 
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
+  /** A working server answers a request within its deadline (a check is one request's snippet). */
+  get checkBoundMs(): number {
+    return this.client.requestDeadlineMs;
+  }
+
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
     const started = performance.now();
     const outcome = await this.outcome(task, candidate, true);

@@ -1,16 +1,19 @@
 /**
- * Every message between the training host (TypeScript) and the trainer (Python, `python -m fim_rlvr --stdio`),
- * declared once. The source of truth is `trainer.schema.json` beside this file; test/train/protocol.test.ts
- * checks that these declarations name the same fields, with the same required-ness and enums, and
- * trainer/fim_rlvr/protocol.py mirrors both.
+ * Every message that crosses the language line, declared once: between the training host (TypeScript) and the
+ * trainer (Python, `python -m fim_rlvr --stdio`), and between a verifier service (`fim-rlvr serve`, or a run's
+ * own) and its clients (the trainer's ranks, TRL, verl). The source of truth is `trainer.schema.json` beside this
+ * file; test/train/protocol.test.ts checks that these declarations name the same fields, with the same
+ * required-ness and enums, and trainer/fim_rlvr/protocol.py mirrors both.
  *
- * Transport: JSON-RPC 2.0 over the trainer's stdin/stdout with LSP framing. Wire fields are camelCase, except
- * `TrainConfig`, which uses the trainer's snake_case option names (the keys of `--config FILE`).
+ * Transport: JSON-RPC 2.0 with LSP framing, over the trainer's stdin/stdout (TRAINER_MESSAGES) or over TCP to a
+ * verifier service (SERVICE_MESSAGES). Candidates reach the verifier only through a service: the host names the
+ * run's in `initialize`. Wire fields are camelCase, except `TrainConfig`, which uses the trainer's snake_case
+ * option names (the keys of `--config FILE`).
  */
 import { NotificationType, RequestType, RequestType0 } from "vscode-jsonrpc";
 
 /** The protocol version both sides must speak; sent in `initialize`. */
-export const TRAINER_PROTOCOL_VERSION = 1 as const;
+export const TRAINER_PROTOCOL_VERSION = 2 as const;
 
 /** JSON-RPC error code of a trainer error whose message says what to do (bad model path, no tasks, no torch). */
 export const TRAINER_ERROR_CODE = -32001;
@@ -69,10 +72,11 @@ export function isMaskedVerdict(verdict: { kind: VerdictKind; cause?: VerdictCau
 /** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
 
-/** A GRPO-family objective under its published name (dgpo is this project's definition). */
-export type AlgorithmName = "grpo" | "drgrpo" | "dapo" | "gspo" | "dgpo";
+/** The algorithms, the one list in TypeScript (checked against the schema, as the trainer's list is). */
+export const ALGORITHM_NAMES = ["grpo", "drgrpo", "dapo", "gspo", "dgpo"] as const;
 
-export const ALGORITHM_NAMES: readonly AlgorithmName[] = ["grpo", "drgrpo", "dapo", "gspo", "dgpo"];
+/** A GRPO-family objective under its published name (dgpo is this project's definition). */
+export type AlgorithmName = (typeof ALGORITHM_NAMES)[number];
 export const HOLE_KINDS: readonly HoleKind[] = ["tactic", "block", "steps", "proof"];
 
 /** One message the verifier reported about a candidate. */
@@ -130,7 +134,11 @@ export interface TrainConfig {
   sft_learning_rate?: number;
   /** Examples per SFT step. */
   sft_batch_size?: number;
-  /** How long the trainer waits for one verify/batch answer before masking that batch's samples as timeouts. */
+  /**
+   * Slack on a batch's deadline, seconds: the trainer waits this long plus what the verifier's limits allow for the
+   * candidates in flight (VerifierBudget) before masking a batch as unanswered. Also how long a lost service
+   * connection is retried.
+   */
   verify_timeout_s?: number;
   /** Prompt budget: the prefix is cut from the left and the suffix from the right to fit. */
   max_prompt_tokens?: number;
@@ -206,14 +214,32 @@ export interface InitializeParams {
   runDir: string;
   /** Continue from runDir/checkpoints/latest instead of starting afresh. */
   resume: boolean;
-  /** The verifier that will answer verify/batch. */
+  /** The verifier behind the run's verifier service. */
   verifier: VerifierIdentity;
   /**
-   * The run's verifier service (`fim-rlvr serve` protocol, serving the run's dataset by task id): every trainer
-   * process checks candidates there. Absent: the trainer sends verify/batch to the host over this connection
-   * (older hosts).
+   * The run's verifier service (the `fim-rlvr serve` protocol, serving the run's dataset by task id): every
+   * trainer process checks its candidates there, and only there.
    */
-  verifierService?: VerifierServiceAddress;
+  verifierService: VerifierServiceAddress;
+  /** The limits of the verifier behind that service, from which the trainer derives each batch's deadline. */
+  verifierBudget: VerifierBudget;
+}
+
+/**
+ * What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
+ * batch's deadline is the candidates that may be in the verifier at once, divided among its slots, times the
+ * longest one check can take, plus the run's `verify_timeout_s`.
+ */
+export interface VerifierBudget {
+  /** Checks the verifier runs at once (its slots). */
+  slots: number;
+  /** The verifier's time limit of one check, ms (`--timeout-ms`). */
+  checkTimeoutMs: number;
+  /**
+   * The longest one check can take on a verifier that works, ms: its time limit on every attempt (a crash is
+   * retried once on a fresh worker) and a server restart before each.
+   */
+  checkBoundMs: number;
 }
 
 /** Where the run's verifier service listens, and the token every request to it must carry. */
@@ -249,7 +275,7 @@ export interface StopResult {
   step: number;
 }
 
-/** One candidate to check. */
+/** A candidate for a task of the served dataset, by id (what the trainer sends). */
 export interface VerifyItem {
   /** The task's `id` in the dataset's tasks.jsonl. */
   taskId: string;
@@ -257,10 +283,27 @@ export interface VerifyItem {
   candidate: string;
 }
 
-/** Trainer -> host, request `verify/batch`. */
+/** A candidate for any hole of the served project, as a verify-batch line gives it. */
+export interface HoleItem {
+  /** Path of the Lean file, relative to the served project's root. */
+  file: string;
+  /** LSP range of the hole (0-based lines, UTF-16 characters). */
+  hole: Range;
+  /** The completion to put in the hole. */
+  candidate: string;
+  /** Echoed in the verdict's taskId (default: `file@L:C-L:C`). */
+  taskId?: string;
+}
+
+/** One item of a service's `verify/batch`: a task by id, or a hole given in full. */
+export type ServiceItem = VerifyItem | HoleItem;
+
+/** Client -> service, request `verify/batch`. */
 export interface VerifyBatchParams {
-  /** Candidates to check; verdicts come back in the same order. */
-  items: VerifyItem[];
+  /** The service's token; required when it has one (always when bound off loopback, and for a run's own). */
+  token?: string;
+  /** Candidates to check; verdicts come back in the same order. A malformed item gets its own `rejected` verdict. */
+  items: ServiceItem[];
 }
 
 /** The verdict and reward for one verify/batch item. */
@@ -269,7 +312,7 @@ export interface BatchVerdict {
   taskId: string;
   /** The verdict's kind. */
   kind: VerdictKind;
-  /** The reward under the run's reward mode (binary or partial). */
+  /** The reward under the service's reward mode (binary or partial): lean-bridge/verify/rewards.ts, the only place rewards are computed. */
   reward: number;
   /** The reward's components, for logging. */
   rewardMetrics: Record<string, number>;
@@ -285,10 +328,46 @@ export interface BatchVerdict {
   cause?: VerdictCause;
 }
 
-/** Host -> trainer, answer to `verify/batch`. */
+/** Service -> client, answer to `verify/batch`. */
 export interface VerifyBatchResult {
   /** One verdict per item, in the items' order. */
   verdicts: BatchVerdict[];
+}
+
+/** Client -> service, request `stats`. */
+export interface StatsParams {
+  /** The service's token, when it has one. */
+  token?: string;
+}
+
+/** Service -> client, answer to `stats`: the service's counters since it started. */
+export interface ServiceStats {
+  /** Seconds since the service started. */
+  uptimeSeconds: number;
+  /** Items answered (cache hits and rejections included). */
+  checks: number;
+  /** Items answered per second over the last 10 seconds. */
+  checksPerSecond: number;
+  /** Items answered from the verifier's cache. */
+  cacheHits: number;
+  /** Items accepted and not yet answered. */
+  queue: number;
+  /** The most items the service holds at once; a batch beyond it gets the busy error. */
+  queueLimit: number;
+  /** Times the verifier (Lean server) was restarted. */
+  restarts: number;
+  /** Requests refused for a missing or wrong token. */
+  refused: number;
+  /** Batches refused because the queue was full. */
+  busy: number;
+  /** Clients connected now. */
+  connections: number;
+  /** Tasks the service knows by id. */
+  tasks: number;
+  /** Slots (documents checked in parallel). */
+  slots: number;
+  /** The verifier behind the service. */
+  verifier: VerifierIdentity;
 }
 
 /** Trainer -> host, notification `train/progress`, once per optimiser step. */
@@ -323,6 +402,8 @@ export interface TrainSampleParams {
   algorithm: AlgorithmName;
   /** The verifier's messages, when any. */
   diagnostics?: CandidateDiagnostic[];
+  /** For timeout and crashed only: who caused it (isMaskedVerdict reads it; absent means candidate). */
+  cause?: VerdictCause;
 }
 
 /** Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written. */
@@ -395,8 +476,16 @@ export const TrainStop = new RequestType<StopParams, StopResult, void>("train/st
 export type ShutdownResult = null;
 export const Shutdown = new RequestType0<ShutdownResult, void>("shutdown");
 
-/** Trainer -> host request. */
+/** Service requests (over TCP). */
 export const VerifyBatch = new RequestType<VerifyBatchParams, VerifyBatchResult, void>("verify/batch");
+export const Stats = new RequestType<StatsParams, ServiceStats, void>("stats");
+
+/** Service error code: the token is missing or wrong (the request was refused and counted). */
+export const SERVICE_UNAUTHORIZED = -32010;
+/** Service error code: the queue is full; retry the batch later or start more services. */
+export const SERVICE_BUSY = -32011;
+/** Service error code: malformed params (the message says which field). */
+export const SERVICE_INVALID_PARAMS = -32602;
 
 /** Trainer -> host notifications. */
 export const TrainProgress = new NotificationType<TrainProgressParams>("train/progress");
@@ -433,13 +522,6 @@ export const TRAINER_MESSAGES = [
     result: "ShutdownResult",
   },
   {
-    method: VerifyBatch.method,
-    type: "request",
-    direction: "trainer-to-host",
-    params: "VerifyBatchParams",
-    result: "VerifyBatchResult",
-  },
-  {
     method: TrainProgress.method,
     type: "notification",
     direction: "trainer-to-host",
@@ -460,4 +542,22 @@ export const TRAINER_MESSAGES = [
   { method: TrainLog.method, type: "notification", direction: "trainer-to-host", params: "TrainLogParams" },
   { method: TrainEval.method, type: "notification", direction: "trainer-to-host", params: "TrainEvalParams" },
   { method: TrainDone.method, type: "notification", direction: "trainer-to-host", params: "TrainDoneParams" },
+] as const;
+
+/** The verifier service's methods, as the schema's `x-serviceMessages` lists them. */
+export const SERVICE_MESSAGES = [
+  {
+    method: VerifyBatch.method,
+    type: "request",
+    direction: "client-to-service",
+    params: "VerifyBatchParams",
+    result: "VerifyBatchResult",
+  },
+  {
+    method: Stats.method,
+    type: "request",
+    direction: "client-to-service",
+    params: "StatsParams",
+    result: "ServiceStats",
+  },
 ] as const;

@@ -7,16 +7,16 @@
  * can be reached for `retryWindowMs` do the items get `environment` verdicts, which trainers mask out.
  */
 import { LRUCache } from "lru-cache";
-import type { VerifierIdentity } from "../protocol/trainer";
 import { ServiceConnection, DEFAULT_TIMING, type ConnectionTiming, type ServiceAddress } from "./connection";
 import {
-  ServiceStatsRequest,
-  ServiceVerifyBatch,
-  holeKey,
+  Stats,
+  VerifyBatch,
   type BatchVerdict,
   type ServiceItem,
   type ServiceStats,
-} from "./protocol";
+  type VerifierIdentity,
+} from "../protocol/trainer";
+import { holeKey } from "./protocol";
 import { itemLabel } from "./items";
 import { bareVerdict } from "./wire";
 
@@ -105,7 +105,7 @@ export class VerifierClient {
       const outcomes = await Promise.all(
         requests.map(({ service, chunk }) =>
           service.request(
-            ServiceVerifyBatch,
+            VerifyBatch,
             {
               ...(this.options.token !== undefined ? { token: this.options.token } : {}),
               items: chunk.map((k) => items[k]!),
@@ -160,7 +160,7 @@ export class VerifierClient {
       this.services.map(async (s): Promise<ServiceReport> => {
         if (!(await s.connect(deadline))) return { address: s.label, kind: "down", message: "not reachable" };
         const outcome = await s.request(
-          ServiceStatsRequest,
+          Stats,
           this.options.token !== undefined ? { token: this.options.token } : {},
         );
         return outcome.kind === "ok"

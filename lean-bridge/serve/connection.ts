@@ -12,7 +12,7 @@ import {
   type MessageConnection,
   type RequestType,
 } from "vscode-jsonrpc/node";
-import { SERVICE_BUSY } from "./protocol";
+import { SERVICE_BUSY } from "../protocol/trainer";
 
 export interface ServiceAddress {
   host: string;

@@ -20,12 +20,12 @@ import {
   SERVICE_BUSY,
   SERVICE_INVALID_PARAMS,
   SERVICE_UNAUTHORIZED,
-  ServiceStatsRequest,
-  ServiceVerifyBatch,
+  Stats,
+  VerifyBatch,
   type BatchVerdict,
   type ServiceStats,
   type VerifyBatchResult,
-} from "./protocol";
+} from "../protocol/trainer";
 import { itemLabel, resolveItem, type TaskTable } from "./items";
 import { RateWindow } from "./rateWindow";
 import { bareVerdict, batchVerdict } from "./wire";
@@ -53,6 +53,8 @@ export interface ServiceOptions {
   reward: RewardMode;
   /** Tasks known by id. */
   tasks: TaskTable;
+  /** Shown every answered batch's verdicts (a training run's figures and its broken-environment stop). */
+  observe?: (verdicts: readonly BatchVerdict[]) => void;
 }
 
 export const DEFAULT_QUEUE_LIMIT = 4096;
@@ -140,8 +142,8 @@ export class VerifierService {
     socket.on("error", drop);
     socket.on("close", drop);
     rpc.onClose(drop);
-    rpc.onRequest(ServiceVerifyBatch, (params) => this.verifyBatch(params, entry.abort.signal));
-    rpc.onRequest(ServiceStatsRequest, (params) => {
+    rpc.onRequest(VerifyBatch, (params) => this.verifyBatch(params, entry.abort.signal));
+    rpc.onRequest(Stats, (params) => {
       const refused = this.refuse(params);
       return refused ?? this.stats();
     });
@@ -213,6 +215,7 @@ export class VerifierService {
         ? batchVerdict(label, verdict, this.options.reward)
         : bareVerdict(label, "crashed", failure, this.verifier.identity);
     });
+    this.options.observe?.(verdicts as BatchVerdict[]);
     return verdicts as BatchVerdict[];
   }
 

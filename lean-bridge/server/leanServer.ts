@@ -76,6 +76,9 @@ const STDERR_LIMIT = 64 * 1024;
 /** How long writing one message into the server's input may take before the server counts as hung. */
 export const DEFAULT_WRITE_DEADLINE_MS = 30_000;
 
+/** How long a server start may wait for its answer to initialize, ms (the default of `LeanServer.start`). */
+export const START_TIMEOUT_MS = 120_000;
+
 export class LeanServer {
   private readonly store = new DiagnosticsStore();
   /** The last version sent per document. Kept after a close, so a reopened document's versions go on increasing. */
@@ -121,7 +124,11 @@ export class LeanServer {
    * Starts the server and completes the LSP handshake. `signal` aborts a start under way: the process
    * group is killed and the result is `failed`.
    */
-  static async start(spec: LaunchSpec, initTimeoutMs = 120_000, signal?: AbortSignal): Promise<StartResult> {
+  static async start(
+    spec: LaunchSpec,
+    initTimeoutMs = START_TIMEOUT_MS,
+    signal?: AbortSignal,
+  ): Promise<StartResult> {
     const [program, ...args] = spec.command;
     if (!program) return { kind: "failed", message: "empty server command line", stderr: "" };
     if (signal?.aborted) return { kind: "failed", message: "the start was cancelled", stderr: "" };

@@ -1,11 +1,11 @@
 /**
- * One running trainer, from a successful spawn to its end: relays verify/batch, turns notifications into
- * events, asks for a checkpoint on stop, and settles the session's `done` exactly once, whether the trainer
- * finished, stopped, failed, or died without a word (then the host says so, with the trainer's last stderr
- * lines and how to resume). The report is rendered on every ending.
+ * One running trainer, from a successful spawn to its end: turns its notifications (and the verdicts the run's
+ * verifier service answers it with) into events, asks for a checkpoint on stop, and settles the session's `done`
+ * exactly once, whether the trainer finished, stopped, failed, or died without a word (then the host says so,
+ * with the trainer's last stderr lines and how to resume). The report is rendered on every ending.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ResponseError } from "vscode-jsonrpc/node";
 import {
   Initialize,
@@ -18,19 +18,18 @@ import {
   TrainProgress,
   TrainSample,
   TrainStop,
-  VerifyBatch,
   type BatchVerdict,
   type InitializeParams,
   type InitializeResult,
   type TrainDoneParams,
   type TrainEvalParams,
 } from "../protocol/trainer";
-import type { VerifyRelay } from "./relay";
 import { renderReport } from "./report";
 import type { RunService } from "./runService";
 import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./session";
 import { describeExit, type TrainerProcess } from "./trainerProcess";
-import type { StartedVerifier } from "./verifier";
+import type { Verifier } from "../verify/verifier";
+import { latestCheckpoint } from "./checkpoints";
 
 /** After train/done, how long the trainer may take to answer shutdown and exit. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -63,19 +62,7 @@ export function emit<A>(handler: ((arg: A) => void) | undefined, arg: A): void {
   }
 }
 
-/** The newest complete checkpoint named by RUN_DIR/checkpoints/latest, if any. */
-export function latestCheckpoint(runDir: string): string | null {
-  try {
-    const name = readFileSync(join(runDir, "checkpoints", "latest"), "utf8").trim();
-    if (!name) return null;
-    const path = resolve(runDir, "checkpoints", name);
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
-  }
-}
-
-/** One running trainer: relays its messages, and settles `done` exactly once. */
+/** One running trainer: turns its messages into events, and settles `done` exactly once. */
 export class TrainerRun {
   private readonly evals: TrainEvalParams[] = [];
   private lastCheckpoint: string | null = null;
@@ -86,15 +73,15 @@ export class TrainerRun {
   /** Set by the first `environment` verdict: the workspace, not the model, is broken; the run stops. */
   private environmentFailure: string | undefined;
   private stopping: Promise<void> | undefined;
-  private readonly abort = new AbortController();
   private readonly startedAt = performance.now();
   private outcome: Promise<TrainingOutcome> | undefined;
-  private service: RunService | undefined;
 
   constructor(
     private readonly runDir: string,
     private readonly trainer: TrainerProcess,
-    private readonly verifier: StartedVerifier,
+    private readonly pool: Verifier,
+    /** The run's verifier service: it stops with the run (its answers reach `observe`). */
+    private readonly service: RunService,
     private readonly events: TrainingEvents,
     private readonly phase: (p: TrainingPhase, detail?: string) => void,
     private readonly stopTimeoutMs: number,
@@ -102,13 +89,8 @@ export class TrainerRun {
     this.doneReceived = new Promise((r) => (this.resolveDoneReceived = r));
   }
 
-  wire(relay: VerifyRelay): void {
+  wire(): void {
     const c = this.trainer.connection;
-    c.onRequest(VerifyBatch, async (params) => {
-      const result = await relay.verifyBatch(params, this.abort.signal);
-      this.observe(result.verdicts);
-      return result;
-    });
     c.onNotification(TrainProgress, (p) => emit(this.events.onProgress, p));
     c.onNotification(TrainSample, (s) => emit(this.events.onSample, s));
     c.onNotification(TrainCheckpoint, (cp) => {
@@ -129,18 +111,13 @@ export class TrainerRun {
     );
   }
 
-  /** The run's verifier service: it stops with the run (its checks reach `observe`). */
-  adoptService(service: RunService): void {
-    this.service = service;
-  }
-
   /**
-   * Verdicts of a batch the host answered, over stdio or through the run's service: the figures the host shows
-   * (checks/s, cache hits), and the stop on a broken Lean environment.
+   * Verdicts of a batch the run's service answered: the figures the host shows (checks/s, cache hits), and the
+   * stop on a broken Lean environment.
    */
   observe(verdicts: readonly BatchVerdict[]): void {
     this.watchEnvironment(verdicts);
-    const stats = this.verifier.pool.stats;
+    const stats = this.pool.stats;
     const seconds = Math.max(1e-3, (performance.now() - this.startedAt) / 1000);
     emit(this.events.onVerifierStats, {
       checks: stats.checks,
@@ -214,8 +191,8 @@ export class TrainerRun {
   async abandon(): Promise<void> {
     this.trainer.kill();
     await this.trainer.dispose(1_000);
-    await this.service?.stop();
-    await this.verifier.stop();
+    await this.service.stop();
+    await this.pool.stop();
   }
 
   session(): TrainingSession {
@@ -266,9 +243,8 @@ export class TrainerRun {
         void within(this.trainer.connection.sendRequest(Shutdown), SHUTDOWN_GRACE_MS);
       }
       const exit = await this.trainer.dispose(SHUTDOWN_GRACE_MS);
-      this.abort.abort(); // Any verification still running for a dead trainer is pointless.
-      await this.service?.stop();
-      await this.verifier.stop();
+      await this.service.stop();
+      await this.pool.stop();
       const done = this.doneNotice;
       const reportPath = this.report();
       if (done?.status === "completed")
@@ -316,7 +292,7 @@ export class TrainerRun {
   private report(): string {
     const path = join(this.runDir, "report.html");
     try {
-      renderReport(this.runDir, path, this.verifier.pool.identity);
+      renderReport(this.runDir, path, this.pool.identity);
     } catch (error) {
       emit(this.events.onLog, { level: "warning", message: `could not write ${path}: ${String(error)}` });
     }

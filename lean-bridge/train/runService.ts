@@ -1,19 +1,16 @@
 /**
  * The run's own verifier service: the pool behind a TCP port on loopback, with a fresh token, serving the run's
- * dataset by task id. Every trainer process (one, or each rank of an `accelerate launch`) checks its candidates
- * through it, so single-process and multi-process runs take the same path; stdio `verify/batch` stays as the
- * fallback for trainers that are given no service. Every batch the service answers is shown to `observe`, which
+ * dataset by task id. It is the only road from a trainer process to the verifier: every process (one, or each
+ * rank of an `accelerate launch`) checks its candidates through it, so single-process and multi-process runs take
+ * the same path. Every batch it answers is shown to `observe` (the verdicts it sent, rewards included), which
  * keeps the host's figures (checks/s, cache hits) and its stop on a broken Lean environment working.
  */
 import type { TaskRecord } from "../dataset/records";
 import type { BatchVerdict, VerifierServiceAddress } from "../protocol/trainer";
 import { generateToken } from "../serve/auth";
 import { DEFAULT_QUEUE_LIMIT, VerifierService, type ServiceVerifier } from "../serve/service";
-import { batchVerdict } from "../serve/wire";
 import type { TaskTable } from "../serve/items";
 import type { RewardMode } from "../verify/rewards";
-import type { Verdict } from "../verify/verdict";
-import type { BatchVerifier } from "./relay";
 
 export interface RunService {
   /** What the trainer is told in `initialize`. */
@@ -47,33 +44,13 @@ export function taskTable(
 }
 
 export async function startRunService(
-  verifier: BatchVerifier,
-  pool: { readonly stats: { restarts: number }; readonly slotCount: number },
+  verifier: ServiceVerifier,
   tasks: TaskTable,
   reward: RewardMode,
   observe: (verdicts: readonly BatchVerdict[]) => void,
 ): Promise<RunServiceStart> {
-  const observed: ServiceVerifier = {
-    identity: verifier.identity,
-    stats: {
-      get cacheHits() {
-        return verifier.stats.cacheHits;
-      },
-      get restarts() {
-        return pool.stats.restarts;
-      },
-    },
-    get slotCount() {
-      return pool.slotCount;
-    },
-    async verifyMany(items, onProgress, signal) {
-      const verdicts: Verdict[] = await verifier.verifyMany(items, onProgress, signal);
-      observe(verdicts.map((v) => batchVerdict("", v, reward)));
-      return verdicts;
-    },
-  };
   const token = generateToken();
-  const started = await VerifierService.start(observed, {
+  const started = await VerifierService.start(verifier, {
     host: "127.0.0.1",
     port: 0,
     policy: { kind: "token", token, generated: true },
@@ -81,6 +58,7 @@ export async function startRunService(
     queueLimit: DEFAULT_QUEUE_LIMIT * 4,
     reward,
     tasks,
+    observe,
   });
   if (started.kind === "error")
     return {

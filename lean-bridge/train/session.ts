@@ -1,14 +1,13 @@
 /**
  * The training host's public API, shared by the CLI (`fim-rlvr train`) and the VS Code extension: it prepares
- * Python, mines or loads the dataset, starts the verifier pool, spawns the trainer, relays verification, and
- * turns the trainer's messages into events. It never imports `vscode`.
+ * Python, mines or loads the dataset, starts the verifier pool and the run's verifier service over it (the only
+ * road from the trainer to the verifier), spawns the trainer, and turns its messages into events. It never
+ * imports `vscode`.
  */
 import { appendFileSync, existsSync, mkdirSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import {
   TRAINER_PROTOCOL_VERSION,
-  type BatchVerdict,
   type TrainCheckpointParams,
   type TrainConfigWire,
   type TrainEvalParams,
@@ -19,15 +18,16 @@ import {
 import type { ExportRunner } from "../dataset/workerProtocol";
 import { packageRoot } from "../server/launch";
 import { checkKinds, prepareTarget } from "./dataset";
+import type { ServiceVerifier } from "../serve/service";
+import { defaultSlots, startVerifier, type VerifierSpec } from "../verify/startVerifier";
 import { findPython } from "./python";
-import { VerifyRelay, type BatchVerifier } from "./relay";
-import { TrainerRun, emit, latestCheckpoint } from "./run";
+import { latestCheckpoint } from "./checkpoints";
+import { TrainerRun, emit } from "./run";
 import { startRunService, taskTable } from "./runService";
 import { TrainerProcess } from "./trainerProcess";
-import { startVerifier } from "./verifier";
 
 export type { TrainConfigWire } from "../protocol/trainer";
-export { latestCheckpoint } from "./run";
+export { latestCheckpoint } from "./checkpoints";
 
 export interface TrainingOptions {
   /** A Lean workspace (mined first) or a dataset folder (one that holds tasks.jsonl). */
@@ -38,12 +38,13 @@ export interface TrainingOptions {
   config: TrainConfigWire;
   /** How verdicts become rewards (see lean-bridge/verify/rewards.ts). */
   reward: "binary" | "partial";
-  /** The simulator (a test double, never Lean) or Lean, optionally through a given server command line. */
-  verifier:
-    | { kind: "simulator" }
-    | { kind: "lean"; serverCommand?: string[] }
-    /** A Kimina Lean Server at this URL (its key from LEAN_SERVER_API_KEY). */
-    | { kind: "kimina"; url: string };
+  /**
+   * The simulator (a test double, never Lean), Lean (optionally through a given server command line) or a Kimina
+   * Lean Server (`{ kind: "kimina", url }`), with the
+   * verifier's limits (slots, time limit per check, candidate policy, memory): built by the same function as every
+   * command's verifier (lean-bridge/verify/startVerifier.ts).
+   */
+  verifier: VerifierSpec;
   /** Continue from runDir/checkpoints/latest. */
   resume: boolean;
   /**
@@ -61,8 +62,6 @@ export interface TrainingOptions {
    * (extension/exportProcess.ts) so that mining a large workspace never blocks the extension host's thread.
    */
   exporter?: ExportRunner;
-  /** Memory all Lean workers together may use, MB (default: three quarters of this machine's). */
-  memoryBudgetMb?: number;
   /** Tuning and test knobs; every one has a default that suits real runs. */
   advanced?: AdvancedOptions;
 }
@@ -73,18 +72,12 @@ export type TrainerLauncher =
 export interface AdvancedOptions {
   /** The folder holding the `fim_rlvr` package (default: trainer/ of this program's installation). */
   trainerRoot?: string;
-  /** Time limit of one verification (default 60 s). */
-  verifierTimeoutMs?: number;
-  /** Verifier slots (default: up to 4, one per core). */
-  verifierSlots?: number;
-  /** Extra arguments for the simulator (e.g. `--decl-ms 200`, `--faults`). */
-  simulatorArgs?: string[];
   /** How long `initialize` may take, model building included (default 10 minutes). */
   initializeTimeoutMs?: number;
   /** How long the trainer may take to checkpoint after `train/stop` before it is killed (default 2 minutes). */
   stopTimeoutMs?: number;
-  /** Wraps the verifier the relay calls (benchmarks add a simulated cost per check). */
-  wrapVerifier?: (verifier: BatchVerifier) => BatchVerifier;
+  /** Wraps the verifier the run's service calls (benchmarks add a simulated cost per check). */
+  wrapVerifier?: (verifier: ServiceVerifier) => ServiceVerifier;
 }
 
 export type TrainingPhase =
@@ -200,21 +193,16 @@ export async function startTraining(
   if (stop2) return stop2;
 
   phase("starting-verifier");
-  const slots = advanced.verifierSlots ?? Math.max(1, Math.min(4, availableParallelism()));
-  const verifier = await startVerifier(options.verifier, prepared.projectRoot, {
-    slots,
-    timeoutMs: advanced.verifierTimeoutMs ?? 60_000,
-    simulatorArgs: advanced.simulatorArgs ?? [],
-    ...(options.memoryBudgetMb !== undefined ? { memoryBudgetMb: options.memoryBudgetMb } : {}),
-  });
-  if (verifier.kind === "error") return verifier;
-  const pool = verifier.verifier;
-  if (pool.pool.slotCount < slots)
+  const slots = options.verifier.slots ?? defaultSlots();
+  const started = await startVerifier(prepared.projectRoot, { ...options.verifier, slots });
+  if (started.kind === "error") return started;
+  const pool = started.pool;
+  if (pool.slotCount < slots)
     emit(events.onLog, {
       level: "warning",
       message:
-        `the verifier checks ${pool.pool.slotCount} candidate(s) at a time instead of ${slots}: the memory budget ` +
-        `(${pool.pool.memoryBudgetMb ? `${pool.pool.memoryBudgetMb} MB` : "three quarters of this machine's memory"}) ` +
+        `the verifier checks ${pool.slotCount} candidate(s) at a time instead of ${slots}: the memory budget ` +
+        `(${pool.memoryBudgetMb ? `${pool.memoryBudgetMb} MB` : "three quarters of this machine's memory"}) ` +
         "allows no more Lean workers. " +
         "Raise the budget (fimRlvr.verifier.memoryBudgetMb in VS Code) for more parallel checks.",
     });
@@ -224,26 +212,19 @@ export async function startTraining(
   }
 
   // The run's verifier service: every trainer process (each rank, under accelerate) checks candidates there.
-  const batchVerifier = advanced.wrapVerifier ? advanced.wrapVerifier(pool.pool) : pool.pool;
-  let observeVerdicts: ((verdicts: readonly BatchVerdict[]) => void) | undefined;
+  // The run that observes the service's answers exists only once the trainer is spawned, after the service starts.
+  const observer: { run?: TrainerRun } = {};
   const service = await startRunService(
-    batchVerifier,
-    pool.pool,
+    advanced.wrapVerifier ? advanced.wrapVerifier(pool) : pool,
     taskTable(prepared.dataset.tasks, prepared.dataset.files),
     options.reward,
-    (verdicts) => observeVerdicts?.(verdicts),
+    (verdicts) => observer.run?.observe(verdicts),
   );
-  const launcher = options.launcher ?? { kind: "single" };
   if (service.kind === "error") {
-    if (launcher.kind === "accelerate") {
-      await pool.stop();
-      return service;
-    }
-    emit(events.onLog, {
-      level: "warning",
-      message: `${service.message}; the trainer checks its candidates through this host instead (one process only)`,
-    });
+    await pool.stop();
+    return service;
   }
+  const launcher = options.launcher ?? { kind: "single" };
 
   phase(
     "starting-trainer",
@@ -251,7 +232,7 @@ export async function startTraining(
   );
   const spawned = await TrainerProcess.spawn({ python: python.python, trainerRoot, cwd: runDir, launcher });
   if (spawned.kind === "error") {
-    if (service.kind === "ok") await service.service.stop();
+    await service.service.stop();
     await pool.stop();
     return spawned;
   }
@@ -269,21 +250,13 @@ export async function startTraining(
     runDir,
     trainer,
     pool,
+    service.service,
     events,
     phase,
     advanced.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
   );
-  if (service.kind === "ok") {
-    run.adoptService(service.service);
-    observeVerdicts = (verdicts) => run.observe(verdicts);
-  }
-  const relay = new VerifyRelay(
-    batchVerifier,
-    prepared.dataset.tasks,
-    prepared.dataset.files,
-    options.reward,
-  );
-  run.wire(relay);
+  observer.run = run;
+  run.wire();
   trainer.connection.listen();
 
   const init = await run.initialize(
@@ -293,8 +266,13 @@ export async function startTraining(
       datasetDir: prepared.dataset.dir,
       runDir,
       resume: options.resume,
-      verifier: pool.pool.identity,
-      ...(service.kind === "ok" ? { verifierService: service.service.address } : {}),
+      verifier: pool.identity,
+      verifierService: service.service.address,
+      verifierBudget: {
+        slots: pool.slotCount,
+        checkTimeoutMs: pool.timeoutMs,
+        checkBoundMs: pool.checkBoundMs,
+      },
     },
     advanced.initializeTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
   );

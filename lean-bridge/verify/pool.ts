@@ -6,7 +6,7 @@
  * never blocks the other slots.
  */
 import type { Range } from "vscode-languageserver-protocol";
-import { LeanServer, type LaunchSpec } from "../server/leanServer";
+import { LeanServer, START_TIMEOUT_MS, type LaunchSpec } from "../server/leanServer";
 import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
 import { checkOnSlot, stderrTail } from "./checkOnSlot";
@@ -58,6 +58,9 @@ export interface PoolOptions {
   /** How long a start (or restart) may wait for the server's answer to initialize, ms (default 120 s). */
   initTimeoutMs?: number;
 }
+
+/** Attempts of one check: a crash is retried once on a fresh worker (see `check`). */
+const CHECK_ATTEMPTS = 2;
 
 export type PoolStart =
   { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; stderr: string };
@@ -116,6 +119,20 @@ export class VerifierPool implements Verifier {
 
   get slotCount(): number {
     return this.scheduler.slots.length;
+  }
+
+  /** The time limit of one check, ms. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
+  /**
+   * The longest one check can take on a verifier that works, ms: its time limit on every attempt, and a server
+   * (re)start before each. What a caller waiting on many checks must allow (the trainer's batch deadline), queueing
+   * for a slot aside.
+   */
+  get checkBoundMs(): number {
+    return CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
@@ -187,7 +204,7 @@ export class VerifierPool implements Verifier {
           slot.text = undefined;
         } else if (checked.aftermath === "server-lost") this.scheduler.forgetAll();
         if (checked.outcome.kind !== "crashed" || this.supervisor.stopped) return checked.outcome;
-        if (attempt >= 2)
+        if (attempt >= CHECK_ATTEMPTS)
           return {
             ...checked.outcome,
             cause: "candidate",

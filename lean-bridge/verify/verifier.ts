@@ -21,6 +21,13 @@ export interface Verifier {
   readonly stats: VerifierStatsCounters;
   /** Checks run at once. */
   readonly slotCount: number;
+  /** The time limit of one check, ms. */
+  readonly timeoutMs: number;
+  /**
+   * The longest one check can take on a verifier that works, ms, queueing for a slot aside: what a caller
+   * waiting on many checks must allow (the trainer's batch deadline, `initialize.verifierBudget`).
+   */
+  readonly checkBoundMs: number;
   /** Memory all Lean workers together may use, MB (0 when the verifier does not manage workers). */
   readonly memoryBudgetMb: number;
   /** What the server said on stderr (empty for a remote verifier). */

@@ -102,8 +102,9 @@ test("the dashboard reducer builds aligned curves, pass rate by kind from sample
     },
     { type: "sample", step: 1, kind: "tactic", verdict: "proved" },
     { type: "sample", step: 1, kind: "tactic", verdict: "failed" },
-    { type: "sample", step: 1, kind: "tactic", verdict: "timeout" },
+    { type: "sample", step: 1, kind: "tactic", verdict: "timeout", cause: "infrastructure" },
     { type: "sample", step: 2, kind: "proof", verdict: "failed" },
+    { type: "sample", step: 2, kind: "proof", verdict: "timeout", cause: "candidate" },
     { type: "verifier", checks: 6, cacheHits: 2, checksPerSecond: 3.5 },
   ];
   const before = emptyDashboard();
@@ -119,9 +120,10 @@ test("the dashboard reducer builds aligned curves, pass rate by kind from sample
   assert.deepEqual(
     passRateByKind(state),
     { tactic: [0.5, null], proof: [null, 0] },
-    "timeouts are not counted",
+    "masked timeouts are not counted; the candidate's own are failures",
   );
-  assert.equal(state.samples, 4);
+  assert.deepEqual(state.kindCounts.proof?.[1], [0, 2]);
+  assert.equal(state.samples, 5);
   assert.equal(cacheHitRate(state), 0.25);
   assert.deepEqual(
     reduceDashboard(emptyDashboard(), { type: "state", state }),

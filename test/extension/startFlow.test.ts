@@ -14,7 +14,9 @@ import {
   type StartEnv,
   type StartUi,
 } from "../../extension/state/startFlow";
+import { ALGORITHM_CHOICES } from "../../extension/state/algorithms";
 import { chooseProject } from "../../extension/state/leanProject";
+import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 
 function fakeFs(files: Record<string, string>) {
   return {
@@ -140,9 +142,8 @@ test("Start: algorithm quick pick with one-line descriptions (the setting first)
       group_size: 4,
     },
     reward: "binary",
-    verifier: { kind: "lean" },
+    verifier: { kind: "lean", timeoutMs: 30_000 },
     resume: false,
-    advanced: { verifierTimeoutMs: 30_000 },
   });
   assert.match(plan.summary, /verifier: Lean; Python: the managed virtual environment/);
   const taken = env({ fs: fakeFs({ "/ws/lean-env/lean-toolchain": "", [plan.options.runDir]: "" }) });
@@ -177,9 +178,11 @@ test("Start with fimRlvr.verifier.kimina set: the Kimina Lean Server verifies; a
   const withKimina = env({ lakeFound: false });
   withKimina.settings.kiminaUrl = " http://127.0.0.1:8000 ";
   const plan = await planStart(withKimina, fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
+  // The verifier's limits from the settings apply to Kimina as to any verifier (default time limit: 30 s).
   assert.deepEqual(plan.kind === "ready" && plan.options.verifier, {
     kind: "kimina",
     url: "http://127.0.0.1:8000",
+    timeoutMs: 30_000,
   });
   assert.match(plan.kind === "ready" ? plan.summary : "", /verifier: a Kimina Lean Server/);
 
@@ -219,6 +222,7 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
     "/ws/lean-env/lean-toolchain": "",
     "/ws/lean-env/FimExamples/Basic.lean": "",
     "/runs/r1/checkpoints/latest": "step-6\n",
+    "/runs/r1/checkpoints/step-6/state.json": "{}",
     "/runs/r1/checkpoints/step-6/model/config.json": "{}",
   };
   const last = fakeUi({ picks: ["GRPO", "last run"] });
@@ -237,8 +241,10 @@ test("Start: no Lean project, cancelled pickers, a local model folder, the last 
     "/ws/lean-env/lean-toolchain": "",
     "/ws/lean-env/FimExamples/Basic.lean": "",
     [`${runs}/2026-11-20T10-00-00/checkpoints/latest`]: "step-3",
+    [`${runs}/2026-11-20T10-00-00/checkpoints/step-3/state.json`]: "{}",
     [`${runs}/2026-11-20T10-00-00/checkpoints/step-3/model/config.json`]: "{}",
     [`${runs}/2026-11-21T10-00-00/checkpoints/latest`]: "step-2",
+    [`${runs}/2026-11-21T10-00-00/checkpoints/step-2/state.json`]: "{}",
     [`${runs}/2026-11-21T10-00-00/checkpoints/step-2/model/adapter_config.json`]: "{}",
     [`${runs}/2026-11-22T10-00-00/metrics.jsonl`]: "",
   };
@@ -281,6 +287,7 @@ test("Resume continues the last run from its checkpoint with the configuration i
   assert.match(noRun.log.errors[0]!, /no run with a checkpoint/);
   const files = {
     "/runs/r1/checkpoints/latest": "step-6",
+    "/runs/r1/checkpoints/step-6/state.json": "{}",
     // As the trainer writes it: its resolved TrainConfig plus records of its own, which are not options.
     "/runs/r1/config.json": JSON.stringify({
       algorithm: "gspo",
@@ -325,14 +332,24 @@ test("Resume continues the last run from its checkpoint with the configuration i
 test("The memory budget setting reaches the run's options on Start and Resume; unset leaves the pool's default", async () => {
   const settings = { ...env().settings, memoryBudgetMb: 6144 };
   const start = await planStart(env({ settings }), fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
-  assert.equal(start.kind === "ready" && start.options.memoryBudgetMb, 6144);
+  assert.equal(start.kind === "ready" && start.options.verifier.memoryBudgetMb, 6144);
   const unset = await planStart(env(), fakeUi({ picks: ["GRPO", "Embedded"] }).ui);
   assert.ok(
-    unset.kind === "ready" && !("memoryBudgetMb" in unset.options),
+    unset.kind === "ready" && !("memoryBudgetMb" in unset.options.verifier),
     "no key: the pool uses 3/4 of RAM",
   );
-  const files = { "/runs/r1/checkpoints/latest": "step-6" };
+  const files = {
+    "/runs/r1/checkpoints/latest": "step-6",
+    "/runs/r1/checkpoints/step-6/state.json": "{}",
+  };
   const lastRun = { runDir: "/runs/r1", project: "/ws/lean-env" };
   const resume = await planResume(env({ fs: fakeFs(files), lastRun, settings }), fakeUi({}).ui);
-  assert.equal(resume.kind === "ready" && resume.options.memoryBudgetMb, 6144);
+  assert.equal(resume.kind === "ready" && resume.options.verifier.memoryBudgetMb, 6144);
+});
+
+test("the Start quick pick offers every algorithm the trainer runs, in the protocol's order", () => {
+  assert.deepEqual(
+    ALGORITHM_CHOICES.map((a) => a.name),
+    [...ALGORITHM_NAMES],
+  );
 });

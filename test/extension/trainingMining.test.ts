@@ -23,11 +23,10 @@ function options(exporter: ExportRunner, extra: Partial<TrainingOptions> = {}): 
     runDir: mkdtempSync(join(tmpdir(), "fim-train-mine-")),
     config: { steps: 1, group_size: 2, kinds: ["tactic"] },
     reward: "binary",
-    verifier: { kind: "simulator" },
+    verifier: { kind: "simulator", slots: 2, timeoutMs: 5_000 },
     resume: false,
     python: FAKE_PYTHON,
     exporter,
-    advanced: { verifierSlots: 2, verifierTimeoutMs: 5_000 },
     ...extra,
   };
 }
@@ -80,9 +79,14 @@ test("cancelling the start while the child mines abandons the start with a clear
 test("a memory budget too small for the slots asked for runs fewer slots and says so", async () => {
   const logs: string[] = [];
   // The simulator's worker counts 64 MB: a 64 MB budget leaves room for one slot of the two asked for.
-  const started = await startTraining(options(inProcessExport, { memoryBudgetMb: 64 }), {
-    onLog: (l) => logs.push(`${l.level}: ${l.message}`),
-  });
+  const started = await startTraining(
+    options(inProcessExport, {
+      verifier: { kind: "simulator", slots: 2, timeoutMs: 5_000, memoryBudgetMb: 64 },
+    }),
+    {
+      onLog: (l) => logs.push(`${l.level}: ${l.message}`),
+    },
+  );
   assert.equal(started.kind, "started", JSON.stringify(started));
   if (started.kind !== "started") return;
   assert.equal((await started.session.done).kind, "completed");
@@ -92,9 +96,14 @@ test("a memory budget too small for the slots asked for runs fewer slots and say
     /^warning: the verifier checks 1 candidate\(s\) at a time instead of 2: the memory budget \(64 MB\)/,
   );
   assert.match(warning!, /fimRlvr\.verifier\.memoryBudgetMb/);
-  const roomy = await startTraining(options(inProcessExport, { memoryBudgetMb: 128 }), {
-    onLog: (l) => logs.push(`${l.level}: ${l.message}`),
-  });
+  const roomy = await startTraining(
+    options(inProcessExport, {
+      verifier: { kind: "simulator", slots: 2, timeoutMs: 5_000, memoryBudgetMb: 128 },
+    }),
+    {
+      onLog: (l) => logs.push(`${l.level}: ${l.message}`),
+    },
+  );
   assert.equal(roomy.kind, "started");
   if (roomy.kind === "started") assert.equal((await roomy.session.done).kind, "completed");
   assert.equal(logs.filter((l) => l.includes("memory budget")).length, 1, "a budget for two slots is quiet");

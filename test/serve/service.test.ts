@@ -15,7 +15,7 @@ import {
   SERVICE_UNAUTHORIZED,
   type ServiceStats,
   type VerifyBatchResult,
-} from "../../lean-bridge/serve/protocol";
+} from "../../lean-bridge/protocol/trainer";
 import { VerifierService, type ServiceOptions, type ServiceVerifier } from "../../lean-bridge/serve/service";
 import { inMemory } from "../harness";
 import { proofHole, readExample } from "../helpers";

@@ -9,6 +9,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
+import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
 import { toolSkip } from "../toolSkip";
 
@@ -34,42 +36,54 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline, #18's project and verifier)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
+  const verifyOptions = Object.keys(SERVER_OPTIONS).map((name) => `--${name}`);
   assert.deepEqual(
     flags,
     [
-      "--algo-config",
-      "--algorithm",
-      "--batch-size",
-      "--config",
-      "--group-size",
-      "--help",
-      "--model",
-      "--out",
-      "--python",
-      "--resume",
-      "--reward",
-      "--seed",
-      "--server",
-      "--simulator",
-      "--steps",
-      "--lora-r",
-      "--lora-alpha",
-      "--lora-targets",
-      "--load-in-4bit",
-      "--launcher",
-      "--num-processes",
-      "--accelerate-config",
-      "--baseline",
-      // #18: statement files imported into a project, and a Kimina Lean Server as the verifier.
-      "--project",
-      "--verifier",
+      ...new Set([
+        ...verifyOptions,
+        "--workers",
+        "--algo-config",
+        "--algorithm",
+        "--batch-size",
+        "--config",
+        "--group-size",
+        "--help",
+        "--model",
+        "--out",
+        "--project",
+        "--python",
+        "--resume",
+        "--reward",
+        "--seed",
+        "--server",
+        "--simulator",
+        "--steps",
+        "--lora-r",
+        "--lora-alpha",
+        "--lora-targets",
+        "--load-in-4bit",
+        "--launcher",
+        "--num-processes",
+        "--accelerate-config",
+        "--baseline",
+      ]),
     ].sort(),
   );
   assert.match(r.stdout, /Usage: fim-rlvr train WORKSPACE\|DATASET_DIR/);
+  // The verify options read as verify's do: one table (cli/pool.ts), the same help text.
+  const verify = cli(["verify", "--help"]).stdout;
+  const shown = (page: string, name: string) =>
+    page
+      .match(new RegExp(`^ {2}--${name}\\b.*$`, "m"))?.[0]
+      .replace(/\s+/g, " ")
+      .slice(0, 50);
+  for (const name of ["policy", "timeout-ms", "oracle", "memory-mb", "no-sandbox"])
+    assert.equal(shown(r.stdout, name), shown(verify, name), `--${name}`);
   assert.match(cli(["--help"]).stdout, /\n {2}train +.*\n {2}algorithms +/);
 });
 
@@ -146,7 +160,8 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--algo-config", "{epsilon: 1}"], /--algo-config is not valid JSON/],
     [["train", EXAMPLE, "--steps", "1.5"], /--steps must be a whole number/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
-    [["train", EXAMPLE, "--simulator", "--server", "x"], /either --simulator or --server/],
+    [["train", EXAMPLE, "--simulator", "--server", "x"], /give one of --verifier, --server and --simulator/],
+    [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
   ];
@@ -200,7 +215,7 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
   }
   const r = cli(["algorithms", "--python", VENV_PYTHON]);
   assert.equal(r.status, 0, r.stderr);
-  for (const name of ["grpo", "drgrpo", "dapo", "gspo", "dgpo"])
+  for (const name of ALGORITHM_NAMES)
     assert.match(r.stdout, new RegExp(`^${name} +\\S.*\\n +paper: .*\\n +defaults: epsilon=`, "m"));
   assert.match(r.stdout, /dapo .*\n.*\n +defaults: .*epsilon_high=0\.28/);
 });

@@ -1,6 +1,7 @@
 /**
- * The TypeScript declarations of the host <-> trainer protocol agree with the JSON Schema, the source of truth:
- * the same types, field names, required-ness, nullability, primitive types and enums, and the same methods.
+ * The TypeScript declarations of everything that crosses the language line (the host <-> trainer protocol and the
+ * verifier service's) agree with the JSON Schema, the source of truth: the same types, field names, required-ness,
+ * nullability, primitive types and enums, and the same methods and error codes.
  * The declarations are read with the TypeScript compiler's own type checker, not by pattern matching.
  */
 import { test } from "node:test";
@@ -11,6 +12,10 @@ import ts from "typescript";
 import Ajv2020 from "ajv/dist/2020";
 import { REPO } from "../helpers";
 import {
+  SERVICE_BUSY,
+  SERVICE_INVALID_PARAMS,
+  SERVICE_MESSAGES,
+  SERVICE_UNAUTHORIZED,
   TRAINER_MESSAGES,
   TRAINER_PROTOCOL_VERSION,
   TRAINER_ERROR_CODE,
@@ -35,6 +40,7 @@ interface JsonSchema {
 const schema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as {
   $defs: Record<string, JsonSchema>;
   "x-messages": unknown[];
+  "x-serviceMessages": unknown[];
   "x-protocolVersion": number;
   "x-errorCodes": Record<string, number>;
 };
@@ -89,7 +95,11 @@ function tsShape(type: ts.Type): Set<string> {
 
 test("the schema is valid JSON Schema 2020-12 and every definition compiles", () => {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
-  ajv.addKeyword("x-messages").addKeyword("x-protocolVersion").addKeyword("x-errorCodes");
+  ajv
+    .addKeyword("x-messages")
+    .addKeyword("x-serviceMessages")
+    .addKeyword("x-protocolVersion")
+    .addKeyword("x-errorCodes");
   ajv.addSchema(schema, "trainer");
   for (const name of Object.keys(schema.$defs))
     assert.ok(ajv.getSchema(`trainer#/$defs/${name}`), `$defs/${name} compiles`);
@@ -146,8 +156,14 @@ test("enumerations and the null result agree", () => {
 
 test("methods, directions and payload types agree; version and error code agree", () => {
   assert.deepEqual(JSON.parse(JSON.stringify(TRAINER_MESSAGES)), schema["x-messages"]);
+  assert.deepEqual(JSON.parse(JSON.stringify(SERVICE_MESSAGES)), schema["x-serviceMessages"]);
   assert.equal(TRAINER_PROTOCOL_VERSION, schema["x-protocolVersion"]);
-  assert.equal(TRAINER_ERROR_CODE, schema["x-errorCodes"].trainerError);
+  assert.deepEqual(schema["x-errorCodes"], {
+    trainerError: TRAINER_ERROR_CODE,
+    serviceUnauthorized: SERVICE_UNAUTHORIZED,
+    serviceBusy: SERVICE_BUSY,
+    serviceInvalidParams: SERVICE_INVALID_PARAMS,
+  });
 });
 
 test("the comparison itself notices a difference (a field renamed in a copy of the schema)", () => {

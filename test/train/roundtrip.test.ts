@@ -1,15 +1,18 @@
 /**
  * TypeScript <-> Python protocol round trip with the real trainer (`python -m fim_rlvr --stdio`, run with
  * trainer/.venv/bin/python): every message in both directions is checked against trainer.schema.json, from
- * initialize through verify/batch and the notifications to shutdown and a clean exit. Skipped, with the
+ * initialize through the notifications to shutdown and a clean exit, and so is every request its service client
+ * sends to a verifier service (a schema-checking stand-in on loopback TCP, the trainer's only road to a verifier). Skipped, with the
  * reason printed, where that environment is missing (`npm run test:setup` creates it).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from "vscode-jsonrpc/node";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import type { TaskRecord } from "../../lean-bridge/dataset/records";
 import {
@@ -89,27 +92,37 @@ test(
       label: "exact match (test double, not Lean)",
     };
 
-    c.onRequest(VerifyBatch, (params) => {
-      count(VerifyBatch.method);
-      valid("VerifyBatchParams", params, "verify/batch params");
-      const verdicts: BatchVerdict[] = params.items.map((item) => {
-        const proved = tasks.get(item.taskId)?.middle.trim() === item.candidate.trim();
-        return {
-          taskId: item.taskId,
-          kind: proved ? "proved" : "failed",
-          reward: proved ? 1 : 0,
-          rewardMetrics: { proved: proved ? 1 : 0 },
-          diagnostics: proved
-            ? []
-            : [{ severity: 1, message: "not the reference proof", candidateRange: null }],
-          elapsedMs: 0,
-          cached: false,
-          verifier,
-        };
+    const token = "roundtrip-token";
+    const service = createServer((socket) => {
+      const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+      socket.on("error", () => rpc.dispose());
+      rpc.onRequest(VerifyBatch, (params) => {
+        count(VerifyBatch.method);
+        valid("VerifyBatchParams", params, "verify/batch params");
+        if (params.token !== token) violations.push(`verify/batch without the service's token`);
+        const verdicts: BatchVerdict[] = params.items.map((item) => {
+          const taskId = "taskId" in item && item.taskId !== undefined ? item.taskId : "";
+          const proved = tasks.get(taskId)?.middle.trim() === item.candidate.trim();
+          return {
+            taskId,
+            kind: proved ? "proved" : "failed",
+            reward: proved ? 1 : 0,
+            rewardMetrics: { proved: proved ? 1 : 0 },
+            diagnostics: proved
+              ? []
+              : [{ severity: 1, message: "not the reference proof", candidateRange: null }],
+            elapsedMs: 0,
+            cached: false,
+            verifier,
+          };
+        });
+        valid("VerifyBatchResult", { verdicts }, "our own verify/batch result");
+        return { verdicts };
       });
-      valid("VerifyBatchResult", { verdicts }, "our own verify/batch result");
-      return { verdicts };
+      rpc.listen();
     });
+    await new Promise<void>((resolveListen) => service.listen(0, "127.0.0.1", resolveListen));
+    const port = (service.address() as AddressInfo).port;
     for (const message of TRAINER_MESSAGES) {
       if (message.type !== "notification") continue;
       c.onNotification(message.method, (params: unknown) => {
@@ -138,6 +151,8 @@ test(
       runDir: join(work, "run"),
       resume: false,
       verifier,
+      verifierService: { host: "127.0.0.1", port, token },
+      verifierBudget: { slots: 1, checkTimeoutMs: 1_000, checkBoundMs: 2_000 },
     };
     valid("InitializeParams", params, "our initialize params");
     const init = await c.sendRequest(Initialize, params);
@@ -148,6 +163,7 @@ test(
     assert.equal(await c.sendRequest(Shutdown), null);
     const exit = await trainer.dispose(30_000);
     assert.deepEqual(exit, { code: 0, signal: null }, trainer.stderrTail);
+    service.close();
     assert.deepEqual(violations, []);
     for (const method of [
       "verify/batch",

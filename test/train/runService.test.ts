@@ -1,28 +1,28 @@
 /**
  * The run's own verifier service (lean-bridge/train/runService.ts) over real TCP with the service client: it binds
  * loopback on a free port, refuses requests without its token, answers by the run's task ids, shows every answered
- * batch to the host (which keeps checks/s and the broken-environment stop working), and stops with the run.
+ * batch (the very verdicts the client got) to the host (which keeps checks/s and the broken-environment stop working), and stops with the run.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { BatchVerdict } from "../../lean-bridge/protocol/trainer";
 import { VerifierClient } from "../../lean-bridge/serve/client";
 import { startRunService } from "../../lean-bridge/train/runService";
-import type { BatchVerifier } from "../../lean-bridge/train/relay";
+import type { ServiceVerifier } from "../../lean-bridge/serve/service";
 import type { VerifyTask } from "../../lean-bridge/verify/pool";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 
 const IDENTITY = { kind: "simulator" as const, version: "stub", label: "stub verifier (not Lean)" };
 
 /** Proves "ok", reports a broken environment for "env", fails anything else; remembers the tasks it saw. */
-function stubVerifier(): BatchVerifier & { seen: VerifyTask[] } {
+function stubVerifier(): ServiceVerifier & { seen: VerifyTask[] } {
   const seen: VerifyTask[] = [];
   return {
     identity: IDENTITY,
-    stats: { checks: 0, cacheHits: 0 },
+    stats: { cacheHits: 0, restarts: 0 },
+    slotCount: 2,
     seen,
     verifyMany(items) {
-      this.stats.checks += items.length;
       return Promise.resolve(
         items.map(({ task, candidate }): Verdict => {
           seen.push(task);
@@ -52,13 +52,7 @@ const TASKS = new Map<string, VerifyTask>([
 test("the run's service: loopback, token, task ids, every batch observed, stops with the run", async () => {
   const verifier = stubVerifier();
   const observed: BatchVerdict[][] = [];
-  const started = await startRunService(
-    verifier,
-    { stats: { restarts: 0 }, slotCount: 2 },
-    TASKS,
-    "binary",
-    (v) => observed.push([...v]),
-  );
+  const started = await startRunService(verifier, TASKS, "binary", (v) => observed.push([...v]));
   assert.equal(started.kind, "ok");
   if (started.kind !== "ok") return;
   const { address } = started.service;
@@ -90,9 +84,9 @@ test("the run's service: loopback, token, task ids, every batch observed, stops 
   );
   assert.equal(verifier.seen[0]?.text, "x", "the task's file text travels with it");
   assert.deepEqual(
-    observed.flat().map((v) => v.kind),
-    ["proved", "environment"],
-    "the host sees what the verifier answered (an unknown id never reaches it)",
+    observed.flat(),
+    batch.verdicts,
+    "the host sees exactly what the trainer got, rewards included (computed once, by the service)",
   );
 
   await started.service.stop();
@@ -105,4 +99,24 @@ test("the run's service: loopback, token, task ids, every batch observed, stops 
       "a check lost with the service is masked, not failed",
     );
   client.close();
+});
+
+test("a verifier that fails answers its items as crashed by the infrastructure (masked), never a lost batch", async () => {
+  const broken: ServiceVerifier = {
+    ...stubVerifier(),
+    verifyMany: () => Promise.reject(new Error("pool exploded")),
+  };
+  const started = await startRunService(broken, TASKS, "binary", () => undefined);
+  assert.equal(started.kind, "ok");
+  if (started.kind !== "ok") return;
+  const client = new VerifierClient([started.service.address], { token: started.service.address.token });
+  const batch = await client.verifyBatch([{ taskId: "t1", candidate: "ok" }]);
+  assert.equal(batch.kind, "ok");
+  if (batch.kind === "ok") {
+    assert.equal(batch.verdicts[0]?.kind, "crashed");
+    assert.equal(batch.verdicts[0]?.cause, "infrastructure");
+    assert.match(batch.verdicts[0]?.diagnostics[0]?.message ?? "", /the verifier failed: pool exploded/);
+  }
+  client.close();
+  await started.service.stop();
 });

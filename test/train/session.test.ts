@@ -31,11 +31,10 @@ function options(dir: string, extra: Partial<TrainingOptions> = {}): TrainingOpt
     runDir: dir,
     config: { steps: 3, group_size: 2, kinds: ["tactic"] },
     reward: "binary",
-    verifier: { kind: "simulator" },
+    verifier: { kind: "simulator", slots: 2, timeoutMs: 2_000, extraArgs: ["--faults"] },
     resume: false,
     python: FAKE_PYTHON,
     ...extra,
-    advanced: { verifierSlots: 2, verifierTimeoutMs: 2_000, simulatorArgs: ["--faults"], ...extra.advanced },
   };
 }
 
@@ -301,7 +300,10 @@ test("a dataset whose workspace is gone is checked by the simulator in a copy of
     rec.samples.map((s) => s.verdict),
     ["proved", "failed"],
   );
-  const lean = await startTraining(options(runDir(), { target: dataset, verifier: { kind: "lean" } }), {});
+  const lean = await startTraining(
+    options(runDir(), { target: dataset, verifier: { kind: "lean", slots: 2, timeoutMs: 2_000 } }),
+    {},
+  );
   assert.equal(lean.kind, "error");
   if (lean.kind === "error")
     assert.match(lean.message, /does not name a workspace that exists here, and Lean needs the project/);

@@ -1,24 +1,22 @@
 /**
  * The training host's pure parts: the report page, the progress line, TrainConfig from flags and files,
- * Python discovery, and the verify/batch relay over a stand-in verifier.
+ * Python discovery, and the latest-checkpoint rule (shared with the trainer through a fixture).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
+import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
   managedPython,
   trainerDependencies,
   inspectPython,
 } from "../../lean-bridge/train/python";
-import { VerifyRelay, type BatchVerifier } from "../../lean-bridge/train/relay";
-import type { TaskRecord } from "../../lean-bridge/dataset/records";
-import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { REPO } from "../helpers";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
@@ -214,80 +212,19 @@ test("the managed environment prints the exact failing command, and needs a Pyth
     assert.match(none.message, /no Python 3\.10\+ to build the trainer's environment from/);
 });
 
-test("the relay keeps order, answers unknown ids and verifier failures with unmasked/masked verdicts, and pays rewards", async () => {
-  const task = (id: string): TaskRecord =>
-    ({
-      id,
-      file: "A.lean",
-      range: { start: { line: 1, character: 2 }, end: { line: 1, character: 6 } },
-    }) as TaskRecord;
-  const verdict = (kind: "proved" | "failed"): Verdict =>
-    kind === "proved"
-      ? { kind, axioms: [], axiomsChecked: true, elapsedMs: 3, verifier: SIM, diagnostics: [] }
-      : {
-          kind,
-          reason: "type mismatch",
-          elapsedMs: 4,
-          verifier: SIM,
-          diagnostics: [
-            {
-              severity: 1,
-              message: "type mismatch",
-              range: { start: { line: 1, character: 2 }, end: { line: 1, character: 3 } },
-              candidateRange: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
-            },
-          ],
-          cached: true,
-        };
-  const seen: string[][] = [];
-  const verifier: BatchVerifier = {
-    identity: SIM,
-    stats: { checks: 0, cacheHits: 0 },
-    async verifyMany(items) {
-      seen.push(items.map((i) => i.candidate));
-      return items.map((i) => verdict(i.candidate === "rfl" ? "proved" : "failed"));
-    },
-  };
-  const relay = new VerifyRelay(
-    verifier,
-    new Map([
-      ["a", task("a")],
-      ["b", task("b")],
-    ]),
-    new Map([["A.lean", "text"]]),
-    "binary",
-  );
-  const result = await relay.verifyBatch({
-    items: [
-      { taskId: "a", candidate: "rfl" },
-      { taskId: "zzz", candidate: "rfl" },
-      { taskId: "b", candidate: "simp" },
-    ],
-  });
-  assert.deepEqual(seen, [["rfl", "simp"]], "unknown ids never reach the verifier");
-  assert.deepEqual(
-    result.verdicts.map((v) => [v.taskId, v.kind, v.reward, v.cached]),
-    [
-      ["a", "proved", 1, false],
-      ["zzz", "rejected", 0, false],
-      ["b", "failed", 0, true],
-    ],
-  );
-  assert.deepEqual(result.verdicts[2]!.diagnostics, [
-    {
-      severity: 1,
-      message: "type mismatch",
-      candidateRange: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
-    },
-  ]);
-  assert.match(result.verdicts[1]!.diagnostics[0]!.message, /unknown task id zzz/);
-  const broken = new VerifyRelay(
-    { ...verifier, verifyMany: () => Promise.reject(new Error("pool exploded")) },
-    new Map([["a", task("a")]]),
-    new Map(),
-    "binary",
-  );
-  const failed = await broken.verifyBatch({ items: [{ taskId: "a", candidate: "rfl" }] });
-  assert.equal(failed.verdicts[0]!.kind, "crashed");
-  assert.match(failed.verdicts[0]!.diagnostics[0]!.message, /the verifier failed: pool exploded/);
+test("the latest checkpoint: the rule the trainer follows too (test/fixtures/latest-checkpoint.json)", () => {
+  const fixture = JSON.parse(
+    readFileSync(join(REPO, "test", "fixtures", "latest-checkpoint.json"), "utf8"),
+  ) as { cases: { name: string; files: Record<string, string>; expected: string | null }[] };
+  assert.ok(fixture.cases.length >= 6);
+  for (const c of fixture.cases) {
+    const runDir = tmp();
+    for (const [path, text] of Object.entries(c.files)) {
+      const full = join(runDir, "checkpoints", path);
+      mkdirSync(path.endsWith("/") ? full : dirname(full), { recursive: true });
+      if (!path.endsWith("/")) writeFileSync(full, text);
+    }
+    const expected = c.expected === null ? null : join(runDir, "checkpoints", c.expected);
+    assert.equal(latestCheckpoint(runDir), expected, c.name);
+  }
 });

@@ -1,7 +1,8 @@
 /**
  * Property tests for partial reward with gaming candidates, through the lean-like server (test/hacks): for
  * seeded random candidates built from real steps, no-ops and padding, no-op candidates earn exactly 0,
- * padding never raises a reward, a failed candidate earns 0, and nothing but a proof earns 1.
+ * padding never raises a reward, a failed candidate earns 0, and nothing but a proof earns 1. A timeout or crash
+ * earns 0 in every mode: the trainer takes these rewards as they are (rewards are computed here, once).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -83,4 +84,14 @@ test("partial reward under gaming: no-ops earn 0, padding never helps, failures 
     await lean.close();
   }
   assert.ok(sawPartial, "some candidate made real progress and earned partial credit");
+});
+
+test("a timeout or a crash earns 0 in every reward mode, whoever caused it", () => {
+  const verifier = { kind: "simulator" as const, version: "0", label: "simulator (not Lean)" };
+  for (const mode of ["binary", "partial"] as const)
+    for (const cause of ["candidate", "infrastructure"] as const) {
+      const base = { elapsedMs: 1, verifier, diagnostics: [], cause };
+      assert.equal(rewardOf({ ...base, kind: "timeout", timeoutMs: 10 }, mode).reward, 0);
+      assert.equal(rewardOf({ ...base, kind: "crashed", reason: "worker died" }, mode).reward, 0);
+    }
 });

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -155,36 +156,35 @@ def _sweep_temporaries(root: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def _step_of(path: Path) -> int | None:
-    name = path.name
-    if not name.startswith("step-"):
-        return None
-    try:
-        return int(name[len("step-") :])
-    except ValueError:
-        return None
+def _step_of(name: str) -> int | None:
+    """The step of a checkpoint folder's name (`step-N`), else None (temporaries, strays, paths)."""
+    match = re.fullmatch(r"step-(\d+)", name)
+    return int(match.group(1)) if match else None
 
 
 def _prune(root: Path, keep_name: str) -> None:
-    complete = sorted((s, p) for p in root.iterdir() if p.is_dir() and (s := _step_of(p)) is not None)
+    complete = sorted((s, p) for p in root.iterdir() if p.is_dir() and (s := _step_of(p.name)) is not None)
     for _, path in complete[:-KEEP]:
         if path.name != keep_name:
             shutil.rmtree(path, ignore_errors=True)
 
 
 def latest(run_dir: str | Path) -> Path | None:
-    """The newest complete checkpoint: the one `latest` names, else (if `latest` is missing or names nothing) the
-    highest complete step-<N> folder, else None."""
+    """The newest complete checkpoint: the step-<N> folder `latest` names when it is complete (holds state.json),
+    else the complete step-<N> folder with the highest N, else None. The host and the editor follow the same rule
+    (lean-bridge/train/checkpoints.ts; both run against test/fixtures/latest-checkpoint.json)."""
     root = checkpoints_dir(run_dir)
     pointer = root / "latest"
     if pointer.is_file():
-        named = root / pointer.read_text(encoding="utf-8").strip()
-        if _step_of(named) is not None and (named / "state.json").is_file():
-            return named
+        name = pointer.read_text(encoding="utf-8").strip()
+        if _step_of(name) is not None and (root / name / "state.json").is_file():
+            return root / name
     if not root.is_dir():
         return None
     complete = sorted(
-        (s, p) for p in root.iterdir() if p.is_dir() and (s := _step_of(p)) is not None and (p / "state.json").is_file()
+        (s, p)
+        for p in root.iterdir()
+        if p.is_dir() and (s := _step_of(p.name)) is not None and (p / "state.json").is_file()
     )
     return complete[-1][1] if complete else None
 

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .algorithms.config import ALGORITHM_NAMES
 from .outcomes import TIMEOUT_REWARDS
 from .protocol import HOLE_KINDS
-
-ALGORITHM_NAMES = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
 
 EMBEDDED_GRPO_BETA = 0.2
 """GRPO's KL weight on the embedded tiny model (the paper's 0.04 stays the default for a model path). Measured on
@@ -82,7 +81,9 @@ class TrainConfig:
     sft_batch_size: int = 32
     """Examples per SFT step."""
     verify_timeout_s: float = 120.0
-    """How long the trainer waits for one verify/batch answer before masking that batch's samples as timeouts."""
+    """Slack on a batch's deadline: the trainer waits this long plus what the verifier's limits allow for the
+    candidates in flight (fim_rlvr.verify.batch_deadline_s) before masking a batch as unanswered. Also how long a
+    lost service connection is retried."""
     max_prompt_tokens: int = 256
     """Prompt budget: the prefix is cut from the left and the suffix from the right to fit."""
     lora_r: int | None = None

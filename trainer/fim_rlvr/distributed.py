@@ -275,9 +275,7 @@ def follow() -> int:
 
     def build() -> Any:
         nonlocal trainer
-        if not isinstance(params.get("verifierService"), dict):
-            raise RuntimeError("the host gave no verifier service, and only rank 0 can ask the host over stdio")
-        trainer = make_trainer(params, _NoVerifier(), NullEvents(ranks.rank))
+        trainer = make_trainer(params, NullEvents(ranks.rank))
         return trainer.prepare()
 
     try:
@@ -290,13 +288,3 @@ def follow() -> int:
         return 1
     trainer.run()
     return 0
-
-
-class _NoVerifier:
-    """Never used: a rank other than 0 always checks through the service (follow() insists on one)."""
-
-    def submit(self, items: Any) -> Any:
-        raise RuntimeError("only rank 0 can send verify/batch to the host")
-
-    def cancel(self, future: Any) -> None:
-        return None

@@ -14,7 +14,9 @@ three-armed policy prove / fail / hang). So:
 - `timeout_reward: mask` (TrainConfig) masks the candidate's own timeouts too: the old behaviour, kept for
   comparison; it lets the policy drift toward hanging.
 
-Everything else (proved, failed, incomplete, rejected) is scored with the host's reward.
+Every sample that is not masked is scored with the verifier's reward, computed once, on the host, by
+lean-bridge/verify/rewards.ts (the reward modes live there: a timeout or crash earns 0 in every mode); the trainer
+never recomputes it.
 """
 
 from __future__ import annotations
@@ -52,12 +54,9 @@ def is_masked(kind: str, cause: Any, timeout_reward: str = "failure") -> bool:
 
 
 def training_reward(kind: str, cause: Any, reward: float, timeout_reward: str = "failure") -> float:
-    """The reward the optimiser sees: NaN when masked; 0 for a timeout or crash the candidate caused (no partial
-    credit for a check that never finished); else the host's reward."""
+    """The reward the optimiser sees: NaN when masked, else the verifier's reward as the host computed it."""
     if is_masked(kind, cause, timeout_reward):
         return math.nan
-    if kind in CAUSED_KINDS:
-        return 0.0
     return float(reward)
 
 

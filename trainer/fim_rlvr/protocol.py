@@ -1,8 +1,11 @@
-"""The host <-> trainer protocol, mirrored from lean-bridge/protocol/trainer.schema.json (the source of truth).
+"""Everything that crosses the language line, mirrored from lean-bridge/protocol/trainer.schema.json (the source of
+truth): the host <-> trainer protocol and the verifier service's.
 
-JSON-RPC 2.0 over the trainer's stdin/stdout with LSP framing. Every wire message is a TypedDict named like the
-schema's `$defs` entry (tests/test_protocol_schema.py checks names, fields, required-ness and enums against the
-schema). Wire fields are camelCase, except `InitializeParams.config`, which is the trainer's snake_case TrainConfig.
+JSON-RPC 2.0 with LSP framing, over the trainer's stdin/stdout (the host's requests, the trainer's notifications)
+or over TCP to a verifier service (`verify/batch`, `stats`): the only road from a trainer process to the verifier.
+Every wire message is a TypedDict named like the schema's `$defs` entry (tests/test_protocol_schema.py checks names,
+fields, required-ness and enums against the schema). Wire fields are camelCase, except `InitializeParams.config`,
+which is the trainer's snake_case TrainConfig.
 Parsed verdicts become the frozen dataclass `Verdict`, the trainer's own view of a `BatchVerdict`.
 """
 
@@ -13,23 +16,32 @@ from typing import Any, Literal, TypedDict
 
 from .outcomes import VerdictCause, cause_of, is_masked, outside_candidate_control
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 """The protocol version this trainer speaks (InitializeParams.protocolVersion)."""
 
 TRAINER_ERROR = -32001
 """JSON-RPC error code for a failure the user can fix (bad model path, no tasks of the requested kinds ...)."""
 
-# Method names.
+# Method names: host <-> trainer.
 INITIALIZE = "initialize"
 TRAIN_STOP = "train/stop"
 SHUTDOWN = "shutdown"
-VERIFY_BATCH = "verify/batch"
 TRAIN_PROGRESS = "train/progress"
 TRAIN_SAMPLE = "train/sample"
 TRAIN_CHECKPOINT = "train/checkpoint"
 TRAIN_LOG = "train/log"
 TRAIN_EVAL = "train/eval"
 TRAIN_DONE = "train/done"
+
+# The verifier service (over TCP).
+VERIFY_BATCH = "verify/batch"
+STATS = "stats"
+SERVICE_UNAUTHORIZED = -32010
+"""Service error code: the token is missing or wrong."""
+SERVICE_BUSY = -32011
+"""Service error code: the service's queue is full; the client retries."""
+SERVICE_INVALID_PARAMS = -32602
+"""Service error code: malformed params."""
 
 VerdictKind = Literal["proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment"]
 HoleKind = Literal["tactic", "block", "steps", "proof"]
@@ -147,9 +159,25 @@ class VerifierServiceAddress(TypedDict):
     """The service's token, sent as the `token` field of each request's params."""
 
 
-class _InitializeRequired(TypedDict):
+class VerifierBudget(TypedDict):
+    """What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
+    batch's deadline is the candidates that may be in the verifier at once, divided among its slots, times the
+    longest one check can take, plus the run's `verify_timeout_s` (fim_rlvr.verify.batch_deadline_s)."""
+
+    slots: int
+    """Checks the verifier runs at once (its slots)."""
+    checkTimeoutMs: float
+    """The verifier's time limit of one check, ms (`--timeout-ms`)."""
+    checkBoundMs: float
+    """The longest one check can take on a verifier that works, ms: its time limit on every attempt (a crash is
+    retried once on a fresh worker) and a server restart before each."""
+
+
+class InitializeParams(TypedDict):
+    """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
+
     protocolVersion: int
-    """This protocol's version (1)."""
+    """This protocol's version (2)."""
     config: TrainConfig
     """The run's TrainConfig (snake_case keys)."""
     datasetDir: str
@@ -159,15 +187,12 @@ class _InitializeRequired(TypedDict):
     resume: bool
     """Continue from runDir's latest checkpoint."""
     verifier: VerifierIdentity
-    """The verifier the host will use for verify/batch."""
-
-
-class InitializeParams(_InitializeRequired, total=False):
-    """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
-
+    """The verifier behind the run's verifier service."""
     verifierService: VerifierServiceAddress
-    """The run's verifier service (`fim-rlvr serve` protocol): every trainer process checks candidates there.
-    Absent: the trainer sends verify/batch to the host over this connection (older hosts)."""
+    """The run's verifier service (the `fim-rlvr serve` protocol): every trainer process checks its candidates
+    there, and only there."""
+    verifierBudget: VerifierBudget
+    """The limits of the verifier behind that service, from which the trainer derives each batch's deadline."""
 
 
 class InitializeResult(TypedDict):
@@ -197,7 +222,7 @@ class StopResult(TypedDict):
 
 
 class VerifyItem(TypedDict):
-    """One candidate to check."""
+    """A candidate for a task of the served dataset, by id (what the trainer sends)."""
 
     taskId: str
     """The task's `id` in the dataset's tasks.jsonl."""
@@ -205,11 +230,37 @@ class VerifyItem(TypedDict):
     """The cleaned completion."""
 
 
-class VerifyBatchParams(TypedDict):
-    """Trainer -> host, request `verify/batch`."""
+class _HoleItemRequired(TypedDict):
+    file: str
+    """Path of the Lean file, relative to the served project's root."""
+    hole: Range
+    """LSP range of the hole (0-based lines, UTF-16 characters)."""
+    candidate: str
+    """The completion to put in the hole."""
 
-    items: list[VerifyItem]
-    """Candidates to check; verdicts come back in the same order."""
+
+class HoleItem(_HoleItemRequired, total=False):
+    """A candidate for any hole of the served project, as a verify-batch line gives it (the fields above, and:)."""
+
+    taskId: str
+    """Echoed in the verdict's taskId (default: `file@L:C-L:C`)."""
+
+
+ServiceItem = VerifyItem | HoleItem
+"""One item of a service's `verify/batch`: a task by id, or a hole given in full."""
+
+
+class _VerifyBatchRequired(TypedDict):
+    items: list[ServiceItem]
+    """Candidates to check; verdicts come back in the same order. A malformed item gets its own `rejected`
+    verdict."""
+
+
+class VerifyBatchParams(_VerifyBatchRequired, total=False):
+    """Client -> service, request `verify/batch` (the items, and:)."""
+
+    token: str
+    """The service's token; required when it has one (always when bound off loopback, and for a run's own)."""
 
 
 class _BatchVerdictRequired(TypedDict):
@@ -218,7 +269,8 @@ class _BatchVerdictRequired(TypedDict):
     kind: VerdictKind
     """The verdict's kind."""
     reward: float
-    """The reward under the run's reward mode (binary or partial)."""
+    """The reward under the service's reward mode (binary or partial): lean-bridge/verify/rewards.ts, the only place
+    rewards are computed."""
     rewardMetrics: dict[str, float]
     """The reward's components, for logging."""
     diagnostics: list[CandidateDiagnostic]
@@ -241,10 +293,48 @@ class BatchVerdict(_BatchVerdictRequired, total=False):
 
 
 class VerifyBatchResult(TypedDict):
-    """Host -> trainer, answer to `verify/batch`."""
+    """Service -> client, answer to `verify/batch`."""
 
     verdicts: list[BatchVerdict]
     """One verdict per item, in the items' order."""
+
+
+class StatsParams(TypedDict, total=False):
+    """Client -> service, request `stats`."""
+
+    token: str
+    """The service's token, when it has one."""
+
+
+class ServiceStats(TypedDict):
+    """Service -> client, answer to `stats`: the service's counters since it started."""
+
+    uptimeSeconds: float
+    """Seconds since the service started."""
+    checks: int
+    """Items answered (cache hits and rejections included)."""
+    checksPerSecond: float
+    """Items answered per second over the last 10 seconds."""
+    cacheHits: int
+    """Items answered from the verifier's cache."""
+    queue: int
+    """Items accepted and not yet answered."""
+    queueLimit: int
+    """The most items the service holds at once; a batch beyond it gets the busy error."""
+    restarts: int
+    """Times the verifier (Lean server) was restarted."""
+    refused: int
+    """Requests refused for a missing or wrong token."""
+    busy: int
+    """Batches refused because the queue was full."""
+    connections: int
+    """Clients connected now."""
+    tasks: int
+    """Tasks the service knows by id."""
+    slots: int
+    """Slots (documents checked in parallel)."""
+    verifier: VerifierIdentity
+    """The verifier behind the service."""
 
 
 class TrainProgressParams(TypedDict):
@@ -284,6 +374,8 @@ class TrainSampleParams(_TrainSampleRequired, total=False):
 
     diagnostics: list[CandidateDiagnostic]
     """What the verifier reported, when anything."""
+    cause: VerdictCause
+    """For timeout and crashed only: who caused it (fim_rlvr.outcomes; absent means candidate)."""
 
 
 class TrainCheckpointParams(TypedDict):

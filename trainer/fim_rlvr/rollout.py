@@ -41,6 +41,11 @@ class Rollout:
 class RolloutBackend(Protocol):
     """Anything that samples completions for prompts."""
 
+    @property
+    def pad_id(self) -> int:
+        """The tokenizer's padding id (the loss pads completions with it)."""
+        ...
+
     def generate(
         self,
         prompts: Sequence[str],

@@ -1,8 +1,8 @@
 """The trainer side of the host connection: initialize, train/stop, shutdown; the run in its own thread.
 
-The reader (stdin) thread dispatches host messages and resolves verify/batch answers; the run thread trains
-and talks to the host through notifications and verify/batch requests. The run starts only after the
-`initialize` answer has been written, so the host sees the answer before any event of the run.
+The reader (stdin) thread dispatches host messages; the run thread trains and talks to the host through
+notifications, and checks its candidates through the run's verifier service (never over this connection). The run
+starts only after the `initialize` answer has been written, so the host sees the answer before any event of it.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from pylsp_jsonrpc.exceptions import JsonRpcException
 
 from . import config as train_config
 from .protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
-from .rpc import Connection, HostVerifier
-from .verify import Verifier
+from .rpc import Connection
 
 log = logging.getLogger("fim_rlvr.server")
 
@@ -67,7 +66,10 @@ class TrainerServer:
         if self.trainer is not None:
             raise user_error("initialize was already called; start a new trainer process for another run")
         if not isinstance(params, dict):
-            raise user_error("initialize needs params {protocolVersion, config, datasetDir, runDir, resume, verifier}")
+            raise user_error(
+                "initialize needs params {protocolVersion, config, datasetDir, runDir, resume, verifier, "
+                "verifierService, verifierBudget}"
+            )
         if params.get("protocolVersion") != PROTOCOL_VERSION:
             raise user_error(
                 f"this trainer speaks protocol {PROTOCOL_VERSION}, the host sent {params.get('protocolVersion')}: "
@@ -85,7 +87,7 @@ class TrainerServer:
 
         ranks = distributed.current()
         try:
-            trainer = make_trainer(params, HostVerifier(self.connection), ConnectionEvents(self.connection))
+            trainer = make_trainer(params, ConnectionEvents(self.connection))
         except TrainerError as error:
             ranks.share_params(None)  # the other ranks give up too
             raise user_error(str(error)) from error
@@ -98,16 +100,13 @@ class TrainerServer:
             raise user_error(f"could not start the run: {error}") from error
         self.trainer = trainer
         self.thread = threading.Thread(target=trainer.run, name="fim_rlvr-run", daemon=True)
-        service = params.get("verifierService")
-        where = (
-            f"the run's verifier service at {service.get('host')}:{service.get('port')}"
-            if isinstance(service, dict)
-            else "the host (verify/batch over this connection)"
-        )
+        where = os.environ.get(SERVICE_ENV) or "{host}:{port}".format(**params["verifierService"])
         ranks_note = f" by each of {ranks.world} ranks" if ranks.distributed else ""
-        self.connection.after_next_response(
-            lambda: trainer.log("info", f"candidates are checked{ranks_note} through {where}")
+        note = (
+            f"candidates are checked{ranks_note} through the run's verifier service at {where}; a batch counts as "
+            f"unanswered after {trainer.verify_deadline_s:g} s"
         )
+        self.connection.after_next_response(lambda: trainer.log("info", note))
         self.connection.after_next_response(self.thread.start)
         return result
 
@@ -138,14 +137,15 @@ TOKEN_ENV = "FIM_RLVR_VERIFIER_TOKEN"
 """The token of the service named by FIM_RLVR_VERIFIER_SERVICE, if it has one."""
 
 
-def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -> Any:
-    """The Trainer that `initialize` params describe (raises TrainerError for a bad config or folder). Candidates go
-    to the run's verifier service when the host gives one (every rank connects to it), else to the host over this
-    connection (`host_verifier`, older hosts and single-process only). FIM_RLVR_VERIFIER_SERVICE (and
-    FIM_RLVR_VERIFIER_TOKEN) override the host's service: the ranks of another node reach a service of their own."""
+def make_trainer(params: dict[str, Any], events: Any) -> Any:
+    """The Trainer that `initialize` params describe (raises TrainerError for a bad config, folder or service). Every
+    process checks its candidates through the run's verifier service, the only road to the verifier: the one the
+    host names, or FIM_RLVR_VERIFIER_SERVICE (and FIM_RLVR_VERIFIER_TOKEN), with which the ranks of another node
+    reach a service of their own."""
     from . import distributed
     from .service_client import Address, ServiceClient, parse_address
     from .train import Trainer, TrainerError
+    from .verify import Budget
 
     refusal = distributed.current().unsupported()
     if refusal is not None:
@@ -158,10 +158,13 @@ def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -
     for key in ("datasetDir", "runDir"):
         if not isinstance(params.get(key), str) or not params[key]:
             raise TrainerError(f"initialize: {key} must be a folder path")
+    try:
+        budget = Budget.from_wire(params.get("verifierBudget"))
+    except ValueError as error:
+        raise TrainerError(f"initialize: {error}") from error
     # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
-    verifier: Verifier = host_verifier
     elsewhere = os.environ.get(SERVICE_ENV)
-    service = params.get("verifierService")
+    service: Any = params.get("verifierService")
     if elsewhere:  # a node of a multi-node run whose ranks cannot reach the main node's loopback service
         try:
             addresses = [parse_address(a) for a in elsewhere.split(",") if a.strip()]
@@ -170,12 +173,16 @@ def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -
         if not addresses:
             raise TrainerError(f"{SERVICE_ENV} is empty: give HOST:PORT (several, comma-separated, to balance)")
         verifier = ServiceClient(addresses, token=os.environ.get(TOKEN_ENV), retry_window=config.verify_timeout_s)
-    elif isinstance(service, dict):
+    else:
         try:
             address = Address(str(service["host"]), int(service["port"]))
             verifier = ServiceClient(address, token=str(service["token"]), retry_window=config.verify_timeout_s)
         except (KeyError, TypeError, ValueError) as error:
-            raise TrainerError(f"initialize: verifierService must be {{host, port, token}}: {error}") from error
+            raise TrainerError(
+                f"initialize: verifierService must be {{host, port, token}}, got {service!r}: the trainer checks "
+                "candidates only through the run's verifier service; update the host (extension or CLI) and the "
+                "trainer together"
+            ) from error
     return Trainer(
         config,
         params["datasetDir"],
@@ -184,4 +191,5 @@ def make_trainer(params: dict[str, Any], host_verifier: Verifier, events: Any) -
         verifier=verifier,
         events=events,
         verifier_identity=params.get("verifier"),
+        verifier_budget=budget,
     )

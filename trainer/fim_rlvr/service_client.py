@@ -1,4 +1,7 @@
-"""A Python client of the verifier service (`fim-rlvr serve`), mirroring lean-bridge/serve/client.ts.
+"""A Python client of the verifier service (`fim-rlvr serve`, or a run's own), mirroring lean-bridge/serve/client.ts.
+
+It is the trainer's only road to the verifier (its `submit`/`cancel` are fim_rlvr.verify's `Verifier`); the messages
+are fim_rlvr.protocol's (`VerifyBatchParams`, `ServiceStats`), checked against the schema.
 
 JSON-RPC 2.0 with LSP framing over TCP through python-lsp-jsonrpc (its stream reader/writer and Endpoint), one
 reader thread per connection. Several services can be given: a new hole goes to the service with the fewest
@@ -29,16 +32,8 @@ from pylsp_jsonrpc.endpoint import Endpoint
 from pylsp_jsonrpc.exceptions import JsonRpcException
 from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
-from .protocol import BatchVerdict, VerifierIdentity
+from .protocol import SERVICE_BUSY, STATS, VERIFY_BATCH, BatchVerdict, VerifierIdentity
 
-VERIFY_BATCH = "verify/batch"
-STATS = "stats"
-SERVICE_UNAUTHORIZED = -32010
-"""JSON-RPC error code: the token is missing or wrong."""
-SERVICE_BUSY = -32011
-"""JSON-RPC error code: the service's queue is full; the client retries."""
-SERVICE_INVALID_PARAMS = -32602
-"""JSON-RPC error code: malformed params."""
 MAX_SENDS = 5
 """Times one item may be lost with a service before the client gives up on it."""
 

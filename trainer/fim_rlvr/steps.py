@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
@@ -25,7 +25,37 @@ from .rollout import Rollout
 from .verify import PendingCheck, Verifier, send
 
 if TYPE_CHECKING:
-    from .train import Trainer
+    from .config import TrainConfig
+    from .distributed import Ranks
+    from .policy import Policy
+    from .rollout import RolloutBackend
+
+
+class StepContext(Protocol):
+    """What a step needs of its run, and nothing more (the Trainer is one; a test can give a smaller one)."""
+
+    @property
+    def config(self) -> TrainConfig: ...
+    @property
+    def policy(self) -> Policy: ...
+    @property
+    def backend(self) -> RolloutBackend: ...
+    @property
+    def ranks(self) -> Ranks: ...
+    @property
+    def algorithm(self) -> Algorithm: ...
+    @property
+    def show_goal(self) -> bool: ...
+    @property
+    def train_model(self) -> Any:
+        """The model the loss runs through (DDP's wrapper when distributed)."""
+
+    @property
+    def ref_model(self) -> Any:
+        """The frozen KL reference when every weight is trained, else None."""
+
+    @property
+    def optimizer(self) -> torch.optim.Optimizer | None: ...
 
 
 def generation_seed(seed: int, step: int, round_: int) -> int:
@@ -87,7 +117,7 @@ def _rollout_json(r: Rollout) -> list[Any]:
     return fields if r.sampling_logp is None else [*fields, r.sampling_logp]
 
 
-def sample_groups(trainer: Trainer, tasks: list[Task], step: int, round_: int) -> Batch:
+def sample_groups(trainer: StepContext, tasks: list[Task], step: int, round_: int) -> Batch:
     """Sample group_size completions for each task and clean them into candidates."""
     config, policy = trainer.config, trainer.policy
     started = time.perf_counter()
@@ -207,7 +237,7 @@ def score(
 
 
 def metrics_line(
-    trainer: Trainer, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
+    trainer: StepContext, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
 ) -> dict[str, Any]:
     timeout_reward = trainer.config.timeout_reward
     verdicts = record.verdicts()

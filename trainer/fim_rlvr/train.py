@@ -47,7 +47,7 @@ from .reporting import ReportError, Reports, open_reports
 from .runtime import configure_threads, quiet_libraries
 from .sft import warm_start
 from .steps import Batch, StepRecord, sample_groups, verify_groups
-from .verify import Stopped, Verifier
+from .verify import Budget, Stopped, Verifier, batch_deadline_s, items_in_flight
 from .vllm_backend import BackendError, make_backend
 
 
@@ -74,6 +74,7 @@ class Trainer:
         verifier: Verifier,
         events: Events,
         verifier_identity: VerifierIdentity | None = None,
+        verifier_budget: Budget | None = None,
     ) -> None:
         self.config = config
         self.dataset_dir = Path(dataset_dir)
@@ -82,6 +83,9 @@ class Trainer:
         self.verifier = verifier
         self.events = events
         self.verifier_identity = verifier_identity
+        self.verifier_budget = verifier_budget
+        self.verify_deadline_s = config.verify_timeout_s
+        """How long any batch may wait for its verdicts (set by prepare() from the verifier's budget)."""
         self.ranks = distributed.current()
         self.files = RunFiles(run_dir)
         if not self.ranks.is_main:  # only rank 0 reports and writes the run's files; the others' go nowhere
@@ -126,6 +130,12 @@ class Trainer:
         self.train_tasks = select(tasks, "train", config.kinds)
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
         self.validation_tasks = eval_subset(select(tasks, "validation", config.kinds), config.eval_limit, config.seed)
+        in_flight = items_in_flight(
+            world=self.ranks.world,
+            batch_items=config.batch_size * config.group_size,
+            measured_items=max(len(self.test_tasks), len(self.validation_tasks) * (1 + config.validation_samples)),
+        )
+        self.verify_deadline_s = batch_deadline_s(self.verifier_budget, in_flight, config.verify_timeout_s)
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
         self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
@@ -280,7 +290,7 @@ class Trainer:
                 check = verify_groups(self.verifier, pending)
             try:
                 record = StepRecord.collect(
-                    current, current_check, self.verifier, self.config.verify_timeout_s, self._collect_stop
+                    current, current_check, self.verifier, self.verify_deadline_s, self._collect_stop
                 )
                 if self.algorithm.config.dynamic_sampling:
                     record = self._refill(record, step)
@@ -320,7 +330,7 @@ class Trainer:
             extra = self._sample(step, groups=outcome.missing, round_=rounds)
             extra_check = verify_groups(self.verifier, extra)
             extra_record = StepRecord.collect(
-                extra, extra_check, self.verifier, self.config.verify_timeout_s, self._collect_stop
+                extra, extra_check, self.verifier, self.verify_deadline_s, self._collect_stop
             )
             all_groups.extend(extra_record.groups)
             record = record.merged(extra_record)
@@ -348,6 +358,8 @@ class Trainer:
                 }
                 if verdict.diagnostics:
                     params["diagnostics"] = list(verdict.diagnostics)
+                if verdict.cause is not None:
+                    params["cause"] = verdict.cause
                 self.events.emit(TRAIN_SAMPLE, params)
         unlocked = self.curriculum.update(record.kind_results(self.config.timeout_reward))
         if unlocked:

@@ -73,7 +73,7 @@ def run_rank(rank: int, port: int, params: dict[str, Any], out: str) -> None:
     shared = ranks.broadcast(params if ranks.is_main else None)
     assert shared is not None
     recorder = Recorder()
-    trainer = make_trainer(shared, distributed._NoVerifier(), recorder)
+    trainer = make_trainer(shared, recorder)
     counting = CountingVerifier(trainer.verifier)
     trainer.verifier = counting
     ranks.agree_prepared(trainer.prepare)

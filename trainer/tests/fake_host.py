@@ -1,7 +1,8 @@
 """A fake host that speaks the protocol to a real `python -m fim_rlvr --stdio` process over pipes.
 
-It verifies by exact match against the task's middle (modulo whitespace), records every notification, and can
-leave chosen verify/batch requests unanswered (a hung verifier) or answer them with an error (a crashed one).
+Like the real host it starts a verifier service for the run (fake_service.FakeService: exact match against the
+task's middle, modulo whitespace) and names it in `initialize`; it records every notification, and its service can
+leave chosen verify/batch requests unanswered (a verifier that stopped answering) or answer them with an error.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from fakes import IDENTITY, middles, verdict_for
+from fake_service import BUDGET, FakeService
+from fakes import IDENTITY
 from pylsp_jsonrpc.endpoint import Endpoint
-from pylsp_jsonrpc.exceptions import JsonRpcException
 from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
 TRAINER_ROOT = Path(__file__).resolve().parents[1]
@@ -25,12 +25,8 @@ TRAINER_ROOT = Path(__file__).resolve().parents[1]
 
 class FakeHost:
     def __init__(self, dataset_dir: str | Path, hang: Sequence[int] = (), fail: Sequence[int] = ()) -> None:
-        self.middles = middles(dataset_dir)
-        self.hang = set(hang)
-        self.fail = set(fail)
-        self.batches = 0
+        self.service = FakeService(dataset_dir, hang=hang, fail=fail)
         self.notifications: list[tuple[str, Any]] = []
-        self.hung: list[Future[Any]] = []
         self.done = threading.Event()
         self.lock = threading.Lock()
         env = {**os.environ, "PYTHONPATH": str(TRAINER_ROOT)}
@@ -45,7 +41,7 @@ class FakeHost:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.writer = JsonRpcStreamWriter(self.process.stdin)
         self.reader = JsonRpcStreamReader(self.process.stdout)
-        handlers: dict[str, Any] = {"verify/batch": self._verify}
+        handlers: dict[str, Any] = {}
         for method in ("train/progress", "train/sample", "train/checkpoint", "train/log", "train/eval", "train/done"):
             handlers[method] = self._recorder(method)
         self.endpoint = Endpoint(handlers, self.writer.write)
@@ -68,18 +64,6 @@ class FakeHost:
 
         return record
 
-    def _verify(self, params: Any) -> Any:
-        index = self.batches
-        self.batches += 1
-        if index in self.hang:
-            never: Future[Any] = Future()  # never answered; cancelled when the trainer sends $/cancelRequest
-            self.hung.append(never)
-            return never
-        if index in self.fail:
-            raise JsonRpcException(message="the verifier pool crashed", code=-32603)
-        verdicts = [verdict_for(i["taskId"], i["candidate"], self.middles.get(i["taskId"])) for i in params["items"]]
-        return {"verdicts": verdicts}
-
     def request(self, method: str, params: Any, timeout: float = 120) -> Any:
         return self.endpoint.request(method, params).result(timeout=timeout)
 
@@ -89,12 +73,14 @@ class FakeHost:
         return self.request(
             "initialize",
             {
-                "protocolVersion": 1,
+                "protocolVersion": 2,
                 "config": config,
                 "datasetDir": str(dataset_dir),
                 "runDir": str(run_dir),
                 "resume": resume,
                 "verifier": IDENTITY,
+                "verifierService": self.service.address,
+                "verifierBudget": BUDGET,
             },
         )
 
@@ -110,3 +96,4 @@ class FakeHost:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=30)
+        self.service.close()

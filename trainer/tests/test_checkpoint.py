@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,21 @@ def test_record_files_are_cut_back_to_the_checkpoint(tmp_path: Path) -> None:
     assert [m["step"] for m in files.read_metrics()] == [1, 2]
     assert [m["step"] for m in files.read_validation()] == [1, 2]
     assert len(files.samples_path.read_text().splitlines()) == 4
+
+
+def test_the_latest_checkpoint_rule_is_the_hosts(tmp_path: Path) -> None:
+    fixture = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "latest-checkpoint.json"
+    cases = json.loads(fixture.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) >= 6
+    for index, case in enumerate(cases):
+        run = tmp_path / str(index)
+        for path, text in case["files"].items():
+            full = run / "checkpoints" / path
+            if path.endswith("/"):
+                full.mkdir(parents=True, exist_ok=True)
+            else:
+                full.parent.mkdir(parents=True, exist_ok=True)
+                full.write_text(text, encoding="utf-8")
+        found = checkpoint.latest(run)
+        expected = None if case["expected"] is None else run / "checkpoints" / case["expected"]
+        assert found == expected, case["name"]

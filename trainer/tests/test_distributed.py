@@ -41,7 +41,7 @@ def free_port() -> int:
 
 def initialize_params(dataset: Path, run_dir: Path, service: ServiceProcess) -> dict[str, Any]:
     return {
-        "protocolVersion": 1,
+        "protocolVersion": 2,
         "config": {
             "steps": 1,
             # A short SFT warm start (the same on both ranks) so that rewards vary within a group: the untrained
@@ -64,6 +64,7 @@ def initialize_params(dataset: Path, run_dir: Path, service: ServiceProcess) -> 
         "resume": False,
         "verifier": {"kind": "simulator", "version": "-", "label": "fim-rlvr serve --simulator (not Lean)"},
         "verifierService": {"host": "127.0.0.1", "port": service.port, "token": TOKEN},
+        "verifierBudget": {"slots": 2, "checkTimeoutMs": 60_000, "checkBoundMs": 360_000},
     }
 
 
@@ -118,28 +119,34 @@ def test_another_node_reaches_its_own_service_through_the_environment(
     from fim_rlvr.service_client import Address, ServiceClient
 
     params = {
-        "protocolVersion": 1,
+        "protocolVersion": 2,
         "config": {"steps": 1},
         "datasetDir": str(dataset),
         "runDir": str(tmp_path / "run"),
         "resume": False,
         "verifier": {"kind": "simulator", "version": "-", "label": "simulator (not Lean)"},
         "verifierService": {"host": "127.0.0.1", "port": 1, "token": "main-node"},
+        "verifierBudget": {"slots": 2, "checkTimeoutMs": 60_000, "checkBoundMs": 360_000},
     }
-    trainer = make_trainer(params, None, None)  # type: ignore[arg-type]
+    trainer = make_trainer(params, None)
     assert isinstance(trainer.verifier, ServiceClient) and trainer.verifier.token == "main-node"
     monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "10.0.0.7:8470")
     monkeypatch.setenv("FIM_RLVR_VERIFIER_TOKEN", "node-token")
-    trainer = make_trainer(params, None, None)  # type: ignore[arg-type]
+    trainer = make_trainer(params, None)
     assert isinstance(trainer.verifier, ServiceClient)
     assert trainer.verifier.token == "node-token"
     assert trainer.verifier._services[0].address == Address("10.0.0.7", 8470)
     monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "10.0.0.7:8470,10.0.0.8:8470")
-    trainer = make_trainer(params, None, None)  # type: ignore[arg-type]
+    trainer = make_trainer(params, None)
     assert [s.address.host for s in trainer.verifier._services] == ["10.0.0.7", "10.0.0.8"]
     monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", "nowhere")
     with pytest.raises(Exception, match="FIM_RLVR_VERIFIER_SERVICE"):
-        make_trainer(params, None, None)  # type: ignore[arg-type]
+        make_trainer(params, None)
+    monkeypatch.delenv("FIM_RLVR_VERIFIER_SERVICE")
+    with pytest.raises(Exception, match="only through the run's verifier service"):
+        make_trainer({k: v for k, v in params.items() if k != "verifierService"}, None)
+    with pytest.raises(Exception, match="verifierBudget"):
+        make_trainer({k: v for k, v in params.items() if k != "verifierBudget"}, None)
 
 
 def test_sharded_launches_are_refused_with_what_to_use_instead() -> None:

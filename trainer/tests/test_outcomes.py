@@ -60,10 +60,13 @@ def test_cause_is_read_only_for_timeouts_and_crashes() -> None:
     assert Verdict.from_wire(wire("failed", cause="infrastructure")).cause is None
 
 
-def test_a_candidates_timeout_or_crash_earns_nothing_even_if_a_reward_came_with_it() -> None:
-    assert training_reward("timeout", "candidate", 0.5) == 0.0
-    assert training_reward("crashed", None, 1.0) == 0.0
+def test_the_reward_is_the_hosts_never_recomputed_and_nan_only_when_masked() -> None:
+    # The host's rewards.ts is the one place rewards are computed (a timeout or crash earns 0 there in every mode:
+    # test/unit/rewardsProperties.test.ts); the trainer only decides what is masked.
+    assert training_reward("timeout", "candidate", 0.0) == 0.0
+    assert training_reward("crashed", None, 0.0) == 0.0
     assert math.isnan(training_reward("timeout", "infrastructure", 0.0))
+    assert math.isnan(training_reward("timeout", "candidate", 0.0, "mask"))
     assert training_reward("incomplete", None, 0.25) == 0.25
 
 

@@ -1,4 +1,5 @@
-"""protocol.py mirrors lean-bridge/protocol/trainer.schema.json: names, fields, required-ness, enums."""
+"""protocol.py mirrors lean-bridge/protocol/trainer.schema.json: names, fields, required-ness, enums, methods and
+error codes, for the host <-> trainer protocol and the verifier service's; the service client's requests match it."""
 
 from __future__ import annotations
 
@@ -68,16 +69,22 @@ def test_enums_and_method_names() -> None:
     defs = data["$defs"]
     assert set(protocol.VERDICT_KINDS) == set(defs["VerdictKind"]["enum"])
     assert set(protocol.HOLE_KINDS) == set(defs["HoleKind"]["enum"])
-    assert set(train_config.ALGORITHM_NAMES) == set(defs["AlgorithmName"]["enum"])
-    methods = {m["method"] for m in data["x-messages"]}
+    assert tuple(defs["AlgorithmName"]["enum"]) == train_config.ALGORITHM_NAMES
+    assert get_args(protocol.AlgorithmName) == train_config.ALGORITHM_NAMES
+    methods = {m["method"] for m in data["x-messages"] + data["x-serviceMessages"]}
     constants = {
         v
         for k, v in vars(protocol).items()
-        if (k.isupper() and isinstance(v, str) and "/" in v) or v in ("initialize", "shutdown")
+        if (k.isupper() and isinstance(v, str) and "/" in v) or v in ("initialize", "shutdown", "stats")
     }
-    assert methods <= constants
+    assert methods <= constants and protocol.STATS == "stats"
     assert data["x-protocolVersion"] == protocol.PROTOCOL_VERSION
-    assert data["x-errorCodes"]["trainerError"] == protocol.TRAINER_ERROR
+    assert data["x-errorCodes"] == {
+        "trainerError": protocol.TRAINER_ERROR,
+        "serviceUnauthorized": protocol.SERVICE_UNAUTHORIZED,
+        "serviceBusy": protocol.SERVICE_BUSY,
+        "serviceInvalidParams": protocol.SERVICE_INVALID_PARAMS,
+    }
 
 
 def test_wire_config_keys_are_train_config_fields() -> None:
@@ -101,3 +108,22 @@ def test_sample_messages_validate_against_the_schema() -> None:
     )
     verdict = protocol.Verdict.not_checked("t", "timeout", "no answer")
     assert verdict.masked() and verdict.diagnostics[0]["candidateRange"] is None
+
+
+def test_the_service_client_speaks_the_schemas_service_protocol(toy_dataset: Path) -> None:
+    pytest.importorskip("jsonschema")
+    from fake_service import TOKEN, FakeService
+
+    from fim_rlvr.service_client import ServiceClient
+
+    service = FakeService(toy_dataset)
+    try:
+        with ServiceClient(f"127.0.0.1:{service.port}", token=TOKEN) as client:
+            verdicts = client.verify([{"taskId": "task-0-2", "candidate": "rfl"}, {"taskId": "nope", "candidate": ""}])
+            (stats,) = client.stats()
+        assert [v["kind"] for v in verdicts] == ["proved", "failed"] and stats["slots"] >= 1
+        assert service.violations == []
+        service._validate({"items": [{"taskId": "t"}]}, "VerifyBatchParams")  # the check itself can fail
+        assert service.violations and "VerifyBatchParams" in service.violations[0]
+    finally:
+        service.close()

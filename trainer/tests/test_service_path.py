@@ -1,5 +1,5 @@
-"""The single-process trainer checks its candidates through the verifier service the host names in `initialize`
-(the path every rank of a multi-process run takes too), not over its stdio connection."""
+"""The single-process trainer checks its candidates through the verifier service the host names in `initialize` (the
+path every rank of a multi-process run takes too, and the only one: the stdio connection carries no candidates)."""
 
 from __future__ import annotations
 
@@ -39,18 +39,19 @@ def test_a_run_checks_through_the_service_and_never_over_stdio(
         host.request(
             "initialize",
             {
-                "protocolVersion": 1,
+                "protocolVersion": 2,
                 "config": config,
                 "datasetDir": str(dataset),
                 "runDir": str(tmp_path / "run"),
                 "resume": False,
                 "verifier": {"kind": "simulator", "version": "-", "label": "fim-rlvr serve --simulator (not Lean)"},
                 "verifierService": {"host": "127.0.0.1", "port": service.port, "token": TOKEN},
+                "verifierBudget": {"slots": 2, "checkTimeoutMs": 60_000, "checkBoundMs": 360_000},
             },
         )
         assert host.done.wait(timeout=120), "".join(host.stderr_lines)
         assert host.of("train/done")[0]["status"] == "completed"
-        assert host.batches == 0, "nothing went to the host over stdio"
+        assert host.service.batches == 0, "everything went to the service the host named"
         logs = [entry["message"] for entry in host.of("train/log")]
         assert any(f"through the run's verifier service at 127.0.0.1:{service.port}" in m for m in logs), logs
         samples = host.of("train/sample")

@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 ALGORITHM_NAMES: tuple[str, ...] = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
+"""The algorithms under their published names: the one list in Python (the registry, the catalog and TrainConfig
+take it from here; tests/test_protocol_schema.py checks it against the schema's AlgorithmName, which the host's
+lean-bridge/protocol/trainer.ts is checked against too)."""
 
 
 class ConfigError(ValueError):

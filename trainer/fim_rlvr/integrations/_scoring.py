@@ -29,6 +29,6 @@ def candidate(raw: str, *, indent: int = 0, fim: bool = True, stops: Sequence[st
 
 def reward_or_none(verdict: BatchVerdict, timeout_reward: str = "failure") -> float | None:
     """The reward our own trainer would train on (fim_rlvr.outcomes): None when the outcome was outside the
-    candidate's control (environment, an infrastructure timeout or crash), 0.0 for a timeout or crash the candidate
-    caused (with timeout_reward "mask": None for its timeouts), else the verifier's reward."""
+    candidate's control (environment, an infrastructure timeout or crash; with timeout_reward "mask" also the
+    candidate's own timeouts), else the verifier's reward (0 for a timeout or crash the candidate caused)."""
     return wire_reward(verdict, timeout_reward)

@@ -1,0 +1,114 @@
+/**
+ * Builds the verifier, the one place every command does it: `verify`, `verify-batch`, `export --verify`, `serve`,
+ * `train` and the editor's training all describe what they want as a `VerifierSpec` and get a started pool or an
+ * error that says what to do. Which verifier checks candidates is `VerifierChoice`: the pool over a Lean
+ * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
+ */
+import { availableParallelism } from "node:os";
+import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
+import { KiminaVerifier } from "../kimina/verifier";
+import { API_KEY_VARIABLE } from "../kimina/protocol";
+import type { CandidatePolicy } from "./policy";
+import { VerifierPool } from "./pool";
+import type { Verifier } from "./verifier";
+
+/**
+ * Which verifier: the simulator (a test double, never Lean), Lean (`lake serve`, or the user's command line),
+ * or a Kimina Lean Server at `url` (its key from LEAN_SERVER_API_KEY).
+ */
+export type VerifierChoice =
+  | { kind: "simulator"; oracle?: string; extraArgs?: string[] }
+  | { kind: "lean"; serverCommand?: string[] }
+  | { kind: "kimina"; url: string };
+
+/** The choice and its limits; every limit has the default the CLI documents. */
+export type VerifierSpec = VerifierChoice & {
+  /** Documents checked in parallel (default: up to 4, one per core); the memory budget may allow fewer. */
+  slots?: number;
+  /** Time limit of one check, ms (default 60 s). */
+  timeoutMs?: number;
+  /** Changes to the candidate policy (docs/POLICY.md). */
+  policy?: CandidatePolicy;
+  /** Lean's `-M` per worker, MB. */
+  memoryMb?: number;
+  /** CPU-time limit of the server process, s (0: none). */
+  cpuSeconds?: number;
+  /** Run Lean inside bubblewrap when it is installed (default: on for Lean; the simulator never is). */
+  sandbox?: boolean;
+  /** Memory all Lean workers together may use, MB (default: three quarters of this machine's). */
+  memoryBudgetMb?: number;
+};
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+
+export type VerifierStart = { kind: "ok"; pool: Verifier } | { kind: "error"; message: string; hint: string };
+
+/** Slots when the spec names none: up to 4, one per core. */
+export function defaultSlots(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+/** Quotes argv words so that the launcher's shell-like splitter gives them back unchanged. */
+function joinCommandLine(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'"'"'`)}'`)).join(" ");
+}
+
+export async function startVerifier(projectRoot: string, spec: VerifierSpec): Promise<VerifierStart> {
+  if (spec.kind === "kimina") {
+    const key = process.env[API_KEY_VARIABLE];
+    const pool = new KiminaVerifier({
+      url: spec.url,
+      projectRoot,
+      timeoutMs: spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+      concurrency: Math.max(1, spec.slots ?? defaultSlots()),
+      ...(key ? { apiKey: key } : {}),
+      ...(spec.policy ? { policy: spec.policy } : {}),
+    });
+    return { kind: "ok", pool };
+  }
+  const simulator = spec.kind === "simulator";
+  const server: ServerChoice =
+    spec.kind === "simulator"
+      ? {
+          kind: "simulator",
+          ...(spec.oracle ? { oracle: spec.oracle } : {}),
+          extraArgs: spec.extraArgs ?? [],
+        }
+      : spec.serverCommand
+        ? { kind: "command", commandLine: joinCommandLine(spec.serverCommand) }
+        : { kind: "lake" };
+  const limits = {
+    memoryMb: spec.memoryMb ?? DEFAULT_LIMITS.memoryMb,
+    cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
+    sandbox: !simulator && (spec.sandbox ?? DEFAULT_LIMITS.sandbox),
+  };
+  const launch = buildLaunch(server, projectRoot, limits);
+  if (launch.kind === "error")
+    return {
+      kind: "error",
+      message: launch.message,
+      hint: "Install Lean (elan) so that `lake` is on PATH, or use the simulator (--simulator) for a dry run.",
+    };
+  const started = await VerifierPool.start({
+    projectRoot,
+    launch: launch.spec,
+    slots: spec.slots ?? defaultSlots(),
+    timeoutMs: spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+    // A simulator document costs almost nothing; a Lean worker up to its -M.
+    memoryPerWorkerMb: simulator ? 64 : limits.memoryMb,
+    toolchain: readToolchain(projectRoot),
+    ...(spec.policy ? { policy: spec.policy } : {}),
+    ...(spec.memoryBudgetMb !== undefined ? { memoryBudgetMb: spec.memoryBudgetMb } : {}),
+  });
+  if (started.kind === "error") {
+    const stderr = started.stderr.trim()
+      ? `\nIts stderr said:\n${started.stderr.trim().split("\n").slice(-15).join("\n")}`
+      : "";
+    return {
+      kind: "error",
+      message: `could not start the verifier (${launch.spec.command.join(" ")}): ${started.message}${stderr}`,
+      hint: "Check that the project builds with `lake build`, or use --simulator for a dry run, or --no-sandbox if bubblewrap is the problem.",
+    };
+  }
+  return { kind: "ok", pool: started.pool };
+}
