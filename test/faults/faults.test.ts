@@ -40,7 +40,7 @@ test("a worker crash mid-check gives a crashed verdict; the slot recovers for th
 });
 
 test("a check that hangs past its timeout is cut off and never blocks the other slots", async () => {
-  const p = await pool(2, 1500);
+  const p = await pool(2, 4000);
   try {
     const verdicts = await p.verifyMany([
       { task: task("add_le_add_2"), candidate: "/- sim:hang -/ omega" },

@@ -338,7 +338,9 @@ test("Lean not answering its questions within the check's deadline gives a timeo
       projectRoot: EXAMPLE,
       launch: { command: ["(in-process)"], cwd: EXAMPLE },
       slots: 1,
-      timeoutMs: 300,
+      // Long enough for Lean's diagnostics on a loaded machine (else the timeout is rightly the
+      // infrastructure's), short enough to keep the test quick: the unanswered question waits it out.
+      timeoutMs: 2500,
       memoryPerWorkerMb: 1,
     });
     try {
