@@ -17,7 +17,7 @@ import { UsageError } from "./usage";
 /** eval's model, sampling and verifier options; eval's own output, resume and comparison options are not filter's. */
 const SHARED = Object.fromEntries(
   Object.entries(evalCommand.options).filter(
-    ([name]) => !["out", "resume", "compare", "pass-at", "repair", "split"].includes(name),
+    ([name]) => !["out", "resume", "compare", "pass-at", "repair", "split", "project"].includes(name),
   ),
 );
 
