@@ -119,7 +119,11 @@ export const filterCommand: CliCommand = {
     "summary and report.html). It is written in one swap: nothing is written until every task is sampled. " +
     "Ctrl-C keeps the samples so far (whole tasks) beside --out; the same command continues from there. The API " +
     "key of an endpoint is read from OPENAI_API_KEY. Exit codes: 0 written, 1 failed, 2 bad usage, 130 interrupted.",
-  positionals: { name: "DATASET", help: "A folder written by `fim-rlvr export` or `fim-rlvr import`.", max: 1 },
+  positionals: {
+    name: "DATASET",
+    help: "A folder written by `fim-rlvr export` or `fim-rlvr import`.",
+    max: 1,
+  },
   options: FILTER_OPTIONS,
   examples: [
     "fim-rlvr filter out/minif2f --model openai:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-Coder-1.5B -n 8 --keep 0.1-0.9",

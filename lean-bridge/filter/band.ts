@@ -32,7 +32,10 @@ export function parseKeepBand(text: string): BandResult {
       message: `--keep ${text}: each end must be a pass rate from 0 to 1 (a fraction, not a percentage; ${EXAMPLE})`,
     };
   if (low > high)
-    return { kind: "error", message: `--keep ${text}: LOW is above HIGH; write it as --keep ${m[2]}-${m[1]}` };
+    return {
+      kind: "error",
+      message: `--keep ${text}: LOW is above HIGH; write it as --keep ${m[2]}-${m[1]}`,
+    };
   return { kind: "ok", band: { low, high } };
 }
 

@@ -73,7 +73,5 @@ export function rateHistogram(rates: readonly TaskRate[]): [string, number][] {
       const key = Math.round(r.pass_rate * 1000) / 1000;
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
-  return [...counts]
-    .sort((a, b) => a[0] - b[0])
-    .map(([rate, n]) => [rate.toFixed(3), n]);
+  return [...counts].sort((a, b) => a[0] - b[0]).map(([rate, n]) => [rate.toFixed(3), n]);
 }

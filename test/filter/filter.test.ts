@@ -32,13 +32,25 @@ test("--keep: LOW-HIGH fractions; errors say what to type", () => {
   const swapped = parseKeepBand("0.9-0.1");
   assert.ok(swapped.kind === "error" && /--keep 0\.1-0\.9/.test(swapped.message), JSON.stringify(swapped));
   const percent = parseKeepBand("10-90");
-  assert.ok(percent.kind === "error" && /from 0 to 1/.test(percent.message) && /--keep 0\.1-0\.9/.test(percent.message));
+  assert.ok(
+    percent.kind === "error" &&
+      /from 0 to 1/.test(percent.message) &&
+      /--keep 0\.1-0\.9/.test(percent.message),
+  );
   for (const bad of ["0.5", "a-b", "0.1-0.5-0.9", "-0.1-0.5", "", "0.1-"])
     assert.equal(parseKeepBand(bad).kind, "error", bad);
 });
 
 function line(task: string, sample: number, outcome: ResultLine["outcome"], final = true): ResultLine {
-  return { task_id: task, file: "F.lean", kind: "proof", split: "train", sample, final, outcome } as ResultLine;
+  return {
+    task_id: task,
+    file: "F.lean",
+    kind: "proof",
+    split: "train",
+    sample,
+    final,
+    outcome,
+  } as ResultLine;
 }
 
 test("pass rates: final turns only, infrastructure left out, both ends of the band kept", () => {
@@ -160,12 +172,19 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /continuing the sampling/);
     assert.match(r.stderr, /filter: 6\/6 tasks \(100%\)/);
-    assert.match(r.stdout, /kept 2 of 6 tasks with a pass rate in 0\.1-0\.9 \(dropped 2 too easy, 2 too hard, 0 unmeasured/);
+    assert.match(
+      r.stdout,
+      /kept 2 of 6 tasks with a pass rate in 0\.1-0\.9 \(dropped 2 too easy, 2 too hard, 0 unmeasured/,
+    );
     assert.ok(!existsSync(filterWorkDir(out)), "the work folder is removed once the dataset is written");
 
-    const rates = jsonl<{ task_id: string; pass_rate: number; kept: boolean; reason?: string; samples: number }>(
-      join(out, "pass_rates.jsonl"),
-    );
+    const rates = jsonl<{
+      task_id: string;
+      pass_rate: number;
+      kept: boolean;
+      reason?: string;
+      samples: number;
+    }>(join(out, "pass_rates.jsonl"));
     assert.deepEqual(
       tasks.map((t) => rates.find((x) => x.task_id === t.id)?.pass_rate),
       tasks.map((_, k) => [1, 0.5, 0][classOf(k)]),
@@ -176,12 +195,19 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
       keptIds,
     );
     const keptFiles = new Set(tasks.filter((_, k) => classOf(k) === 1).map((t) => t.file));
-    assert.deepEqual(new Set(jsonl<{ file: string }>(join(out, "files.jsonl")).map((f) => f.file)), keptFiles);
+    assert.deepEqual(
+      new Set(jsonl<{ file: string }>(join(out, "files.jsonl")).map((f) => f.file)),
+      keptFiles,
+    );
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
       workspace: string;
       filter: { tasks: Record<string, unknown>; keep: unknown; verifier: string; model: { spec: string } };
     };
-    assert.equal(report.workspace, EXAMPLE, "the source's report is kept (its workspace is the verifier's project)");
+    assert.equal(
+      report.workspace,
+      EXAMPLE,
+      "the source's report is kept (its workspace is the verifier's project)",
+    );
     assert.deepEqual(report.filter.tasks, {
       source: jsonl(join(dataset, "tasks.jsonl")).length,
       notSelected: jsonl(join(dataset, "tasks.jsonl")).length - LIMIT,

@@ -55,7 +55,10 @@ test("eval on an imported dataset with the simulator: verified in the project th
       .map((t) => t.decl);
     assert.equal(decls.length, 4);
     const oracle = join(dir, "oracle.json");
-    writeFileSync(oracle, JSON.stringify({ alternatives: Object.fromEntries(decls.map((d) => [d, ["by trivial"]])) }));
+    writeFileSync(
+      oracle,
+      JSON.stringify({ alternatives: Object.fromEntries(decls.map((d) => [d, ["by trivial"]])) }),
+    );
     const out = join(dir, "eval");
     const r = await runCli(
       CLI,
@@ -89,7 +92,17 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
     const out = join(dir, "eval-kimina");
     const r = await runCli(
       CLI,
-      ["eval", theorems, "--project", dir, ...modelArgs(model.baseUrl), "--verifier", `kimina:${kimina.url}`, "--out", out],
+      [
+        "eval",
+        theorems,
+        "--project",
+        dir,
+        ...modelArgs(model.baseUrl),
+        "--verifier",
+        `kimina:${kimina.url}`,
+        "--out",
+        out,
+      ],
       ENV,
     );
     assert.equal(r.code, 0, r.stderr);
@@ -114,7 +127,18 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
     // Resume reuses the imported dataset and the finished results.
     const again = await runCli(
       CLI,
-      ["eval", theorems, "--project", dir, ...modelArgs(model.baseUrl), "--verifier", `kimina:${kimina.url}`, "--out", out, "--resume"],
+      [
+        "eval",
+        theorems,
+        "--project",
+        dir,
+        ...modelArgs(model.baseUrl),
+        "--verifier",
+        `kimina:${kimina.url}`,
+        "--out",
+        out,
+        "--resume",
+      ],
       ENV,
     );
     assert.equal(again.code, 0, again.stderr);

@@ -16,7 +16,10 @@ import { EXAMPLE, proofHole } from "../helpers";
 /** Files come in pairs of one header, then a pair of the other: A A B B A A … */
 const headerOf = (k: number) => (Math.floor(k / 2) % 2 === 0 ? "A" : "B");
 
-function project(files: number): { root: string; items: { task: { file: string; hole: ReturnType<typeof proofHole> }; candidate: string }[] } {
+function project(files: number): {
+  root: string;
+  items: { task: { file: string; hole: ReturnType<typeof proofHole> }; candidate: string }[];
+} {
   const root = mkdtempSync(join(tmpdir(), "fim-headers-"));
   cpSync(join(EXAMPLE, "lean-toolchain"), join(root, "lean-toolchain"));
   mkdirSync(join(root, "Base"));
@@ -31,7 +34,8 @@ function project(files: number): { root: string; items: { task: { file: string; 
     const text = `${header}\n\nnamespace Rows.R${k}\n\ntheorem ${name} (n : Nat) : n + ${k} = ${k} + n := by\n  omega\n\nend Rows.R${k}\n`;
     const file = `Rows/R${k}.lean`;
     writeFileSync(join(root, file), text);
-    for (const candidate of ["omega", "simp", "rfl", "decide"]) items.push({ task: { file, hole: proofHole(text, name) }, candidate });
+    for (const candidate of ["omega", "simp", "rfl", "decide"])
+      items.push({ task: { file, hole: proofHole(text, name) }, candidate });
   }
   return { root, items };
 }
