@@ -86,18 +86,24 @@ async function measure(
 }
 
 /**
- * One-statement files as `fim-rlvr import` writes them (a header, then one theorem whose proof is the hole):
- * here nothing lies above the hole, so both sides elaborate one declaration per check.
+ * One-statement files as `fim-rlvr import` writes them (the row's header, then one theorem in a namespace of its
+ * own whose proof is the hole): nothing lies above the hole, so both sides elaborate one declaration per check.
+ * The files come in pairs of one header, then a pair of the other (A A B B …): two headers, as a dataset whose
+ * rows import different things. A Kimina REPL keeps each header it loaded; a pool slot keeps one at a time.
  */
 function statementProject(count: number): { root: string; hs: Hole[] } {
   const root = mkdtempSync(join(tmpdir(), "fim-bench-kimina-"));
   writeFileSync(join(root, "lakefile.toml"), 'name = "bench"\n');
   writeFileSync(join(root, "lean-toolchain"), "leanprover/lean4:v4.34.1\n");
+  mkdirSync(join(root, "Base"));
+  writeFileSync(join(root, "Base", "A.lean"), "def baseA : Nat := 1\n");
+  writeFileSync(join(root, "Base", "B.lean"), "def baseB : Nat := 2\n");
   mkdirSync(join(root, "Stmts"));
   const hs: Hole[] = [];
   for (let k = 0; k < count; k++) {
     const name = `stmt_${k}`;
-    const text = `namespace Stmts\n\ntheorem ${name} (n : Nat) : n + ${k} = ${k} + n := by\n  omega\n\nend Stmts\n`;
+    const header = Math.floor(k / 2) % 2 === 0 ? "import Base.A\nopen Nat" : "import Base.B";
+    const text = `${header}\n\nnamespace Stmts.R${k}\n\ntheorem ${name} (n : Nat) : n + ${k} = ${k} + n := by\n  omega\n\nend Stmts.R${k}\n`;
     const file = `Stmts/S${k}.lean`;
     writeFileSync(join(root, file), text);
     hs.push({ task: { file, hole: proofHole(text, name) }, middle: "omega" });
@@ -158,7 +164,7 @@ async function main(): Promise<void> {
   );
   const statements = statementProject(35);
   await compare(
-    `2. One-statement files as \`fim-rlvr import\` writes them (${statements.hs.length} tasks)`,
+    `2. One-statement files as \`fim-rlvr import\` writes them (${statements.hs.length} tasks, two headers in turn)`,
     statements.root,
     statements.hs,
   );

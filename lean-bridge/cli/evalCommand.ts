@@ -5,6 +5,7 @@
  * Exit codes: 0 done, 1 failed (the model or the dataset; the message says what to do), 2 bad usage, 130
  * interrupted (what was done is written; --resume continues).
  */
+import { resolve } from "node:path";
 import { HOLE_KINDS } from "../holes/mine";
 import {
   PROMPT_STYLE_NAMES,
@@ -19,7 +20,8 @@ import { parseKs } from "../eval/passAtK";
 import { summaryText } from "../eval/summaryText";
 import { type CliCommand, flagOption, stringOption, type ParsedArgs } from "./command";
 import { compareEvaluations } from "./evalCompare";
-import { SERVER_OPTIONS, openPool } from "./pool";
+import { statementTarget } from "./importCommand";
+import { SERVER_OPTIONS, openPool, verifierSpec } from "./pool";
 import { UsageError, parsePositiveInt } from "./usage";
 
 function number(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
@@ -68,7 +70,9 @@ function kindsOption(text: string | undefined): string[] {
 export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSettings {
   const { values, positionals } = args;
   if (positionals.length !== 1)
-    throw new UsageError("give one DATASET_DIR (a folder written by `fim-rlvr export`)");
+    throw new UsageError(
+      "give one DATASET_DIR (a folder written by `fim-rlvr export` or `import`), or a statement FILE with --project DIR",
+    );
   const modelText = stringOption(values, "model");
   if (!modelText) throw new UsageError("--model is required: openai:URL#MODEL, onnx:DIR or hf:PATH");
   const spec = parseModelSpec(modelText);
@@ -157,6 +161,19 @@ async function run(args: ParsedArgs): Promise<number> {
   const controller = new AbortController();
   // Parse before installing the handler: a usage error must not leave it behind.
   const settings = evalSettings(args, controller.signal);
+  // A statement file is imported into EVAL_DIR/dataset first (checked by this evaluation's verifier), as train does.
+  const target = await statementTarget(
+    settings.dataset,
+    stringOption(args.values, "project"),
+    resolve(settings.out),
+    settings.resume,
+    verifierSpec(args.values, settings.workers),
+  );
+  if (target.kind === "error") {
+    process.stderr.write(`fim-rlvr eval: ${target.message}\n`);
+    return 1;
+  }
+  settings.dataset = target.target;
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (++interrupts > 1) process.exit(130);
@@ -193,7 +210,7 @@ export const evalCommand: CliCommand = {
   name: "eval",
   summary: "Measure a model: unbiased pass@k of its candidates, verified, per hole kind and file",
   synopsis:
-    'DATASET_DIR --model openai:URL#MODEL|onnx:DIR|hf:PATH [-n N] [-k 1,8,32] [--repair R] [--simulator|--server "CMD"] --out EVAL_DIR\n' +
+    'DATASET_DIR|FILE --project DIR --model openai:URL#MODEL|onnx:DIR|hf:PATH [-n N] [-k 1,8,32] [--repair R] [--simulator|--server "CMD"] --out EVAL_DIR\n' +
     "       fim-rlvr eval --compare EVAL_A EVAL_B [...] [--out FILE]",
   description:
     "Samples n candidates per task of the dataset's split from the model (prompts built as in training), verifies each " +
@@ -203,10 +220,12 @@ export const evalCommand: CliCommand = {
     "failures (the model's server, the verifier's own faults, a broken workspace) are retried, then left out of pass@k; " +
     "a candidate's own timeout is a miss. With --repair R a failed candidate gets up to R more turns with Lean's " +
     "messages in the prompt; pass@k counts the last turn. Ctrl-C writes what is done and exits 130; --resume continues. " +
+    "A statement file (JSONL or Parquet) with --project DIR is first imported into EVAL_DIR/dataset as `fim-rlvr import` " +
+    "does (the statements checked with `sorry` by this evaluation's verifier). " +
     "The API key of an endpoint is read from OPENAI_API_KEY. Exit codes: 0 done, 1 failed, 2 bad usage, 130 interrupted.",
   positionals: {
     name: "DATASET_DIR",
-    help: "A folder written by `fim-rlvr export` (with --compare: evaluation folders).",
+    help: "A folder written by `fim-rlvr export` or `import`, or a statement file (.jsonl, .parquet) with --project (with --compare: evaluation folders).",
     max: 16,
   },
   options: {
@@ -255,6 +274,11 @@ export const evalCommand: CliCommand = {
       type: "string",
       value: "EVAL_DIR",
       help: "Where results.jsonl, summary.json and report.html go (with --compare: the HTML file).",
+    },
+    project: {
+      type: "string",
+      value: "DIR",
+      help: "With a statement file (JSONL/Parquet) as the target: the Lean project it is imported into first (into EVAL_DIR/dataset).",
     },
     resume: {
       type: "boolean",

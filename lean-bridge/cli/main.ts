@@ -7,6 +7,7 @@ import { type CliCommand, commandHelp, overviewHelp, parseCommandArgs } from "./
 import { evalCommand } from "./evalCommand";
 import { exportCommand } from "./exportCommand";
 import { exportModelCommand } from "./exportModelCommand";
+import { filterCommand } from "./filterCommand";
 import { importCommand } from "./importCommand";
 import { serveCommand } from "./serveCommand";
 import { simulatorCommand } from "./simulatorCommand";
@@ -26,6 +27,7 @@ export const COMMANDS: CliCommand[] = [
   algorithmsCommand,
   exportModelCommand,
   evalCommand,
+  filterCommand,
 ];
 
 /** Set by the bundler from package.json (esbuild `define`); "dev" when run from source. */

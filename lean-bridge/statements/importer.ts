@@ -106,6 +106,7 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
       source,
       format,
       project,
+      workspace: project,
       datasetId: id,
       generatedDir: relative(project, generated).split(sep).join("/"),
       toolchain: readToolchain(project),

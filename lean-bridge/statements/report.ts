@@ -16,6 +16,12 @@ export interface ImportReport {
   format: "jsonl" | "parquet";
   /** The Lean project the files were generated in (the verifier's project root: `workspace` for training). */
   project: string;
+  /**
+   * The same folder under the name every dataset reader looks for (train/dataset.ts `loadDataset`): the
+   * verifier of `train`, `eval` and `filter` then runs in the project, where the generated files and their
+   * imports are, rather than in a copy of files.jsonl.
+   */
+  workspace: string;
   datasetId: string;
   /** Where the generated Lean files are, relative to the project. */
   generatedDir: string;

@@ -288,7 +288,7 @@ export class VerifierPool implements Verifier {
     signal?: AbortSignal,
   ): Promise<R[]> {
     const results: R[] = new Array<R>(items.length);
-    const queues = new HoleQueues(items);
+    const queues = new HoleQueues(items, (k) => this.headerOf(items[k]!.task));
     let done = 0;
     const worker = async () => {
       let current: string | undefined;
@@ -305,6 +305,12 @@ export class VerifierPool implements Verifier {
     };
     await Promise.all(Array.from({ length: Math.min(items.length, this.slotCount) }, worker));
     return results;
+  }
+
+  /** The text of a task file's header (imports), so a batch keeps each slot within one header (HoleQueues). */
+  private headerOf(task: VerifyTask): string | undefined {
+    const loaded = this.files.load(task.file, task.text);
+    return loaded.kind === "ok" ? loaded.file.text.slice(0, loaded.file.parsed.headerEnd) : undefined;
   }
 
   get serverStderr(): string {

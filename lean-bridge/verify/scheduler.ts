@@ -175,19 +175,28 @@ export class SlotScheduler {
  * Per-hole work queues for a batch. Each of the K workers stays on one hole until its queue is empty, then
  * takes the longest queue no other worker owns: a GRPO group is then checked by one slot whose document
  * already holds that declaration, instead of every slot switching declarations (which makes Lean
- * re-elaborate everything between the two) on every group.
+ * re-elaborate everything between the two) on every group. Among those it prefers a hole whose file has the
+ * header (imports) of the hole it just left: Lean reuses a document's imports across edits only while the
+ * header's syntax is unchanged (src/Lean/Language/Lean.lean, `parseHeader`), so a slot that stays within one
+ * header loads it once, where a slot that alternates between headers loads one on every switch.
  */
 export class HoleQueues {
   private readonly queues = new Map<string, number[]>();
   private readonly owned = new Set<string>();
+  /** Each queue's header text, when the caller can tell it. */
+  private readonly headers = new Map<string, string | undefined>();
 
-  constructor(items: readonly { task: { file: string; hole: Range } }[]) {
+  constructor(
+    items: readonly { task: { file: string; hole: Range } }[],
+    headerOf: (k: number) => string | undefined = () => undefined,
+  ) {
     items.forEach((item, k) => {
       const h = item.task.hole;
       const key = `${item.task.file}\0${h.start.line}:${h.start.character}-${h.end.line}:${h.end.character}`;
       const queue = this.queues.get(key) ?? [];
       queue.push(k);
       this.queues.set(key, queue);
+      if (!this.headers.has(key)) this.headers.set(key, headerOf(k));
     });
   }
 
@@ -196,13 +205,17 @@ export class HoleQueues {
     const mine = current !== undefined ? this.queues.get(current) : undefined;
     if (current !== undefined && mine && mine.length > 0) return [current, mine.shift()!];
     if (current !== undefined) this.owned.delete(current);
+    const header = current !== undefined ? this.headers.get(current) : undefined;
+    const sameHeader = (key: string) => header !== undefined && this.headers.get(key) === header;
     let best: string | undefined;
     for (const [key, queue] of this.queues) {
       if (queue.length === 0) continue;
       const better =
         best === undefined ||
         (this.owned.has(best) && !this.owned.has(key)) ||
-        (this.owned.has(best) === this.owned.has(key) && queue.length > this.queues.get(best)!.length);
+        (this.owned.has(best) === this.owned.has(key) &&
+          ((sameHeader(key) && !sameHeader(best)) ||
+            (sameHeader(key) === sameHeader(best) && queue.length > this.queues.get(best)!.length)));
       if (better) best = key;
     }
     if (best === undefined) return undefined;

@@ -33,7 +33,7 @@ export interface StubOptions {
 
 export interface Stub {
   url: string;
-  requests: { path: string; authorization: string | undefined; ids: string[] }[];
+  requests: { path: string; authorization: string | undefined; ids: string[]; codes: string[] }[];
   close(): Promise<void>;
 }
 
@@ -80,7 +80,12 @@ export async function startStub(options: StubOptions): Promise<Stub> {
       const snippets = legacy
         ? (parsed.codes ?? []).map((c) => ({ id: c.custom_id, code: c.proof }))
         : (parsed.snippets ?? []);
-      requests.push({ path, authorization: req.headers.authorization, ids: snippets.map((s) => s.id) });
+      requests.push({
+        path,
+        authorization: req.headers.authorization,
+        ids: snippets.map((s) => s.id),
+        codes: snippets.map((s) => s.code),
+      });
       if (busy > 0) {
         busy--;
         return send(429, { detail: "No available REPLs" });
