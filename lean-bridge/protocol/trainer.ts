@@ -172,6 +172,13 @@ export interface TrainConfig {
   validation_every?: number;
   /** Completions sampled per validation task at the training temperature for the unbiased pass@k. */
   validation_samples?: number;
+  /**
+   * Repair turns in RL rollouts: a sample whose check failed gets up to this many more turns, prompted with its last
+   * attempt and the verifier's diagnostics (the prompt of `fim-rlvr eval --repair`); 0 (default): none.
+   */
+  repair_turns?: number;
+  /** A repair turn's reward is the verifier's reward times repair_discount ** turn (default 0.5). */
+  repair_discount?: number;
   /** sft: the compute-matched SFT baseline instead of RL; null: the RL run. */
   baseline?: "sft" | null;
   /** auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction. */
@@ -404,6 +411,8 @@ export interface TrainSampleParams {
   diagnostics?: CandidateDiagnostic[];
   /** For timeout and crashed only: who caused it (isMaskedVerdict reads it; absent means candidate). */
   cause?: VerdictCause;
+  /** For a repair turn only (TrainConfig repair_turns): which one, 1 for the first repair; absent for a first attempt. */
+  turn?: number;
 }
 
 /** Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written. */

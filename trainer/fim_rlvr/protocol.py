@@ -135,6 +135,8 @@ class TrainConfig(TypedDict, total=False):
     timeout_reward: Literal["failure", "mask"]
     validation_every: int
     validation_samples: int
+    repair_turns: int
+    repair_discount: float
     baseline: Literal["sft"] | None
     prompt_style: Literal["auto", "fim", "chat", "instruction"]
     prompt_template: str | None
@@ -376,6 +378,9 @@ class TrainSampleParams(_TrainSampleRequired, total=False):
     """What the verifier reported, when anything."""
     cause: VerdictCause
     """For timeout and crashed only: who caused it (fim_rlvr.outcomes; absent means candidate)."""
+    turn: int
+    """For a repair turn only (TrainConfig repair_turns): which one, 1 for the first repair; absent for a first
+    attempt."""
 
 
 class TrainCheckpointParams(TypedDict):
