@@ -178,7 +178,7 @@ class VerifierBudget(TypedDict):
 class InitializeParams(TypedDict):
     """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
 
-    protocolVersion: int
+    protocolVersion: Literal[2]
     """This protocol's version (2)."""
     config: TrainConfig
     """The run's TrainConfig (snake_case keys)."""

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import torch
@@ -108,16 +108,13 @@ def wire(task_id: str, candidate: str) -> BatchVerdict:
         "verifier": IDENTITY,
     }
     if candidate == "good":
-        return {**base, "kind": "proved", "reward": 1.0}  # type: ignore[typeddict-item]
+        return cast(BatchVerdict, {**base, "kind": "proved", "reward": 1.0})
     if candidate in ("hang", "infra"):
         cause = "candidate" if candidate == "hang" else "infrastructure"
-        return {**base, "kind": "timeout", "cause": cause}  # type: ignore[typeddict-item]
+        return cast(BatchVerdict, {**base, "kind": "timeout", "cause": cause})
     message = f"unsolved goals\n⊢ {candidate} is not it"
-    return {  # type: ignore[typeddict-item]
-        **base,
-        "kind": "failed",
-        "diagnostics": [{"severity": 1, "message": message, "candidateRange": at(0, 0)}],
-    }
+    diagnostics = [{"severity": 1, "message": message, "candidateRange": at(0, 0)}]
+    return cast(BatchVerdict, {**base, "kind": "failed", "diagnostics": diagnostics})
 
 
 class ScriptedVerifier:
