@@ -1,11 +1,19 @@
 /**
- * Repair turns (`--repair R`): a failed candidate is shown back to the model with what Lean said about it — the
- * errors with ranges relative to the candidate (line 1 is its first line), and the goals at the first error when
- * Lean's message states them — and the model writes the hole again. The feedback is a block of Lean comments just
- * above the hole's line, where prompts.ts puts the goal comment: it reads the same in FIM, chat and instruction
- * prompts, and prefix fitting keeps it (the text nearest the hole is kept first).
+ * Repair turns (`--repair R` in eval, `repair_turns` in training): a failed candidate is shown back to the model
+ * with what Lean said about it — the errors with ranges relative to the candidate (line 1 is its first line), and
+ * the goals at the first error when Lean's message states them — and the model writes the hole again. The
+ * feedback is a block of Lean comments just above the hole's line, where prompts.ts puts the goal comment: it
+ * reads the same in FIM, chat and instruction prompts, and prefix fitting keeps it (the text nearest the hole is
+ * kept first).
+ *
+ * The feedback is built from the verdict as the wire carries it (a BatchVerdict's kind and diagnostics, which
+ * serve/wire.ts makes of a pool verdict), because that is all the trainer gets from its verifier service:
+ * trainer/fim_rlvr/repair.py builds the same block from the same input, byte for byte
+ * (test/eval/repairParity.test.ts).
  */
 import type { PromptParts } from "../models/backend";
+import type { BatchVerdict } from "../protocol/trainer";
+import { batchVerdict } from "../serve/wire";
 import type { Verdict } from "../verify/verdict";
 
 export const REPAIR_HEADER = "previous attempt, which Lean did not accept:";
@@ -13,61 +21,80 @@ const MAX_ERRORS = 3;
 const MAX_MESSAGE_LINES = 12;
 const MAX_CANDIDATE_LINES = 40;
 
-/** The errors (severity 1) of a verdict, each once, with candidate-relative 1-based positions when inside it. */
-export function feedbackLines(verdict: Verdict): string[] {
+/** What a repair prompt needs of a verdict: its kind and the verifier's messages, as on the wire. */
+export type RepairVerdict = Pick<BatchVerdict, "kind" | "diagnostics">;
+
+/** A pool verdict as the wire (and so the trainer) sees it: messages for verdicts without one included. */
+export function repairVerdict(verdict: Verdict): RepairVerdict {
+  const { kind, diagnostics } = batchVerdict("", verdict, "binary");
+  return { kind, diagnostics };
+}
+
+/** Trailing spaces, tabs and CRs (the same set on the Python side, unlike JavaScript's `trimEnd`). */
+function trimLineEnd(line: string): string {
+  return line.replace(/[ \t\r]+$/, "");
+}
+
+/**
+ * The errors (severity 1) of a verdict, each once and at most MAX_ERRORS, with candidate-relative 1-based
+ * positions when inside it; then the goals Lean states in the first error's message, when it states them.
+ */
+export function feedbackLines(verdict: RepairVerdict): string[] {
   const lines: string[] = [];
   const seen = new Set<string>();
-  let goals: string | undefined;
+  let goals: string[] | undefined;
   for (const d of verdict.diagnostics) {
     if (d.severity !== 1) continue;
     const where = d.candidateRange
-      ? `${d.candidateRange.start.line + 1}:${d.candidateRange.start.character + 1}`
+      ? `at ${d.candidateRange.start.line + 1}:${d.candidateRange.start.character + 1}`
       : "outside the attempt";
-    const message = d.message.split("\n");
     const key = `${where}\0${d.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     if (seen.size > MAX_ERRORS) break;
-    lines.push(`error at ${where}: ${message[0] ?? ""}`);
-    // Lean states the goals below the first line of an "unsolved goals" error: the state to work from, shown
-    // once under its own heading.
-    if (goals === undefined && d.message.includes("⊢")) {
-      goals = message.slice(1).join("\n");
+    const message = d.message.split("\n");
+    const first = seen.size === 1;
+    lines.push(`error ${where}: ${message[0]!}`);
+    // Lean states the goals below the first line of an "unsolved goals" error (and of many tactics' failures):
+    // for the first error, the state to work from, shown once under its own heading.
+    if (first && d.message.includes("⊢")) {
+      goals = message.slice(1, MAX_MESSAGE_LINES + 1);
       continue;
     }
     for (const more of message.slice(1, MAX_MESSAGE_LINES)) lines.push(`  ${more}`);
   }
-  if (lines.length === 0) {
-    const reason = (verdict as { reason?: unknown }).reason;
-    lines.push(
-      verdict.kind === "timeout"
-        ? `no answer within ${verdict.timeoutMs} ms`
-        : `${verdict.kind}${typeof reason === "string" ? `: ${reason}` : ""}`,
-    );
-  }
+  if (lines.length === 0)
+    lines.push(verdict.kind === "timeout" ? "no answer within the time limit" : verdict.kind);
   if (goals !== undefined) {
     lines.push("goals at the first error:");
-    for (const g of goals.split("\n").slice(0, MAX_MESSAGE_LINES)) lines.push(`  ${g}`);
+    for (const g of goals) lines.push(`  ${g}`);
   }
   return lines;
 }
 
-/** The prompt parts of a repair turn: the task's parts with the last attempt and Lean's feedback above the hole. */
-export function repairParts(parts: PromptParts, candidate: string, verdict: Verdict): PromptParts {
-  const pad = " ".repeat(parts.indent);
-  const comment = (text: string) => (text ? `${pad}-- ${text}` : `${pad}--`);
+/** The repair block and the prefix around it: the last attempt and Lean's feedback just above the hole's line. */
+export function repairPrefix(
+  prefix: string,
+  indent: number,
+  candidate: string,
+  verdict: RepairVerdict,
+): string {
+  const pad = " ".repeat(indent);
+  const comment = (text: string) => trimLineEnd(`${pad}-- ${text}`);
   const attempt = candidate.split("\n").slice(0, MAX_CANDIDATE_LINES);
   const block = [
     comment(REPAIR_HEADER),
-    ...attempt.map((line) => comment(`  ${line.trimEnd()}`)),
+    ...attempt.map((line) => comment(`  ${line}`)),
     comment("Lean said:"),
     ...feedbackLines(verdict).map((line) => comment(`  ${line}`)),
   ].join("\n");
-  const lineStart = parts.prefix.lastIndexOf("\n") + 1;
-  return {
-    ...parts,
-    prefix: `${parts.prefix.slice(0, lineStart)}${block}\n${parts.prefix.slice(lineStart)}`,
-  };
+  const lineStart = prefix.lastIndexOf("\n") + 1;
+  return `${prefix.slice(0, lineStart)}${block}\n${prefix.slice(lineStart)}`;
+}
+
+/** The prompt parts of a repair turn: the task's parts with the last attempt and Lean's feedback above the hole. */
+export function repairParts(parts: PromptParts, candidate: string, verdict: RepairVerdict): PromptParts {
+  return { ...parts, prefix: repairPrefix(parts.prefix, parts.indent, candidate, verdict) };
 }
 
 /** The task's own prefix again, without repair feedback (the scripted test models look tasks up by it). */

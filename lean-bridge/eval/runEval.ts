@@ -19,7 +19,7 @@ import type {
 import type { Verdict } from "../verify/verdict";
 import { outcomeOf, retryable, verdictCause } from "./outcomes";
 import type { EvalIdentity, ResultLine } from "./records";
-import { repairParts } from "./repair";
+import { repairParts, repairVerdict } from "./repair";
 
 export interface EvalTask {
   id: string;
@@ -238,7 +238,12 @@ async function evalTask(task: EvalTask, options: EvalLoopOptions): Promise<Resul
       });
       if (last) break;
       seed = requestSeed(options.run.seed, task.id, turn + 1, sample);
-      const next = await generate(options, repairParts(task.parts, candidate.text, verdict), 1, seed);
+      const next = await generate(
+        options,
+        repairParts(task.parts, candidate.text, repairVerdict(verdict)),
+        1,
+        seed,
+      );
       attemptsSoFar = next.attempts;
       candidate = next.candidates[0];
       if (!candidate && next.kind === "infrastructure") {

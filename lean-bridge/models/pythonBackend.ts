@@ -20,6 +20,15 @@ import {
   type PromptParts,
   type SamplingSettings,
 } from "./backend";
+import type {
+  ModelAnswer,
+  ModelGenerateFailed,
+  ModelGenerateRequest,
+  ModelGenerateResult,
+  ModelLoaded,
+  ModelLoadFailed,
+  ModelLoadRequest,
+} from "../protocol/trainer";
 import { buildPrompt, chooseStyle } from "./prompts";
 import { candidateText, type PromptStyle, styleName } from "./style";
 import { LoadedTokenizer } from "./tokenizer";
@@ -27,9 +36,63 @@ import { managedVenvDir } from "../train/python";
 import { defaultTrainerRoot } from "../train/session";
 import { defaultThreads } from "./onnxBackend";
 
-type Json = Record<string, unknown>;
-/** A JSON answer, or `{ type: "exit", detail }` when the process ended first. */
-type Answer = Json;
+/** The process ended before answering. */
+interface Exited {
+  type: "exit";
+  detail: string;
+}
+/** An answer of the model process (protocol/trainer.ts declares every line), or the process's end. */
+type Answer = ModelAnswer | Exited;
+
+/** A JSON line as a ModelAnswer, when it is one (a library printing to stdout writes other lines). */
+export function parseModelAnswer(line: string): ModelAnswer | null {
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof message !== "object" || message === null) return null;
+  const m = message as Record<string, unknown>;
+  const text = (key: string) => typeof m[key] === "string";
+  switch (m.type) {
+    case "loaded":
+      return (m.engine === "vllm" || m.engine === "transformers") && text("device") && text("tokenizerDir")
+        ? (m as unknown as ModelLoaded)
+        : null;
+    case "load-failed":
+      return text("message") && text("hint") ? (m as unknown as ModelLoadFailed) : null;
+    case "result":
+      return text("id") && typeof m.promptTokens === "number" && Array.isArray(m.samples)
+        ? (m as unknown as ModelGenerateResult)
+        : null;
+    case "failed":
+      return text("id") && text("message") ? (m as unknown as ModelGenerateFailed) : null;
+    default:
+      return null;
+  }
+}
+
+/** The generate request for one prompt, as the schema declares it. */
+export function generateRequest(
+  id: string,
+  prompt: string,
+  n: number,
+  sampling: SamplingSettings,
+  stop: readonly string[],
+): ModelGenerateRequest {
+  return {
+    type: "generate",
+    id,
+    prompt,
+    n,
+    temperature: sampling.temperature,
+    topP: sampling.topP,
+    maxNewTokens: sampling.maxNewTokens,
+    seed: sampling.seed ?? 0,
+    stop: [...stop, ...(sampling.stop ?? [])],
+  };
+}
 
 /** The Python process and its requests in flight, by id. */
 class PythonProcess {
@@ -46,13 +109,9 @@ class PythonProcess {
       .setEncoding("utf8")
       .on("data", (d: string) => (this.stderr = (this.stderr + d).slice(-2000)));
     createInterface({ input: this.child.stdout }).on("line", (line) => {
-      let message: Json;
-      try {
-        message = JSON.parse(line) as Json;
-      } catch {
-        return; // a library printing to stdout; the answers are JSON lines
-      }
-      const key = message.type === "loaded" || message.type === "load-failed" ? "load" : String(message.id);
+      const message = parseModelAnswer(line);
+      if (!message) return; // a library printing to stdout; the answers are JSON lines
+      const key = message.type === "loaded" || message.type === "load-failed" ? "load" : message.id;
       this.waiting.get(key)?.(message);
       this.waiting.delete(key);
     });
@@ -68,7 +127,7 @@ class PythonProcess {
     this.child.on("exit", (code, signal) => onExit(signal ? `killed by ${signal}` : `exit code ${code}`));
   }
 
-  ask(key: string, message: Json): Promise<Answer> {
+  ask(key: string, message: ModelLoadRequest | ModelGenerateRequest): Promise<Answer> {
     return new Promise((resolve) => {
       if (this.exited) return resolve({ type: "exit", detail: "the model process had stopped" });
       this.waiting.set(key, resolve);
@@ -133,19 +192,19 @@ export class PythonBackend implements ModelBackend {
         return {
           kind: "error",
           cause: "model-files",
-          message: String(answer.message),
-          hint: String(answer.hint),
+          message: answer.message,
+          hint: answer.hint,
         };
       }
       return {
         kind: "error",
         cause: "crashed",
-        message: `The trainer's Python stopped while loading ${this.path} (${String((answer as Json).detail ?? answer.type)}).`,
+        message: `The trainer's Python stopped while loading ${this.path} (${answer.type === "exit" ? answer.detail : answer.type}).`,
         hint: `Check that ${this.python} has the trainer's dependencies (pip install -e trainer).`,
       };
     }
     if (!this.tokenizer) {
-      const loaded = LoadedTokenizer.load(String(answer.tokenizer_dir), this.path);
+      const loaded = LoadedTokenizer.load(answer.tokenizerDir, this.path);
       if (loaded.kind === "error")
         return { kind: "error", cause: "model-files", message: loaded.message, hint: loaded.hint };
       const chosen = chooseStyle(loaded.tokenizer, this.options.prompt, this.path);
@@ -162,7 +221,7 @@ export class PythonBackend implements ModelBackend {
       this.style = chosen.style;
       this.identity = { ...this.identity, promptStyle: styleName(chosen.style) };
     }
-    this.engine = `${String(answer.engine)} on ${String(answer.device)}`;
+    this.engine = `${answer.engine} on ${answer.device}`;
     return null;
   }
 
@@ -188,17 +247,7 @@ export class PythonBackend implements ModelBackend {
       if (this.options.timeoutMs) timer = setTimeout(() => resolve("timeout"), this.options.timeoutMs);
     });
     const answer = await Promise.race([
-      child.ask(id, {
-        type: "generate",
-        id,
-        prompt,
-        n,
-        temperature: sampling.temperature,
-        top_p: sampling.topP,
-        max_new_tokens: sampling.maxNewTokens,
-        seed: sampling.seed ?? 0,
-        stop: [...style.stopStrings, ...(sampling.stop ?? [])],
-      }),
+      child.ask(id, generateRequest(id, prompt, n, sampling, style.stopStrings)),
       interrupted,
     ]);
     clearTimeout(timer);
@@ -215,7 +264,8 @@ export class PythonBackend implements ModelBackend {
       );
     }
     if (answer.type !== "result") {
-      const detail = String((answer as Json).message ?? (answer as Json).detail ?? answer.type);
+      const detail =
+        answer.type === "exit" ? answer.detail : "message" in answer ? answer.message : answer.type;
       return backendError(
         "crashed",
         `The trainer's Python failed while generating (${detail}).`,
@@ -223,14 +273,13 @@ export class PythonBackend implements ModelBackend {
       );
     }
     const latencyMs = performance.now() - started;
-    const samples = Array.isArray(answer.samples) ? (answer.samples as Json[]) : [];
-    const candidates: Candidate[] = samples.map((sample) => {
-      const raw = String(sample.text ?? "");
+    const candidates: Candidate[] = answer.samples.map((sample) => {
+      const raw = typeof sample.text === "string" ? sample.text : "";
       return {
         text: candidateText(style, raw, parts.indent),
         raw,
-        promptTokens: typeof answer.prompt_tokens === "number" ? answer.prompt_tokens : null,
-        completionTokens: typeof sample.completion_tokens === "number" ? sample.completion_tokens : null,
+        promptTokens: answer.promptTokens,
+        completionTokens: typeof sample.completionTokens === "number" ? sample.completionTokens : null,
         latencyMs,
         finishReason: sample.finish === "stop" || sample.finish === "length" ? sample.finish : "unknown",
       };

@@ -6,7 +6,8 @@
  * required-ness and enums, and trainer/fim_rlvr/protocol.py mirrors both.
  *
  * Transport: JSON-RPC 2.0 with LSP framing, over the trainer's stdin/stdout (TRAINER_MESSAGES) or over TCP to a
- * verifier service (SERVICE_MESSAGES). Candidates reach the verifier only through a service: the host names the
+ * verifier service (SERVICE_MESSAGES); JSON lines with a `type` field between the `hf:PATH` model backend and its
+ * Python process, `python -m fim_rlvr.generate_stdio` (MODEL_MESSAGES). Candidates reach the verifier only through a service: the host names the
  * run's in `initialize`. Wire fields are camelCase, except `TrainConfig`, which uses the trainer's snake_case
  * option names (the keys of `--config FILE`).
  */
@@ -172,6 +173,13 @@ export interface TrainConfig {
   validation_every?: number;
   /** Completions sampled per validation task at the training temperature for the unbiased pass@k. */
   validation_samples?: number;
+  /**
+   * Repair turns in RL rollouts: a sample whose check failed gets up to this many more turns, prompted with its last
+   * attempt and the verifier's diagnostics (the prompt of `fim-rlvr eval --repair`); 0 (default): none.
+   */
+  repair_turns?: number;
+  /** A repair turn's reward is the verifier's reward times repair_discount ** turn (default 0.5). */
+  repair_discount?: number;
   /** sft: the compute-matched SFT baseline instead of RL; null: the RL run. */
   baseline?: "sft" | null;
   /** auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction. */
@@ -404,6 +412,8 @@ export interface TrainSampleParams {
   diagnostics?: CandidateDiagnostic[];
   /** For timeout and crashed only: who caused it (isMaskedVerdict reads it; absent means candidate). */
   cause?: VerdictCause;
+  /** For a repair turn only (TrainConfig repair_turns): which one, 1 for the first repair; absent for a first attempt. */
+  turn?: number;
 }
 
 /** Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written. */
@@ -559,5 +569,113 @@ export const SERVICE_MESSAGES = [
     direction: "client-to-service",
     params: "StatsParams",
     result: "ServiceStats",
+  },
+] as const;
+
+/** Host -> model process (`python -m fim_rlvr.generate_stdio`), JSON line `load`: the first request. */
+export interface ModelLoadRequest {
+  /** The request's kind. */
+  type: "load";
+  /** A run folder (its latest checkpoint), a checkpoint folder (full or LoRA) or a transformers model folder. */
+  path: string;
+  /** CPU threads the model may use (torch.set_num_threads), so Lean keeps its cores. */
+  threads: number;
+}
+
+/** Model process -> host, JSON line `loaded`: the model is ready for generate requests. */
+export interface ModelLoaded {
+  /** The answer's kind. */
+  type: "loaded";
+  /** What samples: vLLM (installed, beside a CUDA GPU, a whole model) or transformers `generate`. */
+  engine: "vllm" | "transformers";
+  /** Where the model runs, e.g. cpu or cuda. */
+  device: string;
+  /** The folder of the model's tokenizer, from which the host builds the prompts (as the trainer does). */
+  tokenizerDir: string;
+}
+
+/** Model process -> host, JSON line `load-failed`: the folder holds no model the trainer can load. */
+export interface ModelLoadFailed {
+  /** The answer's kind. */
+  type: "load-failed";
+  /** What went wrong, naming the folder. */
+  message: string;
+  /** What to do about it. */
+  hint: string;
+}
+
+/**
+ * Host -> model process, JSON line `generate`: sample n completions of a prompt the host built (the trainer's
+ * prompt); answered in order, one request at a time, by ModelGenerateResult or ModelGenerateFailed with its id.
+ */
+export interface ModelGenerateRequest {
+  /** The request's kind. */
+  type: "generate";
+  /** Echoed in the answer. */
+  id: string;
+  /** The prompt text, special tokens as text (tokenized with add_special_tokens=False, as the trainer does). */
+  prompt: string;
+  /** Completions to sample. */
+  n: number;
+  /** Sampling temperature; 0 is greedy (every sample the same one). */
+  temperature: number;
+  /** Nucleus sampling threshold. */
+  topP: number;
+  /** Longest completion, in tokens. */
+  maxNewTokens: number;
+  /** Sampling seed. */
+  seed: number;
+  /** Text that ends a completion: vLLM stops there; the host's cleaning cuts there whatever the engine did. */
+  stop: string[];
+}
+
+/** One sampled completion, decoded with special tokens kept (the host cleans it as the trainer does). */
+export interface ModelSample {
+  /** The completion's text. */
+  text: string;
+  /** Its length in tokens. */
+  completionTokens: number;
+  /** stop: the model ended it (end of sequence or a stop); length: maxNewTokens did. */
+  finish: "stop" | "length";
+}
+
+/** Model process -> host, JSON line `result`: the samples of one generate request. */
+export interface ModelGenerateResult {
+  /** The answer's kind. */
+  type: "result";
+  /** The request's id. */
+  id: string;
+  /** The prompt's length in tokens. */
+  promptTokens: number;
+  /** n samples, in order. */
+  samples: ModelSample[];
+}
+
+/** Model process -> host, JSON line `failed`: a request it could not answer, or a line that is not a request. */
+export interface ModelGenerateFailed {
+  /** The answer's kind. */
+  type: "failed";
+  /** The request's id ("" when the line had none). */
+  id: string;
+  /** What went wrong, one line. */
+  message: string;
+}
+
+/** Every JSON line the model process writes. */
+export type ModelAnswer = ModelLoaded | ModelLoadFailed | ModelGenerateResult | ModelGenerateFailed;
+
+/** The model process's requests with their answers, as the schema's `x-modelMessages` lists them. */
+export const MODEL_MESSAGES = [
+  {
+    type: "load",
+    direction: "host-to-model",
+    request: "ModelLoadRequest",
+    answers: ["ModelLoaded", "ModelLoadFailed"],
+  },
+  {
+    type: "generate",
+    direction: "host-to-model",
+    request: "ModelGenerateRequest",
+    answers: ["ModelGenerateResult", "ModelGenerateFailed"],
   },
 ] as const;

@@ -16,6 +16,7 @@ import {
   REPAIR_HEADER,
   feedbackLines,
   repairParts,
+  repairVerdict,
   withoutRepairFeedback,
 } from "../../lean-bridge/eval/repair";
 import { readResults, resumeMismatch } from "../../lean-bridge/eval/resultsFile";
@@ -218,11 +219,49 @@ test("repair turns: Lean's messages in the prompt, the final turn counted, the p
   assert.ok(Math.abs(summary.overall.passAtK["1"]!.value! - 2 / 3) < 1e-12);
 });
 
-test("feedback names the verdict when Lean gave no error message", () => {
-  assert.deepEqual(feedbackLines(verdict("timeout", { cause: "candidate" })), ["no answer within 1000 ms"]);
-  const parts = repairParts(task("a").parts, "simp\n  rfl", verdict("rejected"));
+test("feedback names the verdict when Lean gave no error message, and the rejection's reason as the wire carries it", () => {
+  assert.deepEqual(feedbackLines(repairVerdict(verdict("timeout", { cause: "candidate" }))), [
+    "no answer within the time limit",
+  ]);
+  assert.deepEqual(feedbackLines(repairVerdict(verdict("rejected"))), ["error outside the attempt: sorry"]);
+  const parts = repairParts(task("a").parts, "simp\n  rfl", repairVerdict(verdict("rejected")));
   assert.ok(parts.prefix.endsWith("\n  "), "the hole's line stays last");
   assert.match(parts.prefix, /-- {3}simp\n {2}-- {5}rfl/);
+});
+
+test("feedback: candidate-relative positions, at most three errors, the goals of the first error only", () => {
+  const at = (line: number, character: number) => ({
+    start: { line, character },
+    end: { line, character: character + 1 },
+  });
+  const lines = feedbackLines({
+    kind: "failed",
+    diagnostics: [
+      { severity: 2, message: "unused variable", candidateRange: at(0, 0) },
+      { severity: 1, message: "unknown identifier 'foo'", candidateRange: at(1, 8) },
+      { severity: 1, message: "unsolved goals\nh : a\n⊢ b", candidateRange: at(0, 0) },
+      { severity: 1, message: "unknown identifier 'foo'", candidateRange: at(1, 8) },
+      { severity: 1, message: "declaration uses 'sorry'", candidateRange: null },
+      { severity: 1, message: "a fourth error", candidateRange: at(3, 0) },
+    ],
+  });
+  assert.deepEqual(lines, [
+    "error at 2:9: unknown identifier 'foo'",
+    "error at 1:1: unsolved goals",
+    "  h : a",
+    "  ⊢ b",
+    "error outside the attempt: declaration uses 'sorry'",
+  ]);
+  const first = feedbackLines({
+    kind: "failed",
+    diagnostics: [{ severity: 1, message: "unsolved goals\nx : Nat\n⊢ x = x", candidateRange: at(2, 4) }],
+  });
+  assert.deepEqual(first, [
+    "error at 3:5: unsolved goals",
+    "goals at the first error:",
+    "  x : Nat",
+    "  ⊢ x = x",
+  ]);
 });
 
 test("Ctrl-C: results that come back after the signal are not written; only whole tasks are", async () => {

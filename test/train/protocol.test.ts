@@ -12,6 +12,7 @@ import ts from "typescript";
 import Ajv2020 from "ajv/dist/2020";
 import { REPO } from "../helpers";
 import {
+  MODEL_MESSAGES,
   SERVICE_BUSY,
   SERVICE_INVALID_PARAMS,
   SERVICE_MESSAGES,
@@ -41,6 +42,7 @@ const schema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as {
   $defs: Record<string, JsonSchema>;
   "x-messages": unknown[];
   "x-serviceMessages": unknown[];
+  "x-modelMessages": unknown[];
   "x-protocolVersion": number;
   "x-errorCodes": Record<string, number>;
 };
@@ -98,6 +100,7 @@ test("the schema is valid JSON Schema 2020-12 and every definition compiles", ()
   ajv
     .addKeyword("x-messages")
     .addKeyword("x-serviceMessages")
+    .addKeyword("x-modelMessages")
     .addKeyword("x-protocolVersion")
     .addKeyword("x-errorCodes");
   ajv.addSchema(schema, "trainer");
@@ -157,6 +160,7 @@ test("enumerations and the null result agree", () => {
 test("methods, directions and payload types agree; version and error code agree", () => {
   assert.deepEqual(JSON.parse(JSON.stringify(TRAINER_MESSAGES)), schema["x-messages"]);
   assert.deepEqual(JSON.parse(JSON.stringify(SERVICE_MESSAGES)), schema["x-serviceMessages"]);
+  assert.deepEqual(JSON.parse(JSON.stringify(MODEL_MESSAGES)), schema["x-modelMessages"]);
   assert.equal(TRAINER_PROTOCOL_VERSION, schema["x-protocolVersion"]);
   assert.deepEqual(schema["x-errorCodes"], {
     trainerError: TRAINER_ERROR_CODE,

@@ -23,6 +23,10 @@ model drift off the SFT policy (block holes it solved come out as other tactics)
 with 0.2 it keeps them and gains 5 (seeds 1 and 2: 3 and 5)."""
 
 
+MAX_REPAIR_TURNS = 8
+"""The most repair turns a run may ask for: each turn waits for the previous one's check, so turns serialise."""
+
+
 class ConfigError(ValueError):
     """A configuration the user must fix; the message says what and how."""
 
@@ -125,6 +129,15 @@ class TrainConfig:
     validation_samples completions per task at the training temperature, the unbiased pass@k. 0: never."""
     validation_samples: int = 4
     """Completions sampled per validation task for pass@k (n in the unbiased estimator; k = 1, 2, 4, ... <= n)."""
+    repair_turns: int = 0
+    """Repair turns in RL rollouts (issue 17; `fim-rlvr eval --repair R` at evaluation): a sample whose check failed
+    (not proved, not masked) gets up to this many more turns, each prompted with its last attempt and the verifier's
+    diagnostics (fim_rlvr.repair, the prompt `eval --repair` builds). Every turn is a sample of its own in its task's
+    group, trained on its own tokens (fim_rlvr.repair_rollout); a masked verdict ends the chain. 0: no repair."""
+    repair_discount: float = 0.5
+    """A repair turn's reward is the verifier's reward x repair_discount ** turn (turn 1 is the first repair): a
+    proof found on a later turn earns less than one found at once, so first attempts stay the thing to get right.
+    In (0, 1]; 0.5 halves the reward per extra turn."""
     baseline: str | None = None
     """"sft": instead of RL, continue the SFT warm start for as many sequences through the model's forward and
     backward passes as the RL steps would train on (steps x batch_size x group_size), so the run's held-out
@@ -273,6 +286,12 @@ def _validate_measurement(config: TrainConfig) -> None:
         raise ConfigError(f"validation_every must be a whole number of steps or 0 (got {config.validation_every!r})")
     if not isinstance(config.validation_samples, int) or config.validation_samples < 1:
         raise ConfigError(f"validation_samples must be a positive integer (got {config.validation_samples!r})")
+    if not isinstance(config.repair_turns, int) or isinstance(config.repair_turns, bool) or config.repair_turns < 0:
+        raise ConfigError(f"repair_turns must be a whole number of turns, 0 for none (got {config.repair_turns!r})")
+    if config.repair_turns > MAX_REPAIR_TURNS:
+        raise ConfigError(f"repair_turns is at most {MAX_REPAIR_TURNS} (got {config.repair_turns})")
+    if not isinstance(config.repair_discount, (int, float)) or not 0 < config.repair_discount <= 1:
+        raise ConfigError(f"repair_discount must be in (0, 1] (got {config.repair_discount!r})")
     if config.baseline not in (None, "sft"):
         raise ConfigError(f"baseline must be sft or null (got {config.baseline!r})")
     _validate_real_models(config)

@@ -1,18 +1,18 @@
 """Sampling from the trainer's own models for the host's `hf:PATH` backend (lean-bridge/models/pythonBackend.ts).
 
 `python -m fim_rlvr.generate_stdio` reads JSON lines on stdin and answers JSON lines on stdout, one request at a
-time. The host builds the prompt (it must be the trainer's prompt, and prompts.ts is tested against prompts.py),
-so this side only tokenizes it as the trainer does (add_special_tokens=False), samples, and decodes as rollouts
-do (special tokens kept, the host's cleaning cuts at the stops).
+time. Every line is declared in lean-bridge/protocol/trainer.schema.json (`x-modelMessages`) and mirrored in
+fim_rlvr.protocol (ModelLoadRequest, ModelGenerateRequest and their answers). The host builds the prompt (it must
+be the trainer's prompt, and prompts.ts is tested against prompts.py), so this side only tokenizes it as the
+trainer does (add_special_tokens=False), samples, and decodes as rollouts do (special tokens kept, the host's
+cleaning cuts at the stops).
 
-- {"type": "load", "path": P, "threads": N}: P is a run folder (its latest checkpoint), a checkpoint folder
-  (RUN_DIR/checkpoints/step-N: full or LoRA, merged as export-model merges it) or a transformers model folder.
-  Answers {"type": "loaded", "engine": "vllm"|"transformers", "device": ..., "tokenizer_dir": ...} or
-  {"type": "load-failed", "message": ..., "hint": ...}. vLLM serves when it is installed and a CUDA GPU is there
-  (and the model is a whole one), so a GPU user evaluates with the engine training used; else transformers.
-- {"type": "generate", "id": I, "prompt": S, "n": N, "temperature": T, "top_p": P, "max_new_tokens": M,
-  "seed": S, "stop": [...]}: answers {"type": "result", "id": I, "prompt_tokens": K, "samples": [{"text",
-  "completion_tokens", "finish": "stop"|"length"}]} or {"type": "failed", "id": I, "message": ...}.
+- `load` (ModelLoadRequest): a run folder (its latest checkpoint), a checkpoint folder (RUN_DIR/checkpoints/step-N:
+  full or LoRA, merged as export-model merges it) or a transformers model folder. Answers ModelLoaded or
+  ModelLoadFailed. vLLM serves when it is installed and a CUDA GPU is there (and the model is a whole one), so a GPU
+  user evaluates with the engine training used; else transformers.
+- `generate` (ModelGenerateRequest): answers ModelGenerateResult or ModelGenerateFailed with the request's id.
+A line that is not a request gets a ModelGenerateFailed saying why (id "" when it had none); nothing crashes.
 """
 
 from __future__ import annotations
@@ -21,9 +21,22 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .export_model import ExportError, inspect_checkpoint, load_policy, resolve_checkpoint, tokenizer_dir
+from .protocol import (
+    MODEL_GENERATE,
+    MODEL_LOAD,
+    ModelAnswer,
+    ModelGenerateFailed,
+    ModelGenerateRequest,
+    ModelLoaded,
+    ModelLoadFailed,
+    ModelSample,
+)
+
+Generated = tuple[int, list[ModelSample]]
+"""The prompt's length in tokens and the samples."""
 
 
 class Engine:
@@ -36,7 +49,7 @@ class Engine:
         self.tokenizer = tokenizer
         self.device = device
 
-    def generate(self, request: dict[str, Any]) -> dict[str, Any]:
+    def generate(self, request: ModelGenerateRequest) -> Generated:
         import torch
 
         ids = self.tokenizer(request["prompt"], add_special_tokens=False, return_tensors="pt")["input_ids"]
@@ -44,7 +57,7 @@ class Engine:
         torch.manual_seed(int(request.get("seed", 0)))
         temperature = float(request["temperature"])
         sampling: dict[str, Any] = (
-            {"do_sample": True, "temperature": temperature, "top_p": float(request["top_p"])}
+            {"do_sample": True, "temperature": temperature, "top_p": float(request["topP"])}
             if temperature > 0
             else {"do_sample": False}
         )
@@ -53,7 +66,7 @@ class Engine:
             out = self.model.generate(
                 ids,
                 attention_mask=torch.ones_like(ids),
-                max_new_tokens=int(request["max_new_tokens"]),
+                max_new_tokens=int(request["maxNewTokens"]),
                 # Greedy samples are all the same one: generate it once (transformers refuses n > 1 greedy).
                 num_return_sequences=int(request["n"]) if temperature > 0 else 1,
                 pad_token_id=self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos,
@@ -61,23 +74,23 @@ class Engine:
                 top_k=None,
                 **sampling,
             )
-        samples = []
+        samples: list[ModelSample] = []
         rows = out[:, ids.shape[1] :].tolist()
         if len(rows) < int(request["n"]):
             rows = rows * int(request["n"])
         for row in rows:
-            finish = "length"
+            finish: Literal["stop", "length"] = "length"
             if eos is not None and eos in row:
                 row = row[: row.index(eos)]
                 finish = "stop"
             samples.append(
                 {
                     "text": self.tokenizer.decode(row, skip_special_tokens=False),
-                    "completion_tokens": len(row),
+                    "completionTokens": len(row),
                     "finish": finish,
                 }
             )
-        return {"prompt_tokens": int(ids.shape[1]), "samples": samples}
+        return int(ids.shape[1]), samples
 
 
 class VllmEngine:
@@ -92,28 +105,29 @@ class VllmEngine:
         self.tokenizer = tokenizer
         self.llm = LLM(model=str(path), tokenizer=str(path), enable_prefix_caching=True)
 
-    def generate(self, request: dict[str, Any]) -> dict[str, Any]:
+    def generate(self, request: ModelGenerateRequest) -> Generated:
         from vllm import SamplingParams, TokensPrompt
 
         ids = self.tokenizer(request["prompt"], add_special_tokens=False)["input_ids"]
         params = SamplingParams(
             n=int(request["n"]),
             temperature=float(request["temperature"]),
-            top_p=float(request["top_p"]),
-            max_tokens=int(request["max_new_tokens"]),
+            top_p=float(request["topP"]),
+            max_tokens=int(request["maxNewTokens"]),
             seed=int(request.get("seed", 0)),
+            stop=list(request.get("stop") or []) or None,
             skip_special_tokens=False,
         )
         out = self.llm.generate([TokensPrompt(prompt_token_ids=ids)], params, use_tqdm=False)[0]
-        samples = [
+        samples: list[ModelSample] = [
             {
                 "text": c.text,
-                "completion_tokens": len(c.token_ids),
+                "completionTokens": len(c.token_ids),
                 "finish": "length" if c.finish_reason == "length" else "stop",
             }
             for c in out.outputs
         ]
-        return {"prompt_tokens": len(ids), "samples": samples}
+        return len(ids), samples
 
 
 def _vllm_usable() -> bool:
@@ -154,9 +168,44 @@ def load(path: Path, threads: int) -> tuple[Any, Path]:
     return Engine(model.to(device), tokenizer, device), tokenizer_folder
 
 
-def _answer(message: dict[str, Any]) -> None:
+def _answer(message: ModelAnswer) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def _failed(request_id: Any, message: str) -> ModelGenerateFailed:
+    return {"type": "failed", "id": request_id if isinstance(request_id, str) else "", "message": message}
+
+
+def _load(request: dict[str, Any]) -> tuple[Any, ModelLoaded | ModelLoadFailed]:
+    """The engine (None when loading failed) and the answer to a load request."""
+    path = request.get("path")
+    if not isinstance(path, str) or not path:
+        return None, {"type": "load-failed", "message": "the load request names no path", "hint": "Send a path."}
+    try:
+        threads = int(request.get("threads", 1))
+        engine, folder = load(Path(path), threads)
+    except ExportError as error:
+        return None, {"type": "load-failed", "message": error.message, "hint": error.hint}
+    except (OSError, ValueError) as error:
+        hint = "Check the folder is a complete model or checkpoint."
+        return None, {"type": "load-failed", "message": f"{path}: {error}", "hint": hint}
+    return engine, {"type": "loaded", "engine": engine.name, "device": engine.device, "tokenizerDir": str(folder)}
+
+
+def _generate(engine: Any, request: dict[str, Any]) -> ModelAnswer:
+    request_id = request.get("id")
+    if engine is None:
+        return _failed(request_id, "no model is loaded")
+    if not isinstance(request_id, str):
+        return _failed("", "a generate request needs a string id")
+    try:
+        prompt_tokens, samples = engine.generate(request)
+    except (KeyError, TypeError) as error:
+        return _failed(request_id, f"malformed generate request: {error!r}")
+    except (RuntimeError, ValueError) as error:  # out of memory, a prompt longer than the model takes
+        return _failed(request_id, str(error).split("\n")[0][:300])
+    return {"type": "result", "id": request_id, "promptTokens": prompt_tokens, "samples": samples}
 
 
 def main() -> int:
@@ -164,31 +213,21 @@ def main() -> int:
     for line in sys.stdin:
         if not line.strip():
             continue
-        request = json.loads(line)
-        if request.get("type") == "load":
-            try:
-                engine, folder = load(Path(request["path"]), int(request.get("threads", 1)))
-            except ExportError as error:
-                _answer({"type": "load-failed", "message": error.message, "hint": error.hint})
-                continue
-            except (OSError, ValueError) as error:
-                _answer(
-                    {
-                        "type": "load-failed",
-                        "message": f"{request['path']}: {error}",
-                        "hint": "Check the folder is a complete model or checkpoint.",
-                    }
-                )
-                continue
-            _answer({"type": "loaded", "engine": engine.name, "device": engine.device, "tokenizer_dir": str(folder)})
-        elif request.get("type") == "generate":
-            if engine is None:
-                _answer({"type": "failed", "id": request.get("id"), "message": "no model is loaded"})
-                continue
-            try:
-                _answer({"type": "result", "id": request["id"], **engine.generate(request)})
-            except (RuntimeError, ValueError) as error:  # out of memory, a prompt longer than the model takes
-                _answer({"type": "failed", "id": request["id"], "message": str(error).split("\n")[0][:300]})
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as error:
+            _answer(_failed("", f"not a JSON line: {error}"))
+            continue
+        kind = request.get("type") if isinstance(request, dict) else None
+        if kind == MODEL_LOAD:
+            loaded, answer = _load(request)
+            engine = loaded if loaded is not None else engine
+            _answer(answer)
+        elif kind == MODEL_GENERATE:
+            _answer(_generate(engine, request))
+        else:
+            request_id = request.get("id") if isinstance(request, dict) else None
+            _answer(_failed(request_id, f"unknown request type {kind!r}; expected load or generate"))
     return 0
 
 

@@ -60,7 +60,11 @@ class BatchView:
 
     @staticmethod
     def build(
-        algorithm: Algorithm, groups: Sequence[Group], device: torch.device, timeout_reward: str = "failure"
+        algorithm: Algorithm,
+        groups: Sequence[Group],
+        device: torch.device,
+        timeout_reward: str = "failure",
+        repair_discount: float = 1.0,
     ) -> BatchView:
         rollouts = [r for g in groups for r in g.rollouts]
         verdicts = [v for g in groups for v in g.verdicts]
@@ -76,6 +80,7 @@ class BatchView:
             lengths=lengths,
             truncated=[r.truncated for r in rollouts],
             timeout_reward=timeout_reward,
+            discounts=[repair_discount**turn for g in groups for turn in g.sample_turns()],
         )
         old_logp = pad_rows([r.old_logp for r in rollouts], width, device)  # [B, T]
         is_weights, tis_metrics = _importance_weights(algorithm.config, rollouts, old_logp, mask)
@@ -268,7 +273,11 @@ def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
         for index, groups in enumerate(slices):
             update = (step - 1) * per_step + iteration * config.steps_per_generation + index
             factor = learning_rate_factor(update, total_updates, config.warmup_ratio, config.lr_scheduler)
-            view = BatchView.build(algorithm, groups, policy.device, config.timeout_reward) if groups else None
+            view = (
+                BatchView.build(algorithm, groups, policy.device, config.timeout_reward, config.repair_discount)
+                if groups
+                else None
+            )
             local = view.totals(algorithm) if view is not None else Totals(0.0, 0.0)
             shares = ranks.all_gather(local)
             totals = sum(shares[1:], shares[0]).per_rank(ranks.world)

@@ -135,6 +135,8 @@ class TrainConfig(TypedDict, total=False):
     timeout_reward: Literal["failure", "mask"]
     validation_every: int
     validation_samples: int
+    repair_turns: int
+    repair_discount: float
     baseline: Literal["sft"] | None
     prompt_style: Literal["auto", "fim", "chat", "instruction"]
     prompt_template: str | None
@@ -176,7 +178,7 @@ class VerifierBudget(TypedDict):
 class InitializeParams(TypedDict):
     """Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering."""
 
-    protocolVersion: int
+    protocolVersion: Literal[2]
     """This protocol's version (2)."""
     config: TrainConfig
     """The run's TrainConfig (snake_case keys)."""
@@ -376,6 +378,9 @@ class TrainSampleParams(_TrainSampleRequired, total=False):
     """What the verifier reported, when anything."""
     cause: VerdictCause
     """For timeout and crashed only: who caused it (fim_rlvr.outcomes; absent means candidate)."""
+    turn: int
+    """For a repair turn only (TrainConfig repair_turns): which one, 1 for the first repair; absent for a first
+    attempt."""
 
 
 class TrainCheckpointParams(TypedDict):
@@ -447,6 +452,109 @@ class TrainDoneParams(TypedDict):
     """The last completed step."""
     message: str
     """A summary, or for failed runs what happened and what to do."""
+
+
+# The model process of the host's `hf:PATH` backend (fim_rlvr.generate_stdio): JSON lines with a `type` field.
+MODEL_LOAD = "load"
+MODEL_GENERATE = "generate"
+
+
+class ModelLoadRequest(TypedDict):
+    """Host -> model process, JSON line `load` (the first request)."""
+
+    type: Literal["load"]
+    """The request's kind."""
+    path: str
+    """A run folder (its latest checkpoint), a checkpoint folder (full or LoRA) or a transformers model folder."""
+    threads: int
+    """CPU threads the model may use (torch.set_num_threads), so Lean keeps its cores."""
+
+
+class ModelLoaded(TypedDict):
+    """Model process -> host, JSON line `loaded`: the model is ready for generate requests."""
+
+    type: Literal["loaded"]
+    """The answer's kind."""
+    engine: Literal["vllm", "transformers"]
+    """What samples: vLLM (installed, beside a CUDA GPU, a whole model) or transformers `generate`."""
+    device: str
+    """Where the model runs, e.g. cpu or cuda."""
+    tokenizerDir: str
+    """The folder of the model's tokenizer, from which the host builds the prompts (as the trainer does)."""
+
+
+class ModelLoadFailed(TypedDict):
+    """Model process -> host, JSON line `load-failed`: the folder holds no model the trainer can load."""
+
+    type: Literal["load-failed"]
+    """The answer's kind."""
+    message: str
+    """What went wrong, naming the folder."""
+    hint: str
+    """What to do about it."""
+
+
+class ModelGenerateRequest(TypedDict):
+    """Host -> model process, JSON line `generate`: sample n completions of a prompt the host built; answered in
+    order, one request at a time, by ModelGenerateResult or ModelGenerateFailed with its id."""
+
+    type: Literal["generate"]
+    """The request's kind."""
+    id: str
+    """Echoed in the answer."""
+    prompt: str
+    """The prompt text, special tokens as text (tokenized with add_special_tokens=False, as the trainer does)."""
+    n: int
+    """Completions to sample."""
+    temperature: float
+    """Sampling temperature; 0 is greedy (every sample the same one)."""
+    topP: float
+    """Nucleus sampling threshold."""
+    maxNewTokens: int
+    """Longest completion, in tokens."""
+    seed: int
+    """Sampling seed."""
+    stop: list[str]
+    """Text that ends a completion: vLLM stops there; the host's cleaning cuts there whatever the engine did."""
+
+
+class ModelSample(TypedDict):
+    """One sampled completion, decoded with special tokens kept (the host cleans it as the trainer does)."""
+
+    text: str
+    """The completion's text."""
+    completionTokens: int
+    """Its length in tokens."""
+    finish: Literal["stop", "length"]
+    """stop: the model ended it (end of sequence or a stop); length: maxNewTokens did."""
+
+
+class ModelGenerateResult(TypedDict):
+    """Model process -> host, JSON line `result`: the samples of one generate request."""
+
+    type: Literal["result"]
+    """The answer's kind."""
+    id: str
+    """The request's id."""
+    promptTokens: int
+    """The prompt's length in tokens."""
+    samples: list[ModelSample]
+    """n samples, in order."""
+
+
+class ModelGenerateFailed(TypedDict):
+    """Model process -> host, JSON line `failed`: a request it could not answer, or a line that is not a request."""
+
+    type: Literal["failed"]
+    """The answer's kind."""
+    id: str
+    """The request's id ("" when the line had none)."""
+    message: str
+    """What went wrong, one line."""
+
+
+ModelAnswer = ModelLoaded | ModelLoadFailed | ModelGenerateResult | ModelGenerateFailed
+"""Every JSON line the model process writes."""
 
 
 @dataclass(frozen=True)

@@ -71,10 +71,20 @@ class Group:
     rollouts: list[Rollout]
     candidates: list[str]
     verdicts: list[Verdict] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+    """Per sample, 0 for a first attempt and t for the t-th repair turn (fim_rlvr.repair_rollout); empty: every
+    sample is a first attempt."""
 
-    def rewards(self, timeout_reward: str) -> list[float]:
-        """Rewards with NaN for masked samples (the algorithms leave NaN out of group statistics)."""
-        return [training_reward(v.kind, v.cause, v.reward, timeout_reward) for v in self.verdicts]
+    def sample_turns(self) -> list[int]:
+        return self.turns or [0] * len(self.candidates)
+
+    def rewards(self, timeout_reward: str, repair_discount: float = 1.0) -> list[float]:
+        """Rewards with NaN for masked samples (the algorithms leave NaN out of group statistics), a repair turn's
+        discounted by repair_discount ** turn."""
+        return [
+            training_reward(v.kind, v.cause, v.reward, timeout_reward) * repair_discount**turn
+            for v, turn in zip(self.verdicts, self.sample_turns(), strict=True)
+        ]
 
 
 @dataclass
@@ -184,13 +194,22 @@ class StepRecord:
     def verdicts(self) -> list[Verdict]:
         return [v for g in self.all_groups for v in g.verdicts]
 
+    def first_attempts(self) -> list[Verdict]:
+        """The verdicts of the step's first attempts (repair turns left out): what the pass rate measures."""
+        return [v for g in self.all_groups for v, turn in zip(g.verdicts, g.sample_turns(), strict=True) if turn == 0]
+
+    def repairs(self) -> list[Verdict]:
+        """The verdicts of the step's repair turns."""
+        return [v for g in self.all_groups for v, turn in zip(g.verdicts, g.sample_turns(), strict=True) if turn > 0]
+
     def kind_results(self, timeout_reward: str) -> dict[str, tuple[int, int]]:
-        """(proved, checked and not masked) per hole kind, over every sample of the step."""
+        """(proved, checked and not masked) per hole kind, over the step's first attempts (the curriculum's pass
+        rates are the policy's, not what repair turns add)."""
         out: dict[str, tuple[int, int]] = {}
         for group in self.all_groups:
             proved, checked = out.get(group.task.kind, (0, 0))
-            for verdict in group.verdicts:
-                if not verdict.masked(timeout_reward):
+            for verdict, turn in zip(group.verdicts, group.sample_turns(), strict=True):
+                if turn == 0 and not verdict.masked(timeout_reward):
                     checked += 1
                     proved += verdict.kind == "proved"
             out[group.task.kind] = (proved, checked)
@@ -205,9 +224,10 @@ class StepRecord:
                 "candidate": c,
                 "verdict": v.kind,
                 "reward": v.reward,
+                **({"turn": turn} if turn else {}),
             }
             for g in self.all_groups
-            for c, v in zip(g.candidates, g.verdicts, strict=True)
+            for c, v, turn in zip(g.candidates, g.verdicts, g.sample_turns(), strict=True)
         ]
 
 
@@ -220,15 +240,19 @@ def score(
     lengths: Sequence[int],
     truncated: Sequence[bool],
     timeout_reward: str,
+    discounts: Sequence[float] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """What the loss needs from the verdicts: rewards [B] (shaped; NaN where masked), advantages [B] and the token
-    mask [B, T] with masked samples (fim_rlvr.outcomes) and the algorithm's own filtering taken out. Pure: the
-    masking bandit test runs the trainer's loss through it."""
+    """What the loss needs from the verdicts: rewards [B] (discounted for repair turns, shaped; NaN where masked),
+    advantages [B] and the token mask [B, T] with masked samples (fim_rlvr.outcomes) and the algorithm's own
+    filtering taken out. `discounts[B]`: repair_discount ** turn per sample (None: all 1). Pure: the masking bandit
+    test runs the trainer's loss through it."""
     device = mask.device
     masked = torch.tensor([v.masked(timeout_reward) for v in verdicts], dtype=torch.bool)  # [B]
     rewards = torch.tensor(
         [training_reward(v.kind, v.cause, v.reward, timeout_reward) for v in verdicts], dtype=torch.float32
     )  # [B], NaN where masked
+    if discounts is not None:
+        rewards = rewards * torch.tensor(list(discounts), dtype=torch.float32)  # [B], NaN stays NaN
     rewards = algorithm.shape_rewards(rewards, torch.tensor(lengths, dtype=torch.float32))  # [B], NaN stays NaN
     advantages = algorithm.advantages(rewards, group_ids).to(device)  # [B]
     mask = mask * (~masked).to(mask.dtype).to(device).unsqueeze(1)  # [B, T]
@@ -241,7 +265,9 @@ def metrics_line(
 ) -> dict[str, Any]:
     timeout_reward = trainer.config.timeout_reward
     verdicts = record.verdicts()
-    unmasked = [v for v in verdicts if not v.masked(timeout_reward)]
+    firsts = record.first_attempts()
+    unmasked = [v for v in firsts if not v.masked(timeout_reward)]
+    repairs = record.repairs()
     counts: dict[str, int] = {}
     for verdict in verdicts:
         counts[verdict.kind] = counts.get(verdict.kind, 0) + 1
@@ -267,12 +293,17 @@ def metrics_line(
         "opt_seconds": round(opt_seconds, 4),
         "cache_hits": sum(v.cached for v in verdicts),
         "verdicts": counts,
-        "masked_samples": len(verdicts) - len(unmasked),
+        "masked_samples": sum(v.masked(timeout_reward) for v in verdicts),
         "timeout_rate": round(counts.get("timeout", 0) / len(verdicts), 6) if verdicts else 0.0,
         "candidate_timeouts": sum(v.kind == "timeout" and v.cause == "candidate" for v in verdicts),
         "tokens_per_second": round(tokens / record.gen_seconds, 2) if record.gen_seconds > 0 else 0.0,
         "checks_per_second": round(len(verdicts) / record.verify_seconds, 2) if record.verify_seconds > 0 else 0.0,
         "lr": lr,
         "groups_trained": len(record.groups),
+        **(
+            {"repair_samples": len(repairs), "repair_proved": sum(v.kind == "proved" for v in repairs)}
+            if repairs
+            else {}
+        ),
         **{k: round(float(v), 6) for k, v in algo.items() if k in MISMATCH_KEYS},
     }

@@ -43,6 +43,7 @@ from .protocol import (
     StopResult,
     VerifierIdentity,
 )
+from .repair_rollout import with_repairs
 from .reporting import ReportError, Reports, open_reports
 from .runtime import configure_threads, quiet_libraries
 from .sft import warm_start
@@ -292,6 +293,7 @@ class Trainer:
                 record = StepRecord.collect(
                     current, current_check, self.verifier, self.verify_deadline_s, self._collect_stop
                 )
+                record = self._repaired(record, step, round_=0)
                 if self.algorithm.config.dynamic_sampling:
                     record = self._refill(record, step)
             except Stopped:
@@ -322,7 +324,7 @@ class Trainer:
         """DAPO's dynamic sampling: drop groups whose rewards are all equal and sample more, a bounded number of
         rounds; the step then trains on the informative groups it has."""
         target = self.config.batch_size
-        rewards_of = lambda g: g.rewards(self.config.timeout_reward)  # noqa: E731
+        rewards_of = lambda g: g.rewards(self.config.timeout_reward, self.config.repair_discount)  # noqa: E731
         outcome = refill([], record.groups, rewards_of, target)
         rounds = 1
         all_groups = list(record.groups)
@@ -332,11 +334,17 @@ class Trainer:
             extra_record = StepRecord.collect(
                 extra, extra_check, self.verifier, self.verify_deadline_s, self._collect_stop
             )
+            extra_record = self._repaired(extra_record, step, round_=rounds)
             all_groups.extend(extra_record.groups)
             record = record.merged(extra_record)
             outcome = refill(outcome.batch, extra_record.groups, rewards_of, target)
             rounds += 1
         return record.with_training_groups(list(outcome.batch), all_groups)
+
+    def _repaired(self, record: StepRecord, step: int, round_: int) -> StepRecord:
+        """The record with its failed samples' repair turns (repair_turns; fim_rlvr.repair_rollout)."""
+        stop, deadline = self._collect_stop, self.verify_deadline_s
+        return with_repairs(self, self.verifier, record, step=step, round_=round_, deadline_s=deadline, stop=stop)
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
         if self.ranks.is_main:  # the other ranks' records reached rank 0 in _rl (gather_flat)
@@ -344,7 +352,7 @@ class Trainer:
             self.reports.log(metrics)
             self.files.append_samples(record.sample_lines(self.step))
         for group in record.all_groups:
-            for candidate, verdict in zip(group.candidates, group.verdicts, strict=True):
+            for candidate, verdict, turn in zip(group.candidates, group.verdicts, group.sample_turns(), strict=True):
                 params: dict[str, Any] = {
                     "taskId": group.task.id,
                     "file": group.task.file,
@@ -360,6 +368,8 @@ class Trainer:
                     params["diagnostics"] = list(verdict.diagnostics)
                 if verdict.cause is not None:
                     params["cause"] = verdict.cause
+                if turn:
+                    params["turn"] = turn
                 self.events.emit(TRAIN_SAMPLE, params)
         unlocked = self.curriculum.update(record.kind_results(self.config.timeout_reward))
         if unlocked:

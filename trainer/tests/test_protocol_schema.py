@@ -37,6 +37,8 @@ def _literal_values(annotation: Any) -> set[str] | None:
 def _enum_of(prop: dict[str, Any], defs: dict[str, Any]) -> set[str] | None:
     if "enum" in prop:
         return set(prop["enum"])
+    if "const" in prop:
+        return {prop["const"]}
     ref = prop.get("$ref")
     if ref:
         target = defs[ref.rsplit("/", 1)[1]]
@@ -78,6 +80,7 @@ def test_enums_and_method_names() -> None:
         if (k.isupper() and isinstance(v, str) and "/" in v) or v in ("initialize", "shutdown", "stats")
     }
     assert methods <= constants and protocol.STATS == "stats"
+    assert {m["type"] for m in data["x-modelMessages"]} == {protocol.MODEL_LOAD, protocol.MODEL_GENERATE}
     assert data["x-protocolVersion"] == protocol.PROTOCOL_VERSION
     assert data["x-errorCodes"] == {
         "trainerError": protocol.TRAINER_ERROR,
