@@ -73,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   };
   for (const [id, run] of Object.entries(commands))
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
-  registerFillCommands(context);
+  registerFillCommands(context, store);
   const lens = new AttemptsLens(store);
   const attemptDocuments = new AttemptsDocuments(store);
   const decorations = new HoleDecorations(store, context.extensionUri);

@@ -3,9 +3,10 @@ import * as vscode from "vscode";
 import { evaluateWorkspace } from "./evalWorkspace";
 import { FillCodeActions, FillHoleCommand } from "./fillCommand";
 import { setApiKey } from "./modelSettings";
+import type { HoleStore } from "../state/holeStore";
 
-export function registerFillCommands(context: vscode.ExtensionContext): void {
-  const fill = new FillHoleCommand(context.secrets);
+export function registerFillCommands(context: vscode.ExtensionContext, store: HoleStore): void {
+  const fill = new FillHoleCommand(context.secrets, store);
   context.subscriptions.push(
     fill,
     vscode.commands.registerCommand("fimRlvr.fillHole", (target?: unknown) => fill.run(target)),
