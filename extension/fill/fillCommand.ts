@@ -53,6 +53,8 @@ export class FillHoleCommand implements vscode.Disposable {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly store: HoleStore,
+    /** The workspace state ("Export for the editor" records its export there). */
+    private readonly state: vscode.Memento,
   ) {}
 
   /** `target`: the hole a code action names; anything else (a palette or menu call) uses the editor's selection. */
@@ -81,7 +83,7 @@ export class FillHoleCommand implements vscode.Disposable {
       return this.refuse(
         `${document.uri.fsPath} is not inside a Lean project of this workspace (no lean-toolchain above it).`,
       );
-    const model = await fillModel(this.secrets, project);
+    const model = await fillModel(this.secrets, project, this.state);
     if (model.kind === "error") return this.refuse(model.message, model.action === "settings");
     const key = fillKey({
       document: document.uri.toString(),
