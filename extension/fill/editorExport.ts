@@ -78,10 +78,11 @@ export class EditorExport {
 
   /** Makes `choice` the Fill Hole model: remembered for this workspace, and "lastRun" chosen if it was not. */
   private async use(choice: EditorExportChoice): Promise<void> {
-    await this.state.update(EDITOR_EXPORT_KEY, choice);
     const config = vscode.workspace.getConfiguration("fimRlvr");
     if (config.get<string>("fill.model", "lastRun") !== "lastRun")
       await config.update("fill.model", "lastRun", vscode.ConfigurationTarget.Workspace);
+    // Last: once `chosen` names the export, Fill Hole uses it.
+    await this.state.update(EDITOR_EXPORT_KEY, choice);
   }
 
   private async failed(message: string, hint: string): Promise<void> {
