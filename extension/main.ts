@@ -5,6 +5,7 @@ import { AnnotationPersistence } from "./annotationPersistence";
 import { exportWorkspaceAsDataset } from "./exportCommand";
 import { ATTEMPTS_SCHEME, AttemptsDocuments, AttemptsLens, showAttempts } from "./attempts";
 import { DASHBOARD_VIEW_TYPE, Dashboard } from "./dashboardPanel";
+import { EditorExport } from "./fill/editorExport";
 import { registerFillCommands } from "./fill/register";
 import { HoleDecorations } from "./decorations";
 import { HolesTree } from "./holesTree";
@@ -21,6 +22,7 @@ export interface FimRlvrApi {
   readonly dashboard: Dashboard;
   readonly decorations: HoleDecorations;
   readonly reports: ReportPanels;
+  readonly editorExport: EditorExport;
 }
 
 const CLEAR = "Clear";
@@ -51,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   const dashboard = new Dashboard(context.extensionUri);
   const reports = new ReportPanels(context.extensionUri);
   const statusBar = new RunStatusBar();
+  const editorExport = new EditorExport(context.workspaceState);
   const controller = new TrainingController(
     context,
     store,
@@ -58,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
     statusBar,
     reports,
     startTraining satisfies StartTraining,
+    editorExport,
   );
   reports.locate = (run) => controller.reportOf(run);
   const commands: Record<string, (...args: unknown[]) => unknown> = {
@@ -73,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   };
   for (const [id, run] of Object.entries(commands))
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
-  registerFillCommands(context);
+  registerFillCommands(context, store);
   const lens = new AttemptsLens(store);
   const attemptDocuments = new AttemptsDocuments(store);
   const decorations = new HoleDecorations(store, context.extensionUri);
@@ -99,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
   log.info(
     `FIM-RLVR activated (VS Code ${vscode.version}; workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted"}).`,
   );
-  return { store, controller, dashboard, decorations, reports };
+  return { store, controller, dashboard, decorations, reports, editorExport };
 }
 
 export function deactivate(): void {}

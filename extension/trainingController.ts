@@ -15,6 +15,7 @@ import type {
 import type { Dashboard } from "./dashboardPanel";
 import type { ReportPanels } from "./reportPanel";
 import { childProcessRunner } from "./exportProcess";
+import { EXPORT_FOR_EDITOR, type EditorExport, type ExportableRun } from "./fill/editorExport";
 import { log, outputChannel } from "./log";
 import { latestCheckpoint } from "../lean-bridge/train/checkpoints";
 import { pythonFromExtension } from "./python";
@@ -130,6 +131,9 @@ export class TrainingController implements vscode.Disposable {
   private startCancel: AbortController | undefined;
   private hadAnnotations = false;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Shows the notification a run's end brings and answers the action chosen (extension-host tests answer it). */
+  runEndNotice = (message: string, ...actions: string[]): Thenable<string | undefined> =>
+    vscode.window.showInformationMessage(message, ...actions);
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -138,6 +142,7 @@ export class TrainingController implements vscode.Disposable {
     private readonly statusBar: RunStatusBar,
     private readonly reports: ReportPanels,
     private readonly startTraining: StartTraining,
+    private readonly editorExport: EditorExport,
   ) {
     this.disposables.push(
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.refresh()),
@@ -397,11 +402,12 @@ export class TrainingController implements vscode.Disposable {
         this.apply({ type: "ended" });
         this.dashboard.post({ type: "status", status: outcome.kind });
         await this.remember({ ...remembered, runDir: outcome.runDir, outcome: outcome.kind });
+        const exportable: ExportableRun = { runDir: outcome.runDir, python: options.python, trainerRoot };
         switch (outcome.kind) {
           case "completed": {
             const message = completedMessage(outcome.evals, verifier);
             log.info(`${message} Run folder: ${outcome.runDir}.`);
-            void this.offerReport(message, outcome.reportPath);
+            void this.offerReport(message, outcome.reportPath, false, exportable);
             break;
           }
           case "stopped":
@@ -410,6 +416,7 @@ export class TrainingController implements vscode.Disposable {
               stoppedMessage(outcome.checkpoint),
               outcome.reportPath,
               !!outcome.checkpoint,
+              outcome.checkpoint ? exportable : undefined,
             );
             break;
           case "failed":
@@ -421,11 +428,23 @@ export class TrainingController implements vscode.Disposable {
     );
   }
 
-  private async offerReport(message: string, reportPath: string, resumable = false): Promise<void> {
-    const actions = [...(resumable ? [RESUME] : []), ...(existsSync(reportPath) ? [OPEN_REPORT] : [])];
-    const choice = await vscode.window.showInformationMessage(message, ...actions);
+  /** The end-of-run notification; `exportable`: a run with a checkpoint, offered "Export for the editor". */
+  private async offerReport(
+    message: string,
+    reportPath: string,
+    resumable = false,
+    exportable?: ExportableRun,
+  ): Promise<void> {
+    const canExport = exportable !== undefined && latestCheckpoint(exportable.runDir, fileFs) !== null;
+    const actions = [
+      ...(resumable ? [RESUME] : []),
+      ...(existsSync(reportPath) ? [OPEN_REPORT] : []),
+      ...(canExport ? [EXPORT_FOR_EDITOR] : []),
+    ];
+    const choice = await this.runEndNotice(message, ...actions);
     if (choice === OPEN_REPORT) this.reports.show(reportPath);
     if (choice === RESUME) await this.resume();
+    if (choice === EXPORT_FOR_EDITOR && exportable) await this.editorExport.run(exportable);
   }
 
   /**

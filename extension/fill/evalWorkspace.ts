@@ -36,7 +36,10 @@ function verifierArgs(): string[] {
   return [];
 }
 
-export async function evaluateWorkspace(secrets: vscode.SecretStorage): Promise<EvalWorkspaceOutcome> {
+export async function evaluateWorkspace(
+  secrets: vscode.SecretStorage,
+  state: vscode.Memento,
+): Promise<EvalWorkspaceOutcome> {
   const refuse = (message: string): EvalWorkspaceOutcome => {
     void vscode.window.showWarningMessage(`FIM-RLVR: ${message}`);
     return { kind: "refused", message };
@@ -57,7 +60,7 @@ export async function evaluateWorkspace(secrets: vscode.SecretStorage): Promise<
         ? "No Lean project (a folder with lean-toolchain) in this workspace."
         : "No project chosen.",
     );
-  const model = await fillModel(secrets, project);
+  const model = await fillModel(secrets, project, state);
   if (model.kind === "error") return refuse(model.message);
   const c = vscode.workspace.getConfiguration("fimRlvr");
   const stamp = new Date()

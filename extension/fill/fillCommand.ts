@@ -1,8 +1,10 @@
 /**
  * "FIM-RLVR: Fill Hole with Model": the hole at the cursor (a `sorry`, a selection, or the proof from the cursor's
  * line), n candidates from the configured model, each verified through the pool in the user's own project, a quick
- * pick with a diff preview, and the chosen candidate inserted. Cancellable; results are cached per checked text,
- * hole and model settings. Untrusted workspaces cannot run it (Lean runs the workspace's code).
+ * pick with a diff preview, and the chosen candidate inserted, annotated as training annotates holes (same gutter
+ * icon and hover). Cancellable; results are cached per checked text, hole and model settings, and the model's
+ * answers per prompt (an edit in an earlier declaration re-checks, never re-asks). Untrusted workspaces cannot run
+ * it (Lean runs the workspace's code).
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { relative } from "node:path";
@@ -12,9 +14,13 @@ import { FillCache, fillKey } from "../../lean-bridge/fill/fillCache";
 import { fillHole, type FilledCandidate, type FillResult } from "../../lean-bridge/fill/fillHole";
 import { openModel } from "../../lean-bridge/eval/openModel";
 import type { ModelBackend } from "../../lean-bridge/models/backend";
+import { asRange } from "../converters";
 import { log } from "../log";
+import type { HoleStore } from "../state/holeStore";
 import { innermostProject } from "../state/leanProject";
+import { fillAttempt, filledHole } from "./fillAnnotation";
 import { FillPreviews, pickCandidate } from "./fillPick";
+import { GenerationCache } from "./generationCache";
 import { FillVerifiers } from "./fillVerifier";
 import { fillModel, type FillModel } from "./modelSettings";
 
@@ -38,11 +44,18 @@ const FS = {
 
 export class FillHoleCommand implements vscode.Disposable {
   private readonly cache = new FillCache();
+  private readonly generations = new GenerationCache();
   private readonly verifiers = new FillVerifiers();
   private readonly previews = new FillPreviews();
   private backend: { key: string; backend: ModelBackend } | undefined;
 
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  /** `store`: training's hole annotations, where an inserted candidate is recorded (same icons and hovers). */
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly store: HoleStore,
+    /** The workspace state ("Export for the editor" records its export there). */
+    private readonly state: vscode.Memento,
+  ) {}
 
   /** `target`: the hole a code action names; anything else (a palette or menu call) uses the editor's selection. */
   async run(argument?: unknown): Promise<FillOutcome> {
@@ -70,7 +83,7 @@ export class FillHoleCommand implements vscode.Disposable {
       return this.refuse(
         `${document.uri.fsPath} is not inside a Lean project of this workspace (no lean-toolchain above it).`,
       );
-    const model = await fillModel(this.secrets, project);
+    const model = await fillModel(this.secrets, project, this.state);
     if (model.kind === "error") return this.refuse(model.message, model.action === "settings");
     const key = fillKey({
       document: document.uri.toString(),
@@ -97,7 +110,7 @@ export class FillHoleCommand implements vscode.Disposable {
     const label = verifierLabel.value || result.candidates[0]!.verdict.verifier.label;
     const chosen = await pickCandidate(document, hole, result.candidates, label, this.previews);
     if (!chosen) return { kind: "dismissed" };
-    return this.insert(document, hole, chosen);
+    return this.insert(document, hole, chosen, model.model.specText);
   }
 
   private async generateAndVerify(
@@ -127,7 +140,7 @@ export class FillHoleCommand implements vscode.Disposable {
         const file = relative(project, document.uri.fsPath);
         const text = document.getText();
         const result = await fillHole({
-          backend: backend.backend,
+          backend: this.generations.wrap(backend.backend, document.uri.toString(), model.cacheKey),
           parts: hole.parts,
           n: model.n,
           sampling: model.sampling,
@@ -175,6 +188,7 @@ export class FillHoleCommand implements vscode.Disposable {
     document: vscode.TextDocument,
     hole: EditorHole,
     chosen: FilledCandidate,
+    modelText: string,
   ): Promise<FillOutcome> {
     const range = new vscode.Range(
       hole.range.start.line,
@@ -190,6 +204,12 @@ export class FillHoleCommand implements vscode.Disposable {
     edit.replace(document.uri, range, chosen.text);
     if (!(await vscode.workspace.applyEdit(edit)))
       return this.refuse("VS Code refused the edit; nothing was inserted.");
+    // Recorded at the candidate's range once the document holds it: the store (which moves holes through each
+    // change event) has then seen the insertion, so it is not moved twice.
+    const placed = filledHole(document.uri.fsPath, hole, chosen.text);
+    if (document.getText(asRange(placed.range)) === chosen.text)
+      this.store.recordAt(placed, fillAttempt(chosen, modelText));
+    else log.warn("Fill Hole: the document changed as the candidate went in; the hole is not annotated.");
     log.info(`Fill Hole: inserted a ${chosen.outcome} candidate into '${hole.declaration}'.`);
     return { kind: "inserted", candidate: chosen };
   }
@@ -209,6 +229,7 @@ export class FillHoleCommand implements vscode.Disposable {
     this.verifiers.dispose();
     this.previews.dispose();
     this.cache.clear();
+    this.generations.clear();
   }
 }
 
@@ -228,7 +249,8 @@ export class FillCodeActions implements vscode.CodeActionProvider {
     range: vscode.Range | vscode.Selection,
   ): vscode.CodeAction[] {
     const word = document.getWordRangeAtPosition(range.start, /\bsorry\b/);
-    if (!word) return [];
+    // Filling runs Lean on the workspace's code: nothing is offered in Restricted Mode.
+    if (!word || !vscode.workspace.isTrusted) return [];
     const action = new vscode.CodeAction(
       "Fill this sorry with the model (FIM-RLVR)",
       vscode.CodeActionKind.QuickFix,

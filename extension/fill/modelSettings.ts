@@ -3,6 +3,7 @@
  * last training run's ONNX export, a local ONNX folder, or an OpenAI-compatible endpoint whose key lives in
  * SecretStorage ("FIM-RLVR: Set Model API Key"), never in settings.json.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import {
@@ -18,6 +19,22 @@ import {
 import { lastRunOnnxExport } from "../../lean-bridge/fill/lastRunExport";
 
 export const API_KEY_SECRET = "fimRlvr.fill.endpointApiKey";
+/** Workspace state: the ONNX folder "Export for the editor" wrote last, which the "lastRun" model uses first. */
+export const EDITOR_EXPORT_KEY = "fimRlvr.fill.editorExport";
+
+export interface EditorExportChoice {
+  dir: string;
+  runDir: string;
+  step: number;
+}
+
+/** The export "Export for the editor" chose, while its model is still there. */
+export function chosenEditorExport(state: vscode.Memento | undefined): EditorExportChoice | undefined {
+  const chosen = state?.get<EditorExportChoice>(EDITOR_EXPORT_KEY);
+  return chosen && typeof chosen.dir === "string" && existsSync(join(chosen.dir, "onnx", "model.onnx"))
+    ? chosen
+    : undefined;
+}
 
 export interface FillModel {
   spec: ModelSpec;
@@ -46,7 +63,12 @@ export function runsFolder(project: string): string {
   return section().get<string>("trainer.outputDir", "").trim() || join(project, ".fim-rlvr", "runs");
 }
 
-export async function fillModel(secrets: vscode.SecretStorage, project: string): Promise<FillModelResult> {
+/** `state`: the workspace state, where "Export for the editor" records the export it made. */
+export async function fillModel(
+  secrets: vscode.SecretStorage,
+  project: string,
+  state?: vscode.Memento,
+): Promise<FillModelResult> {
   const c = section();
   const source = c.get<string>("fill.model", "lastRun");
   let specText: string;
@@ -71,8 +93,10 @@ export async function fillModel(secrets: vscode.SecretStorage, project: string):
       };
     specText = `onnx:${folder}`;
   } else {
-    const found = lastRunOnnxExport(runsFolder(project));
-    if (found.kind === "none") return { kind: "error", message: found.message, action: "settings" };
+    // The export "Export for the editor" made, else the newest export under the runs folder.
+    const found = chosenEditorExport(state) ?? lastRunOnnxExport(runsFolder(project));
+    if ("kind" in found && found.kind === "none")
+      return { kind: "error", message: found.message, action: "settings" };
     specText = `onnx:${found.dir}`;
   }
   const spec = parseModelSpec(specText);

@@ -66,7 +66,8 @@ function isAttempt(v: unknown): v is Attempt {
     typeof v.algorithm === "string" &&
     Array.isArray(v.diagnostics) &&
     optionalString(v.run) &&
-    optionalString(v.verifier)
+    optionalString(v.verifier) &&
+    optionalString(v.model)
   );
 }
 

@@ -32,6 +32,20 @@ export interface Attempt {
   run?: string;
   /** Who judged it: "Lean" or "simulator (not Lean)"; absent in older saved files. */
   verifier?: string;
+  /**
+   * The model that wrote it, for a candidate "Fill Hole with Model" inserted (its reward, step and algorithm then
+   * mean nothing and are not shown); absent for training samples.
+   */
+  model?: string;
+}
+
+/** A hole as it is now in its file (a filled hole is placed as is, not moved through a run's edit log). */
+export interface PlacedHole {
+  taskId: string;
+  file: string;
+  kind: string;
+  decl?: string;
+  range: Range;
 }
 
 /** What a sample does not say itself: which run sent it, whose verdict it is, which declaration it is in. */
@@ -103,29 +117,49 @@ export class HoleStore {
       diagnostics: sample.diagnostics ?? [],
       ...(context ? { run: context.run, verifier: context.verifier } : {}),
     };
-    const existing = this.holes.get(sample.taskId);
+    this.add(
+      {
+        taskId: sample.taskId,
+        file,
+        kind: sample.kind,
+        ...(context?.decl !== undefined ? { decl: context.decl } : {}),
+        // The sample's range is the file as it was mined: moved through the edits made since.
+        range: shiftRangeThrough(sample.hole, this.editsByFile.get(file) ?? []),
+      },
+      attempt,
+      false,
+    );
+    return true;
+  }
+
+  /**
+   * Records an attempt at a hole whose range is already the file's current one (a candidate Fill Hole inserted):
+   * the hole takes that range, also when it was known before (the same hole filled again).
+   */
+  recordAt(hole: PlacedHole, attempt: Attempt): void {
+    this.add(hole, attempt, true);
+  }
+
+  private add(hole: PlacedHole, attempt: Attempt, moveExisting: boolean): void {
+    const existing = this.holes.get(hole.taskId);
     if (existing) {
       existing.attempts.push(attempt);
       if (existing.attempts.length > this.maxAttempts) existing.attempts.shift();
       existing.total++;
       existing.best = betterVerdict(existing.best, attempt.verdict);
       existing.latest = attempt;
-      if (context?.decl !== undefined) existing.decl = context.decl;
+      if (hole.decl !== undefined) existing.decl = hole.decl;
+      if (moveExisting) existing.range = hole.range;
     } else {
-      this.holes.set(sample.taskId, {
-        taskId: sample.taskId,
-        file,
-        kind: sample.kind,
-        ...(context?.decl !== undefined ? { decl: context.decl } : {}),
-        range: shiftRangeThrough(sample.hole, this.editsByFile.get(file) ?? []),
+      this.holes.set(hole.taskId, {
+        ...hole,
         attempts: [attempt],
         total: 1,
         best: attempt.verdict,
         latest: attempt,
       });
     }
-    this.emit(new Set([file]));
-    return true;
+    this.emit(new Set([hole.file]));
   }
 
   /** Moves the holes of `file` through the user's edits (VS Code's content changes, in order). */

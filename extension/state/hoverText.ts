@@ -1,8 +1,8 @@
 /**
  * The Markdown of a hole's hover: the latest candidate, its verdict with the messages of the verifier that wrote
- * them (Lean, or the simulator, never called Lean), the reward, the step and the algorithm, and a "Show all
- * attempts" command link. Pure (the adapter wraps it in a trusted
- * MarkdownString that allows only that one command).
+ * them (Lean, or the simulator, never called Lean), the reward, the step and the algorithm (for a candidate Fill
+ * Hole inserted: the model instead), and a "Show all attempts" command link. Pure (the adapter wraps it in a
+ * trusted MarkdownString that allows only that one command).
  */
 import type { Attempt, HoleRecord } from "./holeStore";
 
@@ -33,13 +33,19 @@ export function fence(text: string, language: string): string {
   return `${ticks}${language}\n${text}\n${ticks}`;
 }
 
-export function attemptSummary(attempt: Attempt): string {
-  return `${attempt.verdict} · reward ${attempt.reward.toFixed(2)} · step ${attempt.step} · ${attempt.algorithm}`;
+/** A training sample's reward, step and algorithm; for a candidate Fill Hole inserted, the model that wrote it. */
+function attemptDetails(attempt: Attempt): string {
+  if (attempt.model !== undefined) return `Fill Hole · model ${attempt.model}`;
+  return `reward ${attempt.reward.toFixed(2)} · step ${attempt.step} · ${attempt.algorithm}`;
 }
 
-/** Whose messages these are: "Lean's messages" only when Lean wrote them. */
+export function attemptSummary(attempt: Attempt): string {
+  return `${attempt.verdict} · ${attemptDetails(attempt)}`;
+}
+
+/** Whose messages these are: "Lean's messages" only when Lean wrote them ("Lean" or "Lean <toolchain>"). */
 export function messagesHeading(attempt: Attempt): string {
-  if (attempt.verifier === "Lean") return "Lean's messages:";
+  if (attempt.verifier === "Lean" || attempt.verifier?.startsWith("Lean ")) return "Lean's messages:";
   if (attempt.verifier?.includes("simulator")) return "The simulator's messages (not Lean):";
   return "The verifier's messages:";
 }
@@ -62,7 +68,7 @@ export function hoverMarkdown(hole: HoleRecord, messages: readonly HoverMessage[
   const verifier = latest.verifier ? ` · verifier: ${latest.verifier}` : "";
   const parts = [
     `**FIM-RLVR** · ${marker ? `${marker} ` : ""}${hole.kind} hole${declarationPhrase(hole)} · best so far: **${hole.best}**${verifier}`,
-    `${VERDICT_MARK[latest.verdict] ?? ""} **${latest.verdict}** · reward ${latest.reward.toFixed(2)} · step ${latest.step} · ${latest.algorithm}`,
+    `${VERDICT_MARK[latest.verdict] ?? ""} **${latest.verdict}** · ${attemptDetails(latest)}`,
     fence(latest.candidate, "lean"),
   ];
   if (messages.length) {

@@ -1,8 +1,9 @@
 /**
  * Fill Hole with Model inside VS Code's extension host: an OpenAI-compatible stub on 127.0.0.1 (the endpoint
  * backend, exactly as users configure it), the simulator as verifier, a `sorry` in the example workspace. The
- * proved candidate is offered first in the quick pick and inserted; the same hole again is answered from the cache
- * without asking the model; the code action on `sorry` is offered.
+ * proved candidate is offered first in the quick pick and inserted, and the filled hole gets training's annotation
+ * (gutter icon, hover naming the model and the simulator); the same hole again is answered from the cache without
+ * asking the model; the code action on `sorry` is offered.
  */
 import assert from "node:assert/strict";
 import { suite, suiteSetup, suiteTeardown, test } from "mocha";
@@ -11,11 +12,22 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EvalWorkspaceOutcome } from "../../../extension/fill/evalWorkspace";
 import type { FillOutcome } from "../../../extension/fill/fillCommand";
+import { hoverFor } from "../../../extension/decorations";
+import type { FimRlvrApi } from "../../../extension/main";
 import { startStub, type Stub } from "../../models/openaiStub";
 
 const EXTENSION_ID = "fim-rlvr.fim-rlvr-lean4";
 const FILE = "FimExamples/Arith.lean";
 const THEOREM = "theorem add_le_add_1 ";
+
+/** Waits for a condition the extension reaches asynchronously (bounded; not a timing measurement). */
+async function until(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** Runs Fill Hole and presses Enter in its quick pick once it shows (bounded; the pick's first item is the best). */
 async function fillAndAccept(accept: boolean): Promise<FillOutcome> {
@@ -34,15 +46,16 @@ async function fillAndAccept(accept: boolean): Promise<FillOutcome> {
 
 export function defineFillSuites(): void {
   let stub: Stub;
+  let api: FimRlvrApi;
   let editor: vscode.TextEditor;
   let line: number;
 
   suite("Fill Hole with Model", () => {
     suiteSetup(async function () {
       this.timeout(120_000);
-      const extension = vscode.extensions.getExtension(EXTENSION_ID);
+      const extension = vscode.extensions.getExtension<FimRlvrApi>(EXTENSION_ID);
       assert.ok(extension);
-      await extension.activate();
+      api = await extension.activate();
       // Choice 0 is the example's own proof (the simulator accepts it), choice 1 a tactic that does not exist.
       stub = await startStub({
         model: "tiny-coder",
@@ -96,6 +109,29 @@ export function defineFillSuites(): void {
         prompt.startsWith("<|fim_prefix|>") && prompt.includes(THEOREM),
         "the trainer's FIM prompt of the hole",
       );
+    });
+
+    test("the filled hole gets training's gutter icon and a hover naming the model and the simulator", async () => {
+      const file = editor.document.uri.fsPath;
+      const [hole] = api.store.holesIn(file).filter((h) => h.range.start.line === line);
+      assert.ok(
+        hole,
+        `the inserted candidate is annotated (holes: ${JSON.stringify(api.store.holesIn(file))})`,
+      );
+      assert.deepEqual(hole.range, { start: { line, character: 2 }, end: { line, character: 7 } });
+      assert.equal(hole.best, "proved");
+      assert.equal(hole.latest.candidate, "omega");
+      assert.equal(hole.latest.model, `openai:${stub.baseUrl}#tiny-coder`);
+      assert.match(hole.latest.verifier ?? "", /^simulator .*\(not Lean\)$/);
+      // Drawn by training's decorations (the same renderer): its count of drawn holes covers this one.
+      await until("the filled hole drawn", () => (api.decorations.drawn.get(file) ?? 0) >= 1);
+      const hover = hoverFor(hole).value;
+      assert.match(
+        hover,
+        /proof hole in \S*add_le_add_1 · best so far: \*\*proved\*\* · verifier: simulator/,
+      );
+      assert.ok(hover.includes(`Fill Hole · model openai:${stub.baseUrl}#tiny-coder`), hover);
+      assert.doesNotMatch(hover, /Lean's messages/);
     });
 
     test("the same hole again comes from the cache; Escape inserts nothing", async function () {

@@ -5,7 +5,7 @@
  * simulator and the trainer (see test/e2e/training.test.ts).
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { suite, suiteSetup, test } from "mocha";
 import * as vscode from "vscode";
@@ -13,6 +13,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { AnnotationPersistence } from "../../../extension/annotationPersistence";
 import type { FimRlvrApi } from "../../../extension/main";
+import { EXPORT_FOR_EDITOR } from "../../../extension/fill/editorExport";
+import type { OnnxExporter, OnnxExportRequest } from "../../../extension/fill/onnxExport";
 import { HoleStore } from "../../../extension/state/holeStore";
 
 const EXTENSION_ID = "fim-rlvr.fim-rlvr-lean4";
@@ -24,6 +26,24 @@ async function until(what: string, condition: () => boolean, timeoutMs = 90_000)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * A STUB of the trainer's ONNX export (the real one is tested in test/extension/onnxExport.test.ts; here it would
+ * take minutes): it writes RUN_DIR/exports/step-N-onnx/onnx/model.onnx as an empty file (not a model) for the
+ * run's latest checkpoint, reports one progress line, and records what it was asked.
+ */
+function stubOnnxExporter(asked: OnnxExportRequest[]): OnnxExporter {
+  return async (request) => {
+    asked.push(request);
+    const latest = readFileSync(join(request.runDir, "checkpoints", "latest"), "utf8").trim();
+    const step = Number(/^step-(\d+)$/.exec(latest)?.[1]);
+    const dir = join(request.runDir, "exports", `step-${step}-onnx`);
+    mkdirSync(join(dir, "onnx"), { recursive: true });
+    writeFileSync(join(dir, "onnx", "model.onnx"), "");
+    request.onProgress("stub export (not a model)");
+    return { kind: "ok", dir, step, reused: false, check: null };
+  };
 }
 
 export function defineSuites(): void {
@@ -95,8 +115,20 @@ export function defineSuites(): void {
       restoring.dispose();
     });
 
-    test("Stop writes a checkpoint and leaves the run resumable", async function () {
+    test("Stop writes a checkpoint, leaves the run resumable, and offers Export for the editor", async function () {
       this.timeout(240_000);
+      // The end-of-run notification is answered here as a user would click it: "Export for the editor".
+      const notices: { message: string; actions: string[] }[] = [];
+      api.controller.runEndNotice = (message, ...actions) => {
+        notices.push({ message, actions });
+        return Promise.resolve(actions.includes(EXPORT_FOR_EDITOR) ? EXPORT_FOR_EDITOR : undefined);
+      };
+      const asked: OnnxExportRequest[] = [];
+      api.editorExport.exporter = stubOnnxExporter(asked);
+      // Another model chosen before: the export makes the Fill Hole model "lastRun" (its export) again.
+      await vscode.workspace
+        .getConfiguration("fimRlvr")
+        .update("fill.model", "endpoint", vscode.ConfigurationTarget.Workspace);
       await vscode.workspace
         .getConfiguration("fimRlvr")
         .update("trainer.steps", 100_000, vscode.ConfigurationTarget.Global);
@@ -123,6 +155,20 @@ export function defineSuites(): void {
       const latest = readFileSync(join(state.runDir, "checkpoints", "latest"), "utf8").trim();
       assert.ok(existsSync(join(state.runDir, "checkpoints", latest)), `checkpoint ${latest} kept`);
       assert.ok(state.steps.at(-1)! < 100_000, "stopped before the end");
+      await until("the export for the editor", () => api.editorExport.chosen?.runDir === state.runDir);
+      const notice = notices.at(-1)!;
+      assert.ok(notice.actions.includes(EXPORT_FOR_EDITOR), JSON.stringify(notices));
+      assert.ok(notice.actions.includes("Resume"), "a stopped run is also offered Resume");
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]!.runDir, state.runDir, "the run that ended is exported");
+      assert.match(asked[0]!.trainerRoot, /trainer$/);
+      const chosen = api.editorExport.chosen!;
+      assert.equal(
+        chosen.dir,
+        join(state.runDir, "exports", `${latest}-onnx`),
+        "written into the run folder",
+      );
+      assert.equal(vscode.workspace.getConfiguration("fimRlvr").get("fill.model"), "lastRun");
     });
   });
 }
