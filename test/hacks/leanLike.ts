@@ -69,6 +69,8 @@ interface Elaborated {
   errors: LeanError[];
   axioms: string[];
   usesSorry: boolean;
+  /** Information messages (`trace "…"`), each placed on its tactic. */
+  infos: { at: number; end: number; message: string }[];
 }
 
 const unsolvedMessage = (n: number) =>
@@ -131,11 +133,52 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
   const stepsEnd = decl.bodyKind === "where" ? (decl.byEnd ?? decl.end) : decl.end;
   const fail = (at: number, end: number, message: string, unsolved = false) =>
     errors.push({ at, end, message, unsolved });
+  const infos: Elaborated["infos"] = [];
+  /**
+   * A tactic whose sequence is a plain `tacticSeq` (`focus`, `case _ =>`, `next =>`) ending its line: the
+   * lines after it at the same column are its sequence (the first tactic of a `tacticSeq` may stand on the
+   * next line at any column), run on the one goal it focuses on; the other goals wait outside.
+   */
+  let focused: { at: number; keyword: string; outside: number; empty: boolean } | undefined;
+  const endFocus = () => {
+    if (!focused) return;
+    // `case`/`next` must close their goal: Lean reports the rest where the tactic stands, closed with sorry.
+    if (focused.keyword !== "focus" && goals > 0)
+      fail(focused.at, focused.at + 4, unsolvedMessage(goals), true);
+    goals = (focused.keyword === "focus" ? goals : 0) + focused.outside;
+    focused = undefined;
+  };
   steps: for (let i = 0; i < ts.count; i++) {
     const at = ts.starts[i] ?? 0;
     // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
     if (at < from || at >= stepsEnd || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
     const tokens = lineTokens(ts, i, decl.end);
+    const first = tokenText(ts, i);
+    // `(` and `)` alone on their lines: Lean's `(tacs)` tactic, which runs `tacs` on the goals as they are.
+    if ((first === "(" || first === ")") && tokens.length === 1) {
+      if (first === ")" && focused?.empty) {
+        // The sequence of `focus`/`case … =>` has no tactic: a parse error at `)`, so nothing after it runs.
+        fail(at, at + 1, "unexpected token ')'; expected tactic");
+        break;
+      }
+      if (first === ")") endFocus();
+      continue;
+    }
+    const lastText = tokenText(ts, tokens.at(-1) ?? i);
+    if (
+      (first === "focus" && tokens.length === 1) ||
+      ((first === "case" || first === "next") && lastText === "=>")
+    ) {
+      if (goals === 0) {
+        fail(at, at + first.length, "no goals to be proved");
+        break;
+      }
+      endFocus();
+      focused = { at, keyword: first, outside: goals - 1, empty: true };
+      goals = 1;
+      continue;
+    }
+    if (focused) focused.empty = false;
     // `set_option … in tac` runs `tac`.
     const inAt = tokenText(ts, i) === "set_option" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
     const word = tokenText(ts, inAt > 0 ? (tokens[inAt + 1] ?? i) : i);
@@ -160,7 +203,11 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
       const closes = tokens.slice(1).some((k) => CLOSERS.has(tokenText(ts, k)));
       if (!closes) fail(at, at + 1, unsolvedMessage(1), true);
       goals--;
-    } else if (word === "constructor") goals++;
+    } else if (word === "trace") {
+      // Lean's `trace "msg"` logs the text as information on itself.
+      infos.push({ at, end: at + 5, message: /^trace\s+"([^"]*)"/.exec(ts.text.slice(at))?.[1] ?? "" });
+    } else if (word === "all_goals" && tokens.slice(1).some((k) => CLOSERS.has(tokenText(ts, k)))) goals = 0;
+    else if (word === "constructor") goals++;
     else if (word === "sorry" || word === "admit" || word === "stop") {
       // `admit` is `sorry`; `stop` discards the rest of the block as `repeat sorry` (Lean's Init/Tactics.lean).
       usesSorry = true;
@@ -179,6 +226,8 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
       goals = Math.max(0, goals - 1);
     }
   }
+  // `done` inside a focused sequence aborts the whole block: nothing outside it is reported.
+  if (!errors.some((e) => e.unsolved && ts.text.startsWith("done", e.at))) endFocus();
   const goalsLeft = decl.bodyKind === "tactic" || decl.bodyKind === "where" ? goals : 0;
   if (goalsLeft > 0 && !errors.some((e) => !e.unsolved)) {
     const by = decl.byStart ?? decl.keywordStart;
@@ -193,6 +242,7 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
     errors,
     axioms: [...axioms].sort(),
     usesSorry,
+    infos,
   };
 }
 
@@ -254,6 +304,8 @@ function answer(text: string, options: LeanLikeOptions): Answer {
           message: error.message,
           ...(error.unsolved ? { leanTags: [1] } : {}),
         });
+      for (const info of e.infos)
+        diagnostics.push({ range: index.rangeAt(info.at, info.end), severity: 3, message: info.message });
       if (e.errors.length === 0 && e.usesSorry)
         diagnostics.push({
           range: at,
