@@ -179,8 +179,9 @@ function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtS
       continue;
     }
     if (focused) focused.empty = false;
-    // `set_option … in tac` runs `tac`.
-    const inAt = tokenText(ts, i) === "set_option" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
+    // `set_option … in tac` and `open … in tac` run `tac`.
+    const inAt =
+      first === "set_option" || first === "open" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
     const word = tokenText(ts, inAt > 0 ? (tokens[inAt + 1] ?? i) : i);
     // Nested blocks on the line run first, each on its own goal.
     for (let k = 1; k < tokens.length; k++)
