@@ -104,17 +104,32 @@ export function danglingAfterSorry(ts: TokenStream, body: number[]): number | un
   return undefined;
 }
 
-/** Whether token `i` is the only code token on its line. */
-function aloneOnLine(ts: TokenStream, i: number): boolean {
-  const line = ts.lines[i];
-  const codeOnLine = (k: number) => ts.lines[k] === line && !isCommentKind(ts.kinds[k] ?? 0);
-  for (let k = i - 1; k >= 0 && ts.lines[k] === line; k--) if (codeOnLine(k)) return false;
-  for (let k = i + 1; k < ts.count && ts.lines[k] === line; k++) if (codeOnLine(k)) return false;
+/** The code token before `i` on its line, or undefined when `i` starts its line. */
+function codeBeforeOnLine(ts: TokenStream, i: number): number | undefined {
+  for (let k = i - 1; k >= 0 && ts.lines[k] === ts.lines[i]; k--)
+    if (!isCommentKind(ts.kinds[k] ?? 0)) return k;
+  return undefined;
+}
+
+/** Whether token `i` is the last code token on its line. */
+function lastOnLine(ts: TokenStream, i: number): boolean {
+  for (let k = i + 1; k < ts.count && ts.lines[k] === ts.lines[i]; k++)
+    if (!isCommentKind(ts.kinds[k] ?? 0)) return false;
   return true;
 }
 
 /**
- * The body without the brackets of Lean's `(tacs)` tactic written as `(` and `)` each alone on its line (how
+ * A `(` that opens a tactic on a line of its own: last on its line, and first on it or right after the
+ * `by` or `·` whose block it starts (a hole on the `by` line is wrapped there).
+ */
+function opensParenTactic(ts: TokenStream, i: number): boolean {
+  if (tokenText(ts, i) !== "(" || !lastOnLine(ts, i)) return false;
+  const before = codeBeforeOnLine(ts, i);
+  return before === undefined || ["by", "·", "."].includes(tokenText(ts, before));
+}
+
+/**
+ * The body without the brackets of Lean's `(tacs)` tactic written with `(` ending its line and `)` alone on its line (how
  * the verifier's goal probe wraps a candidate, lean-bridge/verify/goals.ts): `(tacs)` runs `tacs` on the
  * goals as they are (src/Init/Tactics.lean, `paren`), so the reference proofs are matched through it.
  */
@@ -122,13 +137,17 @@ export function withoutParenBlocks(ts: TokenStream, body: number[]): number[] {
   const dropped = new Set<number>();
   for (let k = 0; k < body.length; k++) {
     const open = body[k]!;
-    if (tokenText(ts, open) !== "(" || !aloneOnLine(ts, open)) continue;
+    if (!opensParenTactic(ts, open)) continue;
     let depth = 0;
     for (let j = k; j < body.length; j++) {
       depth += bracketDelta(ts, body[j]!);
       if (depth > 0) continue;
       const close = body[j]!;
-      if (tokenText(ts, close) === ")" && aloneOnLine(ts, close)) {
+      if (
+        tokenText(ts, close) === ")" &&
+        codeBeforeOnLine(ts, close) === undefined &&
+        lastOnLine(ts, close)
+      ) {
         dropped.add(open);
         dropped.add(close);
       }
