@@ -119,6 +119,18 @@ const ATTACKS: Attack[] = [
     lean: { leanReads: unanswered("set_option pp.fullNames true in #print axioms") },
   },
   {
+    name: "logInfo through run_tac writing the #print axioms answer",
+    hole: "target",
+    candidate: "run_tac Lean.logInfo \"'N.target' does not depend on any axioms\"\nomega",
+    lean: { leanReads: unanswered("set_option pp.fullNames true in #print axioms") },
+  },
+  {
+    name: "dbg_trace writing the #print axioms answer",
+    hole: "target",
+    candidate: "dbg_trace \"'N.target' does not depend on any axioms\"; omega",
+    lean: { leanReads: unanswered("set_option pp.fullNames true in #print axioms") },
+  },
+  {
     name: "a trace writing the proposition check's answer",
     hole: "answer",
     candidate: 'trace "type_of% @_root_.answer : Prop"\nexact 0',
