@@ -2,7 +2,10 @@
  * HTTP to a Kimina Lean Server: checks queue up and go out in batches (`snippets` of one `POST /api/check`),
  * a few requests at a time; 429 ("No available REPLs") is retried with exponential backoff (honouring
  * Retry-After); a server without `/api/check` (404) is asked on `/verify`, its older endpoint. Every request
- * has a deadline; a request past it answers each of its checks with a timeout.
+ * has a deadline; a request past it answers each of its checks with a timeout. A 5xx is not retried here:
+ * Kimina answers 500 for a whole request when one snippet's REPL fails (server/routers/check.py, "Snippet
+ * execution failed"), which sending the same batch again only repeats; the verifier instead asks again for
+ * each of its checks alone, on a fresh REPL (`fresh`), and decides whose failure it was (kimina/verifier.ts).
  */
 import { readResult, type CheckRequestBody, type KiminaResult, type VerifyRequestBody } from "./protocol";
 
@@ -29,6 +32,14 @@ interface Pending {
   id: string;
   code: string;
   resolve: (answer: KiminaAnswer) => void;
+}
+
+export interface CheckOptions {
+  /**
+   * Send this check alone, on a REPL started for it (`reuse: false`; `/verify`: `disable_cache: true`), at
+   * once rather than batched: the retry of a check whose REPL failed.
+   */
+  fresh?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -59,8 +70,12 @@ export class KiminaClient {
     return this.options.url.replace(/\/+$/, "");
   }
 
-  check(code: string): Promise<KiminaAnswer> {
+  check(code: string, options: CheckOptions = {}): Promise<KiminaAnswer> {
     if (this.closed) return Promise.resolve({ kind: "failed", reason: "the Kimina client was stopped" });
+    if (options.fresh)
+      return new Promise((resolve) => {
+        void this.send([{ id: `fimrlvr-${this.nextId++}`, code, resolve }], true);
+      });
     return new Promise((resolve) => {
       this.queue.push({ id: `fimrlvr-${this.nextId++}`, code, resolve });
       // Checks queued in the same tick go out together.
@@ -91,31 +106,31 @@ export class KiminaClient {
     }
   }
 
-  private body(batch: Pending[]): CheckRequestBody | VerifyRequestBody {
+  private body(batch: Pending[], fresh: boolean): CheckRequestBody | VerifyRequestBody {
     const timeout = Math.max(1, Math.ceil(this.options.timeoutMs / 1000));
     return this.endpoint === "/api/check"
       ? {
           snippets: batch.map((p) => ({ id: p.id, code: p.code })),
           timeout,
           debug: false,
-          reuse: true,
+          reuse: !fresh,
           infotree: null,
         }
       : {
           codes: batch.map((p) => ({ custom_id: p.id, proof: p.code })),
           timeout,
           infotree_type: null,
-          disable_cache: false,
+          disable_cache: fresh,
         };
   }
 
-  private async send(batch: Pending[]): Promise<void> {
+  private async send(batch: Pending[], fresh = false): Promise<void> {
     const fail = (answer: KiminaAnswer) => batch.forEach((p) => p.resolve(answer));
     const maxRetries = this.options.maxRetries ?? 6;
     let backoff = this.options.backoffMs ?? 500;
     for (let attempt = 0; ; attempt++) {
       if (this.closed) return fail({ kind: "failed", reason: "the Kimina client was stopped" });
-      const answer = await this.post(batch);
+      const answer = await this.post(batch, fresh);
       if (answer.kind === "answered") {
         const byId = new Map(answer.results.map((r) => [r.id, r]));
         for (const p of batch) {
@@ -152,6 +167,7 @@ export class KiminaClient {
 
   private async post(
     batch: Pending[],
+    fresh: boolean,
   ): Promise<
     | { kind: "answered"; results: KiminaResult[] }
     | { kind: "retry"; reason: string; busy: boolean; retryAfterMs?: number }
@@ -168,7 +184,7 @@ export class KiminaClient {
       response = await fetch(`${this.url}${this.endpoint}`, {
         method: "POST",
         headers,
-        body: JSON.stringify(this.body(batch)),
+        body: JSON.stringify(this.body(batch, fresh)),
         signal: AbortSignal.timeout(deadline),
       });
     } catch (error) {
@@ -199,8 +215,7 @@ export class KiminaClient {
       };
     if (response.status >= 500)
       return {
-        kind: "retry",
-        busy: false,
+        kind: "failed",
         reason: `the Kimina Lean Server failed (${response.status}: ${text.slice(0, 200)})`,
       };
     if (!response.ok)

@@ -5,7 +5,10 @@
  * the same classify.ts: Kimina itself checks neither axioms nor that the statement was kept. What Kimina
  * cannot answer, the verdicts go without: Lean's list of the document's declarations (the pool's second
  * confirmation that the candidate introduced nothing; here the policy and the re-parse stand alone) and the
- * goals before and after the candidate (so no partial credit). Verdicts name "Kimina Lean Server", never Lean.
+ * goals before and after the candidate (so no partial credit: Kimina's messages carry no Lean tags, so
+ * unsolved goals are an error like any other, `failed`). A REPL failure is retried alone on a fresh REPL and
+ * charged to the candidate when it comes back while the file without the candidate checks (`check` below).
+ * Verdicts name "Kimina Lean Server", never Lean.
  */
 import { DEFAULT_ALLOWED_AXIOMS, classify } from "../verify/classify";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "../verify/holeShape";
@@ -19,7 +22,7 @@ import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "../verify/verdict
 import type { CheckDocument } from "../verify/checkDocument";
 import type { Verdict, VerdictOutcome, VerifierIdentity } from "../verify/verdict";
 import type { Verifier } from "../verify/verifier";
-import { KiminaClient, type KiminaClientOptions } from "./client";
+import { KiminaClient, type KiminaAnswer, type KiminaClientOptions } from "./client";
 import { toDiagnostics } from "./messages";
 
 export interface KiminaVerifierOptions extends KiminaClientOptions {
@@ -105,44 +108,73 @@ export class KiminaVerifier implements Verifier {
     return { outcome, cached, doc: prepared.doc };
   }
 
+  /**
+   * One check. A failure of Kimina's REPL on it (an `error` other than a timeout, a REPL message, a 5xx, no
+   * answer) is never a masked verdict the candidate could choose by crashing its REPL on purpose: the check
+   * is asked again, alone, on a fresh REPL; if that fails too, the document without the candidate (the
+   * file up to the checked declaration) is asked on a fresh REPL. Kimina answering that but not the
+   * candidate's document twice makes the crash the candidate's (`cause: "candidate"`, a failure trained on);
+   * only a server that fails without the candidate too makes it the infrastructure's (masked).
+   */
   private async check(doc: CheckDocument): Promise<VerdictOutcome> {
     this.stats.checks++;
-    const answer = await this.client.check(doc.text);
-    // Kimina ran the check past its limit: the candidate's own time (fail closed, never a masked outcome).
-    const timedOut: VerdictOutcome = {
-      kind: "timeout",
-      timeoutMs: this.options.timeoutMs,
-      cause: "candidate",
+    const first = this.read(doc, await this.client.check(doc.text));
+    if (first.kind === "ok") return first.outcome;
+    const again = this.read(doc, await this.client.check(doc.text, { fresh: true }));
+    if (again.kind === "ok") return again.outcome;
+    this.stats.crashes++;
+    const control = await this.client.check(controlDocument(doc), { fresh: true });
+    const healthy =
+      control.kind === "result" &&
+      !control.result.error &&
+      control.result.response != null &&
+      !("message" in control.result.response);
+    return {
+      kind: "crashed",
+      reason: healthy
+        ? `${again.reason} (twice, the second time on a fresh REPL, while the Kimina Lean Server checked the file without the candidate: the candidate's failure)`
+        : `${again.reason} (the Kimina Lean Server failed on the file without the candidate too)`,
+      cause: healthy ? "candidate" : "infrastructure",
       diagnostics: [],
     };
-    const crashed = (reason: string): VerdictOutcome => {
-      this.stats.crashes++;
-      return { kind: "crashed", reason, cause: "infrastructure", diagnostics: [] };
-    };
-    if (answer.kind === "timeout") {
+  }
+
+  /** Kimina's answer as an outcome, or why Kimina failed on it. */
+  private read(
+    doc: CheckDocument,
+    answer: KiminaAnswer,
+  ): { kind: "ok"; outcome: VerdictOutcome } | { kind: "broken"; reason: string } {
+    // Kimina ran the check past its limit: the candidate's own time (fail closed, never a masked outcome).
+    const timedOut = (): { kind: "ok"; outcome: VerdictOutcome } => {
       this.stats.timeouts++;
-      return timedOut;
-    }
-    if (answer.kind === "failed") return crashed(answer.reason);
+      return {
+        kind: "ok",
+        outcome: { kind: "timeout", timeoutMs: this.options.timeoutMs, cause: "candidate", diagnostics: [] },
+      };
+    };
+    if (answer.kind === "timeout") return timedOut();
+    if (answer.kind === "failed") return { kind: "broken", reason: answer.reason };
     const result = answer.result;
     if (result.error) {
-      if (/timed out/i.test(result.error)) {
-        this.stats.timeouts++;
-        return timedOut;
-      }
-      return crashed(`the Kimina Lean Server could not check it: ${result.error}`);
+      if (/timed out/i.test(result.error)) return timedOut();
+      return { kind: "broken", reason: `the Kimina Lean Server could not check it: ${result.error}` };
     }
     const response = result.response;
-    if (!response) return crashed("the Kimina Lean Server answered neither a response nor an error");
-    if ("message" in response) return crashed(`Kimina's Lean REPL failed: ${response.message}`);
+    if (!response)
+      return { kind: "broken", reason: "the Kimina Lean Server answered neither a response nor an error" };
+    if ("message" in response)
+      return { kind: "broken", reason: `Kimina's Lean REPL failed: ${response.message}` };
     const diagnostics = toDiagnostics(response.messages ?? [], doc.text);
-    return classify(
-      doc,
-      diagnostics,
-      false,
-      this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
-      (this.options.policy ?? DEFAULT_POLICY).allowNative,
-    );
+    return {
+      kind: "ok",
+      outcome: classify(
+        doc,
+        diagnostics,
+        false,
+        this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+        (this.options.policy ?? DEFAULT_POLICY).allowNative,
+      ),
+    };
   }
 
   async verifyMany(
@@ -213,4 +245,12 @@ export class KiminaVerifier implements Verifier {
     this.client.close();
     return Promise.resolve();
   }
+}
+
+/**
+ * The check document without the candidate: the file up to the checked declaration (its header and the
+ * declarations above), which every check of the file runs too. `#check Nat` keeps it from being empty.
+ */
+export function controlDocument(doc: CheckDocument): string {
+  return `${doc.text.slice(0, doc.declarationStart)}\n#check Nat\n`;
 }

@@ -8,12 +8,22 @@ import type { Command, Declaration, ParsedFile } from "../lean/commands";
 import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
-import type { Range } from "vscode-languageserver-protocol";
-import { LineIndex } from "../text/positions";
+import type { LineIndex } from "../text/positions";
 import type { ReferenceIndex } from "./reference";
 import { MODULE_AXIOMS_REFUSAL, defPropWarning, sorryWarningText, type SimulatedLean } from "./leanVersion";
 
-export const SIMULATOR_SOURCE = "Lean 4 simulator";
+import {
+  SIMULATOR_SOURCE,
+  codeIndices,
+  danglingAfterSorry,
+  diag,
+  goalOf,
+  prevCode,
+  tokenIndexAt,
+  withoutParenBlocks,
+} from "./tacticText";
+
+export { SIMULATOR_SOURCE, goalOf };
 
 export interface JudgedDeclaration {
   ok: boolean;
@@ -133,99 +143,6 @@ function looksLikeProp(statement: string): boolean {
   return /[=≤<≥>≠∧∨¬→↔∀∃]|\bTrue\b|\bFalse\b/.test(type);
 }
 
-/** Lean cuts a diagnostic's `range` to its first line (ending at the next line's start); `fullRange` keeps all. */
-function leanRange(index: LineIndex, start: number, end: number): { range: Range; fullRange: Range } {
-  const fullRange = index.rangeAt(start, end);
-  if (fullRange.start.line === fullRange.end.line) return { range: fullRange, fullRange };
-  return {
-    range: { start: fullRange.start, end: { line: fullRange.start.line + 1, character: 0 } },
-    fullRange,
-  };
-}
-
-function diag(
-  index: LineIndex,
-  start: number,
-  end: number,
-  severity: 1 | 2 | 3,
-  message: string,
-  extra: Partial<LeanDiagnostic> = {},
-): LeanDiagnostic {
-  return { source: SIMULATOR_SOURCE, severity, ...leanRange(index, start, end), message, ...extra };
-}
-
-/** Code tokens (indices into the stream) of [from, to]. */
-function codeIndices(ts: TokenStream, from: number, to: number): number[] {
-  const out: number[] = [];
-  for (let i = from; i <= to; i++) if (!isCommentKind(ts.kinds[i] ?? 0)) out.push(i);
-  return out;
-}
-
-function tokenIndexAt(ts: TokenStream, offset: number, from: number, to: number): number {
-  for (let i = from; i <= to; i++) if ((ts.starts[i] ?? 0) >= offset) return i;
-  return to + 1;
-}
-
-/** A goal in Lean's rendering, read off the statement's binders and type. */
-export function goalOf(ts: TokenStream, decl: Declaration): string {
-  const first = tokenIndexAt(ts, decl.keywordStart, decl.firstToken, decl.lastToken);
-  const statementEnd = decl.keywordStart + decl.statement.length;
-  const hyps: string[] = [];
-  let type = "";
-  let depth = 0;
-  let groupStart = -1;
-  for (let i = first + 1; i <= decl.lastToken && (ts.starts[i] ?? 0) < statementEnd; i++) {
-    const delta = bracketDelta(ts, i);
-    if (depth === 0 && delta > 0) groupStart = i;
-    depth += delta;
-    if (depth === 0 && delta < 0 && groupStart >= 0) {
-      const inner = ts.text.slice(ts.ends[groupStart], ts.starts[i]).trim();
-      if (inner.includes(":")) hyps.push(inner.replace(/\s+/g, " "));
-      groupStart = -1;
-    } else if (depth === 0 && tokenText(ts, i) === ":") {
-      type = ts.text.slice(ts.ends[i], statementEnd).trim().replace(/\s+/g, " ");
-      break;
-    }
-  }
-  return [...hyps, `⊢ ${type || "?"}`].join("\n");
-}
-
-/** Tokens that may follow a complete tactic on its line: a separator, a combinator, a closing bracket. */
-const AFTER_TACTIC_ON_LINE = new Set([";", "<;>", "<|>", ")", "]", "}", "⟩", ","]);
-/** Tokens no tactic starts with, which only the tactic before them could take. */
-const NEVER_TACTIC_START = new Set(["|", "with", "then", "at", "using", ":=", "=>", "from", "_", ","]);
-
-function prevCode(ts: TokenStream, i: number): number {
-  let j = i - 1;
-  while (j > 0 && isCommentKind(ts.kinds[j] ?? 0)) j--;
-  return j;
-}
-
-/**
- * The simulator's model of Lean's parser around a `sorry` tactic (the export's hole-shape check puts one
- * in a hole): `sorry` is complete, so the token after it must be one that may follow a complete tactic on
- * its line, or on a later line start a tactic at `sorry`'s column (or end its block further left). Anything
- * else continues a tactic that `sorry` replaced only in part, which Lean reports as a parse error. Returns
- * that token's index, or undefined when the body parses.
- */
-function danglingAfterSorry(ts: TokenStream, body: number[]): number | undefined {
-  for (let k = 0; k + 1 < body.length; k++) {
-    const at = body[k]!;
-    if (tokenText(ts, at) !== "sorry") continue;
-    const next = body[k + 1]!;
-    const text = tokenText(ts, next);
-    if (ts.lines[next] === ts.lines[at]) {
-      if (!AFTER_TACTIC_ON_LINE.has(text)) return next;
-      continue;
-    }
-    const col = ts.cols[next] ?? 0;
-    const sorryCol = ts.cols[at] ?? 0;
-    if (col > sorryCol && text !== "<;>" && text !== "<|>") return next;
-    if (col === sorryCol && NEVER_TACTIC_START.has(text)) return next;
-  }
-  return undefined;
-}
-
 function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration): LeanDiagnostic[] {
   const { file, index, reference } = ctx;
   const ts = file.tokens;
@@ -244,7 +161,7 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     return [];
   }
   const bodyFirst = tokenIndexAt(ts, decl.bodyStart, command.firstToken, command.lastToken);
-  const body = codeIndices(ts, bodyFirst, command.lastToken);
+  const body = withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken));
   const bodyTexts = body.map((i) => tokenText(ts, i));
   const nameToken = tokenIndexAt(ts, decl.keywordStart, command.firstToken, command.lastToken);
   const nameAt = decl.name ? nameToken + 1 : nameToken;

@@ -31,6 +31,9 @@ import { ReferenceIndex, type OracleFile } from "./reference";
 import { elaborate, planReuse, type SimDocument } from "./snapshots";
 import { documentSymbols, foldingRanges, headerFailure, moduleNameOf, staleImports } from "./workspaceView";
 import { projectToolchain, simulatedLean, type SimulatedLean } from "./leanVersion";
+import { coalescingWriter } from "./coalescingWriter";
+
+export { coalescingWriter };
 
 export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
 export const SIMULATOR_VERSION = "0.3.0-sim";
@@ -416,31 +419,6 @@ export class Simulator {
     doc.waiters = doc.waiters.filter((w) => w.version > version);
     for (const w of ready) this.reply(w.id, {});
   }
-}
-
-/**
- * Frames written in one turn of the event loop leave as one write: a version's progress, diagnostics and
- * the answer to its wait reach the client in one read instead of three or four (each a system call on both
- * sides and a wake-up of the client's event loop), which is most of what a check costs at zero simulated
- * cost. Order is kept; `flush` sends what is held at once (before the process exits).
- */
-export function coalescingWriter(output: NodeJS.WritableStream): {
-  write: (frame: string) => void;
-  flush: () => void;
-} {
-  let held: string[] = [];
-  const flush = () => {
-    if (held.length === 0) return;
-    const data = held.join("");
-    held = [];
-    output.write(data);
-  };
-  return {
-    write: (frame) => {
-      if (held.push(frame) === 1) setImmediate(flush);
-    },
-    flush,
-  };
 }
 
 /** Runs the simulator over a pair of streams until the input ends. */

@@ -260,7 +260,10 @@ export function classify(
       });
   }
   if (outcome) return done(outcome);
-  if (relevant.some((d) => inDeclaration(d) && LeanMessages.sorryWarning.test(d.message)))
+  // Lean's sorry warning is a warning: the same words as information (`trace "declaration uses 'sorry'"`)
+  // are the candidate's text, not Lean's finding (`#print axioms` below still catches every real sorry).
+  const sorryWarning = (d: LeanDiagnostic) => d.severity === 2 && LeanMessages.sorryWarning.test(d.message);
+  if (relevant.some((d) => inDeclaration(d) && sorryWarning(d)))
     return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   if (fatal) return done({ kind: "failed", reason: "Lean stopped processing the file (fatal error)" });
   const name = doc.checkedName;

@@ -2,7 +2,7 @@
  * The goals of the hole's own tactic block, before and after the candidate, as Lean reports them: the measure
  * of partial progress. Both are read the same way, from a probe: a version of the check document with Lean's
  * `done` tactic (the sentinel) at the hole's column, in place of the candidate (the goals at the hole) or on
- * the line after it (the goals after it). `done` logs the goals left in its own block as one error tagged
+ * the line after it, the candidate wrapped in `( … )` (the goals after it). `done` logs the goals left in its own block as one error tagged
  * `Tactic.unsolvedGoals`, placed on itself, admits them and ends the block (src/Lean/Elab/Tactic/Basic.lean:
  * `done` → `Term.reportUnsolvedGoals gs; throwAbortTactic`), so the rest of the proof never runs.
  *
@@ -53,9 +53,23 @@ export function neutralProbe(doc: CheckDocument): Probe {
   };
 }
 
-/** The check document with the sentinel on its own line after the candidate, at the hole's column. */
+/**
+ * The check document with the candidate in parentheses, `(` and `)` each on its own line at the hole's
+ * column, and the sentinel on the line after them. Lean's `(tacs)` tactic runs `tacs` on the goals as they
+ * are (src/Init/Tactics.lean: `syntax (name := paren) "(" withoutPosition(tacticSeq) ")"`), so the goals
+ * after it are the candidate's. Without the parentheses a candidate ending in a tactic that takes a tactic
+ * sequence (`focus`, `case _ =>`, `next =>`, Mathlib's `on_goal 1 =>`: plain `tacticSeq`, whose first
+ * tactic may stand on the next line at any column) took the sentinel as its own first tactic, and it then
+ * counted the one goal that tactic focuses on: partial credit for doing nothing. `)` ends any sequence the
+ * candidate left open, which is then a parse error, not a count.
+ */
 export function afterCandidateProbe(doc: CheckDocument): Probe {
-  const head = doc.text.slice(0, doc.candidateEnd) + "\n" + " ".repeat(doc.holeColumn);
+  const indent = " ".repeat(doc.holeColumn);
+  const head =
+    doc.text.slice(0, doc.candidateStart) +
+    `(\n${indent}` +
+    doc.text.slice(doc.candidateStart, doc.candidateEnd) +
+    `\n${indent})\n${indent}`;
   return { text: head + SENTINEL + doc.text.slice(doc.candidateEnd), sentinelAt: head.length };
 }
 

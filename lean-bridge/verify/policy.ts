@@ -40,6 +40,10 @@ export const TIME_IDENTIFIERS = ["sleep"];
 /** Proofs that trust compiled code instead of the kernel (axioms `Lean.ofReduceBool`, `Lean.trustCompiler`). */
 export const NATIVE_IDENTIFIERS = [
   "native_decide",
+  // Std's bit-blasting tactics check their LRAT certificate with compiled code (`Lean.ofReduceBool`, from
+  // Lean 4.29 `<declaration>._native.bv_decide.ax_…`): the axiom check refuses them too, this says why sooner.
+  "bv_decide",
+  "bv_check",
   "native",
   "ofReduceBool",
   "ofReduceNat",
@@ -230,11 +234,13 @@ export function asLeanReadsIt(candidate: string): string {
  * reads there is not what we, or a person looking at the candidate, would: control characters but tab and
  * newline (Lean's whitespace is space, tab and newline; a lone CR is an error), lone UTF-16 surrogates (no
  * UTF-8 file can hold one; how the server's JSON decoder takes `\ud800` is not ours to guess), and the
- * bidirectional overrides and isolates that make displayed text differ from its order ("Trojan Source").
+ * bidirectional overrides and isolates that make displayed text differ from its order ("Trojan Source"),
+ * and invisible characters (zero-width space, joiners, marks, word joiner, U+FEFF): `s\u200Borry` shows as
+ * `sorry` to a person, while Lean, whose identifiers hold none of them, reads something else.
  */
 const ODD_CHARACTER =
   // eslint-disable-next-line no-control-regex -- control characters are what this pattern is for
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function codeUnitName(c: string): string {
   return `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
@@ -245,6 +251,8 @@ function oddCharacterWhy(c: string): string {
   if (code >= 0xd800 && code <= 0xdfff) return "a lone UTF-16 surrogate, which no Lean file can hold";
   if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069))
     return "a bidirectional control that makes the text shown differ from the text Lean reads";
+  if ((code >= 0x200b && code <= 0x200f) || code === 0x2060 || code === 0xfeff)
+    return "an invisible character, so the text shown is not the text Lean reads";
   return "a control character Lean source does not use";
 }
 

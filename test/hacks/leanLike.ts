@@ -8,18 +8,19 @@
  * `$/lean/plainGoal` shows one goal at the start of a tactic block. `leanReads` models text that Lean reads
  * differently from the project's lexer (a divergence the lexer missed): the server applies it before parsing.
  *
- * Goals are counted by a small model of tactics: `constructor` adds one, a closing tactic (`exact`, `rfl`,
+ * Goals are counted by a small model of tactics (tacticModel.ts): `constructor` adds one, a closing tactic (`exact`, `rfl`,
  * `omega`, `simp`, `decide`, `native_decide`, `trivial`, …) closes one, `skip`/`all_goals skip` do nothing.
  * It is a test double, never a judge of proofs.
  */
 import { PassThrough } from "node:stream";
 import { createMessageConnection, ResponseError, type MessageConnection } from "vscode-jsonrpc/node";
-import { parseFile, type Declaration, type ParsedFile } from "../../lean-bridge/lean/commands";
+import { parseFile, type Declaration } from "../../lean-bridge/lean/commands";
 import { isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
 import { LeanErrorCode, type LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import { LeanServer } from "../../lean-bridge/server/leanServer";
 import { applyChanges } from "../../lean-bridge/text/edits";
 import { LineIndex } from "../../lean-bridge/text/positions";
+import { CLOSERS, elaborate, type Elaborated } from "./tacticModel";
 
 export interface LeanLikeOptions {
   /** How Lean reads the document where it differs from the project's lexer (default: the same). */
@@ -39,161 +40,6 @@ export interface LeanLikeOptions {
   hangsAt?: "header" | "declaration";
   /** The first this many waits for diagnostics end with the worker crashing (Lean's error -32902). */
   crashes?: number;
-}
-
-const CLOSERS = new Set([
-  "exact",
-  "rfl",
-  "omega",
-  "simp",
-  "decide",
-  "native_decide",
-  "trivial",
-  "assumption",
-  "linarith",
-]);
-
-interface LeanError {
-  at: number;
-  end: number;
-  message: string;
-  /** Tagged `Tactic.unsolvedGoals` (Lean's `leanTags: [1]`). */
-  unsolved: boolean;
-}
-
-interface Elaborated {
-  decl: Declaration;
-  namespace: string;
-  goalsLeft: number;
-  /** Errors in Lean's order: nested blocks, the first failing step, then the block's own unsolved goals. */
-  errors: LeanError[];
-  axioms: string[];
-  usesSorry: boolean;
-}
-
-const unsolvedMessage = (n: number) =>
-  `unsolved goals\n${Array.from({ length: n }, () => "⊢ P").join("\n\n")}`;
-
-/** Token indices of a line from token i on (the line's tokens after i, comments skipped). */
-function lineTokens(ts: ParsedFile["tokens"], i: number, end: number): number[] {
-  const out: number[] = [];
-  const line = ts.lines[i];
-  for (let k = i; k < ts.count && ts.lines[k] === line && (ts.starts[k] ?? 0) < end; k++)
-    if (!isCommentKind(ts.kinds[k] ?? 0)) out.push(k);
-  return out;
-}
-
-/**
- * A nested `by` block on one line (`exact (by tac)`, `have h : P := by tac`): one goal, its tactics up to
- * the line's end or the bracket that closes around it. As Lean does, a block that leaves its goal reports
- * unsolved goals where it opens (or where `done` stands) and closes the goal with a synthetic sorry; a
- * failing step reports its own error. Returns the errors and the tokens it consumed.
- */
-function nestedBlock(ts: ParsedFile["tokens"], tokens: number[], from: number, errors: LeanError[]): number {
-  const by = tokens[from]!;
-  let goals = 1;
-  let depth = 0;
-  let k = from + 1;
-  for (; k < tokens.length; k++) {
-    const t = tokenText(ts, tokens[k]!);
-    if (t === "(" || t === "⟨" || t === "[") depth++;
-    if (t === ")" || t === "⟩" || t === "]") {
-      if (depth === 0) break;
-      depth--;
-    }
-    const at = ts.starts[tokens[k]!] ?? 0;
-    if (t === "fail") {
-      const quoted = /^fail\s+"([^"]*)"/.exec(ts.text.slice(at));
-      errors.push({ at, end: at + 4, message: quoted?.[1] ?? "failed", unsolved: false });
-      return k;
-    }
-    if (t === "done" && goals > 0) {
-      errors.push({ at, end: at + 4, message: unsolvedMessage(goals), unsolved: true });
-      return k;
-    }
-    if (CLOSERS.has(t)) goals = Math.max(0, goals - 1);
-  }
-  if (goals > 0) {
-    const at = ts.starts[by] ?? 0;
-    errors.push({ at, end: at + 2, message: unsolvedMessage(goals), unsolved: true });
-  }
-  return k;
-}
-
-function elaborate(file: ParsedFile, decl: Declaration, base: string[], goalsAtStart: number): Elaborated {
-  const ts = file.tokens;
-  let goals = goalsAtStart;
-  const axioms = new Set(base);
-  let usesSorry = false;
-  const errors: LeanError[] = [];
-  const from = decl.bodyStart ?? decl.end;
-  // A `where` clause after the tactic block holds definitions, not steps.
-  const stepsEnd = decl.bodyKind === "where" ? (decl.byEnd ?? decl.end) : decl.end;
-  const fail = (at: number, end: number, message: string, unsolved = false) =>
-    errors.push({ at, end, message, unsolved });
-  steps: for (let i = 0; i < ts.count; i++) {
-    const at = ts.starts[i] ?? 0;
-    // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
-    if (at < from || at >= stepsEnd || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
-    const tokens = lineTokens(ts, i, decl.end);
-    // `set_option … in tac` runs `tac`.
-    const inAt = tokenText(ts, i) === "set_option" ? tokens.findIndex((k) => tokenText(ts, k) === "in") : -1;
-    const word = tokenText(ts, inAt > 0 ? (tokens[inAt + 1] ?? i) : i);
-    // Nested blocks on the line run first, each on its own goal.
-    for (let k = 1; k < tokens.length; k++)
-      if (tokenText(ts, tokens[k]!) === "by") k = nestedBlock(ts, tokens, k, errors);
-    if (errors.some((e) => !e.unsolved && e.at >= at)) break; // A failing step ends the block.
-    if (word === "fail") {
-      fail(at, at + 4, /^fail\s+"([^"]*)"/.exec(ts.text.slice(at))?.[1] ?? "failed");
-      break;
-    } else if (word === "done") {
-      // Lean's `done`: the goals left, reported on itself and admitted; the rest of the block never runs.
-      if (goals > 0) fail(at, at + 4, unsolvedMessage(goals), true);
-      goals = 0;
-      break;
-    } else if (word === "·") {
-      // A bullet works on one goal; one it leaves open is reported at the bullet and closed with sorry.
-      if (goals === 0) {
-        fail(at, at + 1, "no goals to be proved");
-        break;
-      }
-      const closes = tokens.slice(1).some((k) => CLOSERS.has(tokenText(ts, k)));
-      if (!closes) fail(at, at + 1, unsolvedMessage(1), true);
-      goals--;
-    } else if (word === "constructor") goals++;
-    else if (word === "sorry" || word === "admit" || word === "stop") {
-      // `admit` is `sorry`; `stop` discards the rest of the block as `repeat sorry` (Lean's Init/Tactics.lean).
-      usesSorry = true;
-      axioms.add("sorryAx");
-      if (word === "stop") {
-        goals = 0;
-        break;
-      }
-      goals = Math.max(0, goals - 1);
-    } else if (CLOSERS.has(word)) {
-      if (word === "native_decide") axioms.add("Lean.ofReduceBool");
-      if (goals === 0) {
-        fail(at, at + word.length, "no goals to be proved");
-        break steps;
-      }
-      goals = Math.max(0, goals - 1);
-    }
-  }
-  const goalsLeft = decl.bodyKind === "tactic" || decl.bodyKind === "where" ? goals : 0;
-  if (goalsLeft > 0 && !errors.some((e) => !e.unsolved)) {
-    const by = decl.byStart ?? decl.keywordStart;
-    fail(by, by + 2, unsolvedMessage(goalsLeft), true);
-  }
-  // Lean closes what an error left with a synthetic sorry: the declaration depends on `sorryAx`.
-  if (errors.length > 0) axioms.add("sorryAx");
-  return {
-    decl,
-    namespace: decl.namespace,
-    goalsLeft,
-    errors,
-    axioms: [...axioms].sort(),
-    usesSorry,
-  };
 }
 
 /** Types the lean-like server knows to be data (anything else it takes for a proposition). */
@@ -254,6 +100,8 @@ function answer(text: string, options: LeanLikeOptions): Answer {
           message: error.message,
           ...(error.unsolved ? { leanTags: [1] } : {}),
         });
+      for (const info of e.infos)
+        diagnostics.push({ range: index.rangeAt(info.at, info.end), severity: 3, message: info.message });
       if (e.errors.length === 0 && e.usesSorry)
         diagnostics.push({
           range: at,

@@ -13,7 +13,12 @@ export type StubAnswer =
   | { error: string }
   | { replMessage: string }
   /** Never answer (the client's deadline must end the wait). */
-  | { hang: true };
+  | { hang: true }
+  /**
+   * The snippet's REPL dies: Kimina answers 500 for the whole request ("Snippet execution failed",
+   * server/routers/check.py), whatever the other snippets of the request were.
+   */
+  | { crash: true };
 
 export interface StubOptions {
   answer: (code: string) => StubAnswer;
@@ -33,7 +38,14 @@ export interface StubOptions {
 
 export interface Stub {
   url: string;
-  requests: { path: string; authorization: string | undefined; ids: string[]; codes: string[] }[];
+  requests: {
+    path: string;
+    authorization: string | undefined;
+    ids: string[];
+    codes: string[];
+    /** Whether the request asked for REPLs to be reused (`/api/check`'s `reuse`, not `/verify`'s `disable_cache`). */
+    reuse: boolean;
+  }[];
   close(): Promise<void>;
 }
 
@@ -76,6 +88,8 @@ export async function startStub(options: StubOptions): Promise<Stub> {
       const parsed = JSON.parse(body) as {
         snippets?: { id: string; code: string }[];
         codes?: { custom_id: string; proof: string }[];
+        reuse?: boolean;
+        disable_cache?: boolean;
       };
       const snippets = legacy
         ? (parsed.codes ?? []).map((c) => ({ id: c.custom_id, code: c.proof }))
@@ -85,6 +99,7 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         authorization: req.headers.authorization,
         ids: snippets.map((s) => s.id),
         codes: snippets.map((s) => s.code),
+        reuse: legacy ? parsed.disable_cache !== true : parsed.reuse !== false,
       });
       if (busy > 0) {
         busy--;
@@ -104,6 +119,8 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         hanging.push(() => res.destroy());
         return;
       }
+      if (answers.some(({ a }) => "crash" in a))
+        return send(500, { detail: "Lean REPL process exited (stub: a snippet's REPL died)" });
       const results = answers.map(({ s, a }) => {
         const base = legacy ? { custom_id: s.id } : { id: s.id, time: 0.01 };
         if ("error" in a) return { ...base, error: a.error };

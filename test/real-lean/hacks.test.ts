@@ -158,3 +158,44 @@ realLeanTest("real Lean: a header Lean cannot load is an environment verdict", g
     await pool.stop();
   }
 });
+
+// The goal probe (test/hacks/probes.test.ts): a tactic whose sequence may start on the next line must not
+// take the after-candidate sentinel as its own first tactic, and real progress is still counted.
+const PROBED = `theorem tolerant : True ∧ True ∧ True := by
+  refine ⟨?_, ?_, ?_⟩
+  skip
+  all_goals trivial
+
+theorem three : True ∧ True ∧ True := by
+  refine ⟨?_, ?_, ?_⟩
+  skip
+`;
+
+/** The `skip` line of a declaration of PROBED: three goals there. */
+function skipHole(head: string) {
+  const at = PROBED.indexOf("  skip", PROBED.indexOf(head)) + 2;
+  const start = new LineIndex(PROBED).positionAt(at);
+  return { start, end: { line: start.line, character: start.character + "skip".length } };
+}
+
+realLeanTest(
+  "real Lean: a trailing focus, case or next earns nothing; real progress is counted",
+  gate,
+  async () => {
+    const pool = await leanPool();
+    try {
+      for (const candidate of ["focus", "case _ =>", "next =>", "skip\ndone"]) {
+        const v = await pool.verify(task(skipHole("theorem tolerant"), PROBED), candidate);
+        assert.equal(rewardOf(v, "partial").reward, 0, `${candidate}: ${JSON.stringify(v)}`);
+      }
+      const proved = await pool.verify(task(skipHole("theorem tolerant"), PROBED), "trivial");
+      assert.equal(proved.kind, "proved", JSON.stringify(proved));
+      // One of three goals closed: the wrapped probe counts two left.
+      const partial = await pool.verify(task(skipHole("theorem three"), PROBED), "trivial");
+      assert.equal(partial.kind, "incomplete", JSON.stringify(partial));
+      assert.ok(Math.abs(rewardOf(partial, "partial").reward - 0.5 / 3) < 1e-9, JSON.stringify(partial));
+    } finally {
+      await pool.stop();
+    }
+  },
+);

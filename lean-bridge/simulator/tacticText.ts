@@ -1,0 +1,158 @@
+/**
+ * How the simulator reads a tactic body: its code tokens, the goal a statement shows, the parse errors it
+ * models around `sorry`, the parenthesised sequences it sees through, and diagnostics shaped like Lean's
+ * (ranges cut to a line, `fullRange` kept). Split from judge.ts, which decides what the tokens mean.
+ */
+import type { Declaration } from "../lean/commands";
+import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
+import type { LeanDiagnostic } from "../protocol/lean";
+import type { Range } from "vscode-languageserver-protocol";
+import type { LineIndex } from "../text/positions";
+
+export const SIMULATOR_SOURCE = "Lean 4 simulator";
+
+/** Lean cuts a diagnostic's `range` to its first line (ending at the next line's start); `fullRange` keeps all. */
+export function leanRange(index: LineIndex, start: number, end: number): { range: Range; fullRange: Range } {
+  const fullRange = index.rangeAt(start, end);
+  if (fullRange.start.line === fullRange.end.line) return { range: fullRange, fullRange };
+  return {
+    range: { start: fullRange.start, end: { line: fullRange.start.line + 1, character: 0 } },
+    fullRange,
+  };
+}
+
+export function diag(
+  index: LineIndex,
+  start: number,
+  end: number,
+  severity: 1 | 2 | 3,
+  message: string,
+  extra: Partial<LeanDiagnostic> = {},
+): LeanDiagnostic {
+  return { source: SIMULATOR_SOURCE, severity, ...leanRange(index, start, end), message, ...extra };
+}
+
+/** Code tokens (indices into the stream) of [from, to]. */
+export function codeIndices(ts: TokenStream, from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i <= to; i++) if (!isCommentKind(ts.kinds[i] ?? 0)) out.push(i);
+  return out;
+}
+
+export function tokenIndexAt(ts: TokenStream, offset: number, from: number, to: number): number {
+  for (let i = from; i <= to; i++) if ((ts.starts[i] ?? 0) >= offset) return i;
+  return to + 1;
+}
+
+/** A goal in Lean's rendering, read off the statement's binders and type. */
+export function goalOf(ts: TokenStream, decl: Declaration): string {
+  const first = tokenIndexAt(ts, decl.keywordStart, decl.firstToken, decl.lastToken);
+  const statementEnd = decl.keywordStart + decl.statement.length;
+  const hyps: string[] = [];
+  let type = "";
+  let depth = 0;
+  let groupStart = -1;
+  for (let i = first + 1; i <= decl.lastToken && (ts.starts[i] ?? 0) < statementEnd; i++) {
+    const delta = bracketDelta(ts, i);
+    if (depth === 0 && delta > 0) groupStart = i;
+    depth += delta;
+    if (depth === 0 && delta < 0 && groupStart >= 0) {
+      const inner = ts.text.slice(ts.ends[groupStart], ts.starts[i]).trim();
+      if (inner.includes(":")) hyps.push(inner.replace(/\s+/g, " "));
+      groupStart = -1;
+    } else if (depth === 0 && tokenText(ts, i) === ":") {
+      type = ts.text.slice(ts.ends[i], statementEnd).trim().replace(/\s+/g, " ");
+      break;
+    }
+  }
+  return [...hyps, `⊢ ${type || "?"}`].join("\n");
+}
+
+/** Tokens that may follow a complete tactic on its line: a separator, a combinator, a closing bracket. */
+const AFTER_TACTIC_ON_LINE = new Set([";", "<;>", "<|>", ")", "]", "}", "⟩", ","]);
+/** Tokens no tactic starts with, which only the tactic before them could take. */
+const NEVER_TACTIC_START = new Set(["|", "with", "then", "at", "using", ":=", "=>", "from", "_", ","]);
+
+export function prevCode(ts: TokenStream, i: number): number {
+  let j = i - 1;
+  while (j > 0 && isCommentKind(ts.kinds[j] ?? 0)) j--;
+  return j;
+}
+
+/**
+ * The simulator's model of Lean's parser around a `sorry` tactic (the export's hole-shape check puts one
+ * in a hole): `sorry` is complete, so the token after it must be one that may follow a complete tactic on
+ * its line, or on a later line start a tactic at `sorry`'s column (or end its block further left). Anything
+ * else continues a tactic that `sorry` replaced only in part, which Lean reports as a parse error. Returns
+ * that token's index, or undefined when the body parses.
+ */
+export function danglingAfterSorry(ts: TokenStream, body: number[]): number | undefined {
+  for (let k = 0; k + 1 < body.length; k++) {
+    const at = body[k]!;
+    if (tokenText(ts, at) !== "sorry") continue;
+    const next = body[k + 1]!;
+    const text = tokenText(ts, next);
+    if (ts.lines[next] === ts.lines[at]) {
+      if (!AFTER_TACTIC_ON_LINE.has(text)) return next;
+      continue;
+    }
+    const col = ts.cols[next] ?? 0;
+    const sorryCol = ts.cols[at] ?? 0;
+    if (col > sorryCol && text !== "<;>" && text !== "<|>") return next;
+    if (col === sorryCol && NEVER_TACTIC_START.has(text)) return next;
+  }
+  return undefined;
+}
+
+/** The code token before `i` on its line, or undefined when `i` starts its line. */
+function codeBeforeOnLine(ts: TokenStream, i: number): number | undefined {
+  for (let k = i - 1; k >= 0 && ts.lines[k] === ts.lines[i]; k--)
+    if (!isCommentKind(ts.kinds[k] ?? 0)) return k;
+  return undefined;
+}
+
+/** Whether token `i` is the last code token on its line. */
+function lastOnLine(ts: TokenStream, i: number): boolean {
+  for (let k = i + 1; k < ts.count && ts.lines[k] === ts.lines[i]; k++)
+    if (!isCommentKind(ts.kinds[k] ?? 0)) return false;
+  return true;
+}
+
+/**
+ * A `(` that opens a tactic on a line of its own: last on its line, and first on it or right after the
+ * `by` or `·` whose block it starts (a hole on the `by` line is wrapped there).
+ */
+function opensParenTactic(ts: TokenStream, i: number): boolean {
+  if (tokenText(ts, i) !== "(" || !lastOnLine(ts, i)) return false;
+  const before = codeBeforeOnLine(ts, i);
+  return before === undefined || ["by", "·", "."].includes(tokenText(ts, before));
+}
+
+/**
+ * The body without the brackets of Lean's `(tacs)` tactic written with `(` ending its line and `)` alone on its line (how
+ * the verifier's goal probe wraps a candidate, lean-bridge/verify/goals.ts): `(tacs)` runs `tacs` on the
+ * goals as they are (src/Init/Tactics.lean, `paren`), so the reference proofs are matched through it.
+ */
+export function withoutParenBlocks(ts: TokenStream, body: number[]): number[] {
+  const dropped = new Set<number>();
+  for (let k = 0; k < body.length; k++) {
+    const open = body[k]!;
+    if (!opensParenTactic(ts, open)) continue;
+    let depth = 0;
+    for (let j = k; j < body.length; j++) {
+      depth += bracketDelta(ts, body[j]!);
+      if (depth > 0) continue;
+      const close = body[j]!;
+      if (
+        tokenText(ts, close) === ")" &&
+        codeBeforeOnLine(ts, close) === undefined &&
+        lastOnLine(ts, close)
+      ) {
+        dropped.add(open);
+        dropped.add(close);
+      }
+      break;
+    }
+  }
+  return dropped.size === 0 ? body : body.filter((i) => !dropped.has(i));
+}
