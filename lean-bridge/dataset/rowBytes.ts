@@ -9,7 +9,7 @@ import type { MinedHole } from "../holes/mine";
 import { prefixStart, suffixChars, suffixEnd } from "./context";
 import type { JsonlWriter } from "./jsonl";
 import { JsonText, latin1OfUtf8 } from "./jsonText";
-import { contextRecord, declKeyOf, type ContextRecord, type TaskContext } from "./records";
+import { declKeyOf, type TaskContext } from "./records";
 import { holeId } from "./split";
 
 /** What all holes of one declaration write alike. */
@@ -23,11 +23,23 @@ interface DeclarationRow {
   key: string;
 }
 
+/** `JSON.stringify` of string arrays that many rows share (the same array object), computed once per array. */
+class ArrayJson {
+  private readonly seen = new WeakMap<readonly string[], string>();
+
+  json(array: readonly string[]): string {
+    let json = this.seen.get(array);
+    if (json === undefined) this.seen.set(array, (json = JSON.stringify(array)));
+    return json;
+  }
+}
+
 export class FileRows {
   private readonly json: JsonText;
   /** `JSON.stringify(file)` as UTF-8 bytes. */
   private readonly fileName: string;
   private last: DeclarationRow | undefined;
+  private readonly arrays = new ArrayJson();
 
   constructor(
     private readonly text: string,
@@ -46,13 +58,18 @@ export class FileRows {
 
   /** contexts.jsonl's row of the declaration `hole` lies in: `JSON.stringify(contextRecord(…))`. */
   writeContext(out: JsonlWriter, hole: MinedHole, index: number): void {
-    // Every field but the text, in the record's order; the text is copied from the escaped file.
-    const fields: Partial<ContextRecord> = contextRecord(hole, index, this.context);
-    delete fields.text;
-    const head = latin1OfUtf8(JSON.stringify(fields).slice(0, -1));
+    const { file, imports, scope, codePoints } = this.context;
     const start = hole.start - hole.declPrefix.length;
     const end = hole.end + hole.declSuffix.length;
-    out.writeLatin1Line(`${head},"text":${this.json.quoted(start, end)}}`);
+    // contextRecord's fields in its order; arrays shared by many declarations are serialised once each.
+    const head =
+      `{"context":${index},"file":${JSON.stringify(file)},"decl":${JSON.stringify(hole.decl)},` +
+      `"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)},` +
+      `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":{"start":${codePoints.codePointOffset(start)},` +
+      `"end":${codePoints.codePointOffset(end)}},"imports":${this.arrays.json(imports)},` +
+      `"scope":${this.arrays.json(scope)},"variables":${this.arrays.json(hole.variables)},` +
+      `"statement":${JSON.stringify(hole.statement)}`;
+    out.writeLatin1Line(`${latin1OfUtf8(head)},"text":${this.json.quoted(start, end)}}`);
   }
 
   /** `declKeyOf(hole)`, computed once per declaration. */
