@@ -31,10 +31,13 @@ REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", 
 
 # The head of a line as `fim-rlvr export` writes it; other layouts are parsed whole.
 _HEAD = re.compile(
-    rb'^\{"id":"([^"\\]*)","file":"((?:[^"\\]|\\.)*)","kind":"(\w+)","split":"(\w+)"(,"novel":(true|false))?'
+    rb'^\{"id":"([^"\\]*)","file":"([^"\\]*(?:\\.[^"\\]*)*)","kind":"(\w+)","split":"(\w+)"(,"novel":(true|false))?'
 )
-# In JSON text a quote inside a string is escaped, so this occurs only as a key.
-_GOAL_KEY = b'"goal":'
+# After the head, the keys whose presence (or absence) decides how a line is read, found in one pass. In JSON
+# text a quote inside a string is escaped, so these occur only as keys.
+_KEYS = re.compile(rb'"(range|middle|prefix|suffix|goal|reference)":')
+# An exporter's line: these keys, in this order, and neither a goal (to read) nor `reference` (to honour).
+_EXPORTED_KEYS = [b"range", b"middle", b"prefix", b"suffix"]
 
 
 class _Rows:
@@ -306,17 +309,8 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
             if not line.strip():
                 continue
             head = _HEAD.match(line)
-            # The head holds id, file, kind and split; the other required keys are looked for inline (a
-            # generator here cost more than the rest of the line's work).
-            if (
-                head
-                and b'"range":' in line
-                and b'"middle":' in line
-                and b'"prefix":' in line
-                and b'"suffix":' in line
-                and _GOAL_KEY not in line
-                and b'"reference":false' not in line
-            ):
+            # The head holds id, file, kind and split; the other required keys are looked for in one scan.
+            if head and _KEYS.findall(line, head.end()) == _EXPORTED_KEYS:
                 kind = names.setdefault(head[3], head[3].decode())
                 if kind not in HOLE_KINDS:
                     raise DatasetError(
