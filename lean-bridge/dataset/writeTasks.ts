@@ -9,7 +9,8 @@
  * The pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
  * `{"_decl":N,"_mk":K,`, ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder.
  * In JSON text a quote inside a string is always escaped, so the first `,"split":"train"` and `,"kind":"`
- * of a line, and its last `,"declKind":"`, are its own keys.
+ * of a line, and its last `,"declKind":"`, are its own keys. Without verification pass 1's `PendingHeads` say
+ * where those are in each line, so they are only checked here (`keptLines`), not searched for.
  */
 import type { StagingDir } from "./atomicDir";
 import { FileTextCursor, JsonlWriter, readLineBytes } from "./jsonl";
