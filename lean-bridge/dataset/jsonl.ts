@@ -42,26 +42,6 @@ export class JsonlWriter {
   }
 
   /**
-   * Writes one line from pieces: text, or bytes of a buffer (`[buffer, start, end]`, UTF-8 already), so a
-   * line read as bytes can be rewritten without decoding it.
-   */
-  writePieces(pieces: readonly (string | readonly [Buffer, number, number])[]): void {
-    let most = 1;
-    for (const p of pieces) most += typeof p === "string" ? 3 * p.length : p[2] - p[1];
-    if (this.used + most > this.buffer.length) {
-      this.flush();
-      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
-    }
-    for (const p of pieces)
-      this.used +=
-        typeof p === "string"
-          ? this.buffer.write(p, this.used, "utf8")
-          : p[0].copy(this.buffer, this.used, p[1], p[2]);
-    this.buffer[this.used++] = 10;
-    this.lines++;
-  }
-
-  /**
    * Writes one line already encoded: UTF-8 bytes held in a one-byte string, one character per byte (see
    * jsonText.ts). Rows joined from slices of such strings are copied out once, never re-encoded.
    */
