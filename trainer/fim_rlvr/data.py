@@ -306,19 +306,19 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
         for number, line in enumerate(f, start=1):
             at = (offset, len(line))
             offset += len(line)
-            if not line.strip():
+            if line.isspace():  # Stops at the first other byte, where strip() would copy the line.
                 continue
             head = _HEAD.match(line)
             # The head holds id, file, kind and split; the other required keys are looked for in one scan.
             if head and _KEYS.findall(line, head.end()) == _EXPORTED_KEYS:
-                kind = names.setdefault(head[3], head[3].decode())
+                kind = names.get(head[3]) or names.setdefault(head[3], head[3].decode())
                 if kind not in HOLE_KINDS:
                     raise DatasetError(
                         f"{path}:{number}: unknown hole kind {kind!r} (expected one of {', '.join(HOLE_KINDS)})"
                     )
                 file = names.get(head[2]) or names.setdefault(head[2], json.loads(b'"' + head[2] + b'"'))
                 novel = None if head[6] is None else head[6] == b"true"
-                split = names.setdefault(head[4], head[4].decode())
+                split = names.get(head[4]) or names.setdefault(head[4], head[4].decode())
                 task = Task._stored((head[1].decode(), file, kind, split, novel, None, True), rows, at, contexts)
             else:
                 task = _parsed(line, f"{path}:{number}", rows, at, contexts)
