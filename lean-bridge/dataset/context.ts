@@ -30,22 +30,32 @@ function isLowSurrogate(code: number): boolean {
  * character. The result always ends where the hole begins.
  */
 export function boundPrefix(before: string, max: number): string {
-  if (before.length <= max) return before;
-  let from = before.length - max;
-  const lineBreak = before.indexOf("\n", from - 1);
-  if (lineBreak !== -1) from = lineBreak + 1;
-  else if (isLowSurrogate(before.charCodeAt(from))) from++;
-  return before.slice(from);
+  return before.slice(prefixStart(before, 0, before.length, max));
+}
+
+/** `boundPrefix(text.slice(from, to), max)` as where it starts in `text` (no string is cut). */
+export function prefixStart(text: string, from: number, to: number, max: number): number {
+  if (to - from <= max) return from;
+  let start = to - max;
+  const lineBreak = text.indexOf("\n", start - 1);
+  if (lineBreak !== -1 && lineBreak < to) start = lineBreak + 1;
+  else if (start < to && isLowSurrogate(text.charCodeAt(start))) start++;
+  return start;
 }
 
 /** The first `max` characters of the text after a hole, ending before a line break when the window holds one. */
 export function boundSuffix(after: string, max: number): string {
-  if (after.length <= max) return after;
-  const lineBreak = after.lastIndexOf("\n", max);
-  if (lineBreak > 0) return after.slice(0, lineBreak);
-  let to = max;
-  if (to > 0 && isLowSurrogate(after.charCodeAt(to))) to--;
-  return after.slice(0, to);
+  return after.slice(0, suffixEnd(after, 0, after.length, max));
+}
+
+/** `boundSuffix(text.slice(from, to), max)` as where it ends in `text`. */
+export function suffixEnd(text: string, from: number, to: number, max: number): number {
+  if (to - from <= max) return to;
+  const lineBreak = text.lastIndexOf("\n", from + max);
+  if (lineBreak > from) return lineBreak;
+  let end = from + max;
+  if (max > 0 && isLowSurrogate(text.charCodeAt(end))) end--;
+  return end;
 }
 
 /** `open … in` before a declaration's keyword: the parser keeps it in the declaration's command. */

@@ -142,7 +142,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     // Pass 1: mine, streaming files.jsonl and the pending tasks.
     const filesOut = new JsonlWriter(staging.file("files.jsonl"));
     const contextsOut = new JsonlWriter(staging.file("contexts.jsonl"));
-    const pendingOut = new JsonlWriter(staging.file(PENDING));
+    const pendingOut = new JsonlWriter(staging.file(PENDING), { durable: false });
     const mining = await mineWorkspace(
       {
         workspace,
@@ -171,7 +171,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     let tasksPerDecl = mined.tasksPerDecl;
     let verification: VerificationReport | undefined;
     if (options.pool) {
-      const keptOut = new JsonlWriter(staging.file(KEPT));
+      const keptOut = new JsonlWriter(staging.file(KEPT), { durable: false });
       const verified = await verifyPending(
         options.pool,
         staging.file(PENDING),

@@ -13,7 +13,14 @@ export class JsonlWriter {
   private used = 0;
   lines = 0;
 
-  constructor(readonly path: string) {
+  /**
+   * `durable: false` for a scratch file that is deleted after the export: it is not forced to disk on
+   * close (a gigabyte of pending tasks would otherwise be written out only to be removed).
+   */
+  constructor(
+    readonly path: string,
+    private readonly options: { durable: boolean } = { durable: true },
+  ) {
     this.fd = openSync(path, "w");
   }
 
@@ -35,22 +42,39 @@ export class JsonlWriter {
   }
 
   /**
-   * Writes one line from pieces: text, or bytes of a buffer (`[buffer, start, end]`, UTF-8 already), so a
-   * line read as bytes can be rewritten without decoding it.
+   * Writes one line already encoded: UTF-8 bytes held in a one-byte string, one character per byte (see
+   * jsonText.ts). Rows joined from slices of such strings are copied out once, never re-encoded.
    */
-  writePieces(pieces: readonly (string | readonly [Buffer, number, number])[]): void {
-    let most = 1;
-    for (const p of pieces) most += typeof p === "string" ? 3 * p.length : p[2] - p[1];
+  writeLatin1Line(bytes: string): void {
+    const most = bytes.length + 1;
     if (this.used + most > this.buffer.length) {
       this.flush();
       if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
     }
-    for (const p of pieces)
-      this.used +=
-        typeof p === "string"
-          ? this.buffer.write(p, this.used, "utf8")
-          : p[0].copy(this.buffer, this.used, p[1], p[2]);
+    this.used += this.buffer.write(bytes, this.used, "latin1");
     this.buffer[this.used++] = 10;
+    this.lines++;
+  }
+
+  /**
+   * Writes `{` + bytes[from, at) + `insert` + bytes[resume, to) + `}` as one line: a line read as bytes,
+   * rewritten with one field put in, without decoding it.
+   */
+  writeSpliced(bytes: Buffer, from: number, at: number, insert: Buffer, resume: number, to: number): void {
+    const most = at - from + insert.length + (to - resume) + 3;
+    if (this.used + most > this.buffer.length) {
+      this.flush();
+      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
+    }
+    const out = this.buffer;
+    let used = this.used;
+    out[used++] = 0x7b; // {
+    used += bytes.copy(out, used, from, at);
+    for (let k = 0; k < insert.length; k++) out[used++] = insert[k]!;
+    used += bytes.copy(out, used, resume, to);
+    out[used++] = 0x7d; // }
+    out[used++] = 10;
+    this.used = used;
     this.lines++;
   }
 
@@ -63,7 +87,7 @@ export class JsonlWriter {
   /** Flushes to disk and closes; the file is complete afterwards. */
   close(): void {
     this.flush();
-    fsyncSync(this.fd);
+    if (this.options.durable) fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }

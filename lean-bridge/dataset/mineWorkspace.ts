@@ -5,13 +5,15 @@
  * de-duplication, and each declaration's task count (for the splits).
  */
 import { parseFile } from "../lean/commands";
-import { mineText, type HoleKind } from "../holes/mine";
+import { createHash } from "node:crypto";
+import { mineText, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
 import { hash53 } from "./hash53";
 import type { JsonlWriter } from "./jsonl";
-import { CodePointIndex, contextRecord, declKeyOf, fileRecord, taskRecord, type TaskRecord } from "./records";
+import { CodePointIndex, type TaskRecord } from "./records";
+import { FileRows } from "./rowBytes";
 import { declarationKey } from "./split";
-import type { PendingHeads } from "./writeTasks";
+import { PendingHeads } from "./pendingHeads";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
 import { isModuleFile } from "../verify/checkDocument";
 import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
@@ -96,11 +98,12 @@ export async function mineWorkspace(
     pending: 0,
     tasksPerDecl: new Map(),
     declKeys: [],
-    heads: { decls: [], middleKeys: [] },
+    heads: new PendingHeads(),
     headerEnds: new Map(),
   };
   const seen = new Set<number>();
   const declIndex = new Map<string, number>();
+  const tasksOfDecl: number[] = [];
   const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
   for (const [k, path] of listed.files.entries()) {
     // Yield to the event loop between files so a Ctrl-C (or the editor's Cancel) is seen promptly.
@@ -113,7 +116,6 @@ export async function mineWorkspace(
       continue;
     }
     const { file, text } = read.source;
-    filesOut.write(fileRecord(file, text));
     result.files.mined++;
     const parsed = parseFile(text);
     result.headerEnds.set(file, parsed.headerEnd);
@@ -137,7 +139,12 @@ export async function mineWorkspace(
       codePoints,
       contextChars: options.contextChars,
     };
+    const rows = new FileRows(text, context);
+    rows.writeFile(filesOut, createHash("sha256").update(text, "utf8").digest("hex"));
     let command = 0;
+    let lastDeclStart: MinedHole["declStart"] | undefined;
+    let lastDecl: number | undefined;
+    let declKey = "";
     let lastStatement: string | undefined;
     let statementHash = 0;
     for (const hole of mined.holes) {
@@ -167,29 +174,34 @@ export async function mineWorkspace(
       // Holes come in file order: the command holding this one is at or after the previous hole's.
       while (command < parsed.commands.length - 1 && parsed.commands[command]!.end < hole.start) command++;
       context.scope = scopes[command] ?? [];
-      const key = declarationKey(file, declKeyOf(hole));
-      let decl = declIndex.get(key);
+      if (hole.declStart !== lastDeclStart) {
+        // A new declaration (its holes share one `declStart` and come together): look its index up once.
+        lastDeclStart = hole.declStart;
+        declKey = declarationKey(file, rows.declKey(hole));
+        lastDecl = declIndex.get(declKey);
+      }
+      const key = declKey;
+      let decl = lastDecl;
       if (decl === undefined) {
         // The declaration's first task: its context row, once. Rows are numbered as written.
         decl = result.declKeys.length;
         declIndex.set(key, decl);
         result.declKeys.push(key);
-        contextsOut.write(contextRecord(hole, decl, context));
+        tasksOfDecl.push(0);
+        rows.writeContext(contextsOut, hole, decl);
+        result.heads.setTailBytes(decl, rows.tailBytes(hole));
+        lastDecl = decl;
       }
       const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
       // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-      // `PendingTask`, written as text: its two leading fields, then the record's own JSON.
-      const record = JSON.stringify(taskRecord(hole, "train", decl, context));
-      const tail: PendingTail = { declKind: hole.declKind, declStart: hole.declStart };
-      pendingOut.writeLine(
-        `{"_decl":${decl},"_mk":${middleKey},${record.slice(1, -1)},${JSON.stringify(tail).slice(1)}`,
-      );
-      result.heads.decls.push(decl);
-      result.heads.middleKeys.push(middleKey);
+      const splitAt = rows.writePending(pendingOut, hole, decl, middleKey);
+      result.heads.push(decl, middleKey, hole.kind, splitAt);
       result.pending++;
-      result.tasksPerDecl.set(key, (result.tasksPerDecl.get(key) ?? 0) + 1);
+      tasksOfDecl[decl]!++;
     }
   }
+  // In declaration order, as the first task of each was written.
+  result.declKeys.forEach((key, decl) => result.tasksPerDecl.set(key, tasksOfDecl[decl]!));
   options.onProgress?.(listed.files.length, listed.files.length);
   return { kind: "ok", result };
 }

@@ -22,7 +22,8 @@ export const SPLIT_FRACTIONS = { train: 0.8, validation: 0.1, test: 0.1 } as con
 
 /** A number in [0, 1) from the seed and the declaration's key, uniform over keys. */
 function unitHash(seed: number, key: string): number {
-  return crypto.createHash("sha256").update(`${seed}\0${key}`).digest().readUInt32BE(0) / 2 ** 32;
+  // The digest's first four bytes as a big-endian number.
+  return parseInt(sha256Hex(`${seed}\0${key}`).slice(0, 8), 16) / 2 ** 32;
 }
 
 function hashSplit(u: number): Split {
@@ -66,7 +67,7 @@ export function assignSplits(seed: number, tasksPerDecl: ReadonlyMap<string, num
     validation: new Map(),
     test: new Map(),
   };
-  const sorted = [...tasksPerDecl.keys()].sort((a, b) => order.get(a)! - order.get(b)!);
+  const sorted = [...order].sort((a, b) => a[1] - b[1]).map(([key]) => key);
   for (const key of sorted) {
     const n = tasksPerDecl.get(key)!;
     if (n <= 0) continue;

@@ -14,25 +14,34 @@ export type TaskIndexOpen = { kind: "ok"; index: TaskIndex } | { kind: "error"; 
 /** What the index keeps of a line. */
 interface Head {
   id: string;
+  /** The file as written in the line (JSON), or as parsed from a line read whole. */
+  file: { json: string } | { parsed: string | undefined };
   kind: string;
   split: string;
 }
 
-const HEAD = /^\{"id":"([0-9A-Za-z_-]+)","file":"(?:[^"\\]|\\.)*","kind":"(\w+)","split":"(\w+)"[,}]/;
+const HEAD =
+  /^\{"id":"([0-9A-Za-z_-]+)","file":("[^"\\]*(?:\\.[^"\\]*)*"),"kind":"(\w+)","split":"(\w+)"[,}]/;
+
+/** Bytes of a line decoded to read its head: enough for ids and most paths; a longer head is decoded again. */
+const SHORT_HEAD = 256;
 
 /** Which rows count as tasks: every field readers rely on by default; less for a reader that needs less. */
 export type TaskCheck = (row: unknown) => boolean;
 
 function headOf(bytes: Buffer, start: number, end: number, accepts: TaskCheck): Head | undefined {
   // The head is short: decode only its first bytes. The id is then read from the bytes themselves, so that
-  // the index keeps a string of its own, not a slice holding on to the decoded head (a kilobyte per task).
-  const head = HEAD.exec(bytes.toString("utf8", start, Math.min(end, start + 1024)));
+  // the index keeps a string of its own, not a slice holding on to the decoded head.
+  let head = HEAD.exec(bytes.toString("utf8", start, Math.min(end, start + SHORT_HEAD)));
+  if (!head && end - start > SHORT_HEAD)
+    head = HEAD.exec(bytes.toString("utf8", start, Math.min(end, start + 1024)));
   if (head) {
     const idStart = start + 7; // {"id":"
     return {
       id: bytes.toString("latin1", idStart, idStart + head[1]!.length),
-      kind: head[2]!,
-      split: head[3]!,
+      file: { json: head[2]! },
+      kind: head[3]!,
+      split: head[4]!,
     };
   }
   let row: unknown;
@@ -42,9 +51,10 @@ function headOf(bytes: Buffer, start: number, end: number, accepts: TaskCheck): 
     return undefined;
   }
   if (!accepts(row)) return undefined;
-  const t = row as Partial<Record<"id" | "kind" | "split", unknown>>;
+  const t = row as Partial<Record<"id" | "file" | "kind" | "split", unknown>>;
   return {
     id: String(t.id),
+    file: { parsed: typeof t.file === "string" ? t.file : undefined },
     kind: typeof t.kind === "string" ? t.kind : "",
     split: typeof t.split === "string" ? t.split : "",
   };
@@ -73,6 +83,8 @@ export class TaskIndex {
   private readonly lengths: number[] = [];
   /** Task counts per split and kind. */
   readonly counts = new Map<string, Map<string, number>>();
+  /** The tasks' files in file order, each once per run of tasks that name it. */
+  private readonly fileRuns: string[] = [];
 
   /** Open for the index's life: tasks stay readable even if the file is removed (a scratch dataset). */
   private fd: number | undefined;
@@ -90,6 +102,7 @@ export class TaskIndex {
     const index = new TaskIndex(path, accepts);
     let offset = 0;
     let line = 0;
+    let lastFileJson: string | undefined;
     try {
       for (const [bytes, start, end] of readLineBytes(path)) {
         line++;
@@ -107,6 +120,16 @@ export class TaskIndex {
         index.lines.set(head.id, index.starts.length);
         index.starts.push(at);
         index.lengths.push(end - start);
+        // Consecutive tasks of one file write it alike: parsed once per run.
+        if ("json" in head.file) {
+          if (head.file.json !== lastFileJson) {
+            lastFileJson = head.file.json;
+            index.addFile(JSON.parse(head.file.json) as string);
+          }
+        } else {
+          lastFileJson = undefined;
+          if (head.file.parsed !== undefined) index.addFile(head.file.parsed);
+        }
         const bySplit =
           index.counts.get(head.split) ?? index.counts.set(head.split, new Map()).get(head.split)!;
         bySplit.set(head.kind, (bySplit.get(head.kind) ?? 0) + 1);
@@ -167,24 +190,12 @@ export class TaskIndex {
     return Object.fromEntries(this.counts.get(split) ?? []);
   }
 
-  /** Every task's file, streamed in file order (to check that files.jsonl holds them all). */
+  private addFile(file: string): void {
+    if (this.fileRuns[this.fileRuns.length - 1] !== file) this.fileRuns.push(file);
+  }
+
+  /** Every task's file, in file order (to check that files.jsonl holds them all), recorded by `open`. */
   *files(): Generator<string> {
-    let last: string | undefined;
-    for (const [bytes, start, end] of readLineBytes(this.path)) {
-      const m = /^\{"id":"[^"]*","file":("(?:[^"\\]|\\.)*")/.exec(
-        bytes.toString("utf8", start, Math.min(end, start + 1024)),
-      );
-      let file: string | undefined;
-      if (m) file = JSON.parse(m[1]!) as string;
-      else if (end > start) {
-        try {
-          const row = JSON.parse(bytes.toString("utf8", start, end)) as { file?: unknown };
-          if (typeof row.file === "string") file = row.file;
-        } catch {
-          // open() already refused a malformed line.
-        }
-      }
-      if (file !== undefined && file !== last) yield (last = file);
-    }
+    yield* this.fileRuns;
   }
 }

@@ -9,11 +9,13 @@
  * The pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
  * `{"_decl":N,"_mk":K,`, ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder.
  * In JSON text a quote inside a string is always escaped, so the first `,"split":"train"` and `,"kind":"`
- * of a line, and its last `,"declKind":"`, are its own keys.
+ * of a line, and its last `,"declKind":"`, are its own keys. Without verification pass 1's `PendingHeads` say
+ * where those are in each line, so they are only checked here (`keptLines`), not searched for.
  */
 import type { StagingDir } from "./atomicDir";
 import { FileTextCursor, JsonlWriter, readLineBytes } from "./jsonl";
 import type { PendingTask } from "./mineWorkspace";
+import type { PendingHeads } from "./pendingHeads";
 import type { TaskRecord } from "./records";
 import type { Split } from "./split";
 import { ContextCursor, fimText, leanGrpo, type FimTokens } from "./views";
@@ -77,7 +79,9 @@ function readNumber(bytes: Buffer, at: number, end: number): [number, number] {
 }
 
 function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
-  return bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+  if (at < 0 || at + prefix.length > bytes.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return false;
+  return true;
 }
 
 /** Reads a line as pass 1 writes it, or undefined when it is laid out otherwise. */
@@ -96,46 +100,98 @@ function readPending(bytes: Buffer, start: number, end: number): PendingLine | u
   return { decl, middleKey, bytes, bodyStart: afterKey + 1, splitAt, tail, kind };
 }
 
+/** A line that is not laid out as pass 1 writes it (another writer's key order): parsed, and laid out so. */
+function layOut(chunk: Buffer, start: number, end: number): PendingLine {
+  const task = JSON.parse(chunk.toString("utf8", start, end)) as Partial<PendingTask>;
+  const { _decl, _mk, declKind, declStart } = task as PendingTask;
+  delete task._decl;
+  delete task._mk;
+  delete task.declKind;
+  delete task.declStart;
+  const body = JSON.stringify({ ...task, split: "train" }).slice(1, -1);
+  const tail = JSON.stringify({ declKind, declStart }).slice(1);
+  const bytes = Buffer.from(`{"_decl":${_decl},"_mk":${_mk},${body},${tail}`);
+  const laidOut = readPending(bytes, 0, bytes.length);
+  if (!laidOut) throw new Error("a pending task lacks its split or kind (the exporter's own output changed)");
+  return laidOut;
+}
+
 function* pendingLines(path: string): Generator<PendingLine> {
   for (const [chunk, start, end] of readLineBytes(path)) {
     if (end === start) continue;
-    const line = readPending(chunk, start, end);
-    if (line) {
-      yield line;
-      continue;
-    }
-    // Not as pass 1 writes it (another writer's key order): parse it and lay it out as pass 1 does.
-    const task = JSON.parse(chunk.toString("utf8", start, end)) as Partial<PendingTask>;
-    const { _decl, _mk, declKind, declStart } = task as PendingTask;
-    delete task._decl;
-    delete task._mk;
-    delete task.declKind;
-    delete task.declStart;
-    const body = JSON.stringify({ ...task, split: "train" }).slice(1, -1);
-    const tail = JSON.stringify({ declKind, declStart }).slice(1);
-    const bytes = Buffer.from(`{"_decl":${_decl},"_mk":${_mk},${body},${tail}`);
-    const laidOut = readPending(bytes, 0, bytes.length);
-    if (!laidOut)
-      throw new Error("a pending task lacks its split or kind (the exporter's own output changed)");
-    yield laidOut;
+    yield readPending(chunk, start, end) ?? layOut(chunk, start, end);
   }
 }
 
-/** The task line: its own fields, with its split (and for held-out tasks whether it is novel). */
-function taskPieces(p: PendingLine, split: Split, novel: boolean | undefined) {
-  return [
-    "{",
-    [p.bytes, p.bodyStart, p.splitAt] as const,
-    `,"split":"${split}"${novel === undefined ? "" : `,"novel":${novel}`}`,
-    [p.bytes, p.splitAt + SPLIT.length, p.tail] as const,
-    "}",
-  ];
+/**
+ * The pending lines pass 1 wrote, read with what it kept of each (`PendingHeads`): where a line's
+ * placeholder and tail are is known, and only checked here, not searched for. One object is reused for
+ * every line. A line that does not match what was kept is read as any other (`readPending`).
+ */
+function* keptLines(path: string, heads: PendingHeads): Generator<PendingLine> {
+  const line: PendingLine = {
+    decl: 0,
+    middleKey: 0,
+    bytes: Buffer.alloc(0),
+    bodyStart: 0,
+    splitAt: 0,
+    tail: 0,
+    kind: "",
+  };
+  let k = 0;
+  for (const [chunk, start, end] of readLineBytes(path)) {
+    if (end === start) continue;
+    if (k >= heads.count) {
+      yield readPending(chunk, start, end) ?? layOut(chunk, start, end);
+      continue;
+    }
+    const decl = heads.decl(k);
+    const tail = end - heads.tailBytes(decl);
+    const splitAt = start + heads.splitAt(k);
+    const bodyStart =
+      start + HEAD_DECL.length + digits(decl) + HEAD_KEY.length + digits(heads.middleKey(k)) + 1;
+    if (
+      startsWith(chunk, start, HEAD_DECL) &&
+      chunk[bodyStart - 1] === 44 && // ","
+      startsWith(chunk, splitAt, SPLIT) &&
+      splitAt + SPLIT.length <= tail &&
+      startsWith(chunk, tail, TAIL)
+    ) {
+      line.decl = decl;
+      line.middleKey = heads.middleKey(k);
+      line.bytes = chunk;
+      line.bodyStart = bodyStart;
+      line.splitAt = splitAt;
+      line.tail = tail;
+      line.kind = heads.kind(k);
+      yield line;
+    } else yield readPending(chunk, start, end) ?? layOut(chunk, start, end);
+    k++;
+  }
 }
 
-/** Each pending task's declaration index and middle key, in file order (pass 1 keeps them: no re-reading). */
-export interface PendingHeads {
-  decls: number[];
-  middleKeys: number[];
+/** The number of decimal digits of a whole number (as `String(n)` writes it). */
+function digits(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
+}
+
+/** Per split, the bytes that take the placeholder's place: the split, and for held-out tasks `novel`. */
+const SPLIT_FIELDS = {
+  train: Buffer.from(',"split":"train"'),
+  validation: [
+    Buffer.from(',"split":"validation","novel":false'),
+    Buffer.from(',"split":"validation","novel":true'),
+  ],
+  test: [Buffer.from(',"split":"test","novel":false'), Buffer.from(',"split":"test","novel":true')],
+} as const;
+
+function splitField(split: Split, novel: boolean | undefined): Buffer {
+  return split === "train" ? SPLIT_FIELDS.train : SPLIT_FIELDS[split][novel ? 1 : 0];
 }
 
 function* headsOf(pendingPath: string, splitOf: (decl: number) => Split, heads: PendingHeads | undefined) {
@@ -143,8 +199,8 @@ function* headsOf(pendingPath: string, splitOf: (decl: number) => Split, heads: 
     for (const p of pendingLines(pendingPath)) yield { split: splitOf(p.decl), middleKey: p.middleKey };
     return;
   }
-  for (let k = 0; k < heads.decls.length; k++)
-    yield { split: splitOf(heads.decls[k]!), middleKey: heads.middleKeys[k]! };
+  for (let k = 0; k < heads.count; k++)
+    yield { split: splitOf(heads.decl(k)), middleKey: heads.middleKey(k) };
 }
 
 export function writeTasks(
@@ -186,7 +242,8 @@ export function writeTasks(
     },
   };
   try {
-    for (const p of pendingLines(pendingPath)) {
+    const lines = heads ? keptLines(pendingPath, heads) : pendingLines(pendingPath);
+    for (const p of lines) {
       const split = splitOf(p.decl);
       let novel: boolean | undefined;
       if (split === "train") {
@@ -200,17 +257,21 @@ export function writeTasks(
         counts.tasks++;
         if (!novel) counts.inTraining++;
       }
-      const pieces = taskPieces(p, split, novel);
-      tasksOut.writePieces(pieces);
+      // The task line: its own fields, with its split (and for held-out tasks whether it is novel).
+      const field = splitField(split, novel);
+      tasksOut.writeSpliced(p.bytes, p.bodyStart, p.splitAt, field, p.splitAt + SPLIT.length, p.tail);
       written.total++;
       written.byKind[p.kind] = (written.byKind[p.kind] ?? 0) + 1;
       written.bySplit[split] = (written.bySplit[split] ?? 0) + 1;
       const row = (written.byKindAndSplit[p.kind] ??= {});
       row[split] = (row[split] ?? 0) + 1;
       if (texts && contexts) {
-        const line = pieces
-          .map((x) => (typeof x === "string" ? x : x[0].toString("utf8", x[1], x[2])))
-          .join("");
+        const line =
+          "{" +
+          p.bytes.toString("utf8", p.bodyStart, p.splitAt) +
+          field.toString("latin1") +
+          p.bytes.toString("utf8", p.splitAt + SPLIT.length, p.tail) +
+          "}";
         const task = JSON.parse(line) as TaskRecord;
         const context = contexts.at(task.context);
         if (grpoOut && task.kind === "proof")

@@ -31,10 +31,13 @@ REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", 
 
 # The head of a line as `fim-rlvr export` writes it; other layouts are parsed whole.
 _HEAD = re.compile(
-    rb'^\{"id":"([^"\\]*)","file":"((?:[^"\\]|\\.)*)","kind":"(\w+)","split":"(\w+)"(,"novel":(true|false))?'
+    rb'^\{"id":"([^"\\]*)","file":"([^"\\]*(?:\\.[^"\\]*)*)","kind":"(\w+)","split":"(\w+)"(,"novel":(true|false))?'
 )
-# In JSON text a quote inside a string is escaped, so this occurs only as a key.
-_GOAL_KEY = b'"goal":'
+# After the head, the keys whose presence (or absence) decides how a line is read, found in one pass. In JSON
+# text a quote inside a string is escaped, so these occur only as keys.
+_KEYS = re.compile(rb'"(range|middle|prefix|suffix|goal|reference)":')
+# An exporter's line: these keys, in this order, and neither a goal (to read) nor `reference` (to honour).
+_EXPORTED_KEYS = [b"range", b"middle", b"prefix", b"suffix"]
 
 
 class _Rows:
@@ -303,28 +306,19 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
         for number, line in enumerate(f, start=1):
             at = (offset, len(line))
             offset += len(line)
-            if not line.strip():
+            if line.isspace():  # Stops at the first other byte, where strip() would copy the line.
                 continue
             head = _HEAD.match(line)
-            # The head holds id, file, kind and split; the other required keys are looked for inline (a
-            # generator here cost more than the rest of the line's work).
-            if (
-                head
-                and b'"range":' in line
-                and b'"middle":' in line
-                and b'"prefix":' in line
-                and b'"suffix":' in line
-                and _GOAL_KEY not in line
-                and b'"reference":false' not in line
-            ):
-                kind = names.setdefault(head[3], head[3].decode())
+            # The head holds id, file, kind and split; the other required keys are looked for in one scan.
+            if head and _KEYS.findall(line, head.end()) == _EXPORTED_KEYS:
+                kind = names.get(head[3]) or names.setdefault(head[3], head[3].decode())
                 if kind not in HOLE_KINDS:
                     raise DatasetError(
                         f"{path}:{number}: unknown hole kind {kind!r} (expected one of {', '.join(HOLE_KINDS)})"
                     )
                 file = names.get(head[2]) or names.setdefault(head[2], json.loads(b'"' + head[2] + b'"'))
                 novel = None if head[6] is None else head[6] == b"true"
-                split = names.setdefault(head[4], head[4].decode())
+                split = names.get(head[4]) or names.setdefault(head[4], head[4].decode())
                 task = Task._stored((head[1].decode(), file, kind, split, novel, None, True), rows, at, contexts)
             else:
                 task = _parsed(line, f"{path}:{number}", rows, at, contexts)

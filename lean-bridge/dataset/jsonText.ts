@@ -1,0 +1,62 @@
+/**
+ * A file's text serialised once as a JSON string, with where every UTF-16 offset of the text lands in it, so
+ * that the JSON string of any slice (a task's middle, prefix and suffix, a declaration's text) is a slice of
+ * it rather than a new `JSON.stringify`. Every task of a file quotes three slices of its text: serialising
+ * and encoding them one by one was most of an export's time.
+ *
+ * The JSON is held as UTF-8 bytes in a one-byte string (one character per byte, "latin1"), so slices of it
+ * and ASCII text join into a row that is written to disk with one copy (`JsonlWriter.writeLatin1Line`).
+ */
+
+/** Bytes of an ASCII character inside a JSON string: `\"`, `\\`, `\n`-style escapes, `\u00XX` for the rest. */
+const ASCII_WIDTH = Uint8Array.from({ length: 128 }, (_, c) => {
+  if (c === 0x22 || c === 0x5c) return 2;
+  if (c >= 0x20) return 1;
+  return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
+});
+
+/** Where a slice bound falls between the two halves of a surrogate pair: no byte offset there. */
+const INSIDE_PAIR = -1;
+
+/** UTF-8 bytes as a one-byte string: one character per byte. */
+export function latin1OfUtf8(text: string): string {
+  return Buffer.from(text, "utf8").toString("latin1");
+}
+
+export class JsonText {
+  /** `JSON.stringify(text)` as UTF-8 bytes, one character per byte. */
+  private readonly json: string;
+  /** `at[k]`: where UTF-16 offset k of the text starts in `json` (`text.length + 1` entries). */
+  private readonly at: Int32Array;
+
+  constructor(private readonly text: string) {
+    this.json = latin1OfUtf8(JSON.stringify(text));
+    const n = text.length;
+    const at = new Int32Array(n + 1);
+    let b = 1; // After the opening quote.
+    for (let k = 0; k < n; k++) {
+      at[k] = b;
+      const c = text.charCodeAt(k);
+      if (c < 0x80) b += ASCII_WIDTH[c]!;
+      else if (c < 0x800) b += 2;
+      else if (c < 0xd800 || c > 0xdfff) b += 3;
+      else if (c <= 0xdbff && k + 1 < n && (text.charCodeAt(k + 1) & 0xfc00) === 0xdc00) {
+        at[++k] = INSIDE_PAIR;
+        b += 4;
+      } else b += 6; // A lone surrogate: `\udXXX`, as JSON.stringify writes it.
+    }
+    at[n] = b;
+    if (b + 1 !== this.json.length) throw new Error("JsonText: offsets disagree with JSON.stringify");
+    this.at = at;
+  }
+
+  /** `JSON.stringify(text.slice(start, end))` as UTF-8 bytes, one character per byte. */
+  quoted(start: number, end: number): string {
+    const from = this.at[start]!;
+    const to = this.at[end]!;
+    // A bound between the halves of a pair (never a token's or a line's bound): each half is escaped alone.
+    if (from === INSIDE_PAIR || to === INSIDE_PAIR)
+      return latin1OfUtf8(JSON.stringify(this.text.slice(start, end)));
+    return `"${this.json.slice(from, to)}"`;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Export pass 1's rows of one file, serialised from the file's text escaped once (`JsonText`): each row is
+ * exactly `JSON.stringify` of the record records.ts defines (files.jsonl's, contexts.jsonl's, and a task's
+ * pending line as mineWorkspace.ts lays it out; test/dataset/rowBytes.test.ts compares them), but a middle,
+ * prefix, suffix or declaration text is a slice of the escaped file, not serialised and encoded again.
+ * Rows are UTF-8 bytes in one-byte strings (`JsonlWriter.writeLatin1Line`).
+ */
+import type { MinedHole } from "../holes/mine";
+import { prefixStart, suffixChars, suffixEnd } from "./context";
+import type { JsonlWriter } from "./jsonl";
+import { JsonText, latin1OfUtf8 } from "./jsonText";
+import { declKeyOf, type TaskContext } from "./records";
+import { holeId } from "./split";
+
+/** What all holes of one declaration write alike. */
+interface DeclarationRow {
+  declStart: MinedHole["declStart"];
+  /** `JSON.stringify(decl)`, as UTF-8 bytes. */
+  name: string;
+  /** The pending line's tail (`PendingTail`) and its closing brace, as UTF-8 bytes. */
+  tail: string;
+  /** `declKeyOf(hole)`. */
+  key: string;
+}
+
+/** `JSON.stringify` of string arrays that many rows share (the same array object), computed once per array. */
+class ArrayJson {
+  private readonly seen = new WeakMap<readonly string[], string>();
+
+  json(array: readonly string[]): string {
+    let json = this.seen.get(array);
+    if (json === undefined) this.seen.set(array, (json = JSON.stringify(array)));
+    return json;
+  }
+}
+
+export class FileRows {
+  private readonly json: JsonText;
+  /** `JSON.stringify(file)` as UTF-8 bytes. */
+  private readonly fileName: string;
+  private last: DeclarationRow | undefined;
+  private readonly arrays = new ArrayJson();
+
+  constructor(
+    private readonly text: string,
+    private readonly context: TaskContext,
+  ) {
+    this.json = new JsonText(text);
+    this.fileName = latin1OfUtf8(JSON.stringify(context.file));
+  }
+
+  /** files.jsonl's row: `JSON.stringify(fileRecord(file, text))`. */
+  writeFile(out: JsonlWriter, sha256: string): void {
+    out.writeLatin1Line(
+      `{"file":${this.fileName},"sha256":"${sha256}","text":${this.json.quoted(0, this.text.length)}}`,
+    );
+  }
+
+  /** contexts.jsonl's row of the declaration `hole` lies in: `JSON.stringify(contextRecord(…))`. */
+  writeContext(out: JsonlWriter, hole: MinedHole, index: number): void {
+    const { file, imports, scope, codePoints } = this.context;
+    const start = hole.start - hole.declPrefix.length;
+    const end = hole.end + hole.declSuffix.length;
+    // contextRecord's fields in its order; arrays shared by many declarations are serialised once each.
+    const head =
+      `{"context":${index},"file":${JSON.stringify(file)},"decl":${JSON.stringify(hole.decl)},` +
+      `"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)},` +
+      `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":{"start":${codePoints.codePointOffset(start)},` +
+      `"end":${codePoints.codePointOffset(end)}},"imports":${this.arrays.json(imports)},` +
+      `"scope":${this.arrays.json(scope)},"variables":${this.arrays.json(hole.variables)},` +
+      `"statement":${JSON.stringify(hole.statement)}`;
+    out.writeLatin1Line(`${latin1OfUtf8(head)},"text":${this.json.quoted(start, end)}}`);
+  }
+
+  /** `declKeyOf(hole)`, computed once per declaration. */
+  declKey(hole: MinedHole): string {
+    return this.declaration(hole).key;
+  }
+
+  /** The bytes of the tail that ends the pending lines of the declaration `hole` lies in. */
+  tailBytes(hole: MinedHole): number {
+    return this.declaration(hole).tail.length;
+  }
+
+  private declaration(hole: MinedHole): DeclarationRow {
+    // Holes of one declaration share its `declStart` object and come one after another.
+    if (this.last?.declStart === hole.declStart) return this.last;
+    const tail = `,"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)}}`;
+    this.last = {
+      declStart: hole.declStart,
+      name: latin1OfUtf8(JSON.stringify(hole.decl)),
+      tail: latin1OfUtf8(tail),
+      key: declKeyOf(hole),
+    };
+    return this.last;
+  }
+
+  /**
+   * A pending task line (`PendingTask`): `{"_decl":…,"_mk":…,` then the fields of
+   * `JSON.stringify(taskRecord(hole, "train", decl, context))`, then the tail. Returns where its
+   * `,"split":"train"` starts, in bytes from the line's start.
+   */
+  writePending(out: JsonlWriter, hole: MinedHole, decl: number, middleKey: number): number {
+    const { json, text, context } = this;
+    const { codePoints, contextChars } = context;
+    const declaration = this.declaration(hole);
+    const { start, end, range } = hole;
+    const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
+    const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
+    const id = holeId(context.file, declaration.key, hole.kind, start, end, hole.middle);
+    const head = `{"_decl":${decl},"_mk":${middleKey},"id":"${id}","file":${this.fileName},"kind":"${hole.kind}"`;
+    out.writeLatin1Line(
+      head +
+        `,"split":"train","decl":${declaration.name},"context":${decl},` +
+        `"range":{"start":{"line":${range.start.line},"character":${range.start.character}},` +
+        `"end":{"line":${range.end.line},"character":${range.end.character}}},` +
+        `"middle":${json.quoted(start, end)},"indent":${hole.indent},` +
+        `"prefix":${json.quoted(prefixFrom, start)},"suffix":${json.quoted(end, suffixTo)},` +
+        `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
+        `{"start":${codePoints.codePointOffset(start)},"end":${codePoints.codePointOffset(end)}}` +
+        declaration.tail,
+    );
+    return head.length;
+  }
+}
