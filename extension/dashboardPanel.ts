@@ -15,9 +15,15 @@ import {
 } from "./state/dashboardModel";
 import { dashboardHtml } from "./state/dashboardHtml";
 import { BOOT_RELOADS, BootWatch } from "./state/dashboardBoot";
+import { DashboardOutbox, type Timers } from "./state/dashboardOutbox";
 import { log, outputChannel } from "./log";
 
 export const DASHBOARD_VIEW_TYPE = "fimRlvr.dashboard";
+
+const TIMERS: Timers = {
+  set: (run, ms) => setTimeout(run, ms),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializer {
   private state: DashboardState = emptyDashboard();
@@ -34,7 +40,12 @@ export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializ
       },
       giveUp: (reloads) => void this.giveUp(reloads),
     },
-    { set: (run, ms) => setTimeout(run, ms), clear: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+    TIMERS,
+  );
+  /** The page gets the full state when it asks, then live messages in batches. */
+  private readonly outbox = new DashboardOutbox(
+    (message) => void this.panel?.webview.postMessage(message),
+    TIMERS,
   );
 
   constructor(private readonly extensionUri: vscode.Uri) {}
@@ -55,7 +66,7 @@ export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializ
 
   post(message: DashboardMessage): void {
     this.state = reduceDashboard(this.state, message);
-    void this.panel?.webview.postMessage(message);
+    this.outbox.post(message);
   }
 
   show(): void {
@@ -91,20 +102,24 @@ export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializ
     panel.webview.onDidReceiveMessage((message: DashboardRequest) => {
       if (message.type !== "ready" || this.panel !== panel) return;
       this.boot.ready();
-      void panel.webview.postMessage({ type: "state", state: this.state } satisfies DashboardMessage);
+      this.outbox.ready(this.state);
     });
     // VS Code drops a hidden webview's page and loads it again when its tab is shown.
     let visible = panel.visible;
     panel.onDidChangeViewState(() => {
       if (this.panel !== panel) return;
       if (panel.visible && !visible) this.boot.expect();
-      if (!panel.visible) this.boot.hidden();
+      if (!panel.visible) {
+        this.boot.hidden();
+        this.outbox.reset();
+      }
       visible = panel.visible;
     });
     panel.onDidDispose(() => {
       if (this.panel !== panel) return;
       this.panel = undefined;
       this.boot.hidden();
+      this.outbox.reset();
     });
     this.panel = panel;
     this.load(panel);
@@ -112,6 +127,7 @@ export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializ
 
   /** Sets the page (a fresh nonce each time, so VS Code loads it even when nothing else changed). */
   private load(panel: vscode.WebviewPanel): void {
+    this.outbox.reset();
     panel.webview.html = this.html(panel.webview);
     if (panel.visible) this.boot.expect();
   }
@@ -149,6 +165,7 @@ export class Dashboard implements vscode.Disposable, vscode.WebviewPanelSerializ
    */
   dispose(): void {
     this.boot.dispose();
+    this.outbox.reset();
     this.panel = undefined;
   }
 }

@@ -7,11 +7,9 @@
  * is told. No `vscode` here: the panel and the clock are injected, so this is unit-tested.
  */
 
-/** The clock: `setTimeout`/`clearTimeout` in the extension, a fake one in tests. */
-export interface BootTimers {
-  set(run: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
+import type { Timers } from "./dashboardOutbox";
+
+export type BootTimers = Timers;
 
 export interface BootActions {
   /** Load the document again (a fresh nonce, so VS Code does not skip it as unchanged). */

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { copyExample, trainingSettings } from "./workspace";
 import { ARTIFACTS, openWorkbench, runCommand, skipReason, trainerPython } from "./codeServer";
-import { clickToastButton, frameText, frameWith, painted, stage, toast } from "./ui";
+import { clickToastButton, dashboardFrame, frameText, frameWith, painted, stage, toast } from "./ui";
 import { toolSkip } from "../toolSkip";
 
 // Enough steps that Stop lands mid-run (a step takes about a second here), so Resume has steps left to train.
@@ -112,8 +112,8 @@ test(
       stage("report shown");
       // The dashboard: the finished run's figures, the verifier named, held-out pass@1 at every stage.
       await runCommand(page, "FIM-RLVR: Show Training Dashboard");
-      // A caption only the dashboard has (the report's title also says "FIM-RLVR training").
-      const dashboard = await frameWith(page, "Reward and pass rate");
+      // The frame whose script drew the tiles (the report's title also says "FIM-RLVR training").
+      const dashboard = await dashboardFrame(page);
       assert.ok(dashboard, "the dashboard webview rendered");
       const finished = async (frame: NonNullable<typeof dashboard>) =>
         frame.waitForFunction(
@@ -132,7 +132,7 @@ test(
       // A window reload restores the dashboard tab (WebviewPanelSerializer), filled from the run's files.
       await runCommand(page, "Developer: Reload Window");
       await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
-      const restored = await frameWith(page, "Reward and pass rate", 240);
+      const restored = await dashboardFrame(page, 480);
       assert.ok(restored, "the dashboard tab came back after the reload");
       // Filled from the run's files: the final step count, the verifier named, held-out pass@1 after RL.
       await finished(restored).catch(async (error: unknown) => {
