@@ -22,7 +22,7 @@ import { pythonFromExtension } from "./python";
 import { findLake, pythonSetting, trainSettings } from "./settings";
 import type { RunStatusBar } from "./statusBar";
 import type { HoleStore } from "./state/holeStore";
-import { runHistory } from "./state/runHistory";
+import { restoredRunMessages, runHistory } from "./state/runHistory";
 import {
   completedMessage,
   phaseAfterEval,
@@ -98,6 +98,16 @@ const fileFs = {
   },
 };
 
+/** A run folder's record files, as the dashboard's history reads them. */
+function runFiles(runDir: string) {
+  return {
+    metrics: fileFs.readText(join(runDir, "metrics.jsonl")),
+    samples: fileFs.readText(join(runDir, "samples.jsonl")),
+    evals: fileFs.readText(join(runDir, "eval.json")),
+    config: fileFs.readText(join(runDir, "config.json")),
+  };
+}
+
 function vscodeStartUi(): StartUi {
   return {
     async pick(title, items) {
@@ -161,27 +171,19 @@ export class TrainingController implements vscode.Disposable {
   private showRemembered(): void {
     const last = this.lastRun;
     if (!last?.verifier || this.dashboard.current.runDir) return;
-    this.dashboard.post({
-      type: "reset",
+    const remembered = {
       runDir: last.runDir,
       verifier: verifierLabel(last.verifier),
       algorithm: last.algorithm ?? "",
       reward: last.reward ?? "binary",
-      history: this.history(last.runDir, false),
-    });
-    this.dashboard.post({ type: "status", status: last.outcome ?? "stopped" });
+      outcome: last.outcome,
+    };
+    for (const message of restoredRunMessages(remembered, runFiles(last.runDir)))
+      this.dashboard.post(message);
   }
 
-  private history(runDir: string, resuming = true) {
-    return runHistory(
-      {
-        metrics: fileFs.readText(join(runDir, "metrics.jsonl")),
-        samples: fileFs.readText(join(runDir, "samples.jsonl")),
-        evals: fileFs.readText(join(runDir, "eval.json")),
-        config: fileFs.readText(join(runDir, "config.json")),
-      },
-      resuming,
-    );
+  private history(runDir: string) {
+    return runHistory(runFiles(runDir));
   }
 
   private remember(run: RememberedRun): Thenable<void> {

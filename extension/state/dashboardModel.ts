@@ -83,7 +83,9 @@ export type DashboardMessage =
   | { type: "progress"; step: number; totalSteps: number; metrics: Record<string, number> }
   | { type: "sample"; step: number; kind: string; verdict: VerdictKind; cause?: VerdictCause }
   | { type: "verifier"; checks: number; cacheHits: number; checksPerSecond: number }
-  | { type: "state"; state: DashboardState };
+  | { type: "state"; state: DashboardState }
+  /** Live messages sent together (state/dashboardOutbox.ts), applied in order. */
+  | { type: "batch"; messages: DashboardMessage[] };
 
 /** Webview → extension: the script is ready for the full state. */
 export type DashboardRequest = { type: "ready" };
@@ -142,6 +144,8 @@ export function reduceDashboard(state: DashboardState, message: DashboardMessage
   switch (message.type) {
     case "state":
       return message.state;
+    case "batch":
+      return message.messages.reduce(reduceDashboard, state);
     case "reset": {
       const fresh: DashboardState = {
         ...emptyDashboard(),

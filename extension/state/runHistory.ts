@@ -1,11 +1,12 @@
 /**
- * What a run folder already recorded (metrics.jsonl, eval.json, config.json), read back for the dashboard when
- * a run is resumed: its steps stay on screen whether the resumed trainer starts or fails. Pure over the files'
- * text; a torn or foreign line is skipped, never thrown.
+ * What a run folder already recorded (metrics.jsonl, samples.jsonl, eval.json, config.json), read back for the
+ * dashboard when a run is resumed (its steps stay on screen whether the resumed trainer starts or fails) and
+ * after a window reload (the last run as it ended). Pure over the files' text; a torn or foreign line is
+ * skipped, never thrown; keys the reader does not use (validation records, prompt_style_resolved) are ignored.
  */
 import type { VerdictKind } from "../../lean-bridge/protocol/trainer";
 import { VERDICT_RANK } from "./holeStore";
-import type { EvalStage, RecordedSample, RecordedStep, StageEval } from "./dashboardModel";
+import type { DashboardMessage, EvalStage, RecordedSample, RecordedStep, StageEval } from "./dashboardModel";
 
 export interface RunHistory {
   steps: RecordedStep[];
@@ -97,4 +98,39 @@ export function runHistory(
     totalSteps: Math.max(configured, steps.at(-1)?.step ?? 0),
     evals,
   };
+}
+
+/** What the workspace remembers of its last run, as the dashboard names it. */
+export interface RememberedDashboardRun {
+  runDir: string;
+  /** The verifier's label ("simulator (not Lean)"). */
+  verifier: string;
+  /** Empty when the workspace did not record it: config.json's is used then. */
+  algorithm: string;
+  reward: "binary" | "partial";
+  /** How it ended, when a window saw it end; otherwise it is shown as stopped. */
+  outcome?: "completed" | "stopped" | "failed" | undefined;
+}
+
+/**
+ * The dashboard's messages for a run shown as it ended, after a window reload: its recorded steps, samples and
+ * evaluations (its "after" one kept), then how it ended.
+ */
+export function restoredRunMessages(
+  run: RememberedDashboardRun,
+  files: Parameters<typeof runHistory>[0],
+): DashboardMessage[] {
+  const config = files.config === undefined ? undefined : parse(files.config);
+  const configured = isObject(config) && typeof config.algorithm === "string" ? config.algorithm : "";
+  return [
+    {
+      type: "reset",
+      runDir: run.runDir,
+      verifier: run.verifier,
+      algorithm: run.algorithm || configured,
+      reward: run.reward,
+      history: runHistory(files, false),
+    },
+    { type: "status", status: run.outcome ?? "stopped" },
+  ];
 }

@@ -97,3 +97,21 @@ export async function painted(frame: Frame): Promise<void> {
     () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
   );
 }
+
+/**
+ * The training dashboard's frame once its script has run (it draws the tiles; its static text alone shows only
+ * that the page arrived). Looked up afresh: a page that did not start is loaded again, or its panel opened anew,
+ * by the extension (extension/state/dashboardBoot.ts), in a new frame. Bounded wait.
+ */
+export async function dashboardFrame(page: Page, tries = 240): Promise<Frame | undefined> {
+  for (let k = 0; k < tries; k++) {
+    for (const frame of page.frames()) {
+      const drawn = await frame
+        .evaluate(() => document.querySelectorAll("#tiles .tile").length > 0)
+        .catch(() => false);
+      if (drawn) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  return undefined;
+}
