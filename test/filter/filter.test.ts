@@ -115,13 +115,16 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
   const tasks = selectTasks(loaded.dataset, "all", ["proof"]).slice(0, LIMIT);
   // Task k of the selection: k % 3 == 0 always proved (rate 1), 1 proved by half the samples (0.5), 2 never (0).
   const classOf = (k: number) => k % 3;
+  const taskOfPrompt = (prompt: string): number => {
+    const body = prompt.slice(prompt.indexOf("<|fim_prefix|>"));
+    return tasks.findIndex((t) =>
+      body.includes(`${t.parts.prefix.slice(-60)}<|fim_suffix|>${t.parts.suffix}<|fim_middle|>`),
+    );
+  };
   const stub = await startStub({
     model: "tiny-coder",
     answer: (prompt, index) => {
-      const body = prompt.slice(prompt.indexOf("<|fim_prefix|>"));
-      const k = tasks.findIndex((t) =>
-        body.includes(`${t.parts.prefix.slice(-60)}<|fim_suffix|>${t.parts.suffix}<|fim_middle|>`),
-      );
+      const k = taskOfPrompt(prompt);
       if (k < 0) return "exact not_found";
       const proves = classOf(k) === 0 || (classOf(k) === 1 && index % 2 === 0);
       return proves ? tasks[k]!.middle : "exact fim_rlvr_wrong";
@@ -150,13 +153,22 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
     out,
   ];
   try {
-    // Ctrl-C once some tasks are done: requests from then on are held, so the stop comes mid-task.
-    let held = false;
-    const stopped = await runCli(CLI, args, process.env, (stderr, child) => {
-      if (held || !/filter: [1-9]\/6 tasks/.test(stderr)) return;
-      held = true;
-      stub.hold();
-      void stub.held(1).then(() => child.kill("SIGINT"));
+    // Ctrl-C mid-run, decided by the stub rather than by timing: every task but the first is held, and the stop
+    // comes once the first task's samples are saved and a later task's request waits.
+    stub.hold((body) => typeof body.prompt !== "string" || taskOfPrompt(body.prompt) !== 0);
+    const results = join(filterWorkDir(out), "results.jsonl");
+    const firstTaskSaved = (): boolean =>
+      existsSync(results) &&
+      jsonl<ResultLine>(results).filter((l) => l.task_id === tasks[0]!.id).length === N;
+    let armed = false;
+    const stopped = await runCli(CLI, args, process.env, (_stderr, child) => {
+      if (armed) return;
+      armed = true;
+      void stub.held(1).then(async () => {
+        // A condition wait (the first task's lines reach the file), not a timing assumption.
+        while (!firstTaskSaved()) await new Promise((resolve) => setTimeout(resolve, 20));
+        child.kill("SIGINT");
+      });
     });
     stub.release();
     assert.equal(stopped.code, 130, stopped.stderr);

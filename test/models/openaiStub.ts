@@ -34,8 +34,11 @@ export interface Recorded {
 export interface Stub {
   baseUrl: string;
   requests: Recorded[];
-  /** Keep the next requests open until `release` (or forever, for a timeout). */
-  hold(): void;
+  /**
+   * Keep the next requests open until `release` (or forever, for a timeout); `which`: only the requests whose
+   * body it accepts (the others are answered at once).
+   */
+  hold(which?: (body: Record<string, unknown>) => boolean): void;
   /** Answer the held requests. */
   release(): void;
   /** Resolves when `count` requests are being held. */
@@ -57,6 +60,7 @@ export async function startStub(options: StubOptions = {}): Promise<Stub> {
   const answer = options.answer ?? ((_prompt: string, index: number) => `simp${index}`);
   const requests: Recorded[] = [];
   let holding = false;
+  let holdOnly: ((body: Record<string, unknown>) => boolean) | undefined;
   let heldQueue: (() => void)[] = [];
   let heldWaiters: { count: number; resolve: () => void }[] = [];
   const sockets = new Set<import("node:net").Socket>();
@@ -142,6 +146,15 @@ export async function startStub(options: StubOptions = {}): Promise<Stub> {
     req.on("end", () => {
       const go = (): void => handle(req, res, raw);
       if (!holding) return go();
+      if (holdOnly) {
+        let body: Record<string, unknown> = {};
+        try {
+          body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
+        } catch {
+          // a malformed body is answered (with its error) at once
+        }
+        if (!holdOnly(body)) return go();
+      }
       heldQueue.push(go);
       heldWaiters = heldWaiters.filter((w) => (heldQueue.length >= w.count ? (w.resolve(), false) : true));
     });
@@ -155,11 +168,13 @@ export async function startStub(options: StubOptions = {}): Promise<Stub> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    hold: () => {
+    hold: (which) => {
       holding = true;
+      holdOnly = which;
     },
     release: () => {
       holding = false;
+      holdOnly = undefined;
       const queue = heldQueue;
       heldQueue = [];
       for (const go of queue) go();
