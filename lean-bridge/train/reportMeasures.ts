@@ -135,5 +135,9 @@ export function timeoutSeries(metrics: readonly { step: number; [key: string]: u
 /** What a baseline run is, said at the top of its report. */
 export function baselineNote(config: Record<string, unknown>): string {
   if (config.baseline !== "sft") return "";
-  return `<p class="banner">This run is the <b>compute-matched SFT baseline</b>: after the same warm start as an RL run with the same seed, it trained with SFT on as many sequences as ${esc(String(config.steps ?? "?"))} RL steps of ${esc(String(config.batch_size ?? "?"))} × ${esc(String(config.group_size ?? "?"))} would, instead of RL. Compare its held-out pass@1 with the RL run's: RL added something only where it does better, on novel holes above all.</p>`;
+  // Every optimiser pass over a generated batch is another forward and backward pass (TrainConfig.baseline_sequences).
+  const passes =
+    typeof config.num_iterations === "number" && config.num_iterations > 1 ? config.num_iterations : 1;
+  const perStep = `${esc(String(config.batch_size ?? "?"))} × ${esc(String(config.group_size ?? "?"))}${passes > 1 ? `, ${passes} passes each,` : ""}`;
+  return `<p class="banner">This run is the <b>compute-matched SFT baseline</b>: after the same warm start as an RL run with the same seed, it trained with SFT on as many sequences as ${esc(String(config.steps ?? "?"))} RL steps of ${perStep} would, instead of RL. Compare its held-out pass@1 with the RL run's: RL added something only where it does better, on novel holes above all.</p>`;
 }

@@ -82,6 +82,11 @@ test("a baseline run says what it is and labels its last stage as the SFT baseli
   assert.match(html, /This run is the <b>compute-matched SFT baseline<\/b>.*30 RL steps of 8 × 8/s);
   assert.match(html, /<td>after the SFT baseline<\/td>/);
   assert.doesNotMatch(html, /<td>after RL<\/td>/);
+  const twice = reportHtml(
+    run({ algorithm: "grpo", steps: 30, batch_size: 8, group_size: 8, num_iterations: 2, baseline: "sft" }),
+    SIM,
+  );
+  assert.match(twice, /30 RL steps of 8 × 8, 2 passes each, would/);
 });
 
 test("without novel marks, validation points or timeouts the sections say so or stay out", () => {

@@ -127,12 +127,18 @@ class TrainConfig:
     """Completions sampled per validation task for pass@k (n in the unbiased estimator; k = 1, 2, 4, ... <= n)."""
     baseline: str | None = None
     """"sft": instead of RL, continue the SFT warm start for as many sequences through the model's forward and
-    backward passes as the RL steps would train on (steps x batch_size x group_size), so the run's held-out
-    pass@1 is the compute-matched baseline an RL run must beat. None: the RL run."""
+    backward passes as the RL steps would train on (`baseline_sequences`), so the run's held-out pass@1 is the
+    compute-matched baseline an RL run must beat. None: the RL run."""
+
+    def baseline_sequences(self) -> int:
+        """Sequences RL would put through forward and backward passes: steps x batch_size x group_size, each
+        num_iterations times (every optimiser pass over a generated batch is another forward and backward pass;
+        steps_per_generation only splits a batch, it adds none)."""
+        return self.steps * self.batch_size * self.group_size * self.num_iterations
 
     def baseline_sft_steps(self) -> int:
         """Extra SFT steps of the compute-matched baseline: RL's sequences per run over SFT's per step, rounded up."""
-        return -(-self.steps * self.batch_size * self.group_size // self.sft_batch_size)
+        return -(-self.baseline_sequences() // self.sft_batch_size)
 
     # ---- Real models: prompts, the optimiser's batch mechanics and schedule, reporting (real_models.py) ----
     prompt_style: str = "auto"
