@@ -53,9 +53,15 @@ export function noveltyTable(
   if (!groups.length) return "";
   const tasks = (g: string) =>
     stages.map((s) => num(evals[s]!.by_novelty![g]?.tasks)).find((n) => n !== undefined);
+  // A de-duplicated split has no memorised held-out hole: say so, or a reader looks for the missing column.
+  const allNovel = groups.length === 1 && groups[0] === "novel";
   return (
     `<p>Novel holes have a middle that occurs nowhere in the training split; memorised ones do. Only the novel ` +
-    `holes measure what the model learned rather than recalled.</p>` +
+    `holes measure what the model learned rather than recalled.` +
+    (allNovel
+      ? ` Every held-out hole here is novel (a de-duplicated split): no memorised hole to measure recall on.`
+      : "") +
+    `</p>` +
     table(
       ["held-out pass@1", ...groups.map((g) => `${g} (${tasks(g) ?? "?"} tasks)`)],
       stages.map((s) => [
