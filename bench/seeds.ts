@@ -1,5 +1,5 @@
 /**
- * npm run bench:seeds [-- --seeds N] [--target DIR] [--jobs J] [--out DIR] [-- TRAIN_ARGS...] — does RL add anything
+ * npm run bench:seeds [-- --seeds N] [--target DIR] [--jobs J] [--out DIR] [--reuse] [-- TRAIN_ARGS...] — does RL add anything
  * over SFT? Runs `fim-rlvr train TARGET --seed S` (the RL run) and `fim-rlvr train TARGET --seed S --baseline sft`
  * (the compute-matched SFT baseline, same warm start) for seeds 0..N-1, then prints each seed's held-out pass@1
  * (all, novel, memorised) and a paired comparison of RL against the baseline:
@@ -9,6 +9,10 @@
  *   seeds the smallest p it can give is 2 / 2^N, so 3 seeds can never show significance: run more);
  * - pooled over seeds, the held-out tasks one run proved and the other did not (discordant pairs) and an exact
  *   two-sided binomial (sign) test on them; tasks repeat across seeds, so this p is indicative only.
+ *
+ * `--reuse` keeps every run of OUT that already has its "after" evaluation and trains only the others (a bench cut
+ * short goes on where it stopped; with all runs there it only prints the comparison). Reused runs must have been
+ * made with the same TRAIN_ARGS: their config.json says with which.
  *
  * Nothing here is a claim until these figures say so; docs quote only what this prints. Verification uses the
  * simulator (`--simulator` is always passed): a dry run, not Lean.
@@ -121,6 +125,7 @@ async function main(): Promise<number> {
       target: { type: "string", default: join(REPO, "lean-env") },
       jobs: { type: "string", default: "1" },
       out: { type: "string", default: join(REPO, "runs", "seeds") },
+      reuse: { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
@@ -141,6 +146,10 @@ async function main(): Promise<number> {
       const runDir = join(outDir, `${kind}-${seed}`);
       const args = [values.target, "--simulator", "--seed", String(seed), "--out", runDir, ...positionals];
       if (kind === "sft") args.push("--baseline", "sft");
+      if (values.reuse && after(runDir)) {
+        process.stderr.write(`${kind} seed ${seed}: reused (${runDir})\n`);
+        continue;
+      }
       jobs.push(async () => {
         const started = performance.now();
         const code = await runTrain(args, `${kind} seed ${seed}`);

@@ -62,6 +62,7 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
   \`declStart\`, \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
   \`offsetsCodePoints\` (the same in **code points**, as Python and Rust count). They differ in files with
   characters outside the Basic Multilingual Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
+  With \`--verify\`, \`goal\`: the goal state at the hole as Lean prints it (absent where it showed none).
 - \`contexts.jsonl\`: one line per declaration with holes, shared by its tasks: \`context\`, \`file\`, \`decl\`,
   \`declKind\`, \`declStart\`, \`offsets\`/\`offsetsCodePoints\` (the declaration in its file), \`imports\`, \`scope\`
   (the \`namespace\`/\`section\`/\`open\`/\`universe\` commands in effect), \`variables\`, \`statement\` and \`text\`

@@ -55,6 +55,11 @@ export interface TaskRecord {
   offsets: Span;
   /** Offsets of the hole in code points: what Python's and Rust's `chars()` slicing count. */
   offsetsCodePoints: Span;
+  /**
+   * `export --verify` only: the goal state at the hole as Lean prints it (hypotheses, then `⊢ type`), read with
+   * Lean's `done` in the hole (verify/goalAtHole.ts); absent where Lean showed none. A prompt shows it above the hole.
+   */
+  goal?: string;
 }
 
 /** One declaration that has tasks: what a prompt for any of its holes needs besides the hole's window. */

@@ -1,8 +1,9 @@
 /**
  * Export pass 2 (with --verify): checks each pending hole's own middle through the verifier pool, then,
  * for those Lean proves, the hole itself with `sorry` in its place (pool.checkHoleShape): a hole that is
- * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept. Tasks stream
- * from the pending file in batches; a batch holds the texts of its own files only.
+ * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept, each with the goal
+ * state Lean shows at the hole (`goal`, pool.goalsAtHoles: Lean's `done` in its place) when it shows one. Tasks
+ * stream from the pending file in batches; a batch holds the texts of its own files only.
  */
 import type { Verifier as VerifierPool } from "../verify/verifier";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
@@ -25,11 +26,19 @@ export interface VerificationReport {
    * sequences to Lean (dropped), `inconclusive` ones got no usable answer (dropped: fail closed).
    */
   shape: { checked: number; notWhole: number; inconclusive: number };
+  /** Kept holes written with the goal state Lean showed at them (`goal`). */
+  withGoal: number;
 }
 
 /** droppedByReason keys of the shape check. */
 export const NOT_WHOLE = "not-whole-tactic-sequence";
 export const SHAPE_INCONCLUSIVE = "shape-check-inconclusive";
+
+/** The task with its goal among its own fields: before the pending tail, after which pass 3 reads nothing. */
+function withGoal(task: PendingTask, goal: string): PendingTask {
+  const { declKind, declStart, ...own } = task;
+  return { ...own, goal, declKind, declStart };
+}
 
 export async function verifyPending(
   pool: VerifierPool,
@@ -50,6 +59,7 @@ export async function verifyPending(
     droppedByReason: {},
     examples: [],
     shape: { checked: 0, notWhole: 0, inconclusive: 0 },
+    withGoal: 0,
   };
   const tasksPerDecl = new Map<string, number>();
   let batch: { task: PendingTask; text: string }[] = [];
@@ -77,6 +87,7 @@ export async function verifyPending(
       if (report.examples.length < 20) report.examples.push({ id: task.id, kind, reason });
     };
     let p = 0;
+    const kept: PendingTask[] = [];
     batch.forEach(({ task }, k) => {
       const v = verdicts[k]!;
       report.checked++;
@@ -96,7 +107,19 @@ export async function verifyPending(
         drop(task, SHAPE_INCONCLUSIVE, shape.reason);
         return;
       }
-      keptOut.write(task);
+      kept.push(task);
+    });
+    const textOf = new Map(batch.map(({ task, text }) => [task.file, text]));
+    const goals = await pool.goalsAtHoles(
+      kept.map((task) => ({ file: task.file, hole: task.range, text: textOf.get(task.file)! })),
+      undefined,
+      options.signal,
+    );
+    if (options.signal?.aborted) return;
+    kept.forEach((task, k) => {
+      const goal = goals[k];
+      if (goal !== undefined) report.withGoal++;
+      keptOut.write(goal !== undefined ? withGoal(task, goal) : task);
       report.kept++;
       const key = declarationKey(task.file, declKeyOf(task));
       tasksPerDecl.set(key, (tasksPerDecl.get(key) ?? 0) + 1);

@@ -11,6 +11,7 @@
  * Verdicts name "Kimina Lean Server", never Lean.
  */
 import { DEFAULT_ALLOWED_AXIOMS, classify } from "../verify/classify";
+import { GOAL_PROBE, judgeGoalAtHole } from "../verify/goalAtHole";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "../verify/holeShape";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../verify/policy";
 import type { VerifyTask } from "../verify/pool";
@@ -195,6 +196,7 @@ export class KiminaVerifier implements Verifier {
   }
 
   private async probeAll<R>(
+    probe: string,
     tasks: readonly VerifyTask[],
     judge: (doc: CheckDocument | undefined, outcome: VerdictOutcome) => R,
     onProgress?: (done: number, total: number) => void,
@@ -210,7 +212,7 @@ export class KiminaVerifier implements Verifier {
             cause: "infrastructure",
             diagnostics: [],
           });
-        const { outcome, doc } = await this.outcome(task, SHAPE_PROBE, false);
+        const { outcome, doc } = await this.outcome(task, probe, false);
         onProgress?.(++done, tasks.length);
         return judge(doc, outcome);
       }),
@@ -223,6 +225,7 @@ export class KiminaVerifier implements Verifier {
     signal?: AbortSignal,
   ): Promise<HoleShape[]> {
     return this.probeAll(
+      SHAPE_PROBE,
       tasks,
       (doc, outcome): HoleShape =>
         doc
@@ -238,7 +241,21 @@ export class KiminaVerifier implements Verifier {
     onProgress?: (done: number, total: number) => void,
     signal?: AbortSignal,
   ): Promise<StatementCheck[]> {
-    return this.probeAll(tasks, (_doc, outcome) => judgeStatement(outcome), onProgress, signal);
+    return this.probeAll(SHAPE_PROBE, tasks, (_doc, outcome) => judgeStatement(outcome), onProgress, signal);
+  }
+
+  goalsAtHoles(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<(string | undefined)[]> {
+    return this.probeAll(
+      GOAL_PROBE,
+      tasks,
+      (doc, outcome) => (doc ? judgeGoalAtHole(doc, outcome) : undefined),
+      onProgress,
+      signal,
+    );
   }
 
   stop(): Promise<void> {

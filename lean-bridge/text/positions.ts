@@ -56,15 +56,6 @@ export class LineIndex {
   }
 }
 
-export function comparePositions(a: Position, b: Position): number {
-  return a.line !== b.line ? a.line - b.line : a.character - b.character;
-}
-
-/** The column (UTF-16) of an offset within its line. */
-export function columnOf(text: string, offset: number): number {
-  return offset - (text.lastIndexOf("\n", offset - 1) + 1);
-}
-
 /**
  * The column of an offset as Lean counts it: code points, not UTF-16 units (an astral character such as
  * `𝔸` is one column to Lean's layout rule and two LSP characters).

@@ -53,9 +53,15 @@ export function noveltyTable(
   if (!groups.length) return "";
   const tasks = (g: string) =>
     stages.map((s) => num(evals[s]!.by_novelty![g]?.tasks)).find((n) => n !== undefined);
+  // A de-duplicated split has no memorised held-out hole: say so, or a reader looks for the missing column.
+  const allNovel = groups.length === 1 && groups[0] === "novel";
   return (
     `<p>Novel holes have a middle that occurs nowhere in the training split; memorised ones do. Only the novel ` +
-    `holes measure what the model learned rather than recalled.</p>` +
+    `holes measure what the model learned rather than recalled.` +
+    (allNovel
+      ? ` Every held-out hole here is novel (a de-duplicated split): no memorised hole to measure recall on.`
+      : "") +
+    `</p>` +
     table(
       ["held-out pass@1", ...groups.map((g) => `${g} (${tasks(g) ?? "?"} tasks)`)],
       stages.map((s) => [
@@ -135,5 +141,9 @@ export function timeoutSeries(metrics: readonly { step: number; [key: string]: u
 /** What a baseline run is, said at the top of its report. */
 export function baselineNote(config: Record<string, unknown>): string {
   if (config.baseline !== "sft") return "";
-  return `<p class="banner">This run is the <b>compute-matched SFT baseline</b>: after the same warm start as an RL run with the same seed, it trained with SFT on as many sequences as ${esc(String(config.steps ?? "?"))} RL steps of ${esc(String(config.batch_size ?? "?"))} × ${esc(String(config.group_size ?? "?"))} would, instead of RL. Compare its held-out pass@1 with the RL run's: RL added something only where it does better, on novel holes above all.</p>`;
+  // Every optimiser pass over a generated batch is another forward and backward pass (TrainConfig.baseline_sequences).
+  const passes =
+    typeof config.num_iterations === "number" && config.num_iterations > 1 ? config.num_iterations : 1;
+  const perStep = `${esc(String(config.batch_size ?? "?"))} × ${esc(String(config.group_size ?? "?"))}${passes > 1 ? `, ${passes} passes each,` : ""}`;
+  return `<p class="banner">This run is the <b>compute-matched SFT baseline</b>: after the same warm start as an RL run with the same seed, it trained with SFT on as many sequences as ${esc(String(config.steps ?? "?"))} RL steps of ${perStep} would, instead of RL. Compare its held-out pass@1 with the RL run's: RL added something only where it does better, on novel holes above all.</p>`;
 }

@@ -11,6 +11,7 @@ import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
 import { checkOnSlot, stderrTail } from "./checkOnSlot";
 import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
+import { GOAL_PROBE, judgeGoalAtHole } from "./goalAtHole";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
@@ -257,6 +258,40 @@ export class VerifierPool implements Verifier {
     const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
     if (cached) this.stats.cacheHits++;
     return judgeHoleShape(built.doc, outcome);
+  }
+
+  /**
+   * The goal state at the hole as Lean prints it (goalAtHole.ts), undefined where Lean gives none. Like
+   * `checkHoleShape`, it puts the verifier's own text in the hole (`done`), never a candidate's, and its
+   * verdicts are cached apart from candidates'.
+   */
+  async goalAtHole(task: VerifyTask): Promise<string | undefined> {
+    const loaded = this.files.load(task.file, task.text);
+    if (loaded.kind === "error") return undefined;
+    const located = locateHole(loaded.file.parsed, loaded.file.index, task.hole);
+    if (located.kind === "bad-hole") return undefined;
+    const built = buildCheckDocument(loaded.file.parsed, located.hole, GOAL_PROBE);
+    if (built.kind !== "ok") return undefined;
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { goalProbe: GOAL_PROBE, verdictSettings: this.verdictSettings },
+      file: loaded.file.path,
+      hole: task.hole,
+      documentText: built.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
+    if (cached) this.stats.cacheHits++;
+    return judgeGoalAtHole(built.doc, outcome);
+  }
+
+  /** `goalAtHole` for many holes concurrently, results in input order. */
+  async goalsAtHoles(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<(string | undefined)[]> {
+    const items = tasks.map((task) => ({ task }));
+    return this.runMany(items, (item) => this.goalAtHole(item.task), onProgress, signal);
   }
 
   /**

@@ -78,16 +78,6 @@ export type Verdict =
 
 export type VerdictKind = Verdict["kind"];
 
-export const VERDICT_KINDS: readonly VerdictKind[] = [
-  "proved",
-  "failed",
-  "incomplete",
-  "rejected",
-  "timeout",
-  "crashed",
-  "environment",
-];
-
 /** A verdict before the pool stamps it with time and verifier (distributes over the union). */
 export type VerdictOutcome = Verdict extends infer V
   ? V extends Verdict

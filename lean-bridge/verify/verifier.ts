@@ -50,5 +50,11 @@ export interface Verifier {
     onProgress?: (done: number, total: number) => void,
     signal?: AbortSignal,
   ): Promise<StatementCheck[]>;
+  /** The goal state at each hole as Lean prints it, undefined where it gives none (goalAtHole.ts). */
+  goalsAtHoles(
+    tasks: readonly VerifyTask[],
+    onProgress?: (done: number, total: number) => void,
+    signal?: AbortSignal,
+  ): Promise<(string | undefined)[]>;
   stop(): Promise<void>;
 }

@@ -45,17 +45,23 @@ test("export --verify --simulator with views writes the contract files and a sum
   const tasks = readFileSync(join(out, "tasks.jsonl"), "utf8")
     .trim()
     .split("\n")
-    .map((l) => JSON.parse(l) as { kind: string; middle: string });
+    .map((l) => JSON.parse(l) as { kind: string; middle: string; goal?: string });
   assert.ok(tasks.every((t) => (t.kind === "proof" || t.kind === "block") && t.middle.length <= 200));
+  // The goal state at each hole, read with Lean's `done` in its place: what a prompt shows above the hole.
+  assert.ok(
+    tasks.length > 0 && tasks.every((t) => t.goal?.includes("⊢")),
+    "every verified task has its goal",
+  );
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
     seed: number;
-    verification: { verifier: string; kept: number };
+    verification: { verifier: string; kept: number; withGoal: number };
     overlap: { trainingDropped: number };
   };
   assert.equal(report.seed, 5);
   assert.match(report.verification.verifier, /simulator/);
   // Every verified task is written, but for training tasks the default split drops (a held-out task's middle).
   assert.equal(report.verification.kept, tasks.length + report.overlap.trainingDropped);
+  assert.equal(report.verification.withGoal, report.verification.kept);
   assert.match(readFileSync(join(out, "fim-text.jsonl"), "utf8"), /<fim_prefix>/);
   assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 8 files/);
   assert.match(r.stderr, /verified by simulator/);

@@ -97,6 +97,13 @@ realLeanTest(
       if (r.kind !== "ok") return;
       assert.equal(r.report.verification?.dropped, 0, JSON.stringify(r.report.verification?.examples));
       assert.match(r.report.verification?.verifier ?? "", /^Lean/);
+      // Every kept hole has goals left where it stands (it proves them), so Lean's `done` there shows them.
+      assert.equal(r.report.verification?.withGoal, r.report.verification?.kept);
+      const { readFileSync } = await import("node:fs");
+      const first = JSON.parse(readFileSync(join(out, "tasks.jsonl"), "utf8").split("\n")[0]!) as {
+        goal?: string;
+      };
+      assert.match(first.goal ?? "", /⊢/);
     } finally {
       await pool.stop();
     }

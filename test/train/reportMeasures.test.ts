@@ -82,10 +82,25 @@ test("a baseline run says what it is and labels its last stage as the SFT baseli
   assert.match(html, /This run is the <b>compute-matched SFT baseline<\/b>.*30 RL steps of 8 × 8/s);
   assert.match(html, /<td>after the SFT baseline<\/td>/);
   assert.doesNotMatch(html, /<td>after RL<\/td>/);
+  const twice = reportHtml(
+    run({ algorithm: "grpo", steps: 30, batch_size: 8, group_size: 8, num_iterations: 2, baseline: "sft" }),
+    SIM,
+  );
+  assert.match(twice, /30 RL steps of 8 × 8, 2 passes each, would/);
 });
 
 test("without novel marks, validation points or timeouts the sections say so or stay out", () => {
   assert.equal(noveltyTable({ after: { pass_at_1: 0.5, tasks: 4 } }, false), "");
+  const dedup = noveltyTable(
+    { after: { pass_at_1: 0, tasks: 60, by_novelty: { novel: { pass_at_1: 0, tasks: 60 } } } },
+    false,
+  );
+  assert.match(dedup, /<th>novel \(60 tasks\)<\/th><\/tr>/);
+  assert.match(dedup, /Every held-out hole here is novel/);
+  assert.doesNotMatch(
+    noveltyTable({ after: { pass_at_1: 0.5, tasks: 60, by_novelty: novelty(0, 1) } }, false),
+    /Every held-out/,
+  );
   assert.match(validationSection(tmp()), /No validation curve/);
   const series = timeoutSeries([{ step: 1, verdicts: { failed: 4 }, timeout_rate: 0, masked_samples: 0 }]);
   assert.deepEqual(

@@ -17,10 +17,11 @@ from .outcomes import TIMEOUT_REWARDS
 from .protocol import HOLE_KINDS
 
 EMBEDDED_GRPO_BETA = 0.2
-"""GRPO's KL weight on the embedded tiny model (the paper's 0.04 stays the default for a model path). Measured on
-lean-env (60 held-out holes, every kind from the first RL step): with 0.04, 30 RL steps of the ~1M-parameter
-model drift off the SFT policy (block holes it solved come out as other tactics): seed 0 gains 2 holes over SFT;
-with 0.2 it keeps them and gains 5 (seeds 1 and 2: 3 and 5)."""
+"""GRPO's KL weight on the embedded tiny model (the paper's 0.04 stays the default for a model path). Chosen on
+lean-env's declaration split (60 held-out holes, every kind from the first RL step, before the de-duplicated split
+was the default): with 0.04, 30 RL steps of the ~1M-parameter model drifted off the SFT policy (block holes it had
+solved came out as other tactics); 0.2 kept them. That compared RL with its own warm start, not with the
+compute-matched SFT baseline: docs/BENCHMARKS.md ("bench:seeds") has that comparison."""
 
 
 MAX_REPAIR_TURNS = 8
@@ -140,12 +141,18 @@ class TrainConfig:
     In (0, 1]; 0.5 halves the reward per extra turn."""
     baseline: str | None = None
     """"sft": instead of RL, continue the SFT warm start for as many sequences through the model's forward and
-    backward passes as the RL steps would train on (steps x batch_size x group_size), so the run's held-out
-    pass@1 is the compute-matched baseline an RL run must beat. None: the RL run."""
+    backward passes as the RL steps would train on (`baseline_sequences`), so the run's held-out pass@1 is the
+    compute-matched baseline an RL run must beat. None: the RL run."""
+
+    def baseline_sequences(self) -> int:
+        """Sequences RL would put through forward and backward passes: steps x batch_size x group_size, each
+        num_iterations times (every optimiser pass over a generated batch is another forward and backward pass;
+        steps_per_generation only splits a batch, it adds none)."""
+        return self.steps * self.batch_size * self.group_size * self.num_iterations
 
     def baseline_sft_steps(self) -> int:
         """Extra SFT steps of the compute-matched baseline: RL's sequences per run over SFT's per step, rounded up."""
-        return -(-self.steps * self.batch_size * self.group_size // self.sft_batch_size)
+        return -(-self.baseline_sequences() // self.sft_batch_size)
 
     # ---- Real models: prompts, the optimiser's batch mechanics and schedule, reporting (real_models.py) ----
     prompt_style: str = "auto"

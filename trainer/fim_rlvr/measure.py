@@ -4,9 +4,9 @@ an RL run must beat for its RL to have added anything.
 
 The baseline (`baseline: sft`) is the same run up to the SFT warm start and its evaluation (same seed, same
 weights), after which it continues SFT, with the warm start's recipe, for as many sequences through the model's
-forward and backward passes as the RL steps would train on (steps x batch_size x group_size; RL also spends
-generation and verification, which the baseline does not get). Its `after` evaluation is then the figure to
-compare with an RL run's `after`.
+forward and backward passes as the RL steps would train on (steps x batch_size x group_size x num_iterations:
+TrainConfig.baseline_sequences; RL also spends generation and verification, which the baseline does not get).
+Its `after` evaluation is then the figure to compare with an RL run's `after`.
 """
 
 from __future__ import annotations
@@ -96,12 +96,12 @@ def sft_baseline(trainer: Trainer) -> bool:
     when stopped on the way (no checkpoint: the baseline starts again)."""
     config = trainer.config
     extra = config.baseline_sft_steps()
-    sequences = config.steps * config.batch_size * config.group_size
+    sequences = config.baseline_sequences()
     trainer.log(
         "info",
         f"compute-matched SFT baseline instead of RL: {extra} more SFT steps of {config.sft_batch_size} "
         f"({sequences} sequences through forward and backward passes, as {config.steps} RL steps of "
-        f"{config.batch_size} x {config.group_size} would train on)",
+        f"{config.batch_size} x {config.group_size}, {config.num_iterations} pass(es) each, would train on)",
     )
     trainer.sft(extra, seed=config.seed + 1)
     if trainer.stop_event.is_set():

@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 VerdictCause = Literal["candidate", "infrastructure"]
-VERDICT_CAUSES: tuple[str, ...] = ("candidate", "infrastructure")
 CAUSED_KINDS: frozenset[str] = frozenset({"timeout", "crashed"})
 """Verdict kinds whose fault may lie with the candidate or with the infrastructure (they carry a `cause`)."""
 TIMEOUT_REWARDS: tuple[str, ...] = ("failure", "mask")

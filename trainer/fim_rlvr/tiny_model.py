@@ -74,8 +74,3 @@ def build_model(tokenizer: Any, seed: int) -> Any:
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     return model
-
-
-def parameter_count(model: Any) -> int:
-    """Trainable parameters (tied embeddings counted once)."""
-    return sum(p.numel() for p in model.parameters())

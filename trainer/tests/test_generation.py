@@ -136,3 +136,32 @@ def test_dropout_is_off_in_the_loss_forward_while_the_model_trains(tok: Any) -> 
     assert torch.equal(loss_logp.detach() * mask, sampling * mask)  # equal weights: ratio exactly 1
     attention = model.model.layers[0].self_attn
     assert attention.attention_dropout == 0.5, "dropout comes back after the loss's forward"
+
+
+class FullLogitsOnly(torch.nn.Module):
+    """The same model behind a forward that does not take `logits_to_keep`: it returns logits at every position."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, position_ids: torch.Tensor) -> Any:
+        return self.inner(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids)
+
+
+def test_the_loss_forward_computes_logits_for_completion_positions_only(tok: Any) -> None:
+    model = tiny_chat.model(tok).eval()
+    prompts = [tok(p)["input_ids"] for p in PROMPTS]
+    completions = [[5, 6, 7], [8]]
+    widths: list[int] = []
+    handle = model.lm_head.register_forward_hook(lambda _m, _i, out: widths.append(int(out.shape[1])))
+    with torch.no_grad():
+        kept, mask = token_logprobs(model, prompts, completions, tok.pad_token_id)
+        full, full_mask = token_logprobs(FullLogitsOnly(model), prompts, completions, tok.pad_token_id)
+    handle.remove()
+    longest_prompt = max(len(p) for p in prompts)
+    # The output head ran over the completion (3) and the position before it, not over the prompt; without the
+    # argument it ran over everything. The log-probs are the same either way.
+    assert widths == [3 + 1, longest_prompt + 3]
+    assert torch.equal(mask, full_mask)
+    assert torch.allclose(kept, full, atol=1e-6)

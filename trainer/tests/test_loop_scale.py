@@ -27,6 +27,7 @@ def test_iterations_and_slices_make_several_optimiser_steps_on_a_schedule(toy_da
         lr_scheduler="linear",
         warmup_ratio=0.25,
         learning_rate=1e-3,
+        weight_decay=0.3,
     )
     trainer.run()
     lines = RunFiles(tmp_path).read_metrics()
@@ -35,6 +36,7 @@ def test_iterations_and_slices_make_several_optimiser_steps_on_a_schedule(toy_da
     assert lines[-1]["lr"] == pytest.approx(1e-3 * (1 - 5 / 6))
     assert trainer.optimizer is not None
     assert int(trainer.optimizer.state_dict()["state"][0]["step"]) == 8
+    assert {group["weight_decay"] for group in trainer.optimizer.param_groups} == {0.3}
 
 
 def test_a_clip_that_removes_most_of_the_gradient_is_reported(toy_dataset: Path, tmp_path: Path) -> None:

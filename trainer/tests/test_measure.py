@@ -141,6 +141,9 @@ class WeightsAtWarmStart(RecordingEvents):
 def test_the_sft_baseline_spends_the_rl_steps_on_sft_from_the_same_warm_start(dataset: Path, tmp_path: Path) -> None:
     config = {"steps": 2, "batch_size": 2, "group_size": 3, "sft_batch_size": 4, "validation_every": 0}
     assert from_dict(config | {"baseline": "sft"}).baseline_sft_steps() == 3  # 2 x 2 x 3 sequences / 4 per step
+    # Each optimiser pass over a generated batch is another forward and backward pass of every sequence in it.
+    assert from_dict(config | {"baseline": "sft", "num_iterations": 2}).baseline_sft_steps() == 6
+    assert from_dict(config | {"baseline": "sft", "steps_per_generation": 2}).baseline_sft_steps() == 3
     rl = make_trainer(dataset, tmp_path / "rl", ExactMatchVerifier(dataset), **config)
     rl.run()
     events = WeightsAtWarmStart()

@@ -17,7 +17,8 @@ import torch.multiprocessing as mp
 from optimiser_fixtures import gradients, make_groups, model_and_tokenizer
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.optimiser import BatchView, LossModels, accumulate, split_groups
+from fim_rlvr.config import ConfigError, from_dict
+from fim_rlvr.optimiser import BatchView, LossModels, accumulate, make_optimizer, split_groups
 from fim_rlvr.schedule import learning_rate_factor
 
 CONFIGS = {
@@ -109,6 +110,16 @@ def test_learning_rate_schedules() -> None:
     assert learning_rate_factor(9, 10, 0.0, "linear") == pytest.approx(0.1)
     assert learning_rate_factor(0, 10, 0.0, "cosine") == 1.0
     assert learning_rate_factor(5, 10, 0.0, "cosine") == pytest.approx(0.5)
+
+
+def test_weight_decay_is_decoupled_and_taken_from_the_config() -> None:
+    weights = torch.nn.Parameter(torch.full((3,), 2.0))
+    optimizer = make_optimizer([weights], from_dict({"learning_rate": 0.1, "weight_decay": 0.5}))
+    weights.grad = torch.zeros(3)  # no gradient: Adam's own step is 0, only the decay moves the weights
+    optimizer.step()
+    assert torch.allclose(weights.detach(), torch.full((3,), 2.0 * (1 - 0.1 * 0.5)))
+    with pytest.raises(ConfigError, match="weight_decay must be >= 0"):
+        from_dict({"weight_decay": -0.1})
 
 
 # ----------------------------------------------------------------------------------------------- two gloo ranks
