@@ -3,7 +3,7 @@
  * cancellable progress notification, and fans its events out to the hole annotations, the dashboard, the
  * status bar and the output channel. Cancel and "Stop Training" stop cleanly: the trainer checkpoints first.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import * as vscode from "vscode";
 import type {
@@ -17,6 +17,8 @@ import type { ReportPanels } from "./reportPanel";
 import { childProcessRunner } from "./exportProcess";
 import { EXPORT_FOR_EDITOR, type EditorExport, type ExportableRun } from "./fill/editorExport";
 import { log, outputChannel } from "./log";
+import { declarationsOf, fileFs, runFiles } from "./runFolder";
+import { verifierLabel, vscodeStartUi } from "./trainingUi";
 import { latestCheckpoint } from "../lean-bridge/train/checkpoints";
 import { pythonFromExtension } from "./python";
 import { findLake, pythonSetting, trainSettings } from "./settings";
@@ -42,7 +44,6 @@ import {
   type LastRun,
   type StartEnv,
   type StartPlan,
-  type StartUi,
 } from "./state/startFlow";
 
 export type StartTraining = (options: TrainingOptions, events: TrainingEvents) => Promise<TrainingStart>;
@@ -59,79 +60,6 @@ interface RememberedRun extends LastRun {
   reward?: "binary" | "partial";
   /** How it ended, when it did while this window watched. */
   outcome?: "completed" | "stopped" | "failed";
-}
-
-function verifierLabel(kind: "lean" | "simulator" | "kimina"): string {
-  return kind === "simulator" ? "simulator (not Lean)" : kind === "kimina" ? "Kimina Lean Server" : "Lean";
-}
-
-/** The declaration of each task of the run's dataset (RUN_DIR/dataset/tasks.jsonl), for the FIM Holes rows. */
-function declarationsOf(runDir: string): Map<string, string> {
-  const decls = new Map<string, string>();
-  const text = fileFs.readText(join(runDir, "dataset", "tasks.jsonl"));
-  for (const line of text?.split("\n") ?? []) {
-    try {
-      const task = JSON.parse(line) as { id?: unknown; decl?: unknown };
-      if (typeof task.id === "string" && typeof task.decl === "string") decls.set(task.id, task.decl);
-    } catch {
-      // A blank or torn line: that hole's row shows its line and kind only.
-    }
-  }
-  return decls;
-}
-
-const fileFs = {
-  exists: (path: string) => existsSync(path),
-  readText: (path: string) => {
-    try {
-      return readFileSync(path, "utf8");
-    } catch {
-      return undefined;
-    }
-  },
-  subfolders: (dir: string) => {
-    try {
-      return readdirSync(dir).filter((name) => statSync(join(dir, name)).isDirectory());
-    } catch {
-      return [];
-    }
-  },
-};
-
-/** A run folder's record files, as the dashboard's history reads them. */
-function runFiles(runDir: string) {
-  return {
-    metrics: fileFs.readText(join(runDir, "metrics.jsonl")),
-    samples: fileFs.readText(join(runDir, "samples.jsonl")),
-    evals: fileFs.readText(join(runDir, "eval.json")),
-    config: fileFs.readText(join(runDir, "config.json")),
-  };
-}
-
-function vscodeStartUi(): StartUi {
-  return {
-    async pick(title, items) {
-      const picked = await vscode.window.showQuickPick(items, {
-        title,
-        matchOnDescription: true,
-        matchOnDetail: true,
-      });
-      return picked?.value;
-    },
-    async pickFolder(title) {
-      const chosen = await vscode.window.showOpenDialog({
-        canSelectFolders: true,
-        canSelectFiles: false,
-        openLabel: title,
-      });
-      return chosen?.[0]?.fsPath;
-    },
-    warn: async (message, ...actions) => vscode.window.showWarningMessage(message, ...actions),
-    error: async (message, ...actions) => vscode.window.showErrorMessage(message, ...actions),
-    openUrl: (url) => void vscode.env.openExternal(vscode.Uri.parse(url)),
-    manageTrust: () => void vscode.commands.executeCommand("workbench.trust.manage"),
-    log: (message) => log.info(message),
-  };
 }
 
 export class TrainingController implements vscode.Disposable {
