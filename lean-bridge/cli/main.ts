@@ -11,7 +11,8 @@ import { filterCommand } from "./filterCommand";
 import { importCommand } from "./importCommand";
 import { serveCommand } from "./serveCommand";
 import { simulatorCommand } from "./simulatorCommand";
-import { algorithmsCommand, trainCommand } from "./trainCommand";
+import { algorithmsCommand } from "./algorithmsCommand";
+import { trainCommand } from "./trainCommand";
 import { UsageError } from "./usage";
 import { verifyCommand } from "./verifyCommands";
 

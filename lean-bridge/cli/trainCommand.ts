@@ -1,19 +1,16 @@
 /**
- * `fim-rlvr train WORKSPACE|DATASET_DIR …` (the issue's contract; flags spelled exactly so) and
- * `fim-rlvr algorithms`. Both are thin: the training host (lean-bridge/train/session.ts) does the work, the
+ * `fim-rlvr train WORKSPACE|DATASET_DIR …` (the issue's contract; flags spelled exactly so). It is
+ * thin: the training host (lean-bridge/train/session.ts) does the work, the
  * progress reporter draws it, and this file turns outcomes into messages and exit codes (0 done, 130 after
  * Ctrl-C with a checkpoint, 1 for a failed run or a start-up error, 2 for bad usage).
  */
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { which } from "../server/launch";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { progressReporter } from "../train/progress";
-import { managedVenvDir } from "../train/python";
 import {
-  defaultTrainerRoot,
   startTraining,
   type TrainerLauncher,
   type TrainingOptions,
@@ -363,96 +360,5 @@ export const trainCommand: CliCommand = {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
-  },
-};
-
-interface AlgorithmInfo {
-  name: string;
-  paper?: string;
-  description: string;
-  defaults: Record<string, unknown>;
-  differs_from_grpo?: Record<string, unknown>;
-}
-
-export const algorithmsCommand: CliCommand = {
-  name: "algorithms",
-  summary: "List the RL algorithms with a one-line description and their defaults",
-  synopsis: "[--python PATH] [--json]",
-  description: [
-    "Asks the trainer (python -m fim_rlvr.algorithms --json) for each algorithm's description and its",
-    "paper's defaults, so the list is the one the trainer runs. Needs the trainer's Python: --python, or the",
-    "managed environment that `fim-rlvr train` creates on first use.",
-  ].join("\n"),
-  options: {
-    python: {
-      type: "string",
-      value: "PATH",
-      help: "Python interpreter with the trainer's dependencies.",
-      default: "the managed venv",
-    },
-    json: { type: "boolean", help: "Print the trainer's JSON as is." },
-  },
-  examples: ["fim-rlvr algorithms", "fim-rlvr algorithms --python trainer/.venv/bin/python --json"],
-  async run({ values }) {
-    const trainerRoot = defaultTrainerRoot();
-    let python = stringOption(values, "python");
-    if (!python) {
-      const managed = join(managedVenvDir(trainerRoot), "bin", "python");
-      if (!existsSync(managed)) {
-        process.stderr.write(
-          "fim-rlvr algorithms: no trainer Python yet. Pass --python PATH (an interpreter with torch, e.g. after\n" +
-            "`pip install torch==2.13.0 transformers tokenizers pyyaml python-lsp-jsonrpc`), or run `fim-rlvr train` once:\n" +
-            `it creates the managed environment in ${managedVenvDir(trainerRoot)}.\n`,
-        );
-        return 1;
-      }
-      python = managed;
-    }
-    const ran = spawnSync(python, ["-m", "fim_rlvr.algorithms", "--json"], {
-      encoding: "utf8",
-      env: { ...process.env, PYTHONPATH: [trainerRoot, process.env.PYTHONPATH].filter(Boolean).join(":") },
-      timeout: 120_000,
-    });
-    if (ran.status !== 0) {
-      const hint = ran.error ? "\n  Give a Python 3.10+ interpreter with --python." : "";
-      process.stderr.write(
-        `fim-rlvr algorithms: running ${python} -m fim_rlvr.algorithms failed (${ran.error?.message ?? `exit code ${ran.status}`})` +
-          `${ran.stderr ? `:\n${ran.stderr.trim().split("\n").slice(-8).join("\n")}` : ""}${hint}\n`,
-      );
-      return 1;
-    }
-    if (flagOption(values, "json")) {
-      process.stdout.write(ran.stdout);
-      return 0;
-    }
-    let list: AlgorithmInfo[];
-    try {
-      list = JSON.parse(ran.stdout) as AlgorithmInfo[];
-    } catch {
-      process.stderr.write(
-        "fim-rlvr algorithms: the trainer's answer was not JSON; run with --json to see it\n",
-      );
-      return 1;
-    }
-    const width = Math.max(...list.map((a) => a.name.length)) + 2;
-    const lines = list.flatMap((a) => {
-      // The clip range and KL weight of every objective, what its paper changes, and options its line names.
-      const shown = new Set(["epsilon", "epsilon_high", "beta", ...Object.keys(a.differs_from_grpo ?? {})]);
-      for (const key of Object.keys(a.defaults)) if (a.description.includes(key)) shown.add(key);
-      const defaults = [...shown]
-        .filter((k) => k in a.defaults && a.defaults[k] !== null)
-        .map((k) => `${k}=${JSON.stringify(a.defaults[k])}`)
-        .join(", ");
-      return [
-        `${a.name.padEnd(width)}${a.description}`,
-        ...(a.paper ? [`${" ".repeat(width)}paper: ${a.paper}`] : []),
-        `${" ".repeat(width)}defaults: ${defaults}`,
-      ];
-    });
-    process.stdout.write(
-      lines.join("\n") +
-        "\n\nChoose with `fim-rlvr train … --algorithm NAME`; override defaults with --algo-config JSON.\n",
-    );
-    return 0;
   },
 };
