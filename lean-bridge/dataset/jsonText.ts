@@ -29,8 +29,12 @@ export class JsonText {
   /** `at[k]`: where UTF-16 offset k of the text starts in `json` (`text.length + 1` entries). */
   private readonly at: Int32Array;
 
-  constructor(private readonly text: string) {
-    this.json = latin1OfUtf8(JSON.stringify(text));
+  /** `json`: `JSON.stringify(text)` as UTF-8 bytes when already at hand (a files.jsonl row's), else computed. */
+  constructor(
+    private readonly text: string,
+    json?: string,
+  ) {
+    this.json = json ?? latin1OfUtf8(JSON.stringify(text));
     const n = text.length;
     const at = new Int32Array(n + 1);
     let b = 1; // After the opening quote.
