@@ -54,6 +54,14 @@ export class JsonText {
     this.at = at;
   }
 
+  /**
+   * Where UTF-16 offset k of the text starts in `JSON.stringify(text)`'s UTF-8 bytes, or -1 between the
+   * halves of a surrogate pair (where `quoted` escapes each half alone instead).
+   */
+  byteAt(k: number): number {
+    return this.at[k]!;
+  }
+
   /** `JSON.stringify(text.slice(start, end))` as UTF-8 bytes, one character per byte. */
   quoted(start: number, end: number): string {
     const from = this.at[start]!;

@@ -10,9 +10,9 @@ import { prefixStart, suffixChars, suffixEnd } from "./context";
 import type { JsonlWriter } from "./jsonl";
 import { JsonText, latin1OfUtf8 } from "./jsonText";
 import { declKeyOf, type TaskContext } from "./records";
-import { holeId } from "./split";
+import { holeId, holeIdHalves } from "./split";
 import { HOLE_KINDS } from "../holes/mine";
-import { Sketch, SKETCH_INTS, idHalves, type TaskSketchWriter } from "./taskSketches";
+import { Sketch, SKETCH_INTS, type TaskSketchWriter } from "./taskSketches";
 
 /** What all holes of one declaration write alike. */
 interface DeclarationRow {
@@ -135,10 +135,12 @@ export class FileRows {
    * its declaration's, as whole numbers. `fileLine`: the file's line in files.jsonl.
    */
   sketch(out: TaskSketchWriter, hole: MinedHole, decl: number, fileLine: number): void {
-    const { text, context } = this;
+    const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
-    const id = idHalves(holeId(context.file, this.declaration(hole).key, hole.kind, start, end, hole.middle));
+    const id = holeIdHalves(context.file, this.declaration(hole).key, hole.kind, start, end, hole.middle);
+    const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
+    const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();
     const row = ints.subarray(at, at + SKETCH_INTS);
     row[Sketch.File] = fileLine;
@@ -153,9 +155,13 @@ export class FileRows {
     row[Sketch.RangeEndLine] = range.end.line;
     row[Sketch.RangeEndCharacter] = range.end.character;
     row[Sketch.Indent] = hole.indent;
-    row[Sketch.PrefixFrom] = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
-    row[Sketch.SuffixTo] = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
+    row[Sketch.PrefixFrom] = prefixFrom;
+    row[Sketch.SuffixTo] = suffixTo;
     row[Sketch.IdHigh] = id[0];
     row[Sketch.IdLow] = id[1];
+    row[Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
+    row[Sketch.StartByte] = json.byteAt(start);
+    row[Sketch.EndByte] = json.byteAt(end);
+    row[Sketch.SuffixToByte] = json.byteAt(suffixTo);
   }
 }

@@ -17,10 +17,29 @@ const SHA_KEY = Buffer.from(',"sha256":"');
 const FILE_KEY_BYTES = 8;
 const AFTER_SHA_KEY = SHA_KEY.length + 64 + 1 + 8;
 
-/** A files.jsonl row as pass 2 needs it: the file's name as JSON, its text, and the text escaped. */
-interface FileOfRows {
-  name: string;
-  json: JsonText;
+/** A files.jsonl row as pass 2 needs it: the file's name and its text, as JSON in UTF-8 bytes. */
+class FileOfRows {
+  private parsed: JsonText | undefined;
+
+  constructor(
+    /** `JSON.stringify(file)`, one character per byte. */
+    readonly name: string,
+    /** `JSON.stringify(text)`, one character per byte. */
+    private readonly json: string,
+  ) {}
+
+  /**
+   * `JSON.stringify(text.slice(start, end))`: a slice of the row's bytes where pass 1 noted where the bounds
+   * land (`fromByte`, `toByte`); a bound inside a surrogate pair (-1) is escaped as `JsonText.quoted` does.
+   */
+  quoted(start: number, end: number, fromByte: number, toByte: number): string {
+    if (fromByte >= 0 && toByte >= 0) return `"${this.json.slice(fromByte, toByte)}"`;
+    this.parsed ??= new JsonText(
+      JSON.parse(Buffer.from(this.json, "latin1").toString("utf8")) as string,
+      this.json,
+    );
+    return this.parsed.quoted(start, end);
+  }
 }
 
 /** Reads files.jsonl's rows in order: row `line` (0-based), at most once each, going forward only. */
@@ -42,13 +61,12 @@ class FilesCursor {
       this.line++;
       if (this.line < line) continue;
       const shaAt = chunk.indexOf(SHA_KEY, start);
-      if (shaAt < 0 || shaAt >= end) throw new Error(`files.jsonl row ${line} is not laid out as the exporter writes it`);
-      const textAt = shaAt + AFTER_SHA_KEY;
-      const text = JSON.parse(chunk.toString("utf8", textAt, end - 1)) as string;
-      this.current = {
-        name: chunk.toString("latin1", start + FILE_KEY_BYTES, shaAt),
-        json: new JsonText(text, chunk.toString("latin1", textAt, end - 1)),
-      };
+      if (shaAt < 0 || shaAt >= end)
+        throw new Error(`files.jsonl row ${line} is not laid out as the exporter writes it`);
+      this.current = new FileOfRows(
+        chunk.toString("latin1", start + FILE_KEY_BYTES, shaAt),
+        chunk.toString("latin1", shaAt + AFTER_SHA_KEY, end - 1),
+      );
     }
     return this.current;
   }
@@ -92,11 +110,15 @@ export function* sketchedRows(
   try {
     for (const [s, at] of readSketches(sketchPath)) {
       const file = files.at(s[at + Sketch.File]!);
-      const json = file.json;
       const decl = s[at + Sketch.Decl]!;
       const kind = HOLE_KINDS[s[at + Sketch.Kind]!]!;
       const start = s[at + Sketch.Start]!;
       const end = s[at + Sketch.End]!;
+      const startByte = s[at + Sketch.StartByte]!;
+      const endByte = s[at + Sketch.EndByte]!;
+      const middle = file.quoted(start, end, startByte, endByte);
+      const prefix = file.quoted(s[at + Sketch.PrefixFrom]!, start, s[at + Sketch.PrefixFromByte]!, startByte);
+      const suffix = file.quoted(end, s[at + Sketch.SuffixTo]!, endByte, s[at + Sketch.SuffixToByte]!);
       row.decl = decl;
       row.middleKey = heads.middleKey(k++);
       row.kind = kind;
@@ -105,8 +127,7 @@ export function* sketchedRows(
         `,"decl":${declNames[decl]!},"context":${decl},` +
         `"range":{"start":{"line":${s[at + Sketch.RangeStartLine]!},"character":${s[at + Sketch.RangeStartCharacter]!}},` +
         `"end":{"line":${s[at + Sketch.RangeEndLine]!},"character":${s[at + Sketch.RangeEndCharacter]!}}},` +
-        `"middle":${json.quoted(start, end)},"indent":${s[at + Sketch.Indent]!},` +
-        `"prefix":${json.quoted(s[at + Sketch.PrefixFrom]!, start)},"suffix":${json.quoted(end, s[at + Sketch.SuffixTo]!)},` +
+        `"middle":${middle},"indent":${s[at + Sketch.Indent]!},"prefix":${prefix},"suffix":${suffix},` +
         `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
         `{"start":${s[at + Sketch.StartCodePoints]!},"end":${s[at + Sketch.EndCodePoints]!}}}`;
       yield row;

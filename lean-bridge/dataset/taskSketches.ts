@@ -1,5 +1,5 @@
 /**
- * What export pass 1 keeps of each task when nothing is verified: a sketch of 16 whole numbers (64 bytes) in a
+ * What export pass 1 keeps of each task when nothing is verified: a sketch of 20 whole numbers (80 bytes) in a
  * scratch file, instead of its ~600-byte pending row. Pass 2 (taskRows.ts) rebuilds the row from the sketch
  * and its file's text in files.jsonl and writes it once, with its split, straight into tasks.jsonl: a
  * Mathlib-sized export then writes ~100 MB of scratch instead of writing and rewriting ~1 GB of rows.
@@ -31,19 +31,31 @@ export const Sketch = {
   /** The 16 hex digits of the task id, as two 32-bit halves. */
   IdHigh: 14,
   IdLow: 15,
+  /**
+   * Where PrefixFrom, Start, End and SuffixTo land in the file's text as files.jsonl escapes it (bytes from
+   * its opening quote), or -1 between the halves of a surrogate pair (`JsonText.byteAt`).
+   */
+  PrefixFromByte: 16,
+  StartByte: 17,
+  EndByte: 18,
+  SuffixToByte: 19,
 } as const;
 
-export const SKETCH_INTS = 16;
+export const SKETCH_INTS = 20;
 const CHUNK_SKETCHES = 8192;
 const CHUNK_BYTES = CHUNK_SKETCHES * SKETCH_INTS * 4;
 
-/** The task id's hex digits as the two halves a sketch holds, and back. */
-export function idHalves(id: string): [number, number] {
-  return [parseInt(id.slice(0, 8), 16) | 0, parseInt(id.slice(8, 16), 16) | 0];
+/** Two hex digits per byte value. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/** The 8 hex digits of a 32-bit half of an id. */
+function hex32(x: number): string {
+  return HEX[(x >>> 24) & 255]! + HEX[(x >>> 16) & 255]! + HEX[(x >>> 8) & 255]! + HEX[x & 255]!;
 }
 
+/** A task id's 16 hex digits from the two halves a sketch holds (`holeIdHalves`). */
 export function idOfHalves(high: number, low: number): string {
-  return (high >>> 0).toString(16).padStart(8, "0") + (low >>> 0).toString(16).padStart(8, "0");
+  return hex32(high) + hex32(low);
 }
 
 export class TaskSketchWriter {
