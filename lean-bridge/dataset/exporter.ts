@@ -1,8 +1,11 @@
 /**
  * `fim-rlvr export`: workspace → holes → dataset folder, in bounded memory. Pass 1 mines file by file and
- * streams files.jsonl and the pending tasks to a staging folder; pass 2 (optional) verifies the pending
- * tasks in batches; pass 3 assigns the splits (balanced, by declaration) and streams tasks.jsonl and the
- * views. Nothing is written to the target until the whole dataset is ready; cancellation (Ctrl-C, the
+ * streams files.jsonl and contexts.jsonl to a staging folder, with an 80-byte sketch of each task
+ * (taskSketches.ts) — or, with verification, each task's pending row, which pass 2 verifies in batches. Then
+ * the splits are assigned (balanced, by declaration) and each task's row is written once to tasks.jsonl with
+ * its split (rebuilt from its sketch and files.jsonl: taskRows.ts, or rewritten from the pending row), with
+ * the views. Writing ~1 GB of pending rows for a Mathlib-sized workspace and rewriting them cost more than
+ * keeping 80 bytes per task. Nothing is written to the target until the whole dataset is ready; cancellation (Ctrl-C, the
  * editor's Cancel) discards the staging folder.
  */
 import { basename, resolve } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl, each declaration
- * with holes to contexts.jsonl, and each hole that survives the filters to a pending tasks file, at once. Only one file's text and holes are in
+ * with holes to contexts.jsonl, and each hole that survives the filters as a sketch or a pending row (`TaskSink`), at once. Only one file's text and holes are in
  * memory at a time; what is kept across files is counts, a hash per (statement, middle) pair for
  * de-duplication, and each declaration's task count (for the splits).
  */

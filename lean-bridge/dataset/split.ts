@@ -18,7 +18,11 @@ const sha256Hex: (text: string) => string =
 const sha256Bytes: (text: string) => Buffer =
   typeof (crypto as { hash?: unknown }).hash === "function"
     ? (text) =>
-        (crypto as unknown as { hash(a: string, d: string, e: string): Buffer }).hash("sha256", text, "buffer")
+        (crypto as unknown as { hash(a: string, d: string, e: string): Buffer }).hash(
+          "sha256",
+          text,
+          "buffer",
+        )
     : (text) => crypto.createHash("sha256").update(text).digest();
 
 export type Split = "train" | "validation" | "test";

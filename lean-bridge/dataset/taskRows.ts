@@ -55,7 +55,8 @@ class FilesCursor {
   at(line: number): FileOfRows {
     while (this.line < line || !this.current) {
       const next = this.lines.next();
-      if (next.done) throw new Error(`files.jsonl has no row ${line} (the export's own scratch files disagree)`);
+      if (next.done)
+        throw new Error(`files.jsonl has no row ${line} (the export's own scratch files disagree)`);
       const [chunk, start, end] = next.value;
       if (end === start) continue;
       this.line++;
@@ -117,7 +118,12 @@ export function* sketchedRows(
       const startByte = s[at + Sketch.StartByte]!;
       const endByte = s[at + Sketch.EndByte]!;
       const middle = file.quoted(start, end, startByte, endByte);
-      const prefix = file.quoted(s[at + Sketch.PrefixFrom]!, start, s[at + Sketch.PrefixFromByte]!, startByte);
+      const prefix = file.quoted(
+        s[at + Sketch.PrefixFrom]!,
+        start,
+        s[at + Sketch.PrefixFromByte]!,
+        startByte,
+      );
       const suffix = file.quoted(end, s[at + Sketch.SuffixTo]!, endByte, s[at + Sketch.SuffixToByte]!);
       row.decl = decl;
       row.middleKey = heads.middleKey(k++);

@@ -61,7 +61,11 @@ export function idOfHalves(high: number, low: number): string {
 export class TaskSketchWriter {
   private readonly fd: number;
   private readonly buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  private readonly ints = new Int32Array(this.buffer.buffer, this.buffer.byteOffset, CHUNK_SKETCHES * SKETCH_INTS);
+  private readonly ints = new Int32Array(
+    this.buffer.buffer,
+    this.buffer.byteOffset,
+    CHUNK_SKETCHES * SKETCH_INTS,
+  );
   private used = 0;
   count = 0;
 

@@ -1,12 +1,12 @@
 /**
- * Export pass 3: each pending task gets its declaration's split, tasks.jsonl and the chosen views are streamed
- * out, and held-out middles are kept apart from training ones. A middle is compared normalised (its tokens
+ * Export's last pass: each task gets its declaration's split, tasks.jsonl and the chosen views are streamed
+ * out (the rows come from a `TaskSource`: sketches rebuilt by taskRows.ts, or pending lines read here), and held-out middles are kept apart from training ones. A middle is compared normalised (its tokens
  * without comments and layout, `_mk` in the pending line). With the `dedup` split (the default) a training
  * task whose middle is the middle of a validation or test task is dropped, so held-out pass@1 measures what
  * was not seen; with `declaration` every task is kept. Either way each validation and test task says whether
  * its middle is `novel` (in no training task), and the report counts those that are not.
  *
- * The pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
+ * With verification the pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
  * `{"_decl":N,"_mk":K,`, ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder.
  * In JSON text a quote inside a string is always escaped, so the first `,"split":"train"` and `,"kind":"`
  * of a line, and its last `,"declKind":"`, are its own keys. Without verification pass 1's `PendingHeads` say
