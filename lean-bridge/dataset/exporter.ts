@@ -1,8 +1,11 @@
 /**
  * `fim-rlvr export`: workspace → holes → dataset folder, in bounded memory. Pass 1 mines file by file and
- * streams files.jsonl and the pending tasks to a staging folder; pass 2 (optional) verifies the pending
- * tasks in batches; pass 3 assigns the splits (balanced, by declaration) and streams tasks.jsonl and the
- * views. Nothing is written to the target until the whole dataset is ready; cancellation (Ctrl-C, the
+ * streams files.jsonl and contexts.jsonl to a staging folder, with an 80-byte sketch of each task
+ * (taskSketches.ts) — or, with verification, each task's pending row, which pass 2 verifies in batches. Then
+ * the splits are assigned (balanced, by declaration) and each task's row is written once to tasks.jsonl with
+ * its split (rebuilt from its sketch and files.jsonl: taskRows.ts, or rewritten from the pending row), with
+ * the views. Writing ~1 GB of pending rows for a Mathlib-sized workspace and rewriting them cost more than
+ * keeping 80 bytes per task. Nothing is written to the target until the whole dataset is ready; cancellation (Ctrl-C, the
  * editor's Cancel) discards the staging folder.
  */
 import { basename, resolve } from "node:path";
@@ -14,12 +17,15 @@ import { datasetCard } from "./card";
 import { kindSplitChart } from "./chart";
 import { DEFAULT_CONTEXT_CHARS } from "./context";
 import { JsonlWriter } from "./jsonl";
-import { mineWorkspace, type MiningResult } from "./mineWorkspace";
+import { mineWorkspace, type MiningResult, type TaskSink } from "./mineWorkspace";
+import type { PendingHeads } from "./pendingHeads";
+import { sketchedRows } from "./taskRows";
+import { TaskSketchWriter } from "./taskSketches";
 import { SPLIT_FRACTIONS, assignSplits } from "./split";
 import { verifyPending, type VerificationReport } from "./verifyTasks";
 import type { FimTokens } from "./views";
 import type { SkippedFile } from "./workspace";
-import { writeTasks, type OverlapReport, type SplitMode } from "./writeTasks";
+import { pendingSource, writeTasks, type OverlapReport, type SplitMode, type TaskSource } from "./writeTasks";
 
 export type ExportFormat = "native" | "lean-grpo" | "fim-text";
 
@@ -93,6 +99,11 @@ export type ExportResult =
 
 const PENDING = ".pending.jsonl";
 const KEPT = ".kept.jsonl";
+const SKETCHES = ".sketches.bin";
+
+function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number }> {
+  for (let k = 0; k < heads.count; k++) yield { decl: heads.decl(k), middleKey: heads.middleKey(k) };
+}
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -142,7 +153,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     // Pass 1: mine, streaming files.jsonl and the pending tasks.
     const filesOut = new JsonlWriter(staging.file("files.jsonl"));
     const contextsOut = new JsonlWriter(staging.file("contexts.jsonl"));
-    const pendingOut = new JsonlWriter(staging.file(PENDING), { durable: false });
+    // Verification reads pending rows; otherwise pass 1 keeps a sketch per task and its row is written once.
+    const tasksOut: TaskSink = options.pool
+      ? { kind: "pending", out: new JsonlWriter(staging.file(PENDING), { durable: false }) }
+      : { kind: "sketches", out: new TaskSketchWriter(staging.file(SKETCHES)) };
     const mining = await mineWorkspace(
       {
         workspace,
@@ -155,11 +169,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       },
       filesOut,
       contextsOut,
-      pendingOut,
+      tasksOut,
     ).finally(() => {
       filesOut.close();
       contextsOut.close();
-      pendingOut.close();
+      tasksOut.out.close();
     });
     if (mining.kind === "cancelled") return { kind: "cancelled" };
     const mined = mining.result;
@@ -203,21 +217,24 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     // Pass 3: splits, tasks.jsonl and the views, streamed.
     options.onProgress?.({ phase: "writing", done: 0, total: 1 });
     const splits = assignSplits(options.seed, tasksPerDecl);
-    const written = writeTasks(
-      staging,
-      tasksPath,
-      (decl) => splits.get(mined.declKeys[decl]!)!,
-      {
-        splitMode: options.splitMode ?? "dedup",
-        formats: options.formats,
-        ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
-        headerEnds: mined.headerEnds,
-      },
-      // Verification kept only some pending tasks: their heads are read back from its file.
-      verification ? undefined : mined.heads,
-    );
+    const source: TaskSource =
+      tasksOut.kind === "sketches"
+        ? {
+            heads: () => headsOf(mined.heads),
+            rows: () =>
+              sketchedRows(staging.file("files.jsonl"), staging.file(SKETCHES), mined.heads, mined.declNames),
+          }
+        : // Verification kept only some pending tasks: their heads are read back from its file.
+          pendingSource(tasksPath, verification ? undefined : mined.heads);
+    const written = writeTasks(staging, source, (decl) => splits.get(mined.declKeys[decl]!)!, {
+      splitMode: options.splitMode ?? "dedup",
+      formats: options.formats,
+      ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
+      headerEnds: mined.headerEnds,
+    });
     staging.remove(PENDING);
     staging.remove(KEPT);
+    staging.remove(SKETCHES);
     const { byKind, bySplit, byKindAndSplit, total } = written;
     const shares = Object.fromEntries(
       Object.entries(bySplit).map(([s, n]) => [s, total ? Math.round((n / total) * 10_000) / 10_000 : 0]),

@@ -29,8 +29,12 @@ export class JsonText {
   /** `at[k]`: where UTF-16 offset k of the text starts in `json` (`text.length + 1` entries). */
   private readonly at: Int32Array;
 
-  constructor(private readonly text: string) {
-    this.json = latin1OfUtf8(JSON.stringify(text));
+  /** `json`: `JSON.stringify(text)` as UTF-8 bytes when already at hand (a files.jsonl row's), else computed. */
+  constructor(
+    private readonly text: string,
+    json?: string,
+  ) {
+    this.json = json ?? latin1OfUtf8(JSON.stringify(text));
     const n = text.length;
     const at = new Int32Array(n + 1);
     let b = 1; // After the opening quote.
@@ -48,6 +52,14 @@ export class JsonText {
     at[n] = b;
     if (b + 1 !== this.json.length) throw new Error("JsonText: offsets disagree with JSON.stringify");
     this.at = at;
+  }
+
+  /**
+   * Where UTF-16 offset k of the text starts in `JSON.stringify(text)`'s UTF-8 bytes, or -1 between the
+   * halves of a surrogate pair (where `quoted` escapes each half alone instead).
+   */
+  byteAt(k: number): number {
+    return this.at[k]!;
   }
 
   /** `JSON.stringify(text.slice(start, end))` as UTF-8 bytes, one character per byte. */

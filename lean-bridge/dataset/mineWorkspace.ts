@@ -1,6 +1,6 @@
 /**
  * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl, each declaration
- * with holes to contexts.jsonl, and each hole that survives the filters to a pending tasks file, at once. Only one file's text and holes are in
+ * with holes to contexts.jsonl, and each hole that survives the filters as a sketch or a pending row (`TaskSink`), at once. Only one file's text and holes are in
  * memory at a time; what is kept across files is counts, a hash per (statement, middle) pair for
  * de-duplication, and each declaration's task count (for the splits).
  */
@@ -14,6 +14,7 @@ import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
 import { declarationKey } from "./split";
 import { PendingHeads } from "./pendingHeads";
+import type { TaskSketchWriter } from "./taskSketches";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
 import { isModuleFile } from "../verify/checkDocument";
 import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
@@ -50,6 +51,8 @@ export interface MiningResult {
   tasksPerDecl: Map<string, number>;
   /** Declaration keys by the index pending tasks carry in `_decl` (also their `context` row). */
   declKeys: string[];
+  /** With sketches: each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
+  declNames: string[];
   /** Each pending task's `_decl` and `_mk`, in the pending file's order. */
   heads: PendingHeads;
   /** Where each file's header (imports) ends, for the lean-grpo view. */
@@ -72,6 +75,12 @@ export interface PendingTail {
   declStart: { line: number; character: number };
 }
 
+/**
+ * Where pass 1 puts each task: a pending row (when verification reads them next), or a sketch of it
+ * (taskSketches.ts) from which the row is written once its split is known.
+ */
+export type TaskSink = { kind: "pending"; out: JsonlWriter } | { kind: "sketches"; out: TaskSketchWriter };
+
 function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
 }
@@ -84,7 +93,7 @@ export async function mineWorkspace(
   options: MiningOptions,
   filesOut: JsonlWriter,
   contextsOut: JsonlWriter,
-  pendingOut: JsonlWriter,
+  tasksOut: TaskSink,
 ): Promise<{ kind: "ok"; result: MiningResult } | { kind: "cancelled" }> {
   const listed = listLeanFiles(options.workspace);
   const result: MiningResult = {
@@ -98,6 +107,7 @@ export async function mineWorkspace(
     pending: 0,
     tasksPerDecl: new Map(),
     declKeys: [],
+    declNames: [],
     heads: new PendingHeads(),
     headerEnds: new Map(),
   };
@@ -187,6 +197,7 @@ export async function mineWorkspace(
         decl = result.declKeys.length;
         declIndex.set(key, decl);
         result.declKeys.push(key);
+        if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
         tasksOfDecl.push(0);
         rows.writeContext(contextsOut, hole, decl);
         result.heads.setTailBytes(decl, rows.tailBytes(hole));
@@ -194,8 +205,13 @@ export async function mineWorkspace(
       }
       const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
       // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-      const splitAt = rows.writePending(pendingOut, hole, decl, middleKey);
-      result.heads.push(decl, middleKey, hole.kind, splitAt);
+      if (tasksOut.kind === "pending") {
+        const splitAt = rows.writePending(tasksOut.out, hole, decl, middleKey);
+        result.heads.push(decl, middleKey, hole.kind, splitAt);
+      } else {
+        rows.sketch(tasksOut.out, hole, decl, result.files.mined - 1);
+        result.heads.push(decl, middleKey, hole.kind, 0);
+      }
       result.pending++;
       tasksOfDecl[decl]!++;
     }

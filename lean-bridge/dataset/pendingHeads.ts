@@ -1,7 +1,8 @@
 /**
  * What export pass 1 keeps in memory of each pending task, so that pass 3 assigns splits without reading the
  * pending file twice and rewrites each line without searching it: the task's declaration index, its
- * normalised-middle key, its kind, and where its line's split placeholder is. Typed arrays, grown by
+ * normalised-middle key, its kind, and where its line's split placeholder is (0 when pass 1 writes sketches
+ * instead of pending lines). Typed arrays, grown by
  * doubling: 17 bytes per task, whatever the task's text.
  */
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";

@@ -10,7 +10,9 @@ import { prefixStart, suffixChars, suffixEnd } from "./context";
 import type { JsonlWriter } from "./jsonl";
 import { JsonText, latin1OfUtf8 } from "./jsonText";
 import { declKeyOf, type TaskContext } from "./records";
-import { holeId } from "./split";
+import { holeId, holeIdHalves } from "./split";
+import { HOLE_KINDS } from "../holes/mine";
+import { Sketch, SKETCH_INTS, type TaskSketchWriter } from "./taskSketches";
 
 /** What all holes of one declaration write alike. */
 interface DeclarationRow {
@@ -77,6 +79,11 @@ export class FileRows {
     return this.declaration(hole).key;
   }
 
+  /** `JSON.stringify(hole.decl)` as UTF-8 bytes, for the task rows pass 2 writes from sketches. */
+  declName(hole: MinedHole): string {
+    return this.declaration(hole).name;
+  }
+
   /** The bytes of the tail that ends the pending lines of the declaration `hole` lies in. */
   tailBytes(hole: MinedHole): number {
     return this.declaration(hole).tail.length;
@@ -121,5 +128,40 @@ export class FileRows {
         declaration.tail,
     );
     return head.length;
+  }
+
+  /**
+   * The task's sketch (taskSketches.ts): what `writePending` writes of it that is not the file's text, nor
+   * its declaration's, as whole numbers. `fileLine`: the file's line in files.jsonl.
+   */
+  sketch(out: TaskSketchWriter, hole: MinedHole, decl: number, fileLine: number): void {
+    const { text, context, json } = this;
+    const { codePoints, contextChars } = context;
+    const { start, end, range } = hole;
+    const id = holeIdHalves(context.file, this.declaration(hole).key, hole.kind, start, end, hole.middle);
+    const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
+    const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
+    const { ints, at } = out.next();
+    const row = ints.subarray(at, at + SKETCH_INTS);
+    row[Sketch.File] = fileLine;
+    row[Sketch.Decl] = decl;
+    row[Sketch.Kind] = HOLE_KINDS.indexOf(hole.kind);
+    row[Sketch.Start] = start;
+    row[Sketch.End] = end;
+    row[Sketch.StartCodePoints] = codePoints.codePointOffset(start);
+    row[Sketch.EndCodePoints] = codePoints.codePointOffset(end);
+    row[Sketch.RangeStartLine] = range.start.line;
+    row[Sketch.RangeStartCharacter] = range.start.character;
+    row[Sketch.RangeEndLine] = range.end.line;
+    row[Sketch.RangeEndCharacter] = range.end.character;
+    row[Sketch.Indent] = hole.indent;
+    row[Sketch.PrefixFrom] = prefixFrom;
+    row[Sketch.SuffixTo] = suffixTo;
+    row[Sketch.IdHigh] = id[0];
+    row[Sketch.IdLow] = id[1];
+    row[Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
+    row[Sketch.StartByte] = json.byteAt(start);
+    row[Sketch.EndByte] = json.byteAt(end);
+    row[Sketch.SuffixToByte] = json.byteAt(suffixTo);
   }
 }

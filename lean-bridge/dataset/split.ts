@@ -14,6 +14,17 @@ const sha256Hex: (text: string) => string =
         (crypto as unknown as { hash(a: string, d: string, e: string): string }).hash("sha256", text, "hex")
     : (text) => crypto.createHash("sha256").update(text).digest("hex");
 
+/** SHA-256 as bytes, one-shot where Node has it (see `sha256Hex`). */
+const sha256Bytes: (text: string) => Buffer =
+  typeof (crypto as { hash?: unknown }).hash === "function"
+    ? (text) =>
+        (crypto as unknown as { hash(a: string, d: string, e: string): Buffer }).hash(
+          "sha256",
+          text,
+          "buffer",
+        )
+    : (text) => crypto.createHash("sha256").update(text).digest();
+
 export type Split = "train" | "validation" | "test";
 
 export const SPLITS: readonly Split[] = ["train", "validation", "test"];
@@ -117,4 +128,20 @@ export function holeId(
   middle: string,
 ): string {
   return sha256Hex(`${file}\0${declKey}\0${kind}\0${start}:${end}\0${middle}`).slice(0, 16);
+}
+
+/**
+ * `holeId` as the two 32-bit halves of its 16 hex digits (for taskSketches.ts), without writing them out:
+ * `idOfHalves(...holeIdHalves(…))` is `holeId(…)`.
+ */
+export function holeIdHalves(
+  file: string,
+  declKey: string,
+  kind: string,
+  start: number,
+  end: number,
+  middle: string,
+): [number, number] {
+  const digest = sha256Bytes(`${file}\0${declKey}\0${kind}\0${start}:${end}\0${middle}`);
+  return [digest.readInt32BE(0), digest.readInt32BE(4)];
 }

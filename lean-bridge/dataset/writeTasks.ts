@@ -1,12 +1,12 @@
 /**
- * Export pass 3: each pending task gets its declaration's split, tasks.jsonl and the chosen views are streamed
- * out, and held-out middles are kept apart from training ones. A middle is compared normalised (its tokens
+ * Export's last pass: each task gets its declaration's split, tasks.jsonl and the chosen views are streamed
+ * out (the rows come from a `TaskSource`: sketches rebuilt by taskRows.ts, or pending lines read here), and held-out middles are kept apart from training ones. A middle is compared normalised (its tokens
  * without comments and layout, `_mk` in the pending line). With the `dedup` split (the default) a training
  * task whose middle is the middle of a validation or test task is dropped, so held-out pass@1 measures what
  * was not seen; with `declaration` every task is kept. Either way each validation and test task says whether
  * its middle is `novel` (in no training task), and the report counts those that are not.
  *
- * The pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
+ * With verification the pending lines are rewritten as bytes, neither parsed nor decoded: pass 1 wrote them, led by
  * `{"_decl":N,"_mk":K,`, ending in `,"declKind":…,"declStart":…}`, with `"split":"train"` as a placeholder.
  * In JSON text a quote inside a string is always escaped, so the first `,"split":"train"` and `,"kind":"`
  * of a line, and its last `,"declKind":"`, are its own keys. Without verification pass 1's `PendingHeads` say
@@ -58,16 +58,52 @@ const TAIL = Buffer.from(',"declKind":"');
 const SPLIT = Buffer.from(',"split":"train"');
 const KIND = Buffer.from(',"kind":"');
 
-/** A pending line as bytes: its head read, where its split placeholder and tail are. */
-interface PendingLine {
+/**
+ * A task about to be written to tasks.jsonl: what its split needs, and its row with the split field put in
+ * where pass 1's placeholder is (a pending line, or a row rebuilt from a sketch: taskRows.ts).
+ */
+export interface SplitRow {
   decl: number;
   middleKey: number;
-  bytes: Buffer;
-  /** The task's own fields: bytes[bodyStart, tail), the placeholder at `splitAt`. */
-  bodyStart: number;
-  splitAt: number;
-  tail: number;
   kind: string;
+  /** Writes the row, with `field` (`,"split":…`) put in. */
+  write(out: JsonlWriter, field: Buffer): void;
+  /** The row with `field` put in, as text (for the views). */
+  json(field: Buffer): string;
+}
+
+/** Where the tasks come from: each task's declaration and middle key, then its rows (both in one order). */
+export interface TaskSource {
+  heads(): Iterable<{ decl: number; middleKey: number }>;
+  rows(): Iterable<SplitRow>;
+}
+
+/** A pending line as bytes: its head read, where its split placeholder and tail are. */
+class PendingLine implements SplitRow {
+  constructor(
+    public decl: number,
+    public middleKey: number,
+    public bytes: Buffer,
+    /** The task's own fields: bytes[bodyStart, tail), the placeholder at `splitAt`. */
+    public bodyStart: number,
+    public splitAt: number,
+    public tail: number,
+    public kind: string,
+  ) {}
+
+  write(out: JsonlWriter, field: Buffer): void {
+    out.writeSpliced(this.bytes, this.bodyStart, this.splitAt, field, this.splitAt + SPLIT.length, this.tail);
+  }
+
+  json(field: Buffer): string {
+    return (
+      "{" +
+      this.bytes.toString("utf8", this.bodyStart, this.splitAt) +
+      field.toString("latin1") +
+      this.bytes.toString("utf8", this.splitAt + SPLIT.length, this.tail) +
+      "}"
+    );
+  }
 }
 
 /** The whole number written in `bytes` from `at`, and where it ends. */
@@ -97,7 +133,7 @@ function readPending(bytes: Buffer, start: number, end: number): PendingLine | u
   if (tail < afterKey || splitAt < 0 || splitAt > tail || kindAt < 0 || kindAt > tail) return undefined;
   const kindEnd = bytes.indexOf(34, kindAt + KIND.length); // '"'
   const kind = bytes.toString("latin1", kindAt + KIND.length, kindEnd);
-  return { decl, middleKey, bytes, bodyStart: afterKey + 1, splitAt, tail, kind };
+  return new PendingLine(decl, middleKey, bytes, afterKey + 1, splitAt, tail, kind);
 }
 
 /** A line that is not laid out as pass 1 writes it (another writer's key order): parsed, and laid out so. */
@@ -129,15 +165,7 @@ function* pendingLines(path: string): Generator<PendingLine> {
  * every line. A line that does not match what was kept is read as any other (`readPending`).
  */
 function* keptLines(path: string, heads: PendingHeads): Generator<PendingLine> {
-  const line: PendingLine = {
-    decl: 0,
-    middleKey: 0,
-    bytes: Buffer.alloc(0),
-    bodyStart: 0,
-    splitAt: 0,
-    tail: 0,
-    kind: "",
-  };
+  const line = new PendingLine(0, 0, Buffer.alloc(0), 0, 0, 0, "");
   let k = 0;
   for (const [chunk, start, end] of readLineBytes(path)) {
     if (end === start) continue;
@@ -194,29 +222,33 @@ function splitField(split: Split, novel: boolean | undefined): Buffer {
   return split === "train" ? SPLIT_FIELDS.train : SPLIT_FIELDS[split][novel ? 1 : 0];
 }
 
-function* headsOf(pendingPath: string, splitOf: (decl: number) => Split, heads: PendingHeads | undefined) {
-  if (!heads) {
-    for (const p of pendingLines(pendingPath)) yield { split: splitOf(p.decl), middleKey: p.middleKey };
-    return;
-  }
-  for (let k = 0; k < heads.count; k++)
-    yield { split: splitOf(heads.decl(k)), middleKey: heads.middleKey(k) };
+/** The tasks of a pending file (pass 1's, or verification's kept lines), with what pass 1 kept of each. */
+export function pendingSource(pendingPath: string, heads: PendingHeads | undefined): TaskSource {
+  return {
+    *heads() {
+      if (!heads) {
+        for (const p of pendingLines(pendingPath)) yield { decl: p.decl, middleKey: p.middleKey };
+        return;
+      }
+      for (let k = 0; k < heads.count; k++) yield { decl: heads.decl(k), middleKey: heads.middleKey(k) };
+    },
+    rows: () => (heads ? keptLines(pendingPath, heads) : pendingLines(pendingPath)),
+  };
 }
 
 export function writeTasks(
   staging: StagingDir,
-  pendingPath: string,
+  source: TaskSource,
   splitOf: (decl: number) => Split,
   options: WriteTasksOptions,
-  heads?: PendingHeads,
 ): WrittenTasks {
   // Which middles the held-out splits ask for, then which of those training also has.
   const heldOut = new Set<number>();
-  for (const p of headsOf(pendingPath, splitOf, heads)) if (p.split !== "train") heldOut.add(p.middleKey);
+  for (const p of source.heads()) if (splitOf(p.decl) !== "train") heldOut.add(p.middleKey);
   const seenInTraining = new Set<number>();
   if (options.splitMode === "declaration")
-    for (const p of headsOf(pendingPath, splitOf, heads))
-      if (p.split === "train" && heldOut.has(p.middleKey)) seenInTraining.add(p.middleKey);
+    for (const p of source.heads())
+      if (splitOf(p.decl) === "train" && heldOut.has(p.middleKey)) seenInTraining.add(p.middleKey);
 
   const tasksOut = new JsonlWriter(staging.file("tasks.jsonl"));
   const grpoOut = options.formats.includes("lean-grpo")
@@ -242,8 +274,7 @@ export function writeTasks(
     },
   };
   try {
-    const lines = heads ? keptLines(pendingPath, heads) : pendingLines(pendingPath);
-    for (const p of lines) {
+    for (const p of source.rows()) {
       const split = splitOf(p.decl);
       let novel: boolean | undefined;
       if (split === "train") {
@@ -259,19 +290,14 @@ export function writeTasks(
       }
       // The task line: its own fields, with its split (and for held-out tasks whether it is novel).
       const field = splitField(split, novel);
-      tasksOut.writeSpliced(p.bytes, p.bodyStart, p.splitAt, field, p.splitAt + SPLIT.length, p.tail);
+      p.write(tasksOut, field);
       written.total++;
       written.byKind[p.kind] = (written.byKind[p.kind] ?? 0) + 1;
       written.bySplit[split] = (written.bySplit[split] ?? 0) + 1;
       const row = (written.byKindAndSplit[p.kind] ??= {});
       row[split] = (row[split] ?? 0) + 1;
       if (texts && contexts) {
-        const line =
-          "{" +
-          p.bytes.toString("utf8", p.bodyStart, p.splitAt) +
-          field.toString("latin1") +
-          p.bytes.toString("utf8", p.splitAt + SPLIT.length, p.tail) +
-          "}";
+        const line = p.json(field);
         const task = JSON.parse(line) as TaskRecord;
         const context = contexts.at(task.context);
         if (grpoOut && task.kind === "proof")

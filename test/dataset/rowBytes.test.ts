@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mineText } from "../../lean-bridge/holes/mine";
@@ -15,6 +15,9 @@ import { JsonText, latin1OfUtf8 } from "../../lean-bridge/dataset/jsonText";
 import { boundPrefix, boundSuffix, prefixStart, suffixEnd } from "../../lean-bridge/dataset/context";
 import { CodePointIndex, contextRecord, fileRecord, taskRecord } from "../../lean-bridge/dataset/records";
 import { FileRows } from "../../lean-bridge/dataset/rowBytes";
+import { PendingHeads } from "../../lean-bridge/dataset/pendingHeads";
+import { sketchedRows } from "../../lean-bridge/dataset/taskRows";
+import { SKETCH_INTS, Sketch, TaskSketchWriter } from "../../lean-bridge/dataset/taskSketches";
 
 const TEXT = [
   "import Mathlib.Data.Real.Basic",
@@ -98,4 +101,64 @@ test("files, contexts and pending task rows are byte for byte JSON.stringify of 
       assert.equal(rows.tailBytes(mined.holes[k]!) < line.length, true);
     });
   }
+});
+
+test("a task row rebuilt from its sketch is its pending row less head and tail, with the split field put in", () => {
+  const mined = mineText(TEXT);
+  let marked = 0;
+  for (const contextChars of [0, 1, 7, 96]) {
+    const dir = mkdtempSync(join(tmpdir(), "fim-sketch-"));
+    const context = {
+      file: 'Ä "q\\x"/Name.lean',
+      imports: mined.imports,
+      scope: [],
+      codePoints: new CodePointIndex(TEXT),
+      contextChars,
+    };
+    const rows = new FileRows(TEXT, context);
+    const files = new JsonlWriter(join(dir, "files.jsonl"), { durable: false });
+    rows.writeFile(files, fileRecord(context.file, TEXT).sha256);
+    files.close();
+    const sketches = new TaskSketchWriter(join(dir, "sketches.bin"));
+    const heads = new PendingHeads();
+    const declNames: string[] = [];
+    const expected: string[] = [];
+    mined.holes.forEach((hole, k) => {
+      rows.sketch(sketches, hole, k, 0);
+      heads.push(k, 1000 + k, hole.kind, 0);
+      declNames.push(rows.declName(hole));
+      expected.push(JSON.stringify({ ...taskRecord(hole, "test", k, context) }));
+    });
+    sketches.close();
+    // Bounds never split a surrogate pair (holes and windows end at tokens, lines or whole characters), but
+    // where a byte offset is unknown (-1) the row is built from the text instead: every other sketch is so
+    // marked here, and its row must come out the same.
+    const path = join(dir, "sketches.bin");
+    const bytes = readFileSync(path);
+    const ints = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+    for (let at = SKETCH_INTS; at < ints.length; at += 2 * SKETCH_INTS) {
+      assert.ok(ints[at + Sketch.StartByte]! > 0);
+      ints[at + Sketch.StartByte] = -1;
+      ints[at + Sketch.SuffixToByte] = -1;
+      marked++;
+    }
+    writeFileSync(path, bytes);
+    const field = Buffer.from(',"split":"test"');
+    const out = new JsonlWriter(join(dir, "tasks.jsonl"), { durable: false });
+    let k = 0;
+    for (const row of sketchedRows(join(dir, "files.jsonl"), join(dir, "sketches.bin"), heads, declNames)) {
+      assert.equal(row.decl, k);
+      assert.equal(row.middleKey, 1000 + k);
+      assert.equal(row.json(field), expected[k], `task ${k} at --context-chars ${contextChars}`);
+      row.write(out, field);
+      k++;
+    }
+    out.close();
+    assert.equal(k, mined.holes.length);
+    assert.equal(
+      readFileSync(join(dir, "tasks.jsonl"), "utf8"),
+      expected.map((line) => `${line}\n`).join(""),
+    );
+  }
+  assert.ok(marked > 0);
 });
