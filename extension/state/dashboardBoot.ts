@@ -18,7 +18,12 @@ export interface BootActions {
   giveUp(reloads: number): void;
 }
 
-export const BOOT_WAIT_MS = 15_000;
+/**
+ * The first wait. A page that works says "ready" within a second or two, but a busy extension host (a fast run's
+ * thousands of messages) can take many seconds to hear it; a reload then costs a working page, so the wait is
+ * generous.
+ */
+export const BOOT_WAIT_MS = 30_000;
 export const BOOT_RELOADS = 3;
 
 export class BootWatch {
