@@ -94,6 +94,25 @@ const ATTACKS: Attack[] = [
   { name: "a bare case at the end", hole: "tolerant-middle", candidate: "case _ =>" },
   { name: "a bare next at the end", hole: "tolerant-middle", candidate: "next =>" },
   { name: "a bare focus after a comment", hole: "tolerant-middle", candidate: "focus -- the rest follows" },
+  // Other tactics whose argument is a tactic sequence that may start on the next line, after real progress that
+  // is then not the candidate's (three goals at the hole, as in "progress undone"): the sentinel must never
+  // become their argument. (At "tolerant-middle" the rest of the proof closes every goal by itself, so a no-op
+  // there is a proof, not an attack.)
+  ...["try", "repeat", "all_goals", "any_goals", "skip <;>"].map((tail): Attack => ({
+    name: `progress, then a bare ${tail} at the end`,
+    hole: "pair",
+    candidate: `constructor\n${tail}`,
+    lean: { goalsAtHole: 3 },
+  })),
+  // Text aimed at the probe's own parentheses: close them early and reopen, or leave one open.
+  ...["constructor\n)\n(\nfocus", "constructor\n(focus", "constructor )", "(constructor\nfocus)"].map(
+    (candidate): Attack => ({
+      name: `parentheses against the probe: ${JSON.stringify(candidate)}`,
+      hole: "pair",
+      candidate,
+      lean: { goalsAtHole: 3 },
+    }),
+  ),
   // Ending in the sentinel itself, or in a bullet with nothing in it.
   { name: "done", hole: "pair", candidate: "done" },
   {
