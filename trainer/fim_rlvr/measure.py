@@ -108,3 +108,12 @@ def sft_baseline(trainer: Trainer) -> bool:
         return False
     trainer.step = config.steps
     return True
+
+
+def held_out_summary(evals: dict[str, Any], holes: int) -> str:
+    """The run's last line: held-out pass@1 before, after SFT and after RL, with novel and memorised holes apart."""
+    parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in ("before", "sft", "after") if stage in evals]
+    novelty = (evals.get("after") or {}).get("by_novelty") or {}
+    groups = [f"{name} {v['pass_at_1']:.1%} of {int(v['tasks'])}" for name, v in novelty.items()]
+    after = f" (after: {', '.join(groups)})" if groups else ""
+    return f"held-out pass@1 ({holes} holes): " + ", ".join(parts) + after

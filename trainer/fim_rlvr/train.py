@@ -249,7 +249,7 @@ class Trainer:
             self.files.write_evals(evals)
         except Stopped:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
-        return "completed", self._summary(evals)
+        return "completed", measure.held_out_summary(evals, len(self.test_tasks))
 
     def sft(self, steps: int, seed: int | None = None) -> None:
         """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
@@ -443,16 +443,6 @@ class Trainer:
             if not answer.done():
                 answer.set_result({"checkpoint": self.last_checkpoint, "step": self.step})
         self.events.emit(TRAIN_DONE, {"status": status, "step": self.step, "message": message})
-
-    def _summary(self, evals: dict[str, Any]) -> str:
-        parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in ("before", "sft", "after") if stage in evals]
-        novelty = (evals.get("after") or {}).get("by_novelty") or {}
-        groups = [f"{name} {v['pass_at_1']:.1%} of {int(v['tasks'])}" for name, v in novelty.items()]
-        return (
-            f"held-out pass@1 ({len(self.test_tasks)} holes): "
-            + ", ".join(parts)
-            + (f" (after: {', '.join(groups)})" if groups else "")
-        )
 
     def log(self, level: str, message: str) -> None:
         self.events.emit(TRAIN_LOG, {"level": level, "message": message})
