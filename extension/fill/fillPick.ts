@@ -105,8 +105,12 @@ export async function pickCandidate(
   pick.matchOnDetail = true;
   pick.items = pickItems(candidates);
   const text = document.getText();
+  // Diffs open one after another, and none opens once the pick has closed: a diff still opening when the user
+  // chose would otherwise appear after `closeAll` and stay beside the filled document.
+  let picking = true;
+  let diffs: Promise<void> = Promise.resolve();
   const showDiff = async (item: CandidateItem | undefined) => {
-    if (!item?.candidate) return;
+    if (!picking || !item?.candidate) return;
     const preview = previews.show(document, withCandidate(text, hole, item.candidate.text));
     await vscode.commands.executeCommand(
       "vscode.diff",
@@ -123,7 +127,9 @@ export async function pickCandidate(
     );
   };
   const chosen = await new Promise<FilledCandidate | undefined>((resolve) => {
-    pick.onDidChangeActive((items) => void showDiff(items[0]));
+    pick.onDidChangeActive((items) => {
+      diffs = diffs.then(() => showDiff(items[0])).catch(() => undefined);
+    });
     pick.onDidAccept(() => {
       resolve(pick.selectedItems[0]?.candidate ?? pick.activeItems[0]?.candidate);
       pick.hide();
@@ -131,7 +137,9 @@ export async function pickCandidate(
     pick.onDidHide(() => resolve(undefined));
     pick.show();
   });
+  picking = false;
   pick.dispose();
+  await diffs;
   await previews.closeAll();
   return chosen;
 }
