@@ -59,7 +59,12 @@ export function holeAt(text: string, selection: Range): HoleAtResult {
   const decl = declarationAt(decls, start);
   if (!decl) return { kind: "none", message: `The cursor is not inside a declaration. ${NOT_IN_PROOF}` };
   const name = decl.name ?? decl.keyword;
-  if (decl.bodyKind !== "tactic" || decl.byStart === undefined || decl.byEnd === undefined)
+  // A tactic proof may be followed by a `where` clause; the hole is in the proof (checkDocument.ts agrees).
+  if (
+    (decl.bodyKind !== "tactic" && decl.bodyKind !== "where") ||
+    decl.byStart === undefined ||
+    decl.byEnd === undefined
+  )
     return { kind: "none", message: `'${name}' has no tactic proof. ${NOT_IN_PROOF}` };
   const bodyStart = decl.byStart + 2;
   let mode: HoleMode;

@@ -5,8 +5,8 @@
  *   steps  — a run of 2–4 consecutive top-level steps (never the whole proof);
  *   block  — a nested block (`·` bullet, `case`/`next`/alternative body, a `have … := by` or `calc` step proof);
  *   tactic — one step (multi-line steps stay whole).
- * Term-mode proofs, equation compilers, `where` clauses and data-valued definitions (`def`, `abbrev`) are
- * recognised and skipped, with counts.
+ * Term-mode proofs, equation compilers, `where` structure bodies and data-valued definitions (`def`, `abbrev`)
+ * are recognised and skipped, with counts (a tactic proof followed by a `where` clause is mined).
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
@@ -69,7 +69,10 @@ function skipReason(decl: Declaration): SkipReason | undefined {
     case "equations":
       return "equations";
     case "where":
-      return "where-clause";
+      // A tactic proof followed by a `where` clause (auxiliary definitions) is a proof like any other, and
+      // the verifier checks it; a structure-instance body (`instance : C where …`) has no tactic block.
+      if (decl.byStart === undefined) return "where-clause";
+      return DATA_KEYWORDS.has(decl.keyword) ? "data-valued-definition" : undefined;
     case "none":
       return "no-body";
   }

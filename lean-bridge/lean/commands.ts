@@ -212,6 +212,18 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
     }
     pendingIn = -1;
     const command = readCommand(ts, first, last, scopes, keywordFrom);
+    // A tactic proof ends at a command our lists do not know (`alias`, `irreducible_def`, `seal`, …): that
+    // text is a command of its own, never part of the declaration Lean's range ends before.
+    const cut = command.declaration?.lastToken;
+    if (cut !== undefined && cut < last) {
+      command.lastToken = cut;
+      command.end = command.declaration!.end;
+      commands.push(command);
+      const rest = nextCode(ts, cut + 1, last + 1);
+      if (wordAt(ts, last) === "in" && s + 1 < starts.length) pendingIn = rest;
+      else commands.push(readCommand(ts, rest, last, scopes, rest));
+      continue;
+    }
     if (command.keyword === "import") {
       const module = wordAt(ts, nextCode(ts, firstKeywordIndex(ts, first, last) + 1, last + 1));
       if (module) imports.push(module);
@@ -310,12 +322,13 @@ export function isNamedPriority(ts: TokenStream, i: number, last: number): boole
 function readDeclaration(
   ts: TokenStream,
   first: number,
-  last: number,
+  lastOfCommand: number,
   k: number,
   keyword: string,
   modifiers: string[],
   scopes: Scopes,
 ): Declaration {
+  let last = lastOfCommand;
   let i = nextCode(ts, k + 1, last + 1);
   let name: string | undefined;
   if (keyword !== "example") {
@@ -400,6 +413,12 @@ function readDeclaration(
   }
   declaration.bodyKind = "tactic";
   declaration.byStart = ts.starts[b] ?? 0;
+  const foreign = foreignCommandStart(ts, b, last);
+  if (foreign !== undefined) {
+    last = prevCode(ts, foreign - 1, b);
+    declaration.lastToken = last;
+    declaration.end = ts.ends[last] ?? declaration.end;
+  }
   // The tactic block ends before a top-level `termination_by`, `decreasing_by` or `where`.
   let end = last;
   depth = 0;
@@ -415,4 +434,36 @@ function readDeclaration(
   }
   declaration.byEnd = ts.ends[end] ?? declaration.end;
   return declaration;
+}
+
+/** Words that continue a declaration after its body though they stand at column 0. */
+const BODY_CONTINUATIONS = new Set([
+  "where",
+  "termination_by",
+  "termination_by?",
+  "decreasing_by",
+  "partial_fixpoint",
+  "inductive_fixpoint",
+  "coinductive_fixpoint",
+  "deriving",
+  // A calc step may stand at column 0 (its steps are aligned with each other, not with the tactic block).
+  "_",
+]);
+
+/**
+ * The first word at column 0 after a tactic block (whose tactics stand right of column 0) that cannot
+ * continue the declaration: Lean's tactic block takes only tokens at or right of its first tactic's column
+ * (`many1Indent`, `checkColGe`), so such a word begins the next command, one our keyword lists do not know
+ * (Mathlib's `alias`, `irreducible_def`, core's `seal`, …). Undefined when there is none.
+ */
+function foreignCommandStart(ts: TokenStream, by: number, last: number): number | undefined {
+  const firstTactic = nextCode(ts, by + 1, last + 1);
+  if (firstTactic > last || (ts.lineFirst[firstTactic] === 1 && ts.cols[firstTactic] === 0)) return undefined;
+  let depth = 0;
+  for (let j = by + 1; j <= last; j++) {
+    depth += bracketDelta(ts, j);
+    if (depth !== 0 || ts.kinds[j] !== TokenKind.Ident || !startsLine(ts, j)) continue;
+    if (!BODY_CONTINUATIONS.has(tokenText(ts, j))) return j;
+  }
+  return undefined;
 }

@@ -67,3 +67,13 @@ test("outside a tactic proof there is no hole, and the message says where to put
   const statement = holeAt(TEXT, at(2, 12));
   assert.equal(statement.kind, "none", "the statement is not part of the proof");
 });
+
+test("a tactic proof followed by a `where` clause has a hole, which ends before the clause", () => {
+  const text =
+    "theorem w (n : Nat) : n + 1 = n + 1 := by\n  exact aux n\nwhere\n  aux (k : Nat) : k + 1 = k + 1 := rfl\n";
+  const r = holeAt(text, at(1, 4));
+  assert.equal(r.kind, "ok", JSON.stringify(r));
+  if (r.kind !== "ok") return;
+  assert.equal(r.hole.original, "exact aux n");
+  assert.equal(holeAt(text, at(3, 4)).kind, "none", "the clause is not part of the proof");
+});

@@ -55,6 +55,12 @@ theorem with_where (n : Nat) : n + 1 = n + 1 := by
 where
   aux (k : Nat) : k + 1 = k + 1 := rfl
 
+def double (n : Nat) : Nat := n + n
+
+theorem double_eq (n : Nat) : double n = n + n := by
+  rfl
+seal double
+
 end M
 `;
 
@@ -110,6 +116,8 @@ realLeanTest(
         [proofHole(FILE, "hidden"), "simp"],
         [proofHole(FILE, "prot"), "simp"],
         [rangeOf(FILE, "exact aux n"), "exact aux n"],
+        // Followed by a command the parser's lists do not know (core's `seal`, a macro): Lean's range ends at `rfl`.
+        [proofHole(FILE, "double_eq"), "rfl"],
         [proofHole(FILE, "target"), "set_option linter.unusedVariables false in omega"],
         [proofHole(FILE, "target"), 'have s : String := "{"\nomega'],
         [proofHole(FILE, "target"), "have native := h\nomega"],

@@ -247,3 +247,27 @@ test("a tactic proof followed by a `where` clause has holes like any other; a ca
   if (hole.kind !== "ok") throw new Error("bad hole");
   assert.equal(buildCheckDocument(p, hole.hole, "rfl\nwhere\n  x : Nat := 1").kind, "tampered");
 });
+
+test("a proof followed by a command the parser does not know (Mathlib's `alias`) is checked without it", () => {
+  const text =
+    "theorem a (n : Nat) : n + 0 = n := by\n  simp\nalias a' := a\n\ntheorem z : True := by\n  trivial\n";
+  const parsed = parseFile(text);
+  const located = locateHole(parsed, new LineIndex(text), proofHole(text, "a"));
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") return;
+  const built = buildCheckDocument(parsed, located.hole, "simp");
+  assert.equal(built.kind, "ok", JSON.stringify(built));
+  if (built.kind !== "ok") return;
+  // Lean's range of `a` ends at `simp`: the checked text must end there too, or every proof fails.
+  assert.equal(
+    built.doc.text.slice(built.doc.declarationStart, built.doc.declarationEnd),
+    "theorem a (n : Nat) : n + 0 = n := by\n  simp",
+  );
+  assert.ok(!built.doc.text.includes("alias"), built.doc.text);
+  // A hole inside the unknown command is in no declaration.
+  const inAlias = locateHole(parsed, new LineIndex(text), {
+    start: { line: 2, character: 12 },
+    end: { line: 2, character: 13 },
+  });
+  assert.equal(inAlias.kind, "bad-hole");
+});

@@ -119,3 +119,38 @@ test("a command after a comment on its line starts a new command", () => {
   );
   assert.equal(decls[1]!.keywordStart, text.indexOf("theorem two"));
 });
+
+test("a tactic proof ends at a column-0 command our keyword lists do not know (alias, irreducible_def, seal)", () => {
+  const text =
+    "theorem a : True := by\n  trivial\nalias b := a\n" +
+    "theorem c : True := by\n  trivial\nirreducible_def foo : Nat := by\n  exact 1\n" +
+    "theorem d : True := by\n  trivial\nseal foo\n" +
+    "theorem e (n : Nat) : n = n := by\n  induction n\n  all_goals rfl\ntermination_by n\n" +
+    "theorem f : 1 = 1 ∧ 2 = 2 := by\n  exact calc 1 = 1 := rfl\n_ = 1 := rfl\n";
+  const file = parseFile(text);
+  const decls = file.commands.flatMap((c) => (c.declaration ? [c.declaration] : []));
+  assert.deepEqual(
+    decls.map((d) => [d.name, text.slice(d.start, d.end)]),
+    [
+      ["a", "theorem a : True := by\n  trivial"],
+      ["c", "theorem c : True := by\n  trivial"],
+      ["d", "theorem d : True := by\n  trivial"],
+      ["e", "theorem e (n : Nat) : n = n := by\n  induction n\n  all_goals rfl\ntermination_by n"],
+      ["f", "theorem f : 1 = 1 ∧ 2 = 2 := by\n  exact calc 1 = 1 := rfl\n_ = 1 := rfl"],
+    ],
+  );
+  // The unknown commands are commands of their own: a hole inside one belongs to no declaration.
+  assert.deepEqual(
+    file.commands.filter((c) => !c.declaration).map((c) => text.slice(c.start, c.end)),
+    ["alias b := a", "irreducible_def foo : Nat := by\n  exact 1", "seal foo"],
+  );
+  // `unseal … in` before a declaration still wraps it.
+  const wrapped = parseFile(
+    "theorem a : True := by\n  trivial\nunseal foo in\ntheorem b : True := by\n  trivial\n",
+  );
+  const b = wrapped.commands.find((c) => c.declaration?.name === "b")!;
+  assert.ok(wrapped.tokens.text.slice(b.start).startsWith("unseal foo in\ntheorem b"));
+  // Tactics written at column 0 are the block itself, not a new command.
+  const flat = parseFile("theorem g : True := by\ntrivial\n").commands[0]!.declaration!;
+  assert.equal(flat.end, "theorem g : True := by\ntrivial".length);
+});
