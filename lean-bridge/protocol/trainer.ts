@@ -136,9 +136,9 @@ export interface TrainConfig {
   /** Examples per SFT step. */
   sft_batch_size?: number;
   /**
-   * Slack on a batch's deadline, seconds: the trainer waits this long plus what the verifier's limits allow for the
-   * candidates in flight (VerifierBudget) before masking a batch as unanswered. Also how long a lost service
-   * connection is retried.
+   * Slack on the wait for a batch, seconds: it counts as unanswered (masked) once the verifier made no progress on
+   * it for this long plus the longest one check can take (VerifierBudget). Also how long a lost service connection
+   * is retried.
    */
   verify_timeout_s?: number;
   /** Prompt budget: the prefix is cut from the left and the suffix from the right to fit. */
@@ -229,14 +229,14 @@ export interface InitializeParams {
    * trainer process checks its candidates there, and only there.
    */
   verifierService: VerifierServiceAddress;
-  /** The limits of the verifier behind that service, from which the trainer derives each batch's deadline. */
+  /** The limits of the verifier behind that service, from which the trainer derives how long a batch may wait without progress. */
   verifierBudget: VerifierBudget;
 }
 
 /**
  * What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
- * batch's deadline is the candidates that may be in the verifier at once, divided among its slots, times the
- * longest one check can take, plus the run's `verify_timeout_s`.
+ * batch counts as unanswered once the verifier made no progress on it (`verify/progress`) for the longest one
+ * check can take plus the run's `verify_timeout_s`.
  */
 export interface VerifierBudget {
   /** Checks the verifier runs at once (its slots). */

@@ -165,8 +165,8 @@ class VerifierServiceAddress(TypedDict):
 
 class VerifierBudget(TypedDict):
     """What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
-    batch's deadline is the candidates that may be in the verifier at once, divided among its slots, times the
-    longest one check can take, plus the run's `verify_timeout_s` (fim_rlvr.verify.batch_deadline_s)."""
+    batch counts as unanswered once the verifier made no progress on it (`verify/progress`) for the longest one
+    check can take plus the run's `verify_timeout_s` (fim_rlvr.verify.silence_bound_s)."""
 
     slots: int
     """Checks the verifier runs at once (its slots)."""
@@ -196,7 +196,8 @@ class InitializeParams(TypedDict):
     """The run's verifier service (the `fim-rlvr serve` protocol): every trainer process checks its candidates
     there, and only there."""
     verifierBudget: VerifierBudget
-    """The limits of the verifier behind that service, from which the trainer derives each batch's deadline."""
+    """The limits of the verifier behind that service, from which the trainer derives how long a batch may wait
+    without progress."""
 
 
 class InitializeResult(TypedDict):
