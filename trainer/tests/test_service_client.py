@@ -85,7 +85,7 @@ def test_the_service_reports_progress_on_a_batch_and_the_client_hears_it(
     with ServiceClient(service.address) as client:
         future = client.submit([{"taskId": task["id"], "candidate": c} for c in (task["middle"], "simp", "omega")])
         assert client.progress_at(future) is not None or future.done()
-        assert [v["kind"] for v in future.result(60)][0] == "proved"
+        assert future.result(60)[0]["kind"] == "proved"
         assert client.progress_notes >= 1
         assert client.progress_at(future) is None, "an answered batch is no longer followed"
 
