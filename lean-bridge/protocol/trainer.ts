@@ -136,9 +136,9 @@ export interface TrainConfig {
   /** Examples per SFT step. */
   sft_batch_size?: number;
   /**
-   * Slack on a batch's deadline, seconds: the trainer waits this long plus what the verifier's limits allow for the
-   * candidates in flight (VerifierBudget) before masking a batch as unanswered. Also how long a lost service
-   * connection is retried.
+   * Slack on the wait for a batch, seconds: it counts as unanswered (masked) once the verifier made no progress on
+   * it for this long plus the longest one check can take (VerifierBudget). Also how long a lost service connection
+   * is retried.
    */
   verify_timeout_s?: number;
   /** Prompt budget: the prefix is cut from the left and the suffix from the right to fit. */
@@ -229,14 +229,14 @@ export interface InitializeParams {
    * trainer process checks its candidates there, and only there.
    */
   verifierService: VerifierServiceAddress;
-  /** The limits of the verifier behind that service, from which the trainer derives each batch's deadline. */
+  /** The limits of the verifier behind that service, from which the trainer derives how long a batch may wait without progress. */
   verifierBudget: VerifierBudget;
 }
 
 /**
  * What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
- * batch's deadline is the candidates that may be in the verifier at once, divided among its slots, times the
- * longest one check can take, plus the run's `verify_timeout_s`.
+ * batch counts as unanswered once the verifier made no progress on it (`verify/progress`) for the longest one
+ * check can take plus the run's `verify_timeout_s`.
  */
 export interface VerifierBudget {
   /** Checks the verifier runs at once (its slots). */
@@ -312,6 +312,8 @@ export interface VerifyBatchParams {
   token?: string;
   /** Candidates to check; verdicts come back in the same order. A malformed item gets its own `rejected` verdict. */
   items: ServiceItem[];
+  /** Chosen by the client, unique among its batches in flight: when given, the service sends `verify/progress` naming it while the batch is checked. */
+  batchId?: string;
 }
 
 /** The verdict and reward for one verify/batch item. */
@@ -340,6 +342,22 @@ export interface BatchVerdict {
 export interface VerifyBatchResult {
   /** One verdict per item, in the items' order. */
   verdicts: BatchVerdict[];
+}
+
+/**
+ * Service -> client, notification `verify/progress`, for a batch sent with a `batchId`, while it is checked: sent
+ * when any check of the service finished (at once after a quiet second, else at most once a second), so a client
+ * can tell a verifier that works, on this batch or on the ones queued before it, from one that stopped.
+ */
+export interface VerifyProgressParams {
+  /** The batch's `batchId`. */
+  batchId: string;
+  /** The batch's items answered so far. */
+  done: number;
+  /** The batch's items. */
+  total: number;
+  /** Checks the service finished since it started, for every client: a queued batch's progress is theirs. */
+  serviceDone: number;
 }
 
 /** Client -> service, request `stats`. */
@@ -489,6 +507,8 @@ export const Shutdown = new RequestType0<ShutdownResult, void>("shutdown");
 /** Service requests (over TCP). */
 export const VerifyBatch = new RequestType<VerifyBatchParams, VerifyBatchResult, void>("verify/batch");
 export const Stats = new RequestType<StatsParams, ServiceStats, void>("stats");
+/** Service -> client notification (over TCP). */
+export const VerifyProgress = new NotificationType<VerifyProgressParams>("verify/progress");
 
 /** Service error code: the token is missing or wrong (the request was refused and counted). */
 export const SERVICE_UNAUTHORIZED = -32010;
@@ -569,6 +589,12 @@ export const SERVICE_MESSAGES = [
     direction: "client-to-service",
     params: "StatsParams",
     result: "ServiceStats",
+  },
+  {
+    method: VerifyProgress.method,
+    type: "notification",
+    direction: "service-to-client",
+    params: "VerifyProgressParams",
   },
 ] as const;
 

@@ -3,6 +3,8 @@
  * sockets). Each request is answered as soon as its own checks finish, so a slow proof never holds back
  * another client's answer (the pool has its own slots). Back-pressure is a bounded number of accepted items:
  * a batch that would exceed it is refused at once with the busy error, never queued in unbounded memory.
+ * While a batch sent with a `batchId` is checked, its client hears `verify/progress` (./progress.ts) whenever
+ * any check of the service finishes: how a trainer tells a slow verifier from one that stopped.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import {
@@ -22,11 +24,13 @@ import {
   SERVICE_UNAUTHORIZED,
   Stats,
   VerifyBatch,
+  VerifyProgress,
   type BatchVerdict,
   type ServiceStats,
   type VerifyBatchResult,
 } from "../protocol/trainer";
 import { itemLabel, resolveItem, type TaskTable } from "./items";
+import { BatchProgress, PROGRESS_INTERVAL_MS } from "./progress";
 import { RateWindow } from "./rateWindow";
 import { bareVerdict, batchVerdict } from "./wire";
 
@@ -55,6 +59,8 @@ export interface ServiceOptions {
   tasks: TaskTable;
   /** Shown every answered batch's verdicts (a training run's figures and its broken-environment stop). */
   observe?: (verdicts: readonly BatchVerdict[]) => void;
+  /** The shortest time between two `verify/progress` of one batch (default 1 s; tests use 0). */
+  progressIntervalMs?: number;
 }
 
 export const DEFAULT_QUEUE_LIMIT = 4096;
@@ -71,6 +77,10 @@ export class VerifierService {
   private readonly rate = new RateWindow(10);
   private pending = 0;
   private counters = { checks: 0, refused: 0, busy: 0 };
+  /** Checks finished, every client's: what `verify/progress` reports as the service's progress. */
+  private finished = 0;
+  /** The batches in flight whose clients asked for progress. */
+  private readonly watched = new Set<BatchProgress>();
 
   private constructor(
     private readonly server: Server,
@@ -142,7 +152,7 @@ export class VerifierService {
     socket.on("error", drop);
     socket.on("close", drop);
     rpc.onClose(drop);
-    rpc.onRequest(VerifyBatch, (params) => this.verifyBatch(params, entry.abort.signal));
+    rpc.onRequest(VerifyBatch, (params) => this.verifyBatch(params, entry.abort.signal, rpc));
     rpc.onRequest(Stats, (params) => {
       const refused = this.refuse(params);
       return refused ?? this.stats();
@@ -165,6 +175,7 @@ export class VerifierService {
   private async verifyBatch(
     params: unknown,
     signal: AbortSignal,
+    rpc: MessageConnection,
   ): Promise<VerifyBatchResult | ResponseError> {
     const refused = this.refuse(params);
     if (refused) return refused;
@@ -174,6 +185,9 @@ export class VerifierService {
         SERVICE_INVALID_PARAMS,
         'params need "items": an array of {taskId, candidate} or {file, hole, candidate}',
       );
+    const batchId = (params as { batchId?: unknown }).batchId;
+    if (batchId !== undefined && typeof batchId !== "string")
+      return new ResponseError(SERVICE_INVALID_PARAMS, '"batchId" must be a string when given');
     if (this.pending + items.length > this.options.queueLimit) {
       this.counters.busy++;
       const why =
@@ -183,16 +197,35 @@ export class VerifierService {
       return new ResponseError(SERVICE_BUSY, why);
     }
     this.pending += items.length;
+    const progress =
+      batchId === undefined
+        ? undefined
+        : new BatchProgress(
+            batchId,
+            items.length,
+            // A client that left cannot be told; its batch is aborted through `signal`.
+            (note) => void rpc.sendNotification(VerifyProgress, note).catch(() => undefined),
+            this.options.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+          );
+    if (progress) this.watched.add(progress);
     try {
-      return { verdicts: await this.check(items, signal) };
+      return { verdicts: await this.check(items, signal, progress) };
     } finally {
+      if (progress) {
+        progress.close();
+        this.watched.delete(progress);
+      }
       this.pending -= items.length;
       this.counters.checks += items.length;
       this.rate.add(items.length);
     }
   }
 
-  private async check(items: unknown[], signal: AbortSignal): Promise<BatchVerdict[]> {
+  private async check(
+    items: unknown[],
+    signal: AbortSignal,
+    progress: BatchProgress | undefined,
+  ): Promise<BatchVerdict[]> {
     const verdicts: (BatchVerdict | undefined)[] = new Array(items.length);
     const work: { task: VerifyTask; candidate: string; index: number }[] = [];
     items.forEach((item, index) => {
@@ -204,7 +237,7 @@ export class VerifierService {
     let results: Verdict[] = [];
     let failure = "the client disconnected before this candidate was checked";
     try {
-      results = await this.verifier.verifyMany(work, undefined, signal);
+      results = await this.verifier.verifyMany(work, (done) => this.progressed(progress, done), signal);
     } catch (error) {
       failure = `the verifier failed: ${error instanceof Error ? error.message : String(error)}`;
     }
@@ -217,6 +250,13 @@ export class VerifierService {
     });
     this.options.observe?.(verdicts as BatchVerdict[]);
     return verdicts as BatchVerdict[];
+  }
+
+  /** One check of a batch finished: every watched batch in flight hears that the service progressed. */
+  private progressed(progress: BatchProgress | undefined, done: number): void {
+    this.finished++;
+    progress?.ownDone(done);
+    for (const watched of this.watched) watched.serviceProgressed(this.finished);
   }
 
   /** Stops listening and closes every connection (answers not yet sent are lost, as in a crash). */

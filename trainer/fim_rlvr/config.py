@@ -86,9 +86,9 @@ class TrainConfig:
     sft_batch_size: int = 32
     """Examples per SFT step."""
     verify_timeout_s: float = 120.0
-    """Slack on a batch's deadline: the trainer waits this long plus what the verifier's limits allow for the
-    candidates in flight (fim_rlvr.verify.batch_deadline_s) before masking a batch as unanswered. Also how long a
-    lost service connection is retried."""
+    """Slack on the wait for a batch: it counts as unanswered (masked) once the verifier made no progress on it for
+    this long plus the longest one check can take (fim_rlvr.verify.silence_bound_s). Also how long a lost service
+    connection is retried."""
     max_prompt_tokens: int = 256
     """Prompt budget: the prefix is cut from the left and the suffix from the right to fit."""
     lora_r: int | None = None

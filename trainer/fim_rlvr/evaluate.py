@@ -83,7 +83,7 @@ def pass_at_1(
     max_new_tokens: int,
     show_goal: bool,
     budget: int,
-    deadline_s: float,
+    silence_s: float,
     stop: threading.Event | None = None,
 ) -> EvalResult:
     """Greedy completions for `tasks`, cleaned and verified in one batch."""
@@ -97,7 +97,7 @@ def pass_at_1(
         {"taskId": t.id, "candidate": policy.style.candidate(r.text, t.indent)}
         for t, r in zip(tasks, rollouts, strict=True)
     ]
-    verdicts, _ = send(verifier, items).collect(verifier, deadline_s, stop)
+    verdicts, _ = send(verifier, items).collect(verifier, silence_s, stop)
     proved: dict[str, int] = {}
     total: dict[str, int] = {}
     for task, verdict in zip(tasks, verdicts, strict=True):

@@ -34,7 +34,7 @@ def evaluate_stage(trainer: Trainer, stage: str) -> dict[str, Any]:
         max_new_tokens=config.max_new_tokens,
         show_goal=trainer.show_goal,
         budget=config.max_prompt_tokens,
-        deadline_s=trainer.verify_deadline_s,
+        silence_s=trainer.verify_silence_s,
         stop=trainer.stop_event,
     )
     params: dict[str, Any] = {
@@ -78,7 +78,7 @@ def validate_step(trainer: Trainer, step: int) -> None:
         max_new_tokens=config.max_new_tokens,
         show_goal=trainer.show_goal,
         budget=config.max_prompt_tokens,
-        deadline_s=trainer.verify_deadline_s,
+        silence_s=trainer.verify_silence_s,
         stop=trainer.stop_event,
     )
     trainer.files.append_validation(result.to_json())

@@ -57,6 +57,14 @@ class BatchView:
     old_logp: torch.Tensor  # [B, T]
     is_weights: torch.Tensor | None  # [B, T] or [B, 1]
     tis_metrics: dict[str, float]
+    prompt_ids: torch.Tensor | None = None  # [B]
+    """Which prompt each sample answers (None: its group's): a group's first attempts share their task's prompt, and
+    each repair turn has a prompt of its own (its last attempt and diagnostics), though it is scored in the group.
+    The loss's `group_ids` (dgpo's preference pairs) are these."""
+
+    @property
+    def loss_group_ids(self) -> torch.Tensor:
+        return self.prompt_ids if self.prompt_ids is not None else self.group_ids
 
     @staticmethod
     def build(
@@ -85,10 +93,16 @@ class BatchView:
         old_logp = pad_rows([r.old_logp for r in rollouts], width, device)  # [B, T]
         is_weights, tis_metrics = _importance_weights(algorithm.config, rollouts, old_logp, mask)
         sizes = [len(g.rollouts) for g in groups]
-        return BatchView(rollouts, group_ids, sizes, rewards, advantages, mask, old_logp, is_weights, tis_metrics)
+        turns = [turn for g in groups for turn in g.sample_turns()]
+        pairs_of = zip(group_ids.tolist(), turns, strict=True)
+        # [B]: a repair turn's own number lies past every group's
+        prompt_ids = torch.tensor([group if turn == 0 else len(groups) + k for k, (group, turn) in enumerate(pairs_of)])
+        return BatchView(
+            rollouts, group_ids, sizes, rewards, advantages, mask, old_logp, is_weights, tis_metrics, prompt_ids
+        )
 
     def totals(self, algorithm: Algorithm) -> Totals:
-        return algorithm.totals(self.mask, self.group_ids, self.rewards)
+        return algorithm.totals(self.mask, self.loss_group_ids, self.rewards)
 
     def micro_batches(self, size: int | None, whole_groups: bool) -> Iterator[slice]:
         """Row slices of at most `size` completions (whole groups when `whole_groups`: at least one group)."""
@@ -169,7 +183,7 @@ def accumulate(
             mask,
             view.advantages[rows],
             ref_logp=ref_logp,
-            group_ids=view.group_ids[rows],
+            group_ids=view.loss_group_ids[rows],
             rewards=view.rewards[rows],
             is_weights=weights,
             totals=totals,

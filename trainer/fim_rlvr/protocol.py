@@ -36,6 +36,8 @@ TRAIN_DONE = "train/done"
 # The verifier service (over TCP).
 VERIFY_BATCH = "verify/batch"
 STATS = "stats"
+VERIFY_PROGRESS = "verify/progress"
+"""Service -> client notification: a check of the service finished while the batch it names waits."""
 SERVICE_UNAUTHORIZED = -32010
 """Service error code: the token is missing or wrong."""
 SERVICE_BUSY = -32011
@@ -163,8 +165,8 @@ class VerifierServiceAddress(TypedDict):
 
 class VerifierBudget(TypedDict):
     """What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
-    batch's deadline is the candidates that may be in the verifier at once, divided among its slots, times the
-    longest one check can take, plus the run's `verify_timeout_s` (fim_rlvr.verify.batch_deadline_s)."""
+    batch counts as unanswered once the verifier made no progress on it (`verify/progress`) for the longest one
+    check can take plus the run's `verify_timeout_s` (fim_rlvr.verify.silence_bound_s)."""
 
     slots: int
     """Checks the verifier runs at once (its slots)."""
@@ -194,7 +196,8 @@ class InitializeParams(TypedDict):
     """The run's verifier service (the `fim-rlvr serve` protocol): every trainer process checks its candidates
     there, and only there."""
     verifierBudget: VerifierBudget
-    """The limits of the verifier behind that service, from which the trainer derives each batch's deadline."""
+    """The limits of the verifier behind that service, from which the trainer derives how long a batch may wait
+    without progress."""
 
 
 class InitializeResult(TypedDict):
@@ -263,6 +266,9 @@ class VerifyBatchParams(_VerifyBatchRequired, total=False):
 
     token: str
     """The service's token; required when it has one (always when bound off loopback, and for a run's own)."""
+    batchId: str
+    """Chosen by the client, unique among its batches in flight: when given, the service sends `verify/progress`
+    naming it while the batch is checked."""
 
 
 class _BatchVerdictRequired(TypedDict):
@@ -299,6 +305,21 @@ class VerifyBatchResult(TypedDict):
 
     verdicts: list[BatchVerdict]
     """One verdict per item, in the items' order."""
+
+
+class VerifyProgressParams(TypedDict):
+    """Service -> client, notification `verify/progress`, for a batch sent with a `batchId`, while it is checked: sent
+    when any check of the service finished (at once after a quiet second, else at most once a second), so a client
+    can tell a verifier that works, on this batch or on the ones queued before it, from one that stopped."""
+
+    batchId: str
+    """The batch's `batchId`."""
+    done: int
+    """The batch's items answered so far."""
+    total: int
+    """The batch's items."""
+    serviceDone: int
+    """Checks the service finished since it started, for every client: a queued batch's progress is theirs."""
 
 
 class StatsParams(TypedDict, total=False):

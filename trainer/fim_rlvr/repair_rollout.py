@@ -55,7 +55,7 @@ def with_repairs(
     *,
     step: int,
     round_: int,
-    deadline_s: float,
+    silence_s: float,
     stop: threading.Event | None = None,
 ) -> StepRecord:
     """`record` with its failed samples' repair turns added to their groups (nothing to do with repair_turns 0).
@@ -97,7 +97,7 @@ def with_repairs(
         gen_seconds += time.perf_counter() - started
         items: list[VerifyItem] = [{"taskId": t.id, "candidate": c} for t, c in zip(tasks, candidates, strict=True)]
         check = send(verifier, items)
-        verdicts, waited = check.collect(verifier, deadline_s, stop)
+        verdicts, waited = check.collect(verifier, silence_s, stop)
         verify_seconds += check.seconds
         wait_seconds += waited
         next_chains = []

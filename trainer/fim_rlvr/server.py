@@ -104,7 +104,7 @@ class TrainerServer:
         ranks_note = f" by each of {ranks.world} ranks" if ranks.distributed else ""
         note = (
             f"candidates are checked{ranks_note} through the run's verifier service at {where}; a batch counts as "
-            f"unanswered after {trainer.verify_deadline_s:g} s"
+            f"unanswered after {trainer.verify_silence_s:g} s without progress"
         )
         self.connection.after_next_response(lambda: trainer.log("info", note))
         self.connection.after_next_response(self.thread.start)

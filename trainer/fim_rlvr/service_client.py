@@ -9,6 +9,8 @@ items in flight, and a hole's GRPO group stays on the service that saw it first 
 A connection lost mid-batch (a restarted service, a preempted machine) is made again and what it had in flight is
 resubmitted: a lost check is retried, never counted as the model's failure. Only when no service answers for
 `retry_window` seconds do items get `crashed` verdicts with cause `infrastructure`, which trainers mask out.
+Each request carries a fresh `batchId`; the service's `verify/progress` notifications for it feed `progress_at`
+(fim_rlvr.batch_progress), from which the trainer tells a slow verifier from one that stopped (fim_rlvr.verify).
 
     client = ServiceClient("127.0.0.1:8470", token=None)
     verdicts = client.verify([{"taskId": "...", "candidate": "omega"}])
@@ -18,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
@@ -32,7 +35,8 @@ from pylsp_jsonrpc.endpoint import Endpoint
 from pylsp_jsonrpc.exceptions import JsonRpcException
 from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
-from .protocol import SERVICE_BUSY, STATS, VERIFY_BATCH, BatchVerdict, VerifierIdentity
+from .batch_progress import BatchWatch, ProgressBook
+from .protocol import SERVICE_BUSY, STATS, VERIFY_BATCH, VERIFY_PROGRESS, BatchVerdict, VerifierIdentity
 
 MAX_SENDS = 5
 """Times one item may be lost with a service before the client gives up on it."""
@@ -87,8 +91,9 @@ class _Lost(Exception):
 class _Connection:
     """One connection to one service: connects on demand, fails what was in flight when it closes."""
 
-    def __init__(self, address: Address, connect_timeout: float) -> None:
+    def __init__(self, address: Address, connect_timeout: float, on_progress: Callable[[Any], None]) -> None:
         self.address = address
+        self._on_progress = on_progress
         self.outstanding = 0
         self.reconnects = 0
         self._connect_timeout = connect_timeout
@@ -125,7 +130,7 @@ class _Connection:
             self._ever_connected = True
             reader = JsonRpcStreamReader(sock.makefile("rb"))
             writer = JsonRpcStreamWriter(sock.makefile("wb"))
-            endpoint = Endpoint({}, writer.write, max_workers=1)
+            endpoint = Endpoint({VERIFY_PROGRESS: self._on_progress}, writer.write, max_workers=1)
             self._socket, self._endpoint = sock, endpoint
             threading.Thread(
                 target=self._read, args=(reader, endpoint), name=f"fim-rlvr-service-{self.address}", daemon=True
@@ -189,6 +194,7 @@ class ServiceClient:
         busy_window: float = 600.0,
         max_batch_items: int = 512,
         connect_timeout: float = 3.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         listed = [addresses] if isinstance(addresses, (str, Address)) else list(addresses)
         parsed = [a if isinstance(a, Address) else parse_address(a) for a in listed]
@@ -198,7 +204,8 @@ class ServiceClient:
         self.retry_window = retry_window
         self.busy_window = busy_window
         self.max_batch_items = max_batch_items
-        self._services = [_Connection(a, connect_timeout) for a in parsed]
+        self._progress = ProgressBook(clock)
+        self._services = [_Connection(a, connect_timeout, self._progress.heard) for a in parsed]
         self._affinity: OrderedDict[str, _Connection] = OrderedDict()
         self._affinity_max = 100_000
         self._lock = threading.Lock()
@@ -206,6 +213,11 @@ class ServiceClient:
         self._executor: ThreadPoolExecutor | None = None
         self.resubmitted = 0
         """Items sent again after their service was lost."""
+
+    @property
+    def progress_notes(self) -> int:
+        """`verify/progress` notifications heard for requests in flight, over all services."""
+        return self._progress.notes
 
     @property
     def reconnects(self) -> int:
@@ -216,17 +228,26 @@ class ServiceClient:
     def submit(self, items: Sequence[Mapping[str, Any]]) -> Future[list[BatchVerdict]]:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="fim-rlvr-client")
-        return self._executor.submit(self.verify, items)
+        watch = self._progress.new_watch()
+        future = self._executor.submit(self.verify, items, watch)
+        self._progress.follow(future, watch)
+        return future
 
     def cancel(self, future: Future[list[BatchVerdict]]) -> None:
         future.cancel()
+
+    def progress_at(self, future: Future[list[BatchVerdict]]) -> float | None:
+        """The clock time of the latest sign that a service works on the submitted batch (fim_rlvr.verify's
+        `ReportsProgress`): its requests' sending and answers, and `verify/progress` for them."""
+        return self._progress.progress_at(future)
 
     async def verify_async(self, items: Sequence[Mapping[str, Any]]) -> list[BatchVerdict]:
         """`verify` for asyncio code (it runs in a worker thread)."""
         return await asyncio.to_thread(self.verify, items)
 
-    def verify(self, items: Sequence[Mapping[str, Any]]) -> list[BatchVerdict]:
-        """Verdicts in the items' order. Raises ServiceRefused for a bad token or malformed items."""
+    def verify(self, items: Sequence[Mapping[str, Any]], watch: BatchWatch | None = None) -> list[BatchVerdict]:
+        """Verdicts in the items' order. Raises ServiceRefused for a bad token or malformed items. `watch` follows
+        the batch's progress (`submit` gives one)."""
         verdicts: list[BatchVerdict | None] = [None] * len(items)
         sends = [0] * len(items)
         todo = list(range(len(items)))
@@ -251,12 +272,15 @@ class ServiceClient:
                 sends[k] += 1
             futures = []
             for service, chunk in requests:
-                params: dict[str, Any] = {"items": [dict(items[k]) for k in chunk]}
+                batch_id = self._progress.sent(watch)
+                params: dict[str, Any] = {"items": [dict(items[k]) for k in chunk], "batchId": batch_id}
                 if self.token is not None:
                     params["token"] = self.token
                 with self._lock:
                     service.outstanding += len(chunk)
                 futures.append(service.request(VERIFY_BATCH, params))
+                # Answered (or lost) is no longer in flight: a chunk done early must not stand for the batch's silence.
+                futures[-1].add_done_callback(functools.partial(self._answered, watch, batch_id))
             wait_futures(futures)
             todo = []
             busy = False
@@ -294,6 +318,9 @@ class ServiceClient:
                     )
                 time.sleep(0.05)
         return [v for v in verdicts if v is not None]
+
+    def _answered(self, watch: BatchWatch | None, batch_id: str, _: Future[Any]) -> None:
+        self._progress.answered(watch, batch_id)
 
     def stats(self) -> list[dict[str, Any]]:
         """Each service's `stats` answer, or `{"address", "down": message}` for one that cannot be reached."""

@@ -168,9 +168,9 @@ class StepRecord:
 
     @staticmethod
     def collect(
-        batch: Batch, check: PendingCheck, verifier: Verifier, deadline_s: float, stop: threading.Event
+        batch: Batch, check: PendingCheck, verifier: Verifier, silence_s: float, stop: threading.Event
     ) -> StepRecord:
-        verdicts, waited = check.collect(verifier, deadline_s, stop)
+        verdicts, waited = check.collect(verifier, silence_s, stop)
         at = 0
         groups = []
         for group in batch.groups:

@@ -48,7 +48,7 @@ from .reporting import ReportError, Reports, open_reports
 from .runtime import configure_threads, quiet_libraries
 from .sft import warm_start
 from .steps import Batch, StepRecord, sample_groups, verify_groups
-from .verify import Budget, Stopped, Verifier, batch_deadline_s, items_in_flight
+from .verify import Budget, Stopped, Verifier, silence_bound_s
 from .vllm_backend import BackendError, make_backend
 
 
@@ -85,8 +85,8 @@ class Trainer:
         self.events = events
         self.verifier_identity = verifier_identity
         self.verifier_budget = verifier_budget
-        self.verify_deadline_s = config.verify_timeout_s
-        """How long any batch may wait for its verdicts (set by prepare() from the verifier's budget)."""
+        self.verify_silence_s = silence_bound_s(verifier_budget, config.verify_timeout_s)
+        """How long any batch may wait without progress of the verifier before it counts as unanswered."""
         self.ranks = distributed.current()
         self.files = RunFiles(run_dir)
         if not self.ranks.is_main:  # only rank 0 reports and writes the run's files; the others' go nowhere
@@ -131,12 +131,6 @@ class Trainer:
         self.train_tasks = select(tasks, "train", config.kinds)
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
         self.validation_tasks = eval_subset(select(tasks, "validation", config.kinds), config.eval_limit, config.seed)
-        in_flight = items_in_flight(
-            world=self.ranks.world,
-            batch_items=config.batch_size * config.group_size,
-            measured_items=max(len(self.test_tasks), len(self.validation_tasks) * (1 + config.validation_samples)),
-        )
-        self.verify_deadline_s = batch_deadline_s(self.verifier_budget, in_flight, config.verify_timeout_s)
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
         self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
@@ -291,7 +285,7 @@ class Trainer:
                 check = verify_groups(self.verifier, pending)
             try:
                 record = StepRecord.collect(
-                    current, current_check, self.verifier, self.verify_deadline_s, self._collect_stop
+                    current, current_check, self.verifier, self.verify_silence_s, self._collect_stop
                 )
                 record = self._repaired(record, step, round_=0)
                 if self.algorithm.config.dynamic_sampling:
@@ -332,7 +326,7 @@ class Trainer:
             extra = self._sample(step, groups=outcome.missing, round_=rounds)
             extra_check = verify_groups(self.verifier, extra)
             extra_record = StepRecord.collect(
-                extra, extra_check, self.verifier, self.verify_deadline_s, self._collect_stop
+                extra, extra_check, self.verifier, self.verify_silence_s, self._collect_stop
             )
             extra_record = self._repaired(extra_record, step, round_=rounds)
             all_groups.extend(extra_record.groups)
@@ -343,8 +337,8 @@ class Trainer:
 
     def _repaired(self, record: StepRecord, step: int, round_: int) -> StepRecord:
         """The record with its failed samples' repair turns (repair_turns; fim_rlvr.repair_rollout)."""
-        stop, deadline = self._collect_stop, self.verify_deadline_s
-        return with_repairs(self, self.verifier, record, step=step, round_=round_, deadline_s=deadline, stop=stop)
+        stop, silence = self._collect_stop, self.verify_silence_s
+        return with_repairs(self, self.verifier, record, step=step, round_=round_, silence_s=silence, stop=stop)
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
         if self.ranks.is_main:  # the other ranks' records reached rank 0 in _rl (gather_flat)

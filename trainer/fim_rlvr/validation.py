@@ -91,7 +91,7 @@ def validate(
     max_new_tokens: int,
     show_goal: bool,
     budget: int,
-    deadline_s: float,
+    silence_s: float,
     stop: threading.Event | None = None,
 ) -> ValidationResult:
     """Greedy and sampled completions for `tasks`, checked in one batch; the point of the curve at `step`."""
@@ -107,7 +107,7 @@ def validate(
         for rollout in [greedy[index], *sampled[index * samples : (index + 1) * samples]]:
             text = clean_completion(rollout.text, indent=task.indent, stops=policy.style.stop_strings, fim=fim)
             items.append({"taskId": task.id, "candidate": text})
-    verdicts, _ = send(verifier, items).collect(verifier, deadline_s, stop)
+    verdicts, _ = send(verifier, items).collect(verifier, silence_s, stop)
     proved = [v.kind == "proved" for v in verdicts]
     ks = ks_for(samples)
     rows: list[tuple[bool, dict[int, float]]] = []

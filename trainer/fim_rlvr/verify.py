@@ -1,27 +1,29 @@
-"""Checking candidates: the Verifier interface, and waiting on a check with a deadline the verifier's limits set.
+"""Checking candidates: the Verifier interface, and waiting on a check for as long as the verifier makes progress.
 
 The only Verifier a run uses is the client of the run's verifier service (fim_rlvr.service_client); tests give
 in-process stand-ins of the same shape. The loop sends a batch (`Verifier.submit`) and collects it later
 (`PendingCheck.collect`), which is what lets the verification of step k overlap the generation of step k+1.
 
-A batch's deadline grows with what the verifier has to do (`batch_deadline_s`): every candidate that may be in the
-verifier at once, divided among its slots, each taking the longest a working check can. So a slow verifier that
-works (a policy whose every candidate hangs until its own time limit, say) is never mistaken for one that stopped
-answering: its timeouts come back as the candidates' failures. Only a batch the verifier never answers within
-that deadline costs its samples (`timeout` verdicts caused by the infrastructure, masked), never the run; a batch
-answered with an error becomes `crashed`, masked too.
+A batch counts as unanswered only when the verifier made no progress on it for `silence_bound_s`: the longest one
+check can take on a verifier that works (the budget's `checkBoundMs`), plus slack. A verifier that reports progress
+(`ReportsProgress`: the service's `verify/progress`, sent whenever any of its checks finishes) keeps every batch it
+holds alive, the one being checked and the ones queued behind it, however long the whole takes. So a slow verifier
+that works (a policy whose every candidate hangs until its own time limit, say) is never mistaken for one that
+stopped: its timeouts come back as the candidates' failures. A verifier that hangs (no progress at all for the
+bound) costs the batch's samples (`timeout` verdicts caused by the infrastructure, masked) within the bound, never
+the run; a batch answered with an error becomes `crashed`, masked too. A verifier that reports nothing is given the
+bound from the batch's sending.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from .protocol import BatchVerdict, Verdict, VerifyItem
 
@@ -61,20 +63,21 @@ class Budget:
         return budget
 
 
-def items_in_flight(*, world: int, batch_items: int, measured_items: int) -> int:
-    """The most candidates a run can have in the verifier at once: every rank's step being checked and the next one
-    (the pipelined loop; DAPO's refill rounds take a collected batch's place, never add one), plus rank 0's
-    held-out evaluation or validation batch."""
-    return world * 2 * batch_items + measured_items
+def silence_bound_s(budget: Budget | None, slack_s: float) -> float:
+    """How long a batch may wait without any progress of the verifier before it counts as unanswered: the longest
+    one check can take on a verifier that works (when its limits are known), plus `slack_s` (the progress
+    notifications' own delay, at most a second, among others)."""
+    return slack_s + (budget.check_bound_s if budget is not None else 0.0)
 
 
-def batch_deadline_s(budget: Budget | None, in_flight: int, slack_s: float) -> float:
-    """How long to wait for a batch before it counts as unanswered: `slack_s`, plus (when the verifier's limits are
-    known) the time its slots need to finish every candidate that may be in the verifier with the batch, each
-    taking the longest a working check can."""
-    if budget is None:
-        return slack_s
-    return slack_s + math.ceil(max(1, in_flight) / budget.slots) * budget.check_bound_s
+@runtime_checkable
+class ReportsProgress(Protocol):
+    """A Verifier that can tell when it last made progress on a submitted batch."""
+
+    def progress_at(self, future: Future[list[BatchVerdict]]) -> float | None:
+        """The clock time (time.monotonic's) of the latest sign that the verifier works on this batch (on it or on
+        the batches it waits behind); None when it cannot tell."""
+        ...
 
 
 class Stopped(Exception):
@@ -87,46 +90,55 @@ class PendingCheck:
 
     items: list[VerifyItem]
     future: Future[list[BatchVerdict]]
-    sent_at: float = field(default_factory=time.perf_counter)
+    clock: Callable[[], float] = time.monotonic
+    """The time source (tests give a fake one); progress times are on the same clock."""
+    sent_at: float | None = None
     answered_at: float | None = None
 
     def __post_init__(self) -> None:
+        if self.sent_at is None:
+            self.sent_at = self.clock()
         self.future.add_done_callback(self._mark_answered)
 
     def _mark_answered(self, _: Future[list[BatchVerdict]]) -> None:
-        self.answered_at = time.perf_counter()
+        self.answered_at = self.clock()
+
+    def last_progress(self, verifier: Verifier) -> float:
+        """The latest sign of life for this batch: its sending, or the verifier's latest progress on it."""
+        sent = self.sent_at if self.sent_at is not None else self.clock()
+        heard = verifier.progress_at(self.future) if isinstance(verifier, ReportsProgress) else None
+        return sent if heard is None else max(sent, heard)
 
     def collect(
-        self, verifier: Verifier, deadline_s: float, stop: threading.Event | None = None
+        self, verifier: Verifier, silence_s: float, stop: threading.Event | None = None, *, poll_s: float = 0.05
     ) -> tuple[list[Verdict], float]:
-        """The verdicts (made-up masked ones when the verifier did not answer in time or answered with an error)
-        and how long this call blocked. Raises Stopped when `stop` is set while waiting."""
-        began = time.perf_counter()
-        deadline = self.sent_at + deadline_s
+        """The verdicts (made-up masked ones when the verifier made no progress on the batch for `silence_s`, or
+        answered with an error) and how long this call blocked. Raises Stopped when `stop` is set while waiting."""
+        began = self.clock()
         while True:
             if self.future.done():
                 try:
                     wire = self.future.result()
                 except Exception as error:
-                    return self._all("crashed", f"verify/batch failed: {error}"), time.perf_counter() - began
-                return self._parse(wire), time.perf_counter() - began
+                    return self._all("crashed", f"verify/batch failed: {error}"), self.clock() - began
+                return self._parse(wire), self.clock() - began
             if stop is not None and stop.is_set():
                 raise Stopped()
-            remaining = deadline - time.perf_counter()
+            remaining = self.last_progress(verifier) + silence_s - self.clock()
             if remaining <= 0:
                 verifier.cancel(self.future)
-                why = f"the verifier did not answer verify/batch within {deadline_s:g} s"
-                return self._all("timeout", why), time.perf_counter() - began
+                why = f"the verifier made no progress on verify/batch for {silence_s:g} s"
+                return self._all("timeout", why), self.clock() - began
             try:
-                self.future.exception(timeout=min(remaining, 0.05))
+                self.future.exception(timeout=min(remaining, poll_s))
             except FutureTimeout:
                 continue
 
     @property
     def seconds(self) -> float:
         """Wall time from sending to the answer (or to now)."""
-        end = self.answered_at if self.answered_at is not None else time.perf_counter()
-        return end - self.sent_at
+        end = self.answered_at if self.answered_at is not None else self.clock()
+        return end - (self.sent_at if self.sent_at is not None else end)
 
     def _all(self, kind: str, why: str) -> list[Verdict]:
         return [Verdict.not_checked(item["taskId"], kind, why) for item in self.items]

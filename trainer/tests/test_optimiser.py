@@ -143,3 +143,24 @@ def test_dapo_divides_by_every_ranks_tokens_across_two_gloo_ranks(tmp_path: Path
     scale = max(1.0, float(union_grad.abs().max()))
     assert float((global_grad - union_grad).abs().max()) <= 1e-6 * scale
     assert float((torch.tensor(result["per_rank_mean"]) - union_grad).abs().max()) > 1e-4, "local means are skewed"
+
+
+def test_dgpo_pairs_only_answers_to_the_same_prompt_so_repair_turns_join_no_pair() -> None:
+    from fim_rlvr.algorithms.dgpo import preference_pairs
+
+    model, tok = model_and_tokenizer()
+    groups = make_groups(model, tok.pad_token_id, seed=3)
+    groups[0].turns = [0, 0, 1, 2]  # a first attempt that proved, one that failed, and two repair turns after it
+    algorithm = make("dgpo")
+    view = BatchView.build(algorithm, groups, torch.device("cpu"))
+    repair_rows = [2, 3]
+    assert view.prompt_ids is not None
+    assert view.prompt_ids.tolist()[:2] == [0, 0] and view.prompt_ids.tolist()[4:] == view.group_ids.tolist()[4:]
+    assert len(set(view.prompt_ids.tolist()[2:4])) == 2 and not set(view.prompt_ids.tolist()[2:4]) & {0, 1, 2}
+    by_group = preference_pairs(view.mask, view.rewards, view.group_ids)
+    assert bool(by_group[0, repair_rows].any()), "pairing by group alone compares answers to different prompts"
+    by_prompt = preference_pairs(view.mask, view.rewards, view.loss_group_ids)
+    assert not bool(by_prompt[repair_rows].any() or by_prompt[:, repair_rows].any())
+    assert bool(by_prompt[0, 1]), "the first attempts' pair stays"
+    assert view.totals(algorithm).pairs == float(by_prompt.sum())
+    assert view.advantages[repair_rows].ne(0).all(), "the repair turns still take part in the group's GRPO term"

@@ -190,7 +190,7 @@ def first_record(trainer: Any) -> StepRecord:
 def test_failed_samples_get_turns_until_proved_masked_or_out_of_turns(trainer: Any) -> None:
     verifier = ScriptedVerifier()
     trainer.backend = ScriptedBackend()
-    record = with_repairs(trainer, verifier, first_record(trainer), step=1, round_=0, deadline_s=5.0)
+    record = with_repairs(trainer, verifier, first_record(trainer), step=1, round_=0, silence_s=5.0)
     (group,) = record.groups
     assert record.all_groups == record.groups
     assert group.candidates == [*FIRST, "good", "hang", "infra", "bad4", "good", "bad4"]
@@ -211,7 +211,7 @@ def test_failed_samples_get_turns_until_proved_masked_or_out_of_turns(trainer: A
 
 def test_no_turn_can_choose_a_masked_outcome_and_the_proving_turn_is_discounted(trainer: Any) -> None:
     trainer.backend = ScriptedBackend()
-    record = with_repairs(trainer, ScriptedVerifier(), first_record(trainer), step=1, round_=0, deadline_s=5.0)
+    record = with_repairs(trainer, ScriptedVerifier(), first_record(trainer), step=1, round_=0, silence_s=5.0)
     (group,) = record.groups
     rewards = group.rewards(trainer.config.timeout_reward, trainer.config.repair_discount)
     expected = [1.0, 0.0, 0.0, 0.0, 0.0, math.nan, 0.5, 0.0, math.nan, 0.0, 0.25, 0.0]
@@ -248,7 +248,7 @@ def test_no_repair_turns_leaves_the_record_as_it_was(trainer: Any) -> None:
     config = trainer.config
     try:
         object.__setattr__(config, "repair_turns", 0)
-        assert with_repairs(trainer, ScriptedVerifier(), record, step=1, round_=0, deadline_s=5.0) is record
+        assert with_repairs(trainer, ScriptedVerifier(), record, step=1, round_=0, silence_s=5.0) is record
     finally:
         object.__setattr__(config, "repair_turns", 2)
 
@@ -259,7 +259,7 @@ def test_a_stop_while_a_repair_turn_is_checked_stops_the_step(trainer: Any) -> N
     stop.set()
     with pytest.raises(Stopped):
         with_repairs(
-            trainer, ScriptedVerifier(hang=True), first_record(trainer), step=1, round_=0, deadline_s=60.0, stop=stop
+            trainer, ScriptedVerifier(hang=True), first_record(trainer), step=1, round_=0, silence_s=60.0, stop=stop
         )
 
 

@@ -70,10 +70,24 @@ def test_the_trainers_own_loop_can_verify_through_the_service(service: ServicePr
             {"taskId": task["id"], "candidate": "sorry"},
         ]
         pending = send(client, items)
-        verdicts, _waited = pending.collect(client, deadline_s=60)
+        verdicts, _waited = pending.collect(client, silence_s=60)
         assert [(v.kind, v.reward) for v in verdicts] == [("proved", 1.0), ("rejected", 0.0)]
         assert {v.task_id for v in verdicts} == {task["id"]}
         assert not any(v.masked() for v in verdicts)
+
+
+def test_the_service_reports_progress_on_a_batch_and_the_client_hears_it(
+    service: ServiceProcess, dataset: Path
+) -> None:
+    """Each request carries a batchId; the service's verify/progress for it reaches the client's book (the first one
+    goes out at once, before the answer), which is what keeps a slow batch from counting as unanswered."""
+    task = next(t for t in read_tasks(dataset) if t["kind"] == "tactic")
+    with ServiceClient(service.address) as client:
+        future = client.submit([{"taskId": task["id"], "candidate": c} for c in (task["middle"], "simp", "omega")])
+        assert client.progress_at(future) is not None or future.done()
+        assert future.result(60)[0]["kind"] == "proved"
+        assert client.progress_notes >= 1
+        assert client.progress_at(future) is None, "an answered batch is no longer followed"
 
 
 def test_token_is_required_when_set_and_refusals_are_counted(dataset: Path) -> None:

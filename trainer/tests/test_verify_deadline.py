@@ -1,9 +1,10 @@
-"""A batch's deadline grows with what the verifier has to do, so a slow verifier that works never produces masked
-samples: the masked verdict is left for a verifier that really stopped answering.
+"""A batch counts as unanswered only when the verifier made no progress on it for one check's bound (plus slack), so a
+slow verifier that works never produces masked samples, however much work is queued, and a hung one costs a batch
+within that bound (the old deadline, slack + ceil(in flight / slots) x bound, was 21 hours on the example).
 
-The loophole this closes: with a fixed deadline, a policy whose every candidate hangs until the check's own time
-limit makes a large batch outlast the deadline, and its samples were then masked as the infrastructure's fault
-(no gradient) instead of being scored as the candidate's failures.
+The loophole the bound closes: with a fixed deadline, a policy whose every candidate hangs until the check's own
+time limit makes a large batch outlast the deadline, and its samples were then masked as the infrastructure's fault
+(no gradient) instead of being scored as the candidate's failures. The deadline logic runs on a fake clock here.
 """
 
 from __future__ import annotations
@@ -13,15 +14,17 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes import RecordingEvents
 
+from fim_rlvr.batch_progress import ProgressBook
 from fim_rlvr.config import from_dict
 from fim_rlvr.metrics import RunFiles
 from fim_rlvr.protocol import BatchVerdict, VerifyItem
 from fim_rlvr.train import Trainer
-from fim_rlvr.verify import Budget, batch_deadline_s, items_in_flight
+from fim_rlvr.verify import Budget, PendingCheck, silence_bound_s
 
 IDENTITY = {"kind": "simulator", "version": "slow", "label": "slow pool (test double, not Lean)"}
 
@@ -33,7 +36,14 @@ class EveryCandidateHangs:
     def __init__(self, slots: int, check_s: float) -> None:
         self.check_s = check_s
         self.free_at = [0.0] * slots
+        self.ends: list[float] = []
         self.lock = threading.Lock()
+
+    def progress_at(self, future: Future[list[BatchVerdict]]) -> float | None:
+        """As the service reports it: the latest check finished, of any batch (queued ones wait on those)."""
+        now = time.monotonic()
+        with self.lock:
+            return max((end for end in self.ends if end <= now), default=None)
 
     def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
         future: Future[list[BatchVerdict]] = Future()
@@ -43,6 +53,7 @@ class EveryCandidateHangs:
             for _ in items:
                 slot = min(range(len(self.free_at)), key=self.free_at.__getitem__)
                 self.free_at[slot] = max(now, self.free_at[slot]) + self.check_s
+                self.ends.append(self.free_at[slot])
                 done = max(done, self.free_at[slot])
         verdicts: list[BatchVerdict] = [
             {
@@ -107,20 +118,165 @@ def test_a_slow_verifier_that_works_never_produces_masked_samples(toy_dataset: P
 
 
 def test_without_the_budget_the_same_verifier_is_mistaken_for_a_dead_one(toy_dataset: Path, tmp_path: Path) -> None:
-    # The old rule (a fixed deadline): the comparison above can fail.
+    # The slack alone (0.05 s) is shorter than one check (0.4 s): the comparison above can fail.
     lines = run(toy_dataset, tmp_path / "fixed", None)
     assert all(m["masked_samples"] == 8 for m in lines), lines
 
 
-def test_the_deadline_grows_with_the_batch_and_shrinks_with_slots() -> None:
+def test_the_bound_is_one_check_plus_slack_whatever_is_in_flight() -> None:
     budget = Budget(slots=4, check_timeout_s=60.0, check_bound_s=360.0)
-    small = items_in_flight(world=1, batch_items=8, measured_items=10)
-    large = items_in_flight(world=2, batch_items=64, measured_items=10)
-    assert small == 26 and large == 266
-    assert batch_deadline_s(budget, small, 120.0) == 120.0 + 7 * 360.0
-    assert batch_deadline_s(budget, large, 120.0) == 120.0 + 67 * 360.0
-    assert batch_deadline_s(Budget(8, 60.0, 360.0), large, 120.0) < batch_deadline_s(budget, large, 120.0)
-    assert batch_deadline_s(None, large, 120.0) == 120.0
+    assert silence_bound_s(budget, 120.0) == 480.0
+    assert silence_bound_s(Budget(1, 60.0, 360.0), 120.0) == 480.0, "slots only change how long the whole takes"
+    assert silence_bound_s(None, 120.0) == 120.0
+
+
+class FakeClock:
+    """Time that moves only when told, or by `tick` at every reading (the wait loop's progress)."""
+
+    def __init__(self, tick: float = 0.0) -> None:
+        self.now = 1000.0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+class ReportingVerifier:
+    """Never answers; reports progress as the test says (`progress`: a function of the clock's time, or None)."""
+
+    def __init__(self, clock: FakeClock, progress: Any = None) -> None:
+        self.clock = clock
+        self.progress = progress
+        self.cancelled = 0
+
+    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        return Future()
+
+    def cancel(self, future: Future[list[BatchVerdict]]) -> None:
+        self.cancelled += 1
+
+    def progress_at(self, future: Future[list[BatchVerdict]]) -> float | None:
+        return None if self.progress is None else self.progress(self.clock.now)
+
+
+class SilentVerifier:
+    """Never answers and cannot report progress (an in-process stand-in without `progress_at`)."""
+
+    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        return Future()
+
+    def cancel(self, future: Future[list[BatchVerdict]]) -> None:
+        return None
+
+
+ITEMS: list[VerifyItem] = [{"taskId": "t1", "candidate": "x"}, {"taskId": "t2", "candidate": "y"}]
+
+
+def collect_on(clock: FakeClock, verifier: Any, silence_s: float) -> tuple[list[Any], float, float]:
+    """The verdicts, the fake time at which collect gave up (or got them) and the time the batch was sent."""
+    pending = PendingCheck(ITEMS, verifier.submit(ITEMS), clock=clock)
+    sent = pending.sent_at
+    assert sent is not None
+    verdicts, _ = pending.collect(verifier, silence_s, poll_s=0.0)
+    return verdicts, clock.now, sent
+
+
+def test_progress_keeps_a_batch_alive_far_past_the_bound_and_its_end_starts_the_count() -> None:
+    clock = FakeClock(tick=1.0)
+    started = clock.now
+    # Progress every second for 500 s (fifty bounds), then none: the verifier hung.
+    verifier = ReportingVerifier(clock, lambda now: min(now, started + 500.0))
+    verdicts, gave_up, _ = collect_on(clock, verifier, silence_s=10.0)
+    assert started + 510.0 <= gave_up <= started + 512.0
+    assert [v.kind for v in verdicts] == ["timeout", "timeout"]
+    assert all(v.masked() for v in verdicts), "a hung verifier's batch is masked, never the candidates' failure"
+    assert "no progress on verify/batch for 10 s" in verdicts[0].diagnostics[0]["message"]
+    assert verifier.cancelled == 1
+
+
+def test_no_progress_at_all_times_out_one_bound_after_sending() -> None:
+    for verifier_of in (lambda c: ReportingVerifier(c, lambda now: None), lambda c: SilentVerifier()):
+        clock = FakeClock(tick=0.5)
+        verdicts, gave_up, sent = collect_on(clock, verifier_of(clock), silence_s=10.0)
+        assert sent + 10.0 <= gave_up <= sent + 11.0
+        assert all(v.kind == "timeout" and v.masked() for v in verdicts)
+
+
+def test_progress_older_than_the_sending_does_not_shorten_the_wait() -> None:
+    clock = FakeClock(tick=0.5)
+    verifier = ReportingVerifier(clock, lambda now: 0.0)  # long before the batch was sent
+    _, gave_up, sent = collect_on(clock, verifier, silence_s=10.0)
+    assert gave_up >= sent + 10.0
+
+
+def test_an_answer_that_comes_while_progress_comes_is_taken() -> None:
+    clock = FakeClock(tick=1.0)
+    verifier = ReportingVerifier(clock, lambda now: now)
+    pending = PendingCheck(ITEMS, verifier.submit(ITEMS), clock=clock)
+    answer_at = clock.now + 300.0
+    real_progress = verifier.progress
+
+    def progress(now: float) -> float:
+        if now >= answer_at and not pending.future.done():
+            pending.future.set_result([verdict(i["taskId"]) for i in ITEMS])
+        return float(real_progress(now))
+
+    verifier.progress = progress
+    verdicts, _ = pending.collect(verifier, 10.0, poll_s=0.0)
+    assert [v.kind for v in verdicts] == ["timeout", "timeout"] and not any(v.masked() for v in verdicts)
+
+
+def verdict(task_id: str) -> BatchVerdict:
+    return {
+        "taskId": task_id,
+        "kind": "timeout",
+        "cause": "candidate",
+        "reward": 0.0,
+        "rewardMetrics": {},
+        "diagnostics": [],
+        "elapsedMs": 1.0,
+        "cached": False,
+        "verifier": IDENTITY,  # type: ignore[typeddict-item]
+    }
+
+
+def test_a_queued_batch_lives_on_any_progress_and_a_sent_one_on_its_own_requests() -> None:
+    clock = FakeClock()
+    book = ProgressBook(clock)
+    running, queued = Future[Any](), Future[Any]()
+    running_watch, queued_watch = book.new_watch(), book.new_watch()
+    book.follow(running, running_watch)
+    book.follow(queued, queued_watch)
+    request = book.sent(running_watch)
+    assert book.progress_at(running) == clock.now == book.progress_at(queued)
+
+    clock.now += 100.0
+    book.heard({"batchId": request, "done": 1, "total": 4, "serviceDone": 1})
+    assert book.progress_at(running) == clock.now, "its own request's progress"
+    assert book.progress_at(queued) == clock.now, "not sent yet (the client's threads are busy): any progress"
+
+    clock.now += 100.0
+    book.heard({"batchId": "someone-else-1", "done": 1, "total": 1, "serviceDone": 9})
+    assert book.progress_at(running) == clock.now - 100.0, "a note for no request in flight is ignored"
+
+    second = book.sent(queued_watch)
+    clock.now += 50.0
+    book.heard({"batchId": second, "done": 0, "total": 2, "serviceDone": 10})
+    assert book.progress_at(queued) == clock.now, "once sent, its own requests' notes"
+    assert book.progress_at(running) == clock.now - 150.0, "the other batch's notes are not this one's"
+
+    # A batch split in two requests has progressed as recently as its least recent one in flight.
+    third = book.sent(queued_watch)
+    clock.now += 10.0
+    book.heard({"batchId": third, "done": 1, "total": 2, "serviceDone": 11})
+    assert book.progress_at(queued) == clock.now - 10.0
+    book.answered(queued_watch, second)
+    assert book.progress_at(queued) == clock.now
+    assert book.notes == 3
+
+    running.set_result([])
+    assert book.progress_at(running) is None, "forgotten once answered"
 
 
 def test_a_budget_from_the_wire_is_checked() -> None:

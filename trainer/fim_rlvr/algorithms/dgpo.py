@@ -4,6 +4,12 @@ the name (other projects ship a "DGPO" with different maths).
     L     = L_grpo + dpo_coef × mean over pairs (w, l) of -log σ(dpo_beta × (m_w - m_l))
     m_i   = Σ_t logp_i,t - Σ_t ref_i,t      over i's unmasked tokens (ref = old_logp without a reference model)
     pairs = every (w, l) in the same group with r_w > r_l (both rewards valid, both sequences non-empty)
+
+A pair compares two answers to the same prompt: DPO's Bradley-Terry derivation makes the margin m_w - m_l a reward
+difference only there (the prompt's partition function cancels). So `group_ids` here say which prompt each sample
+answers: with repair turns (TrainConfig repair_turns), a turn's prompt is its own (the last attempt and its
+diagnostics), and the optimiser gives it an id of its own (optimiser.BatchView.prompt_ids): repair turns take
+part in the GRPO term with their task's group and in no pair.
 """
 
 from __future__ import annotations
