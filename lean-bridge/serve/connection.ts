@@ -7,12 +7,12 @@ import { connect, type Socket } from "node:net";
 import {
   createMessageConnection,
   ResponseError,
-  SocketMessageReader,
   SocketMessageWriter,
   type MessageConnection,
   type RequestType,
 } from "vscode-jsonrpc/node";
 import { SERVICE_BUSY } from "../protocol/trainer";
+import { socketReader } from "../util/messageReaders";
 
 export interface ServiceAddress {
   host: string;
@@ -130,7 +130,7 @@ export class ServiceConnection {
   private adopt(socket: Socket): void {
     if (this.everConnected) this.reconnects++;
     this.everConnected = true;
-    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const rpc = createMessageConnection(socketReader(socket), new SocketMessageWriter(socket));
     let markClosed: () => void = () => {};
     const closed = new Promise<void>((resolve) => (markClosed = resolve));
     const entry = { socket, rpc, closed };
