@@ -216,6 +216,30 @@ test("stop() checkpoints, and the outcome names the checkpoint", async () => {
   assert.ok(rec.progress.length < 10_000);
 });
 
+test("a trainer that answers stop and exits without train/done leaves no stop timer behind", async () => {
+  const dir = runDir({ exitOnStop: true });
+  const control: { stop?: () => Promise<void>; stopped?: Promise<void> } = {};
+  const started = await startTraining(
+    options(dir, { config: { steps: 10_000, group_size: 2, kinds: ["tactic"], checkpoint_every: 1000 } }),
+    {
+      onProgress: (p) => {
+        if (p.step >= 2 && control.stop) control.stopped ??= control.stop();
+      },
+    },
+  );
+  assert.equal(started.kind, "started");
+  if (started.kind !== "started") return;
+  control.stop = () => started.session.stop();
+  const outcome = await started.session.done;
+  await control.stopped;
+  assert.equal(outcome.kind, "stopped", JSON.stringify(outcome));
+  // The stop timeout is two minutes: a timer still pending here would keep the host alive that long.
+  assert.deepEqual(
+    process.getActiveResourcesInfo().filter((r) => r === "Timeout"),
+    [],
+  );
+});
+
 test("start-up errors are one clear message each", async () => {
   const tacticsOnly = join(runDir(), "dataset");
   const exported = await exportDataset({
