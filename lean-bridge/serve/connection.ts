@@ -19,15 +19,6 @@ export interface ServiceAddress {
   port: number;
 }
 
-/** `HOST:PORT` (or `[v6]:PORT`, or `PORT` for 127.0.0.1) as an address; null when malformed. */
-export function parseAddress(text: string): ServiceAddress | null {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text.trim()) ?? /^()()(\d+)$/.exec(text.trim());
-  if (!m) return null;
-  const port = Number(m[3]);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) return null;
-  return { host: m[1] || m[2] || "127.0.0.1", port };
-}
-
 export function formatAddress(a: ServiceAddress): string {
   return a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }

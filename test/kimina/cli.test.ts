@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { VerifierClient } from "../../lean-bridge/serve/client";
-import { parseAddress } from "../../lean-bridge/serve/connection";
+import { servedAddress } from "../serve/servedAddress";
 import { runCli } from "../helpers";
 import { toolSkip } from "../toolSkip";
 import {
@@ -121,7 +121,7 @@ test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeo
         if (line.includes("Ctrl-C")) break;
       }
       assert.ok(address, "serve printed its address");
-      const client = new VerifierClient([parseAddress(address)!], token ? { token } : {});
+      const client = new VerifierClient([servedAddress(address)], token ? { token } : {});
       try {
         const result = await client.verifyBatch([
           { taskId: trueIntro.id, candidate: "trivial" },

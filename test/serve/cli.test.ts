@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { VerifierClient } from "../../lean-bridge/serve/client";
-import { parseAddress } from "../../lean-bridge/serve/connection";
+import { servedAddress } from "./servedAddress";
 import { EXAMPLE, REPO, proofHole, readExample } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -50,7 +50,7 @@ test(
       assert.ok(!lines.some((l) => l.includes("cli-test-token")), "a given token is not echoed");
       const ARITH = "FimExamples/Arith.lean";
       const hole = proofHole(readExample(ARITH), "add_le_add_3");
-      const client = new VerifierClient([parseAddress(address)!], { token: "cli-test-token" });
+      const client = new VerifierClient([servedAddress(address)], { token: "cli-test-token" });
       try {
         const result = await client.verifyBatch([{ file: ARITH, hole, candidate: "omega" }]);
         assert.equal(result.kind, "ok");
