@@ -82,21 +82,18 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
   try {
     const { dir, theorems } = statementProject();
     const out = join(dir, "eval-kimina");
-    const r = await runCli(
-      CLI,
-      [
-        "eval",
-        theorems,
-        "--project",
-        dir,
-        ...modelArgs(model.baseUrl),
-        "--verifier",
-        `kimina:${kimina.url}`,
-        "--out",
-        out,
-      ],
-      ENV,
-    );
+    const args = [
+      "eval",
+      theorems,
+      "--project",
+      dir,
+      ...modelArgs(model.baseUrl),
+      "--verifier",
+      `kimina:${kimina.url}`,
+      "--out",
+      out,
+    ];
+    const r = await runCli(CLI, args, ENV);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /import: checking statements with Kimina Lean Server/);
     assert.match(r.stderr, /4 statements kept/);
@@ -117,22 +114,7 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
     assert.ok(codes.filter((c) => /\bsorry\b/.test(c)).length >= 4, "the sorry pre-check went to Kimina");
     assert.ok(codes.filter((c) => /\btrivial\b/.test(c)).length >= 4, "the samples went to Kimina");
     // Resume reuses the imported dataset and the finished results.
-    const again = await runCli(
-      CLI,
-      [
-        "eval",
-        theorems,
-        "--project",
-        dir,
-        ...modelArgs(model.baseUrl),
-        "--verifier",
-        `kimina:${kimina.url}`,
-        "--out",
-        out,
-        "--resume",
-      ],
-      ENV,
-    );
+    const again = await runCli(CLI, [...args, "--resume"], ENV);
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stderr, /import: checking/);
     assert.match(again.stderr, /4 of 4 tasks already done/);
