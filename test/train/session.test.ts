@@ -16,6 +16,7 @@ import type {
 } from "../../lean-bridge/protocol/trainer";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import { EXAMPLE, REPO } from "../helpers";
+import { exportOptions } from "../dataset/exampleExport";
 
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
 
@@ -242,14 +243,7 @@ test("a trainer that answers stop and exits without train/done leaves no stop ti
 
 test("start-up errors are one clear message each", async () => {
   const tacticsOnly = join(runDir(), "dataset");
-  const exported = await exportDataset({
-    workspace: EXAMPLE,
-    out: tacticsOnly,
-    kinds: ["tactic"],
-    seed: 0,
-    maxFileBytes: 1 << 22,
-    formats: ["native"],
-  });
+  const exported = await exportDataset(exportOptions(tacticsOnly, { kinds: ["tactic"] }));
   assert.equal(exported.kind, "ok");
   const broken = runDir();
   writeFileSync(join(broken, "tasks.jsonl"), '{"id": "a"\n');
@@ -293,14 +287,7 @@ test("start-up errors are one clear message each", async () => {
 
 test("a dataset whose workspace is gone is checked by the simulator in a copy of its files; Lean refuses it", async () => {
   const dataset = join(runDir(), "dataset");
-  const exported = await exportDataset({
-    workspace: EXAMPLE,
-    out: dataset,
-    kinds: ["tactic"],
-    seed: 0,
-    maxFileBytes: 1 << 22,
-    formats: ["native"],
-  });
+  const exported = await exportDataset(exportOptions(dataset, { kinds: ["tactic"] }));
   assert.equal(exported.kind, "ok");
   const report = JSON.parse(readFileSync(join(dataset, "report.json"), "utf8")) as Record<string, unknown>;
   writeFileSync(
