@@ -29,7 +29,8 @@ if (nodeFiles.length > 0) {
       "--test",
       "--test-concurrency=2",
       // A test file's process ends when its tests have: a handle left open (once seen under heavy load in
-      // test/train/session.test.ts: a pending timer after every test had passed) must not hang the whole run.
+      // test/train/session.test.ts: vscode-jsonrpc's partial-message timer, left by a trainer killed mid-message;
+      // lean-bridge/util/messageReaders.ts now switches it off) must not hang the whole run.
       "--test-force-exit",
       ...nodeFiles,
     ],

@@ -1,4 +1,7 @@
-/** An in-process simulator wired to a LeanServer client through in-memory streams. */
+/**
+ * An in-process simulator wired to a LeanServer client through in-memory streams, and the verifier pool over a
+ * server already connected in this process (the simulator here, or test/hacks/leanLike.ts's scripted server).
+ */
 import { PassThrough } from "node:stream";
 import { LeanServer } from "../lean-bridge/server/leanServer";
 import { runSimulator, type Simulator, type SimulatorOptions } from "../lean-bridge/simulator/server";
@@ -11,6 +14,19 @@ export interface Harness {
   pool: VerifierPool;
   exitCodes: number[];
   close(): Promise<void>;
+}
+
+/** A pool over `server` for EXAMPLE's project: one slot, 5 s checks, unless `options` say otherwise. */
+export function poolOver(server: LeanServer, options: Partial<PoolOptions> = {}): VerifierPool {
+  return VerifierPool.fromServer(server, {
+    projectRoot: EXAMPLE,
+    // Never started: a pool over a given server does not restart it.
+    launch: { command: ["(in-process)"], cwd: EXAMPLE },
+    slots: 1,
+    timeoutMs: 5_000,
+    memoryPerWorkerMb: 1,
+    ...options,
+  });
 }
 
 export async function inMemory(
@@ -30,14 +46,7 @@ export async function inMemory(
   });
   const started = await LeanServer.connect(toClient, toServer);
   if (started.kind !== "started") throw new Error(started.message);
-  const verifier = VerifierPool.fromServer(started.server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-memory)"], cwd: EXAMPLE },
-    slots: 2,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-    ...pool,
-  });
+  const verifier = poolOver(started.server, { slots: 2, ...pool });
   return {
     server: started.server,
     simulator,

@@ -7,25 +7,16 @@ import { connect, type Socket } from "node:net";
 import {
   createMessageConnection,
   ResponseError,
-  SocketMessageReader,
   SocketMessageWriter,
   type MessageConnection,
   type RequestType,
 } from "vscode-jsonrpc/node";
 import { SERVICE_BUSY } from "../protocol/trainer";
+import { socketReader } from "../util/messageReaders";
 
 export interface ServiceAddress {
   host: string;
   port: number;
-}
-
-/** `HOST:PORT` (or `[v6]:PORT`, or `PORT` for 127.0.0.1) as an address; null when malformed. */
-export function parseAddress(text: string): ServiceAddress | null {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text.trim()) ?? /^()()(\d+)$/.exec(text.trim());
-  if (!m) return null;
-  const port = Number(m[3]);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) return null;
-  return { host: m[1] || m[2] || "127.0.0.1", port };
 }
 
 export function formatAddress(a: ServiceAddress): string {
@@ -130,7 +121,7 @@ export class ServiceConnection {
   private adopt(socket: Socket): void {
     if (this.everConnected) this.reconnects++;
     this.everConnected = true;
-    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const rpc = createMessageConnection(socketReader(socket), new SocketMessageWriter(socket));
     let markClosed: () => void = () => {};
     const closed = new Promise<void>((resolve) => (markClosed = resolve));
     const entry = { socket, rpc, closed };

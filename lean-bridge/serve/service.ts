@@ -10,13 +10,13 @@ import { createServer, type Server, type Socket } from "node:net";
 import {
   createMessageConnection,
   ResponseError,
-  SocketMessageReader,
   SocketMessageWriter,
   type MessageConnection,
 } from "vscode-jsonrpc/node";
 import type { VerifyTask } from "../verify/pool";
 import type { RewardMode } from "../verify/rewards";
 import type { Verdict, VerifierIdentity } from "../verify/verdict";
+import { socketReader } from "../util/messageReaders";
 import { tokenAccepted, type TokenPolicy } from "./auth";
 import {
   SERVICE_BUSY,
@@ -139,7 +139,7 @@ export class VerifierService {
 
   private accept(socket: Socket): void {
     socket.setNoDelay(true);
-    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const rpc = createMessageConnection(socketReader(socket), new SocketMessageWriter(socket));
     const entry = { socket, rpc, abort: new AbortController() };
     this.connections.add(entry);
     const drop = () => {

@@ -11,7 +11,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import {
   CancellationTokenSource,
   ResponseError,
-  StreamMessageReader,
   createMessageConnection,
   type MessageConnection,
   type NotificationType,
@@ -45,6 +44,7 @@ import {
 import { withDeadline } from "./deadline";
 import { DiagnosticsStore, type Progress } from "./diagnosticsStore";
 import { SingleWriteMessageWriter } from "./frameWriter";
+import { streamReader } from "../util/messageReaders";
 
 export interface LaunchSpec {
   /** argv: the program and its arguments. */
@@ -108,10 +108,7 @@ export class LeanServer {
     output: NodeJS.WritableStream,
     initTimeoutMs = 10_000,
   ): Promise<StartResult> {
-    const connection = createMessageConnection(
-      new StreamMessageReader(input),
-      new SingleWriteMessageWriter(output),
-    );
+    const connection = createMessageConnection(streamReader(input), new SingleWriteMessageWriter(output));
     const server = new LeanServer(undefined, connection, { command: ["(in-process)"], cwd: process.cwd() });
     server.wire();
     connection.listen();
@@ -150,7 +147,7 @@ export class LeanServer {
     if (spawnError)
       return { kind: "failed", message: `could not start ${program}: ${spawnError.message}`, stderr: "" };
     const connection = createMessageConnection(
-      new StreamMessageReader(child.stdout!),
+      streamReader(child.stdout!),
       new SingleWriteMessageWriter(child.stdin!),
     );
     const server = new LeanServer(child, connection, spec);

@@ -218,8 +218,10 @@ export class TrainerRun {
       ]);
       if (answer.kind === "ok") {
         this.lastCheckpoint = answer.value.checkpoint ?? this.lastCheckpoint;
-        const done = await Promise.race([within(this.doneReceived, this.stopTimeoutMs), this.trainer.exited]);
-        if ("kind" in done && done.kind === "timeout") this.trainer.kill();
+        // Raced inside `within`, so that a trainer that exits without train/done clears the timer (a pending
+        // timer would keep the host alive for the whole stop timeout after the run had ended).
+        const done = await within(Promise.race([this.doneReceived, this.trainer.exited]), this.stopTimeoutMs);
+        if (done.kind === "timeout") this.trainer.kill();
       } else if (answer.kind !== "exited") {
         emit(this.events.onLog, {
           level: "warning",

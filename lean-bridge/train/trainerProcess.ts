@@ -7,7 +7,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { delimiter } from "node:path";
-import { createMessageConnection, type MessageConnection } from "vscode-jsonrpc/node";
+import { createMessageConnection, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
+import { streamReader } from "../util/messageReaders";
 import { trainerArgs } from "./launcher";
 import type { TrainerLauncher } from "./session";
 
@@ -85,7 +86,10 @@ export class TrainerProcess {
       child.once("spawn", () => resolve(undefined));
     });
     if (spawnError) return failedSpawn(launch.python, spawnError);
-    const connection = createMessageConnection(child.stdout!, child.stdin!);
+    const connection = createMessageConnection(
+      streamReader(child.stdout!),
+      new StreamMessageWriter(child.stdin!),
+    );
     return { kind: "ok", trainer: new TrainerProcess(child, connection) };
   }
 

@@ -11,7 +11,8 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXAMPLE, REPO, runCli } from "../helpers";
-import type { EvalSummary, ResultLine } from "../../lean-bridge/eval/records";
+import type { ResultLine } from "../../lean-bridge/eval/records";
+import { near, resultsOf, summaryOf } from "../eval/evalOutput";
 
 const CLI = join(REPO, "dist", "cli.js");
 const TMP = mkdtempSync(join(tmpdir(), "fim-eval-cli-"));
@@ -27,15 +28,6 @@ const dataset = (() => {
   assert.equal(r.code, 0, r.stderr);
   return out;
 })();
-
-const results = (dir: string): ResultLine[] =>
-  readFileSync(join(dir, "results.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as ResultLine);
-const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as EvalSummary;
-const near = (a: number | null | undefined, b: number) =>
-  assert.ok(typeof a === "number" && Math.abs(a - b) < 1e-9, `${a} ≈ ${b}`);
 
 test("pass@k, outcomes and the recorded identity of a scripted model on lean-env", () => {
   const out = join(TMP, "rsx");
@@ -75,7 +67,7 @@ test("pass@k, outcomes and the recorded identity of a scripted model on lean-env
   assert.ok(Object.keys(summary.byFile).length >= 1);
   assert.equal(summary.tasks.done, 5);
   assert.equal(summary.partial, false);
-  const lines = results(out);
+  const lines = resultsOf(out);
   assert.equal(lines.length, 15);
   for (const line of lines) {
     assert.equal(line.run.model.spec, "fake:pattern:rsx");
@@ -117,7 +109,7 @@ test("repair turns and infrastructure failures end to end", () => {
   assert.equal(r.code, 0, r.stderr);
   const summary = summaryOf(out);
   assert.deepEqual(summary.provedAtTurn, { "0": 3, "1": 3 }, "3 tasks: f proved at turn 1, e at turn 0");
-  const lines = results(out);
+  const lines = resultsOf(out);
   const x = lines.filter((l) => l.sample === 1 && l.final);
   assert.ok(
     x.every((l) => l.outcome === "lean-error" && l.turn === 1),
@@ -236,7 +228,7 @@ test("Ctrl-C writes what is done and exits 130; --resume (past a torn line) ends
   assert.match(resumed.stderr, /dropped 1 torn line/);
   assert.match(resumed.stderr, /resuming, \d of 8 tasks already done/);
   const key = (l: ResultLine) => `${l.task_id}/${l.sample}/${l.turn}:${l.outcome}:${l.candidate}:${l.seed}`;
-  assert.deepEqual(results(cut).map(key).sort(), results(whole).map(key).sort());
+  assert.deepEqual(resultsOf(cut).map(key).sort(), resultsOf(whole).map(key).sort());
   const done = summaryOf(cut);
   assert.equal(done.partial, false);
   assert.deepEqual(done.overall.passAtK, summaryOf(whole).overall.passAtK);
@@ -285,7 +277,7 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
 });
 
 test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: prompts, tokens, latency", async () => {
-  const { startStub } = await import("../models/openaiStub");
+  const { fimModelFlags, startStub } = await import("../models/openaiStub");
   const { loadDataset } = await import("../../lean-bridge/train/dataset");
   const { selectTasks } = await import("../../lean-bridge/eval/evalTasks");
   const loaded = loadDataset(dataset);
@@ -310,12 +302,7 @@ test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: p
       [
         "eval",
         dataset,
-        "--model",
-        `openai:${stub.baseUrl}#tiny-coder`,
-        "--prompt-style",
-        "fim",
-        "--fim-family",
-        "qwen",
+        ...fimModelFlags(stub.baseUrl, "tiny-coder"),
         "-n",
         "2",
         "-k",
@@ -344,7 +331,7 @@ test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: p
     assert.equal(summary.run.model.spec, `openai:${stub.baseUrl}#tiny-coder`);
     assert.match(summary.run.prompt.style, /^qwen/);
     // Streamed answers carry no usage and no tokenizer was given: token counts are unknown, not guessed.
-    const lines = results(out);
+    const lines = resultsOf(out);
     assert.equal(
       summary.tokens.known,
       lines.filter((l) => l.prompt_tokens !== null || l.completion_tokens !== null).length,

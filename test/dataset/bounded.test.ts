@@ -20,31 +20,16 @@ import { exportDataset, type ExportOptions, type ExportReport } from "../../lean
 import type { ContextRecord, TaskRecord } from "../../lean-bridge/dataset/records";
 import { hash53 } from "../../lean-bridge/dataset/hash53";
 import { promptPrefix } from "../../lean-bridge/dataset/views";
-import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { lex } from "../../lean-bridge/lean/lexer";
+import { exportOptions, tasksOf } from "./exampleExport";
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), "fim-bounded-"));
 }
 
 function options(workspace: string, out: string, extra: Partial<ExportOptions> = {}): ExportOptions {
-  return {
-    workspace,
-    out,
-    kinds: [...HOLE_KINDS],
-    seed: 0,
-    maxFileBytes: 64 << 20,
-    formats: ["native"],
-    ...extra,
-  };
-}
-
-function tasksOf(dir: string): TaskRecord[] {
-  return readFileSync(join(dir, "tasks.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as TaskRecord);
+  return exportOptions(out, { workspace, maxFileBytes: 64 << 20, ...extra });
 }
 
 function contextsOf(dir: string): ContextRecord[] {

@@ -6,33 +6,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportDataset, type ExportOptions } from "../../lean-bridge/dataset/exporter";
 import { FIM_TOKEN_SETS } from "../../lean-bridge/dataset/views";
-import type { TaskRecord } from "../../lean-bridge/dataset/records";
-import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
 import { EXAMPLE, REPO } from "../helpers";
+import { exportOptions, tasksOf } from "./exampleExport";
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), "fim-export-"));
 }
 
 function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions {
-  return {
-    workspace: EXAMPLE,
-    out,
-    kinds: [...HOLE_KINDS],
-    seed: 0,
-    maxFileBytes: 4 << 20,
-    formats: ["native"],
-    // These tests are about declaration splits and their balance; bounded.test.ts covers `dedup`.
-    splitMode: "declaration",
-    ...extra,
-  };
-}
-
-function tasksOf(dir: string): TaskRecord[] {
-  return readFileSync(join(dir, "tasks.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as TaskRecord);
+  // These tests are about declaration splits and their balance; bounded.test.ts covers `dedup`.
+  return exportOptions(out, { splitMode: "declaration", ...extra });
 }
 
 test("export writes files, tasks, a card and a report; ids and splits are deterministic", async () => {

@@ -10,20 +10,12 @@ import { join } from "node:path";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import type { TaskRecord } from "../../lean-bridge/dataset/records";
 import { TaskIndex } from "../../lean-bridge/dataset/taskIndex";
-import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
 import { loadDataset } from "../../lean-bridge/train/dataset";
-import { EXAMPLE } from "../helpers";
+import { exportOptions } from "./exampleExport";
 
 async function exported(): Promise<string> {
   const out = join(mkdtempSync(join(tmpdir(), "fim-index-")), "ds");
-  const r = await exportDataset({
-    workspace: EXAMPLE,
-    out,
-    kinds: [...HOLE_KINDS],
-    seed: 0,
-    maxFileBytes: 4 << 20,
-    formats: ["native"],
-  });
+  const r = await exportDataset(exportOptions(out));
   assert.equal(r.kind, "ok");
   return out;
 }

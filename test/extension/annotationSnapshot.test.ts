@@ -9,20 +9,13 @@ import {
   textHash,
 } from "../../extension/state/annotationSnapshot";
 import { HoleStore } from "../../extension/state/holeStore";
+import { trainSample } from "./trainSamples";
 
 function sample(taskId: string, file: string, verdict: VerdictKind, step: number): TrainSampleParams {
-  return {
-    taskId,
+  return trainSample(taskId, verdict, step, {
     file,
-    hole: { start: { line: 2, character: 2 }, end: { line: 2, character: 7 } },
-    kind: "tactic",
-    candidate: `simp -- ${step}`,
-    verdict,
-    reward: verdict === "proved" ? 1 : 0,
-    step,
-    algorithm: "grpo",
     diagnostics: [{ severity: 1, message: "unsolved goals", candidateRange: null }],
-  };
+  });
 }
 
 const TEXTS: Record<string, string> = {

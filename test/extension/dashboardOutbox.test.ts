@@ -12,27 +12,8 @@ import {
   type DashboardState,
 } from "../../extension/state/dashboardModel";
 import { applyInWebview, headerText, type WebviewCopy } from "../../extension/state/dashboardView";
-import { DashboardOutbox, type Timers } from "../../extension/state/dashboardOutbox";
-
-function fakeTimers(): Timers & { advance(ms: number): void } {
-  let now = 0;
-  let next = 0;
-  const due = new Map<number, { at: number; run: () => void }>();
-  return {
-    set(run, ms) {
-      due.set(++next, { at: now + ms, run });
-      return next;
-    },
-    clear(handle) {
-      due.delete(handle as number);
-    },
-    advance(ms) {
-      now += ms;
-      for (const [handle, { at, run }] of [...due].sort((a, b) => a[1].at - b[1].at))
-        if (at <= now && due.delete(handle)) run();
-    },
-  };
-}
+import { DashboardOutbox } from "../../extension/state/dashboardOutbox";
+import { fakeTimers } from "./fakeTimers";
 
 /** One step of a run as the controller posts it: two samples, the progress, the phase. */
 function step(n: number): DashboardMessage[] {

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { emptyDashboard, reduceDashboard } from "../../extension/state/dashboardModel";
 import { headerText, tiles } from "../../extension/state/dashboardView";
 import { restoredRunMessages } from "../../extension/state/runHistory";
-import { BootWatch, type BootTimers } from "../../extension/state/dashboardBoot";
+import { BootWatch } from "../../extension/state/dashboardBoot";
 import { REPO } from "../helpers";
+import { fakeTimers } from "./fakeTimers";
 
 const RECORDS = join(REPO, "test", "fixtures", "run-records");
 const read = (name: string) => readFileSync(join(RECORDS, name), "utf8");
@@ -73,28 +74,6 @@ test("a restored run the workspace knew less of: config.json names the algorithm
   }).reduce(reduceDashboard, emptyDashboard());
   assert.equal(tile(bare, "step"), "–", "a run folder without records shows no step, and does not throw");
 });
-
-/** A clock the test advances by hand. */
-function fakeTimers(): BootTimers & { advance(ms: number): void; pending(): number } {
-  let now = 0;
-  let next = 0;
-  const due = new Map<number, { at: number; run: () => void }>();
-  return {
-    set(run, ms) {
-      due.set(++next, { at: now + ms, run });
-      return next;
-    },
-    clear(handle) {
-      due.delete(handle as number);
-    },
-    advance(ms) {
-      now += ms;
-      for (const [handle, { at, run }] of [...due].sort((a, b) => a[1].at - b[1].at))
-        if (at <= now && due.delete(handle)) run();
-    },
-    pending: () => due.size,
-  };
-}
 
 test("a dashboard page whose script never says ready is loaded again, with longer waits, then the user is told", () => {
   const timers = fakeTimers();

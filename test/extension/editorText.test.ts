@@ -5,12 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type {
-  Range,
-  TrainEvalParams,
-  TrainSampleParams,
-  VerdictKind,
-} from "../../lean-bridge/protocol/trainer";
+import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
 import type { TrainingPhase } from "../../lean-bridge/train/session";
 import { HoleStore } from "../../extension/state/holeStore";
 import { holeMarker, lensTitle, lineMarks } from "../../extension/state/gutterMarks";
@@ -27,34 +22,16 @@ import {
   sftPlanned,
   stoppedMessage,
 } from "../../extension/state/runNarration";
-
-const r = (sl: number, sc: number, el: number, ec: number): Range => ({
-  start: { line: sl, character: sc },
-  end: { line: el, character: ec },
-});
-
-function sample(taskId: string, verdict: VerdictKind, step: number, hole: Range): TrainSampleParams {
-  return {
-    taskId,
-    file: "A.lean",
-    hole,
-    kind: "tactic",
-    candidate: `simp -- ${step}`,
-    verdict,
-    reward: verdict === "proved" ? 1 : 0,
-    step,
-    algorithm: "grpo",
-  };
-}
+import { range as r, trainSample } from "./trainSamples";
 
 const SIM = { run: "2026-11-24T10-00-00", verifier: "simulator (not Lean)", decl: "Foo.bar" };
 
 test("two holes starting on one line: the 'several' icon, numbered markers, and lenses that say which is which", () => {
   const store = new HoleStore();
   // `constructor <;> simp` style: two holes on line 4, one alone on line 6.
-  store.record(sample("right", "failed", 1, r(4, 18, 4, 22)), "/w/A.lean", SIM);
-  store.record(sample("left", "proved", 1, r(4, 2, 4, 13)), "/w/A.lean", SIM);
-  store.record(sample("alone", "proved", 1, r(6, 2, 6, 8)), "/w/A.lean", SIM);
+  store.record(trainSample("right", "failed", 1, { hole: r(4, 18, 4, 22) }), "/w/A.lean", SIM);
+  store.record(trainSample("left", "proved", 1, { hole: r(4, 2, 4, 13) }), "/w/A.lean", SIM);
+  store.record(trainSample("alone", "proved", 1, { hole: r(6, 2, 6, 8) }), "/w/A.lean", SIM);
   const holes = store.holesIn("/w/A.lean");
   const marks = lineMarks(holes);
   assert.deepEqual(
@@ -72,7 +49,7 @@ test("two holes starting on one line: the 'several' icon, numbered markers, and 
   assert.equal(lensTitle(store.get("right")!, "②"), "② tactic, col 19: failed (best failed), 1 attempt");
   assert.equal(lensTitle(store.get("alone")!, ""), "tactic hole: proved (best proved), 1 attempt");
   // The same verdict family on one line: that icon, no need for "several".
-  store.record(sample("right", "proved", 2, r(4, 18, 4, 22)), "/w/A.lean", SIM);
+  store.record(trainSample("right", "proved", 2, { hole: r(4, 18, 4, 22) }), "/w/A.lean", SIM);
   assert.equal(lineMarks(store.holesIn("/w/A.lean"))[0]!.icon, "proved");
 });
 
@@ -93,9 +70,13 @@ test("Show all attempts: grouped by run, each run named with its verifier, newes
       latest: { candidate: "old", verdict: "failed", reward: 0, step: 1, algorithm: "grpo", diagnostics: [] },
     },
   ]);
-  store.record(sample("t", "failed", 1, hole), "/w/A.lean", { ...SIM, run: "run-A" });
-  store.record(sample("t", "proved", 2, hole), "/w/A.lean", { ...SIM, run: "run-A" });
-  store.record(sample("t", "failed", 1, hole), "/w/A.lean", { ...SIM, run: "run-B", verifier: "Lean" });
+  store.record(trainSample("t", "failed", 1, { hole }), "/w/A.lean", { ...SIM, run: "run-A" });
+  store.record(trainSample("t", "proved", 2, { hole }), "/w/A.lean", { ...SIM, run: "run-A" });
+  store.record(trainSample("t", "failed", 1, { hole }), "/w/A.lean", {
+    ...SIM,
+    run: "run-B",
+    verifier: "Lean",
+  });
   const groups = attemptsByRun(store.get("t")!);
   assert.deepEqual(
     groups.map((g) => [g.run, g.verifier, g.attempts.map((a) => a.step)]),
@@ -127,9 +108,9 @@ test("Show all attempts: grouped by run, each run named with its verifier, newes
 
 test("FIM Holes rows name the declaration (or 'example'); without a name, the line alone", () => {
   const store = new HoleStore();
-  store.record(sample("a", "failed", 1, r(9, 2, 9, 7)), "/w/A.lean", SIM);
-  store.record(sample("b", "failed", 1, r(12, 2, 12, 7)), "/w/A.lean", { ...SIM, decl: "" });
-  store.record(sample("c", "failed", 1, r(15, 2, 15, 7)), "/w/A.lean");
+  store.record(trainSample("a", "failed", 1, { hole: r(9, 2, 9, 7) }), "/w/A.lean", SIM);
+  store.record(trainSample("b", "failed", 1, { hole: r(12, 2, 12, 7) }), "/w/A.lean", { ...SIM, decl: "" });
+  store.record(trainSample("c", "failed", 1, { hole: r(15, 2, 15, 7) }), "/w/A.lean");
   assert.equal(holeRowLabel(store.get("a")!), "Foo.bar · line 10");
   assert.equal(holeRowLabel(store.get("b")!), "example · line 13");
   assert.equal(holeRowLabel(store.get("c")!), "line 16");

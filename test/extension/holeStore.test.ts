@@ -1,32 +1,14 @@
 /** Hole annotations without VS Code: ranges through edits, attempts, best verdicts, debounced redraws. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Range, TrainSampleParams, VerdictKind } from "../../lean-bridge/protocol/trainer";
+import type { Range } from "../../lean-bridge/protocol/trainer";
 import { applyChanges } from "../../lean-bridge/text/edits";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { HoleStore } from "../../extension/state/holeStore";
 import { shiftRange, shiftRangeThrough, type TextChange } from "../../extension/state/rangeTracking";
 import { KeyedDebouncer, type Clock } from "../../extension/state/debounce";
 import { hoverMarkdown, fence } from "../../extension/state/hoverText";
-
-const r = (sl: number, sc: number, el: number, ec: number): Range => ({
-  start: { line: sl, character: sc },
-  end: { line: el, character: ec },
-});
-
-function sample(taskId: string, verdict: VerdictKind, step: number, hole = r(2, 2, 2, 7)): TrainSampleParams {
-  return {
-    taskId,
-    file: "A.lean",
-    hole,
-    kind: "tactic",
-    candidate: `simp -- ${step}`,
-    verdict,
-    reward: verdict === "proved" ? 1 : 0,
-    step,
-    algorithm: "grpo",
-  };
-}
+import { range as r, trainSample } from "./trainSamples";
 
 function textAt(text: string, range: Range): string {
   const index = new LineIndex(text);
@@ -69,11 +51,11 @@ test("the store keeps recent attempts, the best verdict, and moves holes with th
   const store = new HoleStore({ maxAttempts: 3 });
   const changed: string[][] = [];
   store.onDidChange((files) => changed.push([...files]));
-  store.record(sample("t1", "failed", 1), "/w/A.lean");
-  store.record(sample("t1", "proved", 2), "/w/A.lean");
-  store.record(sample("t1", "incomplete", 3), "/w/A.lean");
-  store.record(sample("t1", "timeout", 4), "/w/A.lean");
-  store.record(sample("t2", "failed", 4, r(5, 2, 5, 4)), "/w/B.lean");
+  store.record(trainSample("t1", "failed", 1), "/w/A.lean");
+  store.record(trainSample("t1", "proved", 2), "/w/A.lean");
+  store.record(trainSample("t1", "incomplete", 3), "/w/A.lean");
+  store.record(trainSample("t1", "timeout", 4), "/w/A.lean");
+  store.record(trainSample("t2", "failed", 4, { hole: r(5, 2, 5, 4) }), "/w/B.lean");
   const hole = store.get("t1")!;
   assert.equal(hole.total, 4);
   assert.deepEqual(
@@ -89,7 +71,7 @@ test("the store keeps recent attempts, the best verdict, and moves holes with th
   assert.deepEqual(store.get("t1")!.range, r(4, 2, 4, 7));
   assert.deepEqual(store.get("t2")!.range, r(5, 2, 5, 4), "another file's hole does not move");
   // A sample that arrives after the edit is placed through the edits made since the run began.
-  store.record(sample("t3", "proved", 5, r(3, 0, 3, 4)), "/w/A.lean");
+  store.record(trainSample("t3", "proved", 5, { hole: r(3, 0, 3, 4) }), "/w/A.lean");
   assert.deepEqual(store.get("t3")!.range, r(5, 0, 5, 4));
   assert.deepEqual(
     store.holesIn("/w/A.lean").map((h) => h.taskId),
@@ -106,10 +88,10 @@ test("a file whose edit log overflowed no longer places new samples (rather than
   const store = new HoleStore({ maxEditsPerFile: 2 });
   const edit = { range: r(0, 0, 0, 0), text: "x" };
   store.applyEdits("/w/A.lean", [edit, edit, edit]);
-  assert.equal(store.record(sample("t1", "proved", 1), "/w/A.lean"), false);
-  assert.equal(store.record(sample("t2", "proved", 1), "/w/B.lean"), true);
+  assert.equal(store.record(trainSample("t1", "proved", 1), "/w/A.lean"), false);
+  assert.equal(store.record(trainSample("t2", "proved", 1), "/w/B.lean"), true);
   store.beginRun();
-  assert.equal(store.record(sample("t1", "proved", 1), "/w/A.lean"), true);
+  assert.equal(store.record(trainSample("t1", "proved", 1), "/w/A.lean"), true);
 });
 
 class FakeClock implements Clock {
@@ -154,11 +136,15 @@ test("redraws are debounced per file and flushed on demand", () => {
 
 test("the hover shows the candidate, the verdict with its verifier's messages, reward, step, algorithm and the attempts link", () => {
   const store = new HoleStore();
-  store.record({ ...sample("t1", "failed", 7), candidate: "exact ```h```", diagnostics: [] }, "/w/A.lean", {
-    run: "2026-11-24T23-00-00",
-    verifier: "simulator (not Lean)",
-    decl: "Foo.bar",
-  });
+  store.record(
+    { ...trainSample("t1", "failed", 7), candidate: "exact ```h```", diagnostics: [] },
+    "/w/A.lean",
+    {
+      run: "2026-11-24T23-00-00",
+      verifier: "simulator (not Lean)",
+      decl: "Foo.bar",
+    },
+  );
   const md = hoverMarkdown(store.get("t1")!, [
     { severity: "Error", line: 0, message: "unknown identifier 'h'" },
   ]);
@@ -178,9 +164,9 @@ test("the hover shows the candidate, the verdict with its verifier's messages, r
     /tactic hole in Foo\.bar · best so far: \*\*failed\*\* · verifier: simulator \(not Lean\)/,
   );
   const messages = [{ severity: "Error", line: 0, message: "x" }];
-  store.record(sample("t2", "failed", 1), "/w/A.lean", { run: "r", verifier: "Lean", decl: "" });
+  store.record(trainSample("t2", "failed", 1), "/w/A.lean", { run: "r", verifier: "Lean", decl: "" });
   assert.match(hoverMarkdown(store.get("t2")!, messages), /in an example[^]*Lean's messages:/);
-  store.record(sample("t3", "failed", 1), "/w/A.lean");
+  store.record(trainSample("t3", "failed", 1), "/w/A.lean");
   assert.match(
     hoverMarkdown(store.get("t3")!, messages),
     /The verifier's messages:/,

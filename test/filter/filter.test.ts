@@ -105,7 +105,7 @@ test("usage errors: the band, the dataset, the model", async () => {
 });
 
 test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-C and continue", async () => {
-  const { startStub } = await import("../models/openaiStub");
+  const { fimModelFlags, startStub } = await import("../models/openaiStub");
   const { loadDataset } = await import("../../lean-bridge/train/dataset");
   const { selectTasks } = await import("../../lean-bridge/eval/evalTasks");
   const loaded = loadDataset(dataset);
@@ -134,12 +134,7 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
   const args = [
     "filter",
     dataset,
-    "--model",
-    `openai:${stub.baseUrl}#tiny-coder`,
-    "--prompt-style",
-    "fim",
-    "--fim-family",
-    "qwen",
+    ...fimModelFlags(stub.baseUrl, "tiny-coder"),
     "-n",
     String(N),
     "--keep",

@@ -6,23 +6,20 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { VerifierClient } from "../../lean-bridge/serve/client";
-import { parseAddress } from "../../lean-bridge/serve/connection";
+import { servedAddress, startServe } from "../serve/serveProcess";
 import { runCli } from "../helpers";
 import { toolSkip } from "../toolSkip";
 import {
   CLI,
   ENV,
-  PYTHON,
   assertStatementRun,
   lines,
   missing,
   statementProject,
+  trainOnStatements,
 } from "../statements/statementRun";
 import { startStub, type Stub } from "./stub";
 import { answer } from "./theoremsAnswer";
@@ -105,23 +102,15 @@ test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeo
       assert.match(v.verdict.verifier, /^Kimina Lean Server \(/);
     }
 
-    const child = spawn(
-      process.execPath,
-      [CLI, "serve", "--project", dir, "--dataset", dataset, "--port", "0", "--verifier", kimina],
-      { stdio: ["ignore", "pipe", "pipe"], env: ENV },
+    const serve = await startServe(
+      ["--project", dir, "--dataset", dataset, "--port", "0", "--verifier", kimina],
+      ENV,
     );
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {
-      let address: string | undefined;
-      let token: string | undefined;
-      for await (const line of createInterface({ input: child.stdout })) {
-        address ??= /listening on (\S+)/.exec(line)?.[1];
-        assert.doesNotMatch(line, /\(not Lean\)|simulator/);
-        token ??= /token[: ]+([A-Za-z0-9_-]{16,})/.exec(line)?.[1];
-        if (line.includes("Ctrl-C")) break;
-      }
-      assert.ok(address, "serve printed its address");
-      const client = new VerifierClient([parseAddress(address)!], token ? { token } : {});
+      for (const line of serve.lines) assert.doesNotMatch(line, /\(not Lean\)|simulator/);
+      const token = serve.lines.map((l) => /token[: ]+([A-Za-z0-9_-]{16,})/.exec(l)?.[1]).find(Boolean);
+      assert.ok(serve.printedAddress, "serve printed its address");
+      const client = new VerifierClient([servedAddress(serve.printedAddress)], token ? { token } : {});
       try {
         const result = await client.verifyBatch([
           { taskId: trueIntro.id, candidate: "trivial" },
@@ -139,10 +128,10 @@ test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeo
       } finally {
         client.close();
       }
-      child.kill("SIGINT");
-      assert.equal(await exited, 130);
+      serve.child.kill("SIGINT");
+      assert.equal(await serve.exited, 130);
     } finally {
-      child.kill("SIGKILL");
+      serve.child.kill("SIGKILL");
     }
   }),
 );
@@ -154,34 +143,10 @@ test(
   { skip: missing ?? false, timeout: 300_000 },
   () =>
     withStub(async (stub) => {
-      const { dir, theorems, config } = statementProject();
-      const out = join(mkdtempSync(join(tmpdir(), "fim-train-kimina-")), "run");
-      const r = await runCli(
-        CLI,
-        [
-          "train",
-          theorems,
-          "--project",
-          dir,
-          "--algorithm",
-          "dapo",
-          "--verifier",
-          `kimina:${stub.url}`,
-          "--python",
-          PYTHON,
-          "--steps",
-          "2",
-          "--config",
-          config,
-          "--out",
-          out,
-        ],
-        ENV,
-      );
-      assert.equal(r.code, 0, r.stderr);
+      const r = await trainOnStatements(["--verifier", `kimina:${stub.url}`]);
       assert.doesNotMatch(r.stderr, /SIMULATOR/);
-      assertStatementRun(out, dir, "kimina");
-      const sampled = lines<{ verdict: string }>(join(out, "samples.jsonl")).length;
+      assertStatementRun(r.runDir, r.project, "kimina");
+      const sampled = lines<{ verdict: string }>(join(r.runDir, "samples.jsonl")).length;
       assert.ok(
         stub.requests.reduce((n, q) => n + q.ids.length, 0) >= 4 + 1,
         `pre-check and ${sampled} samples`,

@@ -55,6 +55,11 @@ function error(res: ServerResponse, status: number, message: string, param: stri
   json(res, status, { error: { message, type: "invalid_request_error", param, code: null } });
 }
 
+/** The flags by which `eval` and `filter` sample from a stub serving `model`, with Qwen's FIM prompt. */
+export function fimModelFlags(baseUrl: string, model: string): string[] {
+  return ["--model", `openai:${baseUrl}#${model}`, "--prompt-style", "fim", "--fim-family", "qwen"];
+}
+
 export async function startStub(options: StubOptions = {}): Promise<Stub> {
   const model = options.model ?? "tiny";
   const answer = options.answer ?? ((_prompt: string, index: number) => `simp${index}`);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { LineIndex } from "../../lean-bridge/text/positions";
-import { EXAMPLE, proofHole, readExample } from "../helpers";
+import { proofHole, readExample } from "../helpers";
 import { announce, processCoreGate, realLeanTest } from "./gate";
 import { leanPool } from "./pools";
 
@@ -77,22 +77,14 @@ realLeanTest(
   gate,
   async () => {
     const { exportDataset } = await import("../../lean-bridge/dataset/exporter");
-    const { HOLE_KINDS } = await import("../../lean-bridge/holes/mine");
+    const { exportOptions } = await import("../dataset/exampleExport");
     const { mkdtempSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const pool = await leanPool({ slots: 4 });
     try {
       const out = join(mkdtempSync(join(tmpdir(), "fim-real-export-")), "ds");
-      const r = await exportDataset({
-        workspace: EXAMPLE,
-        out,
-        kinds: [...HOLE_KINDS],
-        seed: 0,
-        maxFileBytes: 4 << 20,
-        formats: ["native"],
-        pool,
-      });
+      const r = await exportDataset(exportOptions(out, { pool }));
       assert.equal(r.kind, "ok");
       if (r.kind !== "ok") return;
       assert.equal(r.report.verification?.dropped, 0, JSON.stringify(r.report.verification?.examples));

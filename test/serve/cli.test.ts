@@ -1,11 +1,10 @@
 /** `fim-rlvr serve` as users run it (dist/cli.js): it listens, prints where, answers a client, stops on Ctrl-C. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { createInterface } from "node:readline";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { VerifierClient } from "../../lean-bridge/serve/client";
-import { parseAddress } from "../../lean-bridge/serve/connection";
+import { servedAddress, startServe } from "./serveProcess";
 import { EXAMPLE, REPO, proofHole, readExample } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -14,32 +13,19 @@ test(
   "serve listens on loopback, prints its address and token, verifies, and stops on SIGINT",
   { timeout: 60_000 },
   async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        "serve",
-        "--project",
-        EXAMPLE,
-        "--simulator",
-        "--port",
-        "0",
-        "--workers",
-        "2",
-        "--token",
-        "cli-test-token",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const serve = await startServe([
+      "--project",
+      EXAMPLE,
+      "--simulator",
+      "--port",
+      "0",
+      "--workers",
+      "2",
+      "--token",
+      "cli-test-token",
+    ]);
+    const { lines, printedAddress: address } = serve;
     try {
-      const lines: string[] = [];
-      let address: string | undefined;
-      for await (const line of createInterface({ input: child.stdout })) {
-        lines.push(line);
-        if (line.includes("Ctrl-C")) break;
-        address ??= /listening on (\S+)/.exec(line)?.[1];
-      }
       assert.ok(address, `no address printed: ${lines.join("\n")}`);
       assert.match(address, /^127\.0\.0\.1:\d+$/);
       assert.ok(
@@ -50,7 +36,7 @@ test(
       assert.ok(!lines.some((l) => l.includes("cli-test-token")), "a given token is not echoed");
       const ARITH = "FimExamples/Arith.lean";
       const hole = proofHole(readExample(ARITH), "add_le_add_3");
-      const client = new VerifierClient([parseAddress(address)!], { token: "cli-test-token" });
+      const client = new VerifierClient([servedAddress(address)], { token: "cli-test-token" });
       try {
         const result = await client.verifyBatch([{ file: ARITH, hole, candidate: "omega" }]);
         assert.equal(result.kind, "ok");
@@ -61,10 +47,10 @@ test(
       } finally {
         client.close();
       }
-      child.kill("SIGINT");
-      assert.equal(await exited, 130);
+      serve.child.kill("SIGINT");
+      assert.equal(await serve.exited, 130);
     } finally {
-      child.kill("SIGKILL");
+      serve.child.kill("SIGKILL");
     }
   },
 );

@@ -2,7 +2,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { VerifierClient } from "../../lean-bridge/serve/client";
-import { parseAddress } from "../../lean-bridge/serve/connection";
 import { VerifierService, type ServiceVerifier } from "../../lean-bridge/serve/service";
 import { GatedVerifier, holeItem } from "./fakes";
 
@@ -25,15 +24,6 @@ const FAST = { backoffMs: 5, maxBackoffMs: 50, connectTimeoutMs: 2000 };
 function groups(lines = [10, 20, 30, 40]) {
   return lines.flatMap((line) => ["ok", "bad", "ok", "worse"].map((c) => holeItem(line, c)));
 }
-
-test("addresses: HOST:PORT, [v6]:PORT, or a bare port on loopback", () => {
-  assert.deepEqual(parseAddress("127.0.0.1:8470"), { host: "127.0.0.1", port: 8470 });
-  assert.deepEqual(parseAddress("[::1]:9000"), { host: "::1", port: 9000 });
-  assert.deepEqual(parseAddress("8470"), { host: "127.0.0.1", port: 8470 });
-  assert.equal(parseAddress("host:0"), null);
-  assert.equal(parseAddress("host:99999"), null);
-  assert.equal(parseAddress("nonsense"), null);
-});
 
 test(
   "the client balances holes over services and keeps each hole's group on one service",

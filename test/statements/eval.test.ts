@@ -6,25 +6,20 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EvalSummary, ResultLine } from "../../lean-bridge/eval/records";
+import { near, resultsOf, summaryOf } from "../eval/evalOutput";
 import { runCli } from "../helpers";
 import { startStub as startKimina } from "../kimina/stub";
 import { answer as kiminaAnswer } from "../kimina/theoremsAnswer";
-import { startStub as startModel } from "../models/openaiStub";
+import { fimModelFlags, startStub as startModel } from "../models/openaiStub";
 import { CLI, ENV, lines, statementProject } from "./statementRun";
 
 /** The model: a proof every stub accepts for sample 0, a wrong one for sample 1. */
 const MODEL_ANSWERS = ["trivial", "simp_all_wrong"];
 
 const modelArgs = (url: string) => [
-  "--model",
-  `openai:${url}#tiny-coder`,
-  "--prompt-style",
-  "fim",
-  "--fim-family",
-  "qwen",
+  ...fimModelFlags(url, "tiny-coder"),
   "-n",
   "2",
   "-k",
@@ -34,9 +29,6 @@ const modelArgs = (url: string) => [
   "--split",
   "all",
 ];
-
-const near = (a: number | null | undefined, b: number) =>
-  assert.ok(typeof a === "number" && Math.abs(a - b) < 1e-9, `${a} ≈ ${b}`);
 
 test("eval on an imported dataset with the simulator: verified in the project the import names", async () => {
   const model = await startModel({ model: "tiny-coder", answer: (_p, index) => MODEL_ANSWERS[index % 2]! });
@@ -66,7 +58,7 @@ test("eval on an imported dataset with the simulator: verified in the project th
       ENV,
     );
     assert.equal(r.code, 0, r.stderr);
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as EvalSummary;
+    const summary = summaryOf(out);
     assert.equal(summary.tasks.done, 4);
     near(summary.overall.passAtK["1"]!.value, 0.5);
     near(summary.overall.passAtK["2"]!.value, 1);
@@ -90,31 +82,28 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
   try {
     const { dir, theorems } = statementProject();
     const out = join(dir, "eval-kimina");
-    const r = await runCli(
-      CLI,
-      [
-        "eval",
-        theorems,
-        "--project",
-        dir,
-        ...modelArgs(model.baseUrl),
-        "--verifier",
-        `kimina:${kimina.url}`,
-        "--out",
-        out,
-      ],
-      ENV,
-    );
+    const args = [
+      "eval",
+      theorems,
+      "--project",
+      dir,
+      ...modelArgs(model.baseUrl),
+      "--verifier",
+      `kimina:${kimina.url}`,
+      "--out",
+      out,
+    ];
+    const r = await runCli(CLI, args, ENV);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /import: checking statements with Kimina Lean Server/);
     assert.match(r.stderr, /4 statements kept/);
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as EvalSummary;
+    const summary = summaryOf(out);
     assert.equal(summary.tasks.done, 4);
     near(summary.overall.passAtK["1"]!.value, 0.5);
     assert.equal(summary.overall.outcomes.proved, 4);
     assert.equal(summary.overall.outcomes["lean-error"], 4);
     assert.equal(summary.run.verifier.kind, "kimina");
-    const results = lines<ResultLine>(join(out, "results.jsonl"));
+    const results = resultsOf(out);
     assert.equal(results.length, 8);
     for (const line of results) {
       assert.match(line.run.verifier.label, /^Kimina Lean Server/);
@@ -125,22 +114,7 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
     assert.ok(codes.filter((c) => /\bsorry\b/.test(c)).length >= 4, "the sorry pre-check went to Kimina");
     assert.ok(codes.filter((c) => /\btrivial\b/.test(c)).length >= 4, "the samples went to Kimina");
     // Resume reuses the imported dataset and the finished results.
-    const again = await runCli(
-      CLI,
-      [
-        "eval",
-        theorems,
-        "--project",
-        dir,
-        ...modelArgs(model.baseUrl),
-        "--verifier",
-        `kimina:${kimina.url}`,
-        "--out",
-        out,
-        "--resume",
-      ],
-      ENV,
-    );
+    const again = await runCli(CLI, [...args, "--resume"], ENV);
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stderr, /import: checking/);
     assert.match(again.stderr, /4 of 4 tasks already done/);

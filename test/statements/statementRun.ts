@@ -1,12 +1,12 @@
 /**
  * Shared by the tests that train on the golden theorems.jsonl (simulator and Kimina stub): the project it
- * lives in, a small trainer config, and what every such run must leave in its run folder.
+ * lives in, a small trainer config, the `train` run itself, and what every such run must leave in its run folder.
  */
 import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { REPO } from "../helpers";
+import { REPO, runCli } from "../helpers";
 
 export const CLI = join(REPO, "dist", "cli.js");
 export const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -27,6 +27,40 @@ export function statementProject(): { dir: string; theorems: string; config: str
   const config = join(dir, "small.yaml");
   writeFileSync(config, "sft_steps: 1\neval_limit: 2\nmax_new_tokens: 8\nbatch_size: 2\ngroup_size: 2\n");
   return { dir, theorems, config };
+}
+
+/**
+ * `fim-rlvr train theorems.jsonl --project DIR --algorithm dapo` for two steps with the small config, checked by
+ * the verifier that `verifierFlags` choose; the run must succeed. Returns the CLI's output and the run folder.
+ */
+export async function trainOnStatements(
+  verifierFlags: string[],
+): Promise<{ stdout: string; stderr: string; project: string; runDir: string }> {
+  const { dir, theorems, config } = statementProject();
+  const runDir = join(mkdtempSync(join(tmpdir(), "fim-train-stmt-run-")), "run");
+  const r = await runCli(
+    CLI,
+    [
+      "train",
+      theorems,
+      "--project",
+      dir,
+      "--algorithm",
+      "dapo",
+      ...verifierFlags,
+      "--python",
+      PYTHON,
+      "--steps",
+      "2",
+      "--config",
+      config,
+      "--out",
+      runDir,
+    ],
+    ENV,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  return { stdout: r.stdout, stderr: r.stderr, project: dir, runDir };
 }
 
 export function lines<T>(path: string): T[] {

@@ -8,12 +8,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { runCli } from "../helpers";
 import { toolSkip } from "../toolSkip";
-import { CLI, ENV, PYTHON, assertStatementRun, missing, statementProject } from "./statementRun";
+import { assertStatementRun, missing, trainOnStatements } from "./statementRun";
 
 toolSkip("train on a statement file", missing);
 
@@ -21,33 +17,10 @@ test(
   "train theorems.jsonl --project --algorithm dapo --simulator: imports, trains, writes the run folder",
   { skip: missing ?? false, timeout: 300_000 },
   async () => {
-    const { dir, theorems, config } = statementProject();
-    const out = join(mkdtempSync(join(tmpdir(), "fim-train-stmt-run-")), "run");
-    const r = await runCli(
-      CLI,
-      [
-        "train",
-        theorems,
-        "--project",
-        dir,
-        "--algorithm",
-        "dapo",
-        "--simulator",
-        "--python",
-        PYTHON,
-        "--steps",
-        "2",
-        "--config",
-        config,
-        "--out",
-        out,
-      ],
-      ENV,
-    );
-    assert.equal(r.code, 0, r.stderr);
+    const r = await trainOnStatements(["--simulator"]);
     assert.match(r.stderr, /import: checking statements with simulator .*\(not Lean\)/);
     assert.match(r.stderr, /4 statements kept/);
     assert.match(r.stdout, /held-out pass@1/);
-    assertStatementRun(out, dir, "simulator");
+    assertStatementRun(r.runDir, r.project, "simulator");
   },
 );

@@ -26,7 +26,8 @@ import {
   type TrainDoneParams,
 } from "../../lean-bridge/protocol/trainer";
 import { TrainerProcess } from "../../lean-bridge/train/trainerProcess";
-import { EXAMPLE, REPO } from "../helpers";
+import { REPO } from "../helpers";
+import { exportOptions } from "../dataset/exampleExport";
 import { toolSkip } from "../toolSkip";
 
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -58,14 +59,7 @@ test(
     };
     const work = mkdtempSync(join(tmpdir(), "fim-roundtrip-"));
     const datasetDir = join(work, "dataset");
-    const exported = await exportDataset({
-      workspace: EXAMPLE,
-      out: datasetDir,
-      kinds: ["tactic"],
-      seed: 0,
-      maxFileBytes: 1 << 22,
-      formats: ["native"],
-    });
+    const exported = await exportDataset(exportOptions(datasetDir, { kinds: ["tactic"] }));
     assert.equal(exported.kind, "ok");
     const tasks = new Map(
       readFileSync(join(datasetDir, "tasks.jsonl"), "utf8")

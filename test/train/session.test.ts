@@ -16,6 +16,7 @@ import type {
 } from "../../lean-bridge/protocol/trainer";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import { EXAMPLE, REPO } from "../helpers";
+import { exportOptions } from "../dataset/exampleExport";
 
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
 
@@ -216,16 +217,33 @@ test("stop() checkpoints, and the outcome names the checkpoint", async () => {
   assert.ok(rec.progress.length < 10_000);
 });
 
+test("a trainer that answers stop and exits without train/done leaves no stop timer behind", async () => {
+  const dir = runDir({ exitOnStop: true });
+  const control: { stop?: () => Promise<void>; stopped?: Promise<void> } = {};
+  const started = await startTraining(
+    options(dir, { config: { steps: 10_000, group_size: 2, kinds: ["tactic"], checkpoint_every: 1000 } }),
+    {
+      onProgress: (p) => {
+        if (p.step >= 2 && control.stop) control.stopped ??= control.stop();
+      },
+    },
+  );
+  assert.equal(started.kind, "started");
+  if (started.kind !== "started") return;
+  control.stop = () => started.session.stop();
+  const outcome = await started.session.done;
+  await control.stopped;
+  assert.equal(outcome.kind, "stopped", JSON.stringify(outcome));
+  // The stop timeout is two minutes: a timer still pending here would keep the host alive that long.
+  assert.deepEqual(
+    process.getActiveResourcesInfo().filter((r) => r === "Timeout"),
+    [],
+  );
+});
+
 test("start-up errors are one clear message each", async () => {
   const tacticsOnly = join(runDir(), "dataset");
-  const exported = await exportDataset({
-    workspace: EXAMPLE,
-    out: tacticsOnly,
-    kinds: ["tactic"],
-    seed: 0,
-    maxFileBytes: 1 << 22,
-    formats: ["native"],
-  });
+  const exported = await exportDataset(exportOptions(tacticsOnly, { kinds: ["tactic"] }));
   assert.equal(exported.kind, "ok");
   const broken = runDir();
   writeFileSync(join(broken, "tasks.jsonl"), '{"id": "a"\n');
@@ -269,14 +287,7 @@ test("start-up errors are one clear message each", async () => {
 
 test("a dataset whose workspace is gone is checked by the simulator in a copy of its files; Lean refuses it", async () => {
   const dataset = join(runDir(), "dataset");
-  const exported = await exportDataset({
-    workspace: EXAMPLE,
-    out: dataset,
-    kinds: ["tactic"],
-    seed: 0,
-    maxFileBytes: 1 << 22,
-    formats: ["native"],
-  });
+  const exported = await exportDataset(exportOptions(dataset, { kinds: ["tactic"] }));
   assert.equal(exported.kind, "ok");
   const report = JSON.parse(readFileSync(join(dataset, "report.json"), "utf8")) as Record<string, unknown>;
   writeFileSync(

@@ -6,10 +6,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { leanLike } from "../hacks/leanLike";
-import { EXAMPLE, proofHole } from "../helpers";
+import { poolOver } from "../harness";
+import { proofHole } from "../helpers";
 
 const FILE = `theorem three : True ∧ True ∧ True := by
   trivial
@@ -45,13 +45,7 @@ function pad(lines: string[], rand: () => number): string[] {
 
 test("partial reward under gaming: no-ops earn 0, padding never helps, failures earn 0, only proofs earn 1", async () => {
   const lean = await leanLike({ goalsAtHole: 3 });
-  const pool = VerifierPool.fromServer(lean.server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-process)"], cwd: EXAMPLE },
-    slots: 1,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-  });
+  const pool = poolOver(lean.server);
   const task = { file: "Three.lean", text: FILE, hole: proofHole(FILE, "three") };
   const reward = async (lines: string[]) => {
     const text = lines.join("\n");
