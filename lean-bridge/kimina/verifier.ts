@@ -12,6 +12,7 @@
  */
 import { DEFAULT_ALLOWED_AXIOMS, classify } from "../verify/classify";
 import { GOAL_PROBE, judgeGoalAtHole } from "../verify/goalAtHole";
+import { NOOP_PROBE, judgeWithNoop } from "../verify/noopProbe";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "../verify/holeShape";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../verify/policy";
 import type { VerifyTask } from "../verify/pool";
@@ -74,8 +75,13 @@ export class KiminaVerifier implements Verifier {
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
     const started = performance.now();
     const outcome = await this.outcome(task, candidate, true);
+    // A proof pays only where the hole needs a middle: asked once per hole with `skip` (noopProbe.ts).
+    const judged =
+      outcome.outcome.kind === "proved"
+        ? judgeWithNoop(outcome.outcome, (await this.outcome(task, NOOP_PROBE, false)).outcome)
+        : outcome.outcome;
     return {
-      ...outcome.outcome,
+      ...judged,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
       verifier: this.identity,
       ...(outcome.cached ? { cached: true } : {}),

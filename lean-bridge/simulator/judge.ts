@@ -19,7 +19,9 @@ import {
   diag,
   goalOf,
   prevCode,
+  referenceWithoutNoops,
   tokenIndexAt,
+  withoutNoopSteps,
   withoutParenBlocks,
 } from "./tacticText";
 
@@ -161,8 +163,6 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     return [];
   }
   const bodyFirst = tokenIndexAt(ts, decl.bodyStart, command.firstToken, command.lastToken);
-  const body = withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken));
-  const bodyTexts = body.map((i) => tokenText(ts, i));
   const nameToken = tokenIndexAt(ts, decl.keywordStart, command.firstToken, command.lastToken);
   const nameAt = decl.name ? nameToken + 1 : nameToken;
   const namePos = {
@@ -174,7 +174,17 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     decl.keyword === "theorem" ||
     decl.keyword === "lemma" ||
     decl.keyword === "example";
-  const accepted = reference.accepted(referenceStatement(decl), [decl.fullName, decl.name]);
+  const accepted = reference
+    .accepted(referenceStatement(decl), [decl.fullName, decl.name])
+    .map(referenceWithoutNoops);
+  const isAccepted = (texts: string[]) =>
+    accepted.some((a) => a.length === texts.length && a.every((t, k) => t === texts[k]));
+  const body = withoutNoopSteps(
+    ts,
+    withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken)),
+    isAccepted,
+  );
+  const bodyTexts = body.map((i) => tokenText(ts, i));
   if (accepted.length === 0) {
     record({ ok: !judgeable, usesSorry: false });
     if (!judgeable) return [];
@@ -205,8 +215,7 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     );
     return [parseError, warning];
   }
-  const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
-  if (accepted.some(same)) {
+  if (isAccepted(bodyTexts)) {
     const native = nativeTactic(bodyTexts);
     record({ ok: true, usesSorry: false, ...(native ? { native } : {}) });
     return defPropLint(ctx, command, decl);

@@ -14,6 +14,7 @@ import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
 import { GOAL_PROBE, judgeGoalAtHole } from "./goalAtHole";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
+import { NOOP_PROBE, judgeWithNoop } from "./noopProbe";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
 import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
@@ -160,7 +161,33 @@ export class VerifierPool implements Verifier {
     });
     const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
     if (cached) this.stats.cacheHits++;
-    return finish(outcome, cached);
+    // Only a proof pays the question whether the hole needs a middle at all, once per hole (noopProbe.ts).
+    if (outcome.kind !== "proved") return finish(outcome, cached);
+    return finish(judgeWithNoop(outcome, await this.noopOutcome(task)), cached);
+  }
+
+  /**
+   * The hole checked with the verifier's no-op (`skip`) in it, never a candidate's text: cached per hole
+   * apart from candidates' verdicts (its key holds everything but the candidate), so a hole costs it once.
+   */
+  private async noopOutcome(task: VerifyTask): Promise<VerdictOutcome> {
+    const prepared = prepareCheck(this.files, task, NOOP_PROBE, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+      checkPolicy: false,
+    });
+    if (prepared.kind === "rejected")
+      return { kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { noopProbe: NOOP_PROBE, verdictSettings: this.verdictSettings },
+      file: prepared.path,
+      hole: task.hole,
+      documentText: prepared.doc.text,
+    });
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    if (cached) this.stats.cacheHits++;
+    return outcome;
   }
 
   private async check(doc: CheckDocument): Promise<VerdictOutcome> {

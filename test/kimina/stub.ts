@@ -34,6 +34,32 @@ export interface StubOptions {
   cost?: (code: string, loadedHeaders: Set<string>) => number;
   /** REPLs that run snippets at once when `cost` is given (Kimina's pool of REPL processes). */
   repls?: number;
+  /**
+   * Whether the verifier's no-op probe (a line `skip` alone: the hole checked with nothing in it,
+   * verify/noopProbe.ts) is answered by `answer` like any snippet. By default it gets the error Lean gives
+   * where a hole needs its middle (unsolved goals), so `answer` speaks for candidates only.
+   */
+  answersNoop?: boolean;
+}
+
+/** Whether a snippet is the verifier's no-op probe: its hole holds `skip` alone on a line. */
+export function isNoopProbe(code: string): boolean {
+  return /^[ \t]*skip[ \t]*$/m.test(code);
+}
+
+/** Lean's error for a hole that needs its middle: the goals are left where the no-op stands. */
+function noopFails(code: string): StubAnswer {
+  const line = code.split("\n").findIndex((l) => /^[ \t]*skip[ \t]*$/.test(l)) + 1;
+  return {
+    messages: [
+      {
+        severity: "error",
+        pos: { line, column: 0 },
+        endPos: { line, column: 4 },
+        data: "unsolved goals\n⊢ P",
+      },
+    ],
+  };
 }
 
 export interface Stub {
@@ -114,7 +140,10 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(json));
       };
-      const answers = snippets.map((s) => ({ s, a: options.answer(s.code) }));
+      const answers = snippets.map((s) => ({
+        s,
+        a: !options.answersNoop && isNoopProbe(s.code) ? noopFails(s.code) : options.answer(s.code),
+      }));
       if (answers.some(({ a }) => "hang" in a)) {
         hanging.push(() => res.destroy());
         return;
