@@ -262,3 +262,38 @@ realLeanTest("real Lean: a hole whose proof is complete without its middle pays 
     await pool.stop();
   }
 });
+
+// allowNative and the owner of a native axiom (test/hacks/nativeOwner.test.ts): from Lean 4.29 each native
+// computation is an axiom named after the declaration that ran it; citing a helper's native proof fails.
+const NATIVE_HELPER = `theorem helper : 2 ^ 10 = 1024 := by
+  native_decide
+
+theorem cites : 2 ^ 10 = 1024 := by
+  decide
+`;
+
+realLeanTest(
+  "real Lean: allowNative accepts the checked declaration's own native axiom only",
+  gate,
+  async () => {
+    const version = leanVersionIn(EXAMPLE);
+    const pool = await leanPool({ policy: { ...DEFAULT_POLICY, allowNative: true } });
+    try {
+      const hole = proofHole(NATIVE_HELPER, "cites");
+      const own = await pool.verify(task(hole, NATIVE_HELPER), "native_decide");
+      assert.equal(own.kind, "proved", JSON.stringify(own));
+      const cited = await pool.verify(task(hole, NATIVE_HELPER), "exact helper");
+      if (atLeast(version, LEAN_CHANGES.nativeAxiomPerComputation)) {
+        assert.equal(cited.kind, "failed", JSON.stringify(cited));
+        assert.match(cited.kind === "failed" ? cited.reason : "", /helper\._native\./);
+      } else
+        assert.equal(
+          cited.kind,
+          "proved",
+          `before 4.29 Lean.ofReduceBool names no declaration: ${JSON.stringify(cited)}`,
+        );
+    } finally {
+      await pool.stop();
+    }
+  },
+);
