@@ -185,12 +185,13 @@ export class VerifierPool implements Verifier {
       hole: task.hole,
       documentText: prepared.doc.text,
     });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    // Only whether Lean proves it matters: no goal counts are asked for.
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc, false));
     if (cached) this.stats.cacheHits++;
     return outcome;
   }
 
-  private async check(doc: CheckDocument): Promise<VerdictOutcome> {
+  private async check(doc: CheckDocument, measureGoals = true): Promise<VerdictOutcome> {
     const stopped: VerdictOutcome = {
       kind: "crashed",
       reason: "the verifier was stopped before this check ran",
@@ -221,6 +222,7 @@ export class VerifierPool implements Verifier {
             timeoutMs: this.options.timeoutMs,
             allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
             allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
+            measureGoals,
           },
           slot,
           doc,
