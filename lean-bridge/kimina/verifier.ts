@@ -70,7 +70,8 @@ export class KiminaVerifier implements Verifier {
 
   /** A working server answers a request within its deadline (a check is one request's snippet). */
   get checkBoundMs(): number {
-    return this.client.requestDeadlineMs;
+    // A proved candidate's verification is two requests: its own and the hole's no-op (noopProbe.ts).
+    return 2 * this.client.requestDeadlineMs;
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {

@@ -129,12 +129,13 @@ export class VerifierPool implements Verifier {
   }
 
   /**
-   * The longest one check can take on a verifier that works, ms: its time limit on every attempt, and a server
-   * (re)start before each. What a caller waiting on many checks must allow (the trainer's batch deadline), queueing
+   * The longest one verification can take on a verifier that works, ms: its time limit on every attempt, and a
+   * server (re)start before each, for the candidate's check and the hole's no-op check. What a caller waiting on many checks must allow (the trainer's batch deadline), queueing
    * for a slot aside.
    */
   get checkBoundMs(): number {
-    return CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
+    // A proved candidate's verification is two checks: its own and the hole's no-op (noopProbe.ts).
+    return 2 * CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
