@@ -9,7 +9,7 @@ export function datasetCard(report: ExportReport): string {
   const kinds = Object.entries(report.holes.kept.byKind);
   const splits = Object.entries(report.holes.kept.bySplit);
   const verification = report.verification
-    ? `Every task's own middle was checked by **${report.verification.verifier}**, and then the hole with \`sorry\` in its place (a hole that is not a whole tactic sequence leaves an error there): ${report.verification.kept} kept, ${report.verification.dropped} dropped, of which ${report.verification.shape.notWhole} not whole tactic sequences and ${report.verification.shape.inconclusive} with no usable answer to the \`sorry\` check (reasons in report.json).`
+    ? `Every task's own middle was checked by **${report.verification.verifier}**, then the hole with \`skip\` (nothing) in its place (a hole whose proof is complete without its middle is no task), and then with \`sorry\` in its place (a hole that is not a whole tactic sequence leaves an error there): ${report.verification.kept} kept, ${report.verification.dropped} dropped, of which ${report.verification.completeWithoutHole} complete without their middle, ${report.verification.shape.notWhole} not whole tactic sequences and ${report.verification.shape.inconclusive} with no usable answer to the \`sorry\` check (reasons in report.json).`
     : "The tasks were not verified at export time (run `fim-rlvr export … --verify` to keep only holes whose own middle verifies).";
   const o = report.overlap;
   const overlap =

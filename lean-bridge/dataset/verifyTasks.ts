@@ -1,10 +1,12 @@
 /**
- * Export pass 2 (with --verify): checks each pending hole's own middle through the verifier pool, then,
+ * Export pass 2 (with --verify): checks each pending hole's own middle through the verifier pool (which, for a
+ * proved middle, also checks the hole with `skip` in it: a hole Lean proves without its middle is dropped), then,
  * for those Lean proves, the hole itself with `sorry` in its place (pool.checkHoleShape): a hole that is
  * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept, each with the goal
  * state Lean shows at the hole (`goal`, pool.goalsAtHoles: Lean's `done` in its place) when it shows one. Tasks
  * stream from the pending file in batches; a batch holds the texts of its own files only.
  */
+import { COMPLETE_WITHOUT_HOLE } from "../verify/noopProbe";
 import type { Verifier as VerifierPool } from "../verify/verifier";
 import { FileTextCursor, readJsonl, type JsonlWriter } from "./jsonl";
 import type { PendingTask } from "./mineWorkspace";
@@ -28,6 +30,11 @@ export interface VerificationReport {
   shape: { checked: number; notWhole: number; inconclusive: number };
   /** Kept holes written with the goal state Lean showed at them (`goal`). */
   withGoal: number;
+  /**
+   * Holes whose proof Lean completes with `skip` (nothing) in their place (verify/noopProbe.ts: their goals are
+   * closed before them, or the rest of the proof closes them anyway): no task, so dropped.
+   */
+  completeWithoutHole: number;
 }
 
 /** droppedByReason keys of the shape check. */
@@ -60,6 +67,7 @@ export async function verifyPending(
     examples: [],
     shape: { checked: 0, notWhole: 0, inconclusive: 0 },
     withGoal: 0,
+    completeWithoutHole: 0,
   };
   const tasksPerDecl = new Map<string, number>();
   let batch: { task: PendingTask; text: string }[] = [];
@@ -91,6 +99,11 @@ export async function verifyPending(
     batch.forEach(({ task }, k) => {
       const v = verdicts[k]!;
       report.checked++;
+      if (v.kind === "rejected" && v.rule === COMPLETE_WITHOUT_HOLE) {
+        report.completeWithoutHole++;
+        drop(task, COMPLETE_WITHOUT_HOLE, v.reason);
+        return;
+      }
       if (v.kind !== "proved") {
         drop(task, v.kind, "reason" in v ? `${v.kind}: ${String(v.reason).split("\n")[0]}` : v.kind);
         return;

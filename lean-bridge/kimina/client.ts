@@ -6,6 +6,9 @@
  * Kimina answers 500 for a whole request when one snippet's REPL fails (server/routers/check.py, "Snippet
  * execution failed"), which sending the same batch again only repeats; the verifier instead asks again for
  * each of its checks alone, on a fresh REPL (`fresh`), and decides whose failure it was (kimina/verifier.ts).
+ * A refused connection (nothing sent: the server is down or restarting) is retried with the same backoff; a
+ * connection that breaks after the request was sent (the server went down holding it) is not: each of its
+ * checks is answered `lost`, and the verifier asks them again one at a time (`alone`).
  */
 import { readResult, type CheckRequestBody, type KiminaResult, type VerifyRequestBody } from "./protocol";
 
@@ -19,14 +22,22 @@ export interface KiminaClientOptions {
   batchSize?: number;
   /** Requests in flight at once. */
   concurrency?: number;
-  /** Retries of a 429 or a failed connection before the checks are reported crashed. */
+  /** Retries of a 429 or a refused connection before the checks are reported crashed. */
   maxRetries?: number;
   /** First backoff after a 429, doubled each time (ms). */
   backoffMs?: number;
 }
 
 export type KiminaAnswer =
-  { kind: "result"; result: KiminaResult } | { kind: "timeout" } | { kind: "failed"; reason: string };
+  | { kind: "result"; result: KiminaResult }
+  | { kind: "timeout" }
+  /** `unreachable`: the server refused connections (nothing sent) through every retry: it is down. */
+  | { kind: "failed"; reason: string; unreachable?: boolean }
+  /**
+   * The connection broke after the request was sent (reset, closed mid-answer): the server went down while
+   * it held these checks. Never retried as a batch: the verifier retries each check alone (kimina/verifier.ts).
+   */
+  | { kind: "lost"; reason: string };
 
 interface Pending {
   id: string;
@@ -40,12 +51,41 @@ export interface CheckOptions {
    * once rather than batched: the retry of a check whose REPL failed.
    */
   fresh?: boolean;
+  /**
+   * Send this check on a fresh REPL with nothing else in flight: the client waits for the requests under way,
+   * holds every other check until it is answered, and so a server that goes down meanwhile went down on it
+   * alone. The retry of a check whose request the server dropped by going down.
+   */
+  alone?: boolean;
+}
+
+/** Connection errors that mean nothing was sent (the server is not there): safe to retry as they are. */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** The system error code behind a failed fetch (undici wraps it in `cause`, sometimes twice). */
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class KiminaClient {
   private readonly queue: Pending[] = [];
+  /** Fresh checks (sent at once, outside the batches) and checks to send alone (one at a time, nothing beside). */
+  private readonly freshQueue: Pending[] = [];
+  private readonly aloneQueue: Pending[] = [];
+  private aloneRunning = false;
   private inFlight = 0;
   private nextId = 0;
   private endpoint: "/api/check" | "/verify" = "/api/check";
@@ -72,9 +112,14 @@ export class KiminaClient {
 
   check(code: string, options: CheckOptions = {}): Promise<KiminaAnswer> {
     if (this.closed) return Promise.resolve({ kind: "failed", reason: "the Kimina client was stopped" });
-    if (options.fresh)
+    if (options.fresh || options.alone)
       return new Promise((resolve) => {
-        void this.send([{ id: `fimrlvr-${this.nextId++}`, code, resolve }], true);
+        (options.alone ? this.aloneQueue : this.freshQueue).push({
+          id: `fimrlvr-${this.nextId++}`,
+          code,
+          resolve,
+        });
+        this.pump();
       });
     return new Promise((resolve) => {
       this.queue.push({ id: `fimrlvr-${this.nextId++}`, code, resolve });
@@ -91,19 +136,30 @@ export class KiminaClient {
 
   close(): void {
     this.closed = true;
-    for (const p of this.queue.splice(0))
+    for (const p of [...this.queue.splice(0), ...this.freshQueue.splice(0), ...this.aloneQueue.splice(0)])
       p.resolve({ kind: "failed", reason: "the Kimina client was stopped" });
   }
 
+  private start(batch: Pending[], fresh: boolean, alone = false): void {
+    this.inFlight++;
+    if (alone) this.aloneRunning = true;
+    void this.send(batch, fresh).finally(() => {
+      this.inFlight--;
+      if (alone) this.aloneRunning = false;
+      this.pump();
+    });
+  }
+
   private pump(): void {
-    while (this.inFlight < this.concurrency && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.batchSize);
-      this.inFlight++;
-      void this.send(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
+    // A check to send alone waits for the requests under way, and everything else waits for it.
+    if (this.aloneRunning) return;
+    if (this.aloneQueue.length > 0) {
+      if (this.inFlight === 0) this.start(this.aloneQueue.splice(0, 1), true, true);
+      return;
     }
+    for (const p of this.freshQueue.splice(0)) this.start([p], true);
+    while (this.inFlight < this.concurrency && this.queue.length > 0)
+      this.start(this.queue.splice(0, this.batchSize), false);
   }
 
   private body(batch: Pending[], fresh: boolean): CheckRequestBody | VerifyRequestBody {
@@ -151,6 +207,7 @@ export class KiminaClient {
         continue;
       }
       if (answer.kind === "timeout") return fail({ kind: "timeout" });
+      if (answer.kind === "lost") return fail({ kind: "lost", reason: answer.reason });
       if (answer.kind === "retry" && attempt < maxRetries) {
         if (answer.busy) this.stats.retried429++;
         await sleep(Math.max(backoff, answer.retryAfterMs ?? 0));
@@ -161,6 +218,7 @@ export class KiminaClient {
         kind: "failed",
         reason:
           answer.kind === "not-found" ? `${this.url} has neither /api/check nor /verify` : answer.reason,
+        ...(answer.kind === "retry" && !answer.busy ? { unreachable: true } : {}),
       });
     }
   }
@@ -174,6 +232,7 @@ export class KiminaClient {
     | { kind: "not-found" }
     | { kind: "timeout" }
     | { kind: "failed"; reason: string }
+    | { kind: "lost"; reason: string }
   > {
     const deadline = this.requestDeadlineMs;
     const headers: Record<string, string> = { "content-type": "application/json" };
@@ -191,10 +250,19 @@ export class KiminaClient {
       const name = error instanceof Error ? error.name : "";
       if (name === "TimeoutError" || name === "AbortError") return { kind: "timeout" };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+      const code = errorCode(error);
+      // Refused (nothing sent): the server is down or restarting; waiting and sending again is safe.
+      if (code !== undefined && NOT_SENT.has(code))
+        return {
+          kind: "retry",
+          busy: false,
+          reason: `could not reach the Kimina Lean Server at ${this.url}${cause}`,
+        };
+      // Anything else broke a request already sent: the server went down holding it (fail closed: the
+      // verifier retries each check alone before deciding whose failure it was).
       return {
-        kind: "retry",
-        busy: false,
-        reason: `could not reach the Kimina Lean Server at ${this.url}${cause}`,
+        kind: "lost",
+        reason: `the Kimina Lean Server at ${this.url} dropped the connection while checking${cause}`,
       };
     }
     const text = await response.text().catch(() => "");

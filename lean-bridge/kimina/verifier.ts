@@ -7,11 +7,13 @@
  * confirmation that the candidate introduced nothing; here the policy and the re-parse stand alone) and the
  * goals before and after the candidate (so no partial credit: Kimina's messages carry no Lean tags, so
  * unsolved goals are an error like any other, `failed`). A REPL failure is retried alone on a fresh REPL and
- * charged to the candidate when it comes back while the file without the candidate checks (`check` below).
+ * charged to the candidate when it comes back while the file without the candidate checks (`check` below);
+ * so is the whole server going down while it held the check, once it is back (`afterServerLoss`).
  * Verdicts name "Kimina Lean Server", never Lean.
  */
 import { DEFAULT_ALLOWED_AXIOMS, classify } from "../verify/classify";
 import { GOAL_PROBE, judgeGoalAtHole } from "../verify/goalAtHole";
+import { NOOP_PROBE, judgeWithNoop } from "../verify/noopProbe";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "../verify/holeShape";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../verify/policy";
 import type { VerifyTask } from "../verify/pool";
@@ -68,14 +70,20 @@ export class KiminaVerifier implements Verifier {
 
   /** A working server answers a request within its deadline (a check is one request's snippet). */
   get checkBoundMs(): number {
-    return this.client.requestDeadlineMs;
+    // A proved candidate's verification is two requests: its own and the hole's no-op (noopProbe.ts).
+    return 2 * this.client.requestDeadlineMs;
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
     const started = performance.now();
     const outcome = await this.outcome(task, candidate, true);
+    // A proof pays only where the hole needs a middle: asked once per hole with `skip` (noopProbe.ts).
+    const judged =
+      outcome.outcome.kind === "proved"
+        ? judgeWithNoop(outcome.outcome, (await this.outcome(task, NOOP_PROBE, false)).outcome)
+        : outcome.outcome;
     return {
-      ...outcome.outcome,
+      ...judged,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
       verifier: this.identity,
       ...(outcome.cached ? { cached: true } : {}),
@@ -115,16 +123,57 @@ export class KiminaVerifier implements Verifier {
    * is asked again, alone, on a fresh REPL; if that fails too, the document without the candidate (the
    * file up to the checked declaration) is asked on a fresh REPL. Kimina answering that but not the
    * candidate's document twice makes the crash the candidate's (`cause: "candidate"`, a failure trained on);
-   * only a server that fails without the candidate too makes it the infrastructure's (masked).
+   * only a server that fails without the candidate too makes it the infrastructure's (masked). The whole
+   * server going down while it held the check is handled the same way (`afterServerLoss`).
    */
   private async check(doc: CheckDocument): Promise<VerdictOutcome> {
     this.stats.checks++;
-    const first = this.read(doc, await this.client.check(doc.text));
+    const firstAnswer = await this.client.check(doc.text);
+    if (firstAnswer.kind === "lost") return this.afterServerLoss(doc, firstAnswer.reason);
+    if (firstAnswer.kind === "failed" && firstAnswer.unreachable) return this.unreachable(firstAnswer.reason);
+    const first = this.read(doc, firstAnswer);
     if (first.kind === "ok") return first.outcome;
-    const again = this.read(doc, await this.client.check(doc.text, { fresh: true }));
+    const againAnswer = await this.client.check(doc.text, { fresh: true });
+    if (againAnswer.kind === "lost") return this.afterServerLoss(doc, againAnswer.reason);
+    const again = this.read(doc, againAnswer);
     if (again.kind === "ok") return again.outcome;
+    return this.chargeUnlessControlFails(doc, again.reason, "on a fresh REPL");
+  }
+
+  /**
+   * The server went down while it held this check (with others, perhaps): not yet anyone's fault. Once it
+   * answers again (the client waits for it through refused connections), the check is asked alone, with
+   * nothing else in flight. Down again with only this check on it, while the file without the candidate
+   * checks: the candidate brought the server down, a failure (`cause: "candidate"`), so killing the server
+   * never buys a masked outcome. A server that does not come back is the infrastructure's (masked), with
+   * what to do.
+   */
+  private async afterServerLoss(doc: CheckDocument, reason: string): Promise<VerdictOutcome> {
+    const retry = await this.client.check(doc.text, { alone: true });
+    if (retry.kind === "failed" && retry.unreachable)
+      return this.unreachable(`${reason}; then ${retry.reason}`);
+    if (retry.kind !== "lost") {
+      const read = this.read(doc, retry);
+      if (read.kind === "ok") return read.outcome;
+      return this.chargeUnlessControlFails(doc, read.reason, "alone after the server came back");
+    }
+    return this.chargeUnlessControlFails(
+      doc,
+      `${retry.reason} (twice: the second time it was the only check on the server)`,
+      "alone after the server came back",
+    );
+  }
+
+  /** A failure that came back on a retry: the candidate's if the file without it checks, else the infrastructure's. */
+  private async chargeUnlessControlFails(
+    doc: CheckDocument,
+    reason: string,
+    retried: string,
+  ): Promise<VerdictOutcome> {
     this.stats.crashes++;
-    const control = await this.client.check(controlDocument(doc), { fresh: true });
+    const control = await this.client.check(controlDocument(doc), { alone: true });
+    if (control.kind === "failed" && control.unreachable)
+      return this.unreachable(`${reason}; then ${control.reason}`);
     const healthy =
       control.kind === "result" &&
       !control.result.error &&
@@ -133,9 +182,20 @@ export class KiminaVerifier implements Verifier {
     return {
       kind: "crashed",
       reason: healthy
-        ? `${again.reason} (twice, the second time on a fresh REPL, while the Kimina Lean Server checked the file without the candidate: the candidate's failure)`
-        : `${again.reason} (the Kimina Lean Server failed on the file without the candidate too)`,
+        ? `${reason} (it failed again ${retried}, while the Kimina Lean Server checked the file without the candidate: the candidate's failure)`
+        : `${reason} (the Kimina Lean Server failed on the file without the candidate too)`,
       cause: healthy ? "candidate" : "infrastructure",
+      diagnostics: [],
+    };
+  }
+
+  /** The server refuses connections through every retry: down, and not the candidate's doing (masked). */
+  private unreachable(reason: string): VerdictOutcome {
+    this.stats.crashes++;
+    return {
+      kind: "crashed",
+      reason: `${reason}. The Kimina Lean Server at ${this.client.url} is down and did not come back: restart it (its log says why it stopped; a memory limit per REPL keeps one check from taking it down), then run again`,
+      cause: "infrastructure",
       diagnostics: [],
     };
   }
@@ -154,7 +214,7 @@ export class KiminaVerifier implements Verifier {
       };
     };
     if (answer.kind === "timeout") return timedOut();
-    if (answer.kind === "failed") return { kind: "broken", reason: answer.reason };
+    if (answer.kind === "failed" || answer.kind === "lost") return { kind: "broken", reason: answer.reason };
     const result = answer.result;
     if (result.error) {
       if (/timed out/i.test(result.error)) return timedOut();

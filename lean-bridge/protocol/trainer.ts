@@ -244,8 +244,9 @@ export interface VerifierBudget {
   /** The verifier's time limit of one check, ms (`--timeout-ms`). */
   checkTimeoutMs: number;
   /**
-   * The longest one check can take on a verifier that works, ms: its time limit on every attempt (a crash is
-   * retried once on a fresh worker) and a server restart before each.
+   * The longest one verification can take on a verifier that works, ms: its time limit on every attempt (a
+   * crash is retried once on a fresh worker) and a server restart before each, twice for a proved candidate
+   * (the hole is checked once more with `skip` in it, verify/noopProbe.ts).
    */
   checkBoundMs: number;
 }

@@ -19,7 +19,9 @@ import {
   diag,
   goalOf,
   prevCode,
+  referenceWithoutNoops,
   tokenIndexAt,
+  withoutNoopSteps,
   withoutParenBlocks,
 } from "./tacticText";
 
@@ -32,6 +34,9 @@ export interface JudgedDeclaration {
   isPrivate?: boolean;
   /** Its proof runs compiled code (`native_decide`, `bv_decide`, `decide +native`). */
   native?: string;
+  /** Its full name, and the declarations judged before it that its proof cites (their axioms are its too). */
+  fullName?: string;
+  cites?: string[];
   /** Its type is data, not a proposition (`def answer : Nat`), as far as the simulator can tell. */
   isData?: boolean;
 }
@@ -161,8 +166,6 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     return [];
   }
   const bodyFirst = tokenIndexAt(ts, decl.bodyStart, command.firstToken, command.lastToken);
-  const body = withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken));
-  const bodyTexts = body.map((i) => tokenText(ts, i));
   const nameToken = tokenIndexAt(ts, decl.keywordStart, command.firstToken, command.lastToken);
   const nameAt = decl.name ? nameToken + 1 : nameToken;
   const namePos = {
@@ -174,7 +177,17 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     decl.keyword === "theorem" ||
     decl.keyword === "lemma" ||
     decl.keyword === "example";
-  const accepted = reference.accepted(referenceStatement(decl), [decl.fullName, decl.name]);
+  const accepted = reference
+    .accepted(referenceStatement(decl), [decl.fullName, decl.name])
+    .map(referenceWithoutNoops);
+  const isAccepted = (texts: string[]) =>
+    accepted.some((a) => a.length === texts.length && a.every((t, k) => t === texts[k]));
+  const body = withoutNoopSteps(
+    ts,
+    withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken)),
+    isAccepted,
+  );
+  const bodyTexts = body.map((i) => tokenText(ts, i));
   if (accepted.length === 0) {
     record({ ok: !judgeable, usesSorry: false });
     if (!judgeable) return [];
@@ -205,10 +218,16 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     );
     return [parseError, warning];
   }
-  const same = (a: string[]) => a.length === bodyTexts.length && a.every((t, k) => t === bodyTexts[k]);
-  if (accepted.some(same)) {
+  if (isAccepted(bodyTexts)) {
     const native = nativeTactic(bodyTexts);
-    record({ ok: true, usesSorry: false, ...(native ? { native } : {}) });
+    const cites = [...new Set(bodyTexts.filter((t) => ctx.judged.has(t)))];
+    record({
+      ok: true,
+      usesSorry: false,
+      ...(native ? { native } : {}),
+      ...(decl.fullName ? { fullName: decl.fullName } : {}),
+      ...(cites.length ? { cites } : {}),
+    });
     return defPropLint(ctx, command, decl);
   }
   record({ ok: false, usesSorry: false });
@@ -283,6 +302,28 @@ function defPropLint(ctx: JudgeContext, command: Command, decl: Declaration): Le
   return [diag(ctx.index, command.start, end, 2, defPropWarning(decl.fullName ?? decl.name ?? "?"))];
 }
 
+/**
+ * The native axioms a declaration depends on: its own computation's, and those of the declarations its proof
+ * cites, transitively, each named after the declaration that ran it (Lean's `#print axioms` collects them all).
+ */
+function nativeAxiomsOf(ctx: JudgeContext, name: string, result: JudgedDeclaration): string[] {
+  const out = new Set<string>();
+  const seen = new Set<JudgedDeclaration>();
+  const visit = (at: string, r: JudgedDeclaration) => {
+    if (seen.has(r)) return;
+    seen.add(r);
+    // A private declaration's axioms carry its private name (Lean's `mkUniqueName` keeps the prefix).
+    const owner = `${r.isPrivate ? `_private.${ctx.moduleName}.0.` : ""}${r.fullName ?? at}`;
+    if (r.native) for (const a of nativeAxioms(ctx.lean, owner, r.native)) out.add(a);
+    for (const cited of r.cites ?? []) {
+      const c = ctx.judged.get(cited);
+      if (c) visit(cited, c);
+    }
+  };
+  visit(name, result);
+  return [...out];
+}
+
 /** The axioms a proof by compiled code depends on, as the played version names them. */
 function nativeAxioms(lean: SimulatedLean, declName: string, tactic: string): string[] {
   if (lean.nativeAxiomNames) return [`${declName}._native.${tactic}.ax_1_1`];
@@ -328,10 +369,7 @@ function judgePrintAxioms(ctx: JudgeContext, command: Command): LeanDiagnostic[]
     ];
   const axioms =
     result.ok && !result.usesSorry
-      ? [
-          ...ctx.reference.axiomsOf([name]),
-          ...(result.native ? nativeAxioms(ctx.lean, name, result.native) : []),
-        ].sort()
+      ? [...ctx.reference.axiomsOf([name]), ...nativeAxiomsOf(ctx, name, result)].sort()
       : ["sorryAx"];
   const printed = result.isPrivate ? `_private.${ctx.moduleName}.0.${name}` : name;
   const list = axioms.map((a) => printedAxiom(ctx, command, a, fullNames));

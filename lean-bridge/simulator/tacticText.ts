@@ -156,3 +156,60 @@ export function withoutParenBlocks(ts: TokenStream, body: number[]): number[] {
   }
   return dropped.size === 0 ? body : body.filter((i) => !dropped.has(i));
 }
+
+/** Whether token `i` stands where a tactic step starts: first on its line, or right after the `by` opening a block. */
+function startsStep(ts: TokenStream, i: number): boolean {
+  const before = codeBeforeOnLine(ts, i);
+  return before === undefined || tokenText(ts, before) === "by";
+}
+
+/**
+ * The body without the steps that do nothing, as Lean runs them: `skip` and `all_goals skip` on a line of their
+ * own never fail and change no goal (src/Lean/Elab/Tactic/BuiltinTactic.lean, `evalSkip := fun _ => pure ()`;
+ * `all_goals` over no goals does nothing), and `done` succeeds exactly where no goal is left, which in the
+ * simulator's terms is where the steps before it are already a whole reference proof (`completes`). So a no-op
+ * in a hole whose proof is complete without it proves there, as in Lean; anywhere else `done` stays and fails.
+ */
+export function withoutNoopSteps(
+  ts: TokenStream,
+  body: number[],
+  completes: (texts: string[]) => boolean,
+): number[] {
+  const kept: number[] = [];
+  for (let k = 0; k < body.length; k++) {
+    const i = body[k]!;
+    const text = tokenText(ts, i);
+    if (!startsStep(ts, i)) {
+      kept.push(i);
+      continue;
+    }
+    const next = body[k + 1];
+    if (text === "skip" && lastOnLine(ts, i)) continue;
+    if (
+      text === "all_goals" &&
+      next !== undefined &&
+      ts.lines[next] === ts.lines[i] &&
+      tokenText(ts, next) === "skip" &&
+      lastOnLine(ts, next)
+    ) {
+      k++;
+      continue;
+    }
+    if (text === "done" && lastOnLine(ts, i) && completes(kept.map((j) => tokenText(ts, j)))) continue;
+    kept.push(i);
+  }
+  return kept;
+}
+
+/** A reference proof's tokens without its no-ops: every `done` or `skip` in a correct proof does nothing. */
+export function referenceWithoutNoops(texts: string[]): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < texts.length; k++) {
+    if (texts[k] === "all_goals" && texts[k + 1] === "skip") {
+      k++;
+      continue;
+    }
+    if (texts[k] !== "done" && texts[k] !== "skip") out.push(texts[k]!);
+  }
+  return out;
+}

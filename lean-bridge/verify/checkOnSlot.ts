@@ -23,6 +23,11 @@ export interface SlotCheckContext {
   allowedAxioms: readonly string[];
   /** Accept the axioms of native computation (the policy's `allowNative`). */
   allowNative?: boolean;
+  /**
+   * Ask Lean for the goals around the candidate when it leaves goals (partial credit); default true. The
+   * verifier's own no-op probe needs only whether Lean proves it, so it skips these questions.
+   */
+  measureGoals?: boolean;
 }
 
 /**
@@ -81,7 +86,14 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
       // A broken or stale environment: the next check opens the document afresh (a new worker loads the
       // header again), rather than asking a worker that holds stale imports.
       if (outcome.kind === "environment") return { outcome, aftermath: "recycle" };
-      const confirmed = await confirmWithLean(server, slot, doc, outcome, deadline);
+      const confirmed = await confirmWithLean(
+        server,
+        slot,
+        doc,
+        outcome,
+        deadline,
+        ctx.measureGoals !== false,
+      );
       if (confirmed.kind === "lost") return lost(confirmed.reason);
       // Lean had elaborated the candidate; what ran out of time was the candidate's own work.
       if (confirmed.kind === "timeout") return timedOut("candidate");
@@ -143,11 +155,14 @@ async function confirmWithLean(
   doc: CheckDocument,
   outcome: VerdictOutcome,
   deadline: number,
+  measureGoals: boolean,
 ): Promise<Confirmed> {
   const uri = slot.uri;
   const left = () => Math.max(1, deadline - performance.now());
   let confirmed = outcome;
   if (outcome.kind === "incomplete" && outcome.reason === "unsolved-goals") {
+    // Without the goal counts no partial credit is paid (rewards.ts): the outcome stands as Lean gave it.
+    if (!measureGoals) return { kind: "ok", outcome };
     // Lean's list of declarations is read from the check document itself, so it is asked before the probes.
     const view = await leanView(server, uri, doc, left);
     if (view.kind !== "ok") return view;

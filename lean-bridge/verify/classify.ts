@@ -30,6 +30,38 @@ export function isNativeAxiom(name: string): boolean {
   return n >= 4 && parts[n - 3] === "_native" && /^ax(?:_\d+)+$/.test(parts[n - 1] ?? "");
 }
 
+/**
+ * The declaration a native axiom of Lean 4.29+ was made for: `X` of `X._native.<tactic>.ax_…` (undefined for
+ * the legacy axioms, which belong to no declaration, and for any other name). Lean names it after the
+ * declaration being elaborated (src/Lean/Meta/Native.lean, `nativeEqTrue`:
+ * `let auxAxiomName ← mkAuxDeclName <| \`_native ++ tacticName ++ \`ax`; src/Lean/CoreM.lean,
+ * `mkUniqueName`: `let base := g.namePrefix ++ «infix»`, the numbers `_1_5` appended after, and in a module
+ * file `mkPrivateName env n` when not exporting; `withDeclNameForAuxNaming` sets `namePrefix` to the
+ * declaration's name, so a `where` or `let rec` helper names its own axioms after itself).
+ */
+export function nativeAxiomOwner(name: string): string | undefined {
+  if (!isNativeAxiom(name) || LEGACY_NATIVE_AXIOMS.has(name)) return undefined;
+  return nameParts(name).slice(0, -3).join(".");
+}
+
+/**
+ * Whether `allowNative` accepts this axiom in a proof of the checked declaration: a legacy one (Lean before
+ * 4.29 names no declaration in it), or one made for exactly the checked declaration (its private name in a
+ * module file included). A native axiom of any other declaration (a helper in the file, proved by
+ * `native_decide`, that the candidate merely cites, or anything else) is not the candidate's computation and
+ * fails.
+ */
+export function nativeAxiomAccepted(
+  axiom: string,
+  checkedName: string,
+  isPrivate: boolean,
+  mayBePrivate: boolean,
+): boolean {
+  if (LEGACY_NATIVE_AXIOMS.has(axiom)) return true;
+  const owner = nativeAxiomOwner(axiom);
+  return owner !== undefined && namesTheDeclaration(owner, checkedName, isPrivate, mayBePrivate);
+}
+
 /** An axiom name as `#print axioms` printed it, without a leading `_root_.` (printed when a name is shadowed). */
 export function axiomName(printed: string): string {
   return printed.startsWith("_root_.") ? printed.slice("_root_.".length) : printed;
@@ -294,12 +326,15 @@ export function classify(
     });
   const axioms = output.axioms.map(axiomName);
   if (axioms.includes("sorryAx")) return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
-  const foreign = axioms.filter((a) => !allowedAxioms.includes(a) && !(allowNative && isNativeAxiom(a)));
+  const ownNative = (a: string) => nativeAxiomAccepted(a, name, doc.isPrivate, doc.mayBePrivate);
+  const foreign = axioms.filter((a) => !allowedAxioms.includes(a) && !(allowNative && ownNative(a)));
   const native = foreign.filter(isNativeAxiom);
   if (native.length > 0)
     return done({
       kind: "failed",
-      reason: `the proof runs compiled code, which the kernel does not check (axioms ${native.join(", ")}); allowed only with "allowNative": true in a policy file`,
+      reason: allowNative
+        ? `the proof depends on compiled code run for another declaration (axioms ${native.join(", ")}); "allowNative" accepts only the checked declaration's own native computation ('${name}')`
+        : `the proof runs compiled code, which the kernel does not check (axioms ${native.join(", ")}); allowed only with "allowNative": true in a policy file`,
     });
   if (foreign.length > 0)
     return done({

@@ -14,6 +14,7 @@ import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
 import { GOAL_PROBE, judgeGoalAtHole } from "./goalAtHole";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
+import { NOOP_PROBE, judgeWithNoop } from "./noopProbe";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
 import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
@@ -128,12 +129,13 @@ export class VerifierPool implements Verifier {
   }
 
   /**
-   * The longest one check can take on a verifier that works, ms: its time limit on every attempt, and a server
-   * (re)start before each. What a caller waiting on many checks must allow (the trainer's batch deadline), queueing
+   * The longest one verification can take on a verifier that works, ms: its time limit on every attempt, and a
+   * server (re)start before each, for the candidate's check and the hole's no-op check. What a caller waiting on many checks must allow (the trainer's batch deadline), queueing
    * for a slot aside.
    */
   get checkBoundMs(): number {
-    return CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
+    // A proved candidate's verification is two checks: its own and the hole's no-op (noopProbe.ts).
+    return 2 * CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
@@ -160,10 +162,37 @@ export class VerifierPool implements Verifier {
     });
     const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
     if (cached) this.stats.cacheHits++;
-    return finish(outcome, cached);
+    // Only a proof pays the question whether the hole needs a middle at all, once per hole (noopProbe.ts).
+    if (outcome.kind !== "proved") return finish(outcome, cached);
+    return finish(judgeWithNoop(outcome, await this.noopOutcome(task)), cached);
   }
 
-  private async check(doc: CheckDocument): Promise<VerdictOutcome> {
+  /**
+   * The hole checked with the verifier's no-op (`skip`) in it, never a candidate's text: cached per hole
+   * apart from candidates' verdicts (its key holds everything but the candidate), so a hole costs it once.
+   */
+  private async noopOutcome(task: VerifyTask): Promise<VerdictOutcome> {
+    const prepared = prepareCheck(this.files, task, NOOP_PROBE, {
+      policy: this.options.policy ?? DEFAULT_POLICY,
+      features: this.features,
+      checkPolicy: false,
+    });
+    if (prepared.kind === "rejected")
+      return { kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] };
+    const key = verdictKey({
+      identity: this.identity,
+      settings: { noopProbe: NOOP_PROBE, verdictSettings: this.verdictSettings },
+      file: prepared.path,
+      hole: task.hole,
+      documentText: prepared.doc.text,
+    });
+    // Only whether Lean proves it matters: no goal counts are asked for.
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc, false));
+    if (cached) this.stats.cacheHits++;
+    return outcome;
+  }
+
+  private async check(doc: CheckDocument, measureGoals = true): Promise<VerdictOutcome> {
     const stopped: VerdictOutcome = {
       kind: "crashed",
       reason: "the verifier was stopped before this check ran",
@@ -194,6 +223,7 @@ export class VerifierPool implements Verifier {
             timeoutMs: this.options.timeoutMs,
             allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
             allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
+            measureGoals,
           },
           slot,
           doc,

@@ -24,7 +24,8 @@ export interface Verifier {
   /** The time limit of one check, ms. */
   readonly timeoutMs: number;
   /**
-   * The longest one check can take on a verifier that works, ms, queueing for a slot aside: what a caller
+   * The longest one verification can take on a verifier that works (a proved candidate's includes the hole's
+   * no-op check, noopProbe.ts), ms, queueing for a slot aside: what a caller
    * waiting on many checks must allow (the trainer's batch deadline, `initialize.verifierBudget`).
    */
   readonly checkBoundMs: number;

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
+import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import type { LeanServer } from "../../lean-bridge/server/leanServer";
@@ -189,8 +190,11 @@ test("controls: real progress at the same holes is still measured and paid", asy
   const plain = await leanLike();
   try {
     const pool = poolOn(plain.server);
+    // `all_goals trivial` after the hole closes its goals without it (Lean's `trivial` also tries
+    // `apply And.intro <;> trivial`): the hole is no task, and its true middle earns nothing either.
     const v = await pool.verify(task("tolerant-middle"), "constructor");
-    assert.equal(v.kind, "proved", JSON.stringify(v));
+    assert.equal(v.kind, "rejected", JSON.stringify(v));
+    assert.equal(v.kind === "rejected" && v.rule, COMPLETE_WITHOUT_HOLE);
     // A trace in a real proof is information, and nothing the verifier reads as an answer.
     const traced = await pool.verify(task("target"), "trace \"declaration uses 'sorry'\"\nomega");
     assert.equal(traced.kind, "proved", JSON.stringify(traced));

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { KiminaVerifier } from "../../lean-bridge/kimina/verifier";
 import type { KiminaMessage } from "../../lean-bridge/kimina/protocol";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
-import { printAxiomsLine, startStub, type StubAnswer } from "./stub";
+import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
+import { isNoopProbe, printAxiomsLine, startStub, type StubAnswer } from "./stub";
 
 const FILE = "FimExamples/Arith.lean";
 const TEXT = readExample(FILE);
@@ -155,9 +156,10 @@ test("429 is retried with backoff; a request past its deadline is a timeout; an 
   try {
     const v = verifier(legacy.url);
     assert.equal((await check(v, "omega")).kind, "proved");
+    // The candidate, then the hole with the no-op in it (noopProbe.ts), both on the older endpoint.
     assert.deepEqual(
       legacy.requests.map((r) => r.path),
-      ["/verify"],
+      ["/verify", "/verify"],
     );
   } finally {
     await legacy.close();
@@ -175,8 +177,35 @@ test("checks of one tick go out as one batch", async () => {
       })),
     );
     assert.ok(verdicts.every((x) => x.kind === "proved"));
-    assert.equal(stub.requests.length, 1);
+    // The candidates in one batch; then the hole's no-op, asked once for the four proofs (noopProbe.ts).
+    assert.equal(stub.requests.length, 2);
     assert.equal(stub.requests[0]!.ids.length, 3, "the two identical check documents were checked once");
+    assert.equal(stub.requests[1]!.ids.length, 1);
+    assert.ok(isNoopProbe(stub.requests[1]!.codes[0]!));
+  } finally {
+    await stub.close();
+  }
+});
+
+test("a hole Kimina proves with `skip` in it is no task: its proofs are rejected, asked once per hole", async () => {
+  const stub = await startStub({
+    answersNoop: true,
+    answer: (code) => ({ messages: [axioms(code, NAME, [])] }),
+  });
+  try {
+    const v = verifier(stub.url);
+    for (const candidate of ["omega", "simp; omega"]) {
+      const r = await check(v, candidate);
+      assert.equal(r.kind === "rejected" && r.rule, COMPLETE_WITHOUT_HOLE, JSON.stringify(r));
+      assert.equal(r.verifier.kind, "kimina");
+    }
+    const noops = stub.requests.flatMap((r) => r.codes).filter(isNoopProbe);
+    assert.equal(noops.length, 1, "the no-op is asked once for the hole");
+    // A candidate that is not proved never pays for the question.
+    const before = stub.requests.length;
+    assert.equal((await check(v, "sorry")).kind, "rejected");
+    assert.equal(stub.requests.length, before);
+    await v.stop();
   } finally {
     await stub.close();
   }

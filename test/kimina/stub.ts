@@ -18,7 +18,13 @@ export type StubAnswer =
    * The snippet's REPL dies: Kimina answers 500 for the whole request ("Snippet execution failed",
    * server/routers/check.py), whatever the other snippets of the request were.
    */
-  | { crash: true };
+  | { crash: true }
+  /**
+   * The whole server goes down while it holds this snippet: every open connection is dropped (this request's
+   * and any other under way). With `staysDown` it stops listening for good (connections are refused);
+   * otherwise it is back at once, as under a supervisor that restarts it.
+   */
+  | { kill: true; staysDown?: boolean };
 
 export interface StubOptions {
   answer: (code: string) => StubAnswer;
@@ -34,6 +40,32 @@ export interface StubOptions {
   cost?: (code: string, loadedHeaders: Set<string>) => number;
   /** REPLs that run snippets at once when `cost` is given (Kimina's pool of REPL processes). */
   repls?: number;
+  /**
+   * Whether the verifier's no-op probe (a line `skip` alone: the hole checked with nothing in it,
+   * verify/noopProbe.ts) is answered by `answer` like any snippet. By default it gets the error Lean gives
+   * where a hole needs its middle (unsolved goals), so `answer` speaks for candidates only.
+   */
+  answersNoop?: boolean;
+}
+
+/** Whether a snippet is the verifier's no-op probe: its hole holds `skip` alone on a line. */
+export function isNoopProbe(code: string): boolean {
+  return /^[ \t]*skip[ \t]*$/m.test(code);
+}
+
+/** Lean's error for a hole that needs its middle: the goals are left where the no-op stands. */
+function noopFails(code: string): StubAnswer {
+  const line = code.split("\n").findIndex((l) => /^[ \t]*skip[ \t]*$/.test(l)) + 1;
+  return {
+    messages: [
+      {
+        severity: "error",
+        pos: { line, column: 0 },
+        endPos: { line, column: 4 },
+        data: "unsolved goals\n⊢ P",
+      },
+    ],
+  };
 }
 
 export interface Stub {
@@ -45,6 +77,8 @@ export interface Stub {
     codes: string[];
     /** Whether the request asked for REPLs to be reused (`/api/check`'s `reuse`, not `/verify`'s `disable_cache`). */
     reuse: boolean;
+    /** Other requests the server held (unanswered) when this one arrived. */
+    othersOpen: number;
   }[];
   close(): Promise<void>;
 }
@@ -72,7 +106,10 @@ export async function startStub(options: StubOptions): Promise<Stub> {
   const run = options.cost ? replPool(options.repls ?? 1, options.cost) : undefined;
   const requests: Stub["requests"] = [];
   const hanging: (() => void)[] = [];
+  let open = 0;
   const server: Server = createServer((req, res) => {
+    open++;
+    res.on("close", () => open--);
     let body = "";
     req.setEncoding("utf8").on("data", (d: string) => (body += d));
     req.on("end", () => {
@@ -100,6 +137,7 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         ids: snippets.map((s) => s.id),
         codes: snippets.map((s) => s.code),
         reuse: legacy ? parsed.disable_cache !== true : parsed.reuse !== false,
+        othersOpen: open - 1,
       });
       if (busy > 0) {
         busy--;
@@ -114,9 +152,18 @@ export async function startStub(options: StubOptions): Promise<Stub> {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(json));
       };
-      const answers = snippets.map((s) => ({ s, a: options.answer(s.code) }));
+      const answers = snippets.map((s) => ({
+        s,
+        a: !options.answersNoop && isNoopProbe(s.code) ? noopFails(s.code) : options.answer(s.code),
+      }));
       if (answers.some(({ a }) => "hang" in a)) {
         hanging.push(() => res.destroy());
+        return;
+      }
+      const kill = answers.map(({ a }) => a).find((a) => "kill" in a);
+      if (kill) {
+        if (kill.staysDown) server.close();
+        server.closeAllConnections();
         return;
       }
       if (answers.some(({ a }) => "crash" in a))

@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import { DEFAULT_POLICY } from "../../lean-bridge/verify/policy";
 import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
+import { isMasked } from "../../lean-bridge/verify/verdict";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { EXAMPLE, proofHole } from "../helpers";
 import { LEAN_CHANGES, announce, atLeast, leanVersionIn, processCoreGate, realLeanTest } from "./gate";
@@ -188,12 +190,108 @@ realLeanTest(
         const v = await pool.verify(task(skipHole("theorem tolerant"), PROBED), candidate);
         assert.equal(rewardOf(v, "partial").reward, 0, `${candidate}: ${JSON.stringify(v)}`);
       }
-      const proved = await pool.verify(task(skipHole("theorem tolerant"), PROBED), "trivial");
-      assert.equal(proved.kind, "proved", JSON.stringify(proved));
+      // `all_goals trivial` closes the goals without the hole: no task, so its middle earns nothing either.
+      const redundant = await pool.verify(task(skipHole("theorem tolerant"), PROBED), "trivial");
+      assert.equal(
+        redundant.kind === "rejected" && redundant.rule,
+        COMPLETE_WITHOUT_HOLE,
+        JSON.stringify(redundant),
+      );
       // One of three goals closed: the wrapped probe counts two left.
       const partial = await pool.verify(task(skipHole("theorem three"), PROBED), "trivial");
       assert.equal(partial.kind, "incomplete", JSON.stringify(partial));
       assert.ok(Math.abs(rewardOf(partial, "partial").reward - 0.5 / 3) < 1e-9, JSON.stringify(partial));
+    } finally {
+      await pool.stop();
+    }
+  },
+);
+
+// Redundant holes (test/hacks/redundant.test.ts): a hole whose proof Lean completes without its middle is no
+// task; every candidate there, its own middle and any no-op included, earns nothing. The control needs its middle.
+const REDUNDANT = `theorem closes_anyway (a b : Nat) (h : a + 0 ≤ b) : a ≤ b + 1 := by
+  simp at h
+  omega
+
+theorem closed_before (a : Nat) : a + 0 = a := by
+  simp
+  done
+
+theorem needed : True ∧ True := by
+  constructor
+  trivial
+  exact True.intro
+`;
+
+/** The whole line `line` steps after the `:= by` of the declaration starting with `head`. */
+function stepHole(head: string, line: number) {
+  const index = new LineIndex(REDUNDANT);
+  const at = index.positionAt(REDUNDANT.indexOf(head)).line + 1 + line;
+  const text = REDUNDANT.split("\n")[at] ?? "";
+  return { start: { line: at, character: 2 }, end: { line: at, character: text.length } };
+}
+
+realLeanTest("real Lean: a hole whose proof is complete without its middle pays nothing", gate, async () => {
+  const pool = await leanPool();
+  try {
+    for (const [head, line, candidates] of [
+      ["theorem closes_anyway", 0, ["simp at h", "skip", "all_goals skip", "-- nothing"]],
+      ["theorem closed_before", 1, ["done", "skip", "all_goals skip", "-- nothing"]],
+    ] as const) {
+      for (const candidate of candidates) {
+        const v = await pool.verify(task(stepHole(head, line), REDUNDANT), candidate);
+        assert.notEqual(v.kind, "proved", `${candidate}: ${JSON.stringify(v)}`);
+        assert.equal(isMasked(v), false, `${candidate}: ${JSON.stringify(v)}`);
+        if (candidate === candidates[0] || candidate === "skip")
+          assert.equal(
+            v.kind === "rejected" && v.rule,
+            COMPLETE_WITHOUT_HOLE,
+            `${candidate}: ${JSON.stringify(v)}`,
+          );
+        assert.equal(rewardOf(v, "partial").reward, 0);
+      }
+      // `done` where goals are left is Lean's error, a failure.
+      if (line === 0)
+        assert.equal(rewardOf(await pool.verify(task(stepHole(head, line), REDUNDANT), "done")).reward, 0);
+    }
+    const needed = task(stepHole("theorem needed", 1), REDUNDANT);
+    assert.notEqual((await pool.verify(needed, "skip")).kind, "proved");
+    const proved = await pool.verify(needed, "trivial");
+    assert.equal(proved.kind, "proved", JSON.stringify(proved));
+  } finally {
+    await pool.stop();
+  }
+});
+
+// allowNative and the owner of a native axiom (test/hacks/nativeOwner.test.ts): from Lean 4.29 each native
+// computation is an axiom named after the declaration that ran it; citing a helper's native proof fails.
+const NATIVE_HELPER = `theorem helper : 2 ^ 10 = 1024 := by
+  native_decide
+
+theorem cites : 2 ^ 10 = 1024 := by
+  decide
+`;
+
+realLeanTest(
+  "real Lean: allowNative accepts the checked declaration's own native axiom only",
+  gate,
+  async () => {
+    const version = leanVersionIn(EXAMPLE);
+    const pool = await leanPool({ policy: { ...DEFAULT_POLICY, allowNative: true } });
+    try {
+      const hole = proofHole(NATIVE_HELPER, "cites");
+      const own = await pool.verify(task(hole, NATIVE_HELPER), "native_decide");
+      assert.equal(own.kind, "proved", JSON.stringify(own));
+      const cited = await pool.verify(task(hole, NATIVE_HELPER), "exact helper");
+      if (atLeast(version, LEAN_CHANGES.nativeAxiomPerComputation)) {
+        assert.equal(cited.kind, "failed", JSON.stringify(cited));
+        assert.match(cited.kind === "failed" ? cited.reason : "", /helper\._native\./);
+      } else
+        assert.equal(
+          cited.kind,
+          "proved",
+          `before 4.29 Lean.ofReduceBool names no declaration: ${JSON.stringify(cited)}`,
+        );
     } finally {
       await pool.stop();
     }

@@ -3,7 +3,12 @@ import assert from "node:assert/strict";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { buildCheckDocument, locateHole } from "../../lean-bridge/verify/checkDocument";
-import { classify, parseAxioms } from "../../lean-bridge/verify/classify";
+import {
+  classify,
+  nativeAxiomAccepted,
+  nativeAxiomOwner,
+  parseAxioms,
+} from "../../lean-bridge/verify/classify";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { checkLeanView } from "../../lean-bridge/verify/leanView";
 import { LeanDiagnosticTag, type LeanDiagnostic } from "../../lean-bridge/protocol/lean";
@@ -299,4 +304,48 @@ test("Lean's view: exactly the checked declaration from its start on, under its 
   assert.equal(checkLeanView(d, flat).kind, "ok");
   assert.equal(checkLeanView(d, null).kind, "unexpected");
   assert.equal(checkLeanView(d, {} as never).kind, "unexpected");
+});
+
+test("allowNative: a native axiom passes only when it names the checked declaration (Lean 4.29+ names)", () => {
+  assert.equal(nativeAxiomOwner("N.thm._native.native_decide.ax_1_1"), "N.thm");
+  assert.equal(nativeAxiomOwner("bv_axiomCheck._native.bv_decide.ax_1_5"), "bv_axiomCheck");
+  assert.equal(nativeAxiomOwner("Lean.ofReduceBool"), undefined, "the legacy axioms name no declaration");
+  assert.equal(nativeAxiomOwner("propext"), undefined);
+  const ok = (axiom: string, isPrivate = false, mayBePrivate = false) =>
+    nativeAxiomAccepted(axiom, "N.thm", isPrivate, mayBePrivate);
+  assert.ok(ok("N.thm._native.native_decide.ax_1_1"));
+  assert.ok(ok("N.thm._native.bv_decide.ax_2_3"));
+  assert.ok(ok("Lean.ofReduceBool"), "before 4.29 nothing ties the axiom to a declaration");
+  for (const other of [
+    "N.helper._native.native_decide.ax_1_1",
+    "thm._native.native_decide.ax_1_1",
+    "M.N.thm._native.native_decide.ax_1_1",
+    "N.thm.helper._native.native_decide.ax_1_1",
+    "_private.Mod.0.N.thm._native.native_decide.ax_1_1",
+  ])
+    assert.ok(!ok(other), other);
+  // A private declaration's axioms carry its private name; in a module file either form.
+  assert.ok(ok("_private.Mod.0.N.thm._native.native_decide.ax_1_1", true));
+  assert.ok(!ok("N.thm._native.native_decide.ax_1_1", true));
+  assert.ok(ok("_private.Mod.0.N.thm._native.native_decide.ax_1_1", false, true));
+  assert.ok(ok("N.thm._native.native_decide.ax_1_1", false, true));
+  // Through classify: `t` is the checked declaration of FILE, `early` a declaration above it.
+  const d = doc("decide");
+  const answer = (list: string) => axiomsInfo(`'t' depends on axioms: [${list}]`);
+  const own = classify(d, [answer("t._native.native_decide.ax_1_1")], false, undefined, true);
+  assert.equal(own.kind, "proved", JSON.stringify(own));
+  const helper = classify(
+    d,
+    [answer("t._native.native_decide.ax_1_1, early._native.native_decide.ax_1_1")],
+    false,
+    undefined,
+    true,
+  );
+  assert.equal(helper.kind, "failed");
+  assert.match(
+    helper.kind === "failed" ? helper.reason : "",
+    /early\._native.*another declaration|another declaration.*early\._native/,
+  );
+  const off = classify(d, [answer("t._native.native_decide.ax_1_1")], false);
+  assert.equal(off.kind, "failed", "without allowNative every native axiom fails");
 });

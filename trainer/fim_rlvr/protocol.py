@@ -173,8 +173,9 @@ class VerifierBudget(TypedDict):
     checkTimeoutMs: float
     """The verifier's time limit of one check, ms (`--timeout-ms`)."""
     checkBoundMs: float
-    """The longest one check can take on a verifier that works, ms: its time limit on every attempt (a crash is
-    retried once on a fresh worker) and a server restart before each."""
+    """The longest one verification can take on a verifier that works, ms: its time limit on every attempt (a
+    crash is retried once on a fresh worker) and a server restart before each, twice for a proved candidate (the
+    hole is checked once more with `skip` in it)."""
 
 
 class InitializeParams(TypedDict):

@@ -1,0 +1,101 @@
+/**
+ * `export --verify` drops holes whose proof Lean completes with `skip` (nothing) in their place: their goals are
+ * closed before them, or the rest of the proof closes them anyway, so no candidate's reward there would mean
+ * anything (verify/noopProbe.ts). They are counted in report.json's verification section. Run against the
+ * simulator, which models a no-op in such a hole as Lean runs it; the same check runs against Lean in
+ * test/real-lean.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { mineText } from "../../lean-bridge/holes/mine";
+import { JsonlWriter, readJsonl } from "../../lean-bridge/dataset/jsonl";
+import { CodePointIndex, fileRecord, taskRecord, type TaskRecord } from "../../lean-bridge/dataset/records";
+import { verifyPending } from "../../lean-bridge/dataset/verifyTasks";
+import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
+import { datasetCard } from "../../lean-bridge/dataset/card";
+import { inMemory } from "../harness";
+
+const FILE = "Redundant.lean";
+const TEXT = `theorem closed_before (a : Nat) : a + 0 = a := by
+  simp
+  done
+
+theorem closes_anyway (a b : Nat) (h : a + 0 ≤ b) : a ≤ b + 1 := by
+  simp at h
+  omega
+`;
+
+test("holes whose proof is complete without their middle are dropped and counted", async () => {
+  const ws = mkdtempSync(join(tmpdir(), "fim-redundant-"));
+  writeFileSync(join(ws, FILE), TEXT);
+  const context = {
+    file: FILE,
+    imports: [],
+    scope: [],
+    codePoints: new CodePointIndex(TEXT),
+    contextChars: 96,
+  };
+  const tasks = mineText(TEXT).holes.map((h) => taskRecord(h, "train", 0, context));
+  const pending = join(ws, "pending.jsonl");
+  const files = join(ws, "files.jsonl");
+  const kept = join(ws, "kept.jsonl");
+  const pendingOut = new JsonlWriter(pending);
+  for (const t of tasks) pendingOut.write(t);
+  pendingOut.close();
+  const filesOut = new JsonlWriter(files);
+  filesOut.write(fileRecord(FILE, TEXT));
+  filesOut.close();
+  // The simulator knows `omega` alone proves `closes_anyway` only from this oracle (it has no tactics).
+  const oracle = { alternatives: { closes_anyway: ["by\n  omega"] } };
+  const h = await inMemory({ cwd: ws, oracle }, { projectRoot: ws });
+  try {
+    const keptOut = new JsonlWriter(kept);
+    const result = await verifyPending(h.pool, pending, files, tasks.length, keptOut, {}).finally(() =>
+      keptOut.close(),
+    );
+    assert.equal(result.kind, "ok");
+    if (result.kind !== "ok") return;
+    const report = result.report;
+    const redundant = tasks.filter((t) => t.middle === "done" || t.middle === "simp at h");
+    assert.equal(redundant.length, 2, "the miner offers the `done` and the unneeded `simp at h`");
+    assert.equal(report.completeWithoutHole, 2, JSON.stringify(report));
+    assert.equal(report.droppedByReason[COMPLETE_WITHOUT_HOLE], 2);
+    assert.equal(report.dropped, 2);
+    assert.equal(report.kept, tasks.length - 2);
+    for (const t of redundant)
+      assert.match(report.examples.find((e) => e.id === t.id)?.reason ?? "", /complete without it/);
+    const keptIds = new Set([...readJsonl<TaskRecord>(kept)].map((t) => t.id));
+    for (const t of tasks) assert.equal(keptIds.has(t.id), !redundant.includes(t), `${t.middle}`);
+    // The dataset card says how many were dropped for it.
+    const card = datasetCard({
+      ...JSON.parse(JSON.stringify(cardBase)),
+      verification: report,
+    } as Parameters<typeof datasetCard>[0]);
+    assert.match(card, /2 complete without their middle/);
+  } finally {
+    await h.close();
+  }
+});
+
+/** The least of an export report the card reads besides `verification`. */
+const cardBase = {
+  workspaceName: "w",
+  workspace: "/w",
+  toolchain: null,
+  seed: 0,
+  contextChars: 96,
+  files: { mined: 1, skipped: [] },
+  declarations: { withTacticProofs: 2, skipped: {} },
+  holes: { kept: { total: 4, byKind: {}, bySplit: {}, shares: {} }, duplicatesDropped: 0 },
+  splitFractions: {},
+  views: [],
+  overlap: {
+    splitMode: "dedup",
+    trainingDropped: 0,
+    test: { tasks: 0, inTraining: 0 },
+    validation: { tasks: 0, inTraining: 0 },
+  },
+};
