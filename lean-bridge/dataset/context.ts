@@ -6,7 +6,7 @@
  */
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
-import { hashChar, hashEnd, hashStart } from "./hash53";
+import { LANE1_MULTIPLIER, LANE1_START, LANE2_MULTIPLIER, LANE2_START, hashFinish } from "./hash53";
 
 /**
  * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).
@@ -120,15 +120,22 @@ export function normalisedMiddle(ts: TokenStream, start: number, end: number): s
 
 /** `hash53(normalisedMiddle(ts, start, end))`, computed over the tokens in place (no string is built). */
 export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
-  const text = ts.text;
-  let lanes = hashStart();
+  const { text, starts, ends, kinds, count } = ts;
+  let h1 = LANE1_START;
+  let h2 = LANE2_START;
   let first = true;
-  for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++) {
-    if (isCommentKind(ts.kinds[i]!)) continue;
-    if (!first) lanes = hashChar(lanes, 32);
+  for (let i = firstTokenAt(ts, start); i < count && ends[i]! <= end; i++) {
+    if (isCommentKind(kinds[i]!)) continue;
+    if (!first) {
+      h1 = Math.imul(h1 ^ 32, LANE1_MULTIPLIER);
+      h2 = Math.imul(h2 ^ 32, LANE2_MULTIPLIER);
+    }
     first = false;
-    for (let k = ts.starts[i]!, stop = ts.ends[i]!; k < stop; k++)
-      lanes = hashChar(lanes, text.charCodeAt(k));
+    for (let k = starts[i]!, stop = ends[i]!; k < stop; k++) {
+      const code = text.charCodeAt(k);
+      h1 = Math.imul(h1 ^ code, LANE1_MULTIPLIER);
+      h2 = Math.imul(h2 ^ code, LANE2_MULTIPLIER);
+    }
   }
-  return hashEnd(lanes);
+  return hashFinish(h1, h2);
 }

@@ -8,7 +8,7 @@ import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
 import { mineText, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
-import { hash53 } from "./hash53";
+import { hash53, hash53Slice } from "./hash53";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
@@ -86,8 +86,8 @@ function count(map: Record<string, number>, key: string, by = 1): void {
 }
 
 /** A (statement, middle) pair as a number: a set of these instead of both texts per task. */
-function pairDigest(statementHash: number, middle: string): number {
-  return hash53(middle, statementHash);
+function pairDigest(statementHash: number, text: string, hole: MinedHole): number {
+  return hash53Slice(text, hole.start, hole.end, statementHash);
 }
 export async function mineWorkspace(
   options: MiningOptions,
@@ -171,7 +171,7 @@ export async function mineWorkspace(
         lastStatement = hole.statement;
         statementHash = hash53(hole.statement);
       }
-      const digest = pairDigest(statementHash, hole.middle);
+      const digest = pairDigest(statementHash, text, hole);
       if (seen.has(digest)) {
         result.duplicatesDropped++;
         continue;
