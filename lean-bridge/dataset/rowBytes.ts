@@ -10,7 +10,8 @@ import { prefixStart, suffixChars, suffixEnd } from "./context";
 import type { JsonlWriter } from "./jsonl";
 import { JsonText, latin1OfUtf8 } from "./jsonText";
 import { declKeyOf, type TaskContext } from "./records";
-import { holeId, holeIdHalves } from "./split";
+import { holeId } from "./split";
+import { FileHoleIds } from "./holeIds";
 import { HOLE_KINDS } from "../holes/mine";
 import { Sketch, SKETCH_INTS, type TaskSketchWriter } from "./taskSketches";
 
@@ -42,6 +43,8 @@ export class FileRows {
   private readonly fileName: string;
   private last: DeclarationRow | undefined;
   private readonly arrays = new ArrayJson();
+  /** The sketches' task ids, from the file's UTF-8 bytes (made on the first sketch). */
+  private ids: FileHoleIds | undefined;
 
   constructor(
     private readonly text: string,
@@ -138,7 +141,8 @@ export class FileRows {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
-    const id = holeIdHalves(context.file, this.declaration(hole).key, hole.kind, start, end, hole.middle);
+    this.ids ??= new FileHoleIds(text, context.file);
+    const id = this.ids.halves(this.declaration(hole).key, hole.kind, start, end);
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();
