@@ -5,6 +5,7 @@
  * each id's input as a string, with the middle encoded again per hole, cost more than the hashing itself.
  */
 import * as crypto from "node:crypto";
+import { putDecimal } from "./asciiBytes";
 import { holeIdHalves } from "./split";
 
 /** Where a bound falls between the two halves of a surrogate pair: no byte offset there. */
@@ -12,8 +13,7 @@ const INSIDE_PAIR = -1;
 
 /** `crypto.hash` (Node 20.12+) when present. */
 const oneShot = (crypto as { hash?: unknown }).hash as
-  | ((algorithm: string, data: Uint8Array, encoding: "hex") => string)
-  | undefined;
+  ((algorithm: string, data: Uint8Array, encoding: "hex") => string) | undefined;
 
 const sha256Hex = (data: Uint8Array): string =>
   oneShot ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex");
@@ -57,9 +57,9 @@ export class FileHoleIds {
     let at = this.headBytes;
     for (let k = 0; k < kind.length; k++) scratch[at++] = kind.charCodeAt(k);
     scratch[at++] = 0;
-    at = writeDecimal(scratch, at, start);
+    at = putDecimal(scratch, at, start);
     scratch[at++] = 0x3a; // ":"
-    at = writeDecimal(scratch, at, end);
+    at = putDecimal(scratch, at, end);
     scratch[at++] = 0;
     at += this.utf8.copy(scratch, at, from, to);
     const hex = sha256Hex(scratch.subarray(0, at));
@@ -73,15 +73,6 @@ export class FileHoleIds {
     bigger.set(this.scratch.subarray(0, this.headBytes));
     this.scratch = bigger;
   }
-}
-
-/** Writes the decimal digits of a whole number at `at`; returns where they end. */
-function writeDecimal(bytes: Uint8Array, at: number, n: number): number {
-  let digits = 1;
-  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  let k = at + digits;
-  for (let rest = n; k > at; rest = Math.floor(rest / 10)) bytes[--k] = 48 + (rest % 10);
-  return at + digits;
 }
 
 /** The 8 lower-case hex digits at `from` as a signed 32-bit integer (`Buffer.readInt32BE` of their bytes). */
