@@ -5,7 +5,6 @@
  * each id's input as a string, with the middle encoded again per hole, cost more than the hashing itself.
  */
 import * as crypto from "node:crypto";
-import { putDecimal } from "./asciiBytes";
 import { holeIdHalves } from "./split";
 
 /** Where a bound falls between the two halves of a surrogate pair: no byte offset there. */
@@ -73,6 +72,15 @@ export class FileHoleIds {
     bigger.set(this.scratch.subarray(0, this.headBytes));
     this.scratch = bigger;
   }
+}
+
+/** Writes the decimal digits of a whole number (as `String(n)` writes them) at `at`; returns where they end. */
+function putDecimal(out: Uint8Array, at: number, n: number): number {
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  let k = at + digits;
+  for (let rest = n; k > at; rest = Math.floor(rest / 10)) out[--k] = 48 + (rest % 10);
+  return at + digits;
 }
 
 /** The 8 lower-case hex digits at `from` as a signed 32-bit integer (`Buffer.readInt32BE` of their bytes). */

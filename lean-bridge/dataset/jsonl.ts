@@ -78,30 +78,6 @@ export class JsonlWriter {
     this.lines++;
   }
 
-  /**
-   * Room for a line of at most `most` bytes, written in place: the buffer to write it in, from `used`; the
-   * line ends with `endLine`.
-   */
-  reserve(most: number): Buffer {
-    if (this.used + most + 1 > this.buffer.length) {
-      this.flush();
-      if (most + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(most + 1);
-    }
-    return this.buffer;
-  }
-
-  /** Where the next line starts in `reserve`'s buffer. */
-  get end(): number {
-    return this.used;
-  }
-
-  /** Ends the line written in `reserve`'s buffer at `end` (its newline goes there). */
-  endLine(end: number): void {
-    this.buffer[end] = 10;
-    this.used = end + 1;
-    this.lines++;
-  }
-
   private flush(): void {
     let at = 0;
     while (at < this.used) at += writeSync(this.fd, this.buffer, at, this.used - at);

@@ -9,7 +9,6 @@ import type { JsonlWriter } from "./jsonl";
 import { readLineBytes } from "./jsonl";
 import { JsonText } from "./jsonText";
 import type { PendingHeads } from "./pendingHeads";
-import { putBytes, putDecimal, putHex32, putLatin1 } from "./asciiBytes";
 import { Sketch, idOfHalves, readSketches } from "./taskSketches";
 import type { SplitRow } from "./writeTasks";
 
@@ -23,26 +22,23 @@ class FileOfRows {
   private parsed: JsonText | undefined;
 
   constructor(
-    /** `JSON.stringify(file)` as UTF-8. */
-    readonly name: Buffer,
-    /** `JSON.stringify(text)` as UTF-8. */
-    readonly json: Buffer,
+    /** `JSON.stringify(file)`, one character per byte. */
+    readonly name: string,
+    /** `JSON.stringify(text)`, one character per byte. */
+    private readonly json: string,
   ) {}
 
   /**
-   * `JSON.stringify(text.slice(start, end))` where a bound lies inside a surrogate pair (-1 for its byte in
-   * the sketch), as `JsonText.quoted` escapes it; other slices are copied from `json` by the bytes pass 1 noted.
+   * `JSON.stringify(text.slice(start, end))`: a slice of the row's bytes where pass 1 noted where the bounds
+   * land (`fromByte`, `toByte`); a bound inside a surrogate pair (-1) is escaped as `JsonText.quoted` does.
    */
-  quotedAlone(start: number, end: number): Buffer {
-    const json = this.json.toString("latin1");
-    this.parsed ??= new JsonText(JSON.parse(this.json.toString("utf8")) as string, json);
-    return Buffer.from(this.parsed.quoted(start, end), "latin1");
-  }
-
-  /** `quotedAlone`, as a string of one character per byte. */
   quoted(start: number, end: number, fromByte: number, toByte: number): string {
-    if (fromByte >= 0 && toByte >= 0) return `"${this.json.toString("latin1", fromByte, toByte)}"`;
-    return this.quotedAlone(start, end).toString("latin1");
+    if (fromByte >= 0 && toByte >= 0) return `"${this.json.slice(fromByte, toByte)}"`;
+    this.parsed ??= new JsonText(
+      JSON.parse(Buffer.from(this.json, "latin1").toString("utf8")) as string,
+      this.json,
+    );
+    return this.parsed.quoted(start, end);
   }
 }
 
@@ -68,10 +64,9 @@ class FilesCursor {
       const shaAt = chunk.indexOf(SHA_KEY, start);
       if (shaAt < 0 || shaAt >= end)
         throw new Error(`files.jsonl row ${line} is not laid out as the exporter writes it`);
-      // Copied: the chunk is reused for the next rows.
       this.current = new FileOfRows(
-        Buffer.from(chunk.subarray(start + FILE_KEY_BYTES, shaAt)),
-        Buffer.from(chunk.subarray(shaAt + AFTER_SHA_KEY, end - 1)),
+        chunk.toString("latin1", start + FILE_KEY_BYTES, shaAt),
+        chunk.toString("latin1", shaAt + AFTER_SHA_KEY, end - 1),
       );
     }
     return this.current;
@@ -82,29 +77,13 @@ class FilesCursor {
   }
 }
 
-const ID = Buffer.from('{"id":"');
-const FILE = Buffer.from('","file":');
-const KIND = Buffer.from(',"kind":"');
-const DECL = Buffer.from(',"decl":');
-const CONTEXT = Buffer.from(',"context":');
-const RANGE = Buffer.from(',"range":{"start":{"line":');
-const CHARACTER = Buffer.from(',"character":');
-const RANGE_END = Buffer.from('},"end":{"line":');
-const MIDDLE = Buffer.from('}},"middle":');
-const INDENT = Buffer.from(',"indent":');
-const PREFIX = Buffer.from(',"prefix":');
-const SUFFIX = Buffer.from(',"suffix":');
-const OFFSETS = Buffer.from(',"offsets":{"start":');
-const END = Buffer.from(',"end":');
-const CODE_POINTS = Buffer.from('},"offsetsCodePoints":{"start":');
-const CLOSE = Buffer.from("}}");
-/** The bytes of a row besides its names, texts and numbers: the keys above, quotes, and 11 numbers' digits. */
-const FIXED_BYTES = 400;
+/** The split fields' bytes as one-byte strings (a handful of distinct buffers), each decoded once. */
+const fieldText = new WeakMap<Buffer, string>();
 
-/** A short constant written at `at`. */
-function put(out: Buffer, at: number, bytes: Buffer): number {
-  for (let k = 0; k < bytes.length; k++) out[at++] = bytes[k]!;
-  return at;
+function latin1Of(field: Buffer): string {
+  let text = fieldText.get(field);
+  if (text === undefined) fieldText.set(field, (text = field.toString("latin1")));
+  return text;
 }
 
 /** One task rebuilt from its sketch; one object reused for every task, valid until the next. */
@@ -118,82 +97,11 @@ class SketchedRow implements SplitRow {
   sketch: Int32Array = new Int32Array(0);
   at = 0;
 
-  /** The row, its split field included, written in place into `out`'s buffer (no string per row). */
-  write(out: JsonlWriter, field: Buffer): void {
-    const { sketch: s, at: k } = this;
-    const file = this.file!;
-    const json = file.json;
-    const start = s[k + Sketch.Start]!;
-    const end = s[k + Sketch.End]!;
-    const startByte = s[k + Sketch.StartByte]!;
-    const endByte = s[k + Sketch.EndByte]!;
-    const prefixByte = s[k + Sketch.PrefixFromByte]!;
-    const suffixByte = s[k + Sketch.SuffixToByte]!;
-    // A bound inside a surrogate pair (never a token's or a line's): that slice is escaped on its own.
-    const alone =
-      startByte < 0 || endByte < 0 || prefixByte < 0 || suffixByte < 0
-        ? [
-            file.quotedAlone(s[k + Sketch.PrefixFrom]!, start),
-            file.quotedAlone(start, end),
-            file.quotedAlone(end, s[k + Sketch.SuffixTo]!),
-          ]
-        : undefined;
-    const textBytes = alone
-      ? alone[0]!.length + alone[1]!.length + alone[2]!.length
-      : suffixByte - prefixByte + (endByte - startByte) + 6;
-    const buffer = out.reserve(
-      FIXED_BYTES + file.name.length + this.kind.length + field.length + this.declName.length + textBytes,
-    );
-    let b = out.end;
-    b = put(buffer, b, ID);
-    b = putHex32(buffer, b, s[k + Sketch.IdHigh]!);
-    b = putHex32(buffer, b, s[k + Sketch.IdLow]!);
-    b = put(buffer, b, FILE);
-    b = putBytes(buffer, b, file.name, 0, file.name.length);
-    b = put(buffer, b, KIND);
-    b = putLatin1(buffer, b, this.kind);
-    buffer[b++] = 0x22; // "
-    b = put(buffer, b, field);
-    b = put(buffer, b, DECL);
-    b = putLatin1(buffer, b, this.declName);
-    b = put(buffer, b, CONTEXT);
-    b = putDecimal(buffer, b, this.decl);
-    b = put(buffer, b, RANGE);
-    b = putDecimal(buffer, b, s[k + Sketch.RangeStartLine]!);
-    b = put(buffer, b, CHARACTER);
-    b = putDecimal(buffer, b, s[k + Sketch.RangeStartCharacter]!);
-    b = put(buffer, b, RANGE_END);
-    b = putDecimal(buffer, b, s[k + Sketch.RangeEndLine]!);
-    b = put(buffer, b, CHARACTER);
-    b = putDecimal(buffer, b, s[k + Sketch.RangeEndCharacter]!);
-    b = put(buffer, b, MIDDLE);
-    b = alone
-      ? putBytes(buffer, b, alone[1]!, 0, alone[1]!.length)
-      : quoted(buffer, b, json, startByte, endByte);
-    b = put(buffer, b, INDENT);
-    b = putDecimal(buffer, b, s[k + Sketch.Indent]!);
-    b = put(buffer, b, PREFIX);
-    b = alone
-      ? putBytes(buffer, b, alone[0]!, 0, alone[0]!.length)
-      : quoted(buffer, b, json, prefixByte, startByte);
-    b = put(buffer, b, SUFFIX);
-    b = alone
-      ? putBytes(buffer, b, alone[2]!, 0, alone[2]!.length)
-      : quoted(buffer, b, json, endByte, suffixByte);
-    b = put(buffer, b, OFFSETS);
-    b = putDecimal(buffer, b, start);
-    b = put(buffer, b, END);
-    b = putDecimal(buffer, b, end);
-    b = put(buffer, b, CODE_POINTS);
-    b = putDecimal(buffer, b, s[k + Sketch.StartCodePoints]!);
-    b = put(buffer, b, END);
-    b = putDecimal(buffer, b, s[k + Sketch.EndCodePoints]!);
-    b = put(buffer, b, CLOSE);
-    out.endLine(b);
-  }
-
-  /** The row as `write` writes it, as text (for the views). */
-  json(field: Buffer): string {
+  /**
+   * The row with its split field, as UTF-8 bytes in a one-byte string: built only for rows that are written
+   * (not for training rows the dedup drops), from slices of the file's JSON.
+   */
+  private bytes(field: Buffer): string {
     const s = this.sketch;
     const k = this.at;
     const file = this.file!;
@@ -204,25 +112,25 @@ class SketchedRow implements SplitRow {
     const middle = file.quoted(start, end, startByte, endByte);
     const prefix = file.quoted(s[k + Sketch.PrefixFrom]!, start, s[k + Sketch.PrefixFromByte]!, startByte);
     const suffix = file.quoted(end, s[k + Sketch.SuffixTo]!, endByte, s[k + Sketch.SuffixToByte]!);
-    const row =
-      `{"id":"${idOfHalves(s[k + Sketch.IdHigh]!, s[k + Sketch.IdLow]!)}","file":${file.name.toString("latin1")},"kind":"${this.kind}"` +
-      field.toString("latin1") +
+    return (
+      `{"id":"${idOfHalves(s[k + Sketch.IdHigh]!, s[k + Sketch.IdLow]!)}","file":${file.name},"kind":"${this.kind}"` +
+      latin1Of(field) +
       `,"decl":${this.declName},"context":${this.decl},` +
       `"range":{"start":{"line":${s[k + Sketch.RangeStartLine]!},"character":${s[k + Sketch.RangeStartCharacter]!}},` +
       `"end":{"line":${s[k + Sketch.RangeEndLine]!},"character":${s[k + Sketch.RangeEndCharacter]!}}},` +
       `"middle":${middle},"indent":${s[k + Sketch.Indent]!},"prefix":${prefix},"suffix":${suffix},` +
       `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
-      `{"start":${s[k + Sketch.StartCodePoints]!},"end":${s[k + Sketch.EndCodePoints]!}}}`;
-    return Buffer.from(row, "latin1").toString("utf8");
+      `{"start":${s[k + Sketch.StartCodePoints]!},"end":${s[k + Sketch.EndCodePoints]!}}}`
+    );
   }
-}
 
-/** `"` + `json[from, to)` + `"` written at `at`. */
-function quoted(out: Buffer, at: number, json: Buffer, from: number, to: number): number {
-  out[at++] = 0x22;
-  at = putBytes(out, at, json, from, to);
-  out[at++] = 0x22;
-  return at;
+  write(out: JsonlWriter, field: Buffer): void {
+    out.writeLatin1Line(this.bytes(field));
+  }
+
+  json(field: Buffer): string {
+    return Buffer.from(this.bytes(field), "latin1").toString("utf8");
+  }
 }
 
 /**
