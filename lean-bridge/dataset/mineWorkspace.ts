@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { mineText, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
 import { hash53, hash53Slice } from "./hash53";
+import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
@@ -111,7 +112,7 @@ export async function mineWorkspace(
     heads: new PendingHeads(),
     headerEnds: new Map(),
   };
-  const seen = new Set<number>();
+  const seen = new HashSet53();
   const declIndex = new Map<string, number>();
   const tasksOfDecl: number[] = [];
   const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
