@@ -13,7 +13,7 @@ import { declKeyOf, type TaskContext } from "./records";
 import { holeId } from "./split";
 import { FileHoleIds } from "./holeIds";
 import { HOLE_KINDS } from "../holes/mine";
-import { Sketch, SKETCH_INTS, type TaskSketchWriter } from "./taskSketches";
+import { Sketch, type TaskSketchWriter } from "./taskSketches";
 
 /** What all holes of one declaration write alike. */
 interface DeclarationRow {
@@ -146,26 +146,25 @@ export class FileRows {
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();
-    const row = ints.subarray(at, at + SKETCH_INTS);
-    row[Sketch.File] = fileLine;
-    row[Sketch.Decl] = decl;
-    row[Sketch.Kind] = HOLE_KINDS.indexOf(hole.kind);
-    row[Sketch.Start] = start;
-    row[Sketch.End] = end;
-    row[Sketch.StartCodePoints] = codePoints.codePointOffset(start);
-    row[Sketch.EndCodePoints] = codePoints.codePointOffset(end);
-    row[Sketch.RangeStartLine] = range.start.line;
-    row[Sketch.RangeStartCharacter] = range.start.character;
-    row[Sketch.RangeEndLine] = range.end.line;
-    row[Sketch.RangeEndCharacter] = range.end.character;
-    row[Sketch.Indent] = hole.indent;
-    row[Sketch.PrefixFrom] = prefixFrom;
-    row[Sketch.SuffixTo] = suffixTo;
-    row[Sketch.IdHigh] = id[0];
-    row[Sketch.IdLow] = id[1];
-    row[Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
-    row[Sketch.StartByte] = json.byteAt(start);
-    row[Sketch.EndByte] = json.byteAt(end);
-    row[Sketch.SuffixToByte] = json.byteAt(suffixTo);
+    ints[at + Sketch.File] = fileLine;
+    ints[at + Sketch.Decl] = decl;
+    ints[at + Sketch.Kind] = HOLE_KINDS.indexOf(hole.kind);
+    ints[at + Sketch.Start] = start;
+    ints[at + Sketch.End] = end;
+    ints[at + Sketch.StartCodePoints] = codePoints.codePointOffset(start);
+    ints[at + Sketch.EndCodePoints] = codePoints.codePointOffset(end);
+    ints[at + Sketch.RangeStartLine] = range.start.line;
+    ints[at + Sketch.RangeStartCharacter] = range.start.character;
+    ints[at + Sketch.RangeEndLine] = range.end.line;
+    ints[at + Sketch.RangeEndCharacter] = range.end.character;
+    ints[at + Sketch.Indent] = hole.indent;
+    ints[at + Sketch.PrefixFrom] = prefixFrom;
+    ints[at + Sketch.SuffixTo] = suffixTo;
+    ints[at + Sketch.IdHigh] = id[0];
+    ints[at + Sketch.IdLow] = id[1];
+    ints[at + Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
+    ints[at + Sketch.StartByte] = json.byteAt(start);
+    ints[at + Sketch.EndByte] = json.byteAt(end);
+    ints[at + Sketch.SuffixToByte] = json.byteAt(suffixTo);
   }
 }

@@ -130,6 +130,10 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
       return ok;
     };
     const allWhole = (steps: TacticStep[]) => steps.every(isWhole);
+    const runWhole = (steps: TacticStep[], from: number, to: number) => {
+      for (let k = from; k < to; k++) if (!isWhole(steps[k]!)) return false;
+      return true;
+    };
     const spans: { kind: HoleKind; first: number; last: number; whole: boolean }[] = [
       { kind: "proof", first: top.first, last: top.last, whole: allWhole(top.steps) },
     ];
@@ -141,7 +145,7 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
           kind: "steps",
           first: runs[a]!.first,
           last: runs[a + len - 1]!.last,
-          whole: allWhole(runs.slice(a, a + len)),
+          whole: runWhole(runs, a, a + len),
         });
     const visit = (block: TacticBlock, isTop: boolean) => {
       if (!isTop)
