@@ -6,7 +6,7 @@
  */
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
-import { hashChar, hashEnd, hashStart } from "./hash53";
+import { LANE1_MULTIPLIER, LANE1_START, LANE2_MULTIPLIER, LANE2_START, hashFinish } from "./hash53";
 
 /**
  * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).
@@ -118,17 +118,70 @@ export function normalisedMiddle(ts: TokenStream, start: number, end: number): s
   return parts.join(" ");
 }
 
-/** `hash53(normalisedMiddle(ts, start, end))`, computed over the tokens in place (no string is built). */
-export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
-  const text = ts.text;
-  let lanes = hashStart();
-  let first = true;
-  for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++) {
-    if (isCommentKind(ts.kinds[i]!)) continue;
-    if (!first) lanes = hashChar(lanes, 32);
-    first = false;
-    for (let k = ts.starts[i]!, stop = ts.ends[i]!; k < stop; k++)
-      lanes = hashChar(lanes, text.charCodeAt(k));
+/**
+ * A file's code tokens (comments left out) one space apart, as UTF-16 codes, with where each token starts and
+ * ends there: the normalised middle of any run of tokens is one slice of it. Built once per token stream, so
+ * that the many nested holes of a proof each hash one slice instead of walking their tokens.
+ */
+interface CodeTokens {
+  codes: Uint16Array;
+  /** Per token index: where its codes start and end in `codes` (comments: unused). */
+  from: Int32Array;
+  to: Int32Array;
+}
+
+const codeTokensOf = new WeakMap<TokenStream, CodeTokens>();
+
+function codeTokens(ts: TokenStream): CodeTokens {
+  let built = codeTokensOf.get(ts);
+  if (built) return built;
+  const { text, starts, ends, kinds, count } = ts;
+  const codes = new Uint16Array(text.length + count);
+  const from = new Int32Array(count);
+  const to = new Int32Array(count);
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    if (isCommentKind(kinds[i]!)) continue;
+    if (at > 0) codes[at++] = 32;
+    from[i] = at;
+    for (let k = starts[i]!, stop = ends[i]!; k < stop; k++) codes[at++] = text.charCodeAt(k);
+    to[i] = at;
   }
-  return hashEnd(lanes);
+  built = { codes, from, to };
+  codeTokensOf.set(ts, built);
+  return built;
+}
+
+/** The index of the last token ending at or before `offset`, or -1 (binary search over the token ends). */
+function lastTokenBy(ts: TokenStream, offset: number): number {
+  let lo = 0;
+  let hi = ts.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts.ends[mid]! <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+/**
+ * `hash53(normalisedMiddle(ts, start, end))`: the tokens from the first starting at or after `start` to the
+ * last ending at or before `end` (token ends only grow), hashed as one slice of the file's `CodeTokens`.
+ */
+export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
+  const { kinds } = ts;
+  let first = firstTokenAt(ts, start);
+  let last = lastTokenBy(ts, end);
+  while (first <= last && isCommentKind(kinds[first]!)) first++;
+  while (last >= first && isCommentKind(kinds[last]!)) last--;
+  if (first > last) return hashFinish(LANE1_START, LANE2_START);
+  const { codes, from, to } = codeTokens(ts);
+  let h1 = LANE1_START;
+  let h2 = LANE2_START;
+  for (let k = from[first]!, stop = to[last]!; k < stop; k++) {
+    const code = codes[k]!;
+    h1 = Math.imul(h1 ^ code, LANE1_MULTIPLIER);
+    h2 = Math.imul(h2 ^ code, LANE2_MULTIPLIER);
+  }
+  return hashFinish(h1, h2);
 }

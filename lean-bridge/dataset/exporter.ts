@@ -101,8 +101,14 @@ const PENDING = ".pending.jsonl";
 const KEPT = ".kept.jsonl";
 const SKETCHES = ".sketches.bin";
 
+/** Each pending task's declaration and middle key, in one object reused for every task (read at once). */
 function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number }> {
-  for (let k = 0; k < heads.count; k++) yield { decl: heads.decl(k), middleKey: heads.middleKey(k) };
+  const head = { decl: 0, middleKey: 0 };
+  for (let k = 0; k < heads.count; k++) {
+    head.decl = heads.decl(k);
+    head.middleKey = heads.middleKey(k);
+    yield head;
+  }
 }
 
 function plural(n: number, word: string): string {
@@ -226,7 +232,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
           }
         : // Verification kept only some pending tasks: their heads are read back from its file.
           pendingSource(tasksPath, verification ? undefined : mined.heads);
-    const written = writeTasks(staging, source, (decl) => splits.get(mined.declKeys[decl]!)!, {
+    // Each declaration's split by its index: looked up for every task, up to three times.
+    const splitOfDecl = mined.declKeys.map((key) => splits.get(key)!);
+    const written = writeTasks(staging, source, (decl) => splitOfDecl[decl]!, {
       splitMode: options.splitMode ?? "dedup",
       formats: options.formats,
       ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),

@@ -6,9 +6,10 @@
  */
 import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
-import { mineText, type HoleKind, type MinedHole } from "../holes/mine";
+import { mineDeclarations, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
-import { hash53 } from "./hash53";
+import { hash53, hash53Slice } from "./hash53";
+import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
@@ -86,8 +87,8 @@ function count(map: Record<string, number>, key: string, by = 1): void {
 }
 
 /** A (statement, middle) pair as a number: a set of these instead of both texts per task. */
-function pairDigest(statementHash: number, middle: string): number {
-  return hash53(middle, statementHash);
+function pairDigest(statementHash: number, text: string, hole: MinedHole): number {
+  return hash53Slice(text, hole.start, hole.end, statementHash);
 }
 export async function mineWorkspace(
   options: MiningOptions,
@@ -111,7 +112,7 @@ export async function mineWorkspace(
     heads: new PendingHeads(),
     headerEnds: new Map(),
   };
-  const seen = new Set<number>();
+  const seen = new HashSet53();
   const declIndex = new Map<string, number>();
   const tasksOfDecl: number[] = [];
   const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
@@ -129,22 +130,12 @@ export async function mineWorkspace(
     result.files.mined++;
     const parsed = parseFile(text);
     result.headerEnds.set(file, parsed.headerEnd);
-    const mined = mineText(text, parsed);
-    result.declarations.total += mined.declarations;
-    let skippedHere = 0;
-    for (const [reason, n] of Object.entries(mined.skipped))
-      if (n) {
-        count(result.declarations.skipped, reason, n);
-        skippedHere += n;
-      }
-    result.declarations.withTacticProofs += mined.declarations - skippedHere;
-    result.malformedDropped += mined.malformedHoles;
     const codePoints = new CodePointIndex(text);
     const uncheckable = moduleRefusal !== undefined && isModuleFile(parsed);
     const scopes = scopesInEffect(parsed);
     const context = {
       file,
-      imports: mined.imports,
+      imports: parsed.imports,
       scope: [] as string[],
       codePoints,
       contextChars: options.contextChars,
@@ -157,64 +148,77 @@ export async function mineWorkspace(
     let declKey = "";
     let lastStatement: string | undefined;
     let statementHash = 0;
-    for (const hole of mined.holes) {
-      count(result.found, hole.kind);
-      if (!options.kinds.includes(hole.kind)) continue;
-      if (uncheckable) {
-        result.uncheckableDropped++;
-        result.uncheckableReason = `holes in \`module\` files: ${moduleRefusal}`;
-        continue;
+    // Each declaration's holes as they are found: the file's holes are never all held at once.
+    const onHoles = (holes: MinedHole[]) => {
+      for (const hole of holes) {
+        count(result.found, hole.kind);
+        if (!options.kinds.includes(hole.kind)) continue;
+        if (uncheckable) {
+          result.uncheckableDropped++;
+          result.uncheckableReason = `holes in \`module\` files: ${moduleRefusal}`;
+          continue;
+        }
+        // Identical (statement, middle) pairs teach nothing new: keep the first.
+        // Holes of one declaration share its statement (the same string): hash it once.
+        if (hole.statement !== lastStatement) {
+          lastStatement = hole.statement;
+          statementHash = hash53(hole.statement);
+        }
+        const digest = pairDigest(statementHash, text, hole);
+        if (seen.has(digest)) {
+          result.duplicatesDropped++;
+          continue;
+        }
+        seen.add(digest);
+        if (options.maxMiddleChars !== undefined && hole.middle.length > options.maxMiddleChars) {
+          result.tooLongDropped++;
+          continue;
+        }
+        // Holes come in file order: the command holding this one is at or after the previous hole's.
+        while (command < parsed.commands.length - 1 && parsed.commands[command]!.end < hole.start) command++;
+        context.scope = scopes[command] ?? [];
+        if (hole.declStart !== lastDeclStart) {
+          // A new declaration (its holes share one `declStart` and come together): look its index up once.
+          lastDeclStart = hole.declStart;
+          declKey = declarationKey(file, rows.declKey(hole));
+          lastDecl = declIndex.get(declKey);
+        }
+        const key = declKey;
+        let decl = lastDecl;
+        if (decl === undefined) {
+          // The declaration's first task: its context row, once. Rows are numbered as written.
+          decl = result.declKeys.length;
+          declIndex.set(key, decl);
+          result.declKeys.push(key);
+          if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
+          tasksOfDecl.push(0);
+          rows.writeContext(contextsOut, hole, decl);
+          result.heads.setTailBytes(decl, rows.tailBytes(hole));
+          lastDecl = decl;
+        }
+        const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
+        // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
+        if (tasksOut.kind === "pending") {
+          const splitAt = rows.writePending(tasksOut.out, hole, decl, middleKey);
+          result.heads.push(decl, middleKey, hole.kind, splitAt);
+        } else {
+          rows.sketch(tasksOut.out, hole, decl, result.files.mined - 1);
+          result.heads.push(decl, middleKey, hole.kind, 0);
+        }
+        result.pending++;
+        tasksOfDecl[decl]!++;
       }
-      // Identical (statement, middle) pairs teach nothing new: keep the first.
-      // Holes of one declaration share its statement (the same string): hash it once.
-      if (hole.statement !== lastStatement) {
-        lastStatement = hole.statement;
-        statementHash = hash53(hole.statement);
+    };
+    const mined = mineDeclarations(text, parsed, onHoles);
+    result.declarations.total += mined.declarations;
+    let skippedHere = 0;
+    for (const [reason, n] of Object.entries(mined.skipped))
+      if (n) {
+        count(result.declarations.skipped, reason, n);
+        skippedHere += n;
       }
-      const digest = pairDigest(statementHash, hole.middle);
-      if (seen.has(digest)) {
-        result.duplicatesDropped++;
-        continue;
-      }
-      seen.add(digest);
-      if (options.maxMiddleChars !== undefined && hole.middle.length > options.maxMiddleChars) {
-        result.tooLongDropped++;
-        continue;
-      }
-      // Holes come in file order: the command holding this one is at or after the previous hole's.
-      while (command < parsed.commands.length - 1 && parsed.commands[command]!.end < hole.start) command++;
-      context.scope = scopes[command] ?? [];
-      if (hole.declStart !== lastDeclStart) {
-        // A new declaration (its holes share one `declStart` and come together): look its index up once.
-        lastDeclStart = hole.declStart;
-        declKey = declarationKey(file, rows.declKey(hole));
-        lastDecl = declIndex.get(declKey);
-      }
-      const key = declKey;
-      let decl = lastDecl;
-      if (decl === undefined) {
-        // The declaration's first task: its context row, once. Rows are numbered as written.
-        decl = result.declKeys.length;
-        declIndex.set(key, decl);
-        result.declKeys.push(key);
-        if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
-        tasksOfDecl.push(0);
-        rows.writeContext(contextsOut, hole, decl);
-        result.heads.setTailBytes(decl, rows.tailBytes(hole));
-        lastDecl = decl;
-      }
-      const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
-      // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-      if (tasksOut.kind === "pending") {
-        const splitAt = rows.writePending(tasksOut.out, hole, decl, middleKey);
-        result.heads.push(decl, middleKey, hole.kind, splitAt);
-      } else {
-        rows.sketch(tasksOut.out, hole, decl, result.files.mined - 1);
-        result.heads.push(decl, middleKey, hole.kind, 0);
-      }
-      result.pending++;
-      tasksOfDecl[decl]!++;
-    }
+    result.declarations.withTacticProofs += mined.declarations - skippedHere;
+    result.malformedDropped += mined.malformedHoles;
   }
   // In declaration order, as the first task of each was written.
   result.declKeys.forEach((key, decl) => result.tasksPerDecl.set(key, tasksOfDecl[decl]!));

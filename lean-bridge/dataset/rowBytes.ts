@@ -10,9 +10,10 @@ import { prefixStart, suffixChars, suffixEnd } from "./context";
 import type { JsonlWriter } from "./jsonl";
 import { JsonText, latin1OfUtf8 } from "./jsonText";
 import { declKeyOf, type TaskContext } from "./records";
-import { holeId, holeIdHalves } from "./split";
+import { holeId } from "./split";
+import { FileHoleIds } from "./holeIds";
 import { HOLE_KINDS } from "../holes/mine";
-import { Sketch, SKETCH_INTS, type TaskSketchWriter } from "./taskSketches";
+import { Sketch, type TaskSketchWriter } from "./taskSketches";
 
 /** What all holes of one declaration write alike. */
 interface DeclarationRow {
@@ -42,6 +43,8 @@ export class FileRows {
   private readonly fileName: string;
   private last: DeclarationRow | undefined;
   private readonly arrays = new ArrayJson();
+  /** The sketches' task ids, from the file's UTF-8 bytes (made on the first sketch). */
+  private ids: FileHoleIds | undefined;
 
   constructor(
     private readonly text: string,
@@ -138,30 +141,30 @@ export class FileRows {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
-    const id = holeIdHalves(context.file, this.declaration(hole).key, hole.kind, start, end, hole.middle);
+    this.ids ??= new FileHoleIds(text, context.file);
+    const id = this.ids.halves(this.declaration(hole).key, hole.kind, start, end);
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();
-    const row = ints.subarray(at, at + SKETCH_INTS);
-    row[Sketch.File] = fileLine;
-    row[Sketch.Decl] = decl;
-    row[Sketch.Kind] = HOLE_KINDS.indexOf(hole.kind);
-    row[Sketch.Start] = start;
-    row[Sketch.End] = end;
-    row[Sketch.StartCodePoints] = codePoints.codePointOffset(start);
-    row[Sketch.EndCodePoints] = codePoints.codePointOffset(end);
-    row[Sketch.RangeStartLine] = range.start.line;
-    row[Sketch.RangeStartCharacter] = range.start.character;
-    row[Sketch.RangeEndLine] = range.end.line;
-    row[Sketch.RangeEndCharacter] = range.end.character;
-    row[Sketch.Indent] = hole.indent;
-    row[Sketch.PrefixFrom] = prefixFrom;
-    row[Sketch.SuffixTo] = suffixTo;
-    row[Sketch.IdHigh] = id[0];
-    row[Sketch.IdLow] = id[1];
-    row[Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
-    row[Sketch.StartByte] = json.byteAt(start);
-    row[Sketch.EndByte] = json.byteAt(end);
-    row[Sketch.SuffixToByte] = json.byteAt(suffixTo);
+    ints[at + Sketch.File] = fileLine;
+    ints[at + Sketch.Decl] = decl;
+    ints[at + Sketch.Kind] = HOLE_KINDS.indexOf(hole.kind);
+    ints[at + Sketch.Start] = start;
+    ints[at + Sketch.End] = end;
+    ints[at + Sketch.StartCodePoints] = codePoints.codePointOffset(start);
+    ints[at + Sketch.EndCodePoints] = codePoints.codePointOffset(end);
+    ints[at + Sketch.RangeStartLine] = range.start.line;
+    ints[at + Sketch.RangeStartCharacter] = range.start.character;
+    ints[at + Sketch.RangeEndLine] = range.end.line;
+    ints[at + Sketch.RangeEndCharacter] = range.end.character;
+    ints[at + Sketch.Indent] = hole.indent;
+    ints[at + Sketch.PrefixFrom] = prefixFrom;
+    ints[at + Sketch.SuffixTo] = suffixTo;
+    ints[at + Sketch.IdHigh] = id[0];
+    ints[at + Sketch.IdLow] = id[1];
+    ints[at + Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
+    ints[at + Sketch.StartByte] = json.byteAt(start);
+    ints[at + Sketch.EndByte] = json.byteAt(end);
+    ints[at + Sketch.SuffixToByte] = json.byteAt(suffixTo);
   }
 }

@@ -77,21 +77,59 @@ class FilesCursor {
   }
 }
 
-/** One task rebuilt from its sketch; one object reused for every task. */
+/** The split fields' bytes as one-byte strings (a handful of distinct buffers), each decoded once. */
+const fieldText = new WeakMap<Buffer, string>();
+
+function latin1Of(field: Buffer): string {
+  let text = fieldText.get(field);
+  if (text === undefined) fieldText.set(field, (text = field.toString("latin1")));
+  return text;
+}
+
+/** One task rebuilt from its sketch; one object reused for every task, valid until the next. */
 class SketchedRow implements SplitRow {
   decl = 0;
   middleKey = 0;
   kind = "";
-  /** The row up to its split field, and after it (UTF-8 bytes, one character per byte). */
-  before = "";
-  after = "";
+  file: FileOfRows | undefined;
+  declName = "";
+  /** The sketch: `sketch[at, at + SKETCH_INTS)`. */
+  sketch: Int32Array = new Int32Array(0);
+  at = 0;
+
+  /**
+   * The row with its split field, as UTF-8 bytes in a one-byte string: built only for rows that are written
+   * (not for training rows the dedup drops), from slices of the file's JSON.
+   */
+  private bytes(field: Buffer): string {
+    const s = this.sketch;
+    const k = this.at;
+    const file = this.file!;
+    const start = s[k + Sketch.Start]!;
+    const end = s[k + Sketch.End]!;
+    const startByte = s[k + Sketch.StartByte]!;
+    const endByte = s[k + Sketch.EndByte]!;
+    const middle = file.quoted(start, end, startByte, endByte);
+    const prefix = file.quoted(s[k + Sketch.PrefixFrom]!, start, s[k + Sketch.PrefixFromByte]!, startByte);
+    const suffix = file.quoted(end, s[k + Sketch.SuffixTo]!, endByte, s[k + Sketch.SuffixToByte]!);
+    return (
+      `{"id":"${idOfHalves(s[k + Sketch.IdHigh]!, s[k + Sketch.IdLow]!)}","file":${file.name},"kind":"${this.kind}"` +
+      latin1Of(field) +
+      `,"decl":${this.declName},"context":${this.decl},` +
+      `"range":{"start":{"line":${s[k + Sketch.RangeStartLine]!},"character":${s[k + Sketch.RangeStartCharacter]!}},` +
+      `"end":{"line":${s[k + Sketch.RangeEndLine]!},"character":${s[k + Sketch.RangeEndCharacter]!}}},` +
+      `"middle":${middle},"indent":${s[k + Sketch.Indent]!},"prefix":${prefix},"suffix":${suffix},` +
+      `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
+      `{"start":${s[k + Sketch.StartCodePoints]!},"end":${s[k + Sketch.EndCodePoints]!}}}`
+    );
+  }
 
   write(out: JsonlWriter, field: Buffer): void {
-    out.writeLatin1Line(this.before + field.toString("latin1") + this.after);
+    out.writeLatin1Line(this.bytes(field));
   }
 
   json(field: Buffer): string {
-    return Buffer.from(this.before + field.toString("latin1") + this.after, "latin1").toString("utf8");
+    return Buffer.from(this.bytes(field), "latin1").toString("utf8");
   }
 }
 
@@ -110,32 +148,13 @@ export function* sketchedRows(
   let k = 0;
   try {
     for (const [s, at] of readSketches(sketchPath)) {
-      const file = files.at(s[at + Sketch.File]!);
-      const decl = s[at + Sketch.Decl]!;
-      const kind = HOLE_KINDS[s[at + Sketch.Kind]!]!;
-      const start = s[at + Sketch.Start]!;
-      const end = s[at + Sketch.End]!;
-      const startByte = s[at + Sketch.StartByte]!;
-      const endByte = s[at + Sketch.EndByte]!;
-      const middle = file.quoted(start, end, startByte, endByte);
-      const prefix = file.quoted(
-        s[at + Sketch.PrefixFrom]!,
-        start,
-        s[at + Sketch.PrefixFromByte]!,
-        startByte,
-      );
-      const suffix = file.quoted(end, s[at + Sketch.SuffixTo]!, endByte, s[at + Sketch.SuffixToByte]!);
-      row.decl = decl;
+      row.file = files.at(s[at + Sketch.File]!);
+      row.decl = s[at + Sketch.Decl]!;
+      row.declName = declNames[row.decl]!;
+      row.kind = HOLE_KINDS[s[at + Sketch.Kind]!]!;
       row.middleKey = heads.middleKey(k++);
-      row.kind = kind;
-      row.before = `{"id":"${idOfHalves(s[at + Sketch.IdHigh]!, s[at + Sketch.IdLow]!)}","file":${file.name},"kind":"${kind}"`;
-      row.after =
-        `,"decl":${declNames[decl]!},"context":${decl},` +
-        `"range":{"start":{"line":${s[at + Sketch.RangeStartLine]!},"character":${s[at + Sketch.RangeStartCharacter]!}},` +
-        `"end":{"line":${s[at + Sketch.RangeEndLine]!},"character":${s[at + Sketch.RangeEndCharacter]!}}},` +
-        `"middle":${middle},"indent":${s[at + Sketch.Indent]!},"prefix":${prefix},"suffix":${suffix},` +
-        `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
-        `{"start":${s[at + Sketch.StartCodePoints]!},"end":${s[at + Sketch.EndCodePoints]!}}}`;
+      row.sketch = s;
+      row.at = at;
       yield row;
     }
   } finally {

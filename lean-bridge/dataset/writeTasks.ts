@@ -13,6 +13,7 @@
  * where those are in each line, so they are only checked here (`keptLines`), not searched for.
  */
 import type { StagingDir } from "./atomicDir";
+import { HashSet53 } from "./hashSet";
 import { FileTextCursor, JsonlWriter, readLineBytes } from "./jsonl";
 import type { PendingTask } from "./mineWorkspace";
 import type { PendingHeads } from "./pendingHeads";
@@ -243,9 +244,9 @@ export function writeTasks(
   options: WriteTasksOptions,
 ): WrittenTasks {
   // Which middles the held-out splits ask for, then which of those training also has.
-  const heldOut = new Set<number>();
+  const heldOut = new HashSet53();
   for (const p of source.heads()) if (splitOf(p.decl) !== "train") heldOut.add(p.middleKey);
-  const seenInTraining = new Set<number>();
+  const seenInTraining = new HashSet53();
   if (options.splitMode === "declaration")
     for (const p of source.heads())
       if (splitOf(p.decl) === "train" && heldOut.has(p.middleKey)) seenInTraining.add(p.middleKey);

@@ -94,8 +94,23 @@ function variablesInScope(file: ParsedFile): string[][] {
 }
 
 export function mineText(text: string, parsed: ParsedFile = parseFile(text)): MinedFile {
-  const ts = parsed.tokens;
   const holes: MinedHole[] = [];
+  const counts = mineDeclarations(text, parsed, (found) => {
+    for (const hole of found) holes.push(hole);
+  });
+  return { ...counts, holes };
+}
+
+/**
+ * `mineText`, handing each declaration's holes to `onHoles` as soon as they are found (in the same order), so
+ * that a caller going through a large file holds one declaration's holes at a time, not the file's.
+ */
+export function mineDeclarations(
+  text: string,
+  parsed: ParsedFile,
+  onHoles: (holes: MinedHole[]) => void,
+): Omit<MinedFile, "holes"> {
+  const ts = parsed.tokens;
   const skipped: Record<SkipReason, number> = {
     "term-proof": 0,
     equations: 0,
@@ -133,6 +148,10 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
       return ok;
     };
     const allWhole = (steps: TacticStep[]) => steps.every(isWhole);
+    const runWhole = (steps: TacticStep[], from: number, to: number) => {
+      for (let k = from; k < to; k++) if (!isWhole(steps[k]!)) return false;
+      return true;
+    };
     const spans: { kind: HoleKind; first: number; last: number; whole: boolean }[] = [
       { kind: "proof", first: top.first, last: top.last, whole: allWhole(top.steps) },
     ];
@@ -144,7 +163,7 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
           kind: "steps",
           first: runs[a]!.first,
           last: runs[a + len - 1]!.last,
-          whole: allWhole(runs.slice(a, a + len)),
+          whole: runWhole(runs, a, a + len),
         });
     const visit = (block: TacticBlock, isTop: boolean) => {
       if (!isTop)
@@ -158,6 +177,7 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
     visit(top, true);
     // Keyed by token indices (first * 2^26 + last): a number, not a string, per span.
     const seen = new Map<number, number>();
+    const holes: MinedHole[] = [];
     const statement = decl.statement;
     const declStart = positionOf(ts, text, command.firstToken);
     const variables = scopes[commandIndex] ?? [];
@@ -196,8 +216,9 @@ export function mineText(text: string, parsed: ParsedFile = parseFile(text)): Mi
         variables,
       });
     }
+    if (holes.length > 0) onHoles(holes);
   });
-  return { imports: parsed.imports, holes, declarations, skipped, malformedHoles };
+  return { imports: parsed.imports, declarations, skipped, malformedHoles };
 }
 
 /**

@@ -314,9 +314,15 @@ class Lexer {
         if (close === -1) this.unterminated = true; // Lean: "unterminated identifier escape".
         j = close === -1 ? n : close + 1;
       } else {
-        const cp = codePointAt(text, j);
-        if (!isIdStart(cp)) return j;
-        j += width(cp);
+        const c = text.charCodeAt(j);
+        if (c < 128) {
+          if (ASCII_ID_START[c] === 0) return j;
+          j++;
+        } else {
+          const cp = codePointAt(text, j);
+          if (!isIdStart(cp)) return j;
+          j += width(cp);
+        }
         while (j < n) {
           const c = text.charCodeAt(j);
           if (c < 128) {
@@ -402,10 +408,31 @@ class Lexer {
   }
 
   private skipSymbol(i: number, cp: number): number {
-    if (cp < 128 && ASCII_MULTI_FIRST[cp] === 0) return i + 1;
+    if (cp >= 128) return i + width(cp);
+    if (ASCII_MULTI_FIRST[cp] === 0) return i + 1;
+    // `MULTI_SYMBOLS`, longest first, by character codes (a map lookup and `startsWith` per symbol cost
+    // more than the rest of the lexer on symbol-heavy proofs).
+    const text = this.text;
+    const next = text.charCodeAt(i + 1);
+    switch (cp) {
+      case 58: // `:=` `::`
+        return next === 61 || next === 58 ? i + 2 : i + 1;
+      case 61: // `=>`
+      case 124: // `|>`
+      case 45: // `->`
+        return next === 62 ? i + 2 : i + 1;
+      case 64: // `@[`
+        return next === 91 ? i + 2 : i + 1;
+      case 46: // `..`
+        return next === 46 ? i + 2 : i + 1;
+      case 60: // `<;>` `<|>` `<|` `<-`
+        if ((next === 59 || next === 124) && text.charCodeAt(i + 2) === 62) return i + 3;
+        return next === 124 || next === 45 ? i + 2 : i + 1;
+    }
+    // A symbol added to `MULTI_SYMBOLS` and not above.
     const candidates = MULTI_BY_FIRST.get(cp);
-    if (candidates) for (const sym of candidates) if (this.text.startsWith(sym, i)) return i + sym.length;
-    return i + width(cp);
+    if (candidates) for (const sym of candidates) if (text.startsWith(sym, i)) return i + sym.length;
+    return i + 1;
   }
 }
 

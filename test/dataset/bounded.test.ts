@@ -240,3 +240,23 @@ test("the declaration split keeps every task and marks held-out ones novel exact
   const card = readFileSync(join(out, "README.md"), "utf8");
   assert.ok(card.includes(`**${memorised} of ${test.length} test middles**`), card);
 });
+
+test("the normalised-middle key of every span of tokens is the hash of its normalised middle", () => {
+  const text = [
+    "theorem t (n : Nat) : n = n := by -- lead",
+    "  /- a block -/ induction n with",
+    "  | zero => rfl -- z",
+    "  | succ k ih =>",
+    "    /-- doc -/ simp [ih]  -- s",
+    "    exact ⟨rfl, «x y»⟩ /- end -/",
+  ].join("\n");
+  const ts = lex(text);
+  // Every pair of offsets, inside tokens too.
+  for (let start = 0; start <= text.length; start++)
+    for (let end = 0; end <= text.length; end++)
+      assert.equal(
+        normalisedMiddleKey(ts, start, end),
+        hash53(normalisedMiddle(ts, start, end)),
+        `span ${start}..${end}`,
+      );
+});

@@ -92,3 +92,39 @@ test("lines and columns stay right after tokens that span lines (comments, strin
     assert.equal(ts.cols[at(word)], col, word);
   }
 });
+
+test("multi-character symbols: every run of their characters lexes longest first, as MULTI_SYMBOLS lists them", () => {
+  // The lexer matches `:= => <;> @[ .. :: <|> <| |> -> <-` by character codes: compare with the rule itself.
+  const multi = [":=", "=>", "<;>", "@[", "..", "::", "<|>", "<|", "|>", "->", "<-"].sort(
+    (a, b) => b.length - a.length,
+  );
+  const alphabet = [":", "=", ">", "<", ";", "|", "@", "[", ".", "-", "a"];
+  const expected = (text: string): string[] => {
+    const out: string[] = [];
+    for (let i = 0; i < text.length;) {
+      if (text[i] === "a") {
+        let j = i;
+        while (text[j] === "a") j++;
+        out.push(text.slice(i, j));
+        i = j;
+        continue;
+      }
+      if (text.startsWith("--", i)) {
+        out.push(text.slice(i));
+        break;
+      }
+      const sym = multi.find((m) => text.startsWith(m, i)) ?? text[i]!;
+      out.push(sym);
+      i += sym.length;
+    }
+    return out;
+  };
+  const words = (n: number): string[] =>
+    n === 0 ? [""] : words(n - 1).flatMap((w) => alphabet.map((c) => w + c));
+  for (const text of words(3)) {
+    if (text.includes("a.")) continue; // `a.a` is one dotted name
+    const ts = lex(text);
+    const got = Array.from({ length: ts.count }, (_, i) => tokenText(ts, i));
+    assert.deepEqual(got, expected(text), JSON.stringify(text));
+  }
+});
