@@ -265,7 +265,7 @@ ${single?.partial ? `<div class="banner warn">Partial: ${single.tasks.done} of $
 <p>pass@k = 1 − C(n−c, k)/C(n, k) per task, averaged; n counts the samples Lean (or the simulator) judged, c the proved ones. Infrastructure failures are left out of n, never counted as misses; a task left with fewer than k judged samples is left out of pass@k (shown as "out").</p>
 ${passTable(runs)}
 <div class="charts">${passChart(runs)}</div>
-<h2>Outcomes</h2><p>As provers count them: proved, sorry, error (the verifier's errors, unsolved goals, refused by the policy, a crash the candidate caused; <code>lean-error</code> in the files), timeout (the candidate's own), infrastructure (not the model's doing: left out).</p>
+<h2>Outcomes</h2><p>As provers count them: proved, sorry, error (the verifier's errors, unsolved goals, refused by the policy, a crash the candidate caused; <code>lean-error</code> in the files), timeout (the candidate's own), infrastructure (not the model's doing, or a hole whose proof is complete without it: left out).</p>
 <div class="charts">${outcomeBars(runs)}</div>
 ${repairTable(runs)}
 <h2>Cost</h2>${costTable(runs)}

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PromptParts } from "../../lean-bridge/models/backend";
 import { FakeBackend, type Script } from "../../lean-bridge/models/fakeBackend";
-import { outcomeOf } from "../../lean-bridge/eval/outcomes";
+import { outcomeOf, retryable } from "../../lean-bridge/eval/outcomes";
 import type { EvalIdentity, ResultLine } from "../../lean-bridge/eval/records";
 import {
   REPAIR_HEADER,
@@ -122,6 +122,16 @@ test("outcomes: cause decides whether a timeout is a miss; environment is infras
   assert.equal(outcomeOf(verdict("environment")), "infrastructure");
   assert.equal(outcomeOf(verdict("rejected")), "sorry");
   assert.equal(outcomeOf(verdict("rejected", { rule: "escape" })), "lean-error");
+  assert.equal(
+    outcomeOf(verdict("rejected", { rule: "complete-without-hole" })),
+    "infrastructure",
+    "a hole that skip proves is no task: left out of pass@k, not the model's miss",
+  );
+  assert.equal(
+    retryable(verdict("rejected", { rule: "complete-without-hole" })),
+    false,
+    "asking again changes nothing",
+  );
   assert.equal(outcomeOf(verdict("incomplete", { reason: "unsolved-goals", goalsLeft: 1 })), "lean-error");
 });
 
