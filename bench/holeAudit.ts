@@ -110,7 +110,8 @@ function audit(
 const args = process.argv.slice(2);
 const examplesAt = args.indexOf("--examples");
 const showExamples = examplesAt >= 0 ? Number(args[examplesAt + 1]) : 5;
-const roots = args.filter((a, k) => a !== "--examples" && k !== examplesAt + 1);
+// Without --examples, examplesAt + 1 is 0: only skip a value that follows the flag.
+const roots = args.filter((a, k) => a !== "--examples" && (examplesAt < 0 || k !== examplesAt + 1));
 if (roots.length === 0) {
   process.stderr.write("usage: node --import tsx bench/holeAudit.ts PATH... [--examples N]\n");
   process.exit(2);
