@@ -8,13 +8,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/pool";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
 import type { LeanServer } from "../../lean-bridge/server/leanServer";
 import { batchVerdict } from "../../lean-bridge/serve/wire";
-import { inMemory } from "../harness";
+import { inMemory, poolOver } from "../harness";
 import { EXAMPLE, proofHole } from "../helpers";
 import { leanLike, type LeanLikeOptions } from "./leanLike";
 
@@ -233,12 +233,7 @@ function unrewarded(v: Verdict, label: string): void {
 test("hack battery through a lean-like server: no hack earns reward, every control is proved", async () => {
   for (const hack of HACKS) {
     const lean = await leanLike(hack.lean);
-    const pool = VerifierPool.fromServer(lean.server, {
-      projectRoot: EXAMPLE,
-      launch: { command: ["(in-process)"], cwd: EXAMPLE },
-      slots: 1,
-      timeoutMs: 5_000,
-      memoryPerWorkerMb: 1,
+    const pool = poolOver(lean.server, {
       ...(hack.policy ? { policy: hack.policy } : {}),
     });
     try {
@@ -248,13 +243,7 @@ test("hack battery through a lean-like server: no hack earns reward, every contr
     }
   }
   const lean = await leanLike();
-  const pool = VerifierPool.fromServer(lean.server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-process)"], cwd: EXAMPLE },
-    slots: 1,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-  });
+  const pool = poolOver(lean.server);
   try {
     for (const control of CONTROLS) {
       const v = await pool.verify(task(control.hole), control.candidate);
@@ -268,13 +257,7 @@ test("hack battery through a lean-like server: no hack earns reward, every contr
 
 test("partial credit exists for real progress: fewer goals than Lean showed at the hole", async () => {
   const lean = await leanLike({ goalsAtHole: 3 });
-  const pool = VerifierPool.fromServer(lean.server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-process)"], cwd: EXAMPLE },
-    slots: 1,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-  });
+  const pool = poolOver(lean.server);
   try {
     const v = await pool.verify(task("pair"), "trivial\ntrivial");
     assert.equal(v.kind, "incomplete");
@@ -334,14 +317,10 @@ test("Lean not answering its questions within the check's deadline gives a timeo
     ["the goals probe", "pair", "constructor\ntrivial", { answersVersions: 1 }],
   ] as const) {
     const lean = await leanLike(options);
-    const pool = VerifierPool.fromServer(lean.server, {
-      projectRoot: EXAMPLE,
-      launch: { command: ["(in-process)"], cwd: EXAMPLE },
-      slots: 1,
+    const pool = poolOver(lean.server, {
       // Long enough for Lean's diagnostics on a loaded machine (else the timeout is rightly the
       // infrastructure's), short enough to keep the test quick: the unanswered question waits it out.
       timeoutMs: 2500,
-      memoryPerWorkerMb: 1,
     });
     try {
       const v = await pool.verify(task(hole), candidate);
@@ -364,13 +343,7 @@ test("Lean not answering its questions within the check's deadline gives a timeo
 
 test("a candidate cannot pass its failure off as a broken or stale environment", async () => {
   const lean = await leanLike();
-  const pool = VerifierPool.fromServer(lean.server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-process)"], cwd: EXAMPLE },
-    slots: 1,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-  });
+  const pool = poolOver(lean.server);
   try {
     for (const candidate of [
       'fail "Imports are out of date and must be rebuilt; use the \\"Restart File\\" command in your editor."',
@@ -441,12 +414,8 @@ test("an error Lean places on line 0 is the environment's only when Lean attribu
  */
 describe("pay only for real progress", () => {
   const poolOn = (server: LeanServer, timeoutMs = 5_000) =>
-    VerifierPool.fromServer(server, {
-      projectRoot: EXAMPLE,
-      launch: { command: ["(in-process)"], cwd: EXAMPLE },
-      slots: 1,
+    poolOver(server, {
       timeoutMs,
-      memoryPerWorkerMb: 1,
     });
 
   /** Candidate → the partial reward it must earn, with the lean-like server showing `goalsAtHole` goals. */

@@ -10,10 +10,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/pool";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
-import { inMemory } from "../harness";
+import { inMemory, poolOver } from "../harness";
 import { EXAMPLE, proofHole } from "../helpers";
 import { leanLike } from "./leanLike";
 
@@ -99,13 +99,7 @@ function unrewarded(v: Verdict, label: string): void {
 test("escapes through a lean-like server earn nothing; the controls beside them are proved", async () => {
   const lean = await leanLike();
   try {
-    const pool = VerifierPool.fromServer(lean.server, {
-      projectRoot: EXAMPLE,
-      launch: { command: ["(in-process)"], cwd: EXAMPLE },
-      slots: 1,
-      timeoutMs: 5_000,
-      memoryPerWorkerMb: 1,
-    });
+    const pool = poolOver(lean.server);
     const task: VerifyTask = { file: "Escapes.lean", text: FILE, hole: proofHole(FILE, "target") };
     for (const escape of ESCAPES.filter((e) => e.leanLike !== false))
       unrewarded(await pool.verify(task, escape.candidate), escape.name);

@@ -9,13 +9,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/pool";
 import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import type { LeanServer } from "../../lean-bridge/server/leanServer";
 import { LineIndex } from "../../lean-bridge/text/positions";
-import { inMemory } from "../harness";
+import { inMemory, poolOver } from "../harness";
 import { EXAMPLE, proofHole } from "../helpers";
 import { leanLike, type LeanLikeOptions } from "./leanLike";
 
@@ -56,14 +56,7 @@ const task = (hole: string): VerifyTask => ({
   hole: hole === "tolerant-middle" ? tolerantHole() : proofHole(FILE, hole),
 });
 
-const poolOn = (server: LeanServer) =>
-  VerifierPool.fromServer(server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-process)"], cwd: EXAMPLE },
-    slots: 1,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-  });
+const poolOn = (server: LeanServer) => poolOver(server);
 
 function unrewarded(v: Verdict, label: string): void {
   assert.notEqual(v.kind, "proved", `${label}: ${JSON.stringify(v)}`);

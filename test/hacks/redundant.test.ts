@@ -7,14 +7,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { VerifierPool, type VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/pool";
 import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
 import type { LeanServer } from "../../lean-bridge/server/leanServer";
 import { LineIndex } from "../../lean-bridge/text/positions";
-import { inMemory } from "../harness";
-import { EXAMPLE } from "../helpers";
+import { inMemory, poolOver } from "../harness";
 import { leanLike } from "./leanLike";
 
 const FILE = `theorem closes_anyway (a b : Nat) (h : a + 0 ≤ b) : a ≤ b + 1 := by
@@ -101,14 +100,7 @@ async function battery(verify: (task: VerifyTask, candidate: string) => Promise<
   assert.equal(rewardOf(proved, "binary").reward, 1);
 }
 
-const poolOn = (server: LeanServer) =>
-  VerifierPool.fromServer(server, {
-    projectRoot: EXAMPLE,
-    launch: { command: ["(in-process)"], cwd: EXAMPLE },
-    slots: 1,
-    timeoutMs: 5_000,
-    memoryPerWorkerMb: 1,
-  });
+const poolOn = (server: LeanServer) => poolOver(server);
 
 test("redundant holes through a lean-like server: no no-op earns anything; the control is paid", async () => {
   const lean = await leanLike();
