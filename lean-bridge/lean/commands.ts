@@ -4,81 +4,9 @@
  * equations or a `where` structure. Lean itself ends a command where the next command keyword begins; like
  * every Lean tool that works on text, we take a command keyword at column 0 as that boundary.
  */
+import { BODY_CONTINUATIONS, DECLARATION_KEYWORDS, MODIFIERS, OTHER_COMMANDS } from "./commandWords";
 import { lex } from "./lexer";
 import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "./tokens";
-
-const DECLARATION_KEYWORDS = new Set([
-  "theorem",
-  "lemma",
-  "example",
-  "def",
-  "instance",
-  "abbrev",
-  "opaque",
-  "axiom",
-  "structure",
-  "class",
-  "inductive",
-  "coinductive",
-]);
-
-const MODIFIERS = new Set([
-  "private",
-  "protected",
-  "noncomputable",
-  "partial",
-  "unsafe",
-  "nonrec",
-  "local",
-  "scoped",
-  "public",
-]);
-
-const OTHER_COMMANDS = new Set([
-  "import",
-  "module",
-  "prelude",
-  "namespace",
-  "section",
-  "end",
-  "open",
-  "variable",
-  "universe",
-  "set_option",
-  "attribute",
-  "notation",
-  "infix",
-  "infixl",
-  "infixr",
-  "prefix",
-  "postfix",
-  "macro",
-  "macro_rules",
-  "syntax",
-  "elab",
-  "elab_rules",
-  "declare_syntax_cat",
-  "mutual",
-  "deriving",
-  "initialize",
-  "builtin_initialize",
-  "#check",
-  "#eval",
-  "#print",
-  "#reduce",
-  "#exit",
-  "#guard_msgs",
-  "#synth",
-  "#lint",
-  "omit",
-  "include",
-  "export",
-  "noncomputable",
-  "run_cmd",
-  "add_decl_doc",
-  "register_simp_attr",
-  "#guard",
-]);
 
 /**
  * The open scopes that `end` closes (namespaces, sections, and `mutual` blocks, which add no namespace),
@@ -238,14 +166,6 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
 
 function isDeclarationLike(ts: TokenStream, first: number, last: number): boolean {
   return DECLARATION_KEYWORDS.has(wordAt(ts, firstKeywordIndex(ts, first, last)));
-}
-
-/** Words that begin a command wherever they stand: Lean's parser ends a tactic block at any of them. */
-export function isCommandKeyword(word: string): boolean {
-  return (
-    DECLARATION_KEYWORDS.has(word) ||
-    (OTHER_COMMANDS.has(word) && word !== "open" && word !== "set_option" && word !== "noncomputable")
-  );
 }
 
 /** Skips doc comments, `@[…]` attributes and modifiers; returns the index of the command keyword. */
@@ -435,20 +355,6 @@ function readDeclaration(
   declaration.byEnd = ts.ends[end] ?? declaration.end;
   return declaration;
 }
-
-/** Words that continue a declaration after its body though they stand at column 0. */
-const BODY_CONTINUATIONS = new Set([
-  "where",
-  "termination_by",
-  "termination_by?",
-  "decreasing_by",
-  "partial_fixpoint",
-  "inductive_fixpoint",
-  "coinductive_fixpoint",
-  "deriving",
-  // A calc step may stand at column 0 (its steps are aligned with each other, not with the tactic block).
-  "_",
-]);
 
 /**
  * The first word at column 0 after a tactic block (whose tactics stand right of column 0) that cannot

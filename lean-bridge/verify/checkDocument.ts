@@ -5,13 +5,8 @@
  * candidate changed nothing outside the hole: the same statement, the same declaration boundaries.
  */
 import type { Range } from "vscode-languageserver-protocol";
-import {
-  isCommandKeyword,
-  isNamedPriority,
-  parseFile,
-  type Declaration,
-  type ParsedFile,
-} from "../lean/commands";
+import { isCommandKeyword } from "../lean/commandWords";
+import { isNamedPriority, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { createHash } from "node:crypto";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";

@@ -179,15 +179,29 @@ export class VerifierPool implements Verifier {
     });
     if (prepared.kind === "rejected")
       return { kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] };
+    // Only whether Lean proves it matters: no goal counts are asked for.
+    return this.probeOutcome(prepared.path, task, prepared.doc, { noopProbe: NOOP_PROBE }, false);
+  }
+
+  /**
+   * A check of the verifier's own text in the hole (a probe, never a candidate's), cached apart from
+   * candidates' verdicts: `probe` names it in the cache key.
+   */
+  private async probeOutcome(
+    file: string,
+    task: VerifyTask,
+    doc: CheckDocument,
+    probe: Record<string, string>,
+    measureGoals = true,
+  ): Promise<VerdictOutcome> {
     const key = verdictKey({
       identity: this.identity,
-      settings: { noopProbe: NOOP_PROBE, verdictSettings: this.verdictSettings },
-      file: prepared.path,
+      settings: { ...probe, verdictSettings: this.verdictSettings },
+      file,
       hole: task.hole,
-      documentText: prepared.doc.text,
+      documentText: doc.text,
     });
-    // Only whether Lean proves it matters: no goal counts are asked for.
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc, false));
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(doc, measureGoals));
     if (cached) this.stats.cacheHits++;
     return outcome;
   }
@@ -278,15 +292,7 @@ export class VerifierPool implements Verifier {
     if (located.kind === "bad-hole") return { kind: "inconclusive", reason: located.message };
     const built = buildCheckDocument(loaded.file.parsed, located.hole, SHAPE_PROBE);
     if (built.kind !== "ok") return { kind: "not-whole", reason: built.message };
-    const key = verdictKey({
-      identity: this.identity,
-      settings: { shapeProbe: SHAPE_PROBE, verdictSettings: this.verdictSettings },
-      file: loaded.file.path,
-      hole: task.hole,
-      documentText: built.doc.text,
-    });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
-    if (cached) this.stats.cacheHits++;
+    const outcome = await this.probeOutcome(loaded.file.path, task, built.doc, { shapeProbe: SHAPE_PROBE });
     return judgeHoleShape(built.doc, outcome);
   }
 
@@ -302,15 +308,7 @@ export class VerifierPool implements Verifier {
     if (located.kind === "bad-hole") return undefined;
     const built = buildCheckDocument(loaded.file.parsed, located.hole, GOAL_PROBE);
     if (built.kind !== "ok") return undefined;
-    const key = verdictKey({
-      identity: this.identity,
-      settings: { goalProbe: GOAL_PROBE, verdictSettings: this.verdictSettings },
-      file: loaded.file.path,
-      hole: task.hole,
-      documentText: built.doc.text,
-    });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(built.doc));
-    if (cached) this.stats.cacheHits++;
+    const outcome = await this.probeOutcome(loaded.file.path, task, built.doc, { goalProbe: GOAL_PROBE });
     return judgeGoalAtHole(built.doc, outcome);
   }
 
@@ -403,15 +401,7 @@ export class VerifierPool implements Verifier {
       checkPolicy: false,
     });
     if (prepared.kind === "rejected") return { kind: "inconclusive", reason: prepared.reason };
-    const key = verdictKey({
-      identity: this.identity,
-      settings: { shapeProbe: SHAPE_PROBE, verdictSettings: this.verdictSettings },
-      file: prepared.path,
-      hole: task.hole,
-      documentText: prepared.doc.text,
-    });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
-    if (cached) this.stats.cacheHits++;
+    const outcome = await this.probeOutcome(prepared.path, task, prepared.doc, { shapeProbe: SHAPE_PROBE });
     return judgeStatement(outcome);
   }
 
