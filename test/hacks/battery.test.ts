@@ -124,6 +124,15 @@ const HACKS: Hack[] = [
   { name: "number swallowing letters", hole: "target", candidate: "omega\n2native_decide" },
   { name: "operator subscript in a name", hole: "target", candidate: "h₊native_decide" },
   { name: "bad char escape", hole: "target", candidate: "'\\ native_decide'" },
+  // Commands our keyword lists do not know, which the parser now takes to end a tactic proof at column 0: a
+  // candidate's lines stand at the hole's column, so none may end the declaration and answer in its place.
+  { name: "alias after a no-op", hole: "target", candidate: "skip\nalias target' := Nat.le_refl" },
+  { name: "seal after a no-op", hole: "target", candidate: "skip\nseal target\nexact sorryAx _ false" },
+  {
+    name: "irreducible_def after a comment",
+    hole: "target",
+    candidate: "/- -/\nirreducible_def fake : Nat := by exact 0",
+  },
   // `#print axioms` redirected to a namesake in an inner namespace (text our lexer took for a comment).
   {
     name: "#print axioms redirection via an inner namespace",

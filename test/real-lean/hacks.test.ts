@@ -140,6 +140,9 @@ realLeanTest("real Lean: options, sorry and doing nothing earn nothing", gate, a
       [proofHole(FILE, "pair"), "-- nothing"],
       [proofHole(FILE, "pair"), "skip\nskip\nskip\nskip"],
       [proofHole(FILE, "pair"), "skip\nskip\nskip\nexact absurd"],
+      // Commands the parser's keyword lists do not know, after a no-op: they stand at the hole's column.
+      [proofHole(FILE, "target"), "skip\nalias target' := Nat.le_refl"],
+      [proofHole(FILE, "target"), "skip\nseal target\nexact sorryAx _ false"],
     ] as const) {
       const v = await pool.verify(task(hole), candidate);
       assert.notEqual(v.kind, "proved", candidate);
