@@ -127,7 +127,19 @@ export function holeId(
   end: number,
   middle: string,
 ): string {
-  return sha256Hex(`${file}\0${declKey}\0${kind}\0${start}:${end}\0${middle}`).slice(0, 16);
+  return sha256Hex(holeIdInput(file, declKey, kind, start, end, middle)).slice(0, 16);
+}
+
+/** The text a hole's id hashes: the task id contract (a change renames every task of every dataset). */
+function holeIdInput(
+  file: string,
+  declKey: string,
+  kind: string,
+  start: number,
+  end: number,
+  middle: string,
+): string {
+  return `${file}\0${declKey}\0${kind}\0${start}:${end}\0${middle}`;
 }
 
 /**
@@ -142,6 +154,6 @@ export function holeIdHalves(
   end: number,
   middle: string,
 ): [number, number] {
-  const digest = sha256Bytes(`${file}\0${declKey}\0${kind}\0${start}:${end}\0${middle}`);
+  const digest = sha256Bytes(holeIdInput(file, declKey, kind, start, end, middle));
   return [digest.readInt32BE(0), digest.readInt32BE(4)];
 }
