@@ -6,7 +6,7 @@
  */
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
-import { LANE1_MULTIPLIER, LANE1_START, LANE2_MULTIPLIER, LANE2_START, hashFinish } from "./hash53";
+import { SliceHashes, sliceKey } from "./sliceHash";
 
 /**
  * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).
@@ -119,37 +119,38 @@ export function normalisedMiddle(ts: TokenStream, start: number, end: number): s
 }
 
 /**
- * A file's code tokens (comments left out) one space apart, as UTF-16 codes, with where each token starts and
- * ends there: the normalised middle of any run of tokens is one slice of it. Built once per token stream, so
- * that the many nested holes of a proof each hash one slice instead of walking their tokens.
+ * A file's code tokens (comments left out) one space apart, as UTF-16 codes — the normalised middle of any
+ * run of tokens is one slice of them — kept as the prefix hashes of those codes (`SliceHashes`), with where
+ * each token's codes start and end: a middle's key is then one lookup. Built once per token stream (the last
+ * one asked about: the exporter goes file by file), so that the many nested holes of a proof do not each walk
+ * their tokens.
  */
 interface CodeTokens {
-  codes: Uint16Array;
-  /** Per token index: where its codes start and end in `codes` (comments: unused). */
+  ts: TokenStream;
+  /** Per token index: where its codes start and end (comments: unused). */
   from: Int32Array;
   to: Int32Array;
+  hashes: SliceHashes;
 }
 
-const codeTokensOf = new WeakMap<TokenStream, CodeTokens>();
+let lastCodeTokens: CodeTokens | undefined;
+const codeHashes = new SliceHashes();
 
 function codeTokens(ts: TokenStream): CodeTokens {
-  let built = codeTokensOf.get(ts);
-  if (built) return built;
+  if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
-  const codes = new Uint16Array(text.length + count);
   const from = new Int32Array(count);
   const to = new Int32Array(count);
-  let at = 0;
+  const hashes = codeHashes.begin(text.length + count);
   for (let i = 0; i < count; i++) {
     if (isCommentKind(kinds[i]!)) continue;
-    if (at > 0) codes[at++] = 32;
-    from[i] = at;
-    for (let k = starts[i]!, stop = ends[i]!; k < stop; k++) codes[at++] = text.charCodeAt(k);
-    to[i] = at;
+    if (hashes.length > 0) hashes.push(32);
+    from[i] = hashes.length;
+    hashes.pushText(text, starts[i]!, ends[i]!);
+    to[i] = hashes.length;
   }
-  built = { codes, from, to };
-  codeTokensOf.set(ts, built);
-  return built;
+  lastCodeTokens = { ts, from, to, hashes };
+  return lastCodeTokens;
 }
 
 /** The index of the last token ending at or before `offset`, or -1 (binary search over the token ends). */
@@ -165,8 +166,8 @@ function lastTokenBy(ts: TokenStream, offset: number): number {
 }
 
 /**
- * `hash53(normalisedMiddle(ts, start, end))`: the tokens from the first starting at or after `start` to the
- * last ending at or before `end` (token ends only grow), hashed as one slice of the file's `CodeTokens`.
+ * `sliceKey(normalisedMiddle(ts, start, end))`: the tokens from the first starting at or after `start` to the
+ * last ending at or before `end` (token ends only grow), keyed as one slice of the file's `CodeTokens`.
  */
 export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
   const { kinds } = ts;
@@ -174,14 +175,9 @@ export function normalisedMiddleKey(ts: TokenStream, start: number, end: number)
   let last = lastTokenBy(ts, end);
   while (first <= last && isCommentKind(kinds[first]!)) first++;
   while (last >= first && isCommentKind(kinds[last]!)) last--;
-  if (first > last) return hashFinish(LANE1_START, LANE2_START);
-  const { codes, from, to } = codeTokens(ts);
-  let h1 = LANE1_START;
-  let h2 = LANE2_START;
-  for (let k = from[first]!, stop = to[last]!; k < stop; k++) {
-    const code = codes[k]!;
-    h1 = Math.imul(h1 ^ code, LANE1_MULTIPLIER);
-    h2 = Math.imul(h2 ^ code, LANE2_MULTIPLIER);
-  }
-  return hashFinish(h1, h2);
+  if (first > last) return EMPTY_KEY;
+  const { from, to, hashes } = codeTokens(ts);
+  return hashes.slice(from[first]!, to[last]!);
 }
+
+const EMPTY_KEY = sliceKey("");

@@ -8,7 +8,8 @@ import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
 import { mineDeclarations, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
-import { hash53, hash53Slice } from "./hash53";
+import { hash53 } from "./hash53";
+import { SliceHashes } from "./sliceHash";
 import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
@@ -86,10 +87,6 @@ function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
 }
 
-/** A (statement, middle) pair as a number: a set of these instead of both texts per task. */
-function pairDigest(statementHash: number, text: string, hole: MinedHole): number {
-  return hash53Slice(text, hole.start, hole.end, statementHash);
-}
 export async function mineWorkspace(
   options: MiningOptions,
   filesOut: JsonlWriter,
@@ -113,6 +110,8 @@ export async function mineWorkspace(
     headerEnds: new Map(),
   };
   const seen = new HashSet53();
+  /** The file's prefix hashes: a (statement, middle) pair's digest is its middle's slice key, seeded. */
+  const middles = new SliceHashes();
   const declIndex = new Map<string, number>();
   const tasksOfDecl: number[] = [];
   const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
@@ -141,6 +140,7 @@ export async function mineWorkspace(
       contextChars: options.contextChars,
     };
     const rows = new FileRows(text, context);
+    middles.load(text);
     rows.writeFile(filesOut, createHash("sha256").update(text, "utf8").digest("hex"));
     let command = 0;
     let lastDeclStart: MinedHole["declStart"] | undefined;
@@ -164,7 +164,8 @@ export async function mineWorkspace(
           lastStatement = hole.statement;
           statementHash = hash53(hole.statement);
         }
-        const digest = pairDigest(statementHash, text, hole);
+        // A (statement, middle) pair as a number: a set of these instead of both texts per task.
+        const digest = middles.slice(hole.start, hole.end, statementHash);
         if (seen.has(digest)) {
           result.duplicatesDropped++;
           continue;
