@@ -120,28 +120,42 @@ export function normalisedMiddle(ts: TokenStream, start: number, end: number): s
 
 /**
  * A file's code tokens (comments left out) one space apart, as UTF-16 codes — the normalised middle of any
- * run of tokens is one slice of them — kept as the prefix hashes of those codes (`SliceHashes`), with where
- * each token's codes start and end: a middle's key is then one lookup. Built once per token stream (the last
- * one asked about: the exporter goes file by file), so that the many nested holes of a proof do not each walk
- * their tokens.
+ * run of tokens is one slice of them — kept as the prefix hashes of those codes (`SliceHashes`), with, for
+ * every offset of the text, where the codes of the first code token starting there or later begin and where
+ * those of the last code token ending there or earlier end: a middle's key is then two array reads and one
+ * lookup. Built once per token stream (the last one asked about: the exporter goes file by file), in arrays
+ * reused from file to file, so that the many nested holes of a proof neither walk nor search their tokens.
  */
 interface CodeTokens {
   ts: TokenStream;
-  /** Per token index: where its codes start and end (comments: unused). */
-  from: Int32Array;
-  to: Int32Array;
+  /** Per offset of the text (0..length): the codes' start of the first code token starting at or after it. */
+  codeFrom: Int32Array;
+  /** Per offset: the codes' end of the last code token ending at or before it (0 when none). */
+  codeTo: Int32Array;
   hashes: SliceHashes;
 }
 
 let lastCodeTokens: CodeTokens | undefined;
 const codeHashes = new SliceHashes();
+interface Bounds {
+  from: Int32Array;
+  to: Int32Array;
+}
+let offsetScratch: Bounds = { from: new Int32Array(0), to: new Int32Array(0) };
+let tokenScratch: Bounds = { from: new Int32Array(0), to: new Int32Array(0) };
+
+function scratch(old: Bounds, n: number): Bounds {
+  return old.from.length >= n ? old : { from: new Int32Array(n), to: new Int32Array(n) };
+}
 
 function codeTokens(ts: TokenStream): CodeTokens {
   if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
-  const from = new Int32Array(count);
-  const to = new Int32Array(count);
-  const hashes = codeHashes.begin(text.length + count);
+  const n = text.length;
+  // Where each code token's codes start and end, as they are hashed.
+  tokenScratch = scratch(tokenScratch, count);
+  const { from, to } = tokenScratch;
+  const hashes = codeHashes.begin(n + count);
   for (let i = 0; i < count; i++) {
     if (isCommentKind(kinds[i]!)) continue;
     if (hashes.length > 0) hashes.push(32);
@@ -149,35 +163,33 @@ function codeTokens(ts: TokenStream): CodeTokens {
     hashes.pushText(text, starts[i]!, ends[i]!);
     to[i] = hashes.length;
   }
-  lastCodeTokens = { ts, from, to, hashes };
+  // The same per offset (token starts and ends only grow).
+  offsetScratch = scratch(offsetScratch, n + 1);
+  const codeFrom = offsetScratch.from;
+  const codeTo = offsetScratch.to;
+  let next = 0;
+  let ended = -1;
+  let lastCode = -1;
+  for (let o = 0; o <= n; o++) {
+    while (next < count && (starts[next]! < o || isCommentKind(kinds[next]!))) next++;
+    codeFrom[o] = next < count ? from[next]! : hashes.length;
+    while (ended + 1 < count && ends[ended + 1]! <= o) if (!isCommentKind(kinds[++ended]!)) lastCode = ended;
+    codeTo[o] = lastCode >= 0 ? to[lastCode]! : 0;
+  }
+  lastCodeTokens = { ts, codeFrom, codeTo, hashes };
   return lastCodeTokens;
 }
 
-/** The index of the last token ending at or before `offset`, or -1 (binary search over the token ends). */
-function lastTokenBy(ts: TokenStream, offset: number): number {
-  let lo = 0;
-  let hi = ts.count;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ts.ends[mid]! <= offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
-}
-
 /**
- * `sliceKey(normalisedMiddle(ts, start, end))`: the tokens from the first starting at or after `start` to the
- * last ending at or before `end` (token ends only grow), keyed as one slice of the file's `CodeTokens`.
+ * `sliceKey(normalisedMiddle(ts, start, end))`: the code tokens from the first starting at or after `start` to
+ * the last ending at or before `end`, keyed as one slice of the file's `CodeTokens`.
  */
 export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
-  const { kinds } = ts;
-  let first = firstTokenAt(ts, start);
-  let last = lastTokenBy(ts, end);
-  while (first <= last && isCommentKind(kinds[first]!)) first++;
-  while (last >= first && isCommentKind(kinds[last]!)) last--;
-  if (first > last) return EMPTY_KEY;
-  const { from, to, hashes } = codeTokens(ts);
-  return hashes.slice(from[first]!, to[last]!);
+  const { codeFrom, codeTo, hashes } = codeTokens(ts);
+  const from = codeFrom[start]!;
+  const to = codeTo[end]!;
+  // No code token in the span: the first one after `start` lies past the last one before `end`.
+  return from < to ? hashes.slice(from, to) : EMPTY_KEY;
 }
 
 const EMPTY_KEY = sliceKey("");

@@ -3,7 +3,8 @@
  * the id's short head followed by the middle's bytes, copied from the file encoded once, and the digest is
  * asked for in hex (Node's one-shot `crypto.hash` returns a hex string in half the time of a Buffer). Building
  * each id's input as a string (the middle encoded again per hole) and asking for a Buffer made the ids about
- * a third slower; what is left is mostly Node's cost per `crypto.hash` call.
+ * a third slower; a `Buffer.copy` and a `subarray` per hole (each makes a view object) another third. What is
+ * left is mostly Node's cost per `crypto.hash` call (about 0.9 µs).
  */
 import * as crypto from "node:crypto";
 import { holeIdHalves } from "./split";
@@ -18,60 +19,86 @@ const oneShot = (crypto as { hash?: unknown }).hash as
 const sha256Hex = (data: Uint8Array): string =>
   oneShot ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex");
 
+/** Bytes kept after the text for the hash input; grown (with the text copied) for a longer one. */
+const SCRATCH_BYTES = 64 * 1024;
+
 export class FileHoleIds {
-  /** The file's text as UTF-8. */
-  private readonly utf8: Buffer;
-  /** `byteAt[k]`: where UTF-16 offset k starts in `utf8`; undefined when the text is ASCII (k itself). */
+  /**
+   * The file's text as UTF-8 at [0, textBytes), then the hash input being built at [textBytes, …): one
+   * buffer, so that a middle's bytes move into the input with `copyWithin` (a memmove, where `Buffer.copy`
+   * between two buffers makes a view object per call).
+   */
+  private bytes: Uint8Array;
+  private readonly textBytes: number;
+  /** `byteAt[k]`: where UTF-16 offset k starts in the UTF-8; undefined when the text is ASCII (k itself). */
   private readonly byteAt: Int32Array | undefined;
-  /** The hash input being built: `file\0declKey\0` (kept while the declaration lasts), then the rest. */
-  private scratch = Buffer.allocUnsafe(64 * 1024);
+  /** `inputs[n]`: a view of the first n bytes of the hash input, made once per length (not per hole). */
+  private inputs: Uint8Array[] = [];
   private declKey: string | undefined;
-  /** Bytes of `file\0declKey\0` at the start of `scratch`. */
+  /** Bytes of `file\0declKey\0` at the start of the input (kept while the declaration lasts). */
   private headBytes = 0;
+  private readonly pair = new Int32Array(2);
 
   constructor(
     private readonly text: string,
     private readonly file: string,
   ) {
-    this.utf8 = Buffer.from(text, "utf8");
-    this.byteAt = this.utf8.length === text.length ? undefined : utf8Offsets(text);
+    this.textBytes = Buffer.byteLength(text, "utf8");
+    this.bytes = new Uint8Array(this.textBytes + SCRATCH_BYTES);
+    Buffer.from(this.bytes.buffer, 0, this.textBytes).write(text, 0, "utf8");
+    this.byteAt = this.textBytes === text.length ? undefined : utf8Offsets(text);
   }
 
   /** `holeIdHalves(file, declKey, kind, start, end, text.slice(start, end))`. */
   halves(declKey: string, kind: string, start: number, end: number): [number, number] {
+    this.halvesInto(this.pair, 0, declKey, kind, start, end);
+    return [this.pair[0]!, this.pair[1]!];
+  }
+
+  /** `halves(…)` written to `out[at]` and `out[at + 1]` (a task's sketch), with no array made per hole. */
+  halvesInto(out: Int32Array, at: number, declKey: string, kind: string, start: number, end: number): void {
     const from = this.byteAt ? this.byteAt[start]! : start;
     const to = this.byteAt ? this.byteAt[end]! : end;
     // A bound inside a surrogate pair (never a token's): the middle alone encodes each half as U+FFFD.
-    if (from === INSIDE_PAIR || to === INSIDE_PAIR)
-      return holeIdHalves(this.file, declKey, kind, start, end, this.text.slice(start, end));
+    if (from === INSIDE_PAIR || to === INSIDE_PAIR) {
+      const [high, low] = holeIdHalves(this.file, declKey, kind, start, end, this.text.slice(start, end));
+      out[at] = high;
+      out[at + 1] = low;
+      return;
+    }
+    const input = this.textBytes;
     if (declKey !== this.declKey) {
       const head = Buffer.from(`${this.file}\0${declKey}\0`, "utf8");
       this.fit(head.length);
-      this.scratch.set(head);
+      this.bytes.set(head, input);
       this.headBytes = head.length;
       this.declKey = declKey;
     }
     // `kind\0start:end\0`, ASCII, written byte by byte (a string and a native call cost more for a few bytes).
     this.fit(this.headBytes + kind.length + 24 + (to - from));
-    const scratch = this.scratch;
-    let at = this.headBytes;
-    for (let k = 0; k < kind.length; k++) scratch[at++] = kind.charCodeAt(k);
-    scratch[at++] = 0;
-    at = putDecimal(scratch, at, start);
-    scratch[at++] = 0x3a; // ":"
-    at = putDecimal(scratch, at, end);
-    scratch[at++] = 0;
-    at += this.utf8.copy(scratch, at, from, to);
-    const hex = sha256Hex(scratch.subarray(0, at));
-    return [hexInt32(hex, 0), hexInt32(hex, 8)];
+    const bytes = this.bytes;
+    let b = input + this.headBytes;
+    for (let k = 0; k < kind.length; k++) bytes[b++] = kind.charCodeAt(k);
+    bytes[b++] = 0;
+    b = putDecimal(bytes, b, start);
+    bytes[b++] = 0x3a; // ":"
+    b = putDecimal(bytes, b, end);
+    bytes[b++] = 0;
+    bytes.copyWithin(b, from, to);
+    const length = b + (to - from) - input;
+    const view = (this.inputs[length] ??= new Uint8Array(bytes.buffer, input, length));
+    const hex = sha256Hex(view);
+    out[at] = hexInt32(hex, 0);
+    out[at + 1] = hexInt32(hex, 8);
   }
 
-  /** Grows `scratch` (keeping its head) to hold `bytes`. */
+  /** Grows the input's room (keeping the text and the input's head) to hold `bytes`. */
   private fit(bytes: number): void {
-    if (bytes <= this.scratch.length) return;
-    const bigger = Buffer.allocUnsafe(2 * bytes);
-    bigger.set(this.scratch.subarray(0, this.headBytes));
-    this.scratch = bigger;
+    if (this.textBytes + bytes <= this.bytes.length) return;
+    const bigger = new Uint8Array(this.textBytes + 2 * bytes);
+    bigger.set(this.bytes.subarray(0, this.textBytes + this.headBytes));
+    this.bytes = bigger;
+    this.inputs = [];
   }
 }
 

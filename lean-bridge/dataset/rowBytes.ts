@@ -142,7 +142,6 @@ export class FileRows {
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
     this.ids ??= new FileHoleIds(text, context.file);
-    const id = this.ids.halves(this.declaration(hole).key, hole.kind, start, end);
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();
@@ -160,8 +159,7 @@ export class FileRows {
     ints[at + Sketch.Indent] = hole.indent;
     ints[at + Sketch.PrefixFrom] = prefixFrom;
     ints[at + Sketch.SuffixTo] = suffixTo;
-    ints[at + Sketch.IdHigh] = id[0];
-    ints[at + Sketch.IdLow] = id[1];
+    this.ids.halvesInto(ints, at + Sketch.IdHigh, this.declaration(hole).key, hole.kind, start, end);
     ints[at + Sketch.PrefixFromByte] = json.byteAt(prefixFrom);
     ints[at + Sketch.StartByte] = json.byteAt(start);
     ints[at + Sketch.EndByte] = json.byteAt(end);
