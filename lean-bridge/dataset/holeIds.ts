@@ -7,6 +7,7 @@
  * left is mostly Node's cost per `crypto.hash` call (about 0.9 µs).
  */
 import * as crypto from "node:crypto";
+import { putDecimal } from "./asciiBytes";
 import { holeIdHalves } from "./split";
 
 /** Where a bound falls between the two halves of a surrogate pair: no byte offset there. */
@@ -28,7 +29,7 @@ export class FileHoleIds {
    * buffer, so that a middle's bytes move into the input with `copyWithin` (a memmove, where `Buffer.copy`
    * between two buffers makes a view object per call).
    */
-  private bytes: Uint8Array;
+  private bytes: Buffer;
   private readonly textBytes: number;
   /** `byteAt[k]`: where UTF-16 offset k starts in the UTF-8; undefined when the text is ASCII (k itself). */
   private readonly byteAt: Int32Array | undefined;
@@ -44,8 +45,9 @@ export class FileHoleIds {
     private readonly file: string,
   ) {
     this.textBytes = Buffer.byteLength(text, "utf8");
-    this.bytes = new Uint8Array(this.textBytes + SCRATCH_BYTES);
-    Buffer.from(this.bytes.buffer, 0, this.textBytes).write(text, 0, "utf8");
+    // A Buffer, as the rows' writer's: `putDecimal` then always writes into one kind of array.
+    this.bytes = Buffer.allocUnsafeSlow(this.textBytes + SCRATCH_BYTES);
+    this.bytes.write(text, 0, "utf8");
     this.byteAt = this.textBytes === text.length ? undefined : utf8Offsets(text);
   }
 
@@ -86,7 +88,7 @@ export class FileHoleIds {
     bytes[b++] = 0;
     bytes.copyWithin(b, from, to);
     const length = b + (to - from) - input;
-    const view = (this.inputs[length] ??= new Uint8Array(bytes.buffer, input, length));
+    const view = (this.inputs[length] ??= new Uint8Array(bytes.buffer, bytes.byteOffset + input, length));
     const hex = sha256Hex(view);
     out[at] = hexInt32(hex, 0);
     out[at + 1] = hexInt32(hex, 8);
@@ -95,20 +97,11 @@ export class FileHoleIds {
   /** Grows the input's room (keeping the text and the input's head) to hold `bytes`. */
   private fit(bytes: number): void {
     if (this.textBytes + bytes <= this.bytes.length) return;
-    const bigger = new Uint8Array(this.textBytes + 2 * bytes);
+    const bigger = Buffer.allocUnsafeSlow(this.textBytes + 2 * bytes);
     bigger.set(this.bytes.subarray(0, this.textBytes + this.headBytes));
     this.bytes = bigger;
     this.inputs = [];
   }
-}
-
-/** Writes the decimal digits of a whole number (as `String(n)` writes them) at `at`; returns where they end. */
-function putDecimal(out: Uint8Array, at: number, n: number): number {
-  let digits = 1;
-  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  let k = at + digits;
-  for (let rest = n; k > at; rest = Math.floor(rest / 10)) out[--k] = 48 + (rest % 10);
-  return at + digits;
 }
 
 /** The 8 lower-case hex digits at `from` as a signed 32-bit integer (`Buffer.readInt32BE` of their bytes). */

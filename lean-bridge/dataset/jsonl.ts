@@ -8,8 +8,14 @@ const FLUSH_BYTES = 1 << 20;
 
 export class JsonlWriter {
   private readonly fd: number;
-  /** Lines are encoded straight into this buffer (no joined string), written out when it fills. */
+  /**
+   * Lines are encoded straight into this buffer (no joined string), written out when it fills. Its first
+   * `held` bytes are not output but a text that lines copy slices of (`holdText`): a slice then moves with
+   * `copyWithin` inside one buffer, where a copy between two buffers makes a view object per call.
+   */
   private buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  private held = 0;
+  /** The end of the output not yet written out, in `buffer` (the output starts at `held`). */
   private used = 0;
   lines = 0;
 
@@ -32,10 +38,7 @@ export class JsonlWriter {
   writeLine(json: string): void {
     // A UTF-16 unit takes at most 3 bytes of UTF-8 (a surrogate pair: 4 for 2 units).
     const most = 3 * json.length + 1;
-    if (this.used + most > this.buffer.length) {
-      this.flush();
-      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
-    }
+    this.room(most);
     this.used += this.buffer.write(json, this.used, "utf8");
     this.buffer[this.used++] = 10;
     this.lines++;
@@ -46,11 +49,7 @@ export class JsonlWriter {
    * jsonText.ts). Rows joined from slices of such strings are copied out once, never re-encoded.
    */
   writeLatin1Line(bytes: string): void {
-    const most = bytes.length + 1;
-    if (this.used + most > this.buffer.length) {
-      this.flush();
-      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
-    }
+    this.room(bytes.length + 1);
     this.used += this.buffer.write(bytes, this.used, "latin1");
     this.buffer[this.used++] = 10;
     this.lines++;
@@ -61,12 +60,7 @@ export class JsonlWriter {
    * rewritten with one field put in, without decoding it.
    */
   writeSpliced(bytes: Buffer, from: number, at: number, insert: Buffer, resume: number, to: number): void {
-    const most = at - from + insert.length + (to - resume) + 3;
-    if (this.used + most > this.buffer.length) {
-      this.flush();
-      if (most > this.buffer.length) this.buffer = Buffer.allocUnsafe(most);
-    }
-    const out = this.buffer;
+    const out = this.room(at - from + insert.length + (to - resume) + 3);
     let used = this.used;
     out[used++] = 0x7b; // {
     used += bytes.copy(out, used, from, at);
@@ -78,10 +72,56 @@ export class JsonlWriter {
     this.lines++;
   }
 
+  /**
+   * Keeps `source[start, end)` at the start of the buffer, where `copyHeld` copies slices of it into lines,
+   * until the next call (the output written so far is flushed first).
+   */
+  holdText(source: Uint8Array, start: number, end: number): void {
+    this.flush();
+    const bytes = end - start;
+    if (bytes + FLUSH_BYTES > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes + FLUSH_BYTES);
+    this.buffer.set(source.subarray(start, end), 0);
+    this.held = this.used = bytes;
+  }
+
+  /**
+   * Room for a line of at most `bytes` bytes (its line break included), written by the caller into the
+   * returned buffer from `end` on and ended with `endLine`.
+   */
+  room(bytes: number): Buffer {
+    if (this.used + bytes > this.buffer.length) {
+      this.flush();
+      if (this.held + bytes > this.buffer.length) {
+        const bigger = Buffer.allocUnsafe(this.held + bytes);
+        bigger.set(this.buffer.subarray(0, this.held), 0);
+        this.buffer = bigger;
+      }
+    }
+    return this.buffer;
+  }
+
+  /** Where the next line starts in the buffer `room` returned. */
+  get end(): number {
+    return this.used;
+  }
+
+  /** Copies the held text's bytes [from, to) into the buffer at `at`; returns where they end. */
+  copyHeld(at: number, from: number, to: number): number {
+    this.buffer.copyWithin(at, from, to);
+    return at + (to - from);
+  }
+
+  /** Ends the line the caller wrote into the buffer up to `at` (the line break is added here). */
+  endLine(at: number): void {
+    this.buffer[at] = 10;
+    this.used = at + 1;
+    this.lines++;
+  }
+
   private flush(): void {
-    let at = 0;
+    let at = this.held;
     while (at < this.used) at += writeSync(this.fd, this.buffer, at, this.used - at);
-    this.used = 0;
+    this.used = this.held;
   }
 
   /** Flushes to disk and closes; the file is complete afterwards. */

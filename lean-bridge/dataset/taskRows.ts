@@ -10,6 +10,7 @@ import { readLineBytes } from "./jsonl";
 import { JsonText } from "./jsonText";
 import type { PendingHeads } from "./pendingHeads";
 import { Sketch, idOfHalves, readSketches } from "./taskSketches";
+import { ascii, putBytes, putDecimal, putHex32 } from "./asciiBytes";
 import type { SplitRow } from "./writeTasks";
 
 const SHA_KEY = Buffer.from(',"sha256":"');
@@ -17,16 +18,32 @@ const SHA_KEY = Buffer.from(',"sha256":"');
 const FILE_KEY_BYTES = 8;
 const AFTER_SHA_KEY = SHA_KEY.length + 64 + 1 + 8;
 
-/** A files.jsonl row as pass 2 needs it: the file's name and its text, as JSON in UTF-8 bytes. */
+/**
+ * A files.jsonl row as pass 2 needs it: the file's name and its text, as JSON in UTF-8 bytes. The text's
+ * bytes are those of the reader's chunk, valid while the rows of this file are written (the cursor moves on
+ * only for a later file's row).
+ */
 class FileOfRows {
   private parsed: JsonText | undefined;
+  private jsonText: string | undefined;
+  /** `JSON.stringify(file)` as UTF-8 bytes. */
+  readonly nameBytes: Uint8Array;
 
   constructor(
     /** `JSON.stringify(file)`, one character per byte. */
     readonly name: string,
-    /** `JSON.stringify(text)`, one character per byte. */
-    private readonly json: string,
-  ) {}
+    /** `JSON.stringify(text)` as UTF-8: chunk[jsonStart, jsonEnd). */
+    readonly chunk: Buffer,
+    readonly jsonStart: number,
+    readonly jsonEnd: number,
+  ) {
+    this.nameBytes = ascii(name);
+  }
+
+  /** `JSON.stringify(text)`, one character per byte (made only for rows written as text). */
+  private get json(): string {
+    return (this.jsonText ??= this.chunk.toString("latin1", this.jsonStart, this.jsonEnd));
+  }
 
   /**
    * `JSON.stringify(text.slice(start, end))`: a slice of the row's bytes where pass 1 noted where the bounds
@@ -66,7 +83,9 @@ class FilesCursor {
         throw new Error(`files.jsonl row ${line} is not laid out as the exporter writes it`);
       this.current = new FileOfRows(
         chunk.toString("latin1", start + FILE_KEY_BYTES, shaAt),
-        chunk.toString("latin1", shaAt + AFTER_SHA_KEY, end - 1),
+        chunk,
+        shaAt + AFTER_SHA_KEY,
+        end - 1,
       );
     }
     return this.current;
@@ -86,13 +105,52 @@ function latin1Of(field: Buffer): string {
   return text;
 }
 
+const ID = ascii('{"id":"');
+const FILE = ascii('","file":');
+const KIND = ascii(',"kind":"');
+const DECL = ascii(',"decl":');
+const CONTEXT = ascii(',"context":');
+const RANGE = ascii(',"range":{"start":{"line":');
+const CHARACTER = ascii(',"character":');
+const RANGE_END = ascii('},"end":{"line":');
+const MIDDLE = ascii('}},"middle":"');
+const INDENT = ascii('","indent":');
+const PREFIX = ascii(',"prefix":"');
+const SUFFIX = ascii('","suffix":"');
+const OFFSETS = ascii('","offsets":{"start":');
+const END = ascii(',"end":');
+const CODE_POINTS = ascii('},"offsetsCodePoints":{"start":');
+const CLOSE = ascii("}}");
+/** A row's bytes besides its names, kind, split field and texts: the keys above and 11 numbers' digits. */
+const FIXED_BYTES = 400;
+const KIND_BYTES = HOLE_KINDS.map(ascii);
+
+/**
+ * A split field's bytes as a plain Uint8Array: `putBytes` then reads only plain arrays (a Buffer is another
+ * class to V8, and a loop reading both kinds runs several times slower).
+ */
+const plainFields = new WeakMap<Buffer, Uint8Array>();
+
+function plainBytes(field: Buffer): Uint8Array {
+  let plain = plainFields.get(field);
+  if (plain === undefined) plainFields.set(field, (plain = Uint8Array.from(field)));
+  return plain;
+}
+
 /** One task rebuilt from its sketch; one object reused for every task, valid until the next. */
 class SketchedRow implements SplitRow {
   decl = 0;
   middleKey = 0;
   kind = "";
+  kindIndex = 0;
   file: FileOfRows | undefined;
   declName = "";
+  /** `declName` as bytes, and the declaration they are of. */
+  private declBytes: Uint8Array = new Uint8Array(0);
+  private declBytesOf = -1;
+  /** The writer holding `heldFile`'s text (`JsonlWriter.holdText`). */
+  private heldBy: JsonlWriter | undefined;
+  private heldFile: FileOfRows | undefined;
   /** The sketch: `sketch[at, at + SKETCH_INTS)`. */
   sketch: Int32Array = new Int32Array(0);
   at = 0;
@@ -124,8 +182,76 @@ class SketchedRow implements SplitRow {
     );
   }
 
+  /**
+   * Writes the row in place into `out`'s buffer: keys and digits byte by byte, the texts copied from the
+   * file's JSON held at the buffer's start. The same bytes as `bytes(field)`, without a string per row.
+   */
   write(out: JsonlWriter, field: Buffer): void {
-    out.writeLatin1Line(this.bytes(field));
+    const s = this.sketch;
+    const k = this.at;
+    const file = this.file!;
+    const prefixByte = s[k + Sketch.PrefixFromByte]!;
+    const startByte = s[k + Sketch.StartByte]!;
+    const endByte = s[k + Sketch.EndByte]!;
+    const suffixByte = s[k + Sketch.SuffixToByte]!;
+    // A bound inside a surrogate pair (never a token's or a line's): the row is built as text.
+    if (prefixByte < 0 || startByte < 0 || endByte < 0 || suffixByte < 0) {
+      out.writeLatin1Line(this.bytes(field));
+      return;
+    }
+    if (this.heldBy !== out || this.heldFile !== file) {
+      out.holdText(file.chunk, file.jsonStart, file.jsonEnd);
+      this.heldBy = out;
+      this.heldFile = file;
+    }
+    if (this.declBytesOf !== this.decl) {
+      this.declBytes = ascii(this.declName);
+      this.declBytesOf = this.decl;
+    }
+    const name = file.nameBytes;
+    const buffer = out.room(
+      FIXED_BYTES + name.length + this.declBytes.length + field.length + (suffixByte - prefixByte),
+    );
+    let b = out.end;
+    b = putBytes(buffer, b, ID);
+    b = putHex32(buffer, b, s[k + Sketch.IdHigh]!);
+    b = putHex32(buffer, b, s[k + Sketch.IdLow]!);
+    b = putBytes(buffer, b, FILE);
+    b = putBytes(buffer, b, name);
+    b = putBytes(buffer, b, KIND);
+    b = putBytes(buffer, b, KIND_BYTES[this.kindIndex]!);
+    buffer[b++] = 0x22; // "
+    b = putBytes(buffer, b, plainBytes(field));
+    b = putBytes(buffer, b, DECL);
+    b = putBytes(buffer, b, this.declBytes);
+    b = putBytes(buffer, b, CONTEXT);
+    b = putDecimal(buffer, b, this.decl);
+    b = putBytes(buffer, b, RANGE);
+    b = putDecimal(buffer, b, s[k + Sketch.RangeStartLine]!);
+    b = putBytes(buffer, b, CHARACTER);
+    b = putDecimal(buffer, b, s[k + Sketch.RangeStartCharacter]!);
+    b = putBytes(buffer, b, RANGE_END);
+    b = putDecimal(buffer, b, s[k + Sketch.RangeEndLine]!);
+    b = putBytes(buffer, b, CHARACTER);
+    b = putDecimal(buffer, b, s[k + Sketch.RangeEndCharacter]!);
+    b = putBytes(buffer, b, MIDDLE);
+    b = out.copyHeld(b, startByte, endByte);
+    b = putBytes(buffer, b, INDENT);
+    b = putDecimal(buffer, b, s[k + Sketch.Indent]!);
+    b = putBytes(buffer, b, PREFIX);
+    b = out.copyHeld(b, prefixByte, startByte);
+    b = putBytes(buffer, b, SUFFIX);
+    b = out.copyHeld(b, endByte, suffixByte);
+    b = putBytes(buffer, b, OFFSETS);
+    b = putDecimal(buffer, b, s[k + Sketch.Start]!);
+    b = putBytes(buffer, b, END);
+    b = putDecimal(buffer, b, s[k + Sketch.End]!);
+    b = putBytes(buffer, b, CODE_POINTS);
+    b = putDecimal(buffer, b, s[k + Sketch.StartCodePoints]!);
+    b = putBytes(buffer, b, END);
+    b = putDecimal(buffer, b, s[k + Sketch.EndCodePoints]!);
+    b = putBytes(buffer, b, CLOSE);
+    out.endLine(b);
   }
 
   json(field: Buffer): string {
@@ -151,7 +277,8 @@ export function* sketchedRows(
       row.file = files.at(s[at + Sketch.File]!);
       row.decl = s[at + Sketch.Decl]!;
       row.declName = declNames[row.decl]!;
-      row.kind = HOLE_KINDS[s[at + Sketch.Kind]!]!;
+      row.kindIndex = s[at + Sketch.Kind]!;
+      row.kind = HOLE_KINDS[row.kindIndex]!;
       row.middleKey = heads.middleKey(k++);
       row.sketch = s;
       row.at = at;
