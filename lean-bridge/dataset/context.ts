@@ -142,7 +142,6 @@ interface Bounds {
   to: Int32Array;
 }
 let offsetScratch: Bounds = { from: new Int32Array(0), to: new Int32Array(0) };
-let tokenScratch: Bounds = { from: new Int32Array(0), to: new Int32Array(0) };
 
 function scratch(old: Bounds, n: number): Bounds {
   return old.from.length >= n ? old : { from: new Int32Array(n), to: new Int32Array(n) };
@@ -152,30 +151,26 @@ function codeTokens(ts: TokenStream): CodeTokens {
   if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
   const n = text.length;
-  // Where each code token's codes start and end, as they are hashed.
-  tokenScratch = scratch(tokenScratch, count);
-  const { from, to } = tokenScratch;
-  const hashes = codeHashes.begin(n + count);
-  for (let i = 0; i < count; i++) {
-    if (isCommentKind(kinds[i]!)) continue;
-    if (hashes.length > 0) hashes.push(32);
-    from[i] = hashes.length;
-    hashes.pushText(text, starts[i]!, ends[i]!);
-    to[i] = hashes.length;
-  }
-  // The same per offset (token starts and ends only grow).
   offsetScratch = scratch(offsetScratch, n + 1);
   const codeFrom = offsetScratch.from;
   const codeTo = offsetScratch.to;
-  let next = 0;
-  let ended = -1;
-  let lastCode = -1;
-  for (let o = 0; o <= n; o++) {
-    while (next < count && (starts[next]! < o || isCommentKind(kinds[next]!))) next++;
-    codeFrom[o] = next < count ? from[next]! : hashes.length;
-    while (ended + 1 < count && ends[ended + 1]! <= o) if (!isCommentKind(kinds[++ended]!)) lastCode = ended;
-    codeTo[o] = lastCode >= 0 ? to[lastCode]! : 0;
+  const hashes = codeHashes.begin(n + count);
+  // Token starts and ends only grow: each table is filled left to right, token by token.
+  let fromFilled = 0;
+  let toFilled = 0;
+  let lastTo = 0;
+  for (let i = 0; i < count; i++) {
+    if (isCommentKind(kinds[i]!)) continue;
+    if (hashes.length > 0) hashes.push(32);
+    const start = starts[i]!;
+    const end = ends[i]!;
+    for (const from = hashes.length; fromFilled <= start; ) codeFrom[fromFilled++] = from;
+    while (toFilled < end) codeTo[toFilled++] = lastTo;
+    hashes.pushText(text, start, end);
+    lastTo = hashes.length;
   }
+  while (fromFilled <= n) codeFrom[fromFilled++] = hashes.length;
+  while (toFilled <= n) codeTo[toFilled++] = lastTo;
   lastCodeTokens = { ts, codeFrom, codeTo, hashes };
   return lastCodeTokens;
 }
