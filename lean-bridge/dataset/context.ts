@@ -164,7 +164,7 @@ function codeTokens(ts: TokenStream): CodeTokens {
     if (hashes.length > 0) hashes.push(32);
     const start = starts[i]!;
     const end = ends[i]!;
-    for (const from = hashes.length; fromFilled <= start; ) codeFrom[fromFilled++] = from;
+    for (const from = hashes.length; fromFilled <= start;) codeFrom[fromFilled++] = from;
     while (toFilled < end) codeTo[toFilled++] = lastTo;
     hashes.pushText(text, start, end);
     lastTo = hashes.length;

@@ -40,15 +40,17 @@ export class FileHoleIds {
   private headBytes = 0;
   private readonly pair = new Int32Array(2);
 
+  /** `measured`: the text's UTF-8 offsets when already at hand (a `JsonText`), else computed here. */
   constructor(
     private readonly text: string,
     private readonly file: string,
+    measured?: { utf8At: Int32Array | undefined },
   ) {
     this.textBytes = Buffer.byteLength(text, "utf8");
     // A Buffer, as the rows' writer's: `putDecimal` then always writes into one kind of array.
     this.bytes = Buffer.allocUnsafeSlow(this.textBytes + SCRATCH_BYTES);
     this.bytes.write(text, 0, "utf8");
-    this.byteAt = this.textBytes === text.length ? undefined : utf8Offsets(text);
+    this.byteAt = this.textBytes === text.length ? undefined : measured ? measured.utf8At : utf8Offsets(text);
   }
 
   /** `holeIdHalves(file, declKey, kind, start, end, text.slice(start, end))`. */

@@ -28,6 +28,13 @@ export class JsonText {
   private readonly json: string;
   /** `at[k]`: where UTF-16 offset k of the text starts in `json` (`text.length + 1` entries). */
   private readonly at: Int32Array;
+  /**
+   * Where each UTF-16 offset starts in the text's UTF-8 (`Buffer.from(text, "utf8")`, lone surrogates as
+   * U+FFFD), -1 between the halves of a pair; undefined when the text is ASCII (offset k is byte k).
+   */
+  readonly utf8At: Int32Array | undefined;
+  /** The UTF-16 offsets of the high surrogates of the text's astral characters, ascending (`CodePointIndex`). */
+  readonly pairs: readonly number[];
 
   /** `json`: `JSON.stringify(text)` as UTF-8 bytes when already at hand (a files.jsonl row's), else computed. */
   constructor(
@@ -37,21 +44,41 @@ export class JsonText {
     this.json = json ?? latin1OfUtf8(JSON.stringify(text));
     const n = text.length;
     const at = new Int32Array(n + 1);
+    // The UTF-8 offsets and the surrogate pairs come with the JSON offsets: one walk over the text, not three.
+    const utf8At = new Int32Array(n + 1);
+    const pairs: number[] = [];
     let b = 1; // After the opening quote.
+    let u = 0;
     for (let k = 0; k < n; k++) {
       at[k] = b;
+      utf8At[k] = u;
       const c = text.charCodeAt(k);
-      if (c < 0x80) b += ASCII_WIDTH[c]!;
-      else if (c < 0x800) b += 2;
-      else if (c < 0xd800 || c > 0xdfff) b += 3;
-      else if (c <= 0xdbff && k + 1 < n && (text.charCodeAt(k + 1) & 0xfc00) === 0xdc00) {
+      if (c < 0x80) {
+        b += ASCII_WIDTH[c]!;
+        u += 1;
+      } else if (c < 0x800) {
+        b += 2;
+        u += 2;
+      } else if (c < 0xd800 || c > 0xdfff) {
+        b += 3;
+        u += 3;
+      } else if (c <= 0xdbff && k + 1 < n && (text.charCodeAt(k + 1) & 0xfc00) === 0xdc00) {
+        pairs.push(k);
         at[++k] = INSIDE_PAIR;
+        utf8At[k] = INSIDE_PAIR;
         b += 4;
-      } else b += 6; // A lone surrogate: `\udXXX`, as JSON.stringify writes it.
+        u += 4;
+      } else {
+        b += 6; // A lone surrogate: `\udXXX`, as JSON.stringify writes it, and U+FFFD in UTF-8.
+        u += 3;
+      }
     }
     at[n] = b;
+    utf8At[n] = u;
     if (b + 1 !== this.json.length) throw new Error("JsonText: offsets disagree with JSON.stringify");
     this.at = at;
+    this.utf8At = u === n ? undefined : utf8At;
+    this.pairs = pairs;
   }
 
   /**

@@ -14,6 +14,7 @@ import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
+import { JsonText } from "./jsonText";
 import { declarationKey } from "./split";
 import { PendingHeads } from "./pendingHeads";
 import type { TaskSketchWriter } from "./taskSketches";
@@ -129,7 +130,9 @@ export async function mineWorkspace(
     result.files.mined++;
     const parsed = parseFile(text);
     result.headerEnds.set(file, parsed.headerEnd);
-    const codePoints = new CodePointIndex(text);
+    // The file as JSON, with its UTF-8 offsets and astral characters found in the same walk.
+    const json = new JsonText(text);
+    const codePoints = new CodePointIndex(text, json.pairs);
     const uncheckable = moduleRefusal !== undefined && isModuleFile(parsed);
     const scopes = scopesInEffect(parsed);
     const context = {
@@ -139,7 +142,7 @@ export async function mineWorkspace(
       codePoints,
       contextChars: options.contextChars,
     };
-    const rows = new FileRows(text, context);
+    const rows = new FileRows(text, context, json);
     middles.load(text);
     rows.writeFile(filesOut, createHash("sha256").update(text, "utf8").digest("hex"));
     let command = 0;

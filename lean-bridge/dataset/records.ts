@@ -91,15 +91,22 @@ export interface ContextRecord {
  */
 export class CodePointIndex {
   /** UTF-16 offsets of the high surrogates of astral characters, ascending. */
-  private readonly pairs: number[] = [];
+  private readonly pairs: readonly number[];
 
-  constructor(text: string) {
+  /** `pairs`: the high surrogates' offsets when already at hand (`JsonText.pairs`), else found in `text`. */
+  constructor(text: string, pairs?: readonly number[]) {
+    if (pairs) {
+      this.pairs = pairs;
+      return;
+    }
+    const found: number[] = [];
+    this.pairs = found;
     for (let k = 0; k < text.length; k++) {
       const c = text.charCodeAt(k);
       if (c >= 0xd800 && c <= 0xdbff && k + 1 < text.length) {
         const d = text.charCodeAt(k + 1);
         if (d >= 0xdc00 && d <= 0xdfff) {
-          this.pairs.push(k);
+          found.push(k);
           k++;
         }
       }

@@ -46,11 +46,13 @@ export class FileRows {
   /** The sketches' task ids, from the file's UTF-8 bytes (made on the first sketch). */
   private ids: FileHoleIds | undefined;
 
+  /** `json`: the text as JSON when already at hand (its `pairs` made `context.codePoints`). */
   constructor(
     private readonly text: string,
     private readonly context: TaskContext,
+    json?: JsonText,
   ) {
-    this.json = new JsonText(text);
+    this.json = json ?? new JsonText(text);
     this.fileName = latin1OfUtf8(JSON.stringify(context.file));
   }
 
@@ -141,7 +143,7 @@ export class FileRows {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
-    this.ids ??= new FileHoleIds(text, context.file);
+    this.ids ??= new FileHoleIds(text, context.file, json);
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mineText } from "../../lean-bridge/holes/mine";
 import { FileHoleIds } from "../../lean-bridge/dataset/holeIds";
+import { JsonText } from "../../lean-bridge/dataset/jsonText";
 import { holeId } from "../../lean-bridge/dataset/split";
 import { idOfHalves } from "../../lean-bridge/dataset/taskSketches";
 
@@ -46,15 +47,16 @@ for (const [name, text] of Object.entries(TEXTS))
 
 test("task ids of any span, bounds inside surrogate pairs and lone surrogates included", () => {
   const text = "a😀é\ud800b⟨😀😀⟩\udc00c\n";
-  const ids = new FileHoleIds(text, "F.lean");
-  for (let start = 0; start <= text.length; start++)
-    for (let end = start; end <= text.length; end++)
-      for (const declKey of ["d@0", "e@1"])
-        assert.equal(
-          idOfHalves(...ids.halves(declKey, "tactic", start, end)),
-          holeId("F.lean", declKey, "tactic", start, end, text.slice(start, end)),
-          `span ${start}..${end}`,
-        );
+  // The UTF-8 offsets found here, and those JsonText finds as it escapes the text (what the exporter passes).
+  for (const ids of [new FileHoleIds(text, "F.lean"), new FileHoleIds(text, "F.lean", new JsonText(text))])
+    for (let start = 0; start <= text.length; start++)
+      for (let end = start; end <= text.length; end++)
+        for (const declKey of ["d@0", "e@1"])
+          assert.equal(
+            idOfHalves(...ids.halves(declKey, "tactic", start, end)),
+            holeId("F.lean", declKey, "tactic", start, end, text.slice(start, end)),
+            `span ${start}..${end}`,
+          );
 });
 
 test("task ids of a middle longer than the scratch buffer", () => {

@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CodePointIndex } from "../../lean-bridge/dataset/records";
+import { JsonText } from "../../lean-bridge/dataset/jsonText";
 import { SPLITS, SPLIT_FRACTIONS, assignSplits, splitOf, type Split } from "../../lean-bridge/dataset/split";
 import { mulberry32 } from "../../bench/corpus";
 
@@ -86,4 +87,12 @@ test("code-point offsets: what Python's str slicing needs, for BMP and astral ch
     assert.equal(index.codePointOffset(k), Array.from(text.slice(0, k)).length, `offset ${k}`);
   }
   assert.equal(new CodePointIndex("plain ascii").codePointOffset(5), 5);
+});
+
+test("the code-point index JsonText's walk finds is the one found from the text", () => {
+  const text = "a😀é\ud800b⟨😀😀⟩\udc00c\n𝔽";
+  const found = new CodePointIndex(text);
+  const given = new CodePointIndex(text, new JsonText(text).pairs);
+  for (let k = 0; k <= text.length; k++) assert.equal(given.codePointOffset(k), found.codePointOffset(k));
+  assert.equal(found.codePointOffset(text.length), [...text].length);
 });
