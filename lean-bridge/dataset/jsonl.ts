@@ -56,6 +56,19 @@ export class JsonlWriter {
   }
 
   /**
+   * Writes `text` (encoded as UTF-8), then `bytes` and `tail` (UTF-8 bytes held one character per byte, see
+   * jsonText.ts) as one line, without joining them into one string first.
+   */
+  writeParts(text: string, bytes: string, tail: string): void {
+    const buffer = this.room(3 * text.length + bytes.length + tail.length + 1);
+    let used = this.used;
+    used += buffer.write(text, used, "utf8");
+    used += buffer.write(bytes, used, "latin1");
+    used += buffer.write(tail, used, "latin1");
+    this.endLine(used);
+  }
+
+  /**
    * Writes `{` + bytes[from, at) + `insert` + bytes[resume, to) + `}` as one line: a line read as bytes,
    * rewritten with one field put in, without decoding it.
    */

@@ -75,8 +75,9 @@ export class FileRows {
       `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":{"start":${codePoints.codePointOffset(start)},` +
       `"end":${codePoints.codePointOffset(end)}},"imports":${this.arrays.json(imports)},` +
       `"scope":${this.arrays.json(scope)},"variables":${this.arrays.json(hole.variables)},` +
-      `"statement":${JSON.stringify(hole.statement)}`;
-    out.writeLatin1Line(`${latin1OfUtf8(head)},"text":${this.json.quoted(start, end)}}`);
+      `"statement":${JSON.stringify(hole.statement)},"text":`;
+    // The head is encoded straight into the writer, the text copied as escaped already: no joined row.
+    out.writeParts(head, this.json.quoted(start, end), "}");
   }
 
   /** `declKeyOf(hole)`, computed once per declaration. */
