@@ -51,8 +51,8 @@ export function boundSuffix(after: string, max: number): string {
 /** `boundSuffix(text.slice(from, to), max)` as where it ends in `text`. */
 export function suffixEnd(text: string, from: number, to: number, max: number): number {
   if (to - from <= max) return to;
-  const lineBreak = text.lastIndexOf("\n", from + max);
-  if (lineBreak > from) return lineBreak;
+  // The last line break in (from, from + max], looked for there only (`lastIndexOf` would walk back further).
+  for (let k = from + max; k > from; k--) if (text.charCodeAt(k) === 10) return k;
   let end = from + max;
   if (max > 0 && isLowSurrogate(text.charCodeAt(end))) end--;
   return end;
