@@ -7,6 +7,7 @@
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
 import { SliceHashes, sliceKey } from "./sliceHash";
+import { unitsOf } from "./textUnits";
 
 /**
  * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).
@@ -142,6 +143,7 @@ interface Bounds {
   to: Int32Array;
 }
 let offsetScratch: Bounds = { from: new Int32Array(0), to: new Int32Array(0) };
+let codeScratch = new Uint16Array(0);
 
 function scratch(old: Bounds, n: number): Bounds {
   return old.from.length >= n ? old : { from: new Int32Array(n), to: new Int32Array(n) };
@@ -151,26 +153,32 @@ function codeTokens(ts: TokenStream): CodeTokens {
   if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
   const n = text.length;
+  const units = unitsOf(text);
   offsetScratch = scratch(offsetScratch, n + 1);
   const codeFrom = offsetScratch.from;
   const codeTo = offsetScratch.to;
-  const hashes = codeHashes.begin(n + count);
-  // Token starts and ends only grow: each table is filled left to right, token by token.
+  if (codeScratch.length < n + count) codeScratch = new Uint16Array(n + count);
+  const codes = codeScratch;
+  // The codes are laid out in one loop and hashed in another: a method call per token cost more than both.
+  // Token starts and ends only grow: each offset table is filled left to right, token by token.
+  let at = 0;
   let fromFilled = 0;
   let toFilled = 0;
   let lastTo = 0;
   for (let i = 0; i < count; i++) {
     if (isCommentKind(kinds[i]!)) continue;
-    if (hashes.length > 0) hashes.push(32);
+    if (at > 0) codes[at++] = 32;
     const start = starts[i]!;
     const end = ends[i]!;
-    for (const from = hashes.length; fromFilled <= start;) codeFrom[fromFilled++] = from;
+    while (fromFilled <= start) codeFrom[fromFilled++] = at;
     while (toFilled < end) codeTo[toFilled++] = lastTo;
-    hashes.pushText(text, start, end);
-    lastTo = hashes.length;
+    for (let k = start; k < end; k++) codes[at++] = units[k]!;
+    lastTo = at;
   }
-  while (fromFilled <= n) codeFrom[fromFilled++] = hashes.length;
+  while (fromFilled <= n) codeFrom[fromFilled++] = at;
   while (toFilled <= n) codeTo[toFilled++] = lastTo;
+  const hashes = codeHashes.begin(at);
+  hashes.pushUnits(codes, 0, at);
   lastCodeTokens = { ts, codeFrom, codeTo, hashes };
   return lastCodeTokens;
 }

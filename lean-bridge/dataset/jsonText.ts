@@ -8,6 +8,8 @@
  * and ASCII text join into a row that is written to disk with one copy (`JsonlWriter.writeLatin1Line`).
  */
 
+import { unitsOf } from "./textUnits";
+
 /** Bytes of an ASCII character inside a JSON string: `\"`, `\\`, `\n`-style escapes, `\u00XX` for the rest. */
 const ASCII_WIDTH = Uint8Array.from({ length: 128 }, (_, c) => {
   if (c === 0x22 || c === 0x5c) return 2;
@@ -47,12 +49,13 @@ export class JsonText {
     // The UTF-8 offsets and the surrogate pairs come with the JSON offsets: one walk over the text, not three.
     const utf8At = new Int32Array(n + 1);
     const pairs: number[] = [];
+    const units = unitsOf(text);
     let b = 1; // After the opening quote.
     let u = 0;
     for (let k = 0; k < n; k++) {
       at[k] = b;
       utf8At[k] = u;
-      const c = text.charCodeAt(k);
+      const c = units[k]!;
       if (c < 0x80) {
         b += ASCII_WIDTH[c]!;
         u += 1;
@@ -62,7 +65,7 @@ export class JsonText {
       } else if (c < 0xd800 || c > 0xdfff) {
         b += 3;
         u += 3;
-      } else if (c <= 0xdbff && k + 1 < n && (text.charCodeAt(k + 1) & 0xfc00) === 0xdc00) {
+      } else if (c <= 0xdbff && k + 1 < n && (units[k + 1]! & 0xfc00) === 0xdc00) {
         pairs.push(k);
         at[++k] = INSIDE_PAIR;
         utf8At[k] = INSIDE_PAIR;

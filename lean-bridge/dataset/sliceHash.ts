@@ -11,6 +11,7 @@
  * Lean text, not stable across versions. Two different texts share a key with a chance of about 2^-53.
  */
 import { hashFinish } from "./hash53";
+import { unitsOf } from "./textUnits";
 
 const BASE1 = 0x2545f491;
 const BASE2 = 0x6c8e9cf5 | 0;
@@ -32,6 +33,36 @@ function growPowers(length: number): void {
   }
   POW1 = p1;
   POW2 = p2;
+}
+
+/** The lanes after `fillLanes`' last unit. */
+let lanesEnd1 = 0;
+let lanesEnd2 = 0;
+
+/**
+ * Writes the prefix hashes of `units[start, end)` to `l1[at…]` and `l2[at…]`, continuing from lanes `h1`,
+ * `h2`: a plain function over its arguments, so that the loop keeps its lanes in registers.
+ */
+function fillLanes(
+  units: Uint16Array,
+  start: number,
+  end: number,
+  l1: Int32Array,
+  l2: Int32Array,
+  at: number,
+  h1: number,
+  h2: number,
+): void {
+  let k = at;
+  for (let i = start; i < end; i++) {
+    const c = units[i]! + 1;
+    h1 = (Math.imul(h1, BASE1) + c) | 0;
+    h2 = (Math.imul(h2, BASE2) + c) | 0;
+    l1[k] = h1;
+    l2[k++] = h2;
+  }
+  lanesEnd1 = h1;
+  lanesEnd2 = h2;
 }
 
 /** The two lanes of a slice, its length and a seed as one 53-bit number. */
@@ -69,12 +100,12 @@ export class SliceHashes {
 
   /** Hashes the prefixes of `text`. */
   load(text: string): this {
-    this.begin(text.length).pushText(text, 0, text.length);
+    this.begin(text.length).pushUnits(unitsOf(text), 0, text.length);
     return this;
   }
 
   /**
-   * Starts a text of at most `capacity` units that is built piece by piece (`push`, `pushText`): the
+   * Starts a text of at most `capacity` units that is built piece by piece (`push`, `pushUnits`): the
    * normalised middles' codes are hashed as they are laid out, never stored.
    */
   begin(capacity: number): this {
@@ -94,24 +125,13 @@ export class SliceHashes {
     this.lane2[k] = this.h2 = (Math.imul(this.h2, BASE2) + c) | 0;
   }
 
-  /** Appends `text.slice(start, end)` to the text begun. */
-  pushText(text: string, start: number, end: number): void {
+  /** Appends `units[start, end)` (a text's UTF-16 units: `unitsOf`) to the text begun. */
+  pushUnits(units: Uint16Array, start: number, end: number): void {
     this.room(end - start);
-    const l1 = this.lane1;
-    const l2 = this.lane2;
-    let h1 = this.h1;
-    let h2 = this.h2;
-    let k = this.length;
-    for (let i = start; i < end; i++) {
-      const c = text.charCodeAt(i) + 1;
-      h1 = (Math.imul(h1, BASE1) + c) | 0;
-      h2 = (Math.imul(h2, BASE2) + c) | 0;
-      l1[++k] = h1;
-      l2[k] = h2;
-    }
-    this.h1 = h1;
-    this.h2 = h2;
-    this.length = k;
+    fillLanes(units, start, end, this.lane1, this.lane2, this.length + 1, this.h1, this.h2);
+    this.h1 = lanesEnd1;
+    this.h2 = lanesEnd2;
+    this.length += end - start;
   }
 
   /** `sliceKey(text.slice(start, end), seed)` of the text loaded last, in constant time. */

@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SliceHashes, sliceKey } from "../../lean-bridge/dataset/sliceHash";
+import { unitsOf } from "../../lean-bridge/dataset/textUnits";
 
 test("every slice's key is the key of its text, with and without a seed", () => {
   const text = '\0theorem t : 𝔽 = 𝔽 := by\r\n  simp [«x y»] -- "q"\n  exact ⟨rfl, rfl⟩\0';
@@ -21,9 +22,10 @@ test("a text built piece by piece hashes as the whole; a reload replaces the tex
   const text = "rw [← mul_comm] at h₁";
   const hashes = new SliceHashes().load("something much longer than the next text, to be replaced");
   hashes.begin(text.length);
-  hashes.pushText(text, 0, 3);
+  const units = unitsOf(text);
+  hashes.pushUnits(units, 0, 3);
   hashes.push(text.charCodeAt(3));
-  hashes.pushText(text, 4, text.length);
+  hashes.pushUnits(units, 4, text.length);
   assert.equal(hashes.length, text.length);
   for (let start = 0; start <= text.length; start++)
     assert.equal(hashes.slice(start, text.length), sliceKey(text.slice(start)));
@@ -49,4 +51,15 @@ test("keys are 53-bit whole numbers and differ for every text of up to three cha
   const long = "simp only [Nat.add_comm]\n".repeat(500);
   assert.notEqual(sliceKey(long), sliceKey(long.slice(0, 6000) + "x" + long.slice(6001)));
   assert.notEqual(sliceKey("ab\ncd"), sliceKey("a\nbcd"));
+});
+
+test("a text's units are its UTF-16 code units, lone surrogates included; the last text's are reused", () => {
+  for (const text of ["", "a", "ab", "ℕ → 𝔽 \ud800 x \udc00", "plain ascii text"]) {
+    const units = unitsOf(text);
+    assert.deepEqual(
+      [...units],
+      [...text].flatMap((c) => [...Array(c.length).keys()].map((k) => c.charCodeAt(k))),
+    );
+    assert.equal(unitsOf(text), units);
+  }
 });
