@@ -14,6 +14,12 @@ export interface TacticStep {
   first: number;
   last: number;
   nested: TacticBlock[];
+  /**
+   * Whether the step's own tokens are a whole sequence at its column: its brackets balance (never closing
+   * more than they opened) and no line of it starts left of its column. Read off while reading the block,
+   * so that the miner need not scan each step again (mine.ts adds what may follow the step).
+   */
+  balanced: boolean;
 }
 
 export interface TacticBlock {
@@ -116,6 +122,10 @@ export function readBlock(
   // The current step takes `|` alternatives itself (`cases … with`, `match … with`, `fun |`): Lean's parser
   // gives a `|` to the innermost construct, so such a bar never ends the arm this block is.
   let takesAlternatives = false;
+  // What `balanced` needs, for the current step: a line of it started left of the column, and the bracket
+  // depth after its last token (every split happens at depth 0, so the block's depth is the step's).
+  let leftOfColumn = false;
+  let depthAtLast = 0;
   let i = from;
   for (; i <= limit; i++) {
     if (!isCode(ts, i)) continue;
@@ -149,9 +159,15 @@ export function readBlock(
         } else if (endsOpen(ts, lastCode)) {
           if (opensSequence(ts, lastCode)) inner++;
         } else if (inner === 0) {
-          steps.push({ first: stepFirst, last: lastCode, nested: [] });
+          steps.push({
+            first: stepFirst,
+            last: lastCode,
+            nested: [],
+            balanced: !leftOfColumn && depthAtLast === 0,
+          });
           stepFirst = i;
           takesAlternatives = false;
+          leftOfColumn = false;
         }
       }
     }
@@ -161,10 +177,16 @@ export function readBlock(
         tokenIs(ts, i, "match") ||
         (tokenIs(ts, i, "fun") && tokenIs(ts, nextCode(ts, i + 1, limit), "|"));
     depth += bracketDelta(ts, i);
-    if (depth < 0) break;
+    if (depth < 0) {
+      // A block cut at its very first token still holds it (`lastCode` starts there): a lone closer.
+      if (i === from) depthAtLast = depth;
+      break;
+    }
+    if (i !== stepFirst && ts.lineFirst[i] === 1 && (ts.cols[i] ?? 0) < column) leftOfColumn = true;
     lastCode = i;
+    depthAtLast = depth;
   }
-  steps.push({ first: stepFirst, last: lastCode, nested: [] });
+  steps.push({ first: stepFirst, last: lastCode, nested: [], balanced: !leftOfColumn && depthAtLast === 0 });
   // Deeply nested input (or a fuzzer's) must not exhaust the stack: past 64 levels, blocks stay whole.
   if (budget.depth < 64) {
     budget.depth++;

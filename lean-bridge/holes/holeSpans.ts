@@ -1,0 +1,181 @@
+/**
+ * From a declaration's tactic blocks (tactics.ts) to its holes: which spans are whole tactic sequences, one
+ * hole per distinct span (the coarsest kind naming it), and each hole's offsets, positions and text. The
+ * miner (mine.ts) runs this for every declaration of every file, so it reads the token arrays directly
+ * and allocates nothing per span but the holes themselves.
+ */
+import type { Declaration } from "../lean/commands";
+import { TokenKind, isCommentKind, type TokenStream } from "../lean/tokens";
+import type { HoleKind, MinedHole } from "./mine";
+import type { TacticBlock, TacticStep } from "./tactics";
+
+const PRIORITY: Record<HoleKind, number> = { proof: 0, block: 1, steps: 2, tactic: 3 };
+
+/**
+ * Whether token i may follow a hole on its line: it closes the term the hole sits in (`)`, `]`, `}`, `⟩`,
+ * `⦄`, `,`). Compared by code unit, not by slicing the token's text.
+ */
+function isCloser(ts: TokenStream, i: number): boolean {
+  const start = ts.starts[i] ?? 0;
+  if ((ts.ends[i] ?? 0) - start !== 1) return false;
+  const c = ts.text.charCodeAt(start);
+  return c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984 || c === 44;
+}
+
+/**
+ * Whether a step is a whole tactic sequence in its place (`isWholeSequence` over the file's own tokens):
+ * balanced and nothing left of its column (read with the block: `balanced`), not cut by the end of an
+ * unterminated file, and followed on its line by nothing but what closes an enclosing term.
+ */
+export function stepWhole(ts: TokenStream, step: TacticStep): boolean {
+  if (!step.balanced) return false;
+  const last = step.last;
+  if (ts.unterminated && last === ts.count - 1) return false; // The file ends inside the step's last token.
+  let next = last + 1;
+  while (next < ts.count && isCommentKind(ts.kinds[next] ?? 0)) next++;
+  return next >= ts.count || ts.lineFirst[next] === 1 || isCloser(ts, next);
+}
+
+/** A span of steps [from, to) is a whole tactic sequence exactly when each of its steps is. */
+export function allWhole(ts: TokenStream, steps: TacticStep[], from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (!stepWhole(ts, steps[k]!)) return false;
+  return true;
+}
+
+/** The `block` span of every nested block and the `tactic` span of every step of a block of several, in reading order. */
+export function addBlockSpans(spans: HoleSpans, block: TacticBlock, isTop: boolean): void {
+  const ts = spans.ts;
+  if (!isTop) spans.add("block", block.first, block.last, allWhole(ts, block.steps, 0, block.steps.length));
+  const several = block.steps.length > 1;
+  for (const step of block.steps) {
+    if (several) spans.add("tactic", step.first, step.last, stepWhole(ts, step));
+    for (const nested of step.nested) addBlockSpans(spans, nested, false);
+  }
+}
+
+/**
+ * One declaration's holes as its spans come. The first span over given tokens decides: not whole, it is
+ * dropped and counted as malformed (and so is every later span over the same tokens); whole, it is a hole,
+ * whose kind a later span over the same tokens may make coarser (`proof` over `block` over `steps` over
+ * `tactic`). Spans seen are chained by first token through `heads`, a file-sized table (no string or
+ * floating-point keys), reset entry by entry at the end of each declaration.
+ */
+export class HoleSpans {
+  private readonly heads: Int32Array;
+  // Per span seen in this declaration: its first and last token, its hole's index (-1: malformed), the
+  // previous span seen with the same first token (-1: none).
+  private readonly firsts: number[] = [];
+  private readonly lasts: number[] = [];
+  private readonly holeIndex: number[] = [];
+  private readonly sameFirst: number[] = [];
+  private malformed = 0;
+  private holes: MinedHole[] = [];
+  private decl: Declaration | undefined;
+  private declName = "";
+  private declStart: MinedHole["declStart"] = { line: 0, character: 0 };
+  private variables: string[] = [];
+
+  constructor(
+    readonly ts: TokenStream,
+    private readonly text: string,
+  ) {
+    this.heads = new Int32Array(ts.count).fill(-1);
+  }
+
+  /** Starts a declaration; returns the array its holes go to. */
+  begin(decl: Declaration, declStart: MinedHole["declStart"], variables: string[]): MinedHole[] {
+    this.decl = decl;
+    this.declName = decl.fullName ?? "";
+    this.declStart = declStart;
+    this.variables = variables;
+    this.holes = [];
+    this.malformed = 0;
+    return this.holes;
+  }
+
+  add(kind: HoleKind, first: number, last: number, whole: boolean): void {
+    const ts = this.ts;
+    const start = ts.starts[first] ?? 0;
+    const end = ts.ends[last] ?? start;
+    if (end <= start) return;
+    let seen = this.heads[first] ?? -1;
+    while (seen !== -1 && this.lasts[seen] !== last) seen = this.sameFirst[seen]!;
+    if (seen !== -1) {
+      const index = this.holeIndex[seen]!;
+      if (index < 0) return;
+      const prev = this.holes[index]!;
+      if (PRIORITY[kind] < PRIORITY[prev.kind]) prev.kind = kind;
+      return;
+    }
+    this.firsts.push(first);
+    this.lasts.push(last);
+    this.sameFirst.push(this.heads[first] ?? -1);
+    this.heads[first] = this.lasts.length - 1;
+    // Only whole tactic sequences become holes; broken source (unterminated strings, stray brackets) does not.
+    if (!whole) {
+      this.malformed++;
+      this.holeIndex.push(-1);
+      return;
+    }
+    this.holeIndex.push(this.holes.length);
+    this.holes.push(this.hole(kind, first, last, start, end));
+  }
+
+  /** Ends the declaration: forgets its spans; returns how many were malformed. */
+  end(): number {
+    for (const first of this.firsts) this.heads[first] = -1;
+    this.firsts.length = 0;
+    this.lasts.length = 0;
+    this.holeIndex.length = 0;
+    this.sameFirst.length = 0;
+    return this.malformed;
+  }
+
+  private hole(kind: HoleKind, first: number, last: number, start: number, end: number): MinedHole {
+    const { ts, text } = this;
+    const decl = this.decl!;
+    return {
+      kind,
+      decl: this.declName,
+      declKind: decl.keyword,
+      start,
+      end,
+      range: { start: positionOf(ts, first), end: endPositionOf(ts, text, last) },
+      indent: ts.cols[first] ?? 0,
+      middle: text.slice(start, end),
+      declPrefix: text.slice(decl.start, start),
+      declSuffix: text.slice(end, decl.end),
+      statement: decl.statement,
+      declStart: this.declStart,
+      variables: this.variables,
+    };
+  }
+}
+
+/** The LSP position where token i starts, read off the token stream (no line search). */
+export function positionOf(ts: TokenStream, i: number): MinedHole["declStart"] {
+  return { line: ts.lines[i] ?? 0, character: ts.cols[i] ?? 0 };
+}
+
+function hasGuillemet(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0xab) return true;
+  return false;
+}
+
+/** The LSP position where token i ends; a token spanning lines (a string) is measured from its last newline. */
+function endPositionOf(ts: TokenStream, text: string, i: number): MinedHole["declStart"] {
+  const start = ts.starts[i] ?? 0;
+  const end = ts.ends[i] ?? start;
+  const kind = ts.kinds[i];
+  // Only strings, chars, comments and «names» can span lines.
+  const singleLine =
+    kind === TokenKind.Symbol ||
+    kind === TokenKind.Number ||
+    (kind === TokenKind.Ident && !hasGuillemet(text, start, end));
+  if (singleLine) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
+  const newline = text.lastIndexOf("\n", end - 1);
+  if (newline < start) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
+  let line = ts.lines[i] ?? 0;
+  for (let k = text.indexOf("\n", start); k !== -1 && k < end; k = text.indexOf("\n", k + 1)) line++;
+  return { line, character: end - newline - 1 };
+}
