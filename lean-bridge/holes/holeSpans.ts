@@ -5,50 +5,24 @@
  * and allocates nothing per span but the holes themselves.
  */
 import type { Declaration } from "../lean/commands";
-import { TokenKind, isCommentKind, type TokenStream } from "../lean/tokens";
+import { TokenKind, type TokenStream } from "../lean/tokens";
 import type { HoleKind, MinedHole } from "./mine";
 import type { TacticBlock, TacticStep } from "./tactics";
 
 const PRIORITY: Record<HoleKind, number> = { proof: 0, block: 1, steps: 2, tactic: 3 };
 
-/**
- * Whether token i may follow a hole on its line: it closes the term the hole sits in (`)`, `]`, `}`, `⟩`,
- * `⦄`, `,`). Compared by code unit, not by slicing the token's text.
- */
-function isCloser(ts: TokenStream, i: number): boolean {
-  const start = ts.starts[i] ?? 0;
-  if ((ts.ends[i] ?? 0) - start !== 1) return false;
-  const c = ts.text.charCodeAt(start);
-  return c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984 || c === 44;
-}
-
-/**
- * Whether a step is a whole tactic sequence in its place (`isWholeSequence` over the file's own tokens):
- * balanced and nothing left of its column (read with the block: `balanced`), not cut by the end of an
- * unterminated file, and followed on its line by nothing but what closes an enclosing term.
- */
-export function stepWhole(ts: TokenStream, step: TacticStep): boolean {
-  if (!step.balanced) return false;
-  const last = step.last;
-  if (ts.unterminated && last === ts.count - 1) return false; // The file ends inside the step's last token.
-  let next = last + 1;
-  while (next < ts.count && isCommentKind(ts.kinds[next] ?? 0)) next++;
-  return next >= ts.count || ts.lineFirst[next] === 1 || isCloser(ts, next);
-}
-
 /** A span of steps [from, to) is a whole tactic sequence exactly when each of its steps is. */
-export function allWhole(ts: TokenStream, steps: TacticStep[], from: number, to: number): boolean {
-  for (let k = from; k < to; k++) if (!stepWhole(ts, steps[k]!)) return false;
+export function allWhole(steps: TacticStep[], from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (!steps[k]!.whole) return false;
   return true;
 }
 
 /** The `block` span of every nested block and the `tactic` span of every step of a block of several, in reading order. */
 export function addBlockSpans(spans: HoleSpans, block: TacticBlock, isTop: boolean): void {
-  const ts = spans.ts;
-  if (!isTop) spans.add("block", block.first, block.last, allWhole(ts, block.steps, 0, block.steps.length));
+  if (!isTop) spans.add("block", block.first, block.last, allWhole(block.steps, 0, block.steps.length));
   const several = block.steps.length > 1;
   for (const step of block.steps) {
-    if (several) spans.add("tactic", step.first, step.last, stepWhole(ts, step));
+    if (several) spans.add("tactic", step.first, step.last, step.whole);
     for (const nested of step.nested) addBlockSpans(spans, nested, false);
   }
 }

@@ -26,7 +26,8 @@
  * continuation only merges two steps into one (still whole). So where the grammar leaves a doubt the rule
  * continues.
  */
-import { TokenKind, tokenIs, tokenText, type TokenStream } from "../lean/tokens";
+import { TokenKind, tokenText, type TokenStream } from "../lean/tokens";
+import { tokenEquals } from "./tokenEquals";
 
 /** Symbols a tactic can start with: a bullet, `(tacs)`, `{ tacs }`, `#`-tactics (`#adaptation_note`). */
 const TACTIC_START_SYMBOLS = new Set(["·", ".", "(", "{", "#"]);
@@ -159,7 +160,7 @@ export function endsOpen(ts: TokenStream, i: number): boolean {
   if (kind === TokenKind.Symbol) return !COMPLETE_SYMBOLS.has(tokenText(ts, i));
   if (kind === TokenKind.Ident) return OPEN_WORDS.has(tokenText(ts, i));
   // `iterate 3` takes a tactic sequence after its count.
-  return kind === TokenKind.Number && i > 0 && tokenIs(ts, i - 1, "iterate");
+  return kind === TokenKind.Number && i > 0 && tokenEquals(ts, i - 1, "iterate");
 }
 
 /**
@@ -170,10 +171,10 @@ export function opensSequence(ts: TokenStream, i: number): boolean {
   const kind = ts.kinds[i];
   if (kind === TokenKind.Number) return true; // `iterate 3`
   if (kind === TokenKind.Ident) return SEQUENCE_WORDS.has(tokenText(ts, i));
-  if (tokenIs(ts, i, "·") || tokenIs(ts, i, ".")) return true;
-  if (!tokenIs(ts, i, "=>")) return false;
+  if (tokenEquals(ts, i, "·") || tokenEquals(ts, i, ".")) return true;
+  if (!tokenEquals(ts, i, "=>")) return false;
   for (let j = i - 1; j >= 0 && ts.lines[j] === ts.lines[i]; j--)
-    if (tokenIs(ts, j, "fun") || tokenIs(ts, j, "λ")) return false;
+    if (tokenEquals(ts, j, "fun") || tokenEquals(ts, j, "λ")) return false;
   return true;
 }
 
@@ -182,9 +183,10 @@ export function opensSequence(ts: TokenStream, i: number): boolean {
  * sequence: the `|` of the next alternative, or the `else` of the `if` whose `then` branch it was.
  */
 export function endsInnerSequence(ts: TokenStream, i: number, limit: number): boolean {
-  if (tokenIs(ts, i, "else")) return true;
-  if (!tokenIs(ts, i, "|")) return false;
+  if (tokenEquals(ts, i, "else")) return true;
+  if (!tokenEquals(ts, i, "|")) return false;
   // An alternative has its `=>` on its line; a `|` without one continues a pattern (`rcases … | ⟨b⟩`).
-  for (let j = i + 1; j <= limit && ts.lines[j] === ts.lines[i]; j++) if (tokenIs(ts, j, "=>")) return true;
+  for (let j = i + 1; j <= limit && ts.lines[j] === ts.lines[i]; j++)
+    if (tokenEquals(ts, j, "=>")) return true;
   return false;
 }

@@ -143,12 +143,12 @@ export function mineDeclarations(
     const top = readBlock(ts, first, lastToken);
     const holes = spans.begin(decl, positionOf(ts, command.firstToken), scopes[commandIndex] ?? []);
     // The spans in hole order: the proof, runs of its steps, then blocks and single steps as they are read.
-    spans.add("proof", top.first, top.last, allWhole(ts, top.steps, 0, top.steps.length));
+    spans.add("proof", top.first, top.last, allWhole(top.steps, 0, top.steps.length));
     const runs = stepsBlock(ts, top).steps;
     const n = runs.length;
     for (let a = 0; a < n; a++)
       for (let len = 2; len <= Math.min(4, n - 1) && a + len <= n; len++)
-        spans.add("steps", runs[a]!.first, runs[a + len - 1]!.last, allWhole(ts, runs, a, a + len));
+        spans.add("steps", runs[a]!.first, runs[a + len - 1]!.last, allWhole(runs, a, a + len));
     addBlockSpans(spans, top, true);
     malformedHoles += spans.end();
     if (holes.length > 0) onHoles(holes);

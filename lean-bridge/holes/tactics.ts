@@ -6,7 +6,8 @@
  * `have`'s proof, a `calc` step's proof), after `=>` of `case`, `next` and the alternatives of
  * `induction`/`cases`/`match`, and after combinators that take a tactic sequence (`classical`, `all_goals` …).
  */
-import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "../lean/tokens";
+import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
+import { tokenEquals } from "./tokenEquals";
 import { SEQUENCE_HEADS, continuesOnly, endsInnerSequence, endsOpen, opensSequence } from "./layout";
 
 export interface TacticStep {
@@ -15,11 +16,12 @@ export interface TacticStep {
   last: number;
   nested: TacticBlock[];
   /**
-   * Whether the step's own tokens are a whole sequence at its column: its brackets balance (never closing
-   * more than they opened) and no line of it starts left of its column. Read off while reading the block,
-   * so that the miner need not scan each step again (mine.ts adds what may follow the step).
+   * Whether the step is a whole tactic sequence in its place (`isWholeSequence` in mine.ts, over the file's
+   * own tokens): its brackets balance (never closing more than they opened), no line of it starts left of
+   * its column, the file does not end inside its last token, and what follows it on its line can only close
+   * an enclosing term. Read off while reading the block, so that the miner need not scan each step again.
    */
-  balanced: boolean;
+  whole: boolean;
 }
 
 export interface TacticBlock {
@@ -45,6 +47,20 @@ const ARROW_HEADS = new Set([
 /** Steps whose nested syntax is not ordinary tactics (conversions), left whole. */
 const OPAQUE_HEADS = new Set(["conv", "conv_lhs", "conv_rhs"]);
 
+/**
+ * Where a step's nested blocks are, by its first token: none (`opaque`), right after it (`bullet`, and
+ * `sequence` for SEQUENCE_HEADS), or after each `by` and, for `arrows`, each `=>` at the step's depth
+ * (otherwise). One lookup per step.
+ */
+type HeadRole = "opaque" | "bullet" | "sequence" | "arrows";
+const HEAD_ROLES = new Map<string, HeadRole>([
+  ...[...ARROW_HEADS].map((w): [string, HeadRole] => [w, "arrows"]),
+  ...[...SEQUENCE_HEADS].map((w): [string, HeadRole] => [w, "sequence"]),
+  ["·", "bullet"],
+  [".", "bullet"],
+  // Last, so that it wins were a word in two lists (none is): the original tests came in this order.
+  ...[...OPAQUE_HEADS].map((w): [string, HeadRole] => [w, "opaque"]),
+]);
 function isCode(ts: TokenStream, i: number): boolean {
   return !isCommentKind(ts.kinds[i] ?? 0);
 }
@@ -66,8 +82,8 @@ function startsAlternative(ts: TokenStream, i: number, limit: number, column: nu
   let depth = 0;
   for (let j = i + 1; j <= limit && ts.lineFirst[j] !== 1; j++) {
     if (!isCode(ts, j)) continue;
-    if (depth === 0 && tokenIs(ts, j, "|")) return false;
-    if (depth === 0 && tokenIs(ts, j, "=>")) return true;
+    if (depth === 0 && tokenEquals(ts, j, "|")) return false;
+    if (depth === 0 && tokenEquals(ts, j, "=>")) return true;
     depth += bracketDelta(ts, j);
     if (depth < 0) return false;
   }
@@ -91,7 +107,7 @@ const TYPED_HEADS = new Set([
 
 /** Whether token i is the `:` of a type ascription that ends a `by` block in brackets: `(by omega : 0 < n)`. */
 function endsAscribed(ts: TokenStream, i: number, stepFirst: number): boolean {
-  return tokenIs(ts, i, ":") && !TYPED_HEADS.has(tokenText(ts, stepFirst));
+  return tokenEquals(ts, i, ":") && !TYPED_HEADS.has(tokenText(ts, stepFirst));
 }
 
 /** Where a block must end besides Lean's layout rule. */
@@ -104,6 +120,33 @@ export interface BlockStops {
 
 const NO_STOPS: BlockStops = { bar: false, comma: false };
 
+/**
+ * Whether token i may follow a whole tactic sequence on its line: it closes the term the sequence sits in
+ * (`)`, `]`, `}`, `⟩`, `⦄`, `,`). Compared by code unit, not by slicing the token's text.
+ */
+function isCloser(ts: TokenStream, i: number): boolean {
+  const start = ts.starts[i] ?? 0;
+  if ((ts.ends[i] ?? 0) - start !== 1) return false;
+  const c = ts.text.charCodeAt(start);
+  return c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984 || c === 44;
+}
+
+/** A step [first, last]; `balanced`: its brackets balance and no line of it starts left of its column. */
+function step(ts: TokenStream, first: number, last: number, balanced: boolean): TacticStep {
+  return { first, last, nested: [], whole: balanced && endsInPlace(ts, last) };
+}
+
+/**
+ * Whether a sequence ending at token `last` ends in its place: the file does not end inside that token (an
+ * unterminated comment or string), and what follows on its line can only close an enclosing term.
+ */
+function endsInPlace(ts: TokenStream, last: number): boolean {
+  if (ts.unterminated && last === ts.count - 1) return false;
+  let next = last + 1;
+  while (next < ts.count && !isCode(ts, next)) next++;
+  return next >= ts.count || ts.lineFirst[next] === 1 || isCloser(ts, next);
+}
+
 /** Reads the block that starts at token `from` and may run to token `limit` (inclusive). */
 export function readBlock(
   ts: TokenStream,
@@ -112,7 +155,9 @@ export function readBlock(
   stops: BlockStops = NO_STOPS,
   budget = { depth: 0 },
 ): TacticBlock {
-  const column = ts.cols[from] ?? 0;
+  // The token arrays, read once here: this loop runs over every token of every block.
+  const { kinds, lineFirst: lineFirsts, cols } = ts;
+  const column = cols[from] ?? 0;
   const steps: TacticStep[] = [];
   let depth = 0;
   let stepFirst = from;
@@ -128,65 +173,62 @@ export function readBlock(
   let depthAtLast = 0;
   let i = from;
   for (; i <= limit; i++) {
-    if (!isCode(ts, i)) continue;
-    if (i !== from) {
-      const lineFirst = ts.lineFirst[i] === 1;
-      const col = ts.cols[i] ?? 0;
+    const kind = kinds[i] ?? 0;
+    if (isCommentKind(kind)) continue;
+    const lineFirst = lineFirsts[i] === 1;
+    const col = cols[i] ?? 0;
+    if (i !== from && depth === 0) {
       // Left of the column the block ends, unless the tactic above still needs input: Lean checks the
       // column only where a tactic starts (`by constructor <;>` with the next tactic below, further left).
       // So does the next alternative of a `with` (`by induction xs with` ending a line, `| nil` below).
       if (
-        depth === 0 &&
         lineFirst &&
         col < column &&
         !endsOpen(ts, lastCode) &&
-        !(takesAlternatives && !stops.bar && tokenIs(ts, i, "|"))
+        !(takesAlternatives && !stops.bar && tokenEquals(ts, i, "|"))
       )
         break;
       if (
-        depth === 0 &&
         stops.bar &&
         !takesAlternatives &&
-        tokenIs(ts, i, "|") &&
-        !tokenIs(ts, stepFirst, "first") &&
+        tokenEquals(ts, i, "|") &&
+        !tokenEquals(ts, stepFirst, "first") &&
         startsAlternative(ts, i, limit, column)
       )
         break;
-      if (depth === 0 && stops.comma && (tokenIs(ts, i, ",") || endsAscribed(ts, i, stepFirst))) break;
-      if (depth === 0 && lineFirst && col === column) {
+      if (stops.comma && (tokenEquals(ts, i, ",") || endsAscribed(ts, i, stepFirst))) break;
+      if (lineFirst && col === column) {
         if (continuesOnly(ts, i)) {
           if (inner > 0 && endsInnerSequence(ts, i, limit)) inner--;
         } else if (endsOpen(ts, lastCode)) {
           if (opensSequence(ts, lastCode)) inner++;
         } else if (inner === 0) {
-          steps.push({
-            first: stepFirst,
-            last: lastCode,
-            nested: [],
-            balanced: !leftOfColumn && depthAtLast === 0,
-          });
+          steps.push(step(ts, stepFirst, lastCode, !leftOfColumn && depthAtLast === 0));
           stepFirst = i;
           takesAlternatives = false;
           leftOfColumn = false;
         }
       }
     }
-    if (depth === 0 && !takesAlternatives && ts.kinds[i] === TokenKind.Ident)
-      takesAlternatives =
-        tokenIs(ts, i, "with") ||
-        tokenIs(ts, i, "match") ||
-        (tokenIs(ts, i, "fun") && tokenIs(ts, nextCode(ts, i + 1, limit), "|"));
-    depth += bracketDelta(ts, i);
-    if (depth < 0) {
-      // A block cut at its very first token still holds it (`lastCode` starts there): a lone closer.
-      if (i === from) depthAtLast = depth;
-      break;
+    if (kind === TokenKind.Ident) {
+      if (depth === 0 && !takesAlternatives)
+        takesAlternatives =
+          tokenEquals(ts, i, "with") ||
+          tokenEquals(ts, i, "match") ||
+          (tokenEquals(ts, i, "fun") && tokenEquals(ts, nextCode(ts, i + 1, limit), "|"));
+    } else if (kind === TokenKind.Symbol) {
+      const delta = bracketDelta(ts, i); // Only symbols are brackets.
+      if (delta !== 0 && (depth += delta) < 0) {
+        // A block cut at its very first token still holds it (`lastCode` starts there): a lone closer.
+        if (i === from) depthAtLast = depth;
+        break;
+      }
     }
-    if (i !== stepFirst && ts.lineFirst[i] === 1 && (ts.cols[i] ?? 0) < column) leftOfColumn = true;
+    if (i !== stepFirst && lineFirst && col < column) leftOfColumn = true;
     lastCode = i;
     depthAtLast = depth;
   }
-  steps.push({ first: stepFirst, last: lastCode, nested: [], balanced: !leftOfColumn && depthAtLast === 0 });
+  steps.push(step(ts, stepFirst, lastCode, !leftOfColumn && depthAtLast === 0));
   // Deeply nested input (or a fuzzer's) must not exhaust the stack: past 64 levels, blocks stay whole.
   if (budget.depth < 64) {
     budget.depth++;
@@ -198,37 +240,41 @@ export function readBlock(
 
 function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number }): TacticBlock[] {
   const head = tokenText(ts, step.first);
-  if (OPAQUE_HEADS.has(head)) return [];
+  const role = HEAD_ROLES.get(head);
+  if (role === "opaque") return [];
   const blocks: TacticBlock[] = [];
   let i = step.first;
-  if (head === "·" || head === ".") {
+  if (role === "bullet") {
     const j = nextCode(ts, step.first + 1, step.last);
     if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
     return blocks;
   }
-  if (SEQUENCE_HEADS.has(head)) {
+  if (role === "sequence") {
     // `classical`, `all_goals`, `try` …: the sequence after the keyword (and `iterate`'s count).
     let j = nextCode(ts, step.first + 1, step.last);
     if (head === "iterate" && ts.kinds[j] === TokenKind.Number) j = nextCode(ts, j + 1, step.last);
     if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
     return blocks;
   }
-  const arrows = ARROW_HEADS.has(head);
+  const arrows = role === "arrows";
+  const kinds = ts.kinds;
   let depth = 0;
   for (; i <= step.last; i++) {
-    if (!isCode(ts, i)) continue;
-    const kind = ts.kinds[i];
-    const isBy = kind === TokenKind.Ident && tokenIs(ts, i, "by");
-    const isArrow = !isBy && arrows && depth === 0 && kind === TokenKind.Symbol && tokenIs(ts, i, "=>");
-    if (isBy || isArrow) {
-      const j = nextCode(ts, i + 1, step.last);
-      if (j > step.last) break;
-      const block = readBlock(ts, j, step.last, { bar: isArrow, comma: depth > 0 }, budget);
-      blocks.push(block);
-      i = block.last;
-      continue;
-    }
-    depth += bracketDelta(ts, i);
+    const kind = kinds[i] ?? 0;
+    if (kind === TokenKind.Ident) {
+      if (!tokenEquals(ts, i, "by")) continue;
+    } else if (kind === TokenKind.Symbol) {
+      if (!(arrows && depth === 0 && tokenEquals(ts, i, "=>"))) {
+        depth += bracketDelta(ts, i);
+        continue;
+      }
+    } else continue; // Comments, and literals (no brackets).
+    // A `by`, or the `=>` of an alternative: a block follows.
+    const j = nextCode(ts, i + 1, step.last);
+    if (j > step.last) break;
+    const block = readBlock(ts, j, step.last, { bar: kind === TokenKind.Symbol, comma: depth > 0 }, budget);
+    blocks.push(block);
+    i = block.last;
   }
   return blocks;
 }
