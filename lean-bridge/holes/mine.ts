@@ -164,8 +164,7 @@ export function mineDeclarations(
 function stepsBlock(ts: TokenStream, top: TacticBlock): TacticBlock {
   const only = top.steps.length === 1 ? top.steps[0]! : undefined;
   const inner = only?.nested.length === 1 ? only.nested[0]! : undefined;
-  if (!only || !inner || inner.last !== only.last || !SEQUENCE_HEADS.has(tokenText(ts, only.first)))
-    return top;
+  if (!only || !inner || inner.last !== only.last || !SEQUENCE_HEADS.has(ts, only.first)) return top;
   return inner;
 }
 
@@ -173,14 +172,31 @@ function isComment(kind: number | undefined): boolean {
   return kind === 4 || kind === 5 || kind === 6;
 }
 
+/**
+ * The first token of [from, to] that starts at or after `offset` (`to` if none). Tokens are in text order
+ * (starts increase), so a binary search finds it; a statement can be long.
+ */
 function findToken(starts: Int32Array, offset: number, from: number, to: number): number {
-  for (let i = from; i <= to; i++) if ((starts[i] ?? 0) >= offset) return i;
-  return to;
+  let lo = from;
+  let hi = to + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] ?? 0) >= offset) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo <= to ? lo : to;
 }
 
+/** The last token of [from, to] that ends at or before `offset` (`from` if none); ends increase too. */
 function findLastToken(ends: Int32Array, offset: number, from: number, to: number): number {
-  for (let i = to; i >= from; i--) if ((ends[i] ?? 0) <= offset) return i;
-  return from;
+  let lo = from - 1;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((ends[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo >= from ? lo : from;
 }
 
 /** Tokens that may follow a hole on its line: they close the term the hole sits in. */

@@ -6,15 +6,15 @@
  * `have`'s proof, a `calc` step's proof), after `=>` of `case`, `next` and the alternatives of
  * `induction`/`cases`/`match`, and after combinators that take a tactic sequence (`classical`, `all_goals` …).
  */
-import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
-import { tokenEquals } from "./tokenEquals";
+import { TokenKind, bracketDelta, isCommentKind, type TokenStream } from "../lean/tokens";
+import { TokenWordMap, TokenWords, tokenEquals } from "./tokenWords";
 import { SEQUENCE_HEADS, continuesOnly, endsInnerSequence, endsOpen, opensSequence } from "./layout";
 
 export interface TacticStep {
   /** Token indices of the step's first and last code tokens. */
   first: number;
   last: number;
-  nested: TacticBlock[];
+  nested: readonly TacticBlock[];
   /**
    * Whether the step is a whole tactic sequence in its place (`isWholeSequence` in mine.ts, over the file's
    * own tokens): its brackets balance (never closing more than they opened), no line of it starts left of
@@ -32,7 +32,7 @@ export interface TacticBlock {
 }
 
 /** Steps whose `=>` opens tactic blocks (not a `fun x => term`). */
-const ARROW_HEADS = new Set([
+const ARROW_HEADS = [
   "case",
   "case'",
   "next",
@@ -43,9 +43,9 @@ const ARROW_HEADS = new Set([
   "cases'",
   "rcases",
   "on_goal",
-]);
+];
 /** Steps whose nested syntax is not ordinary tactics (conversions), left whole. */
-const OPAQUE_HEADS = new Set(["conv", "conv_lhs", "conv_rhs"]);
+const OPAQUE_HEADS = ["conv", "conv_lhs", "conv_rhs"];
 
 /**
  * Where a step's nested blocks are, by its first token: none (`opaque`), right after it (`bullet`, and
@@ -53,13 +53,13 @@ const OPAQUE_HEADS = new Set(["conv", "conv_lhs", "conv_rhs"]);
  * (otherwise). One lookup per step.
  */
 type HeadRole = "opaque" | "bullet" | "sequence" | "arrows";
-const HEAD_ROLES = new Map<string, HeadRole>([
-  ...[...ARROW_HEADS].map((w): [string, HeadRole] => [w, "arrows"]),
-  ...[...SEQUENCE_HEADS].map((w): [string, HeadRole] => [w, "sequence"]),
+const HEAD_ROLES = new TokenWordMap<HeadRole>([
+  ...ARROW_HEADS.map((w): [string, HeadRole] => [w, "arrows"]),
+  ...SEQUENCE_HEADS.words.map((w): [string, HeadRole] => [w, "sequence"]),
   ["·", "bullet"],
   [".", "bullet"],
   // Last, so that it wins were a word in two lists (none is): the original tests came in this order.
-  ...[...OPAQUE_HEADS].map((w): [string, HeadRole] => [w, "opaque"]),
+  ...OPAQUE_HEADS.map((w): [string, HeadRole] => [w, "opaque"]),
 ]);
 function isCode(ts: TokenStream, i: number): boolean {
   return !isCommentKind(ts.kinds[i] ?? 0);
@@ -91,7 +91,7 @@ function startsAlternative(ts: TokenStream, i: number, limit: number, column: nu
 }
 
 /** Steps whose own syntax has a `:` (`have h : P`, `show P`): in them a `:` does not end a `by` in brackets. */
-const TYPED_HEADS = new Set([
+const TYPED_HEADS = new TokenWords([
   "have",
   "haveI",
   "let",
@@ -107,7 +107,7 @@ const TYPED_HEADS = new Set([
 
 /** Whether token i is the `:` of a type ascription that ends a `by` block in brackets: `(by omega : 0 < n)`. */
 function endsAscribed(ts: TokenStream, i: number, stepFirst: number): boolean {
-  return tokenEquals(ts, i, ":") && !TYPED_HEADS.has(tokenText(ts, stepFirst));
+  return tokenEquals(ts, i, ":") && !TYPED_HEADS.has(ts, stepFirst);
 }
 
 /** Where a block must end besides Lean's layout rule. */
@@ -119,6 +119,9 @@ export interface BlockStops {
 }
 
 const NO_STOPS: BlockStops = { bar: false, comma: false };
+
+/** The nested blocks of most steps: one shared empty list, not one allocated per step. */
+const NO_BLOCKS: readonly TacticBlock[] = [];
 
 /**
  * Whether token i may follow a whole tactic sequence on its line: it closes the term the sequence sits in
@@ -133,7 +136,7 @@ function isCloser(ts: TokenStream, i: number): boolean {
 
 /** A step [first, last]; `balanced`: its brackets balance and no line of it starts left of its column. */
 function step(ts: TokenStream, first: number, last: number, balanced: boolean): TacticStep {
-  return { first, last, nested: [], whole: balanced && endsInPlace(ts, last) };
+  return { first, last, nested: NO_BLOCKS, whole: balanced && endsInPlace(ts, last) };
 }
 
 /**
@@ -238,28 +241,21 @@ export function readBlock(
   return { first: from, last: lastCode, column, steps };
 }
 
-function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number }): TacticBlock[] {
-  const head = tokenText(ts, step.first);
-  const role = HEAD_ROLES.get(head);
-  if (role === "opaque") return [];
-  const blocks: TacticBlock[] = [];
-  let i = step.first;
-  if (role === "bullet") {
-    const j = nextCode(ts, step.first + 1, step.last);
-    if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
-    return blocks;
-  }
-  if (role === "sequence") {
-    // `classical`, `all_goals`, `try` …: the sequence after the keyword (and `iterate`'s count).
+function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number }): readonly TacticBlock[] {
+  const role = HEAD_ROLES.get(ts, step.first);
+  if (role === "opaque") return NO_BLOCKS;
+  if (role === "bullet" || role === "sequence") {
+    // `· tacs`; `classical`, `all_goals`, `try` …: the sequence after the head (and `iterate`'s count).
     let j = nextCode(ts, step.first + 1, step.last);
-    if (head === "iterate" && ts.kinds[j] === TokenKind.Number) j = nextCode(ts, j + 1, step.last);
-    if (j <= step.last) blocks.push(readBlock(ts, j, step.last, NO_STOPS, budget));
-    return blocks;
+    if (role === "sequence" && tokenEquals(ts, step.first, "iterate") && ts.kinds[j] === TokenKind.Number)
+      j = nextCode(ts, j + 1, step.last);
+    return j <= step.last ? [readBlock(ts, j, step.last, NO_STOPS, budget)] : NO_BLOCKS;
   }
   const arrows = role === "arrows";
   const kinds = ts.kinds;
+  let blocks: TacticBlock[] | undefined;
   let depth = 0;
-  for (; i <= step.last; i++) {
+  for (let i = step.first; i <= step.last; i++) {
     const kind = kinds[i] ?? 0;
     if (kind === TokenKind.Ident) {
       if (!tokenEquals(ts, i, "by")) continue;
@@ -273,8 +269,8 @@ function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number
     const j = nextCode(ts, i + 1, step.last);
     if (j > step.last) break;
     const block = readBlock(ts, j, step.last, { bar: kind === TokenKind.Symbol, comma: depth > 0 }, budget);
-    blocks.push(block);
+    (blocks ??= []).push(block);
     i = block.last;
   }
-  return blocks;
+  return blocks ?? NO_BLOCKS;
 }
