@@ -174,6 +174,11 @@ export function readBlock(
   // depth after its last token (every split happens at depth 0, so the block's depth is the step's).
   let leftOfColumn = false;
   let depthAtLast = 0;
+  // Where nestedBlocks need start looking in each step: its first `by` or `=>` (-1: none) and the depth
+  // there, in pairs per step. Most steps have neither, and then are not scanned a second time.
+  const marks: number[] = [];
+  let mark = -1;
+  let markDepth = 0;
   let i = from;
   for (; i <= limit; i++) {
     const kind = kinds[i] ?? 0;
@@ -207,6 +212,8 @@ export function readBlock(
           if (opensSequence(ts, lastCode)) inner++;
         } else if (inner === 0) {
           steps.push(step(ts, stepFirst, lastCode, !leftOfColumn && depthAtLast === 0));
+          marks.push(mark, markDepth);
+          mark = -1;
           stepFirst = i;
           takesAlternatives = false;
           leftOfColumn = false;
@@ -214,12 +221,20 @@ export function readBlock(
       }
     }
     if (kind === TokenKind.Ident) {
+      if (mark < 0 && tokenEquals(ts, i, "by")) {
+        mark = i;
+        markDepth = depth;
+      }
       if (depth === 0 && !takesAlternatives)
         takesAlternatives =
           tokenEquals(ts, i, "with") ||
           tokenEquals(ts, i, "match") ||
           (tokenEquals(ts, i, "fun") && tokenEquals(ts, nextCode(ts, i + 1, limit), "|"));
     } else if (kind === TokenKind.Symbol) {
+      if (mark < 0 && tokenEquals(ts, i, "=>")) {
+        mark = i;
+        markDepth = depth;
+      }
       const delta = bracketDelta(ts, i); // Only symbols are brackets.
       if (delta !== 0 && (depth += delta) < 0) {
         // A block cut at its very first token still holds it (`lastCode` starts there): a lone closer.
@@ -232,16 +247,28 @@ export function readBlock(
     depthAtLast = depth;
   }
   steps.push(step(ts, stepFirst, lastCode, !leftOfColumn && depthAtLast === 0));
+  marks.push(mark, markDepth);
   // Deeply nested input (or a fuzzer's) must not exhaust the stack: past 64 levels, blocks stay whole.
   if (budget.depth < 64) {
     budget.depth++;
-    for (const step of steps) step.nested = nestedBlocks(ts, step, budget);
+    for (let k = 0; k < steps.length; k++)
+      steps[k]!.nested = nestedBlocks(ts, steps[k]!, marks[2 * k]!, marks[2 * k + 1]!, budget);
     budget.depth--;
   }
   return { first: from, last: lastCode, column, steps };
 }
 
-function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number }): readonly TacticBlock[] {
+/**
+ * The blocks nested in a step. `mark` is the step's first `by` or `=>` token (-1: none) and `markDepth` the
+ * bracket depth there (the step's own, as the step starts at its block's depth 0): no block starts before it.
+ */
+function nestedBlocks(
+  ts: TokenStream,
+  step: TacticStep,
+  mark: number,
+  markDepth: number,
+  budget: { depth: number },
+): readonly TacticBlock[] {
   const role = HEAD_ROLES.get(ts, step.first);
   if (role === "opaque") return NO_BLOCKS;
   if (role === "bullet" || role === "sequence") {
@@ -251,11 +278,12 @@ function nestedBlocks(ts: TokenStream, step: TacticStep, budget: { depth: number
       j = nextCode(ts, j + 1, step.last);
     return j <= step.last ? [readBlock(ts, j, step.last, NO_STOPS, budget)] : NO_BLOCKS;
   }
+  if (mark < 0) return NO_BLOCKS;
   const arrows = role === "arrows";
   const kinds = ts.kinds;
   let blocks: TacticBlock[] | undefined;
-  let depth = 0;
-  for (let i = step.first; i <= step.last; i++) {
+  let depth = markDepth;
+  for (let i = mark; i <= step.last; i++) {
     const kind = kinds[i] ?? 0;
     if (kind === TokenKind.Ident) {
       if (!tokenEquals(ts, i, "by")) continue;
