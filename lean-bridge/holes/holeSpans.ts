@@ -32,17 +32,20 @@ export function addBlockSpans(spans: HoleSpans, block: TacticBlock, isTop: boole
  * dropped and counted as malformed (and so is every later span over the same tokens); whole, it is a hole,
  * whose kind a later span over the same tokens may make coarser (`proof` over `block` over `steps` over
  * `tactic`). Spans seen are chained by first token through `heads`, a file-sized table (no string or
- * floating-point keys), reset entry by entry at the end of each declaration.
+ * floating-point keys), never reset: a span of an earlier declaration (commands hold disjoint tokens, but
+ * the table does not rely on it) is told apart by its declaration's number.
  */
 export class HoleSpans {
+  /** Per first token: 1 + the latest span seen starting there (0: none). */
   private readonly heads: Int32Array;
-  // Per span seen in this declaration: its first and last token, its hole's index (-1: malformed), the
-  // previous span seen with the same first token (-1: none).
-  private readonly firsts: number[] = [];
+  // Per span seen: its declaration's number, its last token, its hole's index in its declaration
+  // (-1: malformed), and 1 + the previous span seen with the same first token (0: none).
+  private readonly declNumbers: number[] = [];
   private readonly lasts: number[] = [];
   private readonly holeIndex: number[] = [];
   private readonly sameFirst: number[] = [];
   private malformed = 0;
+  private declNumber = 0;
   private holes: MinedHole[] = [];
   private decl: Declaration | undefined;
   private declName = "";
@@ -53,7 +56,7 @@ export class HoleSpans {
     readonly ts: TokenStream,
     private readonly text: string,
   ) {
-    this.heads = new Int32Array(ts.count).fill(-1);
+    this.heads = new Int32Array(ts.count);
   }
 
   /** Starts a declaration; returns the array its holes go to. */
@@ -64,6 +67,7 @@ export class HoleSpans {
     this.variables = variables;
     this.holes = [];
     this.malformed = 0;
+    this.declNumber++;
     return this.holes;
   }
 
@@ -72,19 +76,21 @@ export class HoleSpans {
     const start = ts.starts[first] ?? 0;
     const end = ts.ends[last] ?? start;
     if (end <= start) return;
-    let seen = this.heads[first] ?? -1;
-    while (seen !== -1 && this.lasts[seen] !== last) seen = this.sameFirst[seen]!;
-    if (seen !== -1) {
-      const index = this.holeIndex[seen]!;
+    const head = this.heads[first] ?? 0;
+    let seen = head;
+    while (seen !== 0 && (this.lasts[seen - 1] !== last || this.declNumbers[seen - 1] !== this.declNumber))
+      seen = this.sameFirst[seen - 1]!;
+    if (seen !== 0) {
+      const index = this.holeIndex[seen - 1]!;
       if (index < 0) return;
       const prev = this.holes[index]!;
       if (PRIORITY[kind] < PRIORITY[prev.kind]) prev.kind = kind;
       return;
     }
-    this.firsts.push(first);
+    this.declNumbers.push(this.declNumber);
     this.lasts.push(last);
-    this.sameFirst.push(this.heads[first] ?? -1);
-    this.heads[first] = this.lasts.length - 1;
+    this.sameFirst.push(head);
+    this.heads[first] = this.lasts.length;
     // Only whole tactic sequences become holes; broken source (unterminated strings, stray brackets) does not.
     if (!whole) {
       this.malformed++;
@@ -95,13 +101,8 @@ export class HoleSpans {
     this.holes.push(this.hole(kind, first, last, start, end));
   }
 
-  /** Ends the declaration: forgets its spans; returns how many were malformed. */
+  /** Ends the declaration; returns how many of its spans were malformed. */
   end(): number {
-    for (const first of this.firsts) this.heads[first] = -1;
-    this.firsts.length = 0;
-    this.lasts.length = 0;
-    this.holeIndex.length = 0;
-    this.sameFirst.length = 0;
     return this.malformed;
   }
 
