@@ -109,6 +109,8 @@ export class HoleSpans {
   private hole(kind: HoleKind, first: number, last: number, start: number, end: number): MinedHole {
     const { ts, text } = this;
     const decl = this.decl!;
+    const declPrefix = text.slice(decl.start, start);
+    const declSuffix = text.slice(end, decl.end);
     return {
       kind,
       decl: this.declName,
@@ -118,8 +120,10 @@ export class HoleSpans {
       range: { start: positionOf(ts, first), end: endPositionOf(ts, text, last) },
       indent: ts.cols[first] ?? 0,
       middle: text.slice(start, end),
-      declPrefix: text.slice(decl.start, start),
-      declSuffix: text.slice(end, decl.end),
+      declPrefix,
+      declSuffix,
+      declFrom: start - declPrefix.length,
+      declTo: end + declSuffix.length,
       statement: decl.statement,
       declStart: this.declStart,
       variables: this.variables,

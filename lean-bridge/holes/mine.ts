@@ -34,6 +34,12 @@ export interface MinedHole {
   /** The declaration's text before and after the hole. */
   declPrefix: string;
   declSuffix: string;
+  /**
+   * Offsets of the declaration's start and end: `start - declPrefix.length` and `end + declSuffix.length`
+   * (numbers, for a caller that needs where the declaration lies, not its text).
+   */
+  declFrom: number;
+  declTo: number;
   statement: string;
   /** Where the declaration starts (LSP position). */
   declStart: Range["start"];
