@@ -7,7 +7,7 @@
  * `induction`/`cases`/`match`, and after combinators that take a tactic sequence (`classical`, `all_goals` …).
  */
 import { TokenKind, bracketDelta, isCommentKind, type TokenStream } from "../lean/tokens";
-import { TokenWordMap, TokenWords, tokenEquals } from "./tokenWords";
+import { TokenWordMap, TokenWords, textIs, tokenEquals } from "./tokenWords";
 import { SEQUENCE_HEADS, continuesOnly, endsInnerSequence, endsOpen, opensSequence } from "./layout";
 
 export interface TacticStep {
@@ -119,6 +119,14 @@ export interface BlockStops {
 }
 
 const NO_STOPS: BlockStops = { bar: false, comma: false };
+/** The four stop sets, shared (readBlock never changes them), by `bar` then `comma`. */
+const STOPS: readonly (readonly BlockStops[])[] = [
+  [NO_STOPS, { bar: false, comma: true }],
+  [
+    { bar: true, comma: false },
+    { bar: true, comma: true },
+  ],
+];
 
 /** The nested blocks of most steps: one shared empty list, not one allocated per step. */
 const NO_BLOCKS: readonly TacticBlock[] = [];
@@ -159,7 +167,7 @@ export function readBlock(
   budget = { depth: 0 },
 ): TacticBlock {
   // The token arrays, read once here: this loop runs over every token of every block.
-  const { kinds, lineFirst: lineFirsts, cols } = ts;
+  const { kinds, lineFirst: lineFirsts, cols, starts, ends, text } = ts;
   const column = cols[from] ?? 0;
   const steps: TacticStep[] = [];
   let depth = 0;
@@ -221,15 +229,21 @@ export function readBlock(
       }
     }
     if (kind === TokenKind.Ident) {
-      if (mark < 0 && tokenEquals(ts, i, "by")) {
-        mark = i;
-        markDepth = depth;
-      }
-      if (depth === 0 && !takesAlternatives)
+      // The word's length, read once, says which of `by`, `fun`, `with`, `match` it can be.
+      const start = starts[i] ?? 0;
+      const length = (ends[i] ?? 0) - start;
+      if (length === 2) {
+        if (mark < 0 && textIs(text, start, length, "by")) {
+          mark = i;
+          markDepth = depth;
+        }
+      } else if (length >= 3 && length <= 5 && depth === 0 && !takesAlternatives)
         takesAlternatives =
-          tokenEquals(ts, i, "with") ||
-          tokenEquals(ts, i, "match") ||
-          (tokenEquals(ts, i, "fun") && tokenEquals(ts, nextCode(ts, i + 1, limit), "|"));
+          length === 4
+            ? textIs(text, start, length, "with")
+            : length === 5
+              ? textIs(text, start, length, "match")
+              : textIs(text, start, length, "fun") && tokenEquals(ts, nextCode(ts, i + 1, limit), "|");
     } else if (kind === TokenKind.Symbol) {
       if (mark < 0 && tokenEquals(ts, i, "=>")) {
         mark = i;
@@ -296,7 +310,8 @@ function nestedBlocks(
     // A `by`, or the `=>` of an alternative: a block follows.
     const j = nextCode(ts, i + 1, step.last);
     if (j > step.last) break;
-    const block = readBlock(ts, j, step.last, { bar: kind === TokenKind.Symbol, comma: depth > 0 }, budget);
+    const stops = STOPS[kind === TokenKind.Symbol ? 1 : 0]![depth > 0 ? 1 : 0]!;
+    const block = readBlock(ts, j, step.last, stops, budget);
     (blocks ??= []).push(block);
     i = block.last;
   }

@@ -9,9 +9,13 @@ import type { TokenStream } from "../lean/tokens";
 /** Whether token i's text is `word` (false for an index past the last token, as `tokenIs`). */
 export function tokenEquals(ts: TokenStream, i: number, word: string): boolean {
   const start = ts.starts[i] ?? 0;
-  if ((ts.ends[i] ?? 0) - start !== word.length) return false;
-  const text = ts.text;
-  for (let k = 0; k < word.length; k++) if (text.charCodeAt(start + k) !== word.charCodeAt(k)) return false;
+  return textIs(ts.text, start, (ts.ends[i] ?? 0) - start, word);
+}
+
+/** Whether the token at `start`, `length` code units long, is `word` (for a loop that has read both). */
+export function textIs(text: string, start: number, length: number, word: string): boolean {
+  if (length !== word.length) return false;
+  for (let k = 0; k < length; k++) if (text.charCodeAt(start + k) !== word.charCodeAt(k)) return false;
   return true;
 }
 
