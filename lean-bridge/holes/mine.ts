@@ -89,11 +89,15 @@ function variablesInScope(file: ParsedFile): string[][] {
   let current: string[] = [];
   return file.commands.map((c) => {
     const k = c.keyword;
+    // Shared by the following commands until the variables in scope change: opening a scope, or closing
+    // one that declared none, leaves them as they are.
     if (k === "namespace" || k === "section" || k === "mutual") stack.push([]);
-    else if (k === "end" && stack.length > 1) stack.pop();
-    else if (k === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
-    else return current;
-    current = stack.flat(); // Shared by the following commands until the scope changes.
+    else if (k === "end" && stack.length > 1) {
+      if (stack.pop()!.length > 0) current = stack.flat();
+    } else if (k === "variable") {
+      stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
+      current = stack.flat();
+    }
     return current;
   });
 }
