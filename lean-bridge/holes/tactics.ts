@@ -169,6 +169,7 @@ export function readBlock(
   // The token arrays, read once here: this loop runs over every token of every block.
   const { kinds, lineFirst: lineFirsts, cols, starts, ends, text } = ts;
   const column = cols[from] ?? 0;
+  const { bar: barStops, comma: commaStops } = stops;
   const steps: TacticStep[] = [];
   let depth = 0;
   let stepFirst = from;
@@ -201,25 +202,31 @@ export function readBlock(
         lineFirst &&
         col < column &&
         !endsOpen(ts, lastCode) &&
-        !(takesAlternatives && !stops.bar && tokenEquals(ts, i, "|"))
+        !(takesAlternatives && !barStops && tokenEquals(ts, i, "|"))
       )
         break;
       if (
-        stops.bar &&
+        barStops &&
         !takesAlternatives &&
         tokenEquals(ts, i, "|") &&
         !tokenEquals(ts, stepFirst, "first") &&
         startsAlternative(ts, i, limit, column)
       )
         break;
-      if (stops.comma && (tokenEquals(ts, i, ",") || endsAscribed(ts, i, stepFirst))) break;
+      if (commaStops && (tokenEquals(ts, i, ",") || endsAscribed(ts, i, stepFirst))) break;
       if (lineFirst && col === column) {
         if (continuesOnly(ts, i)) {
           if (inner > 0 && endsInnerSequence(ts, i, limit)) inner--;
         } else if (endsOpen(ts, lastCode)) {
           if (opensSequence(ts, lastCode)) inner++;
         } else if (inner === 0) {
-          steps.push(step(ts, stepFirst, lastCode, !leftOfColumn && depthAtLast === 0));
+          // What follows this step is token i, starting its line (only comments lie between): it ends in place.
+          steps.push({
+            first: stepFirst,
+            last: lastCode,
+            nested: NO_BLOCKS,
+            whole: !leftOfColumn && depthAtLast === 0,
+          });
           marks.push(mark, markDepth);
           mark = -1;
           stepFirst = i;
