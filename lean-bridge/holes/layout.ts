@@ -26,13 +26,14 @@
  * continuation only merges two steps into one (still whole). So where the grammar leaves a doubt the rule
  * continues.
  */
-import { TokenKind, tokenIs, tokenText, type TokenStream } from "../lean/tokens";
+import { TokenKind, type TokenStream } from "../lean/tokens";
+import { TokenWords, tokenEquals } from "./tokenWords";
 
 /** Symbols a tactic can start with: a bullet, `(tacs)`, `{ tacs }`, `#`-tactics (`#adaptation_note`). */
-const TACTIC_START_SYMBOLS = new Set(["·", ".", "(", "{", "#"]);
+const TACTIC_START_SYMBOLS = new TokenWords(["·", ".", "(", "{", "#"]);
 
 /** Words no tactic starts with: in front of a line they continue the tactic above. */
-const CONTINUATION_WORDS = new Set([
+const CONTINUATION_WORDS = new TokenWords([
   "_",
   "then",
   "else",
@@ -54,7 +55,7 @@ const CONTINUATION_WORDS = new Set([
  * `at h ⊢`/`at *`, postfix notation and the `;` separator. Every other symbol ending a line (an infix
  * operator, `:=`, `=>`, `<;>`, `,`, `|` …) needs what follows.
  */
-const COMPLETE_SYMBOLS = new Set([
+const COMPLETE_SYMBOLS = new TokenWords([
   ")",
   "]",
   "}",
@@ -76,7 +77,7 @@ const COMPLETE_SYMBOLS = new Set([
 ]);
 
 /** Words that take a tactic sequence after them (src/Init/Tactics.lean, Mathlib): at a line's end, it opens one. */
-const SEQUENCE_WORDS = new Set([
+const SEQUENCE_WORDS = new TokenWords([
   "by",
   "then",
   "else",
@@ -96,8 +97,8 @@ const SEQUENCE_WORDS = new Set([
 ]);
 
 /** Other words that need what follows them (an argument, a term, patterns, alternatives). */
-const OPEN_WORDS = new Set([
-  ...SEQUENCE_WORDS,
+const OPEN_WORDS = new TokenWords([
+  ...SEQUENCE_WORDS.words,
   "fun",
   "with",
   "at",
@@ -140,15 +141,15 @@ const OPEN_WORDS = new Set([
 ]);
 
 /** Combinators whose tactic sequence starts right after their keyword (one line or below it). */
-export const SEQUENCE_HEADS = new Set(
-  [...SEQUENCE_WORDS].filter((w) => w !== "by" && w !== "then" && w !== "else" && w !== "do"),
+export const SEQUENCE_HEADS = new TokenWords(
+  SEQUENCE_WORDS.words.filter((w) => w !== "by" && w !== "then" && w !== "else" && w !== "do"),
 );
 
 /** Whether token i (the first of its line) can only continue a tactic, never start one (rule 2). */
 export function continuesOnly(ts: TokenStream, i: number): boolean {
   const kind = ts.kinds[i];
-  if (kind === TokenKind.Ident) return CONTINUATION_WORDS.has(tokenText(ts, i));
-  if (kind === TokenKind.Symbol) return !TACTIC_START_SYMBOLS.has(tokenText(ts, i));
+  if (kind === TokenKind.Ident) return CONTINUATION_WORDS.has(ts, i);
+  if (kind === TokenKind.Symbol) return !TACTIC_START_SYMBOLS.has(ts, i);
   // Numbers, strings and chars are terms: no tactic starts with one.
   return kind === TokenKind.Number || kind === TokenKind.String || kind === TokenKind.Char;
 }
@@ -156,10 +157,10 @@ export function continuesOnly(ts: TokenStream, i: number): boolean {
 /** Whether token i (the last code token of its line) leaves the tactic needing more input (rule 1). */
 export function endsOpen(ts: TokenStream, i: number): boolean {
   const kind = ts.kinds[i];
-  if (kind === TokenKind.Symbol) return !COMPLETE_SYMBOLS.has(tokenText(ts, i));
-  if (kind === TokenKind.Ident) return OPEN_WORDS.has(tokenText(ts, i));
+  if (kind === TokenKind.Symbol) return !COMPLETE_SYMBOLS.has(ts, i);
+  if (kind === TokenKind.Ident) return OPEN_WORDS.has(ts, i);
   // `iterate 3` takes a tactic sequence after its count.
-  return kind === TokenKind.Number && i > 0 && tokenIs(ts, i - 1, "iterate");
+  return kind === TokenKind.Number && i > 0 && tokenEquals(ts, i - 1, "iterate");
 }
 
 /**
@@ -169,11 +170,11 @@ export function endsOpen(ts: TokenStream, i: number): boolean {
 export function opensSequence(ts: TokenStream, i: number): boolean {
   const kind = ts.kinds[i];
   if (kind === TokenKind.Number) return true; // `iterate 3`
-  if (kind === TokenKind.Ident) return SEQUENCE_WORDS.has(tokenText(ts, i));
-  if (tokenIs(ts, i, "·") || tokenIs(ts, i, ".")) return true;
-  if (!tokenIs(ts, i, "=>")) return false;
+  if (kind === TokenKind.Ident) return SEQUENCE_WORDS.has(ts, i);
+  if (tokenEquals(ts, i, "·") || tokenEquals(ts, i, ".")) return true;
+  if (!tokenEquals(ts, i, "=>")) return false;
   for (let j = i - 1; j >= 0 && ts.lines[j] === ts.lines[i]; j--)
-    if (tokenIs(ts, j, "fun") || tokenIs(ts, j, "λ")) return false;
+    if (tokenEquals(ts, j, "fun") || tokenEquals(ts, j, "λ")) return false;
   return true;
 }
 
@@ -182,9 +183,10 @@ export function opensSequence(ts: TokenStream, i: number): boolean {
  * sequence: the `|` of the next alternative, or the `else` of the `if` whose `then` branch it was.
  */
 export function endsInnerSequence(ts: TokenStream, i: number, limit: number): boolean {
-  if (tokenIs(ts, i, "else")) return true;
-  if (!tokenIs(ts, i, "|")) return false;
+  if (tokenEquals(ts, i, "else")) return true;
+  if (!tokenEquals(ts, i, "|")) return false;
   // An alternative has its `=>` on its line; a `|` without one continues a pattern (`rcases … | ⟨b⟩`).
-  for (let j = i + 1; j <= limit && ts.lines[j] === ts.lines[i]; j++) if (tokenIs(ts, j, "=>")) return true;
+  for (let j = i + 1; j <= limit && ts.lines[j] === ts.lines[i]; j++)
+    if (tokenEquals(ts, j, "=>")) return true;
   return false;
 }

@@ -10,10 +10,11 @@
  */
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
-import { TokenKind, bracketDelta, tokenText, type TokenStream } from "../lean/tokens";
+import { tokenText, type TokenStream } from "../lean/tokens";
 import type { Range } from "vscode-languageserver-protocol";
 import { SEQUENCE_HEADS } from "./layout";
-import { readBlock, type TacticBlock, type TacticStep } from "./tactics";
+import { HoleSpans, addBlockSpans, allWhole, positionOf } from "./holeSpans";
+import { readBlock, type TacticBlock } from "./tactics";
 
 export type HoleKind = "proof" | "steps" | "block" | "tactic";
 export const HOLE_KINDS: readonly HoleKind[] = ["proof", "steps", "block", "tactic"];
@@ -33,6 +34,12 @@ export interface MinedHole {
   /** The declaration's text before and after the hole. */
   declPrefix: string;
   declSuffix: string;
+  /**
+   * Offsets of the declaration's start and end: `start - declPrefix.length` and `end + declSuffix.length`
+   * (numbers, for a caller that needs where the declaration lies, not its text).
+   */
+  declFrom: number;
+  declTo: number;
   statement: string;
   /** Where the declaration starts (LSP position). */
   declStart: Range["start"];
@@ -58,8 +65,6 @@ export interface MinedFile {
   malformedHoles: number;
 }
 
-const PRIORITY: Record<HoleKind, number> = { proof: 0, block: 1, steps: 2, tactic: 3 };
-
 function skipReason(decl: Declaration): SkipReason | undefined {
   switch (decl.bodyKind) {
     case "tactic":
@@ -84,11 +89,15 @@ function variablesInScope(file: ParsedFile): string[][] {
   let current: string[] = [];
   return file.commands.map((c) => {
     const k = c.keyword;
+    // Shared by the following commands until the variables in scope change: opening a scope, or closing
+    // one that declared none, leaves them as they are.
     if (k === "namespace" || k === "section" || k === "mutual") stack.push([]);
-    else if (k === "end" && stack.length > 1) stack.pop();
-    else if (k === "variable") stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
-    else return current;
-    current = stack.flat(); // Shared by the following commands until the scope changes.
+    else if (k === "end" && stack.length > 1) {
+      if (stack.pop()!.length > 0) current = stack.flat();
+    } else if (k === "variable") {
+      stack[stack.length - 1]!.push(file.tokens.text.slice(c.start, c.end));
+      current = stack.flat();
+    }
     return current;
   });
 }
@@ -121,14 +130,17 @@ export function mineDeclarations(
   let malformedHoles = 0;
   let declarations = 0;
   const scopes = variablesInScope(parsed);
-  parsed.commands.forEach((command, commandIndex) => {
+  const spans = new HoleSpans(ts, text);
+  const commands = parsed.commands;
+  for (let commandIndex = 0; commandIndex < commands.length; commandIndex++) {
+    const command = commands[commandIndex]!;
     const decl = command.declaration;
-    if (!decl) return;
+    if (!decl) continue;
     declarations++;
     const reason = skipReason(decl);
     if (reason) {
       skipped[reason]++;
-      return;
+      continue;
     }
     const byToken = findToken(ts.starts, decl.byStart ?? 0, command.firstToken, command.lastToken);
     let first = byToken + 1;
@@ -136,88 +148,21 @@ export function mineDeclarations(
     const lastToken = findLastToken(ts.ends, decl.byEnd ?? decl.end, command.firstToken, command.lastToken);
     if (first > lastToken) {
       skipped["no-body"]++;
-      return;
+      continue;
     }
     const top = readBlock(ts, first, lastToken);
-    // A span is a whole tactic sequence exactly when each of its steps is (balanced, nothing left of the
-    // block's column): checked once per step, not once per span that contains it.
-    const stepWhole = new Map<TacticStep, boolean>();
-    const isWhole = (step: TacticStep) => {
-      let ok = stepWhole.get(step);
-      if (ok === undefined) stepWhole.set(step, (ok = isWholeSpan(ts, step.first, step.last)));
-      return ok;
-    };
-    const allWhole = (steps: TacticStep[]) => steps.every(isWhole);
-    const runWhole = (steps: TacticStep[], from: number, to: number) => {
-      for (let k = from; k < to; k++) if (!isWhole(steps[k]!)) return false;
-      return true;
-    };
-    const spans: { kind: HoleKind; first: number; last: number; whole: boolean }[] = [
-      { kind: "proof", first: top.first, last: top.last, whole: allWhole(top.steps) },
-    ];
+    const holes = spans.begin(decl, positionOf(ts, command.firstToken), scopes[commandIndex] ?? []);
+    // The spans in hole order: the proof, runs of its steps, then blocks and single steps as they are read.
+    spans.add("proof", top.first, top.last, allWhole(top.steps, 0, top.steps.length));
     const runs = stepsBlock(ts, top).steps;
     const n = runs.length;
     for (let a = 0; a < n; a++)
       for (let len = 2; len <= Math.min(4, n - 1) && a + len <= n; len++)
-        spans.push({
-          kind: "steps",
-          first: runs[a]!.first,
-          last: runs[a + len - 1]!.last,
-          whole: runWhole(runs, a, a + len),
-        });
-    const visit = (block: TacticBlock, isTop: boolean) => {
-      if (!isTop)
-        spans.push({ kind: "block", first: block.first, last: block.last, whole: allWhole(block.steps) });
-      for (const step of block.steps) {
-        if (block.steps.length > 1)
-          spans.push({ kind: "tactic", first: step.first, last: step.last, whole: isWhole(step) });
-        for (const nested of step.nested) visit(nested, false);
-      }
-    };
-    visit(top, true);
-    // Keyed by token indices (first * 2^26 + last): a number, not a string, per span.
-    const seen = new Map<number, number>();
-    const holes: MinedHole[] = [];
-    const statement = decl.statement;
-    const declStart = positionOf(ts, text, command.firstToken);
-    const variables = scopes[commandIndex] ?? [];
-    for (const span of spans) {
-      const start = ts.starts[span.first] ?? 0;
-      const end = ts.ends[span.last] ?? start;
-      if (end <= start) continue;
-      const key = span.first * 67_108_864 + span.last;
-      // Only whole tactic sequences become holes; broken source (unterminated strings, stray brackets) does not.
-      if (!seen.has(key) && !span.whole) {
-        malformedHoles++;
-        seen.set(key, -1);
-        continue;
-      }
-      const existing = seen.get(key);
-      if (existing !== undefined) {
-        if (existing < 0) continue;
-        const prev = holes[existing]!;
-        if (PRIORITY[span.kind] < PRIORITY[prev.kind]) prev.kind = span.kind;
-        continue;
-      }
-      seen.set(key, holes.length);
-      holes.push({
-        kind: span.kind,
-        decl: decl.fullName ?? "",
-        declKind: decl.keyword,
-        start,
-        end,
-        range: { start: positionOf(ts, text, span.first), end: endPositionOf(ts, text, span.last) },
-        indent: ts.cols[span.first] ?? 0,
-        middle: text.slice(start, end),
-        declPrefix: text.slice(decl.start, start),
-        declSuffix: text.slice(end, decl.end),
-        statement,
-        declStart,
-        variables,
-      });
-    }
+        spans.add("steps", runs[a]!.first, runs[a + len - 1]!.last, allWhole(runs, a, a + len));
+    addBlockSpans(spans, top, true);
+    malformedHoles += spans.end();
     if (holes.length > 0) onHoles(holes);
-  });
+  }
   return { imports: parsed.imports, declarations, skipped, malformedHoles };
 }
 
@@ -229,76 +174,43 @@ export function mineDeclarations(
 function stepsBlock(ts: TokenStream, top: TacticBlock): TacticBlock {
   const only = top.steps.length === 1 ? top.steps[0]! : undefined;
   const inner = only?.nested.length === 1 ? only.nested[0]! : undefined;
-  if (!only || !inner || inner.last !== only.last || !SEQUENCE_HEADS.has(tokenText(ts, only.first)))
-    return top;
+  if (!only || !inner || inner.last !== only.last || !SEQUENCE_HEADS.has(ts, only.first)) return top;
   return inner;
-}
-
-/** The LSP position where token i starts, read off the token stream (no line search). */
-function positionOf(ts: TokenStream, _text: string, i: number): Range["start"] {
-  return { line: ts.lines[i] ?? 0, character: ts.cols[i] ?? 0 };
-}
-
-function hasGuillemet(text: string, start: number, end: number): boolean {
-  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0xab) return true;
-  return false;
-}
-
-/** The LSP position where token i ends; a token spanning lines (a string) is measured from its last newline. */
-function endPositionOf(ts: TokenStream, text: string, i: number): Range["start"] {
-  const start = ts.starts[i] ?? 0;
-  const end = ts.ends[i] ?? start;
-  const kind = ts.kinds[i];
-  // Only strings, chars, comments and «names» can span lines.
-  const singleLine =
-    kind === TokenKind.Symbol ||
-    kind === TokenKind.Number ||
-    (kind === TokenKind.Ident && !hasGuillemet(text, start, end));
-  if (singleLine) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
-  const newline = text.lastIndexOf("\n", end - 1);
-  if (newline < start) return { line: ts.lines[i] ?? 0, character: (ts.cols[i] ?? 0) + (end - start) };
-  let line = ts.lines[i] ?? 0;
-  for (let k = text.indexOf("\n", start); k !== -1 && k < end; k = text.indexOf("\n", k + 1)) line++;
-  return { line, character: end - newline - 1 };
 }
 
 function isComment(kind: number | undefined): boolean {
   return kind === 4 || kind === 5 || kind === 6;
 }
 
+/**
+ * The first token of [from, to] that starts at or after `offset` (`to` if none). Tokens are in text order
+ * (starts increase), so a binary search finds it; a statement can be long.
+ */
 function findToken(starts: Int32Array, offset: number, from: number, to: number): number {
-  for (let i = from; i <= to; i++) if ((starts[i] ?? 0) >= offset) return i;
-  return to;
+  let lo = from;
+  let hi = to + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] ?? 0) >= offset) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo <= to ? lo : to;
 }
 
+/** The last token of [from, to] that ends at or before `offset` (`from` if none); ends increase too. */
 function findLastToken(ends: Int32Array, offset: number, from: number, to: number): number {
-  for (let i = to; i >= from; i--) if ((ends[i] ?? 0) <= offset) return i;
-  return from;
+  let lo = from - 1;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((ends[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo >= from ? lo : from;
 }
 
 /** Tokens that may follow a hole on its line: they close the term the hole sits in. */
 const CLOSERS = new Set([")", "]", "}", "⟩", "⦄", ","]);
-
-/**
- * `isWholeSequence` over the file's own tokens (no re-lexing): the span's brackets balance, nothing after
- * its first line starts left of its column, and it does not end in an unterminated comment or string.
- */
-function isWholeSpan(ts: TokenStream, first: number, last: number): boolean {
-  if (ts.unterminated && last === ts.count - 1) return false; // The file ends inside this span's last token.
-  let next = last + 1;
-  while (next < ts.count && isComment(ts.kinds[next])) next++;
-  // What follows a whole tactic sequence on its own line can only close an enclosing term.
-  if (next < ts.count && ts.lineFirst[next] !== 1 && !CLOSERS.has(tokenText(ts, next))) return false;
-  const indent = ts.cols[first] ?? 0;
-  let depth = 0;
-  for (let i = first; i <= last; i++) {
-    if (isComment(ts.kinds[i])) continue;
-    if (i > first && ts.lineFirst[i] === 1 && (ts.cols[i] ?? 0) < indent) return false;
-    depth += bracketDelta(ts, i);
-    if (depth < 0) return false;
-  }
-  return depth === 0;
-}
 
 /**
  * Whether the hole [start, end) of `text` is a whole tactic sequence in its place: its middle is one (see
