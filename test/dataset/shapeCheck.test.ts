@@ -51,6 +51,8 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
       middle: TEXT.slice(start, end),
       declPrefix: TEXT.slice(0, start),
       declSuffix: TEXT.slice(end).trimEnd(),
+      declFrom: 0,
+      declTo: end + TEXT.slice(end).trimEnd().length,
     },
     "train",
     0,
