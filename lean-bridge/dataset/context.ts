@@ -6,7 +6,7 @@
  */
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
-import { SliceHashes, sliceKey } from "./sliceHash";
+import { hash53, hash53Units } from "./hash53";
 import { unitsOf } from "./textUnits";
 
 /**
@@ -120,79 +120,63 @@ export function normalisedMiddle(ts: TokenStream, start: number, end: number): s
 }
 
 /**
- * A file's code tokens (comments left out) one space apart, as UTF-16 codes — the normalised middle of any
- * run of tokens is one slice of them — kept as the prefix hashes of those codes (`SliceHashes`), with, for
- * every offset of the text, where the codes of the first code token starting there or later begin and where
- * those of the last code token ending there or earlier end: a middle's key is then two array reads and one
- * lookup. Built once per token stream (the last one asked about: the exporter goes file by file), in arrays
- * reused from file to file, so that the many nested holes of a proof neither walk nor search their tokens.
+ * A file's code tokens (comments left out) one space apart, as UTF-16 codes, with where each token starts and
+ * ends there: the normalised middle of any run of tokens is one slice of it. Built once per token stream, so
+ * that the many nested holes of a proof each hash one slice instead of walking their tokens.
  */
 interface CodeTokens {
-  ts: TokenStream;
-  /** Per offset of the text (0..length): the codes' start of the first code token starting at or after it. */
-  codeFrom: Int32Array;
-  /** Per offset: the codes' end of the last code token ending at or before it (0 when none). */
-  codeTo: Int32Array;
-  hashes: SliceHashes;
-}
-
-let lastCodeTokens: CodeTokens | undefined;
-const codeHashes = new SliceHashes();
-interface Bounds {
+  codes: Uint16Array;
+  /** Per token index: where its codes start and end in `codes` (comments: unused). */
   from: Int32Array;
   to: Int32Array;
 }
-let offsetScratch: Bounds = { from: new Int32Array(0), to: new Int32Array(0) };
-let codeScratch = new Uint16Array(0);
 
-function scratch(old: Bounds, n: number): Bounds {
-  return old.from.length >= n ? old : { from: new Int32Array(n), to: new Int32Array(n) };
-}
+const codeTokensOf = new WeakMap<TokenStream, CodeTokens>();
 
 function codeTokens(ts: TokenStream): CodeTokens {
-  if (lastCodeTokens?.ts === ts) return lastCodeTokens;
+  let built = codeTokensOf.get(ts);
+  if (built) return built;
   const { text, starts, ends, kinds, count } = ts;
-  const n = text.length;
   const units = unitsOf(text);
-  offsetScratch = scratch(offsetScratch, n + 1);
-  const codeFrom = offsetScratch.from;
-  const codeTo = offsetScratch.to;
-  if (codeScratch.length < n + count) codeScratch = new Uint16Array(n + count);
-  const codes = codeScratch;
-  // The codes are laid out in one loop and hashed in another: a method call per token cost more than both.
-  // Token starts and ends only grow: each offset table is filled left to right, token by token.
+  const codes = new Uint16Array(text.length + count);
+  const from = new Int32Array(count);
+  const to = new Int32Array(count);
   let at = 0;
-  let fromFilled = 0;
-  let toFilled = 0;
-  let lastTo = 0;
   for (let i = 0; i < count; i++) {
     if (isCommentKind(kinds[i]!)) continue;
     if (at > 0) codes[at++] = 32;
-    const start = starts[i]!;
-    const end = ends[i]!;
-    while (fromFilled <= start) codeFrom[fromFilled++] = at;
-    while (toFilled < end) codeTo[toFilled++] = lastTo;
-    for (let k = start; k < end; k++) codes[at++] = units[k]!;
-    lastTo = at;
+    from[i] = at;
+    for (let k = starts[i]!, stop = ends[i]!; k < stop; k++) codes[at++] = units[k]!;
+    to[i] = at;
   }
-  while (fromFilled <= n) codeFrom[fromFilled++] = at;
-  while (toFilled <= n) codeTo[toFilled++] = lastTo;
-  const hashes = codeHashes.begin(at);
-  hashes.pushUnits(codes, 0, at);
-  lastCodeTokens = { ts, codeFrom, codeTo, hashes };
-  return lastCodeTokens;
+  built = { codes, from, to };
+  codeTokensOf.set(ts, built);
+  return built;
+}
+
+/** The index of the last token ending at or before `offset`, or -1 (binary search over the token ends). */
+function lastTokenBy(ts: TokenStream, offset: number): number {
+  let lo = 0;
+  let hi = ts.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts.ends[mid]! <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }
 
 /**
- * `sliceKey(normalisedMiddle(ts, start, end))`: the code tokens from the first starting at or after `start` to
- * the last ending at or before `end`, keyed as one slice of the file's `CodeTokens`.
+ * `hash53(normalisedMiddle(ts, start, end))`: the tokens from the first starting at or after `start` to the
+ * last ending at or before `end` (token ends only grow), hashed as one slice of the file's `CodeTokens`.
  */
 export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
-  const { codeFrom, codeTo, hashes } = codeTokens(ts);
-  const from = codeFrom[start]!;
-  const to = codeTo[end]!;
-  // No code token in the span: the first one after `start` lies past the last one before `end`.
-  return from < to ? hashes.slice(from, to) : EMPTY_KEY;
+  const { kinds } = ts;
+  let first = firstTokenAt(ts, start);
+  let last = lastTokenBy(ts, end);
+  while (first <= last && isCommentKind(kinds[first]!)) first++;
+  while (last >= first && isCommentKind(kinds[last]!)) last--;
+  if (first > last) return hash53("");
+  const { codes, from, to } = codeTokens(ts);
+  return hash53Units(codes, from[first]!, to[last]!);
 }
-
-const EMPTY_KEY = sliceKey("");

@@ -8,8 +8,8 @@ import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
 import { mineDeclarations, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
-import { hash53 } from "./hash53";
-import { SliceHashes } from "./sliceHash";
+import { hash53, hash53Units } from "./hash53";
+import { unitsOf } from "./textUnits";
 import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
@@ -111,8 +111,7 @@ export async function mineWorkspace(
     headerEnds: new Map(),
   };
   const seen = new HashSet53();
-  /** The file's prefix hashes: a (statement, middle) pair's digest is its middle's slice key, seeded. */
-  const middles = new SliceHashes();
+
   const declIndex = new Map<string, number>();
   const tasksOfDecl: number[] = [];
   const moduleRefusal = moduleFilesUncheckable(featuresOfToolchain(readToolchain(options.workspace)));
@@ -143,7 +142,7 @@ export async function mineWorkspace(
       contextChars: options.contextChars,
     };
     const rows = new FileRows(text, context, json);
-    middles.load(text);
+    const units = unitsOf(text);
     rows.writeFile(filesOut, createHash("sha256").update(text, "utf8").digest("hex"));
     let command = 0;
     let lastDeclStart: MinedHole["declStart"] | undefined;
@@ -168,7 +167,7 @@ export async function mineWorkspace(
           statementHash = hash53(hole.statement);
         }
         // A (statement, middle) pair as a number: a set of these instead of both texts per task.
-        const digest = middles.slice(hole.start, hole.end, statementHash);
+        const digest = hash53Units(units, hole.start, hole.end, statementHash);
         if (seen.has(digest)) {
           result.duplicatesDropped++;
           continue;

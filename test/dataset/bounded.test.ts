@@ -18,7 +18,7 @@ import {
 } from "../../lean-bridge/dataset/context";
 import { exportDataset, type ExportOptions, type ExportReport } from "../../lean-bridge/dataset/exporter";
 import type { ContextRecord, TaskRecord } from "../../lean-bridge/dataset/records";
-import { sliceKey } from "../../lean-bridge/dataset/sliceHash";
+import { hash53 } from "../../lean-bridge/dataset/hash53";
 import { promptPrefix } from "../../lean-bridge/dataset/views";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { lex } from "../../lean-bridge/lean/lexer";
@@ -171,7 +171,7 @@ test("a middle is compared without comments and layout, but tokens stay apart", 
   // The export hashes the same text over the tokens in place.
   for (const text of ["simp  [foo,bar] -- why\n  exact h", "rw [← mul_comm] /- x -/ at h₁", ""]) {
     const ts = lex(text);
-    assert.equal(normalisedMiddleKey(ts, 0, text.length), sliceKey(normalisedMiddle(ts, 0, text.length)));
+    assert.equal(normalisedMiddleKey(ts, 0, text.length), hash53(normalisedMiddle(ts, 0, text.length)));
   }
 });
 
@@ -241,7 +241,7 @@ test("the declaration split keeps every task and marks held-out ones novel exact
   assert.ok(card.includes(`**${memorised} of ${test.length} test middles**`), card);
 });
 
-test("the normalised-middle key of every span of tokens is the key of its normalised middle", () => {
+test("the normalised-middle key of every span of tokens is the hash of its normalised middle", () => {
   const text = [
     "theorem t (n : Nat) : n = n := by -- lead",
     "  /- a block -/ induction n with",
@@ -256,7 +256,7 @@ test("the normalised-middle key of every span of tokens is the key of its normal
     for (let end = 0; end <= text.length; end++)
       assert.equal(
         normalisedMiddleKey(ts, start, end),
-        sliceKey(normalisedMiddle(ts, start, end)),
+        hash53(normalisedMiddle(ts, start, end)),
         `span ${start}..${end}`,
       );
 });

@@ -1,0 +1,28 @@
+/**
+ * textUnits.ts and hash53Units: a text's UTF-16 units as a Uint16Array, and the hash of any slice of them,
+ * which is `hash53` of the slice's text (the pair digests of export pass 1 are read this way).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { hash53, hash53Units } from "../../lean-bridge/dataset/hash53";
+import { unitsOf } from "../../lean-bridge/dataset/textUnits";
+
+test("a text's units are its UTF-16 code units, lone surrogates included; the last text's are reused", () => {
+  for (const text of ["", "a", "ab", "ℕ → 𝔽 \ud800 x \udc00", "plain ascii text"]) {
+    const units = unitsOf(text);
+    assert.deepEqual(
+      [...units],
+      [...text].flatMap((c) => [...Array(c.length).keys()].map((k) => c.charCodeAt(k))),
+    );
+    assert.equal(unitsOf(text), units);
+  }
+});
+
+test("the hash of every slice of a text's units is hash53 of the slice, with and without a seed", () => {
+  const text = '\0theorem t : 𝔽 = 𝔽 := by\r\n  simp [«x y»] -- "q"\n  exact ⟨rfl, \ud800⟩';
+  const units = unitsOf(text);
+  for (let start = 0; start <= text.length; start++)
+    for (let end = start; end <= text.length; end++)
+      for (const seed of [0, 12345, 2 ** 31 + 7])
+        assert.equal(hash53Units(units, start, end, seed), hash53(text.slice(start, end), seed));
+});
