@@ -22,8 +22,12 @@ const INSIDE_PAIR = -1;
 
 /** UTF-8 bytes as a one-byte string: one character per byte. */
 export function latin1OfUtf8(text: string): string {
+  // ASCII (most names and keys) is its own UTF-8: no buffer made.
+  if (!NON_ASCII.test(text)) return text;
   return Buffer.from(text, "utf8").toString("latin1");
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export class JsonText {
   /** `JSON.stringify(text)` as UTF-8 bytes, one character per byte. */

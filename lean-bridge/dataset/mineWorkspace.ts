@@ -196,7 +196,7 @@ export async function mineWorkspace(
           if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
           tasksOfDecl.push(0);
           rows.writeContext(contextsOut, hole, decl);
-          result.heads.setTailBytes(decl, rows.tailBytes(hole));
+          if (tasksOut.kind === "pending") result.heads.setTailBytes(decl, rows.tailBytes(hole));
           lastDecl = decl;
         }
         const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);

@@ -20,8 +20,8 @@ interface DeclarationRow {
   declStart: MinedHole["declStart"];
   /** `JSON.stringify(decl)`, as UTF-8 bytes. */
   name: string;
-  /** The pending line's tail (`PendingTail`) and its closing brace, as UTF-8 bytes. */
-  tail: string;
+  /** The pending line's tail (`PendingTail`) and its closing brace, as UTF-8 bytes (made for pending lines only). */
+  tail: string | undefined;
   /** `declKeyOf(hole)`. */
   key: string;
 }
@@ -39,8 +39,9 @@ class ArrayJson {
 
 export class FileRows {
   private readonly json: JsonText;
-  /** `JSON.stringify(file)` as UTF-8 bytes. */
+  /** `JSON.stringify(file)` as UTF-8 bytes, and as text. */
   private readonly fileName: string;
+  private readonly fileJson: string;
   private last: DeclarationRow | undefined;
   private readonly arrays = new ArrayJson();
   /** The sketches' task ids, from the file's UTF-8 bytes (made on the first sketch). */
@@ -53,7 +54,8 @@ export class FileRows {
     json?: JsonText,
   ) {
     this.json = json ?? new JsonText(text);
-    this.fileName = latin1OfUtf8(JSON.stringify(context.file));
+    this.fileJson = JSON.stringify(context.file);
+    this.fileName = latin1OfUtf8(this.fileJson);
   }
 
   /** files.jsonl's row: `JSON.stringify(fileRecord(file, text))`. */
@@ -65,12 +67,12 @@ export class FileRows {
 
   /** contexts.jsonl's row of the declaration `hole` lies in: `JSON.stringify(contextRecord(…))`. */
   writeContext(out: JsonlWriter, hole: MinedHole, index: number): void {
-    const { file, imports, scope, codePoints } = this.context;
+    const { imports, scope, codePoints } = this.context;
     const start = hole.start - hole.declPrefix.length;
     const end = hole.end + hole.declSuffix.length;
     // contextRecord's fields in its order; arrays shared by many declarations are serialised once each.
     const head =
-      `{"context":${index},"file":${JSON.stringify(file)},"decl":${JSON.stringify(hole.decl)},` +
+      `{"context":${index},"file":${this.fileJson},"decl":${JSON.stringify(hole.decl)},` +
       `"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)},` +
       `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":{"start":${codePoints.codePointOffset(start)},` +
       `"end":${codePoints.codePointOffset(end)}},"imports":${this.arrays.json(imports)},` +
@@ -92,17 +94,24 @@ export class FileRows {
 
   /** The bytes of the tail that ends the pending lines of the declaration `hole` lies in. */
   tailBytes(hole: MinedHole): number {
-    return this.declaration(hole).tail.length;
+    return this.tailOf(hole).length;
+  }
+
+  private tailOf(hole: MinedHole): string {
+    const declaration = this.declaration(hole);
+    declaration.tail ??= latin1OfUtf8(
+      `,"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)}}`,
+    );
+    return declaration.tail;
   }
 
   private declaration(hole: MinedHole): DeclarationRow {
     // Holes of one declaration share its `declStart` object and come one after another.
     if (this.last?.declStart === hole.declStart) return this.last;
-    const tail = `,"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)}}`;
     this.last = {
       declStart: hole.declStart,
       name: latin1OfUtf8(JSON.stringify(hole.decl)),
-      tail: latin1OfUtf8(tail),
+      tail: undefined,
       key: declKeyOf(hole),
     };
     return this.last;
@@ -131,7 +140,7 @@ export class FileRows {
         `"prefix":${json.quoted(prefixFrom, start)},"suffix":${json.quoted(end, suffixTo)},` +
         `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
         `{"start":${codePoints.codePointOffset(start)},"end":${codePoints.codePointOffset(end)}}` +
-        declaration.tail,
+        this.tailOf(hole),
     );
     return head.length;
   }
