@@ -27,7 +27,7 @@ export function latin1OfUtf8(text: string): string {
   return Buffer.from(text, "utf8").toString("latin1");
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 export class JsonText {
   /** `JSON.stringify(text)` as UTF-8 bytes, one character per byte. */
