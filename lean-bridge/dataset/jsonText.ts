@@ -17,6 +17,31 @@ const ASCII_WIDTH = Uint8Array.from({ length: 128 }, (_, c) => {
   return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
 });
 
+/** The letter after the backslash of a two-byte escape (`\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`). */
+const SHORT_ESCAPE = Uint8Array.from({ length: 128 }, (_, c) =>
+  c === 8 ? 0x62 : c === 9 ? 0x74 : c === 10 ? 0x6e : c === 12 ? 0x66 : c === 13 ? 0x72 : c,
+);
+
+const HEX = Uint8Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+
+/** `\uXXXX` (lower-case hex, as JSON.stringify writes control characters and lone surrogates) at `at`. */
+function writeUnicodeEscape(out: Buffer, at: number, c: number): void {
+  out[at] = 0x5c; // \
+  out[at + 1] = 0x75; // u
+  out[at + 2] = HEX[(c >> 12) & 15]!;
+  out[at + 3] = HEX[(c >> 8) & 15]!;
+  out[at + 4] = HEX[(c >> 4) & 15]!;
+  out[at + 5] = HEX[c & 15]!;
+}
+
+/** A buffer of at least `bytes` bytes, reused from file to file (the JSON is copied out of it as a string). */
+let scratchBuffer = Buffer.allocUnsafe(0);
+
+function scratch(bytes: number): Buffer {
+  if (scratchBuffer.length < bytes) scratchBuffer = Buffer.allocUnsafe(bytes);
+  return scratchBuffer;
+}
+
 /** Where a slice bound falls between the two halves of a surrogate pair: no byte offset there. */
 const INSIDE_PAIR = -1;
 
@@ -42,18 +67,19 @@ export class JsonText {
   /** The UTF-16 offsets of the high surrogates of the text's astral characters, ascending (`CodePointIndex`). */
   readonly pairs: readonly number[];
 
-  /** `json`: `JSON.stringify(text)` as UTF-8 bytes when already at hand (a files.jsonl row's), else computed. */
+  /** `json`: `JSON.stringify(text)` as UTF-8 bytes when already at hand (a files.jsonl row's), else written here. */
   constructor(
     private readonly text: string,
     json?: string,
   ) {
-    this.json = json ?? latin1OfUtf8(JSON.stringify(text));
     const n = text.length;
     const at = new Int32Array(n + 1);
-    // The UTF-8 offsets and the surrogate pairs come with the JSON offsets: one walk over the text, not three.
+    // The UTF-8 offsets and the surrogate pairs come with the JSON offsets, and the JSON's bytes are written
+    // in the same walk: JSON.stringify of a two-byte string, then encoding it, cost three times as much.
     const utf8At = new Int32Array(n + 1);
     const pairs: number[] = [];
     const units = unitsOf(text);
+    const out = json === undefined ? scratch(6 * n + 2) : undefined;
     let b = 1; // After the opening quote.
     let u = 0;
     for (let k = 0; k < n; k++) {
@@ -61,27 +87,58 @@ export class JsonText {
       utf8At[k] = u;
       const c = units[k]!;
       if (c < 0x80) {
-        b += ASCII_WIDTH[c]!;
+        const width = ASCII_WIDTH[c]!;
+        if (out) {
+          if (width === 1) out[b] = c;
+          else if (width === 2) {
+            out[b] = 0x5c; // \
+            out[b + 1] = SHORT_ESCAPE[c]!;
+          } else writeUnicodeEscape(out, b, c);
+        }
+        b += width;
         u += 1;
       } else if (c < 0x800) {
+        if (out) {
+          out[b] = 0xc0 | (c >> 6);
+          out[b + 1] = 0x80 | (c & 0x3f);
+        }
         b += 2;
         u += 2;
       } else if (c < 0xd800 || c > 0xdfff) {
+        if (out) {
+          out[b] = 0xe0 | (c >> 12);
+          out[b + 1] = 0x80 | ((c >> 6) & 0x3f);
+          out[b + 2] = 0x80 | (c & 0x3f);
+        }
         b += 3;
         u += 3;
       } else if (c <= 0xdbff && k + 1 < n && (units[k + 1]! & 0xfc00) === 0xdc00) {
+        if (out) {
+          const point = 0x10000 + ((c - 0xd800) << 10) + (units[k + 1]! - 0xdc00);
+          out[b] = 0xf0 | (point >> 18);
+          out[b + 1] = 0x80 | ((point >> 12) & 0x3f);
+          out[b + 2] = 0x80 | ((point >> 6) & 0x3f);
+          out[b + 3] = 0x80 | (point & 0x3f);
+        }
         pairs.push(k);
         at[++k] = INSIDE_PAIR;
         utf8At[k] = INSIDE_PAIR;
         b += 4;
         u += 4;
       } else {
-        b += 6; // A lone surrogate: `\udXXX`, as JSON.stringify writes it, and U+FFFD in UTF-8.
+        // A lone surrogate: `\udXXX`, as JSON.stringify writes it, and U+FFFD in UTF-8.
+        if (out) writeUnicodeEscape(out, b, c);
+        b += 6;
         u += 3;
       }
     }
     at[n] = b;
     utf8At[n] = u;
+    if (out) {
+      out[0] = 0x22; // "
+      out[b] = 0x22;
+      this.json = out.toString("latin1", 0, b + 1);
+    } else this.json = json!;
     if (b + 1 !== this.json.length) throw new Error("JsonText: offsets disagree with JSON.stringify");
     this.at = at;
     this.utf8At = u === n ? undefined : utf8At;

@@ -52,6 +52,14 @@ test("JsonText: every slice is JSON.stringify's, also where a bound splits an as
       );
 });
 
+test("JsonText writes JSON.stringify's bytes for every UTF-16 unit, astral characters and lone surrogates", () => {
+  const units: string[] = [];
+  for (let c = 0; c < 0x10000; c++) units.push(String.fromCharCode(c), "x");
+  const texts = [units.join(""), "😀𝔸\ud800\udc00\udbff\udfff", "\udc00\ud800", "", '"\\'];
+  for (const text of texts)
+    assert.equal(new JsonText(text).quoted(0, text.length), latin1OfUtf8(JSON.stringify(text)));
+});
+
 test("prefixStart and suffixEnd cut a window of the whole text as boundPrefix and boundSuffix cut the slice", () => {
   for (let from = 0; from < TEXT.length; from += 7)
     for (let to = from; to <= Math.min(TEXT.length, from + 300); to += 13)
