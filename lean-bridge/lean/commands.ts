@@ -6,6 +6,7 @@
  */
 import { BODY_CONTINUATIONS, DECLARATION_KEYWORDS, MODIFIERS, OTHER_COMMANDS } from "./commandWords";
 import { lex } from "./lexer";
+import { firstAtOrAfter, indexTokens, type TokenIndex } from "./tokenIndex";
 import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "./tokens";
 
 /**
@@ -64,19 +65,8 @@ export interface ParsedFile {
   headerEnd: number;
 }
 
-/**
- * Whether token i begins its line, at column 0, or follows nothing on its line but comments that do
- * (`/- c -/ theorem x`: the comment is whitespace to Lean, so the keyword starts a command).
- */
-function startsLine(ts: TokenStream, i: number): boolean {
-  if (ts.lineFirst[i] === 1) return ts.cols[i] === 0;
-  for (let j = i - 1; j >= 0 && isCommentKind(ts.kinds[j] ?? 0); j--)
-    if (ts.lineFirst[j] === 1) return ts.cols[j] === 0 && ts.kinds[j] !== TokenKind.LineComment;
-  return false;
-}
-
+/** Whether token i, which starts its line (`startsLine`), begins a command. */
 function isCommandStart(ts: TokenStream, i: number): boolean {
-  if (!startsLine(ts, i)) return false;
   const kind = ts.kinds[i];
   if (kind === TokenKind.DocComment) return true;
   if (kind === TokenKind.Symbol) return tokenText(ts, i) === "@[";
@@ -87,9 +77,10 @@ function isCommandStart(ts: TokenStream, i: number): boolean {
   return DECLARATION_KEYWORDS.has(word) || MODIFIERS.has(word) || OTHER_COMMANDS.has(word);
 }
 
+/** Whether token i, which starts its line (`startsLine`), begins a `#` command. */
 function isHashCommand(ts: TokenStream, i: number): boolean {
   // `#print` lexes as `#` then `print`.
-  if (ts.kinds[i] !== TokenKind.Symbol || !startsLine(ts, i)) return false;
+  if (ts.kinds[i] !== TokenKind.Symbol) return false;
   return (
     ts.text.charCodeAt(ts.starts[i] ?? 0) === 35 &&
     ts.kinds[i + 1] === TokenKind.Ident &&
@@ -114,8 +105,10 @@ function wordAt(ts: TokenStream, i: number): string {
 
 export function parseFile(text: string, tokens: TokenStream = lex(text)): ParsedFile {
   const ts = tokens;
+  const index = indexTokens(ts);
   const starts: number[] = [];
-  for (let i = 0; i < ts.count; i++) if (isCommandStart(ts, i) || isHashCommand(ts, i)) starts.push(i);
+  // Commands begin only where a line starts: the index lists those tokens.
+  for (const i of index.lineStarts) if (isCommandStart(ts, i) || isHashCommand(ts, i)) starts.push(i);
   // Anything before the first command start (header comments) is not a command.
   const commands: Command[] = [];
   const scopes: Scopes = Object.assign([], { prefix: "" });
@@ -139,7 +132,7 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
       continue;
     }
     pendingIn = -1;
-    const command = readCommand(ts, first, last, scopes, keywordFrom);
+    const command = readCommand(ts, index, first, last, scopes, keywordFrom);
     // A tactic proof ends at a command our lists do not know (`alias`, `irreducible_def`, `seal`, …): that
     // text is a command of its own, never part of the declaration Lean's range ends before.
     const cut = command.declaration?.lastToken;
@@ -149,7 +142,7 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
       commands.push(command);
       const rest = nextCode(ts, cut + 1, last + 1);
       if (wordAt(ts, last) === "in" && s + 1 < starts.length) pendingIn = rest;
-      else commands.push(readCommand(ts, rest, last, scopes, rest));
+      else commands.push(readCommand(ts, index, rest, last, scopes, rest));
       continue;
     }
     if (command.keyword === "import") {
@@ -199,6 +192,7 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
 
 function readCommand(
   ts: TokenStream,
+  index: TokenIndex,
   first: number,
   last: number,
   scopes: Scopes,
@@ -221,8 +215,10 @@ function readCommand(
   if (!DECLARATION_KEYWORDS.has(keyword))
     return { kind: "other", start, end, firstToken: first, lastToken: last, keyword };
   const modifiers: string[] = [];
-  for (let i = first; i < k; i++) if (MODIFIERS.has(wordAt(ts, i))) modifiers.push(wordAt(ts, i));
-  const declaration = readDeclaration(ts, first, last, k, keyword, modifiers, scopes);
+  // Modifiers are identifiers: other tokens (doc comments, attributes) need no string made and looked up.
+  for (let i = first; i < k; i++)
+    if (ts.kinds[i] === TokenKind.Ident && MODIFIERS.has(wordAt(ts, i))) modifiers.push(wordAt(ts, i));
+  const declaration = readDeclaration(ts, index, first, last, k, keyword, modifiers, scopes);
   return { kind: "declaration", start, end, firstToken: first, lastToken: last, keyword, declaration };
 }
 
@@ -241,6 +237,7 @@ export function isNamedPriority(ts: TokenStream, i: number, last: number): boole
 
 function readDeclaration(
   ts: TokenStream,
+  index: TokenIndex,
   first: number,
   lastOfCommand: number,
   k: number,
@@ -286,14 +283,14 @@ function readDeclaration(
     fullName = name.startsWith("_root_.") ? name.slice(7) : prefix ? `${prefix}.${name}` : name;
   }
   // Find the top-level `:=`, `|` (equations) or `where`.
-  let depth = 0;
+  const { depthBefore } = index;
+  const depthAtStatement = depthBefore[i] ?? 0;
   let assign = -1;
   let bodyKind: BodyKind = "none";
   for (; i <= last; i++) {
     const kind = ts.kinds[i] ?? 0;
     if (isCommentKind(kind)) continue;
-    depth += bracketDelta(ts, i);
-    if (depth !== 0) continue;
+    if (depthBefore[i + 1] !== depthAtStatement) continue;
     // Token checks without allocating strings: this loop runs over every token of every statement.
     if (kind === TokenKind.Symbol && tokenIs(ts, i, ":=")) {
       assign = i;
@@ -333,18 +330,21 @@ function readDeclaration(
   }
   declaration.bodyKind = "tactic";
   declaration.byStart = ts.starts[b] ?? 0;
-  const foreign = foreignCommandStart(ts, b, last);
+  const foreign = foreignCommandStart(ts, index, b, last);
   if (foreign !== undefined) {
     last = prevCode(ts, foreign - 1, b);
     declaration.lastToken = last;
     declaration.end = ts.ends[last] ?? declaration.end;
   }
-  // The tactic block ends before a top-level `termination_by`, `decreasing_by` or `where`.
+  // The tactic block ends before a top-level `termination_by`, `decreasing_by` or `where` that comes first
+  // on its line: only line-first tokens need a look.
   let end = last;
-  depth = 0;
-  for (let j = b + 1; j <= last; j++) {
-    depth += bracketDelta(ts, j);
-    if (depth !== 0 || ts.lineFirst[j] !== 1 || ts.kinds[j] !== TokenKind.Ident) continue;
+  const depthAtBy = depthBefore[b + 1];
+  const { lineFirsts } = index;
+  for (let p = firstAtOrAfter(lineFirsts, b + 1); p < lineFirsts.length; p++) {
+    const j = lineFirsts[p]!;
+    if (j > last) break;
+    if (depthBefore[j + 1] !== depthAtBy || ts.kinds[j] !== TokenKind.Ident) continue;
     const word = tokenText(ts, j);
     if (word === "termination_by" || word === "decreasing_by" || word === "where") {
       end = prevCode(ts, j - 1, b);
@@ -362,13 +362,21 @@ function readDeclaration(
  * (`many1Indent`, `checkColGe`), so such a word begins the next command, one our keyword lists do not know
  * (Mathlib's `alias`, `irreducible_def`, core's `seal`, …). Undefined when there is none.
  */
-function foreignCommandStart(ts: TokenStream, by: number, last: number): number | undefined {
+function foreignCommandStart(
+  ts: TokenStream,
+  index: TokenIndex,
+  by: number,
+  last: number,
+): number | undefined {
   const firstTactic = nextCode(ts, by + 1, last + 1);
   if (firstTactic > last || (ts.lineFirst[firstTactic] === 1 && ts.cols[firstTactic] === 0)) return undefined;
-  let depth = 0;
-  for (let j = by + 1; j <= last; j++) {
-    depth += bracketDelta(ts, j);
-    if (depth !== 0 || ts.kinds[j] !== TokenKind.Ident || !startsLine(ts, j)) continue;
+  // Only tokens that start a line can begin a command: the index lists them.
+  const { depthBefore, lineStarts } = index;
+  const depthAtBy = depthBefore[by + 1];
+  for (let p = firstAtOrAfter(lineStarts, by + 1); p < lineStarts.length; p++) {
+    const j = lineStarts[p]!;
+    if (j > last) break;
+    if (depthBefore[j + 1] !== depthAtBy || ts.kinds[j] !== TokenKind.Ident) continue;
     if (!BODY_CONTINUATIONS.has(tokenText(ts, j))) return j;
   }
   return undefined;
