@@ -106,17 +106,6 @@ class Lexer {
     this.lineFirst = f;
   }
 
-  private push(kind: TokenKind, start: number, end: number, col: number, first: boolean, line: number): void {
-    if (this.count === this.kinds.length) this.grow();
-    const i = this.count++;
-    this.lines[i] = line;
-    this.kinds[i] = kind;
-    this.starts[i] = start;
-    this.ends[i] = end;
-    this.cols[i] = col;
-    this.lineFirst[i] = first ? 1 : 0;
-  }
-
   /** Advances the line bookkeeping over text[from, to). */
   private countLines(from: number, to: number): void {
     const text = this.text;
@@ -128,6 +117,7 @@ class Lexer {
 
   run(): void {
     const text = this.text;
+    let { kinds, starts, ends, cols, lines, lineFirst } = this;
     const n = text.length;
     let i = 0;
     while (i < n) {
@@ -149,9 +139,39 @@ class Lexer {
       const startLine = this.line;
       let kind: TokenKind;
       if (c < 128 && ASCII_ID_START[c] === 1) {
-        // Fast path: an identifier starting with an ASCII letter or `_` (most tokens).
-        i = this.scanIdentOrPrefixedString(start);
-        kind = this.scannedKind;
+        // Fast path: an identifier starting with an ASCII letter or `_` (most tokens), scanned as
+        // `skipIdent` would; it hands over (to scan again from the start) only where a dot is followed by a
+        // non-ASCII character (a «…» part or a letter-like one) or a string may follow (`r"…"`, `s!"…"`).
+        let slow = false;
+        i++;
+        let next = text.charCodeAt(i);
+        for (;;) {
+          if (next < 128) {
+            if (ASCII_ID_REST[next] === 1) {
+              next = text.charCodeAt(++i);
+              continue;
+            }
+            if (next !== 46) break;
+            // A dot continues the name only if another name part follows.
+            const after = text.charCodeAt(i + 1);
+            if (after < 128 && ASCII_ID_START[after] === 1) {
+              i += 2;
+              next = text.charCodeAt(i);
+              continue;
+            }
+            slow = after >= 128;
+            break;
+          }
+          if (!(next >= 128)) break; // The end of the text.
+          const r = codePointAt(text, i);
+          if (!isIdRest(r)) break;
+          i += width(r);
+          next = text.charCodeAt(i);
+        }
+        if (slow || next === 34 || next === 35) {
+          i = this.scanIdentOrPrefixedString(start);
+          kind = this.scannedKind;
+        } else kind = TokenKind.Ident;
       } else if (c < 128 && ASCII_PLAIN_SYMBOL[c] === 1) {
         // Fast path: a one-character symbol (what `skipSymbol` would find, without its checks).
         i++;
@@ -176,6 +196,10 @@ class Lexer {
       } else if (c === 39 && this.charLiteralEnd(i) > 0) {
         i = this.charLiteralEnd(i);
         kind = TokenKind.Char;
+      } else if (c < 128) {
+        // Any other ASCII character: never a name (`ASCII_ID_START`), so a symbol.
+        i = this.skipSymbol(i, c);
+        kind = TokenKind.Symbol;
       } else {
         const cp = codePointAt(text, i);
         if (isIdStart(cp) || cp === 0xab) {
@@ -187,7 +211,25 @@ class Lexer {
         }
       }
       if (i <= start) i = start + 1; // Defensive: every token consumes at least one unit.
-      this.push(kind, start, i, col, first, startLine);
+      // The token goes into the arrays held in locals (re-read after they grow): field loads per store
+      // cost more than the stores.
+      const t = this.count;
+      if (t === kinds.length) {
+        this.grow();
+        kinds = this.kinds;
+        starts = this.starts;
+        ends = this.ends;
+        cols = this.cols;
+        lines = this.lines;
+        lineFirst = this.lineFirst;
+      }
+      kinds[t] = kind;
+      starts[t] = start;
+      ends[t] = i;
+      cols[t] = col;
+      lines[t] = startLine;
+      lineFirst[t] = first ? 1 : 0;
+      this.count = t + 1;
       // Comments, strings, chars and «guillemet» names may span lines; other tokens never do.
       const mayWrap =
         kind === TokenKind.Ident
