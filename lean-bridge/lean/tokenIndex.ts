@@ -1,7 +1,7 @@
 /**
  * What the command parser (commands.ts) asks about many tokens, answered for a whole token stream in one
- * pass: the bracket depth before each token, which tokens come first on their line, and which begin a
- * line in Lean's sense (`startsLine`). The parser then visits only the tokens that can matter (a tactic
+ * pass: the bracket depth before each token, which tokens come first on their line, and which start a
+ * line (where commands begin). The parser then visits only the tokens that can matter (a tactic
  * block ends at a line's first token, a command begins at column 0) instead of every token of every body,
  * which is where parsing spent its time.
  */
@@ -12,20 +12,22 @@ export interface TokenIndex {
   readonly depthBefore: Int32Array;
   /** Ascending indices of the tokens that come first on their line (`lineFirst`). */
   readonly lineFirsts: number[];
-  /** Ascending indices of the tokens for which `startsLine` holds. */
+  /**
+   * Ascending indices of the tokens that start a line: first on their line at column 0, or following
+   * nothing on their line but comments that do (`/- c -/ theorem x`: the comment is whitespace to Lean, so
+   * the keyword starts a command; a line comment runs to the end of its line, so it never does).
+   */
   readonly lineStarts: number[];
 }
 
 /**
- * Whether token i begins its line, at column 0, or follows nothing on its line but comments that do
- * (`/- c -/ theorem x`: the comment is whitespace to Lean, so the keyword starts a command).
+ * The bracket depth change of a token by its first character, with no look at its kind: only a symbol can
+ * begin with a bracket or `@` (names, numbers, strings, chars and comments begin otherwise), and bracket
+ * symbols are one character long. `@` is counted apart: only `@[` opens.
  */
-export function startsLine(ts: TokenStream, i: number): boolean {
-  if (ts.lineFirst[i] === 1) return ts.cols[i] === 0;
-  for (let j = i - 1; j >= 0 && isCommentKind(ts.kinds[j] ?? 0); j--)
-    if (ts.lineFirst[j] === 1) return ts.cols[j] === 0 && ts.kinds[j] !== TokenKind.LineComment;
-  return false;
-}
+const ASCII_BRACKET_DELTA = new Int8Array(128);
+ASCII_BRACKET_DELTA[40] = ASCII_BRACKET_DELTA[91] = ASCII_BRACKET_DELTA[123] = 1; // ( [ {
+ASCII_BRACKET_DELTA[41] = ASCII_BRACKET_DELTA[93] = ASCII_BRACKET_DELTA[125] = -1; // ) ] }
 
 export function indexTokens(ts: TokenStream): TokenIndex {
   const { text, count, kinds, starts, ends, cols, lineFirst } = ts;
@@ -36,26 +38,24 @@ export function indexTokens(ts: TokenStream): TokenIndex {
   // `startsLine` of a token that is not first on its line, carried forward: what the nearest line-first
   // comment of the run of comments just before it says, false after any other token.
   let afterComments = false;
+  // Few branches per token, and those rarely taken: this loop visits every token of every file.
   for (let i = 0; i < count; i++) {
     depthBefore[i] = depth;
+    const start = starts[i]!;
+    const c = text.charCodeAt(start);
+    if (c < 128) {
+      depth += ASCII_BRACKET_DELTA[c]!;
+      if (c === 64 && ends[i]! - start === 2) depth++; // `@[`
+    } else if (c === 0x27e8 || c === 0x2983)
+      depth++; // ⟨ ⦃
+    else if (c === 0x27e9 || c === 0x2984) depth--; // ⟩ ⦄
+    if (lineFirst[i] === 1) {
+      lineFirsts.push(i);
+      if (cols[i] === 0) lineStarts.push(i);
+    } else if (afterComments) lineStarts.push(i);
     const kind = kinds[i]!;
-    const first = lineFirst[i] === 1;
-    if (first) lineFirsts.push(i);
-    if (first ? cols[i] === 0 : afterComments) lineStarts.push(i);
-    if (kind === TokenKind.Symbol) {
-      // `symbolBracketDelta` (tokens.ts), inline: ( [ { ⟨ ⦃ `@[` open; ) ] } ⟩ ⦄ close.
-      const c = text.charCodeAt(starts[i]!);
-      const len = ends[i]! - starts[i]!;
-      if (c === 40 || c === 91 || c === 123 || c === 0x27e8 || c === 0x2983) depth += len === 1 ? 1 : 0;
-      else if (c === 64 && len === 2) depth++;
-      else if (c === 41 || c === 93 || c === 125 || c === 0x27e9 || c === 0x2984) depth -= len === 1 ? 1 : 0;
-      afterComments = false;
-    } else if (
-      kind === TokenKind.LineComment ||
-      kind === TokenKind.BlockComment ||
-      kind === TokenKind.DocComment
-    ) {
-      if (first) afterComments = cols[i] === 0 && kind !== TokenKind.LineComment;
+    if (isCommentKind(kind)) {
+      if (lineFirst[i] === 1) afterComments = cols[i] === 0 && kind !== TokenKind.LineComment;
     } else afterComments = false;
   }
   depthBefore[count] = depth;
