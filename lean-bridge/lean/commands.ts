@@ -119,20 +119,20 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
     const first = pendingIn >= 0 ? pendingIn : (starts[s] ?? 0);
     const limit = s + 1 < starts.length ? (starts[s + 1] ?? ts.count) : ts.count;
     const last = prevCode(ts, limit - 1, first);
-    const keywordFrom = starts[s] ?? first;
+    const keywordAt = firstKeywordIndex(ts, starts[s] ?? first, last);
     // A doc comment, attributes or modifiers on lines of their own belong to the command that follows.
-    if ((last < first || firstKeywordIndex(ts, keywordFrom, last) > last) && s + 1 < starts.length) {
+    if ((last < first || keywordAt > last) && s + 1 < starts.length) {
       if (pendingIn < 0) pendingIn = first;
       continue;
     }
     if (last < first) continue;
     // `set_option … in` and `open … in` prefix the next command.
-    if (wordAt(ts, last) === "in" && s + 1 < starts.length && !isDeclarationLike(ts, first, last)) {
+    if (tokenIs(ts, last, "in") && s + 1 < starts.length && !isDeclarationLike(ts, first, last)) {
       pendingIn = first;
       continue;
     }
     pendingIn = -1;
-    const command = readCommand(ts, index, first, last, scopes, keywordFrom);
+    const command = readCommand(ts, index, first, last, scopes, keywordAt);
     // A tactic proof ends at a command our lists do not know (`alias`, `irreducible_def`, `seal`, …): that
     // text is a command of its own, never part of the declaration Lean's range ends before.
     const cut = command.declaration?.lastToken;
@@ -141,8 +141,8 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
       command.end = command.declaration!.end;
       commands.push(command);
       const rest = nextCode(ts, cut + 1, last + 1);
-      if (wordAt(ts, last) === "in" && s + 1 < starts.length) pendingIn = rest;
-      else commands.push(readCommand(ts, index, rest, last, scopes, rest));
+      if (tokenIs(ts, last, "in") && s + 1 < starts.length) pendingIn = rest;
+      else commands.push(readCommand(ts, index, rest, last, scopes, firstKeywordIndex(ts, rest, last)));
       continue;
     }
     if (command.keyword === "import") {
@@ -170,8 +170,8 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
       i++;
       continue;
     }
-    const word = tokenText(ts, i);
-    if (word === "@[") {
+    // Token kinds first: only a symbol can be `@[`, only a name a modifier (no string made for the rest).
+    if (kind === TokenKind.Symbol && tokenIs(ts, i, "@[")) {
       let depth = 0;
       for (; i <= last; i++) {
         depth += bracketDelta(ts, i);
@@ -180,6 +180,8 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
       i++;
       continue;
     }
+    if (kind !== TokenKind.Ident) return i;
+    const word = tokenText(ts, i);
     if (MODIFIERS.has(word) && !DECLARATION_KEYWORDS.has(word)) {
       // `local notation`, `scoped instance`: modifiers too.
       i++;
@@ -196,10 +198,12 @@ function readCommand(
   first: number,
   last: number,
   scopes: Scopes,
-  keywordFrom: number,
+  /** `firstKeywordIndex` from the command's first line start. */
+  keywordAt: number,
 ): Command {
-  const k = Math.min(firstKeywordIndex(ts, keywordFrom, last), last);
-  const keyword = wordAt(ts, k) === "#" ? "#" + wordAt(ts, k + 1) : wordAt(ts, k);
+  const k = Math.min(keywordAt, last);
+  const word = wordAt(ts, k);
+  const keyword = word === "#" ? "#" + wordAt(ts, k + 1) : word;
   const start = ts.starts[first] ?? 0;
   const end = ts.ends[last] ?? 0;
   if (keyword === "namespace" || keyword === "section") {
@@ -259,7 +263,7 @@ function readDeclaration(
       i = nextCode(ts, i + 1, last + 1);
     }
     if (ts.kinds[i] === TokenKind.Ident && i <= last) {
-      const after = wordAt(ts, nextCode(ts, i + 1, last + 1));
+      const after = keyword === "instance" ? wordAt(ts, nextCode(ts, i + 1, last + 1)) : "";
       const anonymousInstance =
         keyword === "instance" &&
         !(
@@ -282,28 +286,20 @@ function readDeclaration(
     const prefix = scopes.prefix;
     fullName = name.startsWith("_root_.") ? name.slice(7) : prefix ? `${prefix}.${name}` : name;
   }
-  // Find the top-level `:=`, `|` (equations) or `where`.
-  const { depthBefore } = index;
+  // Find the top-level `:=`, `|` (equations) or `where`: the index lists every such token, whatever its
+  // depth, so only they need a look (statements are over half of all tokens).
+  const { depthBefore, statementEnds } = index;
   const depthAtStatement = depthBefore[i] ?? 0;
   let assign = -1;
   let bodyKind: BodyKind = "none";
-  for (; i <= last; i++) {
-    const kind = ts.kinds[i] ?? 0;
-    if (isCommentKind(kind)) continue;
-    if (depthBefore[i + 1] !== depthAtStatement) continue;
-    // Token checks without allocating strings: this loop runs over every token of every statement.
-    if (kind === TokenKind.Symbol && tokenIs(ts, i, ":=")) {
-      assign = i;
-      break;
-    }
-    if (kind === TokenKind.Symbol && ts.lineFirst[i] === 1 && tokenIs(ts, i, "|")) {
-      bodyKind = "equations";
-      break;
-    }
-    if (kind === TokenKind.Ident && tokenIs(ts, i, "where")) {
-      bodyKind = "where";
-      break;
-    }
+  for (let p = firstAtOrAfter(statementEnds, i); p < statementEnds.length; p++) {
+    const j = statementEnds[p]!;
+    if (j > last) break;
+    if (depthBefore[j + 1] !== depthAtStatement) continue;
+    const c = ts.text.charCodeAt(ts.starts[j] ?? 0);
+    if (c === 58) assign = j;
+    else bodyKind = c === 124 ? "equations" : "where";
+    break;
   }
   const keywordStart = ts.starts[k] ?? 0;
   const statementEnd = assign >= 0 ? (ts.starts[assign] ?? 0) : (ts.ends[last] ?? 0);
@@ -324,7 +320,7 @@ function readDeclaration(
   if (assign < 0) return declaration;
   const b = nextCode(ts, assign + 1, last + 1);
   declaration.bodyStart = ts.starts[b] ?? declaration.end;
-  if (wordAt(ts, b) !== "by" || b > last) {
+  if (!tokenIs(ts, b, "by") || b > last) {
     declaration.bodyKind = "term";
     return declaration;
   }
@@ -345,10 +341,10 @@ function readDeclaration(
     const j = lineFirsts[p]!;
     if (j > last) break;
     if (depthBefore[j + 1] !== depthAtBy || ts.kinds[j] !== TokenKind.Ident) continue;
-    const word = tokenText(ts, j);
-    if (word === "termination_by" || word === "decreasing_by" || word === "where") {
+    const isWhere = tokenIs(ts, j, "where");
+    if (isWhere || tokenIs(ts, j, "termination_by") || tokenIs(ts, j, "decreasing_by")) {
       end = prevCode(ts, j - 1, b);
-      declaration.bodyKind = word === "where" ? "where" : "tactic";
+      declaration.bodyKind = isWhere ? "where" : "tactic";
       break;
     }
   }

@@ -18,6 +18,11 @@ export interface TokenIndex {
    * the keyword starts a command; a line comment runs to the end of its line, so it never does).
    */
   readonly lineStarts: number[];
+  /**
+   * Ascending indices of the tokens that can end a declaration's statement (where they stand at its
+   * bracket depth): `:=`, `|` first on its line (equations), `where`.
+   */
+  readonly statementEnds: number[];
 }
 
 /**
@@ -34,6 +39,7 @@ export function indexTokens(ts: TokenStream): TokenIndex {
   const depthBefore = new Int32Array(count + 1);
   const lineFirsts: number[] = [];
   const lineStarts: number[] = [];
+  const statementEnds: number[] = [];
   let depth = 0;
   // `startsLine` of a token that is not first on its line, carried forward: what the nearest line-first
   // comment of the run of comments just before it says, false after any other token.
@@ -45,7 +51,18 @@ export function indexTokens(ts: TokenStream): TokenIndex {
     const c = text.charCodeAt(start);
     if (c < 128) {
       depth += ASCII_BRACKET_DELTA[c]!;
-      if (c === 64 && ends[i]! - start === 2) depth++; // `@[`
+      if (c === 64 && ends[i]! - start === 2)
+        depth++; // `@[`
+      else if (c === 58 || c === 124 || c === 119) {
+        const len = ends[i]! - start;
+        const ends_ =
+          c === 58
+            ? len === 2 && text.charCodeAt(start + 1) === 61 // `:=`
+            : c === 124
+              ? len === 1 && lineFirst[i] === 1 // `|`
+              : len === 5 && kinds[i] === TokenKind.Ident && text.startsWith("where", start);
+        if (ends_) statementEnds.push(i);
+      }
     } else if (c === 0x27e8 || c === 0x2983)
       depth++; // ⟨ ⦃
     else if (c === 0x27e9 || c === 0x2984) depth--; // ⟩ ⦄
@@ -59,7 +76,7 @@ export function indexTokens(ts: TokenStream): TokenIndex {
     } else afterComments = false;
   }
   depthBefore[count] = depth;
-  return { depthBefore, lineFirsts, lineStarts };
+  return { depthBefore, lineFirsts, lineStarts, statementEnds };
 }
 
 /** The position in `sorted` (ascending) of its first element at or after `i`. */
