@@ -191,7 +191,17 @@ class Lexer {
         i = this.skipString(i + 1, this.afterInterpolatingKeyword());
         kind = TokenKind.String;
       } else if (isDigit(c)) {
-        i = this.skipNumber(i);
+        // Fast path: plain decimal digits, followed by none of `.`, `e`/`E` and not `0x`/`0b`/`0o`: there
+        // `skipNumber` would stop too. Anything else it scans from the start.
+        let next = text.charCodeAt(++i);
+        while (next >= 48 && next <= 57) next = text.charCodeAt(++i);
+        const lower = next | 0x20;
+        if (
+          next === 46 ||
+          lower === 101 ||
+          (c === 48 && i === start + 1 && (lower === 120 || lower === 98 || lower === 111))
+        )
+          i = this.skipNumber(start);
         kind = TokenKind.Number;
       } else if (c === 39 && this.charLiteralEnd(i) > 0) {
         i = this.charLiteralEnd(i);
