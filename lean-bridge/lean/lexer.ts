@@ -138,6 +138,9 @@ class Lexer {
       this.lastLineWithToken = this.line;
       const startLine = this.line;
       let kind: TokenKind;
+      // Comments, strings, chars and «guillemet» names may span lines; other tokens never do. Set by the
+      // branches that can tell (`sawGuillemet` is set only by `skipIdent`, which only they call).
+      let mayWrap = false;
       if (c < 128 && ASCII_ID_START[c] === 1) {
         // Fast path: an identifier starting with an ASCII letter or `_` (most tokens), scanned as
         // `skipIdent` would; it hands over (to scan again from the start) only where a dot is followed by a
@@ -171,6 +174,8 @@ class Lexer {
         if (slow || next === 34 || next === 35) {
           i = this.scanIdentOrPrefixedString(start);
           kind = this.scannedKind;
+          mayWrap = kind === TokenKind.Ident ? this.sawGuillemet : true;
+          this.sawGuillemet = false;
         } else kind = TokenKind.Ident;
       } else if (c < 128 && ASCII_PLAIN_SYMBOL[c] === 1) {
         // Fast path: a one-character symbol (what `skipSymbol` would find, without its checks).
@@ -187,9 +192,12 @@ class Lexer {
         // before it looks for nested openers and closers (`/-/- -/` is one whole comment).
         kind = next === 45 || next === 33 ? TokenKind.DocComment : TokenKind.BlockComment;
         i = this.skipBlockComment(i);
+        mayWrap = true;
       } else if (c === 34) {
         i = this.skipString(i + 1, this.afterInterpolatingKeyword());
         kind = TokenKind.String;
+        mayWrap = true;
+        this.sawGuillemet = false; // Names inside `{…}` of an interpolated string.
       } else if (isDigit(c)) {
         // Fast path: plain decimal digits, followed by none of `.`, `e`/`E` and not `0x`/`0b`/`0o`: there
         // `skipNumber` would stop too. Anything else it scans from the start.
@@ -206,6 +214,7 @@ class Lexer {
       } else if (c === 39 && this.charLiteralEnd(i) > 0) {
         i = this.charLiteralEnd(i);
         kind = TokenKind.Char;
+        mayWrap = true;
       } else if (c < 128) {
         // Any other ASCII character: never a name (`ASCII_ID_START`), so a symbol.
         i = this.skipSymbol(i, c);
@@ -215,6 +224,8 @@ class Lexer {
         if (isIdStart(cp) || cp === 0xab) {
           i = this.scanIdentOrPrefixedString(start);
           kind = this.scannedKind;
+          mayWrap = kind === TokenKind.Ident ? this.sawGuillemet : true;
+          this.sawGuillemet = false;
         } else {
           i = this.skipSymbol(i, cp);
           kind = TokenKind.Symbol;
@@ -240,12 +251,6 @@ class Lexer {
       lines[t] = startLine;
       lineFirst[t] = first ? 1 : 0;
       this.count = t + 1;
-      // Comments, strings, chars and «guillemet» names may span lines; other tokens never do.
-      const mayWrap =
-        kind === TokenKind.Ident
-          ? this.sawGuillemet
-          : kind !== TokenKind.LineComment && kind !== TokenKind.Number && kind !== TokenKind.Symbol;
-      this.sawGuillemet = false;
       if (mayWrap) {
         this.countLines(start, i);
         if (this.line !== startLine) this.lastLineWithToken = this.line;
