@@ -124,8 +124,10 @@ class Lexer {
       const c = text.charCodeAt(i);
       if (c === 10) {
         this.line++;
-        this.lineStart = i + 1;
         i++;
+        this.lineStart = i;
+        // The indentation that follows, in a loop of its own (a tenth of Lean's characters).
+        while (text.charCodeAt(i) === 32) i++;
         continue;
       }
       if (c === 32 || c === 9 || c === 13) {
