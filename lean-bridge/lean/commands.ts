@@ -6,6 +6,7 @@
  */
 import { BODY_CONTINUATIONS, DECLARATION_KEYWORDS, MODIFIERS, OTHER_COMMANDS } from "./commandWords";
 import { lex } from "./lexer";
+import { firstAtOrAfter, indexTokens, type TokenIndex } from "./tokenIndex";
 import { TokenKind, bracketDelta, isCommentKind, tokenIs, tokenText, type TokenStream } from "./tokens";
 
 /**
@@ -64,19 +65,8 @@ export interface ParsedFile {
   headerEnd: number;
 }
 
-/**
- * Whether token i begins its line, at column 0, or follows nothing on its line but comments that do
- * (`/- c -/ theorem x`: the comment is whitespace to Lean, so the keyword starts a command).
- */
-function startsLine(ts: TokenStream, i: number): boolean {
-  if (ts.lineFirst[i] === 1) return ts.cols[i] === 0;
-  for (let j = i - 1; j >= 0 && isCommentKind(ts.kinds[j] ?? 0); j--)
-    if (ts.lineFirst[j] === 1) return ts.cols[j] === 0 && ts.kinds[j] !== TokenKind.LineComment;
-  return false;
-}
-
+/** Whether token i, which starts its line (`startsLine`), begins a command. */
 function isCommandStart(ts: TokenStream, i: number): boolean {
-  if (!startsLine(ts, i)) return false;
   const kind = ts.kinds[i];
   if (kind === TokenKind.DocComment) return true;
   if (kind === TokenKind.Symbol) return tokenText(ts, i) === "@[";
@@ -87,9 +77,10 @@ function isCommandStart(ts: TokenStream, i: number): boolean {
   return DECLARATION_KEYWORDS.has(word) || MODIFIERS.has(word) || OTHER_COMMANDS.has(word);
 }
 
+/** Whether token i, which starts its line (`startsLine`), begins a `#` command. */
 function isHashCommand(ts: TokenStream, i: number): boolean {
   // `#print` lexes as `#` then `print`.
-  if (ts.kinds[i] !== TokenKind.Symbol || !startsLine(ts, i)) return false;
+  if (ts.kinds[i] !== TokenKind.Symbol) return false;
   return (
     ts.text.charCodeAt(ts.starts[i] ?? 0) === 35 &&
     ts.kinds[i + 1] === TokenKind.Ident &&
@@ -114,8 +105,10 @@ function wordAt(ts: TokenStream, i: number): string {
 
 export function parseFile(text: string, tokens: TokenStream = lex(text)): ParsedFile {
   const ts = tokens;
+  const index = indexTokens(ts);
   const starts: number[] = [];
-  for (let i = 0; i < ts.count; i++) if (isCommandStart(ts, i) || isHashCommand(ts, i)) starts.push(i);
+  // Commands begin only where a line starts: the index lists those tokens.
+  for (const i of index.lineStarts) if (isCommandStart(ts, i) || isHashCommand(ts, i)) starts.push(i);
   // Anything before the first command start (header comments) is not a command.
   const commands: Command[] = [];
   const scopes: Scopes = Object.assign([], { prefix: "" });
@@ -126,20 +119,20 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
     const first = pendingIn >= 0 ? pendingIn : (starts[s] ?? 0);
     const limit = s + 1 < starts.length ? (starts[s + 1] ?? ts.count) : ts.count;
     const last = prevCode(ts, limit - 1, first);
-    const keywordFrom = starts[s] ?? first;
+    const keywordAt = firstKeywordIndex(ts, starts[s] ?? first, last);
     // A doc comment, attributes or modifiers on lines of their own belong to the command that follows.
-    if ((last < first || firstKeywordIndex(ts, keywordFrom, last) > last) && s + 1 < starts.length) {
+    if ((last < first || keywordAt > last) && s + 1 < starts.length) {
       if (pendingIn < 0) pendingIn = first;
       continue;
     }
     if (last < first) continue;
     // `set_option … in` and `open … in` prefix the next command.
-    if (wordAt(ts, last) === "in" && s + 1 < starts.length && !isDeclarationLike(ts, first, last)) {
+    if (tokenIs(ts, last, "in") && s + 1 < starts.length && !isDeclarationLike(ts, first, last)) {
       pendingIn = first;
       continue;
     }
     pendingIn = -1;
-    const command = readCommand(ts, first, last, scopes, keywordFrom);
+    const command = readCommand(ts, index, first, last, scopes, keywordAt);
     // A tactic proof ends at a command our lists do not know (`alias`, `irreducible_def`, `seal`, …): that
     // text is a command of its own, never part of the declaration Lean's range ends before.
     const cut = command.declaration?.lastToken;
@@ -148,8 +141,8 @@ export function parseFile(text: string, tokens: TokenStream = lex(text)): Parsed
       command.end = command.declaration!.end;
       commands.push(command);
       const rest = nextCode(ts, cut + 1, last + 1);
-      if (wordAt(ts, last) === "in" && s + 1 < starts.length) pendingIn = rest;
-      else commands.push(readCommand(ts, rest, last, scopes, rest));
+      if (tokenIs(ts, last, "in") && s + 1 < starts.length) pendingIn = rest;
+      else commands.push(readCommand(ts, index, rest, last, scopes, firstKeywordIndex(ts, rest, last)));
       continue;
     }
     if (command.keyword === "import") {
@@ -177,8 +170,8 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
       i++;
       continue;
     }
-    const word = tokenText(ts, i);
-    if (word === "@[") {
+    // Token kinds first: only a symbol can be `@[`, only a name a modifier (no string made for the rest).
+    if (kind === TokenKind.Symbol && tokenIs(ts, i, "@[")) {
       let depth = 0;
       for (; i <= last; i++) {
         depth += bracketDelta(ts, i);
@@ -187,6 +180,8 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
       i++;
       continue;
     }
+    if (kind !== TokenKind.Ident) return i;
+    const word = tokenText(ts, i);
     if (MODIFIERS.has(word) && !DECLARATION_KEYWORDS.has(word)) {
       // `local notation`, `scoped instance`: modifiers too.
       i++;
@@ -199,13 +194,16 @@ function firstKeywordIndex(ts: TokenStream, first: number, last: number): number
 
 function readCommand(
   ts: TokenStream,
+  index: TokenIndex,
   first: number,
   last: number,
   scopes: Scopes,
-  keywordFrom: number,
+  /** `firstKeywordIndex` from the command's first line start. */
+  keywordAt: number,
 ): Command {
-  const k = Math.min(firstKeywordIndex(ts, keywordFrom, last), last);
-  const keyword = wordAt(ts, k) === "#" ? "#" + wordAt(ts, k + 1) : wordAt(ts, k);
+  const k = Math.min(keywordAt, last);
+  const word = wordAt(ts, k);
+  const keyword = word === "#" ? "#" + wordAt(ts, k + 1) : word;
   const start = ts.starts[first] ?? 0;
   const end = ts.ends[last] ?? 0;
   if (keyword === "namespace" || keyword === "section") {
@@ -221,8 +219,10 @@ function readCommand(
   if (!DECLARATION_KEYWORDS.has(keyword))
     return { kind: "other", start, end, firstToken: first, lastToken: last, keyword };
   const modifiers: string[] = [];
-  for (let i = first; i < k; i++) if (MODIFIERS.has(wordAt(ts, i))) modifiers.push(wordAt(ts, i));
-  const declaration = readDeclaration(ts, first, last, k, keyword, modifiers, scopes);
+  // Modifiers are identifiers: other tokens (doc comments, attributes) need no string made and looked up.
+  for (let i = first; i < k; i++)
+    if (ts.kinds[i] === TokenKind.Ident && MODIFIERS.has(wordAt(ts, i))) modifiers.push(wordAt(ts, i));
+  const declaration = readDeclaration(ts, index, first, last, k, keyword, modifiers, scopes);
   return { kind: "declaration", start, end, firstToken: first, lastToken: last, keyword, declaration };
 }
 
@@ -241,6 +241,7 @@ export function isNamedPriority(ts: TokenStream, i: number, last: number): boole
 
 function readDeclaration(
   ts: TokenStream,
+  index: TokenIndex,
   first: number,
   lastOfCommand: number,
   k: number,
@@ -262,7 +263,7 @@ function readDeclaration(
       i = nextCode(ts, i + 1, last + 1);
     }
     if (ts.kinds[i] === TokenKind.Ident && i <= last) {
-      const after = wordAt(ts, nextCode(ts, i + 1, last + 1));
+      const after = keyword === "instance" ? wordAt(ts, nextCode(ts, i + 1, last + 1)) : "";
       const anonymousInstance =
         keyword === "instance" &&
         !(
@@ -285,28 +286,20 @@ function readDeclaration(
     const prefix = scopes.prefix;
     fullName = name.startsWith("_root_.") ? name.slice(7) : prefix ? `${prefix}.${name}` : name;
   }
-  // Find the top-level `:=`, `|` (equations) or `where`.
-  let depth = 0;
+  // Find the top-level `:=`, `|` (equations) or `where`: the index lists every such token, whatever its
+  // depth, so only they need a look (statements are over half of all tokens).
+  const { depthBefore, statementEnds } = index;
+  const depthAtStatement = depthBefore[i] ?? 0;
   let assign = -1;
   let bodyKind: BodyKind = "none";
-  for (; i <= last; i++) {
-    const kind = ts.kinds[i] ?? 0;
-    if (isCommentKind(kind)) continue;
-    depth += bracketDelta(ts, i);
-    if (depth !== 0) continue;
-    // Token checks without allocating strings: this loop runs over every token of every statement.
-    if (kind === TokenKind.Symbol && tokenIs(ts, i, ":=")) {
-      assign = i;
-      break;
-    }
-    if (kind === TokenKind.Symbol && ts.lineFirst[i] === 1 && tokenIs(ts, i, "|")) {
-      bodyKind = "equations";
-      break;
-    }
-    if (kind === TokenKind.Ident && tokenIs(ts, i, "where")) {
-      bodyKind = "where";
-      break;
-    }
+  for (let p = firstAtOrAfter(statementEnds, i); p < statementEnds.length; p++) {
+    const j = statementEnds[p]!;
+    if (j > last) break;
+    if (depthBefore[j + 1] !== depthAtStatement) continue;
+    const c = ts.text.charCodeAt(ts.starts[j] ?? 0);
+    if (c === 58) assign = j;
+    else bodyKind = c === 124 ? "equations" : "where";
+    break;
   }
   const keywordStart = ts.starts[k] ?? 0;
   const statementEnd = assign >= 0 ? (ts.starts[assign] ?? 0) : (ts.ends[last] ?? 0);
@@ -327,28 +320,31 @@ function readDeclaration(
   if (assign < 0) return declaration;
   const b = nextCode(ts, assign + 1, last + 1);
   declaration.bodyStart = ts.starts[b] ?? declaration.end;
-  if (wordAt(ts, b) !== "by" || b > last) {
+  if (!tokenIs(ts, b, "by") || b > last) {
     declaration.bodyKind = "term";
     return declaration;
   }
   declaration.bodyKind = "tactic";
   declaration.byStart = ts.starts[b] ?? 0;
-  const foreign = foreignCommandStart(ts, b, last);
+  const foreign = foreignCommandStart(ts, index, b, last);
   if (foreign !== undefined) {
     last = prevCode(ts, foreign - 1, b);
     declaration.lastToken = last;
     declaration.end = ts.ends[last] ?? declaration.end;
   }
-  // The tactic block ends before a top-level `termination_by`, `decreasing_by` or `where`.
+  // The tactic block ends before a top-level `termination_by`, `decreasing_by` or `where` that comes first
+  // on its line: only line-first tokens need a look.
   let end = last;
-  depth = 0;
-  for (let j = b + 1; j <= last; j++) {
-    depth += bracketDelta(ts, j);
-    if (depth !== 0 || ts.lineFirst[j] !== 1 || ts.kinds[j] !== TokenKind.Ident) continue;
-    const word = tokenText(ts, j);
-    if (word === "termination_by" || word === "decreasing_by" || word === "where") {
+  const depthAtBy = depthBefore[b + 1];
+  const { lineFirsts } = index;
+  for (let p = firstAtOrAfter(lineFirsts, b + 1); p < lineFirsts.length; p++) {
+    const j = lineFirsts[p]!;
+    if (j > last) break;
+    if (depthBefore[j + 1] !== depthAtBy || ts.kinds[j] !== TokenKind.Ident) continue;
+    const isWhere = tokenIs(ts, j, "where");
+    if (isWhere || tokenIs(ts, j, "termination_by") || tokenIs(ts, j, "decreasing_by")) {
       end = prevCode(ts, j - 1, b);
-      declaration.bodyKind = word === "where" ? "where" : "tactic";
+      declaration.bodyKind = isWhere ? "where" : "tactic";
       break;
     }
   }
@@ -362,13 +358,21 @@ function readDeclaration(
  * (`many1Indent`, `checkColGe`), so such a word begins the next command, one our keyword lists do not know
  * (Mathlib's `alias`, `irreducible_def`, core's `seal`, …). Undefined when there is none.
  */
-function foreignCommandStart(ts: TokenStream, by: number, last: number): number | undefined {
+function foreignCommandStart(
+  ts: TokenStream,
+  index: TokenIndex,
+  by: number,
+  last: number,
+): number | undefined {
   const firstTactic = nextCode(ts, by + 1, last + 1);
   if (firstTactic > last || (ts.lineFirst[firstTactic] === 1 && ts.cols[firstTactic] === 0)) return undefined;
-  let depth = 0;
-  for (let j = by + 1; j <= last; j++) {
-    depth += bracketDelta(ts, j);
-    if (depth !== 0 || ts.kinds[j] !== TokenKind.Ident || !startsLine(ts, j)) continue;
+  // Only tokens that start a line can begin a command: the index lists them.
+  const { depthBefore, lineStarts } = index;
+  const depthAtBy = depthBefore[by + 1];
+  for (let p = firstAtOrAfter(lineStarts, by + 1); p < lineStarts.length; p++) {
+    const j = lineStarts[p]!;
+    if (j > last) break;
+    if (depthBefore[j + 1] !== depthAtBy || ts.kinds[j] !== TokenKind.Ident) continue;
     if (!BODY_CONTINUATIONS.has(tokenText(ts, j))) return j;
   }
   return undefined;

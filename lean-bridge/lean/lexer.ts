@@ -8,16 +8,8 @@
  * tens of megabytes and the verifier lexes every candidate.
  */
 
-import {
-  ASCII_ID_REST,
-  ASCII_ID_START,
-  codePointAt,
-  isDigit,
-  isHexDigit,
-  isIdRest,
-  isIdStart,
-  width,
-} from "./chars";
+import { ASCII_ID_REST, ASCII_ID_START, codePointAt, isDigit, isIdRest, isIdStart, width } from "./chars";
+import { charLiteralEnd, skipNumber } from "./literals";
 import { TokenKind, type TokenStream } from "./tokens";
 
 /** Prefixes written against their string (`s!"…"`) whose string is interpolated: one token for us. */
@@ -44,6 +36,18 @@ for (const sym of [...MULTI_SYMBOLS].sort((a, b) => b.length - a.length)) {
   const first = sym.charCodeAt(0);
   MULTI_BY_FIRST.set(first, [...(MULTI_BY_FIRST.get(first) ?? []), sym]);
   if (first < 128) ASCII_MULTI_FIRST[first] = 1;
+}
+
+/**
+ * ASCII characters that are a whole symbol token by themselves (`(`, `)`, `,`, `+`, …): not the first
+ * character of a multi-character symbol, a comment (`--`, `/-`), a string, number or char literal, nor of a
+ * name. Half of all tokens are symbols; this lets them skip the other branches.
+ */
+const ASCII_PLAIN_SYMBOL = new Uint8Array(128);
+for (let c = 33; c < 127; c++) {
+  const special =
+    ASCII_ID_START[c] === 1 || ASCII_MULTI_FIRST[c] === 1 || (c >= 48 && c <= 57) || c === 34 || c === 39;
+  ASCII_PLAIN_SYMBOL[c] = special || c === 45 || c === 47 ? 0 : 1;
 }
 
 class Lexer {
@@ -94,17 +98,6 @@ class Lexer {
     this.lineFirst = f;
   }
 
-  private push(kind: TokenKind, start: number, end: number, col: number, first: boolean, line: number): void {
-    if (this.count === this.kinds.length) this.grow();
-    const i = this.count++;
-    this.lines[i] = line;
-    this.kinds[i] = kind;
-    this.starts[i] = start;
-    this.ends[i] = end;
-    this.cols[i] = col;
-    this.lineFirst[i] = first ? 1 : 0;
-  }
-
   /** Advances the line bookkeeping over text[from, to). */
   private countLines(from: number, to: number): void {
     const text = this.text;
@@ -116,14 +109,17 @@ class Lexer {
 
   run(): void {
     const text = this.text;
+    let { kinds, starts, ends, cols, lines, lineFirst } = this;
     const n = text.length;
     let i = 0;
     while (i < n) {
       const c = text.charCodeAt(i);
       if (c === 10) {
         this.line++;
-        this.lineStart = i + 1;
         i++;
+        this.lineStart = i;
+        // The indentation that follows, in a loop of its own (a tenth of Lean's characters).
+        while (text.charCodeAt(i) === 32) i++;
         continue;
       }
       if (c === 32 || c === 9 || c === 13) {
@@ -136,10 +132,49 @@ class Lexer {
       this.lastLineWithToken = this.line;
       const startLine = this.line;
       let kind: TokenKind;
+      // Comments, strings, chars and «guillemet» names may span lines; other tokens never do. Set by the
+      // branches that can tell (`sawGuillemet` is set only by `skipIdent`, which only they call).
+      let mayWrap = false;
       if (c < 128 && ASCII_ID_START[c] === 1) {
-        // Fast path: an identifier starting with an ASCII letter or `_` (most tokens).
-        i = this.scanIdentOrPrefixedString(start);
-        kind = this.scannedKind;
+        // Fast path: an identifier starting with an ASCII letter or `_` (most tokens), scanned as
+        // `skipIdent` would; it hands over (to scan again from the start) only where a dot is followed by a
+        // non-ASCII character (a «…» part or a letter-like one) or a string may follow (`r"…"`, `s!"…"`).
+        let slow = false;
+        i++;
+        let next = text.charCodeAt(i);
+        for (;;) {
+          if (next < 128) {
+            if (ASCII_ID_REST[next] === 1) {
+              next = text.charCodeAt(++i);
+              continue;
+            }
+            if (next !== 46) break;
+            // A dot continues the name only if another name part follows.
+            const after = text.charCodeAt(i + 1);
+            if (after < 128 && ASCII_ID_START[after] === 1) {
+              i += 2;
+              next = text.charCodeAt(i);
+              continue;
+            }
+            slow = after >= 128;
+            break;
+          }
+          if (!(next >= 128)) break; // The end of the text.
+          const r = codePointAt(text, i);
+          if (!isIdRest(r)) break;
+          i += width(r);
+          next = text.charCodeAt(i);
+        }
+        if (slow || next === 34 || next === 35) {
+          i = this.scanIdentOrPrefixedString(start);
+          kind = this.scannedKind;
+          mayWrap = kind === TokenKind.Ident ? this.sawGuillemet : true;
+          this.sawGuillemet = false;
+        } else kind = TokenKind.Ident;
+      } else if (c < 128 && ASCII_PLAIN_SYMBOL[c] === 1) {
+        // Fast path: a one-character symbol (what `skipSymbol` would find, without its checks).
+        i++;
+        kind = TokenKind.Symbol;
       } else if (c === 45 && text.charCodeAt(i + 1) === 45) {
         const nl = text.indexOf("\n", i);
         i = nl === -1 ? n : nl;
@@ -151,33 +186,65 @@ class Lexer {
         // before it looks for nested openers and closers (`/-/- -/` is one whole comment).
         kind = next === 45 || next === 33 ? TokenKind.DocComment : TokenKind.BlockComment;
         i = this.skipBlockComment(i);
+        mayWrap = true;
       } else if (c === 34) {
         i = this.skipString(i + 1, this.afterInterpolatingKeyword());
         kind = TokenKind.String;
+        mayWrap = true;
+        this.sawGuillemet = false; // Names inside `{…}` of an interpolated string.
       } else if (isDigit(c)) {
-        i = this.skipNumber(i);
+        // Fast path: plain decimal digits, followed by none of `.`, `e`/`E` and not `0x`/`0b`/`0o`: there
+        // `skipNumber` would stop too. Anything else it scans from the start.
+        let next = text.charCodeAt(++i);
+        while (next >= 48 && next <= 57) next = text.charCodeAt(++i);
+        const lower = next | 0x20;
+        if (
+          next === 46 ||
+          lower === 101 ||
+          (c === 48 && i === start + 1 && (lower === 120 || lower === 98 || lower === 111))
+        )
+          i = skipNumber(text, start);
         kind = TokenKind.Number;
-      } else if (c === 39 && this.charLiteralEnd(i) > 0) {
-        i = this.charLiteralEnd(i);
+      } else if (c === 39 && charLiteralEnd(text, i) > 0) {
+        i = charLiteralEnd(text, i);
         kind = TokenKind.Char;
+        mayWrap = true;
+      } else if (c < 128) {
+        // Any other ASCII character: never a name (`ASCII_ID_START`), so a symbol.
+        i = this.skipSymbol(i, c);
+        kind = TokenKind.Symbol;
       } else {
         const cp = codePointAt(text, i);
         if (isIdStart(cp) || cp === 0xab) {
           i = this.scanIdentOrPrefixedString(start);
           kind = this.scannedKind;
+          mayWrap = kind === TokenKind.Ident ? this.sawGuillemet : true;
+          this.sawGuillemet = false;
         } else {
           i = this.skipSymbol(i, cp);
           kind = TokenKind.Symbol;
         }
       }
       if (i <= start) i = start + 1; // Defensive: every token consumes at least one unit.
-      this.push(kind, start, i, col, first, startLine);
-      // Comments, strings, chars and «guillemet» names may span lines; other tokens never do.
-      const mayWrap =
-        kind === TokenKind.Ident
-          ? this.sawGuillemet
-          : kind !== TokenKind.LineComment && kind !== TokenKind.Number && kind !== TokenKind.Symbol;
-      this.sawGuillemet = false;
+      // The token goes into the arrays held in locals (re-read after they grow): field loads per store
+      // cost more than the stores.
+      const t = this.count;
+      if (t === kinds.length) {
+        this.grow();
+        kinds = this.kinds;
+        starts = this.starts;
+        ends = this.ends;
+        cols = this.cols;
+        lines = this.lines;
+        lineFirst = this.lineFirst;
+      }
+      kinds[t] = kind;
+      starts[t] = start;
+      ends[t] = i;
+      cols[t] = col;
+      lines[t] = startLine;
+      lineFirst[t] = first ? 1 : 0;
+      this.count = t + 1;
       if (mayWrap) {
         this.countLines(start, i);
         if (this.line !== startLine) this.lastLineWithToken = this.line;
@@ -346,65 +413,6 @@ class Lexer {
       }
       return j;
     }
-  }
-
-  /**
-   * Lean's `numberFnAux`: `0x`/`0b`/`0o` literals take only digits of their base; decimals take digits, an
-   * optional `.digits` and an optional exponent. A letter after the digits is a new token (`2sorry` is
-   * `2` then `sorry` to Lean, so it must be to us).
-   */
-  private skipNumber(i: number): number {
-    const text = this.text;
-    const c0 = text.charCodeAt(i);
-    const c1 = text.charCodeAt(i + 1) | 0x20; // Lower case.
-    if (c0 === 48 && (c1 === 120 || c1 === 98 || c1 === 111)) {
-      const isBaseDigit =
-        c1 === 120
-          ? (c: number) => isDigit(c) || ((c | 0x20) >= 97 && (c | 0x20) <= 102)
-          : c1 === 98
-            ? (c: number) => c === 48 || c === 49
-            : (c: number) => c >= 48 && c <= 55;
-      let j = i + 2;
-      while (isBaseDigit(text.charCodeAt(j))) j++;
-      return j === i + 2 ? i + 1 : j; // `0x` without digits: Lean reads `0` (then fails on `x`).
-    }
-    let j = i + 1;
-    while (isDigit(text.charCodeAt(j))) j++;
-    if (text.charCodeAt(j) === 46 && isDigit(text.charCodeAt(j + 1))) {
-      j += 2;
-      while (isDigit(text.charCodeAt(j))) j++;
-    }
-    if ((text.charCodeAt(j) | 0x20) === 101) {
-      let k = j + 1;
-      if (text.charCodeAt(k) === 43 || text.charCodeAt(k) === 45) k++;
-      if (isDigit(text.charCodeAt(k))) {
-        j = k;
-        while (isDigit(text.charCodeAt(j))) j++;
-      }
-    }
-    return j;
-  }
-
-  /** The end of a char literal starting at i, or 0 when the quote is not one (e.g. a lone `'`). */
-  private charLiteralEnd(i: number): number {
-    const text = this.text;
-    if (text.charCodeAt(i + 1) === 92) {
-      // Lean's `quotedCharCoreFn`: \\ \" \' \n \t \r, \xHH or \uHHHH; anything else is an error in Lean.
-      const e = text.charCodeAt(i + 2);
-      const hex = (from: number, count: number) => {
-        for (let k = from; k < from + count; k++) if (!isHexDigit(text.charCodeAt(k))) return -1;
-        return from + count;
-      };
-      let after = -1;
-      if (e === 92 || e === 34 || e === 39 || e === 110 || e === 116 || e === 114) after = i + 3;
-      else if (e === 120) after = hex(i + 3, 2);
-      else if (e === 117) after = hex(i + 3, 4);
-      return after > 0 && text.charCodeAt(after) === 39 ? after + 1 : 0;
-    }
-    const cp = codePointAt(text, i + 1);
-    if (cp === 0 || cp === 10 || cp === 39) return 0;
-    const after = i + 1 + width(cp);
-    return text.charCodeAt(after) === 39 ? after + 1 : 0;
   }
 
   private skipSymbol(i: number, cp: number): number {
