@@ -7,7 +7,7 @@
 import type { ParsedFile } from "../lean/commands";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
 import { hash53, hash53Units } from "./hash53";
-import { unitsOf } from "./textUnits";
+import { unitsOf } from "../text/units";
 
 /**
  * Default `--context-chars`: the prefix window; the suffix gets a quarter of it (what follows matters less).

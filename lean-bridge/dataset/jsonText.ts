@@ -8,7 +8,7 @@
  * and ASCII text join into a row that is written to disk with one copy (`JsonlWriter.writeLatin1Line`).
  */
 
-import { unitsOf } from "./textUnits";
+import { unitsOf } from "../text/units";
 
 /** Bytes of an ASCII character inside a JSON string: `\"`, `\\`, `\n`-style escapes, `\u00XX` for the rest. */
 const ASCII_WIDTH = Uint8Array.from({ length: 128 }, (_, c) => {

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { mineDeclarations, type HoleKind, type MinedHole } from "../holes/mine";
 import { normalisedMiddleKey, scopesInEffect } from "./context";
 import { hash53, hash53Units } from "./hash53";
-import { unitsOf } from "./textUnits";
+import { unitsOf } from "../text/units";
 import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";

@@ -1,11 +1,11 @@
 /**
- * textUnits.ts and hash53Units: a text's UTF-16 units as a Uint16Array, and the hash of any slice of them,
+ * text/units.ts and hash53Units: a text's UTF-16 units as a Uint16Array, and the hash of any slice of them,
  * which is `hash53` of the slice's text (the pair digests of export pass 1 are read this way).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { hash53, hash53Units } from "../../lean-bridge/dataset/hash53";
-import { unitsOf } from "../../lean-bridge/dataset/textUnits";
+import { unitsOf } from "../../lean-bridge/text/units";
 
 test("a text's units are its UTF-16 code units, lone surrogates included; the last text's are reused", () => {
   for (const text of ["", "a", "ab", "ℕ → 𝔽 \ud800 x \udc00", "plain ascii text"]) {
