@@ -40,16 +40,21 @@ export class FileHoleIds {
   private headBytes = 0;
   private readonly pair = new Int32Array(2);
 
-  /** `measured`: the text's UTF-8 offsets when already at hand (a `JsonText`), else computed here. */
+  /**
+   * `measured`: the text's UTF-8 offsets when already at hand (a `JsonText`), else computed here; `utf8`: the
+   * text's UTF-8 when at hand (the file's own bytes), else encoded here.
+   */
   constructor(
     private readonly text: string,
     private readonly file: string,
     measured?: { utf8At: Int32Array | undefined },
+    utf8?: Uint8Array,
   ) {
-    this.textBytes = Buffer.byteLength(text, "utf8");
+    this.textBytes = utf8 ? utf8.length : Buffer.byteLength(text, "utf8");
     // A Buffer, as the rows' writer's: `putDecimal` then always writes into one kind of array.
     this.bytes = Buffer.allocUnsafeSlow(this.textBytes + SCRATCH_BYTES);
-    this.bytes.write(text, 0, "utf8");
+    if (utf8) this.bytes.set(utf8, 0);
+    else this.bytes.write(text, 0, "utf8");
     this.byteAt = this.textBytes === text.length ? undefined : measured ? measured.utf8At : utf8Offsets(text);
   }
 

@@ -125,7 +125,7 @@ export async function mineWorkspace(
       result.files.skipped.push(read.skipped);
       continue;
     }
-    const { file, text } = read.source;
+    const { file, text, utf8 } = read.source;
     result.files.mined++;
     const parsed = parseFile(text);
     result.headerEnds.set(file, parsed.headerEnd);
@@ -141,9 +141,15 @@ export async function mineWorkspace(
       codePoints,
       contextChars: options.contextChars,
     };
-    const rows = new FileRows(text, context, json);
+    const rows = new FileRows(text, context, json, utf8);
     const units = unitsOf(text);
-    rows.writeFile(filesOut, createHash("sha256").update(text, "utf8").digest("hex"));
+    // The file's hash from its bytes when they are the text's UTF-8 (not encoded again).
+    rows.writeFile(
+      filesOut,
+      createHash("sha256")
+        .update(utf8 ?? Buffer.from(text, "utf8"))
+        .digest("hex"),
+    );
     let command = 0;
     let lastDeclStart: MinedHole["declStart"] | undefined;
     let lastDecl: number | undefined;

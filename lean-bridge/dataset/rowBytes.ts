@@ -47,11 +47,15 @@ export class FileRows {
   /** The sketches' task ids, from the file's UTF-8 bytes (made on the first sketch). */
   private ids: FileHoleIds | undefined;
 
-  /** `json`: the text as JSON when already at hand (its `pairs` made `context.codePoints`). */
+  /**
+   * `json`: the text as JSON when already at hand (its `pairs` made `context.codePoints`); `utf8`: the text's
+   * UTF-8 when at hand (the file's bytes), for the task ids.
+   */
   constructor(
     private readonly text: string,
     private readonly context: TaskContext,
     json?: JsonText,
+    private readonly utf8?: Buffer,
   ) {
     this.json = json ?? new JsonText(text);
     this.fileJson = JSON.stringify(context.file);
@@ -153,7 +157,7 @@ export class FileRows {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
-    this.ids ??= new FileHoleIds(text, context.file, json);
+    this.ids ??= new FileHoleIds(text, context.file, json, this.utf8);
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();

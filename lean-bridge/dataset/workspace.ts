@@ -6,6 +6,8 @@ export interface SourceFile {
   /** Path relative to the workspace, with forward slashes. */
   file: string;
   text: string;
+  /** The file's bytes, which are the text's UTF-8 exactly (absent when a byte-order mark was dropped). */
+  utf8?: Buffer;
 }
 
 export interface SkippedFile {
@@ -79,5 +81,7 @@ export function readSource(root: string, path: string, maxBytes: number): ReadRe
   }
   // The text stays exactly as read (CRLF included): replacing a hole's range by its middle gives back the
   // file's bytes, and files.jsonl's sha256 is the file's. Lean reads CRLF as LF; LSP positions agree.
-  return { kind: "ok", source: { file, text } };
+  // Valid UTF-8 decodes and encodes back to the same bytes, but for a leading byte-order mark (dropped).
+  const hasBom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return { kind: "ok", source: hasBom ? { file, text } : { file, text, utf8: bytes } };
 }

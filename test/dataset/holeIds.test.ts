@@ -48,7 +48,11 @@ for (const [name, text] of Object.entries(TEXTS))
 test("task ids of any span, bounds inside surrogate pairs and lone surrogates included", () => {
   const text = "a😀é\ud800b⟨😀😀⟩\udc00c\n";
   // The UTF-8 offsets found here, and those JsonText finds as it escapes the text (what the exporter passes).
-  for (const ids of [new FileHoleIds(text, "F.lean"), new FileHoleIds(text, "F.lean", new JsonText(text))])
+  for (const ids of [
+    new FileHoleIds(text, "F.lean"),
+    new FileHoleIds(text, "F.lean", new JsonText(text)),
+    new FileHoleIds(text, "F.lean", new JsonText(text), Buffer.from(text, "utf8")),
+  ])
     for (let start = 0; start <= text.length; start++)
       for (let end = start; end <= text.length; end++)
         for (const declKey of ["d@0", "e@1"])
