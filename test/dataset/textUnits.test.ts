@@ -26,3 +26,20 @@ test("the hash of every slice of a text's units is hash53 of the slice, with and
       for (const seed of [0, 12345, 2 ** 31 + 7])
         assert.equal(hash53Units(units, start, end, seed), hash53(text.slice(start, end), seed));
 });
+
+test("hash53 tells apart every text of up to three units over a small alphabet, NULs included", () => {
+  const alphabet = ["\0", " ", "a", "b", "·", "\ud835"];
+  const texts = new Set<string>([""]);
+  let layer = [""];
+  for (let length = 1; length <= 3; length++) {
+    layer = layer.flatMap((t) => alphabet.map((c) => t + c));
+    for (const t of layer) texts.add(t);
+  }
+  const keys = new Set<number>();
+  for (const t of texts) {
+    const key = hash53(t);
+    assert.ok(Number.isSafeInteger(key) && key >= 0, `${key}`);
+    keys.add(key);
+  }
+  assert.equal(keys.size, texts.size);
+});
