@@ -171,9 +171,15 @@ function lastTokenBy(ts: TokenStream, offset: number): number {
  * last ending at or before `end` (token ends only grow), hashed as one slice of the file's `CodeTokens`.
  */
 export function normalisedMiddleKey(ts: TokenStream, start: number, end: number): number {
+  return tokensMiddleKey(ts, firstTokenAt(ts, start), lastTokenBy(ts, end));
+}
+
+/**
+ * `normalisedMiddleKey` of the tokens `first..last` (a mined hole's `firstToken` and `lastToken`: the export
+ * knows them, and two binary searches per hole cost more than hashing its middle).
+ */
+export function tokensMiddleKey(ts: TokenStream, first: number, last: number): number {
   const { kinds } = ts;
-  let first = firstTokenAt(ts, start);
-  let last = lastTokenBy(ts, end);
   while (first <= last && isCommentKind(kinds[first]!)) first++;
   while (last >= first && isCommentKind(kinds[last]!)) last--;
   if (first > last) return hash53("");

@@ -7,7 +7,7 @@
 import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
 import { mineDeclarations, type HoleKind, type MinedHole } from "../holes/mine";
-import { normalisedMiddleKey, scopesInEffect } from "./context";
+import { scopesInEffect, tokensMiddleKey } from "./context";
 import { hash53, hash53Units } from "./hash53";
 import { unitsOf } from "../text/units";
 import { HashSet53 } from "./hashSet";
@@ -64,7 +64,7 @@ export interface MiningResult {
 
 /**
  * A task as pass 1 writes it: the record, led by its declaration's index (into `declKeys`) and a digest of
- * its normalised middle (`normalisedMiddleKey`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
+ * its normalised middle (`tokensMiddleKey`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
  * drops both.
  */
 export type PendingTask = { _decl: number; _mk: number } & TaskRecord & PendingTail;
@@ -205,7 +205,7 @@ export async function mineWorkspace(
           if (tasksOut.kind === "pending") result.heads.setTailBytes(decl, rows.tailBytes(hole));
           lastDecl = decl;
         }
-        const middleKey = normalisedMiddleKey(parsed.tokens, hole.start, hole.end);
+        const middleKey = tokensMiddleKey(parsed.tokens, hole.firstToken, hole.lastToken);
         // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
         if (tasksOut.kind === "pending") {
           const splitAt = rows.writePending(tasksOut.out, hole, decl, middleKey);

@@ -124,6 +124,8 @@ export class HoleSpans {
       declSuffix,
       declFrom: start - declPrefix.length,
       declTo: end + declSuffix.length,
+      firstToken: first,
+      lastToken: last,
       statement: decl.statement,
       declStart: this.declStart,
       variables: this.variables,

@@ -40,6 +40,9 @@ export interface MinedHole {
    */
   declFrom: number;
   declTo: number;
+  /** The hole's first and last tokens: indices into the token stream of the file it was mined from. */
+  firstToken: number;
+  lastToken: number;
   statement: string;
   /** Where the declaration starts (LSP position). */
   declStart: Range["start"];

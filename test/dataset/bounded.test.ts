@@ -15,7 +15,9 @@ import {
   normalisedMiddleKey,
   scopesInEffect,
   suffixChars,
+  tokensMiddleKey,
 } from "../../lean-bridge/dataset/context";
+import { mineText } from "../../lean-bridge/holes/mine";
 import { exportDataset, type ExportOptions, type ExportReport } from "../../lean-bridge/dataset/exporter";
 import type { ContextRecord, TaskRecord } from "../../lean-bridge/dataset/records";
 import { hash53 } from "../../lean-bridge/dataset/hash53";
@@ -259,4 +261,33 @@ test("the normalised-middle key of every span of tokens is the hash of its norma
         hash53(normalisedMiddle(ts, start, end)),
         `span ${start}..${end}`,
       );
+});
+
+test("a mined hole's key from its first and last tokens is the key of its offsets", () => {
+  const text = [
+    "theorem t (n : Nat) : n + 0 = n := by",
+    "  induction n with -- on n",
+    "  | zero => rfl",
+    "  | succ k ih =>",
+    "    simp  -- a comment",
+    "    /- a block comment -/",
+    "    omega",
+    "",
+    "theorem u (a b : Nat) (h : a = b) : b = a := by",
+    "  have h' : b = a := by",
+    "    rw [h]  -- rewrite",
+    "  · exact h'",
+  ].join("\n");
+  const parsed = parseFile(text);
+  const holes = mineText(text, parsed).holes;
+  assert.ok(holes.length >= 8, `${holes.length} holes`);
+  for (const hole of holes) {
+    assert.equal(parsed.tokens.starts[hole.firstToken], hole.start);
+    assert.equal(parsed.tokens.ends[hole.lastToken], hole.end);
+    assert.equal(
+      tokensMiddleKey(parsed.tokens, hole.firstToken, hole.lastToken),
+      normalisedMiddleKey(parsed.tokens, hole.start, hole.end),
+      `${hole.kind} ${hole.middle}`,
+    );
+  }
 });

@@ -5,6 +5,7 @@
  * test/real-lean.
  */
 import { test } from "node:test";
+import { lex } from "../../lean-bridge/lean/lexer";
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +42,7 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
   const end = start + "cases n with".length;
   const index = new LineIndex(TEXT);
   const proof = mined.holes.find((h) => h.kind === "proof")!;
+  const tokens = lex(TEXT);
   const cut = taskRecord(
     {
       ...proof,
@@ -53,6 +55,8 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
       declSuffix: TEXT.slice(end).trimEnd(),
       declFrom: 0,
       declTo: end + TEXT.slice(end).trimEnd().length,
+      firstToken: tokens.starts.indexOf(start),
+      lastToken: tokens.ends.indexOf(end),
     },
     "train",
     0,
