@@ -56,19 +56,6 @@ export class JsonlWriter {
   }
 
   /**
-   * Writes `text` (encoded as UTF-8), then `bytes` and `tail` (UTF-8 bytes held one character per byte, see
-   * jsonText.ts) as one line, without joining them into one string first.
-   */
-  writeParts(text: string, bytes: string, tail: string): void {
-    const buffer = this.room(3 * text.length + bytes.length + tail.length + 1);
-    let used = this.used;
-    used += buffer.write(text, used, "utf8");
-    used += buffer.write(bytes, used, "latin1");
-    used += buffer.write(tail, used, "latin1");
-    this.endLine(used);
-  }
-
-  /**
    * Writes `{` + bytes[from, at) + `insert` + bytes[resume, to) + `}` as one line: a line read as bytes,
    * rewritten with one field put in, without decoding it.
    */
@@ -116,6 +103,16 @@ export class JsonlWriter {
   /** Where the next line starts in the buffer `room` returned. */
   get end(): number {
     return this.used;
+  }
+
+  /** Writes `text` as UTF-8 where the line being written ends (after `room` made space for it). */
+  putUtf8(text: string): void {
+    this.used += this.buffer.write(text, this.used, "utf8");
+  }
+
+  /** Writes UTF-8 bytes held one character per byte (jsonText.ts) where the line being written ends. */
+  putLatin1(bytes: string): void {
+    this.used += this.buffer.write(bytes, this.used, "latin1");
   }
 
   /** Copies the held text's bytes [from, to) into the buffer at `at`; returns where they end. */

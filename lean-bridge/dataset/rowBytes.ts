@@ -27,13 +27,27 @@ interface DeclarationRow {
 }
 
 /** `JSON.stringify` of string arrays that many rows share (the same array object), computed once per array. */
-class ArrayJson {
-  private readonly seen = new WeakMap<readonly string[], string>();
+class ScopesJson {
+  private imports: readonly string[] | undefined;
+  private scope: readonly string[] | undefined;
+  private variables: readonly string[] | undefined;
+  private json = "";
 
-  json(array: readonly string[]): string {
-    let json = this.seen.get(array);
-    if (json === undefined) this.seen.set(array, (json = JSON.stringify(array)));
-    return json;
+  /**
+   * `,"imports":…,"scope":…,"variables":…,"statement":` as UTF-8 bytes (one character per byte), made again
+   * only when one of the arrays is another (the declarations of a scope share them).
+   */
+  of(imports: readonly string[], scope: readonly string[], variables: readonly string[]): string {
+    if (imports !== this.imports || scope !== this.scope || variables !== this.variables) {
+      this.imports = imports;
+      this.scope = scope;
+      this.variables = variables;
+      this.json = latin1OfUtf8(
+        `,"imports":${JSON.stringify(imports)},"scope":${JSON.stringify(scope)},` +
+          `"variables":${JSON.stringify(variables)},"statement":`,
+      );
+    }
+    return this.json;
   }
 }
 
@@ -43,7 +57,7 @@ export class FileRows {
   private readonly fileName: string;
   private readonly fileJson: string;
   private last: DeclarationRow | undefined;
-  private readonly arrays = new ArrayJson();
+  private readonly scopes = new ScopesJson();
   /** The sketches' task ids, from the file's UTF-8 bytes (made on the first sketch). */
   private ids: FileHoleIds | undefined;
 
@@ -71,19 +85,33 @@ export class FileRows {
 
   /** contexts.jsonl's row of the declaration `hole` lies in: `JSON.stringify(contextRecord(…))`. */
   writeContext(out: JsonlWriter, hole: MinedHole, index: number): void {
-    const { imports, scope, codePoints } = this.context;
-    const start = hole.start - hole.declPrefix.length;
-    const end = hole.end + hole.declSuffix.length;
-    // contextRecord's fields in its order; arrays shared by many declarations are serialised once each.
+    const { codePoints } = this.context;
+    const start = hole.declFrom;
+    const end = hole.declTo;
+    const { line, character } = hole.declStart;
+    // contextRecord's fields in its order (`declStart` is two whole numbers: its JSON is written here).
     const head =
       `{"context":${index},"file":${this.fileJson},"decl":${JSON.stringify(hole.decl)},` +
-      `"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)},` +
+      `"declKind":${JSON.stringify(hole.declKind)},"declStart":{"line":${line},"character":${character}},` +
       `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":{"start":${codePoints.codePointOffset(start)},` +
-      `"end":${codePoints.codePointOffset(end)}},"imports":${this.arrays.json(imports)},` +
-      `"scope":${this.arrays.json(scope)},"variables":${this.arrays.json(hole.variables)},` +
-      `"statement":${JSON.stringify(hole.statement)},"text":`;
-    // The head is encoded straight into the writer, the text copied as escaped already: no joined row.
-    out.writeParts(head, this.json.quoted(start, end), "}");
+      `"end":${codePoints.codePointOffset(end)}}`;
+    const statement = JSON.stringify(hole.statement);
+    const text = this.json.quoted(start, end);
+    const scopes = this.scopesJson(hole.variables);
+    // Encoded straight into the writer: the head and the statement as UTF-8, the arrays and the text as
+    // the UTF-8 they already are. No joined row.
+    out.room(3 * (head.length + statement.length) + scopes.length + text.length + 16);
+    out.putUtf8(head);
+    out.putLatin1(scopes);
+    out.putUtf8(statement);
+    out.putLatin1(',"text":');
+    out.putLatin1(text);
+    out.putLatin1("}");
+    out.endLine(out.end);
+  }
+
+  private scopesJson(variables: readonly string[]): string {
+    return this.scopes.of(this.context.imports, this.context.scope, variables);
   }
 
   /** `declKeyOf(hole)`, computed once per declaration. */

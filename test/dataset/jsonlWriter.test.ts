@@ -1,6 +1,6 @@
 /**
  * JsonlWriter (lean-bridge/dataset/jsonl.ts): lines laid out in place next to a held text (`holdText`,
- * `room`, `copyHeld`, `endLine`) and lines written in parts (`writeParts`) come out as the same lines written as strings, through flushes, a held text
+ * `room`, `copyHeld`, `endLine`) and lines written in parts (`putUtf8`, `putLatin1`) come out as the same lines written as strings, through flushes, a held text
  * larger than the buffer, a line larger than the buffer, and a new text held mid-file.
  */
 import { test } from "node:test";
@@ -42,7 +42,11 @@ test("lines copied from a held text are the lines written as strings", () => {
     out.writeLine('{"plain":"é"}');
     expected.push('{"plain":"é"}');
     // A head encoded here, then bytes already UTF-8 (one character per byte): "é𝔽" is C3 A9 F0 9D 94 BD.
-    out.writeParts('{"ä":', '"\u00c3\u00a9\u00f0\u009d\u0094\u00bd"', "}");
+    out.room(64);
+    out.putUtf8('{"ä":');
+    out.putLatin1('"\u00c3\u00a9\u00f0\u009d\u0094\u00bd"');
+    out.putLatin1("}");
+    out.endLine(out.end);
     expected.push('{"ä":"é𝔽"}');
   }
   out.close();
