@@ -29,13 +29,19 @@ export class HashSet53 {
   }
 
   add(key: number): this {
+    this.addNew(key);
+    return this;
+  }
+
+  /** Adds `key`; whether it was new (one probe where `has` then `add` take two). */
+  addNew(key: number): boolean {
     if (!(key >= 0 && Number.isSafeInteger(key)))
       throw new RangeError(`HashSet53: ${key} is not a 53-bit hash`);
     const slot = this.slotOf(key);
-    if (this.slots[slot] === key) return this;
+    if (this.slots[slot] === key) return false;
     this.slots[slot] = key;
     if (++this.size * 2 > this.slots.length) this.grow();
-    return this;
+    return true;
   }
 
   /** Where `key` is, or the empty slot where it would go. */

@@ -174,11 +174,10 @@ export async function mineWorkspace(
         }
         // A (statement, middle) pair as a number: a set of these instead of both texts per task.
         const digest = hash53Units(units, hole.start, hole.end, statementHash);
-        if (seen.has(digest)) {
+        if (!seen.addNew(digest)) {
           result.duplicatesDropped++;
           continue;
         }
-        seen.add(digest);
         if (options.maxMiddleChars !== undefined && hole.middle.length > options.maxMiddleChars) {
           result.tooLongDropped++;
           continue;

@@ -30,3 +30,14 @@ test("HashSet53 refuses what is not a 53-bit hash", () => {
   const set = new HashSet53();
   for (const bad of [-1, 0.5, 2 ** 53, Number.NaN]) assert.throws(() => set.add(bad), RangeError);
 });
+
+test("addNew says whether the key was new, as Set's has before add would", () => {
+  const ours = new HashSet53(4);
+  const reference = new Set<number>();
+  for (let i = 0; i < 30_000; i++) {
+    const key = hash53(`key ${i % 20_000}`);
+    assert.equal(ours.addNew(key), !reference.has(key));
+    reference.add(key);
+  }
+  assert.equal(ours.size, reference.size);
+});
