@@ -26,8 +26,8 @@ const AFTER_SHA_KEY = SHA_KEY.length + 64 + 1 + 8;
 class FileOfRows {
   private parsed: JsonText | undefined;
   private jsonText: string | undefined;
-  /** `JSON.stringify(file)` as UTF-8 bytes. */
-  readonly nameBytes: Uint8Array;
+  /** `","file":` + `JSON.stringify(file)` as UTF-8 + `,"kind":"`: what every row of the file has there. */
+  readonly fileSegment: Uint8Array;
 
   constructor(
     /** `JSON.stringify(file)`, one character per byte. */
@@ -37,7 +37,7 @@ class FileOfRows {
     readonly jsonStart: number,
     readonly jsonEnd: number,
   ) {
-    this.nameBytes = ascii(name);
+    this.fileSegment = ascii(`","file":${name},"kind":"`);
   }
 
   /** `JSON.stringify(text)`, one character per byte (made only for rows written as text). */
@@ -106,10 +106,6 @@ function latin1Of(field: Buffer): string {
 }
 
 const ID = ascii('{"id":"');
-const FILE = ascii('","file":');
-const KIND = ascii(',"kind":"');
-const DECL = ascii(',"decl":');
-const CONTEXT = ascii(',"context":');
 const RANGE = ascii(',"range":{"start":{"line":');
 const CHARACTER = ascii(',"character":');
 const RANGE_END = ascii('},"end":{"line":');
@@ -145,7 +141,7 @@ class SketchedRow implements SplitRow {
   kindIndex = 0;
   file: FileOfRows | undefined;
   declName = "";
-  /** `declName` as bytes, and the declaration they are of. */
+  /** `,"decl":` + `declName` + `,"context":` + the declaration's index, as bytes, and the declaration. */
   private declBytes: Uint8Array = new Uint8Array(0);
   private declBytesOf = -1;
   /** The writer holding `heldFile`'s text (`JsonlWriter.holdText`). */
@@ -205,10 +201,10 @@ class SketchedRow implements SplitRow {
       this.heldFile = file;
     }
     if (this.declBytesOf !== this.decl) {
-      this.declBytes = ascii(this.declName);
+      this.declBytes = ascii(`,"decl":${this.declName},"context":${this.decl}`);
       this.declBytesOf = this.decl;
     }
-    const name = file.nameBytes;
+    const name = file.fileSegment;
     const buffer = out.room(
       FIXED_BYTES + name.length + this.declBytes.length + field.length + (suffixByte - prefixByte),
     );
@@ -216,16 +212,11 @@ class SketchedRow implements SplitRow {
     b = putBytes(buffer, b, ID);
     b = putHex32(buffer, b, s[k + Sketch.IdHigh]!);
     b = putHex32(buffer, b, s[k + Sketch.IdLow]!);
-    b = putBytes(buffer, b, FILE);
     b = putBytes(buffer, b, name);
-    b = putBytes(buffer, b, KIND);
     b = putBytes(buffer, b, KIND_BYTES[this.kindIndex]!);
     buffer[b++] = 0x22; // "
     b = putBytes(buffer, b, plainBytes(field));
-    b = putBytes(buffer, b, DECL);
     b = putBytes(buffer, b, this.declBytes);
-    b = putBytes(buffer, b, CONTEXT);
-    b = putDecimal(buffer, b, this.decl);
     b = putBytes(buffer, b, RANGE);
     b = putDecimal(buffer, b, s[k + Sketch.RangeStartLine]!);
     b = putBytes(buffer, b, CHARACTER);
