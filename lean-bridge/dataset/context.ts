@@ -131,16 +131,29 @@ interface CodeTokens {
   to: Int32Array;
 }
 
-const codeTokensOf = new WeakMap<TokenStream, CodeTokens>();
+/**
+ * The last token stream's, in arrays reused from stream to stream (the exporter asks about one file at a
+ * time; fresh zeroed arrays per file cost page faults and garbage collections). Another stream rebuilds them.
+ */
+let lastCodeTokens: (CodeTokens & { ts: TokenStream }) | undefined;
+
+/** `old` when it holds `n` entries, else a new array half as large again (so that growing is rare). */
+function reused<T extends Uint16Array | Int32Array>(
+  old: T | undefined,
+  n: number,
+  make: new (length: number) => T,
+): T {
+  return old && old.length >= n ? old : new make(Math.max(n, Math.ceil((old?.length ?? 0) * 1.5)));
+}
 
 function codeTokens(ts: TokenStream): CodeTokens {
-  let built = codeTokensOf.get(ts);
-  if (built) return built;
+  if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
   const units = unitsOf(text);
-  const codes = new Uint16Array(text.length + count);
-  const from = new Int32Array(count);
-  const to = new Int32Array(count);
+  const old = lastCodeTokens;
+  const codes = reused(old?.codes, text.length + count, Uint16Array);
+  const from = reused(old?.from, count, Int32Array);
+  const to = reused(old?.to, count, Int32Array);
   let at = 0;
   for (let i = 0; i < count; i++) {
     if (isCommentKind(kinds[i]!)) continue;
@@ -149,9 +162,8 @@ function codeTokens(ts: TokenStream): CodeTokens {
     for (let k = starts[i]!, stop = ends[i]!; k < stop; k++) codes[at++] = units[k]!;
     to[i] = at;
   }
-  built = { codes, from, to };
-  codeTokensOf.set(ts, built);
-  return built;
+  lastCodeTokens = { ts, codes, from, to };
+  return lastCodeTokens;
 }
 
 /** The index of the last token ending at or before `offset`, or -1 (binary search over the token ends). */

@@ -20,8 +20,11 @@ const oneShot = (crypto as { hash?: unknown }).hash as
 const sha256Hex = (data: Uint8Array): string =>
   oneShot ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex");
 
-/** Bytes kept after the text for the hash input; grown (with the text copied) for a longer one. */
-const SCRATCH_BYTES = 64 * 1024;
+/**
+ * Bytes kept after the text for the hash input; grown (with the text copied) for a longer one. Small: a
+ * buffer is made per file, and most middles are a few hundred bytes.
+ */
+const SCRATCH_BYTES = 4 * 1024;
 
 export class FileHoleIds {
   /**

@@ -14,7 +14,7 @@ import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
-import { JsonText } from "./jsonText";
+import { JsonText, OffsetTables } from "./jsonText";
 import { declarationKey } from "./split";
 import { PendingHeads } from "./pendingHeads";
 import type { TaskSketchWriter } from "./taskSketches";
@@ -111,6 +111,8 @@ export async function mineWorkspace(
     headerEnds: new Map(),
   };
   const seen = new HashSet53();
+  // One file's JsonText is alive at a time: its offset tables are reused.
+  const offsetTables = new OffsetTables();
 
   const declIndex = new Map<string, number>();
   const tasksOfDecl: number[] = [];
@@ -130,7 +132,7 @@ export async function mineWorkspace(
     const parsed = parseFile(text);
     result.headerEnds.set(file, parsed.headerEnd);
     // The file as JSON, with its UTF-8 offsets and astral characters found in the same walk.
-    const json = new JsonText(text);
+    const json = new JsonText(text, undefined, offsetTables);
     const codePoints = new CodePointIndex(text, json.pairs);
     const uncheckable = moduleRefusal !== undefined && isModuleFile(parsed);
     const scopes = scopesInEffect(parsed);
