@@ -74,8 +74,9 @@ class Lexer {
 
   constructor(readonly text: string) {
     this.units = unitsOf(text);
-    // Lean source averages over two characters a token (whitespace included): one allocation usually suffices.
-    const capacity = Math.max(64, text.length >> 1);
+    // Lean source averages over four characters a token (whitespace included): most files fit at once, and
+    // larger arrays are fresh zeroed memory that a Mathlib-sized export pays for in page faults.
+    const capacity = Math.max(64, text.length >> 2);
     this.kinds = new Uint8Array(capacity);
     this.starts = new Int32Array(capacity);
     this.ends = new Int32Array(capacity);
