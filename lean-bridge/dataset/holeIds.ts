@@ -45,17 +45,27 @@ export class FileHoleIds {
 
   /**
    * `measured`: the text's UTF-8 offsets when already at hand (a `JsonText`), else computed here; `utf8`: the
-   * text's UTF-8 when at hand (the file's own bytes), else encoded here.
+   * text's UTF-8 when at hand (the file's own bytes), else encoded here; `reuse`: a buffer holder shared by
+   * ids made one file after another (each valid until the next is made with it), so that a large export
+   * does not take fresh memory for every file.
    */
   constructor(
     private readonly text: string,
     private readonly file: string,
     measured?: { utf8At: Int32Array | undefined },
     utf8?: Uint8Array,
+    reuse?: { buffer: Buffer },
   ) {
     this.textBytes = utf8 ? utf8.length : Buffer.byteLength(text, "utf8");
     // A Buffer, as the rows' writer's: `putDecimal` then always writes into one kind of array.
-    this.bytes = Buffer.allocUnsafeSlow(this.textBytes + SCRATCH_BYTES);
+    const needed = this.textBytes + SCRATCH_BYTES;
+    if (reuse && reuse.buffer.length >= needed) this.bytes = reuse.buffer;
+    else {
+      this.bytes = Buffer.allocUnsafeSlow(
+        reuse ? Math.max(needed, Math.ceil(reuse.buffer.length * 1.5)) : needed,
+      );
+      if (reuse) reuse.buffer = this.bytes;
+    }
     if (utf8) this.bytes.set(utf8, 0);
     else this.bytes.write(text, 0, "utf8");
     this.byteAt = this.textBytes === text.length ? undefined : measured ? measured.utf8At : utf8Offsets(text);

@@ -111,8 +111,9 @@ export async function mineWorkspace(
     headerEnds: new Map(),
   };
   const seen = new HashSet53();
-  // One file's JsonText is alive at a time: its offset tables are reused.
+  // One file's JsonText and task ids are alive at a time: their tables and buffer are reused.
   const offsetTables = new OffsetTables();
+  const idBuffer = { buffer: Buffer.alloc(0) };
 
   const declIndex = new Map<string, number>();
   const tasksOfDecl: number[] = [];
@@ -143,7 +144,7 @@ export async function mineWorkspace(
       codePoints,
       contextChars: options.contextChars,
     };
-    const rows = new FileRows(text, context, json, utf8);
+    const rows = new FileRows(text, context, json, utf8, idBuffer);
     const units = unitsOf(text);
     // The file's hash from its bytes when they are the text's UTF-8 (not encoded again).
     rows.writeFile(

@@ -63,13 +63,15 @@ export class FileRows {
 
   /**
    * `json`: the text as JSON when already at hand (its `pairs` made `context.codePoints`); `utf8`: the text's
-   * UTF-8 when at hand (the file's bytes), for the task ids.
+   * UTF-8 when at hand (the file's bytes), for the task ids; `idBuffer`: the ids' buffer, shared by the rows
+   * of files written one after another (`FileHoleIds`).
    */
   constructor(
     private readonly text: string,
     private readonly context: TaskContext,
     json?: JsonText,
     private readonly utf8?: Buffer,
+    private readonly idBuffer?: { buffer: Buffer },
   ) {
     this.json = json ?? new JsonText(text);
     this.fileJson = JSON.stringify(context.file);
@@ -185,7 +187,7 @@ export class FileRows {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
-    this.ids ??= new FileHoleIds(text, context.file, json, this.utf8);
+    this.ids ??= new FileHoleIds(text, context.file, json, this.utf8, this.idBuffer);
     const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
     const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
     const { ints, at } = out.next();

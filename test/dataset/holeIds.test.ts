@@ -52,6 +52,8 @@ test("task ids of any span, bounds inside surrogate pairs and lone surrogates in
     new FileHoleIds(text, "F.lean"),
     new FileHoleIds(text, "F.lean", new JsonText(text)),
     new FileHoleIds(text, "F.lean", new JsonText(text), Buffer.from(text, "utf8")),
+    // A buffer another file's ids used first (longer, with its bytes still in it).
+    new FileHoleIds(text, "F.lean", undefined, undefined, { buffer: Buffer.alloc(1 << 16, 0x41) }),
   ])
     for (let start = 0; start <= text.length; start++)
       for (let end = start; end <= text.length; end++)
