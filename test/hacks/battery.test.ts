@@ -211,6 +211,15 @@ const HACKS: Hack[] = [
     candidate: "omega -- \u202e sorry hidden \u202c",
   },
   { name: "an isolate around code", hole: "target", candidate: "\u2066omega\u2069" },
+  // A token cut at the candidate's very end, where the lexer looks one or two characters past the text (it
+  // reads a typed array of UTF-16 units there, and must end each token as it did with charCodeAt).
+  { name: "a lone slash at the end", hole: "target", candidate: "omega\n/" },
+  { name: "a lone minus at the end", hole: "target", candidate: "omega\n-" },
+  { name: "an open char literal at the end", hole: "target", candidate: "omega\n'" },
+  { name: "a hex prefix at the end", hole: "target", candidate: "omega\n0x" },
+  { name: "a raw string opener at the end", hole: "target", candidate: 'omega\nr#"' },
+  { name: "an open guillemet at the end", hole: "target", candidate: "omega\nexact «sorryAx" },
+  { name: "a byte-order mark before native code", hole: "target", candidate: "\ufeffnative_decide" },
   // A no-op in the middle of a proof whose later steps do the work: those steps are not the candidate's.
   { name: "no-op mid-proof, later steps closing goals", hole: "steps-middle", candidate: "skip" },
 ];

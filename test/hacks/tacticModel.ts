@@ -4,7 +4,13 @@
  * axioms a proof would use. A test double, never a judge of proofs.
  */
 import type { Declaration, ParsedFile } from "../../lean-bridge/lean/commands";
-import { isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
+import { TokenKind, isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
+
+/**
+ * Symbols this model lets begin a line of tactics: the bullets `·` and `.`, `(tacs)`, and, to err on the
+ * side of running a step, braces, `⟨` and `_`. Anything else at a line's start is a parse error in Lean.
+ */
+const TACTIC_SYMBOLS = new Set(["·", ".", "(", ")", "{", "}", "⟨", "_"]);
 
 export const CLOSERS = new Set([
   "exact",
@@ -152,6 +158,13 @@ export function elaborate(
       focused = { at, keyword: first, outside: goals - 1, empty: true };
       goals = 1;
       continue;
+    }
+    // Lean's tactic parser wants a tactic at a line's start: a number, string, char or a symbol that begins
+    // none (`/`, `'`, `0x`, …) is a parse error there, and nothing after it runs.
+    const kind = ts.kinds[i] ?? 0;
+    if (kind !== TokenKind.Ident && !(kind === TokenKind.Symbol && TACTIC_SYMBOLS.has(first))) {
+      fail(at, at + first.length, `unexpected token '${first}'; expected tactic`);
+      break;
     }
     if (focused) focused.empty = false;
     // `set_option … in tac` and `open … in tac` run `tac`.

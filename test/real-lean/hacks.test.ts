@@ -143,6 +143,15 @@ realLeanTest("real Lean: options, sorry and doing nothing earn nothing", gate, a
       // Commands the parser's keyword lists do not know, after a no-op: they stand at the hole's column.
       [proofHole(FILE, "target"), "skip\nalias target' := Nat.le_refl"],
       [proofHole(FILE, "target"), "skip\nseal target\nexact sorryAx _ false"],
+      // A token cut at the candidate's very end, where our lexer looks past the text.
+      [proofHole(FILE, "target"), "omega\n/"],
+      [proofHole(FILE, "target"), "omega -"],
+      [proofHole(FILE, "target"), "omega\n'"],
+      [proofHole(FILE, "target"), "omega\n0x"],
+      [proofHole(FILE, "target"), "omega\nr#"],
+      [proofHole(FILE, "target"), 'omega\nr#"'],
+      [proofHole(FILE, "target"), "omega\nexact «sorryAx"],
+      [proofHole(FILE, "target"), "\ufeffnative_decide"],
     ] as const) {
       const v = await pool.verify(task(hole), candidate);
       assert.notEqual(v.kind, "proved", candidate);
