@@ -21,11 +21,25 @@ import { mineWorkspace, type MiningResult, type TaskSink } from "./mineWorkspace
 import type { PendingHeads } from "./pendingHeads";
 import { sketchedRows } from "./taskRows";
 import { TaskSketchWriter } from "./taskSketches";
-import { SPLIT_FRACTIONS, assignSplits } from "./split";
+import { SPLIT_FRACTIONS } from "./split";
+import {
+  DEFAULT_SPLIT_MODE,
+  declarationTasks,
+  planSplits,
+  splitWarnings,
+  type SplitReport,
+} from "./splitPlan";
 import { verifyPending, type VerificationReport } from "./verifyTasks";
 import type { FimTokens } from "./views";
 import type { SkippedFile } from "./workspace";
-import { pendingSource, writeTasks, type OverlapReport, type SplitMode, type TaskSource } from "./writeTasks";
+import {
+  pendingSource,
+  writeTasks,
+  type HeldOutCounts,
+  type OverlapReport,
+  type SplitMode,
+  type TaskSource,
+} from "./writeTasks";
 
 export type ExportFormat = "native" | "lean-grpo" | "fim-text";
 
@@ -38,7 +52,7 @@ export interface ExportOptions {
   maxFileBytes: number;
   /** Each task's prefix window in characters (its suffix gets a quarter); default DEFAULT_CONTEXT_CHARS. */
   contextChars?: number;
-  /** Default `dedup`: no training task shares a normalised middle with a validation or test task. */
+  /** Default `family`: held-out instances and held-out families (splitPlan.ts); `dedup` and `declaration` by name. */
   splitMode?: SplitMode;
   formats: ExportFormat[];
   fimTokens?: FimTokens;
@@ -65,6 +79,13 @@ export interface ExportReport {
   contextChars: number;
   /** Held-out middles that also occur in training, and training tasks dropped to keep them apart. */
   overlap: OverlapReport;
+  /** How the splits were made: the mode, the families and those held out whole, kinds training lacks. */
+  split: SplitReport & {
+    /** Held-out tasks per held-out set: "instance" (their family is in training) or "family" (it is not). */
+    heldOut: HeldOutCounts;
+  };
+  /** What a user should know about the dataset (a hole kind with no training task, …). */
+  warnings: string[];
   files: { mined: number; skipped: SkippedFile[] };
   declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
   holes: {
@@ -102,11 +123,12 @@ const KEPT = ".kept.jsonl";
 const SKETCHES = ".sketches.bin";
 
 /** Each pending task's declaration and middle key, in one object reused for every task (read at once). */
-function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number }> {
-  const head = { decl: 0, middleKey: 0 };
+function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number; kind: string }> {
+  const head = { decl: 0, middleKey: 0, kind: "" };
   for (let k = 0; k < heads.count; k++) {
     head.decl = heads.decl(k);
     head.middleKey = heads.middleKey(k);
+    head.kind = heads.kind(k);
     yield head;
   }
 }
@@ -188,7 +210,6 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
 
     // Pass 2: keep only holes whose own middle verifies.
     let tasksPath = staging.file(PENDING);
-    let tasksPerDecl = mined.tasksPerDecl;
     let verification: VerificationReport | undefined;
     if (options.pool) {
       const keptOut = new JsonlWriter(staging.file(KEPT), { durable: false });
@@ -216,13 +237,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
             "Check that the project builds (`lake build`) and that the verifier is the one you meant.",
         };
       tasksPath = staging.file(KEPT);
-      tasksPerDecl = verified.tasksPerDecl;
     }
     if (cancelled()) return { kind: "cancelled" };
 
     // Pass 3: splits, tasks.jsonl and the views, streamed.
     options.onProgress?.({ phase: "writing", done: 0, total: 1 });
-    const splits = assignSplits(options.seed, tasksPerDecl);
     const source: TaskSource =
       tasksOut.kind === "sketches"
         ? {
@@ -232,10 +251,16 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
           }
         : // Verification kept only some pending tasks: their heads are read back from its file.
           pendingSource(tasksPath, verification ? undefined : mined.heads);
-    // Each declaration's split by its index: looked up for every task, up to three times.
-    const splitOfDecl = mined.declKeys.map((key) => splits.get(key)!);
-    const written = writeTasks(staging, source, (decl) => splitOfDecl[decl]!, {
-      splitMode: options.splitMode ?? "dedup",
+    const splitMode = options.splitMode ?? DEFAULT_SPLIT_MODE;
+    const plan = planSplits(
+      options.seed,
+      splitMode,
+      options.kinds,
+      declarationTasks(source.heads(), mined.declKeys, mined.declFamilies, options.kinds),
+    );
+    const written = writeTasks(staging, source, plan, {
+      splitMode,
+      kinds: options.kinds,
       formats: options.formats,
       ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
       headerEnds: mined.headerEnds,
@@ -256,6 +281,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       splitFractions: SPLIT_FRACTIONS,
       contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
       overlap: written.overlap,
+      split: { ...plan.report, heldOut: written.heldOut },
+      warnings: splitWarnings(byKindAndSplit, options.kinds),
       files: mined.files,
       declarations: mined.declarations,
       holes: {

@@ -16,6 +16,7 @@ import { CodePointIndex, type TaskRecord } from "./records";
 import { FileRows } from "./rowBytes";
 import { JsonText, OffsetTables } from "./jsonText";
 import { declarationKey } from "./split";
+import { familyOf } from "./splitPlan";
 import { PendingHeads } from "./pendingHeads";
 import type { TaskSketchWriter } from "./taskSketches";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
@@ -54,6 +55,8 @@ export interface MiningResult {
   tasksPerDecl: Map<string, number>;
   /** Declaration keys by the index pending tasks carry in `_decl` (also their `context` row). */
   declKeys: string[];
+  /** Each declaration's family (splitPlan.ts `familyOf`), by the same index. */
+  declFamilies: string[];
   /** With sketches: each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
   declNames: string[];
   /** Each pending task's `_decl` and `_mk`, in the pending file's order. */
@@ -106,6 +109,7 @@ export async function mineWorkspace(
     pending: 0,
     tasksPerDecl: new Map(),
     declKeys: [],
+    declFamilies: [],
     declNames: [],
     heads: new PendingHeads(),
     headerEnds: new Map(),
@@ -201,6 +205,7 @@ export async function mineWorkspace(
           decl = result.declKeys.length;
           declIndex.set(key, decl);
           result.declKeys.push(key);
+          result.declFamilies.push(familyOf(file, context.scope));
           if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
           tasksOfDecl.push(0);
           rows.writeContext(contextsOut, hole, decl);
