@@ -14,7 +14,7 @@ export function datasetCard(report: ExportReport): string {
   const sp = report.split;
   const h = sp.heldOut;
   const heldOutSets = `Held-out tasks say which set they are in (\`heldOut\`): **${h.instance.validation} validation and ${h.instance.test} test tasks are held-out instances** (declarations never trained on, of families training has) and **${h.family.validation} validation and ${h.family.test} test tasks are held-out families** (families training never sees; ${sp.families.heldOut.validation + sp.families.heldOut.test} of ${sp.families.total} families${sp.families.heldOutNames.length ? `: ${sp.families.heldOutNames.map((n) => `\`${n}\``).join(", ")}` : ""}). A family is known by its file and the named \`namespace\`s and \`section\`s around its declarations (\`file#Namespace.Section\`).`;
-  const novelty = `${o.test.inTraining} of ${o.test.tasks} test middles (and ${o.validation.inTraining} of ${o.validation.tasks} validation middles) also occur in training (compared normalised: tokens without comments or layout); each held-out task says \`novel: true|false\`.`;
+  const novelty = `**${o.test.inTraining} of ${o.test.tasks} test middles** (and ${o.validation.inTraining} of ${o.validation.tasks} validation middles) also occur in training (compared normalised: tokens without comments or layout); each held-out task says \`novel: true|false\`.`;
   const overlap =
     o.splitMode === "dedup"
       ? `Split \`dedup\`: by declaration, and no training task has the middle of a validation or test task (compared normalised); ${o.trainingDropped} training tasks were dropped for that. ${heldOutSets}`

@@ -24,7 +24,7 @@ import { TaskSketchWriter } from "./taskSketches";
 import { SPLIT_FRACTIONS } from "./split";
 import {
   DEFAULT_SPLIT_MODE,
-  declarationTasks,
+  declarationTable,
   planSplits,
   splitWarnings,
   type SplitReport,
@@ -256,7 +256,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       options.seed,
       splitMode,
       options.kinds,
-      declarationTasks(source.heads(), mined.declKeys, mined.declFamilies, options.kinds),
+      declarationTable(source.heads(), mined.declKeys, mined.declFamilies, options.kinds),
     );
     const written = writeTasks(staging, source, plan, {
       splitMode,

@@ -43,22 +43,36 @@ const TOTAL_WEIGHT = 3;
 
 export type HeldOut = "instance" | "family";
 
-/** The family of a declaration: its file and the named namespaces and sections it sits in (`scope` of context.ts). */
+/** Families already made, per scope array (context.ts shares one array per scope state) and file. */
+const familyCache = new WeakMap<readonly string[], { file: string; family: string }>();
+
+/**
+ * The family of a declaration: its file and the named namespaces and sections it sits in (`scope` of
+ * context.ts). Declarations of one scope share one string (a workspace has many declarations, few scopes).
+ */
 export function familyOf(file: string, scope: readonly string[]): string {
+  const cached = familyCache.get(scope);
+  if (cached?.file === file) return cached.family;
   const names: string[] = [];
   for (const command of scope) {
     const m = /^(?:namespace|section)\s+([^\s]+)/.exec(command);
     if (m) names.push(m[1]!);
   }
-  return `${file}#${names.join(".")}`;
+  const family = `${file}#${names.join(".")}`;
+  familyCache.set(scope, { file, family });
+  return family;
 }
 
-/** One declaration's tasks, by kind (in the order of the plan's `kinds`). */
-export interface DeclarationTasks {
+/**
+ * The declarations to split, as columns (a workspace may have hundreds of thousands): each one's key, family and
+ * task count per kind.
+ */
+export interface DeclarationTable {
   /** `declarationKey(file, declKey)`: unique, and what the seeded hash reads. */
-  key: string;
-  family: string;
-  byKind: number[];
+  keys: readonly string[];
+  families: readonly string[];
+  /** Tasks of declaration i and kind k (the plan's `kinds`) at `i * kinds.length + k`. */
+  counts: Int32Array;
 }
 
 export interface SplitReport {
@@ -88,157 +102,176 @@ export const FAMILY_RULE =
   "a declaration's family is its file and the named namespaces and sections around it (file#Namespace.Section)";
 
 const HELD_OUT_SPLITS = ["validation", "test"] as const;
+const SPLIT_CODE: Record<Split, number> = { train: 0, validation: 1, test: 2 };
 
-/** Per split, per kind (plus the total at index `kinds.length`): task counts. */
-type Counts = Record<Split, number[]>;
-
-function zeroCounts(width: number): Counts {
-  return {
-    train: new Array<number>(width).fill(0),
-    validation: new Array(width).fill(0),
-    test: new Array(width).fill(0),
-  };
-}
-
-function sum(xs: readonly number[]): number {
-  return xs.reduce((a, b) => a + b, 0);
-}
+/** Task counts per split (by SPLIT_CODE) and kind, the total last. */
+type Counts = Float64Array[];
 
 /**
- * The splits of `decls` under `mode`, deterministic in the seed and the tasks (not their order).
- * `kinds` names the entries of each declaration's `byKind`.
+ * The splits of `table`'s declarations under `mode`, deterministic in the seed and the tasks (not their order).
+ * `kinds` names the columns of `table.counts`.
  */
 export function planSplits(
   seed: number,
   mode: SplitMode,
   kinds: readonly string[],
-  decls: readonly DeclarationTasks[],
+  table: DeclarationTable,
 ): SplitPlan {
-  const width = kinds.length + 1; // per kind, then the total
-  const vector = decls.map((d) => [...d.byKind, sum(d.byKind)]);
-  const totals = new Array<number>(width).fill(0);
-  for (const v of vector) v.forEach((n, k) => (totals[k]! += n));
-  const order = decls.map((d) => unitHash(seed, d.key));
+  const n = table.keys.length;
+  const kindCount = kinds.length;
+  const width = kindCount + 1; // per kind, then the total
+  const TOTAL = kindCount;
+  // Each declaration's counts, its total last: vec[i * width + k].
+  const vec = new Int32Array(n * width);
+  const totals = new Float64Array(width);
+  for (let i = 0; i < n; i++) {
+    let all = 0;
+    for (let k = 0; k < kindCount; k++) {
+      const c = table.counts[i * kindCount + k]!;
+      vec[i * width + k] = c;
+      all += c;
+    }
+    vec[i * width + TOTAL] = all;
+    for (let k = 0; k < width; k++) totals[k]! += vec[i * width + k]!;
+  }
+  const size = (i: number) => vec[i * width + TOTAL]!;
+  const order = new Float64Array(n);
+  for (let i = 0; i < n; i++) order[i] = unitHash(seed, table.keys[i]!);
 
-  // Families, in seeded-hash order.
+  // Families, each with its declarations and tasks.
   const familyIndex = new Map<string, number>();
+  const familyOfDecl = new Int32Array(n);
   const familyDecls: number[][] = [];
-  decls.forEach((d, i) => {
-    let f = familyIndex.get(d.family);
+  for (let i = 0; i < n; i++) {
+    const name = table.families[i]!;
+    let f = familyIndex.get(name);
     if (f === undefined) {
       f = familyDecls.length;
-      familyIndex.set(d.family, f);
+      familyIndex.set(name, f);
       familyDecls.push([]);
     }
+    familyOfDecl[i] = f;
     familyDecls[f]!.push(i);
-  });
+  }
   const familyNames = [...familyIndex.keys()];
   const familyTasks = familyDecls.map((members) => {
-    const v = new Array<number>(width).fill(0);
-    for (const i of members) vector[i]!.forEach((n, k) => (v[k]! += n));
+    const v = new Float64Array(width);
+    for (const i of members) for (let k = 0; k < width; k++) v[k]! += vec[i * width + k]!;
     return v;
   });
 
-  // 1. Whole families held out (`family` mode).
+  // 1. Whole families held out (`family` mode), in seeded-hash order of their names.
   const familySplit = new Array<Split | undefined>(familyNames.length).fill(undefined);
-  const held: Record<"validation" | "test", number[]> = {
-    validation: new Array<number>(width).fill(0),
-    test: new Array<number>(width).fill(0),
-  };
+  const held = { validation: new Float64Array(width), test: new Float64Array(width) };
   if (mode === "family" && familyNames.length >= MIN_FAMILIES_TO_HOLD_OUT) {
     const familyOrder = familyNames
       .map((name, f) => [f, unitHash(seed, `family\0${name}`)] as const)
       .sort((a, b) => a[1] - b[1])
       .map(([f]) => f);
     const target = (s: "validation" | "test") =>
-      FAMILY_SHARE_OF_HELD_OUT * SPLIT_FRACTIONS[s] * totals[width - 1]!;
+      FAMILY_SHARE_OF_HELD_OUT * SPLIT_FRACTIONS[s] * totals[TOTAL]!;
+    let inTraining = familyNames.length;
     for (const f of familyOrder) {
       const v = familyTasks[f]!;
-      const n = v[width - 1]!;
-      if (familyDecls[f]!.filter((i) => vector[i]![width - 1]! > 0).length < MIN_FAMILY_DECLARATIONS)
-        continue;
-      // The held-out split this family helps most: the one furthest below its target that it does not overshoot by more.
+      const tasks = v[TOTAL]!;
+      if (familyDecls[f]!.filter((i) => size(i) > 0).length < MIN_FAMILY_DECLARATIONS) continue;
+      // The held-out split this family helps most: the one furthest below its target that it brings closer,
+      // overshooting by a quarter of the target at most (instances stay the larger held-out set).
       const split = [...HELD_OUT_SPLITS]
-        .filter(
-          (s) => Math.abs(held[s][width - 1]! + n - target(s)) < Math.abs(held[s][width - 1]! - target(s)),
-        )
-        .sort((a, b) => target(b) - held[b][width - 1]! - (target(a) - held[a][width - 1]!))[0];
+        .filter((s) => {
+          const now = held[s][TOTAL]!;
+          return (
+            Math.abs(now + tasks - target(s)) < Math.abs(now - target(s)) && now + tasks <= 1.25 * target(s)
+          );
+        })
+        .sort((a, b) => target(b) - held[b][TOTAL]! - (target(a) - held[a][TOTAL]!))[0];
       if (!split) continue;
-      const heldOfKind = (k: number) => held.validation[k]! + held.test[k]! + v[k]!;
-      if (kinds.some((_, k) => v[k]! > 0 && heldOfKind(k) > MAX_KIND_SHARE_IN_HELD_OUT_FAMILIES * totals[k]!))
-        continue;
-      // Training keeps at least one family.
-      if (familySplit.filter((s) => s === undefined).length <= 1) break;
+      const tooMuchOfAKind = kinds.some(
+        (_, k) =>
+          v[k]! > 0 &&
+          held.validation[k]! + held.test[k]! + v[k]! > MAX_KIND_SHARE_IN_HELD_OUT_FAMILIES * totals[k]!,
+      );
+      if (tooMuchOfAKind) continue;
+      if (inTraining <= 1) break; // Training keeps at least one family.
       familySplit[f] = split;
-      v.forEach((x, k) => (held[split][k]! += x));
+      inTraining--;
+      for (let k = 0; k < width; k++) held[split][k]! += v[k]!;
     }
   }
 
-  // 2. Every other declaration: the hash split, then the balancing moves.
-  const splits = decls.map((d, i): Split => {
-    const f = familyIndex.get(d.family)!;
-    return familySplit[f] ?? hashSplit(order[i]!);
-  });
-  const movable = decls.map((d) => familySplit[familyIndex.get(d.family)!] === undefined);
-  const counts = zeroCounts(width);
-  decls.forEach((_, i) => vector[i]!.forEach((n, k) => (counts[splits[i]!][k]! += n)));
-  const targets: Counts = {
-    train: totals.map((t) => SPLIT_FRACTIONS.train * t),
-    validation: totals.map((t) => SPLIT_FRACTIONS.validation * t),
-    test: totals.map((t) => SPLIT_FRACTIONS.test * t),
+  // 2. Every other declaration: the hash split at the shares the held-out families leave (the plain hash split
+  // when none is held out), then the balancing moves.
+  const all = totals[TOTAL]!;
+  const rest = all - held.validation[TOTAL]! - held.test[TOTAL]!;
+  const share = (s: "validation" | "test") =>
+    rest > 0 ? Math.max(0, SPLIT_FRACTIONS[s] * all - held[s][TOTAL]!) / rest : SPLIT_FRACTIONS[s];
+  const validationShare = share("validation");
+  const testShare = share("test");
+  const splits = new Uint8Array(n);
+  const movable = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const heldSplit = familySplit[familyOfDecl[i]!];
+    const u = order[i]!;
+    if (heldSplit) splits[i] = SPLIT_CODE[heldSplit];
+    else {
+      movable[i] = 1;
+      splits[i] =
+        rest === all
+          ? SPLIT_CODE[hashSplit(u)]
+          : u < 1 - validationShare - testShare
+            ? 0
+            : u < 1 - testShare
+              ? 1
+              : 2;
+    }
+  }
+  const counts: Counts = [new Float64Array(width), new Float64Array(width), new Float64Array(width)];
+  const moveTo = (i: number, to: number) => {
+    for (let k = 0; k < width; k++) {
+      counts[splits[i]!]![k]! -= vec[i * width + k]!;
+      counts[to]![k]! += vec[i * width + k]!;
+    }
+    if (splits[i] === 0) trainOf[familyOfDecl[i]!]!--;
+    if (to === 0) trainOf[familyOfDecl[i]!]!++;
+    splits[i] = to;
   };
-  const trainOf = familyDecls.map((members) => members.filter((i) => splits[i] === "train").length);
+  for (let i = 0; i < n; i++) for (let k = 0; k < width; k++) counts[splits[i]!]![k]! += vec[i * width + k]!;
+  const trainOf = new Int32Array(familyNames.length);
+  for (let i = 0; i < n; i++) if (splits[i] === 0) trainOf[familyOfDecl[i]!]!++;
   if (mode === "family") {
     // A family not held out whole keeps a declaration in training: its held-out ones are then instances.
     familyDecls.forEach((members, f) => {
       if (familySplit[f] !== undefined || trainOf[f]! > 0) return;
-      const first = members
-        .filter((i) => vector[i]![width - 1]! > 0)
-        .sort((a, b) => order[a]! - order[b]!)[0];
-      if (first === undefined) return;
-      vector[first]!.forEach((n, k) => {
-        counts[splits[first]!][k]! -= n;
-        counts.train[k]! += n;
-      });
-      splits[first] = "train";
-      trainOf[f] = 1;
+      const first = members.filter((i) => size(i) > 0).sort((a, b) => order[a]! - order[b]!)[0];
+      if (first !== undefined) moveTo(first, 0);
     });
   }
-  const canLeaveTrain = (i: number) => mode !== "family" || trainOf[familyIndex.get(decls[i]!.family)!]! > 1;
-  balance(splits, vector, counts, targets, order, movable, canLeaveTrain, (i, from, to) => {
-    const f = familyIndex.get(decls[i]!.family)!;
-    if (from === "train") trainOf[f]!--;
-    if (to === "train") trainOf[f]!++;
-  });
+  const targets: Counts = SPLITS.map((s) => totals.map((t) => SPLIT_FRACTIONS[s] * t));
+  const canLeaveTrain = (i: number) => mode !== "family" || trainOf[familyOfDecl[i]!]! > 1;
+  balance(n, width, vec, splits, counts, targets, order, movable, canLeaveTrain, moveTo);
 
   // 3. A kind a few declarations have, all of them held out: one of them (the smallest) back to training.
   const kindsWithoutTraining: string[] = [];
   kinds.forEach((kind, k) => {
-    if (totals[k] === 0 || counts.train[k]! > 0) return;
-    const candidates = decls
-      .map((_, i) => i)
-      .filter((i) => movable[i] && vector[i]![k]! > 0)
-      .sort((a, b) => vector[a]![width - 1]! - vector[b]![width - 1]! || order[a]! - order[b]!);
-    const i = candidates[0];
-    if (i === undefined) {
-      kindsWithoutTraining.push(kind);
-      return;
-    }
-    vector[i]!.forEach((n, j) => {
-      counts[splits[i]!][j]! -= n;
-      counts.train[j]! += n;
-    });
-    trainOf[familyIndex.get(decls[i]!.family)!]!++;
-    splits[i] = "train";
+    if (totals[k] === 0 || counts[0]![k]! > 0) return;
+    let best = -1;
+    for (let i = 0; i < n; i++)
+      if (movable[i] && vec[i * width + k]! > 0)
+        if (best < 0 || size(i) < size(best) || (size(i) === size(best) && order[i]! < order[best]!))
+          best = i;
+    if (best < 0) kindsWithoutTraining.push(kind);
+    else moveTo(best, 0);
   });
 
-  const familyInTraining = familyDecls.map((members) => members.some((i) => splits[i] === "train"));
-  const heldOut = decls.map((d, i): HeldOut | undefined =>
-    splits[i] === "train" ? undefined : familyInTraining[familyIndex.get(d.family)!] ? "instance" : "family",
-  );
+  const heldOut = new Array<HeldOut | undefined>(n);
+  const result = new Array<Split>(n);
+  for (let i = 0; i < n; i++) {
+    result[i] = SPLITS[splits[i]!]!;
+    if (splits[i] !== 0) heldOut[i] = trainOf[familyOfDecl[i]!]! > 0 ? "instance" : "family";
+  }
   const heldOutNames = familyNames.filter((_, f) => familySplit[f] !== undefined).sort();
   return {
-    splits,
+    splits: result,
     heldOut,
     report: {
       mode,
@@ -259,105 +292,91 @@ export function planSplits(
 /**
  * Moves single declarations between splits while one move lowers the distance of the task counts from their
  * targets, overall and per kind (the sum of absolute differences, the overall one weighing TOTAL_WEIGHT times
- * as much: the requested shares come first, each kind's share second). Declarations with the same counts per kind
- * are interchangeable for the distance, so moves are looked for per (split, counts) bucket, and the one taken
- * is the first of its bucket in seeded-hash order. Ties go to the smaller declaration.
+ * as much: the requested shares come first, each kind's share second). Declarations with the same counts per
+ * kind are interchangeable for the distance, so moves are looked for per (split, counts) bucket, and the one
+ * taken is the first of its bucket in seeded-hash order. Ties go to the smaller declaration.
  */
 function balance(
-  splits: Split[],
-  vector: readonly number[][],
+  n: number,
+  width: number,
+  vec: Int32Array,
+  splits: Uint8Array,
   counts: Counts,
   targets: Counts,
-  order: readonly number[],
-  movable: readonly boolean[],
+  order: Float64Array,
+  movable: Uint8Array,
   canLeaveTrain: (i: number) => boolean,
-  moved: (i: number, from: Split, to: Split) => void,
+  moveTo: (i: number, to: number) => void,
 ): void {
-  const width = counts.train.length;
-  const buckets: Record<Split, Map<string, number[]>> = {
-    train: new Map(),
-    validation: new Map(),
-    test: new Map(),
-  };
-  const signature = (i: number) => vector[i]!.join(",");
-  const byOrder = splits.map((_, i) => i).sort((a, b) => order[a]! - order[b]! || a - b);
+  const TOTAL = width - 1;
+  const buckets: Map<string, number[]>[] = [new Map(), new Map(), new Map()];
+  const signature = (i: number) => vec.subarray(i * width, i * width + width).join(",");
+  const byOrder = Array.from({ length: n }, (_, i) => i).sort((a, b) => order[a]! - order[b]! || a - b);
   for (const i of byOrder) {
-    if (!movable[i] || vector[i]![width - 1] === 0) continue;
-    const bucket = buckets[splits[i]!];
+    if (!movable[i] || vec[i * width + TOTAL] === 0) continue;
+    const bucket = buckets[splits[i]!]!;
     const key = signature(i);
     (bucket.get(key) ?? bucket.set(key, []).get(key)!).push(i);
   }
-  // The change in distance when `v` leaves `from` for `to`; the total weighs more than any kind.
-  const gain = (v: readonly number[], from: Split, to: Split) => {
+  // The change in distance when declaration `i` leaves `from` for `to`; the total weighs more than any kind.
+  const gain = (i: number, from: number, to: number) => {
     let g = 0;
     for (let k = 0; k < width; k++) {
-      const n = v[k]!;
-      if (n === 0) continue;
-      const a = counts[from][k]! - targets[from][k]!;
-      const b = counts[to][k]! - targets[to][k]!;
-      const weight = k === width - 1 ? TOTAL_WEIGHT : 1;
-      g += weight * (Math.abs(a) + Math.abs(b) - Math.abs(a - n) - Math.abs(b + n));
+      const c = vec[i * width + k]!;
+      if (c === 0) continue;
+      const a = counts[from]![k]! - targets[from]![k]!;
+      const b = counts[to]![k]! - targets[to]![k]!;
+      g += (k === TOTAL ? TOTAL_WEIGHT : 1) * (Math.abs(a) + Math.abs(b) - Math.abs(a - c) - Math.abs(b + c));
     }
     return g;
   };
   for (let moves = 0; moves < 1_000_000; moves++) {
-    let best: { i: number; from: Split; to: Split; gain: number; size: number; at: number } | undefined;
-    for (const from of SPLITS) {
-      for (const [, members] of buckets[from]) {
-        const i = from === "train" ? members.find(canLeaveTrain) : members[0];
+    let best: { i: number; from: number; to: number; gain: number } | undefined;
+    for (let from = 0; from < 3; from++) {
+      for (const members of buckets[from]!.values()) {
+        const i = from === 0 ? members.find(canLeaveTrain) : members[0];
         if (i === undefined) continue;
-        const v = vector[i]!;
-        for (const to of SPLITS) {
+        for (let to = 0; to < 3; to++) {
           if (to === from) continue;
-          const g = gain(v, from, to);
+          const g = gain(i, from, to);
           if (g <= 1e-9) continue;
-          const size = v[width - 1]!;
-          if (
+          const better =
             !best ||
             g > best.gain + 1e-9 ||
             (Math.abs(g - best.gain) <= 1e-9 &&
-              (size < best.size || (size === best.size && order[i]! < best.at)))
-          )
-            best = { i, from, to, gain: g, size, at: order[i]! };
+              (vec[i * width + TOTAL]! < vec[best.i * width + TOTAL]! ||
+                (vec[i * width + TOTAL] === vec[best.i * width + TOTAL] && order[i]! < order[best.i]!)));
+          if (better) best = { i, from, to, gain: g };
         }
       }
     }
     if (!best) break;
     const { i, from, to } = best;
     const key = signature(i);
-    const list = buckets[from].get(key)!;
+    const list = buckets[from]!.get(key)!;
     list.splice(list.indexOf(i), 1);
-    if (list.length === 0) buckets[from].delete(key);
-    const target = buckets[to].get(key) ?? buckets[to].set(key, []).get(key)!;
+    if (list.length === 0) buckets[from]!.delete(key);
+    const target = buckets[to]!.get(key) ?? buckets[to]!.set(key, []).get(key)!;
     target.push(i);
     target.sort((a, b) => order[a]! - order[b]!);
-    vector[i]!.forEach((n, k) => {
-      counts[from][k]! -= n;
-      counts[to][k]! += n;
-    });
-    splits[i] = to;
-    moved(i, from, to);
+    moveTo(i, to);
   }
 }
 
-/** Tasks per declaration and kind, counted from the tasks' heads (`decl` is the declaration's index). */
-export function declarationTasks(
+/** The declarations' table, their task counts per kind read from the tasks' heads (`decl`: the declaration's index). */
+export function declarationTable(
   heads: Iterable<{ decl: number; kind: string }>,
-  declKeys: readonly string[],
+  keys: readonly string[],
   families: readonly string[],
   kinds: readonly string[],
-): DeclarationTasks[] {
+): DeclarationTable {
   const kindIndex = new Map(kinds.map((k, i) => [k, i]));
-  const out = declKeys.map((key, i) => ({
-    key,
-    family: families[i] ?? key.split("\0")[0]!,
-    byKind: new Array<number>(kinds.length).fill(0),
-  }));
+  const counts = new Int32Array(keys.length * kinds.length);
   for (const h of heads) {
     const k = kindIndex.get(h.kind);
-    if (k !== undefined) out[h.decl]!.byKind[k]!++;
+    if (k !== undefined) counts[h.decl * kinds.length + k]!++;
   }
-  return out;
+  return { keys, families, counts };
 }
 
 /** A warning for each kind asked for that has tasks but none in training (a model could not learn it). */

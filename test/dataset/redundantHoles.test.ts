@@ -89,9 +89,19 @@ const cardBase = {
   contextChars: 96,
   files: { mined: 1, skipped: [] },
   declarations: { withTacticProofs: 2, skipped: {} },
-  holes: { kept: { total: 4, byKind: {}, bySplit: {}, shares: {} }, duplicatesDropped: 0 },
+  holes: {
+    kept: { total: 4, byKind: {}, bySplit: {}, shares: {}, byKindAndSplit: {} },
+    duplicatesDropped: 0,
+  },
   splitFractions: {},
   views: [],
+  split: {
+    mode: "dedup",
+    families: { total: 1, heldOut: { validation: 0, test: 0 }, heldOutNames: [] },
+    kindsWithoutTraining: [],
+    heldOut: { instance: { validation: 0, test: 0 }, family: { validation: 0, test: 0 } },
+  },
+  warnings: [],
   overlap: {
     splitMode: "dedup",
     trainingDropped: 0,
