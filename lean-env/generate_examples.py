@@ -708,7 +708,7 @@ EPILOGUES: dict[str, list[str]] = {
 SPECIAL_ORACLE = {
     "FimExamples.Arith.add_zero'": ["omega"],
     "FimExamples.Arith.three_mul": ["omega"],
-    "FimExamples.Induction.fimDouble_zero": ["rfl", "decide"],
+    "FimExamples.Induction.fimDouble_zero": ["rfl"],
 }
 
 

@@ -28,8 +28,19 @@ const kindOf = (row: Record<string, unknown>) => (row.verdict as { kind: string 
 /** One small dataset of the example workspace, shared by the tests below. */
 const dataset = (() => {
   const out = join(mkdtempSync(join(tmpdir(), "fim-batch-ds-")), "ds");
-  // Every whole proof (the default dedup split drops training proofs whose middle a held-out task has).
-  const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof", "--split", "declaration"]);
+  // Every whole proof of the workspace: verified, so without its open goals (`sorry`).
+  const r = run([
+    "export",
+    EXAMPLE,
+    "--out",
+    out,
+    "--kinds",
+    "proof",
+    "--split",
+    "declaration",
+    "--verify",
+    "--simulator",
+  ]);
   assert.equal(r.code, 0, r.stderr);
   return out;
 })();
