@@ -132,7 +132,7 @@ def lt_of_add(i: int, rng: random.Random) -> Instance:
     return Instance(
         f"lt_of_add_{i}",
         f"{binders} ({h} : {a} + {i} < {b}) : {a} < {b}",
-        [f"have h' : {a} < {a} + {i} := by omega", "omega"],
+        [f"have h' : {a} < {b} := by omega", "exact h'"],
         [["omega"]],
     )
 
@@ -418,7 +418,7 @@ def have_chain(i: int, rng: random.Random) -> Instance:
         [
             f"have h₃ : {a} < {c} := Nat.lt_trans {h1} {h2}",
             f"have h' : {a} + {k} < {c} + {k} := by",
-            "  omega",
+            f"  exact Nat.add_lt_add_right h₃ {k}",
             "exact h'",
         ],
         [["omega"]],
@@ -431,9 +431,9 @@ def double_bound(i: int, rng: random.Random) -> Instance:
     k = rng.randint(1, 20)
     return Instance(
         f"double_bound_{i}",
-        f"{nat_binders(rng, (a, b))} ({ha} : {a} ≤ {k}) ({hb} : {b} ≤ {k}) : {a} + {b} ≤ 2 * {k}",
-        [f"have hsum : {a} + {b} ≤ {k} + {k} := Nat.add_le_add {ha} {hb}", "omega"],
-        [["omega"]],
+        f"{nat_binders(rng, (a, b))} ({ha} : {a} ≤ {k}) ({hb} : {b} ≤ {k}) : {a} + {b} ≤ {k} + {k}",
+        [f"have hsum : {a} + {b} ≤ {k} + {k} := Nat.add_le_add {ha} {hb}", "exact hsum"],
+        [["omega"], [f"exact Nat.add_le_add {ha} {hb}"]],
     )
 
 
@@ -628,7 +628,7 @@ FAMILIES: list[Family] = [
     family("Calc", "RwEq", "a + k = b + k from a = b, by rw", 10, [2, 6, 9], rw_eq),
     # Structured: `have` steps.
     family("Structured", "HaveChain", "a + k < c + k through two `have`s", 10, [1, 3, 6, 9], have_chain),
-    family("Structured", "DoubleBound", "a + b ≤ 2 * k, through a `have`", 10, [1, 7], double_bound),
+    family("Structured", "DoubleBound", "a + b ≤ k + k, through a `have`", 10, [1, 7], double_bound),
     family("Structured", "HaveSplit", "a ≤ c + k from a conjunction, by obtain", 10, [], have_split),
     # Decide: closed decidable statements.
     family("Decide", "SmallLt", "k * m < k * m + 1", 10, [1, 2, 3], small_lt),

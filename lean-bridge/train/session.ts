@@ -213,7 +213,6 @@ export async function startTraining(
   // A mined dataset gets the goal at each hole from this verifier, for the prompts (train/dataset.ts).
   let dataset = prepared.dataset;
   if (prepared.mined) {
-    phase("starting-verifier", "reading the goal at each hole");
     const goals = await withGoals(dataset, pool, options.signal ? { signal: options.signal } : {});
     if (goals.kind !== "ok") {
       await pool.stop();

@@ -118,12 +118,12 @@ section LtOfAdd
 -- a < b from a + k < b, through a `have`
 
 theorem lt_of_add_1 (a b : Nat) (h : a + 1 < b) : a < b := by
-  have h' : a < a + 1 := by omega
-  omega
+  have h' : a < b := by omega
+  exact h'
 
 theorem lt_of_add_2 (a b : Nat) (h : a + 2 < b) : a < b := by
-  have h' : a < a + 2 := by omega
-  omega
+  have h' : a < b := by omega
+  exact h'
 
 theorem lt_of_add_3 (m n : Nat) (hk : m + 3 < n) : m < n := by
   sorry
@@ -138,8 +138,8 @@ theorem lt_of_add_6 (m n : Nat) (h₃ : m + 6 < n) : m < n := by
   sorry
 
 theorem lt_of_add_7 (a b : Nat) (hle : a + 7 < b) : a < b := by
-  have h' : a < a + 7 := by omega
-  omega
+  have h' : a < b := by omega
+  exact h'
 
 theorem lt_of_add_8 (a b : Nat) (hk : a + 8 < b) : a < b := by
   sorry
