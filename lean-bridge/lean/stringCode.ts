@@ -26,9 +26,16 @@ export interface CodeRegion {
 export type StringCode =
   { kind: "regions"; regions: CodeRegion[] } | { kind: "unreadable"; at: number; reason: string };
 
+/**
+ * The most `{…}` one string may hold. Each is read by lexing the rest of the string, so the cost of a
+ * string grows with their number times its length; proofs never need many.
+ */
+export const MAX_CODE_REGIONS = 32;
+
 const BACKSLASH = 92;
 const QUOTE = 34;
 const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
 
 /** Whether the string token [start, end) is a raw string (`r"…"`, `r#"…"#`), which is never interpolated. */
 function isRaw(text: string, start: number): boolean {
@@ -37,21 +44,45 @@ function isRaw(text: string, start: number): boolean {
 }
 
 /**
- * Where the code opened by the `{` just before `from` ends: the first `}` token at brace depth 0 that our
- * lexer finds before `limit`, or -1 when none does (the code would run past the string).
+ * The first `}` token at brace depth 0 in the lexing of text[from, limit), or -1 when there is none (the code
+ * would run past the string).
  */
-function closingBrace(text: string, from: number, limit: number): number {
+function closingBraceIn(text: string, from: number, limit: number): number {
   const ts = lex(text.slice(from, limit));
   let depth = 0;
   for (let k = 0; k < ts.count; k++) {
-    if (ts.kinds[k] !== TokenKind.Symbol) continue;
+    if (ts.kinds[k] !== TokenKind.Symbol || (ts.ends[k] ?? 0) - (ts.starts[k] ?? 0) !== 1) continue;
     const c = ts.text.charCodeAt(ts.starts[k] ?? 0);
-    if ((ts.ends[k] ?? 0) - (ts.starts[k] ?? 0) !== 1) continue;
     if (c === OPEN_BRACE) depth++;
-    else if (c === 125) {
+    else if (c === CLOSE_BRACE) {
       if (depth === 0) return from + (ts.starts[k] ?? 0);
       depth--;
     }
+  }
+  return -1;
+}
+
+/**
+ * Characters past a `}` that decide the token around it: a char literal `'}'` needs the quote after it (no
+ * other token of Lean's holds a `}` and needs to see past it); a few more for good measure.
+ */
+const LOOKAHEAD = 8;
+
+/** Tries at the next `}` characters before lexing the whole rest of the string. */
+const SHORT_TRIES = 8;
+
+/**
+ * Where the code opened by the `{` just before `from` ends: the first `}` token at brace depth 0 that our
+ * lexer finds before `limit`, or -1. Lexing up to each `}` character in turn (with a little lookahead) finds
+ * it in the same place as lexing the whole rest, and costs the length of the code instead of the string's.
+ */
+function closingBrace(text: string, from: number, limit: number): number {
+  let tries = 0;
+  for (let p = text.indexOf("}", from); p !== -1 && p < limit; p = text.indexOf("}", p + 1)) {
+    if (++tries > SHORT_TRIES) return closingBraceIn(text, from, limit);
+    const found = closingBraceIn(text, from, Math.min(limit, p + 1 + LOOKAHEAD));
+    if (found === p) return p;
+    if (found !== -1 && found < p) return found;
   }
   return -1;
 }
@@ -85,6 +116,8 @@ export function stringCode(text: string, start: number, end: number): StringCode
     const c = text.charCodeAt(j);
     if (c === BACKSLASH) j += 2;
     else if (c === OPEN_BRACE) {
+      if (regions.length === MAX_CODE_REGIONS)
+        return { kind: "unreadable", at: j, reason: `more than ${MAX_CODE_REGIONS} \`{…}\` in one string` };
       const brace = closingBrace(text, j + 1, close);
       if (brace === -1)
         return {

@@ -392,6 +392,11 @@ function findTampering(doc: CheckDocument, suffix: string, statement: string): s
   const ts = reparsed.tokens;
   for (let i = 0; i < ts.count; i++) {
     const start = ts.starts[i] ?? 0;
+    const end = ts.ends[i] ?? 0;
+    // The policy read the candidate alone: a token that runs across the hole's edge (`sor` + `ry⟩`, a `-`
+    // before the file's `-`) is one the policy never saw, so the candidate's tokens must be Lean's.
+    if ((start < candidateStart && end > candidateStart) || (start < candidateEnd && end > candidateEnd))
+      return `the candidate runs into the file's text at the hole's edge (\`${tokenText(ts, i)}\` would be one token), so Lean would read a token the policy did not check`;
     if (start < candidateStart) continue;
     if (start >= candidateEnd) break;
     const word = tokenText(ts, i);

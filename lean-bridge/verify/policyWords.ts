@@ -240,20 +240,6 @@ function prevCodeToken(ts: TokenStream, i: number): number {
   return k;
 }
 
-/** Whether token i is followed by a field or projection written against it (`lemma.1`, `hint.2`). */
-function projected(ts: TokenStream, i: number): boolean {
-  const dot = i + 1;
-  const after = i + 2;
-  return (
-    dot < ts.count &&
-    tokenText(ts, dot) === "." &&
-    ts.starts[dot] === ts.ends[i] &&
-    after < ts.count &&
-    ts.starts[after] === ts.ends[dot] &&
-    (ts.kinds[after] === TokenKind.Number || ts.kinds[after] === TokenKind.Ident)
-  );
-}
-
 /** Whether the code token before token i, on i's own line, is one after which a word is a name. */
 function namedAfterBinder(ts: TokenStream, i: number): boolean {
   const prev = prevCodeToken(ts, i - 1);
@@ -265,11 +251,11 @@ function namedAfterBinder(ts: TokenStream, i: number): boolean {
  * on as a configuration item (`decide +native`, `(native := true)`, `{ native := true }`), so it is a name
  * unless `+`/`-` is written against it or it stands as a named argument or field (after `(`, `{`, `,` or
  * `with`, before `:=`). `lemma` starts a command (Mathlib's) only when a declaration name follows, unless it
- * was itself bound as a name on its line (`intro lemma`, the next line starting with a tactic) or is
- * projected (`lemma.1`). The nameable tactics are names after a binder or term keyword on their line
- * (`have hint := h`, `intro stop`, `⟨a, admit⟩`, `exact hint`) or projected (`hint.1`); what follows a word
- * does not tell (`(by admit : P)` and `⟨by hint, h⟩` run the tactic). Lean confirms either way: a command
- * would end the declaration early, which Lean's range of it shows.
+ * was itself bound as a name on its line (`intro lemma`, the next line starting with a tactic); `lemma.1.1`
+ * is a name. The nameable tactics are names after a binder or term keyword on their line (`have hint := h`,
+ * `intro stop`, `⟨a, admit⟩`, `exact hint.1`); what follows a word does not tell (`(by admit : P)` and
+ * `⟨by hint, h⟩` run the tactic, and so does `hint.1` at a tactic's start, before Lean's parse error). Lean
+ * confirms either way: a command would end the declaration early, which Lean's range of it shows.
  */
 export function nameInPlace(ts: TokenStream, i: number): boolean {
   const word = tokenText(ts, i);
@@ -284,10 +270,10 @@ export function nameInPlace(ts: TokenStream, i: number): boolean {
     return !against && !field;
   }
   if (word === "lemma") {
-    if (next >= ts.count || ts.kinds[next] !== TokenKind.Ident || projected(ts, i)) return true;
+    if (next >= ts.count || ts.kinds[next] !== TokenKind.Ident) return true;
     return ts.lines[next] !== ts.lines[i] && namedAfterBinder(ts, i);
   }
-  if (NAMEABLE_TACTICS.has(word)) return projected(ts, i) || namedAfterBinder(ts, i);
+  if (NAMEABLE_TACTICS.has(word)) return namedAfterBinder(ts, i);
   return word === "IO";
 }
 
