@@ -7,111 +7,15 @@
  * command, must earn nothing. test/real-lean/hacks.test.ts runs them against Lean.
  */
 import { test } from "node:test";
-import { type FileCase, holeAt, throughLeanLike, throughSimulator } from "./fileCases";
+import { throughLeanLike, throughSimulator } from "./fileCases";
+import { NAMES_FILE, nameCases } from "./keywordNames.cases";
 
-/**
- * Core Lean only: a field named `stop`, a constant named `…module`, a local `#` prefix like Mathlib's card
- * (`#t.powerset` is `List.length t.powerset`, as Mathlib's `#s.powerset` is `Finset.card s.powerset`).
- */
-export const NAMES_FILE = `structure R where
-  stop : Nat
-
-structure PS where
-  powerset : List Nat
-
-theorem Foo.module : True := trivial
-
-local prefix:max "#" => List.length
-
-theorem r_stop (r : R) (h : r.stop = 3) : r.stop = 3 := by
-  show r.stop = 3
-  exact h
-
-theorem lemma_name : (True ∧ True) ∧ True → True := by
-  intro lemma
-  exact lemma.1.1
-
-theorem card_rev (s : List Nat) : #s.reverse = #s := by
-  show #s.reverse = #s
-  simp
-
-theorem card_pow (s : List Nat) (t : PS) (h : #t.powerset = 2 ^ #s) : #t.powerset = 2 ^ #s := by
-  show #t.powerset = 2 ^ #s
-  exact h
-
-theorem mod_name : True := by
-  exact @Foo.module
-
-theorem hint_name (h : 1 = 1) : 1 = 1 := by
-  have hint := h
-  exact hint
-
-theorem stop_name : True → True := by
-  intro stop
-  exact stop
-`;
-
-/** The whole tactic proof of `name` (from the first tactic to the end of its block). */
-function proofOf(name: string): FileCase["hole"] {
-  const head = NAMES_FILE.indexOf(`theorem ${name} `);
-  const body = NAMES_FILE.indexOf(":= by\n", head) + ":= by\n".length;
-  let start = body;
-  while (NAMES_FILE[start] === " ") start++;
-  const next = NAMES_FILE.indexOf("\n\n", start);
-  const end = next === -1 ? NAMES_FILE.trimEnd().length : next;
-  return holeAt(NAMES_FILE, NAMES_FILE.slice(start, end), `theorem ${name} `);
-}
-
-const legit = (name: string, candidate: string): FileCase => ({
-  name: `${name}: ${candidate.split("\n")[0]}`,
-  hole: proofOf(name),
-  candidate,
-  proved: true,
-});
-
-export const NAME_CONTROLS: FileCase[] = [
-  legit("r_stop", "show r.stop = 3\nexact h"),
-  legit("lemma_name", "intro lemma\nexact lemma.1.1"),
-  legit("card_rev", "show #s.reverse = #s\nsimp"),
-  legit("card_pow", "show #t.powerset = 2 ^ #s\nexact h"),
-  legit("mod_name", "exact @Foo.module"),
-  legit("hint_name", "have hint := h\nexact hint"),
-  legit("stop_name", "intro stop\nexact stop"),
-];
-
-const attack = (name: string, candidate: string, leanLikeToo = true): FileCase => ({
-  name: `${name}: ${candidate.replace(/\n/g, " ⏎ ")}`,
-  hole: proofOf("hint_name"),
-  candidate,
-  proved: false,
-  ...(leanLikeToo ? {} : { leanLike: false as const }),
-});
-
-/** The same words where Lean reads the tactic or the command. */
-export const NAME_ATTACKS: FileCase[] = [
-  attack("stop at a tactic's start", "stop\nexact h"),
-  attack("stop after a binder, on the next line", "intro stop\nstop"),
-  attack("admit in a nested block", "exact (by admit)"),
-  attack("admit in an ascribed block", "exact (by admit : 1 = 1)"),
-  attack("admit in an anonymous constructor's block", "exact ⟨by admit, h⟩.1"),
-  attack("hint as a tactic", "hint"),
-  attack("hint in a combinator", "first | hint | exact h"),
-  attack("hint after a binder's line ends", "have hint := h\nhint"),
-  attack("hint projected at a tactic's start", "hint.1"),
-  attack("a lemma command after a proof", "exact h\nlemma x : 1 = 1 := rfl"),
-  attack("a module command", "exact h\nmodule"),
-  attack("#exit with a field after it", "exact h\n#exit.foo"),
-  attack("sorryAx as a field", "exact h.sorryAx"),
-  attack("ofReduceBool as a component", "exact Lean.«ofReduceBool» _ _ rfl"),
-  attack("IO as a component", "exact h.IO.println"),
-  // Names that Lean reads as names: a candidate using them this way is refused by Lean, not the policy.
-  attack("admit as a term", "have k : True := by exact admit\nexact h", false),
-];
+const CASES = nameCases();
 
 test("names that look like keywords are proved through the lean-like server; the keywords beside them earn nothing", async () => {
-  await throughLeanLike("Names.lean", NAMES_FILE, [...NAME_CONTROLS, ...NAME_ATTACKS]);
+  await throughLeanLike("Names.lean", NAMES_FILE, [...CASES.controls, ...CASES.attacks]);
 });
 
 test("names that look like keywords are proved through the simulator; the keywords beside them earn nothing", async () => {
-  await throughSimulator("Names.lean", NAMES_FILE, [...NAME_CONTROLS, ...NAME_ATTACKS]);
+  await throughSimulator("Names.lean", NAMES_FILE, [...CASES.controls, ...CASES.attacks]);
 });
