@@ -62,6 +62,11 @@ export function stringCases(text = STRINGS_FILE): { attacks: FileCase[]; control
     attack("a block comment hiding the closing brace", `have := trace[x] "{1 /- } -/ ${RUN}}"`),
     attack("a char literal holding a brace", `have := trace[x] "{'}' |> fun _ => ${RUN}}"`),
     attack("a char literal holding a quote", `have := trace[x] "{'"'}{${RUN}}"`),
+    attack("a block comment in braces hiding a quote", `have := trace[x] "{1 /- " -/ ${RUN}}"`),
+    attack(
+      "code after a string the plain reading ends early",
+      `have := trace[x] "{" ++ toString (${RUN}) ++ "}"`,
+    ),
     attack("a doc comment in braces", `have := trace[x] "{/-- d -/ ${RUN}}"`),
     attack("a guillemet name in braces", `have := trace[x] "{Lean.«Elab».Term.elabTerm}"`),
     attack("a command in braces", `have := trace[x] "{#eval 1}"`),
@@ -87,6 +92,11 @@ export function stringCases(text = STRINGS_FILE): { attacks: FileCase[]; control
     { name: "comment-like text with braces", hole: target, candidate: 'have s := "-- {a} /- b -/"\nomega' },
     { name: "a raw string with braces", hole: target, candidate: 'have s := r"{by sorry}"\nomega' },
     { name: "a closing brace alone", hole: target, candidate: 'have s := "}"\nomega' },
+    {
+      name: "a comment with braces inside string code",
+      hole: target,
+      candidate: 'have s := s!"{a /- } -/}"\nomega',
+    },
     { name: "a brace in a char literal", hole: target, candidate: "have c : Char := '{'\nomega" },
     {
       name: "structure braces in string code",

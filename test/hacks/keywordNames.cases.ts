@@ -100,6 +100,11 @@ export function nameCases(text = NAMES_FILE): { attacks: FileCase[]; controls: F
     attack("sorryAx as a field", "exact h.sorryAx"),
     attack("ofReduceBool as a component", "exact Lean.«ofReduceBool» _ _ rfl"),
     attack("IO as a component", "exact h.IO.println"),
+    attack("native as a config item in guillemets", "decide +«native»"),
+    attack("stop in guillemets", "«stop»\nexact h"),
+    // Mathlib reads `lemma` as a keyword: `intro` ends the proof there and `lemma` starts a declaration on the
+    // next line, which Lean's range of the checked declaration shows. In core Lean it is a parse error.
+    attack("lemma bound, then a declaration on the next line", "intro lemma\nfoo : 1 = 1 := rfl"),
     // Names that Lean reads as names: a candidate using them this way is refused by Lean, not the policy.
     attack("admit as a term", "have k : True := by exact admit\nexact h", false),
   ];
