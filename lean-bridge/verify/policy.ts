@@ -239,7 +239,8 @@ function checkStringCode(
   forbidden: ReadonlySet<string>,
   nesting: number,
 ): PolicyResult {
-  if (!text.slice(start, end).includes("{")) return { kind: "allowed" };
+  const brace = text.indexOf("{", start);
+  if (brace === -1 || brace >= end) return { kind: "allowed" };
   const read = stringCode(text, start, end);
   if (read.kind === "unreadable")
     return {
