@@ -1,8 +1,9 @@
 /**
  * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl, each declaration
- * with holes to contexts.jsonl, and each hole that survives the filters as a sketch or a pending row (`TaskSink`), at once. Only one file's text and holes are in
- * memory at a time; what is kept across files is counts, a hash per (statement, middle) pair for
- * de-duplication, and each declaration's task count (for the splits).
+ * with holes to contexts.jsonl, and each hole that survives the filters as a sketch (taskSketches.ts), at
+ * once. Only one file's text and holes are in memory at a time; what is kept across files is counts, a hash
+ * per (statement, middle) pair for de-duplication, each task's head (`PendingHeads`) and each declaration's
+ * task count (for the splits).
  */
 import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
@@ -12,7 +13,7 @@ import { hash53, hash53Units } from "./hash53";
 import { unitsOf } from "../text/units";
 import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
-import { CodePointIndex, type TaskRecord } from "./records";
+import { CodePointIndex } from "./records";
 import { FileRows } from "./rowBytes";
 import { JsonText, OffsetTables } from "./jsonText";
 import { declarationKey } from "./split";
@@ -48,41 +49,19 @@ export interface MiningResult {
   uncheckableReason?: string;
   duplicatesDropped: number;
   tooLongDropped: number;
-  /** Tasks written to the pending file. */
+  /** Tasks sketched. */
   pending: number;
   /** Task count per declaration (`declarationKey`). */
   tasksPerDecl: Map<string, number>;
-  /** Declaration keys by the index pending tasks carry in `_decl` (also their `context` row). */
+  /** Declaration keys by the index tasks' sketches carry (also their `context` row). */
   declKeys: string[];
-  /** With sketches: each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
+  /** Each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
   declNames: string[];
-  /** Each pending task's `_decl` and `_mk`, in the pending file's order. */
+  /** Each task's declaration, middle key and kind, in the sketches' order. */
   heads: PendingHeads;
   /** Where each file's header (imports) ends, for the lean-grpo view. */
   headerEnds: Map<string, number>;
 }
-
-/**
- * A task as pass 1 writes it: the record, led by its declaration's index (into `declKeys`) and a digest of
- * its normalised middle (`tokensMiddleKey`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
- * drops both.
- */
-export type PendingTask = { _decl: number; _mk: number } & TaskRecord & PendingTail;
-
-/**
- * Last in a pending line, dropped by pass 3 (tasks find them in their context row): what `declKeyOf` needs,
- * so that pass 2 can count tasks per declaration from a pending line alone.
- */
-export interface PendingTail {
-  declKind: string;
-  declStart: { line: number; character: number };
-}
-
-/**
- * Where pass 1 puts each task: a pending row (when verification reads them next), or a sketch of it
- * (taskSketches.ts) from which the row is written once its split is known.
- */
-export type TaskSink = { kind: "pending"; out: JsonlWriter } | { kind: "sketches"; out: TaskSketchWriter };
 
 function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
@@ -92,7 +71,7 @@ export async function mineWorkspace(
   options: MiningOptions,
   filesOut: JsonlWriter,
   contextsOut: JsonlWriter,
-  tasksOut: TaskSink,
+  sketchesOut: TaskSketchWriter,
 ): Promise<{ kind: "ok"; result: MiningResult } | { kind: "cancelled" }> {
   const listed = listLeanFiles(options.workspace);
   const result: MiningResult = {
@@ -201,21 +180,15 @@ export async function mineWorkspace(
           decl = result.declKeys.length;
           declIndex.set(key, decl);
           result.declKeys.push(key);
-          if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
+          result.declNames.push(rows.declName(hole));
           tasksOfDecl.push(0);
           rows.writeContext(contextsOut, hole, decl);
-          if (tasksOut.kind === "pending") result.heads.setTailBytes(decl, rows.tailBytes(hole));
           lastDecl = decl;
         }
         const middleKey = tokensMiddleKey(parsed.tokens, hole.firstToken, hole.lastToken);
-        // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-        if (tasksOut.kind === "pending") {
-          const splitAt = rows.writePending(tasksOut.out, hole, decl, middleKey);
-          result.heads.push(decl, middleKey, hole.kind, splitAt);
-        } else {
-          rows.sketch(tasksOut.out, hole, decl, result.files.mined - 1);
-          result.heads.push(decl, middleKey, hole.kind, 0);
-        }
+        // The row is written once the split is known (pass 3), from the sketch.
+        rows.sketch(sketchesOut, hole, decl, result.files.mined - 1);
+        result.heads.push(decl, middleKey, hole.kind);
         result.pending++;
         tasksOfDecl[decl]!++;
       }

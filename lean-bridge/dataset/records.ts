@@ -1,7 +1,9 @@
 /**
- * The rows of tasks.jsonl, contexts.jsonl and files.jsonl: the dataset's contract (see README.md, "Dataset
- * format"). A task row is the hole and a bounded window around it; what every hole of one declaration shares
- * (its statement, text, imports, scope and variables) is written once, in the declaration's context row.
+ * The rows of tasks.jsonl, contexts.jsonl and files.jsonl: the dataset's contract (see README.md,
+ * "Datasets"). A task row is the hole and a bounded window around it; what every hole of one declaration
+ * shares (its statement, text, imports, scope and variables) is written once, in the declaration's context
+ * row. The exporter writes these rows from bytes (rowBytes.ts, taskRows.ts); `JSON.stringify` of the records
+ * made here is what those bytes must be, and the tests compare them.
  */
 import { createHash } from "node:crypto";
 import type { Range } from "vscode-languageserver-protocol";
@@ -175,11 +177,20 @@ export function contextRecord(hole: MinedHole, index: number, context: TaskConte
   };
 }
 
+/** What a task row holds besides its hole: decided after mining (`novel`) or by Lean (`goal`). */
+export interface TaskExtras {
+  /** Validation and test tasks: whether no training task has the same normalised middle. */
+  novel?: boolean;
+  goal?: string;
+}
+
+/** A task's row, fields in the order the exporter writes them. */
 export function taskRecord(
   hole: MinedHole,
   split: Split,
   contextIndex: number,
   context: TaskContext,
+  extras: TaskExtras = {},
 ): TaskRecord {
   const { file, codePoints, contextChars } = context;
   return {
@@ -187,6 +198,7 @@ export function taskRecord(
     file,
     kind: hole.kind,
     split,
+    ...(split !== "train" && extras.novel !== undefined ? { novel: extras.novel } : {}),
     decl: hole.decl,
     context: contextIndex,
     range: hole.range,
@@ -195,5 +207,6 @@ export function taskRecord(
     prefix: boundPrefix(hole.declPrefix, contextChars),
     suffix: boundSuffix(hole.declSuffix, suffixChars(contextChars)),
     ...span(codePoints, hole.start, hole.end),
+    ...(extras.goal !== undefined ? { goal: extras.goal } : {}),
   };
 }
