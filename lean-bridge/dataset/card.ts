@@ -31,6 +31,7 @@ Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \
 ${report.holes.uncheckableDropped ? `- Holes not offered (their verifier could only reject them): ${report.holes.uncheckableDropped}; ${report.holes.uncheckableReason ?? ""}\n` : ""}- Split seed: ${report.seed} (splits are by declaration: all holes of one theorem share a split)
 - ${overlap}
 - Context window: ${report.contextChars} characters before each hole, ${Math.ceil(report.contextChars / 4)} after (\`--context-chars\`)
+- Holes whose middle is longer than ${report.maxMiddleChars} characters: ${report.holes.tooLongDropped} dropped (\`--max-middle-chars\`)
 - ${verification}
 
 ## Tasks per kind and split

@@ -17,7 +17,7 @@ import { datasetCard } from "./card";
 import { kindSplitChart } from "./chart";
 import { DEFAULT_CONTEXT_CHARS } from "./context";
 import { JsonlWriter } from "./jsonl";
-import { mineWorkspace, type MiningResult } from "./mineWorkspace";
+import { DEFAULT_MAX_MIDDLE_CHARS, mineWorkspace, type MiningResult } from "./mineWorkspace";
 import { PendingHeads } from "./pendingHeads";
 import { sketchedRows } from "./taskRows";
 import { TaskSketchWriter } from "./taskSketches";
@@ -34,6 +34,7 @@ export interface ExportOptions {
   out: string;
   kinds: HoleKind[];
   seed: number;
+  /** Holes whose middle is longer are dropped; default DEFAULT_MAX_MIDDLE_CHARS. */
   maxMiddleChars?: number;
   maxFileBytes: number;
   /** Each task's prefix window in characters (its suffix gets a quarter); default DEFAULT_CONTEXT_CHARS. */
@@ -63,6 +64,8 @@ export interface ExportReport {
   splitFractions: typeof SPLIT_FRACTIONS;
   /** The prefix window of every task (its suffix: a quarter of it). */
   contextChars: number;
+  /** Holes whose middle is longer than this many characters were dropped (`holes.tooLongDropped`). */
+  maxMiddleChars: number;
   /** Held-out middles that also occur in training, and training tasks dropped to keep them apart. */
   overlap: OverlapReport;
   files: { mined: number; skipped: SkippedFile[] };
@@ -165,7 +168,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       {
         workspace,
         kinds: options.kinds,
-        ...(options.maxMiddleChars !== undefined ? { maxMiddleChars: options.maxMiddleChars } : {}),
+        maxMiddleChars: options.maxMiddleChars ?? DEFAULT_MAX_MIDDLE_CHARS,
         maxFileBytes: options.maxFileBytes,
         contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
         cancelled,
@@ -264,6 +267,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       kinds: options.kinds,
       splitFractions: SPLIT_FRACTIONS,
       contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
+      maxMiddleChars: options.maxMiddleChars ?? DEFAULT_MAX_MIDDLE_CHARS,
       overlap: written.overlap,
       files: mined.files,
       declarations: mined.declarations,

@@ -24,10 +24,19 @@ import { isModuleFile } from "../verify/checkDocument";
 import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
 import { readToolchain } from "../server/launch";
 
+/**
+ * Default `--max-middle-chars`: a hole whose middle is longer (UTF-16 units) is no task. No prover writes a
+ * completion that long in one go (8,192 characters of Lean are thousands of tokens), and such middles, a few
+ * in a thousand holes of a real project, held a fifth of its middles' bytes: on PrimeNumberTheoremAnd they
+ * took tasks.jsonl from 9.8 to 10.8 times the workspace (docs/BENCHMARKS.md, "tasks.jsonl on a real project").
+ */
+export const DEFAULT_MAX_MIDDLE_CHARS = 8192;
+
 export interface MiningOptions {
   workspace: string;
   kinds: HoleKind[];
-  maxMiddleChars?: number;
+  /** Holes whose middle is longer (UTF-16 units) are dropped and counted (`tooLongDropped`). */
+  maxMiddleChars: number;
   maxFileBytes: number;
   /** The prefix window of each task (`--context-chars`). */
   contextChars: number;
@@ -160,7 +169,7 @@ export async function mineWorkspace(
           result.duplicatesDropped++;
           continue;
         }
-        if (options.maxMiddleChars !== undefined && hole.middle.length > options.maxMiddleChars) {
+        if (hole.middle.length > options.maxMiddleChars) {
           result.tooLongDropped++;
           continue;
         }

@@ -87,6 +87,7 @@ const cardBase = {
   toolchain: null,
   seed: 0,
   contextChars: 96,
+  maxMiddleChars: 8192,
   files: { mined: 1, skipped: [] },
   declarations: { withTacticProofs: 2, skipped: {} },
   holes: { kept: { total: 4, byKind: {}, bySplit: {}, shares: {} }, duplicatesDropped: 0 },
