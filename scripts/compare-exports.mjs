@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Whether two builds of the CLI export byte for byte the same datasets: `node scripts/compare-exports.mjs
- * OLD_CLI NEW_CLI [WORKSPACE]` (e.g. a build of main's code, and dist/cli.js). Exports WORKSPACE (default
+ * OLD_CLI NEW_CLI [WORKSPACE] [--rows-only]` (e.g. a build of main's code, and dist/cli.js). `--rows-only`
+ * compares the rows alone (tasks, contexts, files and the views), not report.json and the card, for a change
+ * that adds to the report. Exports WORKSPACE (default
  * lean-env) and a copy of it made awkward for the row encoders — CRLF line breaks, byte-order marks, astral
  * characters, quotes, backslashes and control characters in comments and doc comments — with several option
  * sets, `--verify --simulator` included, and compares the folders with `diff -r`, report.json's `timeMs`
@@ -13,7 +15,9 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const [oldCli, newCli, workspaceArg = "lean-env"] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const rowsOnly = args.includes("--rows-only");
+const [oldCli, newCli, workspaceArg = "lean-env"] = args.filter((a) => a !== "--rows-only");
 if (!oldCli || !newCli) {
   console.error("usage: node scripts/compare-exports.mjs OLD_CLI NEW_CLI [WORKSPACE]");
   process.exit(2);
@@ -109,7 +113,8 @@ try {
       rmSync(b, { recursive: true, force: true });
       exportWith(resolve(oldCli), ws, options, a);
       exportWith(resolve(newCli), ws, options, b);
-      const diff = spawnSync("diff", ["-r", a, b], { encoding: "utf8" });
+      const skip = rowsOnly ? ["-x", "report.json", "-x", "README.md"] : [];
+      const diff = spawnSync("diff", ["-r", ...skip, a, b], { encoding: "utf8" });
       const tasks = readFileSync(join(a, "tasks.jsonl"), "utf8").split("\n").length - 1;
       if (diff.status === 0) console.log(`same   ${wsName}, ${name}: ${tasks} tasks`);
       else {

@@ -18,6 +18,7 @@ import { kindSplitChart } from "./chart";
 import { DEFAULT_CONTEXT_CHARS } from "./context";
 import { JsonlWriter } from "./jsonl";
 import { DEFAULT_MAX_MIDDLE_CHARS, mineWorkspace, type MiningResult } from "./mineWorkspace";
+import { TERM_SORRY } from "./openGoals";
 import { PendingHeads } from "./pendingHeads";
 import { sketchedRows } from "./taskRows";
 import { TaskSketchWriter } from "./taskSketches";
@@ -69,7 +70,13 @@ export interface ExportReport {
   /** Held-out middles that also occur in training, and training tasks dropped to keep them apart. */
   overlap: OverlapReport;
   files: { mined: number; skipped: SkippedFile[] };
-  declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
+  /** `withoutProofs`: declarations whose proof is `sorry`, one task each without a reference. */
+  declarations: {
+    total: number;
+    withTacticProofs: number;
+    withoutProofs: number;
+    skipped: Record<string, number>;
+  };
   holes: {
     found: Record<string, number>;
     duplicatesDropped: number;
@@ -86,6 +93,8 @@ export interface ExportReport {
       /** Achieved share of tasks per split (0..1), next to `splitFractions`, the targets. */
       shares: Record<string, number>;
       byKindAndSplit: Record<string, Record<string, number>>;
+      /** Tasks without a reference (`"reference": false`: statements whose proof is `sorry`), per split. */
+      withoutReference: { total: number; bySplit: Record<string, number> };
     };
   };
   verification?: VerificationReport;
@@ -105,12 +114,13 @@ const SKETCHES = ".sketches.bin";
 const KEPT_SKETCHES = ".kept.bin";
 const GOALS = ".goals.jsonl";
 
-/** Each task's declaration and middle key, in one object reused for every task (read at once). */
-function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number }> {
-  const head = { decl: 0, middleKey: 0 };
+/** Each task's declaration, middle key and reference, in one object reused for every task (read at once). */
+function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number; reference: boolean }> {
+  const head = { decl: 0, middleKey: 0, reference: true };
   for (let k = 0; k < heads.count; k++) {
     head.decl = heads.decl(k);
     head.middleKey = heads.middleKey(k);
+    head.reference = heads.reference(k);
     yield head;
   }
 }
@@ -136,7 +146,10 @@ function emptyMessage(workspace: string, mined: MiningResult, kinds: HoleKind[])
       .join(", ");
     return (
       `found ${plural(mined.files.mined, "Lean file")} with ${plural(mined.declarations.total, "declaration")}, but no tactic proofs to cut holes from` +
-      `${reasons ? ` (skipped: ${reasons})` : ""}. Export needs theorems proved with tactics (\`:= by …\`).`
+      `${reasons ? ` (skipped: ${reasons})` : ""}. Export needs theorems proved with tactics (\`:= by …\`)` +
+      (mined.declarations.skipped[TERM_SORRY]
+        ? "; a statement whose proof is `sorry` is a task when written `:= by sorry`."
+        : ".")
     );
   }
   if (mined.pending === 0 && mined.uncheckableDropped > 0)
@@ -256,6 +269,10 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     staging.remove(KEPT_SKETCHES);
     staging.remove(GOALS);
     const { byKind, bySplit, byKindAndSplit, total } = written;
+    const withoutReference = {
+      total: Object.values(written.withoutReference).reduce((a, b) => a + b, 0),
+      bySplit: written.withoutReference,
+    };
     const shares = Object.fromEntries(
       Object.entries(bySplit).map(([s, n]) => [s, total ? Math.round((n / total) * 10_000) / 10_000 : 0]),
     );
@@ -278,7 +295,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
         malformedDropped: mined.malformedDropped,
         uncheckableDropped: mined.uncheckableDropped,
         ...(mined.uncheckableReason ? { uncheckableReason: mined.uncheckableReason } : {}),
-        kept: { total, byKind, bySplit, shares, byKindAndSplit },
+        kept: { total, byKind, bySplit, shares, byKindAndSplit, withoutReference },
       },
       ...(verification ? { verification } : {}),
       views: written.views,

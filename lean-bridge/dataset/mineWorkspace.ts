@@ -16,6 +16,7 @@ import type { JsonlWriter } from "./jsonl";
 import { CodePointIndex } from "./records";
 import { FileRows } from "./rowBytes";
 import { JsonText, OffsetTables } from "./jsonText";
+import { OpenGoals, SORRY_IN_PROOF, TERM_SORRY } from "./openGoals";
 import { declarationKey } from "./split";
 import { PendingHeads } from "./pendingHeads";
 import type { TaskSketchWriter } from "./taskSketches";
@@ -46,7 +47,16 @@ export interface MiningOptions {
 
 export interface MiningResult {
   files: { mined: number; skipped: SkippedFile[] };
-  declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
+  /**
+   * `withoutProofs`: declarations whose whole proof is `sorry` (openGoals.ts), each one task without a
+   * reference; `skipped` counts those with a `sorry` inside a proof (`sorry-in-proof`) among the other reasons.
+   */
+  declarations: {
+    total: number;
+    withTacticProofs: number;
+    withoutProofs: number;
+    skipped: Record<string, number>;
+  };
   found: Record<string, number>;
   malformedDropped: number;
   /**
@@ -85,7 +95,7 @@ export async function mineWorkspace(
   const listed = listLeanFiles(options.workspace);
   const result: MiningResult = {
     files: { mined: 0, skipped: [...listed.skipped] },
-    declarations: { total: 0, withTacticProofs: 0, skipped: {} },
+    declarations: { total: 0, withTacticProofs: 0, withoutProofs: 0, skipped: {} },
     found: {},
     malformedDropped: 0,
     uncheckableDropped: 0,
@@ -147,8 +157,24 @@ export async function mineWorkspace(
     let declKey = "";
     let lastStatement: string | undefined;
     let statementHash = 0;
+    const openGoals = new OpenGoals(parsed.tokens);
+    let openHere = 0;
     // Each declaration's holes as they are found: the file's holes are never all held at once.
-    const onHoles = (holes: MinedHole[]) => {
+    const onHoles = (found: MinedHole[]) => {
+      // A statement without a proof is its proof hole alone, without a reference; a proof with a `sorry`
+      // inside is no task at all (openGoals.ts).
+      const open = openGoals.classify(found);
+      if (open.kind === "sorry-in-proof") {
+        count(result.declarations.skipped, SORRY_IN_PROOF);
+        openHere++;
+        return;
+      }
+      const reference = open.kind === "proved";
+      if (!reference) {
+        result.declarations.withoutProofs++;
+        openHere++;
+      }
+      const holes = open.kind === "statement" ? [open.hole] : found;
       for (const hole of holes) {
         count(result.found, hole.kind);
         if (!options.kinds.includes(hole.kind)) continue;
@@ -196,21 +222,27 @@ export async function mineWorkspace(
         }
         const middleKey = tokensMiddleKey(parsed.tokens, hole.firstToken, hole.lastToken);
         // The row is written once the split is known (pass 3), from the sketch.
-        rows.sketch(sketchesOut, hole, decl, result.files.mined - 1);
-        result.heads.push(decl, middleKey, hole.kind);
+        rows.sketch(sketchesOut, hole, decl, result.files.mined - 1, reference);
+        result.heads.push(decl, middleKey, hole.kind, reference);
         result.pending++;
         tasksOfDecl[decl]!++;
       }
     };
     const mined = mineDeclarations(text, parsed, onHoles);
+    // Of the term proofs, those that are `sorry` alone: counted apart, with what to do (openGoals.ts).
+    const termSorries = openGoals.termSorries(parsed);
+    if (termSorries) {
+      mined.skipped["term-proof"] -= termSorries;
+      count(result.declarations.skipped, TERM_SORRY, termSorries);
+    }
     result.declarations.total += mined.declarations;
-    let skippedHere = 0;
+    let skippedHere = termSorries;
     for (const [reason, n] of Object.entries(mined.skipped))
       if (n) {
         count(result.declarations.skipped, reason, n);
         skippedHere += n;
       }
-    result.declarations.withTacticProofs += mined.declarations - skippedHere;
+    result.declarations.withTacticProofs += mined.declarations - skippedHere - openHere;
     result.malformedDropped += mined.malformedHoles;
   }
   // In declaration order, as the first task of each was written.

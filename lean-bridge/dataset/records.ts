@@ -62,6 +62,11 @@ export interface TaskRecord {
    * Lean's `done` in the hole (verify/goalAtHole.ts); absent where Lean showed none. A prompt shows it above the hole.
    */
   goal?: string;
+  /**
+   * `false` for a statement without a proof (its proof in the workspace is `sorry`: the middle): no reference
+   * to imitate, so never an SFT target, rewarded by the verifier alone; absent on every other task.
+   */
+  reference?: false;
 }
 
 /** One declaration that has tasks: what a prompt for any of its holes needs besides the hole's window. */
@@ -177,11 +182,13 @@ export function contextRecord(hole: MinedHole, index: number, context: TaskConte
   };
 }
 
-/** What a task row holds besides its hole: decided after mining (`novel`) or by Lean (`goal`). */
+/** What a task row holds besides its hole: decided after mining (`novel`, `reference`) or by Lean (`goal`). */
 export interface TaskExtras {
   /** Validation and test tasks: whether no training task has the same normalised middle. */
   novel?: boolean;
   goal?: string;
+  /** False for a statement without a proof. */
+  reference?: boolean;
 }
 
 /** A task's row, fields in the order the exporter writes them. */
@@ -208,5 +215,6 @@ export function taskRecord(
     suffix: boundSuffix(hole.declSuffix, suffixChars(contextChars)),
     ...span(codePoints, hole.start, hole.end),
     ...(extras.goal !== undefined ? { goal: extras.goal } : {}),
+    ...(extras.reference === false ? { reference: false as const } : {}),
   };
 }

@@ -13,7 +13,7 @@ import { JsonText, latin1OfUtf8 } from "./jsonText";
 import { declKeyOf, type TaskContext } from "./records";
 import { FileHoleIds } from "./holeIds";
 import { HOLE_KINDS } from "../holes/mine";
-import { Sketch, type TaskSketchWriter } from "./taskSketches";
+import { NO_REFERENCE, Sketch, type TaskSketchWriter } from "./taskSketches";
 
 /** What all holes of one declaration write alike. */
 interface DeclarationRow {
@@ -137,9 +137,10 @@ export class FileRows {
 
   /**
    * The task's sketch (taskSketches.ts): what its row holds that is not the file's text, nor its
-   * declaration's, as whole numbers (`taskRecord`'s fields). `fileLine`: the file's line in files.jsonl.
+   * declaration's, as whole numbers (`taskRecord`'s fields). `fileLine`: the file's line in files.jsonl;
+   * `reference`: false for a statement without a proof.
    */
-  sketch(out: TaskSketchWriter, hole: MinedHole, decl: number, fileLine: number): void {
+  sketch(out: TaskSketchWriter, hole: MinedHole, decl: number, fileLine: number, reference = true): void {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
@@ -166,5 +167,6 @@ export class FileRows {
     ints[at + Sketch.StartByte] = json.byteAt(start);
     ints[at + Sketch.EndByte] = json.byteAt(end);
     ints[at + Sketch.SuffixToByte] = json.byteAt(suffixTo);
+    ints[at + Sketch.Flags] = reference ? 0 : NO_REFERENCE;
   }
 }

@@ -4,14 +4,14 @@
  * writer's buffer: keys and digits byte by byte, the middle, prefix and suffix copied from the file's JSON.
  * Every row is byte for byte `JSON.stringify(taskRecord(…))`, the contract records.ts defines
  * (test/dataset/rowBytes.test.ts checks it on text with what JSON escapes, astral characters, CRLF and
- * byte-order marks, on every split, with and without a goal).
+ * byte-order marks, on every split, with and without a goal or a reference).
  */
 import { HOLE_KINDS } from "../holes/mine";
 import type { JsonlWriter } from "./jsonl";
 import { readLineBytes } from "./jsonl";
 import { JsonText } from "./jsonText";
 import type { PendingHeads } from "./pendingHeads";
-import { Sketch, readSketches } from "./taskSketches";
+import { NO_REFERENCE, Sketch, readSketches } from "./taskSketches";
 import { ascii, putBytes, putDecimal, putHex32 } from "./asciiBytes";
 import type { SplitRow } from "./writeTasks";
 
@@ -109,9 +109,8 @@ const SUFFIX = ascii('","suffix":"');
 const OFFSETS = ascii('","offsets":{"start":');
 const END = ascii(',"end":');
 const CODE_POINTS = ascii('},"offsetsCodePoints":{"start":');
-const GOAL = ascii('},"goal":');
-const CLOSE_GOAL = ascii("}");
-const CLOSE = ascii("}}");
+const GOAL = ascii(',"goal":');
+const WITHOUT_REFERENCE = ascii(',"reference":false');
 /** A row's bytes besides its names, kind, split field, texts and goal: the keys above and 11 numbers' digits. */
 const FIXED_BYTES = 400;
 const KIND_BYTES = HOLE_KINDS.map(ascii);
@@ -145,6 +144,8 @@ class SketchedRow implements SplitRow {
   declName = "";
   /** With `--verify`: the goal Lean showed at the hole, if it showed one. */
   goal: GoalBytes | undefined;
+  /** False for a statement without a proof: its middle is `sorry`, no reference to learn from. */
+  reference = true;
   /** `,"decl":` + `declName` + `,"context":` + the declaration's index, as bytes, and the declaration. */
   private declBytes: Uint8Array = new Uint8Array(0);
   private declBytesOf = -1;
@@ -200,7 +201,8 @@ class SketchedRow implements SplitRow {
         this.declBytes.length +
         field.length +
         texts +
-        (goal ? GOAL.length + goal.end - goal.start : 0),
+        (goal ? GOAL.length + goal.end - goal.start : 0) +
+        WITHOUT_REFERENCE.length,
     );
     let b = out.end;
     b = putBytes(buffer, b, ID);
@@ -235,11 +237,13 @@ class SketchedRow implements SplitRow {
     b = putDecimal(buffer, b, s[k + Sketch.StartCodePoints]!);
     b = putBytes(buffer, b, END);
     b = putDecimal(buffer, b, s[k + Sketch.EndCodePoints]!);
+    buffer[b++] = 0x7d; // }
     if (goal) {
       b = putBytes(buffer, b, GOAL);
       b = out.putSlice(b, goal.bytes, goal.start, goal.end);
-      b = putBytes(buffer, b, CLOSE_GOAL);
-    } else b = putBytes(buffer, b, CLOSE);
+    }
+    if (!this.reference) b = putBytes(buffer, b, WITHOUT_REFERENCE);
+    buffer[b++] = 0x7d; // }
     out.endLine(b);
   }
 }
@@ -272,6 +276,7 @@ export function* sketchedRows(
       row.kindIndex = s[at + Sketch.Kind]!;
       row.kind = HOLE_KINDS[row.kindIndex]!;
       row.middleKey = heads.middleKey(k++);
+      row.reference = (s[at + Sketch.Flags]! & NO_REFERENCE) === 0;
       row.sketch = s;
       row.at = at;
       row.goal = undefined;

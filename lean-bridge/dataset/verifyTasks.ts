@@ -4,6 +4,8 @@
  * then, for those Lean proves, the hole itself with `sorry` in its place (pool.checkHoleShape): a hole that is
  * not a whole tactic sequence leaves a parse error there. Only holes that pass both are kept, each with the goal
  * state Lean shows at the hole (`goal`, pool.goalsAtHoles: Lean's `done` in its place) when it shows one.
+ * A statement without a proof (`"reference": false`: its middle is `sorry`) has no middle to verify: it is kept
+ * when Lean elaborates it with `sorry` as its proof (statementCheck.ts, the check `fim-rlvr import` makes).
  * Tasks stream from pass 1's sketches in batches, each read with its file's text; a batch holds the texts of
  * its own files only. The kept tasks' sketches, their goals and their heads go on to pass 3, whose rows
  * taskRows.ts writes.
@@ -13,7 +15,14 @@ import type { Verifier as VerifierPool } from "../verify/verifier";
 import type { Range } from "vscode-languageserver-protocol";
 import { FileTextCursor, type JsonlWriter } from "./jsonl";
 import { PendingHeads } from "./pendingHeads";
-import { SKETCH_INTS, Sketch, idOfHalves, readSketches, type TaskSketchWriter } from "./taskSketches";
+import {
+  NO_REFERENCE,
+  SKETCH_INTS,
+  Sketch,
+  idOfHalves,
+  readSketches,
+  type TaskSketchWriter,
+} from "./taskSketches";
 
 /** Enough checks in flight to keep every slot busy, few enough to keep their file texts small. */
 const BATCH = 256;
@@ -33,6 +42,11 @@ export interface VerificationReport {
   /** Kept holes written with the goal state Lean showed at them (`goal`). */
   withGoal: number;
   /**
+   * Statements without a proof (no reference): checked to elaborate with `sorry` as their proof, and those
+   * that do (kept); the others are dropped with the reasons below.
+   */
+  statements: { checked: number; elaborate: number };
+  /**
    * Holes whose proof Lean completes with `skip` (nothing) in their place (verify/noopProbe.ts: their goals are
    * closed before them, or the rest of the proof closes them anyway): no task, so dropped.
    */
@@ -42,6 +56,9 @@ export interface VerificationReport {
 /** droppedByReason keys of the shape check. */
 export const NOT_WHOLE = "not-whole-tactic-sequence";
 export const SHAPE_INCONCLUSIVE = "shape-check-inconclusive";
+/** droppedByReason keys of the statement check (statements without a proof). */
+export const STATEMENT_DOES_NOT_ELABORATE = "statement-does-not-elaborate";
+export const STATEMENT_INCONCLUSIVE = "statement-check-inconclusive";
 
 /** A task of pass 1 as the checks need it: its hole, its middle and its file's text, and its sketch. */
 interface SketchedTask {
@@ -52,6 +69,8 @@ interface SketchedTask {
   text: string;
   /** Its index in pass 1's order (`PendingHeads`). */
   index: number;
+  /** False for a statement without a proof. */
+  reference: boolean;
   /** A copy of its sketch. */
   sketch: Int32Array;
 }
@@ -77,6 +96,7 @@ function taskOf(ints: Int32Array, at: number, index: number, texts: FileTextCurs
     middle: text.slice(start, end),
     text,
     index,
+    reference: (ints[at + Sketch.Flags]! & NO_REFERENCE) === 0,
     sketch: ints.slice(at, at + SKETCH_INTS),
   };
 }
@@ -105,13 +125,16 @@ export async function verifySketches(
     shape: { checked: 0, notWhole: 0, inconclusive: 0 },
     withGoal: 0,
     completeWithoutHole: 0,
+    statements: { checked: 0, elaborate: 0 },
   };
   const tasksPerDecl: number[] = [];
   let batch: SketchedTask[] = [];
   const flush = async () => {
     const done = report.checked;
+    const proofs = batch.filter((task) => task.reference);
+    const statements = batch.filter((task) => !task.reference);
     const verdicts = await pool.verifyMany(
-      batch.map((task) => ({
+      proofs.map((task) => ({
         task: { file: task.file, hole: task.hole, text: task.text },
         candidate: task.middle,
       })),
@@ -119,12 +142,21 @@ export async function verifySketches(
       options.signal,
     );
     if (options.signal?.aborted) return;
-    const proved = batch.filter((_, k) => verdicts[k]!.kind === "proved");
+    const proved = proofs.filter((_, k) => verdicts[k]!.kind === "proved");
     const shapes = await pool.checkHoleShapes(
       proved.map((task) => ({ file: task.file, hole: task.hole, text: task.text })),
       undefined,
       options.signal,
     );
+    if (options.signal?.aborted) return;
+    // A statement without a proof has no middle to verify: Lean elaborates it with `sorry` as its proof.
+    const checks = statements.length
+      ? await pool.checkStatements(
+          statements.map((task) => ({ file: task.file, hole: task.hole, text: task.text })),
+          (d) => options.onProgress?.(done + proofs.length + d, total),
+          options.signal,
+        )
+      : [];
     if (options.signal?.aborted) return;
     const drop = (task: SketchedTask, kind: string, reason: string) => {
       report.dropped++;
@@ -132,8 +164,8 @@ export async function verifySketches(
       if (report.examples.length < 20) report.examples.push({ id: task.id, kind, reason });
     };
     let p = 0;
-    const keptHere: SketchedTask[] = [];
-    batch.forEach((task, k) => {
+    const passed = new Set<SketchedTask>();
+    proofs.forEach((task, k) => {
       const v = verdicts[k]!;
       report.checked++;
       if (v.kind === "rejected" && v.rule === COMPLETE_WITHOUT_HOLE) {
@@ -157,8 +189,20 @@ export async function verifySketches(
         drop(task, SHAPE_INCONCLUSIVE, shape.reason);
         return;
       }
-      keptHere.push(task);
+      passed.add(task);
     });
+    statements.forEach((task, k) => {
+      const check = checks[k]!;
+      report.checked++;
+      report.statements.checked++;
+      if (check.kind === "elaborates") {
+        report.statements.elaborate++;
+        passed.add(task);
+      } else if (check.kind === "does-not-elaborate") drop(task, STATEMENT_DOES_NOT_ELABORATE, check.message);
+      else if (check.kind === "environment") drop(task, "environment", `${check.message} ${check.action}`);
+      else drop(task, STATEMENT_INCONCLUSIVE, check.reason);
+    });
+    const keptHere = batch.filter((task) => passed.has(task));
     const goals = await pool.goalsAtHoles(
       keptHere.map((task) => ({ file: task.file, hole: task.hole, text: task.text })),
       undefined,
@@ -172,7 +216,7 @@ export async function verifySketches(
       ints.set(task.sketch, at);
       kept.goals.writeLine(goal !== undefined ? JSON.stringify(goal) : "null");
       const decl = heads.decl(task.index);
-      kept.heads.push(decl, heads.middleKey(task.index), heads.kind(task.index));
+      kept.heads.push(decl, heads.middleKey(task.index), heads.kind(task.index), task.reference);
       report.kept++;
       tasksPerDecl[decl] = (tasksPerDecl[decl] ?? 0) + 1;
     });

@@ -33,6 +33,8 @@ export interface WrittenTasks {
   bySplit: Record<string, number>;
   byKindAndSplit: Record<string, Record<string, number>>;
   total: number;
+  /** Per split, the tasks without a reference (statements whose proof is `sorry`). */
+  withoutReference: Record<string, number>;
   views: string[];
   overlap: OverlapReport;
 }
@@ -50,13 +52,15 @@ export interface SplitRow {
   decl: number;
   middleKey: number;
   kind: string;
+  /** False for a statement without a proof (`"reference": false`). */
+  reference: boolean;
   /** Writes the row, with `field` (`,"split":…`) in its place. */
   write(out: JsonlWriter, field: Buffer): void;
 }
 
 /** Where the tasks come from: each task's declaration and middle key, then its rows (both in one order). */
 export interface TaskSource {
-  heads(): Iterable<{ decl: number; middleKey: number }>;
+  heads(): Iterable<{ decl: number; middleKey: number; reference: boolean }>;
   rows(): Iterable<SplitRow>;
 }
 
@@ -80,13 +84,15 @@ export function writeTasks(
   splitOf: (decl: number) => Split,
   options: WriteTasksOptions,
 ): WrittenTasks {
-  // Which middles the held-out splits ask for, then which of those training also has.
+  // Which middles the held-out splits ask for, then which of those training also has. A task without a
+  // reference has no answer to compare (its middle is `sorry`): it is in neither set, always novel, never dropped.
   const heldOut = new HashSet53();
-  for (const p of source.heads()) if (splitOf(p.decl) !== "train") heldOut.add(p.middleKey);
+  for (const p of source.heads()) if (p.reference && splitOf(p.decl) !== "train") heldOut.add(p.middleKey);
   const seenInTraining = new HashSet53();
   if (options.splitMode === "declaration")
     for (const p of source.heads())
-      if (splitOf(p.decl) === "train" && heldOut.has(p.middleKey)) seenInTraining.add(p.middleKey);
+      if (p.reference && splitOf(p.decl) === "train" && heldOut.has(p.middleKey))
+        seenInTraining.add(p.middleKey);
 
   const tasksOut = new JsonlWriter(staging.file("tasks.jsonl"));
   const grpoOut = options.formats.includes("lean-grpo")
@@ -103,6 +109,7 @@ export function writeTasks(
     bySplit: { train: 0, validation: 0, test: 0 },
     byKindAndSplit: {},
     total: 0,
+    withoutReference: { train: 0, validation: 0, test: 0 },
     views: [...(grpoOut ? ["lean-grpo.jsonl"] : []), ...(fimOut ? ["fim-text.jsonl"] : [])],
     overlap: {
       splitMode: options.splitMode,
@@ -116,12 +123,12 @@ export function writeTasks(
       const split = splitOf(p.decl);
       let novel: boolean | undefined;
       if (split === "train") {
-        if (options.splitMode === "dedup" && heldOut.has(p.middleKey)) {
+        if (options.splitMode === "dedup" && p.reference && heldOut.has(p.middleKey)) {
           written.overlap.trainingDropped++;
           continue;
         }
       } else {
-        novel = !seenInTraining.has(p.middleKey);
+        novel = !p.reference || !seenInTraining.has(p.middleKey);
         const counts = written.overlap[split];
         counts.tasks++;
         if (!novel) counts.inTraining++;
@@ -134,6 +141,7 @@ export function writeTasks(
       written.bySplit[split] = (written.bySplit[split] ?? 0) + 1;
       const row = (written.byKindAndSplit[p.kind] ??= {});
       row[split] = (row[split] ?? 0) + 1;
+      if (!p.reference) written.withoutReference[split] = (written.withoutReference[split] ?? 0) + 1;
       if (texts && contexts) {
         const task = JSON.parse(tasksOut.lastLine()) as TaskRecord;
         const context = contexts.at(task.context);
@@ -141,7 +149,8 @@ export function writeTasks(
           grpoOut.write(
             leanGrpo(task, context, texts.textOf(task.file), options.headerEnds.get(task.file) ?? 0),
           );
-        if (fimOut) fimOut.write(fimText(task, context, options.fimTokens!));
+        // fim-text is text to imitate: a `sorry` middle is none.
+        if (fimOut && p.reference) fimOut.write(fimText(task, context, options.fimTokens!));
       }
     }
   } finally {

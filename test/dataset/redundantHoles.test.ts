@@ -89,8 +89,11 @@ const cardBase = {
   contextChars: 96,
   maxMiddleChars: 8192,
   files: { mined: 1, skipped: [] },
-  declarations: { withTacticProofs: 2, skipped: {} },
-  holes: { kept: { total: 4, byKind: {}, bySplit: {}, shares: {} }, duplicatesDropped: 0 },
+  declarations: { withTacticProofs: 2, withoutProofs: 0, skipped: {} },
+  holes: {
+    kept: { total: 4, byKind: {}, bySplit: {}, shares: {}, withoutReference: { total: 0, bySplit: {} } },
+    duplicatesDropped: 0,
+  },
   splitFractions: {},
   views: [],
   overlap: {

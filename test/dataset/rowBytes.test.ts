@@ -4,7 +4,7 @@
  * `JSON.stringify` per row: these check that every row is byte for byte `JSON.stringify` of its record as the
  * contract defines it (records.ts: `fileRecord`, `contextRecord`, `taskRecord`, the test oracle), on text with
  * what JSON escapes (quotes, backslashes, control characters, CRLF), astral characters and byte-order marks,
- * at several context windows, on every split, with and without a goal.
+ * at several context windows, on every split, with and without a goal, with and without a reference.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,7 +18,7 @@ import { boundPrefix, boundSuffix, prefixStart, suffixEnd } from "../../lean-bri
 import { CodePointIndex, contextRecord, fileRecord, taskRecord } from "../../lean-bridge/dataset/records";
 import { FileRows } from "../../lean-bridge/dataset/rowBytes";
 import { sketchedRows } from "../../lean-bridge/dataset/taskRows";
-import { SKETCH_INTS, Sketch } from "../../lean-bridge/dataset/taskSketches";
+import { NO_REFERENCE, SKETCH_INTS, Sketch } from "../../lean-bridge/dataset/taskSketches";
 import { sketchTasks } from "./sketchedTasks";
 
 const TEXT = [
@@ -114,7 +114,7 @@ const SPLITS = [
   { field: ',"split":"test","novel":false', split: "test", novel: false },
 ] as const;
 
-test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task, split and goal", () => {
+test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task, split, goal and reference", () => {
   // The same declarations as LF, as CRLF with a byte-order mark, and as a file of nothing but astral proofs.
   const files = [
     { file: 'Ä "q\\x"/Name.lean', text: TEXT },
@@ -142,6 +142,8 @@ test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task
       ints[at + Sketch.SuffixToByte] = -1;
       marked++;
     }
+    // Every fourth task a statement without a proof, as pass 1 marks one.
+    for (let at = 0; at < ints.length; at += 4 * SKETCH_INTS) ints[at + Sketch.Flags] = NO_REFERENCE;
     writeFileSync(sketched.sketchPath, bytes);
     // Goals as verification writes them: one line per task, the goal as JSON or `null`.
     const goalsPath = join(dir, "goals.jsonl");
@@ -173,7 +175,9 @@ test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task
         const record = taskRecord(hole, split, decl, context, {
           ...(novel !== undefined ? { novel } : {}),
           ...(goal !== undefined ? { goal } : {}),
+          reference: k % 4 !== 0,
         });
+        assert.equal(row.reference, k % 4 !== 0);
         expected.push(JSON.stringify(record));
         row.write(out, Buffer.from(field));
         // What the views read back is the row as written.
