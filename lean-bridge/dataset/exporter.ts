@@ -1,11 +1,11 @@
 /**
  * `fim-rlvr export`: workspace → holes → dataset folder, in bounded memory. Pass 1 mines file by file and
- * streams files.jsonl and contexts.jsonl to a staging folder, with an 80-byte sketch of each task
+ * streams files.jsonl and contexts.jsonl to a staging folder, with an 84-byte sketch of each task
  * (taskSketches.ts); with verification, pass 2 checks the sketched tasks in batches and keeps the sketches
  * (and goals) of those that verify. Then the splits are assigned (balanced, by declaration) and each task's
  * row is written once to tasks.jsonl with its split, rebuilt from its sketch and files.jsonl by the one
  * task-row encoder (taskRows.ts), with the views. Writing ~1 GB of pending rows for a Mathlib-sized workspace
- * and rewriting them cost more than keeping 80 bytes per task. Nothing is written to the target until the
+ * and rewriting them cost more than keeping 84 bytes per task. Nothing is written to the target until the
  * whole dataset is ready; cancellation (Ctrl-C, the editor's Cancel) discards the staging folder.
  */
 import { basename, resolve } from "node:path";
