@@ -58,7 +58,7 @@ export interface SplitRow {
   write(out: JsonlWriter, field: Buffer): void;
 }
 
-/** Where the tasks come from: each task's declaration and middle key, then its rows (both in one order). */
+/** Where the tasks come from: each task's declaration, middle key and reference, then its rows (both in one order). */
 export interface TaskSource {
   heads(): Iterable<{ decl: number; middleKey: number; reference: boolean }>;
   rows(): Iterable<SplitRow>;
