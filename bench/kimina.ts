@@ -7,18 +7,16 @@
  * REPL's imports but elaborates every check document from the top (every declaration above the hole's, then
  * the hole's); the pool keeps one warm document per slot and re-elaborates only the edited declaration.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus } from "node:os";
 import { parseFile } from "../lean-bridge/lean/commands";
 import { KiminaVerifier } from "../lean-bridge/kimina/verifier";
 import { simulatorCommand } from "../lean-bridge/server/launch";
 import type { Verdict } from "../lean-bridge/verify/verdict";
 import type { Verifier } from "../lean-bridge/verify/verifier";
 import { VerifierPool } from "../lean-bridge/verify/pool";
-import { EXAMPLE, proofHole } from "../test/helpers";
+import { EXAMPLE } from "../test/helpers";
 import { printAxiomsLine, startStub } from "../test/kimina/stub";
-import { groups, holes, type Hole } from "./workload";
+import { groups, holes, statementProject, type Hole } from "./workload";
 
 const HEADER_MS = 1000;
 const DECL_MS = 20;
@@ -83,32 +81,6 @@ async function measure(
     proved: verdicts.filter((v) => v.kind === "proved").length,
     seconds,
   };
-}
-
-/**
- * One-statement files as `fim-rlvr import` writes them (the row's header, then one theorem in a namespace of its
- * own whose proof is the hole): nothing lies above the hole, so both sides elaborate one declaration per check.
- * The files come in pairs of one header, then a pair of the other (A A B B …): two headers, as a dataset whose
- * rows import different things. A Kimina REPL keeps each header it loaded; a pool slot keeps one at a time.
- */
-function statementProject(count: number): { root: string; hs: Hole[] } {
-  const root = mkdtempSync(join(tmpdir(), "fim-bench-kimina-"));
-  writeFileSync(join(root, "lakefile.toml"), 'name = "bench"\n');
-  writeFileSync(join(root, "lean-toolchain"), "leanprover/lean4:v4.34.1\n");
-  mkdirSync(join(root, "Base"));
-  writeFileSync(join(root, "Base", "A.lean"), "def baseA : Nat := 1\n");
-  writeFileSync(join(root, "Base", "B.lean"), "def baseB : Nat := 2\n");
-  mkdirSync(join(root, "Stmts"));
-  const hs: Hole[] = [];
-  for (let k = 0; k < count; k++) {
-    const name = `stmt_${k}`;
-    const header = Math.floor(k / 2) % 2 === 0 ? "import Base.A\nopen Nat" : "import Base.B";
-    const text = `${header}\n\nnamespace Stmts.R${k}\n\ntheorem ${name} (n : Nat) : n + ${k} = ${k} + n := by\n  omega\n\nend Stmts.R${k}\n`;
-    const file = `Stmts/S${k}.lean`;
-    writeFileSync(join(root, file), text);
-    hs.push({ task: { file, hole: proofHole(text, name) }, middle: "omega" });
-  }
-  return { root, hs };
 }
 
 async function compare(title: string, root: string, hs: Hole[]): Promise<void> {

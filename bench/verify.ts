@@ -1,6 +1,7 @@
 /**
  * npm run bench:verify — verification throughput of the bridge. All figures are measured in this run
- * against the Lean server SIMULATOR, whose costs are simulated (timers), not Lean's.
+ * against the Lean server SIMULATOR, whose costs are simulated (timers), not Lean's; the peers' designs
+ * (Kimina's, LeanInteract's) are modelled under the same costs (./replModel.ts), not run.
  */
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -9,16 +10,17 @@ import { parseFile } from "../lean-bridge/lean/commands";
 import { simulatorCommand } from "../lean-bridge/server/launch";
 import { LeanServer } from "../lean-bridge/server/leanServer";
 import { LineIndex } from "../lean-bridge/text/positions";
-import { buildCheckDocument, locateHole } from "../lean-bridge/verify/checkDocument";
 import { VerifierPool } from "../lean-bridge/verify/pool";
 import { TaskFiles } from "../lean-bridge/verify/taskFiles";
+import type { Verdict } from "../lean-bridge/verify/verdict";
 import { EXAMPLE, readExample } from "../test/helpers";
-import { groups, holes, type Hole } from "./workload";
+import { ReplPoolModel, type SimulatedCosts } from "./replModel";
+import { checkDocumentText, groups, holes, statementProject, type Hole } from "./workload";
 
-async function startPool(slots: number, simArgs: string[]): Promise<VerifierPool> {
+async function startPool(slots: number, simArgs: string[], root = EXAMPLE): Promise<VerifierPool> {
   const started = await VerifierPool.start({
-    projectRoot: EXAMPLE,
-    launch: { command: [...simulatorCommand(), ...simArgs], cwd: EXAMPLE },
+    projectRoot: root,
+    launch: { command: [...simulatorCommand(), ...simArgs], cwd: root },
     slots,
     timeoutMs: 120_000,
     memoryPerWorkerMb: 1,
@@ -119,15 +121,10 @@ async function kiminaPerCheck(hs: Hole[], declMs: string): Promise<number> {
   const files = new TaskFiles(EXAMPLE);
   let seconds = 0;
   for (const [k, h] of hs.entries()) {
-    const loaded = files.load(h.task.file);
-    if (loaded.kind !== "ok") throw new Error(loaded.message);
-    const located = locateHole(loaded.file.parsed, loaded.file.index, h.task.hole);
-    if (located.kind !== "ok") throw new Error(located.message);
-    const built = buildCheckDocument(loaded.file.parsed, located.hole, h.middle);
-    if (built.kind !== "ok") throw new Error(built.message);
+    const text = checkDocumentText(files, h.task, h.middle);
     const uri = pathToFileURL(join(EXAMPLE, ".fim-rlvr", `Kimina${k}.lean`)).href;
     const t0 = performance.now();
-    const opened = await server.openDocument(uri, built.doc.text);
+    const opened = await server.openDocument(uri, text);
     if (opened.kind !== "ok") throw new Error(opened.reason);
     const ready = await server.waitForDiagnostics(uri, opened.version, 120_000);
     seconds += (performance.now() - t0) / 1000;
@@ -169,6 +166,15 @@ async function incremental(): Promise<void> {
   for (const w of work) await pool.verify(w.task, w.candidate);
   const pooledPer = (performance.now() - t0) / 1000 / work.length;
   await pool.stop();
+  // LeanInteract's design: one REPL, the same warm-up and the same checks, each reusing the best earlier one.
+  const files = new TaskFiles(EXAMPLE);
+  const leanInteract = new ReplPoolModel(1, { headerMs: Number(headerMs), declMs: Number(declMs) }, "trie");
+  await leanInteract.check(checkDocumentText(files, hs[0]!.task, "simp"));
+  const before = { ...leanInteract.stats };
+  const t1 = performance.now();
+  for (const w of work) await leanInteract.check(checkDocumentText(files, w.task, w.candidate));
+  const leanInteractPer = (performance.now() - t1) / 1000 / work.length;
+  const elaborated = (leanInteract.stats.declarations - before.declarations) / work.length;
   process.stdout.write(
     `\n3. Holes deep in a file (${Math.min(...above)}-${Math.max(...above)} declarations above each): incremental pool vs a fresh\n` +
       `   server per candidate vs Kimina's design (simulated: header ${headerMs} ms, ${declMs} ms per declaration, 1 slot)\n`,
@@ -178,9 +184,90 @@ async function incremental(): Promise<void> {
     "   Kimina's design (imports cached, rest re-elaborated)",
     `${kiminaPer.toFixed(2)} s per check (${hs.length} checks)`,
   );
+  line(
+    "   LeanInteract's design (model: trie reuse, 1 REPL)",
+    `${leanInteractPer.toFixed(3)} s per check (${work.length} checks, ${elaborated.toFixed(2)} declarations each)`,
+  );
   line("   incremental pool", `${pooledPer.toFixed(3)} s per check (${work.length} checks)`);
   line("   speed-up over a fresh process", `${(freshPer / pooledPer).toFixed(1)}x (target >= 10x)`);
   line("   speed-up over Kimina's design", `${(kiminaPer / pooledPer).toFixed(1)}x (target >= 10x)`);
+  line("   speed-up over LeanInteract's design", `${(leanInteractPer / pooledPer).toFixed(2)}x`);
+}
+
+/**
+ * GRPO groups per whole-proof task, and the costs: bench:kimina's by default (its records compare);
+ * `bench:verify whole MS` sets the cost of a declaration (at 20 ms the bridge's own time per check weighs).
+ */
+const GROUP = 8;
+const WHOLE_COSTS: SimulatedCosts = { headerMs: 1000, declMs: Number(process.argv[3] ?? 20) };
+const WHOLE_SLOTS = 4;
+
+/**
+ * Whole-proof tasks on 4 slots / 4 REPLs: each design checks one candidate per task first (headers loaded,
+ * histories begun; not measured), then GRPO groups of 8 per task, all submitted at once.
+ */
+async function wholeProofs(title: string, root: string, hs: Hole[]): Promise<void> {
+  const files = new TaskFiles(root);
+  const warm = hs.map((h) => ({ task: h.task, candidate: "done" }));
+  const work = groups(hs, GROUP);
+  const pool = await startPool(
+    WHOLE_SLOTS,
+    ["--header-ms", String(WHOLE_COSTS.headerMs), "--decl-ms", String(WHOLE_COSTS.declMs)],
+    root,
+  );
+  await pool.verifyMany(warm);
+  const t0 = performance.now();
+  const verdicts: Verdict[] = await pool.verifyMany(work);
+  const poolRate = work.length / ((performance.now() - t0) / 1000);
+  await pool.stop();
+  const modelled = async (reuse: "trie" | "none") => {
+    const model = new ReplPoolModel(WHOLE_SLOTS, WHOLE_COSTS, reuse);
+    await model.checkAll(warm.map((w) => checkDocumentText(files, w.task, w.candidate)));
+    const before = model.stats.declarations;
+    const texts = work.map((w) => checkDocumentText(files, w.task, w.candidate));
+    const t = performance.now();
+    await model.checkAll(texts);
+    return {
+      rate: texts.length / ((performance.now() - t) / 1000),
+      perCheck: (model.stats.declarations - before) / texts.length,
+    };
+  };
+  const leanInteract = await modelled("trie");
+  const kimina = await modelled("none");
+  process.stdout.write(`${title}\n`);
+  const show = (rate: number, extra: string) => `${rate.toFixed(1)} checks/s (${work.length} checks${extra})`;
+  line(
+    "   Kimina's design (model: imports kept)",
+    show(kimina.rate, `, ${kimina.perCheck.toFixed(2)} declarations each`),
+  );
+  line(
+    "   LeanInteract's design (model: trie reuse)",
+    show(leanInteract.rate, `, ${leanInteract.perCheck.toFixed(2)} declarations each`),
+  );
+  line(
+    "   incremental pool",
+    show(poolRate, `, ${verdicts.filter((v) => v.kind === "proved").length} proved`),
+  );
+  line("   pool / LeanInteract's design", `${(poolRate / leanInteract.rate).toFixed(2)}x`);
+  line("   pool / Kimina's design", `${(poolRate / kimina.rate).toFixed(2)}x`);
+}
+
+async function whole(): Promise<void> {
+  process.stdout.write(
+    `\n4. Whole-proof tasks, GRPO groups of ${GROUP}, ${WHOLE_SLOTS} slots / ${WHOLE_SLOTS} REPLs (simulated: header ${WHOLE_COSTS.headerMs} ms once per\n` +
+      `   REPL and header, or per slot document start; ${WHOLE_COSTS.declMs} ms per declaration)\n`,
+  );
+  await wholeProofs(
+    "   a. every 6th tactic proof of the example workspace (declarations above each)",
+    EXAMPLE,
+    holes().filter((_, k) => k % 6 === 0),
+  );
+  const statements = statementProject(35);
+  await wholeProofs(
+    `   b. one-statement files as \`fim-rlvr import\` writes them (${statements.hs.length}, two headers in turn)`,
+    statements.root,
+    statements.hs,
+  );
 }
 
 /** Declarations before the hole's own in its file (what a fresh environment elaborates again). */
@@ -198,6 +285,7 @@ async function main(): Promise<void> {
   if (!only || only === "overhead") await overhead();
   if (!only || only === "scaling") await scaling();
   if (!only || only === "incremental") await incremental();
+  if (!only || only === "whole") await whole();
 }
 
 void main();

@@ -3,6 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_CONTEXT_CHARS } from "../dataset/context";
 import { exportDataset, type ExportFormat, type ExportReport } from "../dataset/exporter";
+import { DEFAULT_MAX_MIDDLE_CHARS } from "../dataset/mineWorkspace";
 import { DEFAULT_SPLIT_MODE, SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
@@ -110,6 +111,7 @@ export const EXPORT_OPTIONS = {
     type: "string",
     value: "N",
     help: "Drop holes whose middle is longer than N characters.",
+    default: String(DEFAULT_MAX_MIDDLE_CHARS),
   },
   "max-file-bytes": {
     type: "string",

@@ -8,13 +8,14 @@ function percent(share: number): string {
 export function datasetCard(report: ExportReport): string {
   const splits = Object.entries(report.holes.kept.bySplit);
   const verification = report.verification
-    ? `Every task's own middle was checked by **${report.verification.verifier}**, then the hole with \`skip\` (nothing) in its place (a hole whose proof is complete without its middle is no task), and then with \`sorry\` in its place (a hole that is not a whole tactic sequence leaves an error there): ${report.verification.kept} kept, ${report.verification.dropped} dropped, of which ${report.verification.completeWithoutHole} complete without their middle, ${report.verification.shape.notWhole} not whole tactic sequences and ${report.verification.shape.inconclusive} with no usable answer to the \`sorry\` check (reasons in report.json).`
+    ? `Every task's own middle was checked by **${report.verification.verifier}**, then the hole with \`skip\` (nothing) in its place (a hole whose proof is complete without its middle is no task), and then with \`sorry\` in its place (a hole that is not a whole tactic sequence leaves an error there): ${report.verification.kept} kept, ${report.verification.dropped} dropped, of which ${report.verification.completeWithoutHole} complete without their middle, ${report.verification.shape.notWhole} not whole tactic sequences and ${report.verification.shape.inconclusive} with no usable answer to the \`sorry\` check (reasons in report.json).${report.verification.statements.checked ? ` Statements without proofs were checked to elaborate with \`sorry\` as their proof instead: ${report.verification.statements.elaborate} of ${report.verification.statements.checked} do.` : ""}`
     : "The tasks were not verified at export time (run `fim-rlvr export … --verify` to keep only holes whose own middle verifies).";
   const o = report.overlap;
   const sp = report.split;
   const h = sp.heldOut;
   const heldOutSets = `Held-out tasks say which set they are in (\`heldOut\`): **${h.instance.validation} validation and ${h.instance.test} test tasks are held-out instances** (declarations never trained on, of families training has) and **${h.family.validation} validation and ${h.family.test} test tasks are held-out families** (families training never sees; ${sp.families.heldOut.validation + sp.families.heldOut.test} of ${sp.families.total} families${sp.families.heldOutNames.length ? `: ${sp.families.heldOutNames.map((n) => `\`${n}\``).join(", ")}` : ""}). A family is known by its file and the named \`namespace\`s and \`section\`s around its declarations (\`file#Namespace.Section\`).`;
   const novelty = `**${o.test.inTraining} of ${o.test.tasks} test middles** (and ${o.validation.inTraining} of ${o.validation.tasks} validation middles) also occur in training (compared normalised: tokens without comments or layout); each held-out task says \`novel: true|false\`.`;
+  const withoutReference = report.holes.kept.withoutReference;
   const overlap =
     o.splitMode === "dedup"
       ? `Split \`dedup\`: by declaration, and no training task has the middle of a validation or test task (compared normalised); ${o.trainingDropped} training tasks were dropped for that. ${heldOutSets}`
@@ -41,14 +42,20 @@ Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \
 - Source workspace: \`${report.workspace}\`
 - Lean toolchain: ${report.toolchain ?? "not pinned (no lean-toolchain file)"}
 - Files: ${report.files.mined} mined, ${report.files.skipped.length} skipped
-- Declarations with tactic proofs: ${report.declarations.withTacticProofs}; skipped: ${Object.entries(
+- Declarations with tactic proofs: ${report.declarations.withTacticProofs}; statements without proofs (\`sorry\`): ${report.declarations.withoutProofs}; skipped: ${Object.entries(
     report.declarations.skipped,
   )
     .map(([r, n]) => `${r} ${n}`)
     .join(", ")}
 ${report.holes.uncheckableDropped ? `- Holes not offered (their verifier could only reject them): ${report.holes.uncheckableDropped}; ${report.holes.uncheckableReason ?? ""}\n` : ""}- Split seed: ${report.seed} (splits are by declaration: all holes of one theorem share a split)
 - ${overlap}${oracle}
+- Tasks without a reference (statements whose proof is \`sorry\`, \`"reference": false\`: rewarded by the verifier in RL, never SFT targets): ${withoutReference.total} (${Object.entries(
+    withoutReference.bySplit,
+  )
+    .map(([s, n]) => `${s} ${n}`)
+    .join(", ")})
 - Context window: ${report.contextChars} characters before each hole, ${Math.ceil(report.contextChars / 4)} after (\`--context-chars\`)
+- Holes whose middle is longer than ${report.maxMiddleChars} characters: ${report.holes.tooLongDropped} dropped (\`--max-middle-chars\`)
 - ${verification}
 
 ## Tasks per kind and split
@@ -83,6 +90,8 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
   \`offsetsCodePoints\` (the same in **code points**, as Python and Rust count). They differ in files with
   characters outside the Basic Multilingual Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
   With \`--verify\`, \`goal\`: the goal state at the hole as Lean prints it (absent where it showed none).
+  \`reference: false\` on a statement without a proof (its \`middle\` is the workspace's \`sorry\`): no answer to
+  imitate; absent on every other task.
 - \`contexts.jsonl\`: one line per declaration with holes, shared by its tasks: \`context\`, \`file\`, \`decl\`,
   \`declKind\`, \`declStart\`, \`offsets\`/\`offsetsCodePoints\` (the declaration in its file), \`imports\`, \`scope\`
   (the \`namespace\`/\`section\`/\`open\`/\`universe\` commands in effect), \`variables\`, \`statement\` and \`text\`

@@ -1,12 +1,12 @@
 /**
  * `fim-rlvr export`: workspace → holes → dataset folder, in bounded memory. Pass 1 mines file by file and
- * streams files.jsonl and contexts.jsonl to a staging folder, with an 80-byte sketch of each task
- * (taskSketches.ts) — or, with verification, each task's pending row, which pass 2 verifies in batches. Then
- * the splits are assigned (balanced, by declaration) and each task's row is written once to tasks.jsonl with
- * its split (rebuilt from its sketch and files.jsonl: taskRows.ts, or rewritten from the pending row), with
- * the views. Writing ~1 GB of pending rows for a Mathlib-sized workspace and rewriting them cost more than
- * keeping 80 bytes per task. Nothing is written to the target until the whole dataset is ready; cancellation (Ctrl-C, the
- * editor's Cancel) discards the staging folder.
+ * streams files.jsonl and contexts.jsonl to a staging folder, with an 84-byte sketch of each task
+ * (taskSketches.ts); with verification, pass 2 checks the sketched tasks in batches and keeps the sketches
+ * (and goals) of those that verify. Then the splits are assigned (balanced, by declaration) and each task's
+ * row is written once to tasks.jsonl with its split, rebuilt from its sketch and files.jsonl by the one
+ * task-row encoder (taskRows.ts), with the views. Writing ~1 GB of pending rows for a Mathlib-sized workspace
+ * and rewriting them cost more than keeping 84 bytes per task. Nothing is written to the target until the
+ * whole dataset is ready; cancellation (Ctrl-C, the editor's Cancel) discards the staging folder.
  */
 import { basename, resolve } from "node:path";
 import type { HoleKind } from "../holes/mine";
@@ -17,8 +17,9 @@ import { datasetCard } from "./card";
 import { kindSplitChart } from "./chart";
 import { DEFAULT_CONTEXT_CHARS } from "./context";
 import { JsonlWriter } from "./jsonl";
-import { mineWorkspace, type MiningResult, type TaskSink } from "./mineWorkspace";
-import type { PendingHeads } from "./pendingHeads";
+import { DEFAULT_MAX_MIDDLE_CHARS, mineWorkspace, type MiningResult } from "./mineWorkspace";
+import { TERM_SORRY } from "./openGoals";
+import { PendingHeads } from "./pendingHeads";
 import { sketchedRows } from "./taskRows";
 import { TaskSketchWriter } from "./taskSketches";
 import { SPLIT_FRACTIONS } from "./split";
@@ -29,11 +30,10 @@ import {
   splitWarnings,
   type SplitReport,
 } from "./splitPlan";
-import { verifyPending, type VerificationReport } from "./verifyTasks";
+import { verifySketches, type VerificationReport } from "./verifyTasks";
 import type { FimTokens } from "./views";
 import type { SkippedFile } from "./workspace";
 import {
-  pendingSource,
   writeTasks,
   type HeldOutCounts,
   type OverlapReport,
@@ -48,6 +48,7 @@ export interface ExportOptions {
   out: string;
   kinds: HoleKind[];
   seed: number;
+  /** Holes whose middle is longer are dropped; default DEFAULT_MAX_MIDDLE_CHARS. */
   maxMiddleChars?: number;
   maxFileBytes: number;
   /** Each task's prefix window in characters (its suffix gets a quarter); default DEFAULT_CONTEXT_CHARS. */
@@ -77,6 +78,8 @@ export interface ExportReport {
   splitFractions: typeof SPLIT_FRACTIONS;
   /** The prefix window of every task (its suffix: a quarter of it). */
   contextChars: number;
+  /** Holes whose middle is longer than this many characters were dropped (`holes.tooLongDropped`). */
+  maxMiddleChars: number;
   /** Held-out middles that also occur in training, and training tasks dropped to keep them apart. */
   overlap: OverlapReport;
   /** How the splits were made: the mode, the families and those held out whole, kinds training lacks. */
@@ -87,7 +90,13 @@ export interface ExportReport {
   /** What a user should know about the dataset (a hole kind with no training task, …). */
   warnings: string[];
   files: { mined: number; skipped: SkippedFile[] };
-  declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
+  /** `withoutProofs`: declarations whose proof is `sorry`, one task each without a reference. */
+  declarations: {
+    total: number;
+    withTacticProofs: number;
+    withoutProofs: number;
+    skipped: Record<string, number>;
+  };
   holes: {
     found: Record<string, number>;
     duplicatesDropped: number;
@@ -104,6 +113,8 @@ export interface ExportReport {
       /** Achieved share of tasks per split (0..1), next to `splitFractions`, the targets. */
       shares: Record<string, number>;
       byKindAndSplit: Record<string, Record<string, number>>;
+      /** Tasks without a reference (`"reference": false`: statements whose proof is `sorry`), per split. */
+      withoutReference: { total: number; bySplit: Record<string, number> };
     };
   };
   verification?: VerificationReport;
@@ -118,17 +129,21 @@ export type ExportResult =
   | { kind: "empty"; message: string }
   | { kind: "error"; message: string };
 
-const PENDING = ".pending.jsonl";
-const KEPT = ".kept.jsonl";
 const SKETCHES = ".sketches.bin";
+/** With verification: the sketches of the tasks kept, and their goals (one line each). */
+const KEPT_SKETCHES = ".kept.bin";
+const GOALS = ".goals.jsonl";
 
-/** Each pending task's declaration and middle key, in one object reused for every task (read at once). */
-function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number; kind: string }> {
-  const head = { decl: 0, middleKey: 0, kind: "" };
+/** Each task's declaration, middle key, kind and reference, in one object reused for every task (read at once). */
+function* headsOf(
+  heads: PendingHeads,
+): Generator<{ decl: number; middleKey: number; kind: string; reference: boolean }> {
+  const head = { decl: 0, middleKey: 0, kind: "", reference: true };
   for (let k = 0; k < heads.count; k++) {
     head.decl = heads.decl(k);
     head.middleKey = heads.middleKey(k);
     head.kind = heads.kind(k);
+    head.reference = heads.reference(k);
     yield head;
   }
 }
@@ -154,7 +169,10 @@ function emptyMessage(workspace: string, mined: MiningResult, kinds: HoleKind[])
       .join(", ");
     return (
       `found ${plural(mined.files.mined, "Lean file")} with ${plural(mined.declarations.total, "declaration")}, but no tactic proofs to cut holes from` +
-      `${reasons ? ` (skipped: ${reasons})` : ""}. Export needs theorems proved with tactics (\`:= by …\`).`
+      `${reasons ? ` (skipped: ${reasons})` : ""}. Export needs theorems proved with tactics (\`:= by …\`)` +
+      (mined.declarations.skipped[TERM_SORRY]
+        ? "; a statement whose proof is `sorry` is a task when written `:= by sorry`."
+        : ".")
     );
   }
   if (mined.pending === 0 && mined.uncheckableDropped > 0)
@@ -178,18 +196,15 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   const staging = prepared.staging;
   const cancelled = () => options.signal?.aborted === true;
   try {
-    // Pass 1: mine, streaming files.jsonl and the pending tasks.
+    // Pass 1: mine, streaming files.jsonl, contexts.jsonl and a sketch per task.
     const filesOut = new JsonlWriter(staging.file("files.jsonl"));
     const contextsOut = new JsonlWriter(staging.file("contexts.jsonl"));
-    // Verification reads pending rows; otherwise pass 1 keeps a sketch per task and its row is written once.
-    const tasksOut: TaskSink = options.pool
-      ? { kind: "pending", out: new JsonlWriter(staging.file(PENDING), { durable: false }) }
-      : { kind: "sketches", out: new TaskSketchWriter(staging.file(SKETCHES)) };
+    const sketchesOut = new TaskSketchWriter(staging.file(SKETCHES));
     const mining = await mineWorkspace(
       {
         workspace,
         kinds: options.kinds,
-        ...(options.maxMiddleChars !== undefined ? { maxMiddleChars: options.maxMiddleChars } : {}),
+        maxMiddleChars: options.maxMiddleChars ?? DEFAULT_MAX_MIDDLE_CHARS,
         maxFileBytes: options.maxFileBytes,
         contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
         cancelled,
@@ -197,11 +212,11 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       },
       filesOut,
       contextsOut,
-      tasksOut,
+      sketchesOut,
     ).finally(() => {
       filesOut.close();
       contextsOut.close();
-      tasksOut.out.close();
+      sketchesOut.close();
     });
     if (mining.kind === "cancelled") return { kind: "cancelled" };
     const mined = mining.result;
@@ -209,21 +224,30 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     if (empty) return { kind: "empty", message: empty };
 
     // Pass 2: keep only holes whose own middle verifies.
-    let tasksPath = staging.file(PENDING);
+    let sketchesPath = staging.file(SKETCHES);
+    let heads = mined.heads;
+    let goalsPath: string | undefined;
     let verification: VerificationReport | undefined;
     if (options.pool) {
-      const keptOut = new JsonlWriter(staging.file(KEPT), { durable: false });
-      const verified = await verifyPending(
+      const kept = {
+        sketches: new TaskSketchWriter(staging.file(KEPT_SKETCHES)),
+        goals: new JsonlWriter(staging.file(GOALS), { durable: false }),
+        heads: new PendingHeads(),
+      };
+      const verified = await verifySketches(
         options.pool,
-        staging.file(PENDING),
+        staging.file(SKETCHES),
         staging.file("files.jsonl"),
-        mined.pending,
-        keptOut,
+        mined.heads,
+        kept,
         {
           ...(options.signal ? { signal: options.signal } : {}),
           onProgress: (done, total) => options.onProgress?.({ phase: "verifying", done, total }),
         },
-      ).finally(() => keptOut.close());
+      ).finally(() => {
+        kept.sketches.close();
+        kept.goals.close();
+      });
       if (verified.kind === "cancelled") return { kind: "cancelled" };
       verification = verified.report;
       if (verification.kept === 0)
@@ -236,21 +260,18 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
               .join(", ")}; first: ${verification.examples[0]?.reason ?? "?"}). ` +
             "Check that the project builds (`lake build`) and that the verifier is the one you meant.",
         };
-      tasksPath = staging.file(KEPT);
+      sketchesPath = staging.file(KEPT_SKETCHES);
+      heads = kept.heads;
+      goalsPath = staging.file(GOALS);
     }
     if (cancelled()) return { kind: "cancelled" };
 
     // Pass 3: splits, tasks.jsonl and the views, streamed.
     options.onProgress?.({ phase: "writing", done: 0, total: 1 });
-    const source: TaskSource =
-      tasksOut.kind === "sketches"
-        ? {
-            heads: () => headsOf(mined.heads),
-            rows: () =>
-              sketchedRows(staging.file("files.jsonl"), staging.file(SKETCHES), mined.heads, mined.declNames),
-          }
-        : // Verification kept only some pending tasks: their heads are read back from its file.
-          pendingSource(tasksPath, verification ? undefined : mined.heads);
+    const source: TaskSource = {
+      heads: () => headsOf(heads),
+      rows: () => sketchedRows(staging.file("files.jsonl"), sketchesPath, heads, mined.declNames, goalsPath),
+    };
     const splitMode = options.splitMode ?? DEFAULT_SPLIT_MODE;
     const plan = planSplits(
       options.seed,
@@ -265,10 +286,14 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
       headerEnds: mined.headerEnds,
     });
-    staging.remove(PENDING);
-    staging.remove(KEPT);
     staging.remove(SKETCHES);
+    staging.remove(KEPT_SKETCHES);
+    staging.remove(GOALS);
     const { byKind, bySplit, byKindAndSplit, total } = written;
+    const withoutReference = {
+      total: Object.values(written.withoutReference).reduce((a, b) => a + b, 0),
+      bySplit: written.withoutReference,
+    };
     const shares = Object.fromEntries(
       Object.entries(bySplit).map(([s, n]) => [s, total ? Math.round((n / total) * 10_000) / 10_000 : 0]),
     );
@@ -280,6 +305,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       kinds: options.kinds,
       splitFractions: SPLIT_FRACTIONS,
       contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
+      maxMiddleChars: options.maxMiddleChars ?? DEFAULT_MAX_MIDDLE_CHARS,
       overlap: written.overlap,
       split: { ...plan.report, heldOut: written.heldOut },
       warnings: splitWarnings(byKindAndSplit, options.kinds),
@@ -292,7 +318,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
         malformedDropped: mined.malformedDropped,
         uncheckableDropped: mined.uncheckableDropped,
         ...(mined.uncheckableReason ? { uncheckableReason: mined.uncheckableReason } : {}),
-        kept: { total, byKind, bySplit, shares, byKindAndSplit },
+        kept: { total, byKind, bySplit, shares, byKindAndSplit, withoutReference },
       },
       ...(verification ? { verification } : {}),
       views: written.views,

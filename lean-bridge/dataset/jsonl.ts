@@ -17,6 +17,8 @@ export class JsonlWriter {
   private held = 0;
   /** The end of the output not yet written out, in `buffer` (the output starts at `held`). */
   private used = 0;
+  /** Where the line being written (or the last one written) starts in `buffer`. */
+  private lineStart = 0;
   lines = 0;
 
   /**
@@ -56,23 +58,6 @@ export class JsonlWriter {
   }
 
   /**
-   * Writes `{` + bytes[from, at) + `insert` + bytes[resume, to) + `}` as one line: a line read as bytes,
-   * rewritten with one field put in, without decoding it.
-   */
-  writeSpliced(bytes: Buffer, from: number, at: number, insert: Buffer, resume: number, to: number): void {
-    const out = this.room(at - from + insert.length + (to - resume) + 3);
-    let used = this.used;
-    out[used++] = 0x7b; // {
-    used += bytes.copy(out, used, from, at);
-    for (let k = 0; k < insert.length; k++) out[used++] = insert[k]!;
-    used += bytes.copy(out, used, resume, to);
-    out[used++] = 0x7d; // }
-    out[used++] = 10;
-    this.used = used;
-    this.lines++;
-  }
-
-  /**
    * Keeps `source[start, end)` at the start of the buffer, where `copyHeld` copies slices of it into lines,
    * until the next call (the output written so far is flushed first).
    */
@@ -97,6 +82,7 @@ export class JsonlWriter {
         this.buffer = bigger;
       }
     }
+    this.lineStart = this.used;
     return this.buffer;
   }
 
@@ -119,6 +105,24 @@ export class JsonlWriter {
   copyHeld(at: number, from: number, to: number): number {
     this.buffer.copyWithin(at, from, to);
     return at + (to - from);
+  }
+
+  /** Writes UTF-8 bytes held one character per byte into the buffer at `at`; returns where they end. */
+  putLatin1At(at: number, bytes: string): number {
+    return at + this.buffer.write(bytes, at, "latin1");
+  }
+
+  /** Copies `source[from, to)` into the buffer at `at`; returns where they end. */
+  putSlice(at: number, source: Buffer, from: number, to: number): number {
+    return at + source.copy(this.buffer, at, from, to);
+  }
+
+  /**
+   * The last line written, decoded (without its line break): what a reader of the file will parse. Valid
+   * until the next line is written.
+   */
+  lastLine(): string {
+    return this.buffer.toString("utf8", this.lineStart, this.used - 1);
   }
 
   /** Ends the line the caller wrote into the buffer up to `at` (the line break is added here). */
@@ -196,23 +200,40 @@ export function* readJsonl<T>(path: string): Generator<T> {
 
 /**
  * Walks files.jsonl alongside records sorted in the same file order, so each file's text is in memory only
- * while its records are processed.
+ * while its records are processed. Records name their file by its name (`textOf`) or by its line
+ * (`recordAt`: a task's sketch); either way the cursor only goes forward.
  */
 export class FileTextCursor {
   private readonly iterator: Generator<{ file: string; text: string }>;
   private current: { file: string; text: string } | undefined;
+  /** The line of files.jsonl `current` was read from (blank lines aside). */
+  private line = -1;
 
   constructor(filesJsonl: string) {
     this.iterator = readJsonl<{ file: string; text: string }>(filesJsonl);
   }
 
+  private advance(): boolean {
+    const next = this.iterator.next();
+    if (next.done) return false;
+    this.current = next.value;
+    this.line++;
+    return true;
+  }
+
   textOf(file: string): string {
-    while (this.current?.file !== file) {
-      const next = this.iterator.next();
-      if (next.done) throw new Error(`files.jsonl has no text for ${file} (records out of file order)`);
-      this.current = next.value;
-    }
+    while (this.current?.file !== file)
+      if (!this.advance()) throw new Error(`files.jsonl has no text for ${file} (records out of file order)`);
     return this.current.text;
+  }
+
+  /** The file record on line `line` (0-based) of files.jsonl. */
+  recordAt(line: number): { file: string; text: string } {
+    while (this.line < line || !this.current)
+      if (!this.advance())
+        throw new Error(`files.jsonl has no row ${line} (the export's own scratch files disagree)`);
+    if (this.line !== line) throw new Error(`files.jsonl row ${line} asked for after row ${this.line}`);
+    return this.current;
   }
 
   close(): void {

@@ -1,8 +1,9 @@
 /**
  * Export pass 1: reads the workspace file by file, writes each file's record to files.jsonl, each declaration
- * with holes to contexts.jsonl, and each hole that survives the filters as a sketch or a pending row (`TaskSink`), at once. Only one file's text and holes are in
- * memory at a time; what is kept across files is counts, a hash per (statement, middle) pair for
- * de-duplication, and each declaration's task count (for the splits).
+ * with holes to contexts.jsonl, and each hole that survives the filters as a sketch (taskSketches.ts), at
+ * once. Only one file's text and holes are in memory at a time; what is kept across files is counts, a hash
+ * per (statement, middle) pair for de-duplication, each task's head (`PendingHeads`) and each declaration's
+ * task count (for the splits).
  */
 import { parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
@@ -12,9 +13,10 @@ import { hash53, hash53Units } from "./hash53";
 import { unitsOf } from "../text/units";
 import { HashSet53 } from "./hashSet";
 import type { JsonlWriter } from "./jsonl";
-import { CodePointIndex, type TaskRecord } from "./records";
+import { CodePointIndex } from "./records";
 import { FileRows } from "./rowBytes";
 import { JsonText, OffsetTables } from "./jsonText";
+import { OpenGoals, SORRY_IN_PROOF, TERM_SORRY } from "./openGoals";
 import { declarationKey } from "./split";
 import { familyOf } from "./splitPlan";
 import { PendingHeads } from "./pendingHeads";
@@ -24,10 +26,19 @@ import { isModuleFile } from "../verify/checkDocument";
 import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
 import { readToolchain } from "../server/launch";
 
+/**
+ * Default `--max-middle-chars`: a hole whose middle is longer (UTF-16 units) is no task. No prover writes a
+ * completion that long in one go (8,192 characters of Lean are thousands of tokens), and such middles, a few
+ * in a thousand holes of a real project, held a fifth of its middles' bytes: on PrimeNumberTheoremAnd they
+ * took tasks.jsonl from 9.8 to 10.8 times the workspace (docs/BENCHMARKS.md, "tasks.jsonl on a real project").
+ */
+export const DEFAULT_MAX_MIDDLE_CHARS = 8192;
+
 export interface MiningOptions {
   workspace: string;
   kinds: HoleKind[];
-  maxMiddleChars?: number;
+  /** Holes whose middle is longer (UTF-16 units) are dropped and counted (`tooLongDropped`). */
+  maxMiddleChars: number;
   maxFileBytes: number;
   /** The prefix window of each task (`--context-chars`). */
   contextChars: number;
@@ -37,7 +48,16 @@ export interface MiningOptions {
 
 export interface MiningResult {
   files: { mined: number; skipped: SkippedFile[] };
-  declarations: { total: number; withTacticProofs: number; skipped: Record<string, number> };
+  /**
+   * `withoutProofs`: declarations whose whole proof is `sorry` (openGoals.ts), each one task without a
+   * reference; `skipped` counts those with a `sorry` inside a proof (`sorry-in-proof`) among the other reasons.
+   */
+  declarations: {
+    total: number;
+    withTacticProofs: number;
+    withoutProofs: number;
+    skipped: Record<string, number>;
+  };
   found: Record<string, number>;
   malformedDropped: number;
   /**
@@ -49,43 +69,21 @@ export interface MiningResult {
   uncheckableReason?: string;
   duplicatesDropped: number;
   tooLongDropped: number;
-  /** Tasks written to the pending file. */
+  /** Tasks sketched. */
   pending: number;
   /** Task count per declaration (`declarationKey`). */
   tasksPerDecl: Map<string, number>;
-  /** Declaration keys by the index pending tasks carry in `_decl` (also their `context` row). */
+  /** Declaration keys by the index tasks' sketches carry (also their `context` row). */
   declKeys: string[];
   /** Each declaration's family (splitPlan.ts `familyOf`), by the same index. */
   declFamilies: string[];
-  /** With sketches: each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
+  /** Each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
   declNames: string[];
-  /** Each pending task's `_decl` and `_mk`, in the pending file's order. */
+  /** Each task's declaration, middle key and kind, in the sketches' order. */
   heads: PendingHeads;
   /** Where each file's header (imports) ends, for the lean-grpo view. */
   headerEnds: Map<string, number>;
 }
-
-/**
- * A task as pass 1 writes it: the record, led by its declaration's index (into `declKeys`) and a digest of
- * its normalised middle (`tokensMiddleKey`), which pass 3 reads to assign splits and tell novel middles without re-lexing. Pass 3
- * drops both.
- */
-export type PendingTask = { _decl: number; _mk: number } & TaskRecord & PendingTail;
-
-/**
- * Last in a pending line, dropped by pass 3 (tasks find them in their context row): what `declKeyOf` needs,
- * so that pass 2 can count tasks per declaration from a pending line alone.
- */
-export interface PendingTail {
-  declKind: string;
-  declStart: { line: number; character: number };
-}
-
-/**
- * Where pass 1 puts each task: a pending row (when verification reads them next), or a sketch of it
- * (taskSketches.ts) from which the row is written once its split is known.
- */
-export type TaskSink = { kind: "pending"; out: JsonlWriter } | { kind: "sketches"; out: TaskSketchWriter };
 
 function count(map: Record<string, number>, key: string, by = 1): void {
   map[key] = (map[key] ?? 0) + by;
@@ -95,12 +93,12 @@ export async function mineWorkspace(
   options: MiningOptions,
   filesOut: JsonlWriter,
   contextsOut: JsonlWriter,
-  tasksOut: TaskSink,
+  sketchesOut: TaskSketchWriter,
 ): Promise<{ kind: "ok"; result: MiningResult } | { kind: "cancelled" }> {
   const listed = listLeanFiles(options.workspace);
   const result: MiningResult = {
     files: { mined: 0, skipped: [...listed.skipped] },
-    declarations: { total: 0, withTacticProofs: 0, skipped: {} },
+    declarations: { total: 0, withTacticProofs: 0, withoutProofs: 0, skipped: {} },
     found: {},
     malformedDropped: 0,
     uncheckableDropped: 0,
@@ -163,8 +161,24 @@ export async function mineWorkspace(
     let declKey = "";
     let lastStatement: string | undefined;
     let statementHash = 0;
+    const openGoals = new OpenGoals(parsed.tokens);
+    let openHere = 0;
     // Each declaration's holes as they are found: the file's holes are never all held at once.
-    const onHoles = (holes: MinedHole[]) => {
+    const onHoles = (found: MinedHole[]) => {
+      // A statement without a proof is its proof hole alone, without a reference; a proof with a `sorry`
+      // inside is no task at all (openGoals.ts).
+      const open = openGoals.classify(found);
+      if (open.kind === "sorry-in-proof") {
+        count(result.declarations.skipped, SORRY_IN_PROOF);
+        openHere++;
+        return;
+      }
+      const reference = open.kind === "proved";
+      if (!reference) {
+        result.declarations.withoutProofs++;
+        openHere++;
+      }
+      const holes = open.kind === "statement" ? [open.hole] : found;
       for (const hole of holes) {
         count(result.found, hole.kind);
         if (!options.kinds.includes(hole.kind)) continue;
@@ -185,7 +199,7 @@ export async function mineWorkspace(
           result.duplicatesDropped++;
           continue;
         }
-        if (options.maxMiddleChars !== undefined && hole.middle.length > options.maxMiddleChars) {
+        if (hole.middle.length > options.maxMiddleChars) {
           result.tooLongDropped++;
           continue;
         }
@@ -206,34 +220,34 @@ export async function mineWorkspace(
           declIndex.set(key, decl);
           result.declKeys.push(key);
           result.declFamilies.push(familyOf(file, context.scope));
-          if (tasksOut.kind === "sketches") result.declNames.push(rows.declName(hole));
+          result.declNames.push(rows.declName(hole));
           tasksOfDecl.push(0);
           rows.writeContext(contextsOut, hole, decl);
-          if (tasksOut.kind === "pending") result.heads.setTailBytes(decl, rows.tailBytes(hole));
           lastDecl = decl;
         }
         const middleKey = tokensMiddleKey(parsed.tokens, hole.firstToken, hole.lastToken);
-        // The split is decided once all declarations are known (pass 3); "train" is a placeholder.
-        if (tasksOut.kind === "pending") {
-          const splitAt = rows.writePending(tasksOut.out, hole, decl, middleKey);
-          result.heads.push(decl, middleKey, hole.kind, splitAt);
-        } else {
-          rows.sketch(tasksOut.out, hole, decl, result.files.mined - 1);
-          result.heads.push(decl, middleKey, hole.kind, 0);
-        }
+        // The row is written once the split is known (pass 3), from the sketch.
+        rows.sketch(sketchesOut, hole, decl, result.files.mined - 1, reference);
+        result.heads.push(decl, middleKey, hole.kind, reference);
         result.pending++;
         tasksOfDecl[decl]!++;
       }
     };
     const mined = mineDeclarations(text, parsed, onHoles);
+    // Of the term proofs, those that are `sorry` alone: counted apart, with what to do (openGoals.ts).
+    const termSorries = openGoals.termSorries(parsed);
+    if (termSorries) {
+      mined.skipped["term-proof"] -= termSorries;
+      count(result.declarations.skipped, TERM_SORRY, termSorries);
+    }
     result.declarations.total += mined.declarations;
-    let skippedHere = 0;
+    let skippedHere = termSorries;
     for (const [reason, n] of Object.entries(mined.skipped))
       if (n) {
         count(result.declarations.skipped, reason, n);
         skippedHere += n;
       }
-    result.declarations.withTacticProofs += mined.declarations - skippedHere;
+    result.declarations.withTacticProofs += mined.declarations - skippedHere - openHere;
     result.malformedDropped += mined.malformedHoles;
   }
   // In declaration order, as the first task of each was written.

@@ -1,32 +1,27 @@
 /**
- * What export pass 1 keeps in memory of each pending task, so that pass 3 assigns splits without reading the
- * pending file twice and rewrites each line without searching it: the task's declaration index, its
- * normalised-middle key, its kind, and where its line's split placeholder is (0 when pass 1 writes sketches
- * instead of pending lines). Typed arrays, grown by
- * doubling: 17 bytes per task, whatever the task's text.
+ * What the export keeps in memory of each task until its split is known, so that pass 3 assigns splits and
+ * tells held-out middles apart without reading the tasks twice: the task's declaration index, its
+ * normalised-middle key, its kind and whether it has a reference. Typed arrays, grown by doubling: 13 bytes
+ * per task, whatever the task's text.
  */
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
+
+/** The bit of a task's kind byte that says it has no reference. */
+const NO_REFERENCE = 0x80;
 
 export class PendingHeads {
   count = 0;
   private decls = new Int32Array(1024);
   private keys = new Float64Array(1024);
-  private splitAts = new Int32Array(1024);
   private kinds = new Uint8Array(1024);
-  /** Per declaration: the bytes of its tasks' tail (`,"declKind":…}`), which ends each pending line. */
-  private readonly tails: number[] = [];
 
-  push(decl: number, middleKey: number, kind: HoleKind, splitAt: number): void {
+  /** `reference`: false for a statement without a proof (its middle is `sorry`). */
+  push(decl: number, middleKey: number, kind: HoleKind, reference = true): void {
     if (this.count === this.decls.length) this.grow();
     const k = this.count++;
     this.decls[k] = decl;
     this.keys[k] = middleKey;
-    this.kinds[k] = HOLE_KINDS.indexOf(kind);
-    this.splitAts[k] = splitAt;
-  }
-
-  setTailBytes(decl: number, bytes: number): void {
-    this.tails[decl] = bytes;
+    this.kinds[k] = HOLE_KINDS.indexOf(kind) | (reference ? 0 : NO_REFERENCE);
   }
 
   decl(k: number): number {
@@ -38,17 +33,11 @@ export class PendingHeads {
   }
 
   kind(k: number): HoleKind {
-    return HOLE_KINDS[this.kinds[k]!]!;
+    return HOLE_KINDS[this.kinds[k]! & ~NO_REFERENCE]!;
   }
 
-  /** Bytes from the start of task k's pending line to its `,"split":"train"`. */
-  splitAt(k: number): number {
-    return this.splitAts[k]!;
-  }
-
-  /** Bytes of the tail that ends the pending lines of declaration `decl`. */
-  tailBytes(decl: number): number {
-    return this.tails[decl] ?? -1;
+  reference(k: number): boolean {
+    return (this.kinds[k]! & NO_REFERENCE) === 0;
   }
 
   private grow(): void {
@@ -59,7 +48,6 @@ export class PendingHeads {
     };
     this.decls = grown(this.decls, new Int32Array(size));
     this.keys = grown(this.keys, new Float64Array(size));
-    this.splitAts = grown(this.splitAts, new Int32Array(size));
     this.kinds = grown(this.kinds, new Uint8Array(size));
   }
 }

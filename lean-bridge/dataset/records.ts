@@ -1,7 +1,9 @@
 /**
- * The rows of tasks.jsonl, contexts.jsonl and files.jsonl: the dataset's contract (see README.md, "Dataset
- * format"). A task row is the hole and a bounded window around it; what every hole of one declaration shares
- * (its statement, text, imports, scope and variables) is written once, in the declaration's context row.
+ * The rows of tasks.jsonl, contexts.jsonl and files.jsonl: the dataset's contract (see README.md,
+ * "Datasets"). A task row is the hole and a bounded window around it; what every hole of one declaration
+ * shares (its statement, text, imports, scope and variables) is written once, in the declaration's context
+ * row. The exporter writes these rows from bytes (rowBytes.ts, taskRows.ts); `JSON.stringify` of the records
+ * made here is what those bytes must be, and the tests compare them.
  */
 import { createHash } from "node:crypto";
 import type { Range } from "vscode-languageserver-protocol";
@@ -60,6 +62,11 @@ export interface TaskRecord {
    * Lean's `done` in the hole (verify/goalAtHole.ts); absent where Lean showed none. A prompt shows it above the hole.
    */
   goal?: string;
+  /**
+   * `false` for a statement without a proof (its proof in the workspace is `sorry`: the middle): no reference
+   * to imitate, so never an SFT target, rewarded by the verifier alone; absent on every other task.
+   */
+  reference?: false;
 }
 
 /** One declaration that has tasks: what a prompt for any of its holes needs besides the hole's window. */
@@ -175,11 +182,22 @@ export function contextRecord(hole: MinedHole, index: number, context: TaskConte
   };
 }
 
+/** What a task row holds besides its hole: decided after mining (`novel`, `reference`) or by Lean (`goal`). */
+export interface TaskExtras {
+  /** Validation and test tasks: whether no training task has the same normalised middle. */
+  novel?: boolean;
+  goal?: string;
+  /** False for a statement without a proof. */
+  reference?: boolean;
+}
+
+/** A task's row, fields in the order the exporter writes them. */
 export function taskRecord(
   hole: MinedHole,
   split: Split,
   contextIndex: number,
   context: TaskContext,
+  extras: TaskExtras = {},
 ): TaskRecord {
   const { file, codePoints, contextChars } = context;
   return {
@@ -187,6 +205,7 @@ export function taskRecord(
     file,
     kind: hole.kind,
     split,
+    ...(split !== "train" && extras.novel !== undefined ? { novel: extras.novel } : {}),
     decl: hole.decl,
     context: contextIndex,
     range: hole.range,
@@ -195,5 +214,7 @@ export function taskRecord(
     prefix: boundPrefix(hole.declPrefix, contextChars),
     suffix: boundSuffix(hole.declSuffix, suffixChars(contextChars)),
     ...span(codePoints, hole.start, hole.end),
+    ...(extras.goal !== undefined ? { goal: extras.goal } : {}),
+    ...(extras.reference === false ? { reference: false as const } : {}),
   };
 }

@@ -1,27 +1,25 @@
 /**
- * Export pass 1's rows of one file, serialised from the file's text escaped once (`JsonText`): each row is
- * exactly `JSON.stringify` of the record records.ts defines (files.jsonl's, contexts.jsonl's, and a task's
- * pending line as mineWorkspace.ts lays it out; test/dataset/rowBytes.test.ts compares them), but a middle,
- * prefix, suffix or declaration text is a slice of the escaped file, not serialised and encoded again.
- * Rows are UTF-8 bytes in one-byte strings (`JsonlWriter.writeLatin1Line`).
+ * Export pass 1's output for one file, from the file's text escaped once (`JsonText`): its files.jsonl row
+ * and its declarations' contexts.jsonl rows, each exactly `JSON.stringify` of the record records.ts defines
+ * (test/dataset/rowBytes.test.ts compares them), but with the declaration's text a slice of the escaped
+ * file, not serialised and encoded again; and each task's sketch (taskSketches.ts), from which taskRows.ts
+ * writes its row once its split is known. Rows are UTF-8 bytes in one-byte strings
+ * (`JsonlWriter.writeLatin1Line`).
  */
 import type { MinedHole } from "../holes/mine";
 import { prefixStart, suffixChars, suffixEnd } from "./context";
 import type { JsonlWriter } from "./jsonl";
 import { JsonText, latin1OfUtf8 } from "./jsonText";
 import { declKeyOf, type TaskContext } from "./records";
-import { holeId } from "./split";
 import { FileHoleIds } from "./holeIds";
 import { HOLE_KINDS } from "../holes/mine";
-import { Sketch, type TaskSketchWriter } from "./taskSketches";
+import { NO_REFERENCE, Sketch, type TaskSketchWriter } from "./taskSketches";
 
 /** What all holes of one declaration write alike. */
 interface DeclarationRow {
   declStart: MinedHole["declStart"];
   /** `JSON.stringify(decl)`, as UTF-8 bytes. */
   name: string;
-  /** The pending line's tail (`PendingTail`) and its closing brace, as UTF-8 bytes (made for pending lines only). */
-  tail: string | undefined;
   /** `declKeyOf(hole)`. */
   key: string;
 }
@@ -121,22 +119,9 @@ export class FileRows {
     return this.declaration(hole).key;
   }
 
-  /** `JSON.stringify(hole.decl)` as UTF-8 bytes, for the task rows pass 2 writes from sketches. */
+  /** `JSON.stringify(hole.decl)` as UTF-8 bytes, for the task rows pass 3 writes from sketches. */
   declName(hole: MinedHole): string {
     return this.declaration(hole).name;
-  }
-
-  /** The bytes of the tail that ends the pending lines of the declaration `hole` lies in. */
-  tailBytes(hole: MinedHole): number {
-    return this.tailOf(hole).length;
-  }
-
-  private tailOf(hole: MinedHole): string {
-    const declaration = this.declaration(hole);
-    declaration.tail ??= latin1OfUtf8(
-      `,"declKind":${JSON.stringify(hole.declKind)},"declStart":${JSON.stringify(hole.declStart)}}`,
-    );
-    return declaration.tail;
   }
 
   private declaration(hole: MinedHole): DeclarationRow {
@@ -145,45 +130,17 @@ export class FileRows {
     this.last = {
       declStart: hole.declStart,
       name: latin1OfUtf8(JSON.stringify(hole.decl)),
-      tail: undefined,
       key: declKeyOf(hole),
     };
     return this.last;
   }
 
   /**
-   * A pending task line (`PendingTask`): `{"_decl":…,"_mk":…,` then the fields of
-   * `JSON.stringify(taskRecord(hole, "train", decl, context))`, then the tail. Returns where its
-   * `,"split":"train"` starts, in bytes from the line's start.
+   * The task's sketch (taskSketches.ts): what its row holds that is not the file's text, nor its
+   * declaration's, as whole numbers (`taskRecord`'s fields). `fileLine`: the file's line in files.jsonl;
+   * `reference`: false for a statement without a proof.
    */
-  writePending(out: JsonlWriter, hole: MinedHole, decl: number, middleKey: number): number {
-    const { json, text, context } = this;
-    const { codePoints, contextChars } = context;
-    const declaration = this.declaration(hole);
-    const { start, end, range } = hole;
-    const prefixFrom = prefixStart(text, start - hole.declPrefix.length, start, contextChars);
-    const suffixTo = suffixEnd(text, end, end + hole.declSuffix.length, suffixChars(contextChars));
-    const id = holeId(context.file, declaration.key, hole.kind, start, end, hole.middle);
-    const head = `{"_decl":${decl},"_mk":${middleKey},"id":"${id}","file":${this.fileName},"kind":"${hole.kind}"`;
-    out.writeLatin1Line(
-      head +
-        `,"split":"train","decl":${declaration.name},"context":${decl},` +
-        `"range":{"start":{"line":${range.start.line},"character":${range.start.character}},` +
-        `"end":{"line":${range.end.line},"character":${range.end.character}}},` +
-        `"middle":${json.quoted(start, end)},"indent":${hole.indent},` +
-        `"prefix":${json.quoted(prefixFrom, start)},"suffix":${json.quoted(end, suffixTo)},` +
-        `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
-        `{"start":${codePoints.codePointOffset(start)},"end":${codePoints.codePointOffset(end)}}` +
-        this.tailOf(hole),
-    );
-    return head.length;
-  }
-
-  /**
-   * The task's sketch (taskSketches.ts): what `writePending` writes of it that is not the file's text, nor
-   * its declaration's, as whole numbers. `fileLine`: the file's line in files.jsonl.
-   */
-  sketch(out: TaskSketchWriter, hole: MinedHole, decl: number, fileLine: number): void {
+  sketch(out: TaskSketchWriter, hole: MinedHole, decl: number, fileLine: number, reference = true): void {
     const { text, context, json } = this;
     const { codePoints, contextChars } = context;
     const { start, end, range } = hole;
@@ -210,5 +167,6 @@ export class FileRows {
     ints[at + Sketch.StartByte] = json.byteAt(start);
     ints[at + Sketch.EndByte] = json.byteAt(end);
     ints[at + Sketch.SuffixToByte] = json.byteAt(suffixTo);
+    ints[at + Sketch.Flags] = reference ? 0 : NO_REFERENCE;
   }
 }

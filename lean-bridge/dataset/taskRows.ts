@@ -1,15 +1,17 @@
 /**
- * Export pass 2 without verification: each task's row rebuilt from its sketch (taskSketches.ts) and its file's
- * text, read back from files.jsonl, and handed to `writeTasks` to be written once, with its split. The row is
- * byte for byte the pending row pass 1 would have written (rowBytes.ts `writePending`) less its head and tail:
- * the same `JsonText` slices, the same field order (test/dataset/rowBytes.test.ts compares them).
+ * The task-row encoder: the one writer of tasks.jsonl's rows. Each row is rebuilt from its task's sketch
+ * (taskSketches.ts, written by pass 1) and its file's text as files.jsonl holds it, laid out in place in the
+ * writer's buffer: keys and digits byte by byte, the middle, prefix and suffix copied from the file's JSON.
+ * Every row is byte for byte `JSON.stringify(taskRecord(…))`, the contract records.ts defines
+ * (test/dataset/rowBytes.test.ts checks it on text with what JSON escapes, astral characters, CRLF and
+ * byte-order marks, on every split, with and without a goal or a reference).
  */
 import { HOLE_KINDS } from "../holes/mine";
 import type { JsonlWriter } from "./jsonl";
 import { readLineBytes } from "./jsonl";
 import { JsonText } from "./jsonText";
 import type { PendingHeads } from "./pendingHeads";
-import { Sketch, idOfHalves, readSketches } from "./taskSketches";
+import { NO_REFERENCE, Sketch, readSketches } from "./taskSketches";
 import { ascii, putBytes, putDecimal, putHex32 } from "./asciiBytes";
 import type { SplitRow } from "./writeTasks";
 
@@ -19,7 +21,7 @@ const FILE_KEY_BYTES = 8;
 const AFTER_SHA_KEY = SHA_KEY.length + 64 + 1 + 8;
 
 /**
- * A files.jsonl row as pass 2 needs it: the file's name and its text, as JSON in UTF-8 bytes. The text's
+ * A files.jsonl row as the rows need it: the file's name and its text, as JSON in UTF-8 bytes. The text's
  * bytes are those of the reader's chunk, valid while the rows of this file are written (the cursor moves on
  * only for a later file's row).
  */
@@ -46,16 +48,16 @@ class FileOfRows {
   }
 
   /**
-   * `JSON.stringify(text.slice(start, end))`: a slice of the row's bytes where pass 1 noted where the bounds
-   * land (`fromByte`, `toByte`); a bound inside a surrogate pair (-1) is escaped as `JsonText.quoted` does.
+   * `JSON.stringify(text.slice(start, end))` as UTF-8 bytes, one character per byte, without its quotes:
+   * for a slice whose bound pass 1 found inside a surrogate pair (no byte offset to copy from), escaped as
+   * `JsonText.quoted` does.
    */
-  quoted(start: number, end: number, fromByte: number, toByte: number): string {
-    if (fromByte >= 0 && toByte >= 0) return `"${this.json.slice(fromByte, toByte)}"`;
+  escaped(start: number, end: number): string {
     this.parsed ??= new JsonText(
       JSON.parse(Buffer.from(this.json, "latin1").toString("utf8")) as string,
       this.json,
     );
-    return this.parsed.quoted(start, end);
+    return this.parsed.quoted(start, end).slice(1, -1);
   }
 }
 
@@ -96,15 +98,6 @@ class FilesCursor {
   }
 }
 
-/** The split fields' bytes as one-byte strings (a handful of distinct buffers), each decoded once. */
-const fieldText = new WeakMap<Buffer, string>();
-
-function latin1Of(field: Buffer): string {
-  let text = fieldText.get(field);
-  if (text === undefined) fieldText.set(field, (text = field.toString("latin1")));
-  return text;
-}
-
 const ID = ascii('{"id":"');
 const RANGE = ascii(',"range":{"start":{"line":');
 const CHARACTER = ascii(',"character":');
@@ -116,8 +109,9 @@ const SUFFIX = ascii('","suffix":"');
 const OFFSETS = ascii('","offsets":{"start":');
 const END = ascii(',"end":');
 const CODE_POINTS = ascii('},"offsetsCodePoints":{"start":');
-const CLOSE = ascii("}}");
-/** A row's bytes besides its names, kind, split field and texts: the keys above and 11 numbers' digits. */
+const GOAL = ascii(',"goal":');
+const WITHOUT_REFERENCE = ascii(',"reference":false');
+/** A row's bytes besides its names, kind, split field, texts and goal: the keys above and 11 numbers' digits. */
 const FIXED_BYTES = 400;
 const KIND_BYTES = HOLE_KINDS.map(ascii);
 
@@ -133,6 +127,13 @@ function plainBytes(field: Buffer): Uint8Array {
   return plain;
 }
 
+/** A task's goal as its row holds it: `JSON.stringify(goal)` as UTF-8, `bytes[start, end)`. */
+export interface GoalBytes {
+  bytes: Buffer;
+  start: number;
+  end: number;
+}
+
 /** One task rebuilt from its sketch; one object reused for every task, valid until the next. */
 class SketchedRow implements SplitRow {
   decl = 0;
@@ -141,6 +142,10 @@ class SketchedRow implements SplitRow {
   kindIndex = 0;
   file: FileOfRows | undefined;
   declName = "";
+  /** With `--verify`: the goal Lean showed at the hole, if it showed one. */
+  goal: GoalBytes | undefined;
+  /** False for a statement without a proof: its middle is `sorry`, no reference to learn from. */
+  reference = true;
   /** `,"decl":` + `declName` + `,"context":` + the declaration's index, as bytes, and the declaration. */
   private declBytes: Uint8Array = new Uint8Array(0);
   private declBytesOf = -1;
@@ -152,50 +157,31 @@ class SketchedRow implements SplitRow {
   at = 0;
 
   /**
-   * The row with its split field, as UTF-8 bytes in a one-byte string: built only for rows that are written
-   * (not for training rows the dedup drops), from slices of the file's JSON.
-   */
-  private bytes(field: Buffer): string {
-    const s = this.sketch;
-    const k = this.at;
-    const file = this.file!;
-    const start = s[k + Sketch.Start]!;
-    const end = s[k + Sketch.End]!;
-    const startByte = s[k + Sketch.StartByte]!;
-    const endByte = s[k + Sketch.EndByte]!;
-    const middle = file.quoted(start, end, startByte, endByte);
-    const prefix = file.quoted(s[k + Sketch.PrefixFrom]!, start, s[k + Sketch.PrefixFromByte]!, startByte);
-    const suffix = file.quoted(end, s[k + Sketch.SuffixTo]!, endByte, s[k + Sketch.SuffixToByte]!);
-    return (
-      `{"id":"${idOfHalves(s[k + Sketch.IdHigh]!, s[k + Sketch.IdLow]!)}","file":${file.name},"kind":"${this.kind}"` +
-      latin1Of(field) +
-      `,"decl":${this.declName},"context":${this.decl},` +
-      `"range":{"start":{"line":${s[k + Sketch.RangeStartLine]!},"character":${s[k + Sketch.RangeStartCharacter]!}},` +
-      `"end":{"line":${s[k + Sketch.RangeEndLine]!},"character":${s[k + Sketch.RangeEndCharacter]!}}},` +
-      `"middle":${middle},"indent":${s[k + Sketch.Indent]!},"prefix":${prefix},"suffix":${suffix},` +
-      `"offsets":{"start":${start},"end":${end}},"offsetsCodePoints":` +
-      `{"start":${s[k + Sketch.StartCodePoints]!},"end":${s[k + Sketch.EndCodePoints]!}}}`
-    );
-  }
-
-  /**
-   * Writes the row in place into `out`'s buffer: keys and digits byte by byte, the texts copied from the
-   * file's JSON held at the buffer's start. The same bytes as `bytes(field)`, without a string per row.
+   * Writes the row, `field` (`,"split":…`) in its place, into `out`'s buffer: `taskRecord`'s fields in its
+   * order, the texts copied from the file's JSON held at the buffer's start. Built only for rows that are
+   * written (not for training rows the dedup drops).
    */
   write(out: JsonlWriter, field: Buffer): void {
     const s = this.sketch;
     const k = this.at;
     const file = this.file!;
+    const start = s[k + Sketch.Start]!;
+    const end = s[k + Sketch.End]!;
     const prefixByte = s[k + Sketch.PrefixFromByte]!;
     const startByte = s[k + Sketch.StartByte]!;
     const endByte = s[k + Sketch.EndByte]!;
     const suffixByte = s[k + Sketch.SuffixToByte]!;
-    // A bound inside a surrogate pair (never a token's or a line's): the row is built as text.
-    if (prefixByte < 0 || startByte < 0 || endByte < 0 || suffixByte < 0) {
-      out.writeLatin1Line(this.bytes(field));
-      return;
-    }
-    if (this.heldBy !== out || this.heldFile !== file) {
+    // A bound inside a surrogate pair (never a token's or a line's) has no byte offset: the three texts are
+    // escaped from the file's text instead of copied from its JSON.
+    const copied = prefixByte >= 0 && startByte >= 0 && endByte >= 0 && suffixByte >= 0;
+    let escaped: [middle: string, prefix: string, suffix: string] | undefined;
+    if (!copied)
+      escaped = [
+        file.escaped(start, end),
+        file.escaped(s[k + Sketch.PrefixFrom]!, start),
+        file.escaped(end, s[k + Sketch.SuffixTo]!),
+      ];
+    else if (this.heldBy !== out || this.heldFile !== file) {
       out.holdText(file.chunk, file.jsonStart, file.jsonEnd);
       this.heldBy = out;
       this.heldFile = file;
@@ -205,8 +191,18 @@ class SketchedRow implements SplitRow {
       this.declBytesOf = this.decl;
     }
     const name = file.fileSegment;
+    const goal = this.goal;
+    const texts = escaped
+      ? escaped[0].length + escaped[1].length + escaped[2].length
+      : suffixByte - prefixByte;
     const buffer = out.room(
-      FIXED_BYTES + name.length + this.declBytes.length + field.length + (suffixByte - prefixByte),
+      FIXED_BYTES +
+        name.length +
+        this.declBytes.length +
+        field.length +
+        texts +
+        (goal ? GOAL.length + goal.end - goal.start : 0) +
+        WITHOUT_REFERENCE.length,
     );
     let b = out.end;
     b = putBytes(buffer, b, ID);
@@ -226,42 +222,51 @@ class SketchedRow implements SplitRow {
     b = putBytes(buffer, b, CHARACTER);
     b = putDecimal(buffer, b, s[k + Sketch.RangeEndCharacter]!);
     b = putBytes(buffer, b, MIDDLE);
-    b = out.copyHeld(b, startByte, endByte);
+    b = escaped ? out.putLatin1At(b, escaped[0]) : out.copyHeld(b, startByte, endByte);
     b = putBytes(buffer, b, INDENT);
     b = putDecimal(buffer, b, s[k + Sketch.Indent]!);
     b = putBytes(buffer, b, PREFIX);
-    b = out.copyHeld(b, prefixByte, startByte);
+    b = escaped ? out.putLatin1At(b, escaped[1]) : out.copyHeld(b, prefixByte, startByte);
     b = putBytes(buffer, b, SUFFIX);
-    b = out.copyHeld(b, endByte, suffixByte);
+    b = escaped ? out.putLatin1At(b, escaped[2]) : out.copyHeld(b, endByte, suffixByte);
     b = putBytes(buffer, b, OFFSETS);
-    b = putDecimal(buffer, b, s[k + Sketch.Start]!);
+    b = putDecimal(buffer, b, start);
     b = putBytes(buffer, b, END);
-    b = putDecimal(buffer, b, s[k + Sketch.End]!);
+    b = putDecimal(buffer, b, end);
     b = putBytes(buffer, b, CODE_POINTS);
     b = putDecimal(buffer, b, s[k + Sketch.StartCodePoints]!);
     b = putBytes(buffer, b, END);
     b = putDecimal(buffer, b, s[k + Sketch.EndCodePoints]!);
-    b = putBytes(buffer, b, CLOSE);
+    buffer[b++] = 0x7d; // }
+    if (goal) {
+      b = putBytes(buffer, b, GOAL);
+      b = out.putSlice(b, goal.bytes, goal.start, goal.end);
+    }
+    if (!this.reference) b = putBytes(buffer, b, WITHOUT_REFERENCE);
+    buffer[b++] = 0x7d; // }
     out.endLine(b);
-  }
-
-  json(field: Buffer): string {
-    return Buffer.from(this.bytes(field), "latin1").toString("utf8");
   }
 }
 
+/** `null`: a goal line of a task Lean showed no goal for. */
+const NO_GOAL = Buffer.from("null");
+
 /**
- * The task rows of the sketches at `sketchPath`, in order, with the middle keys pass 1 kept (`heads`, in the
- * same order) and each declaration's name as JSON (`declNames`, UTF-8 bytes one character per byte).
+ * The task rows of the sketches at `sketchPath`, in order, with the middle keys kept for them (`heads`, in
+ * the same order) and each declaration's name as JSON (`declNames`, UTF-8 bytes one character per byte);
+ * with `--verify`, each task's goal from `goalsPath` (one line per sketch: `JSON.stringify(goal)` or `null`).
  */
 export function* sketchedRows(
   filesPath: string,
   sketchPath: string,
   heads: PendingHeads,
   declNames: readonly string[],
+  goalsPath?: string,
 ): Generator<SplitRow> {
   const files = new FilesCursor(filesPath);
+  const goals = goalsPath !== undefined ? readLineBytes(goalsPath) : undefined;
   const row = new SketchedRow();
+  const goal: GoalBytes = { bytes: NO_GOAL, start: 0, end: 0 };
   let k = 0;
   try {
     for (const [s, at] of readSketches(sketchPath)) {
@@ -271,11 +276,24 @@ export function* sketchedRows(
       row.kindIndex = s[at + Sketch.Kind]!;
       row.kind = HOLE_KINDS[row.kindIndex]!;
       row.middleKey = heads.middleKey(k++);
+      row.reference = (s[at + Sketch.Flags]! & NO_REFERENCE) === 0;
       row.sketch = s;
       row.at = at;
+      row.goal = undefined;
+      if (goals) {
+        const line = goals.next();
+        if (line.done) throw new Error("the export's goals file has fewer lines than its tasks");
+        [goal.bytes, goal.start, goal.end] = line.value;
+        if (!isNull(goal)) row.goal = goal;
+      }
       yield row;
     }
   } finally {
     files.close();
+    goals?.return(undefined);
   }
+}
+
+function isNull(goal: GoalBytes): boolean {
+  return goal.end - goal.start === 4 && goal.bytes.compare(NO_GOAL, 0, 4, goal.start, goal.end) === 0;
 }

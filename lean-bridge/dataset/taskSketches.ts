@@ -1,9 +1,10 @@
 /**
- * What export pass 1 keeps of each task when nothing is verified: a sketch of 20 whole numbers (80 bytes) in a
- * scratch file, instead of its ~600-byte pending row. Pass 2 (taskRows.ts) rebuilds the row from the sketch
- * and its file's text in files.jsonl and writes it once, with its split, straight into tasks.jsonl: a
- * Mathlib-sized export then writes ~100 MB of scratch instead of writing and rewriting ~1 GB of rows.
- * Streamed both ways in fixed chunks, so memory stays bounded whatever the number of tasks.
+ * What export pass 1 keeps of each task: a sketch of 21 whole numbers (84 bytes) in a scratch file, instead
+ * of its ~600-byte row. Pass 3 (taskRows.ts) rebuilds the row from the sketch and its file's text in
+ * files.jsonl and writes it once, with its split, straight into tasks.jsonl (with `--verify`, pass 2 checks
+ * the sketched tasks first and keeps the sketches of those that verify): a Mathlib-sized export then writes
+ * ~130 MB of scratch instead of writing and rewriting ~1 GB of rows. Streamed both ways in fixed chunks, so
+ * memory stays bounded whatever the number of tasks.
  */
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 
@@ -39,9 +40,14 @@ export const Sketch = {
   StartByte: 17,
   EndByte: 18,
   SuffixToByte: 19,
+  /** `NO_REFERENCE` for a statement without a proof (`"reference": false`), else 0. */
+  Flags: 20,
 } as const;
 
-export const SKETCH_INTS = 20;
+export const SKETCH_INTS = 21;
+
+/** `Sketch.Flags`: the task has no reference (its middle is `sorry`). */
+export const NO_REFERENCE = 1;
 const CHUNK_SKETCHES = 8192;
 const CHUNK_BYTES = CHUNK_SKETCHES * SKETCH_INTS * 4;
 

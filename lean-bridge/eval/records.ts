@@ -53,8 +53,17 @@ export interface ResultLine {
     cached: boolean;
     diagnostics: CandidateDiagnostic[];
   } | null;
-  /** When the backend failed (outcome infrastructure): its cause and message. */
+  /**
+   * When the backend failed: its cause and message. The outcome is infrastructure, except for a repair turn whose
+   * prompt the model's context could not hold even shortened (cause `context-length`): that line carries the
+   * sample's last verified outcome, a miss.
+   */
   backendError?: { cause: string; message: string };
+  /**
+   * A repair turn's prompt shortened to fit the model's context: the level (repair.ts `RepairFit`, 1–6; absent
+   * when the prompt was the training one).
+   */
+  repair_fit?: number;
   /** Attempts the infrastructure needed (1 when nothing was retried). */
   attempts: number;
   latency_ms: number;

@@ -4,6 +4,12 @@
  * error of a transient cause, a verdict whose cause is infrastructure) are retried a bounded number of times and
  * then recorded as `infrastructure`, which pass@k leaves out. A task's lines are appended to results.jsonl in one
  * write when all its samples are final, so results.jsonl only ever holds whole tasks (a torn last line aside).
+ *
+ * A prompt the model's context cannot hold (`context-length`) ends nothing: the task's own prompt is recorded as
+ * infrastructure (it is ours, not the model's), and a repair prompt is asked again with its block shortened
+ * (repair.ts `RepairFit`); one that does not fit even then leaves the sample at its last verified turn's outcome,
+ * recorded as an unverified final turn with the cause. That outcome is a miss, never left out: a model must not be
+ * able to have a failed sample dropped from pass@k by writing an attempt too long to be shown back.
  */
 import { appendFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -19,7 +25,7 @@ import type {
 import type { Verdict } from "../verify/verdict";
 import { outcomeOf, retryable, verdictCause } from "./outcomes";
 import type { EvalIdentity, ResultLine } from "./records";
-import { repairParts, repairVerdict } from "./repair";
+import { REPAIR_FITS, repairParts, repairVerdict, type RepairFit } from "./repair";
 
 export interface EvalTask {
   id: string;
@@ -141,6 +147,15 @@ async function generate(
         message: result.message,
         hint: result.hint,
       });
+    if (result.cause === "context-length")
+      // The same prompt will not fit on a retry; the caller may shorten it.
+      return {
+        kind: "infrastructure",
+        candidates: result.partial ?? [],
+        cause: result.cause,
+        message: result.message,
+        attempts: attempt,
+      };
     last = result;
   }
   return {
@@ -150,6 +165,35 @@ async function generate(
     message: last!.message,
     attempts: 1 + options.retries,
   };
+}
+
+/**
+ * A repair turn's request: the training prompt first, then the block shortened level by level while the model's
+ * context cannot hold it (levels that would send the same prompt again are skipped). `attempts` counts every
+ * request; `fit` is the level that was sent last.
+ */
+async function generateRepair(
+  options: EvalLoopOptions,
+  parts: PromptParts,
+  candidate: string,
+  verdict: Verdict,
+  seed: number,
+): Promise<{ generated: Generated; fit: RepairFit }> {
+  const feedback = repairVerdict(verdict);
+  let requests = 0;
+  let sent: string | undefined;
+  let last: { generated: Generated; fit: RepairFit } | undefined;
+  for (const fit of REPAIR_FITS) {
+    const fitted = repairParts(parts, candidate, feedback, fit);
+    if (fitted.prefix === sent) continue;
+    sent = fitted.prefix;
+    const generated = await generate(options, fitted, 1, seed);
+    requests += generated.attempts;
+    last = { generated: { ...generated, attempts: requests }, fit };
+    if (generated.kind === "ok" || generated.cause !== "context-length" || generated.candidates.length > 0)
+      return last;
+  }
+  return last!;
 }
 
 async function verifyWithRetry(
@@ -210,6 +254,15 @@ async function evalTask(task: EvalTask, options: EvalLoopOptions): Promise<Resul
     completion_tokens: null,
     seed,
   });
+  /** A repair turn the model's context could not hold even shortened: the sample stays what its last turn was. */
+  const unfitLine = (
+    previous: ResultLine,
+    failed: Extract<Generated, { kind: "infrastructure" }>,
+    seed: number,
+  ): ResultLine => ({
+    ...infrastructureLine(previous.sample, previous.turn + 1, failed, seed),
+    outcome: previous.outcome,
+  });
 
   const sampleLines = async (sample: number): Promise<ResultLine[]> => {
     const lines: ResultLine[] = [];
@@ -217,6 +270,7 @@ async function evalTask(task: EvalTask, options: EvalLoopOptions): Promise<Resul
     if (!candidate && first.kind === "infrastructure") return [infrastructureLine(sample, 0, first, seed0)];
     let attemptsSoFar = first.attempts;
     let seed = seed0;
+    let fit: RepairFit = 0;
     for (let turn = 0; candidate; turn++) {
       const { verdict, attempts } = await verifyWithRetry(options, task, candidate.text);
       const outcome = outcomeOf(verdict);
@@ -235,21 +289,25 @@ async function evalTask(task: EvalTask, options: EvalLoopOptions): Promise<Resul
         prompt_tokens: candidate.promptTokens,
         completion_tokens: candidate.completionTokens,
         seed,
+        ...(fit > 0 ? { repair_fit: fit } : {}),
       });
       if (last) break;
       seed = requestSeed(options.run.seed, task.id, turn + 1, sample);
-      const next = await generate(
-        options,
-        repairParts(task.parts, candidate.text, repairVerdict(verdict)),
-        1,
-        seed,
-      );
+      const asked = await generateRepair(options, task.parts, candidate.text, verdict, seed);
+      const next = asked.generated;
+      fit = asked.fit;
       attemptsSoFar = next.attempts;
       candidate = next.candidates[0];
       if (!candidate && next.kind === "infrastructure") {
-        // The repair turn's outcome is unknown: the sample is left out rather than counted as a miss.
-        lines[lines.length - 1]!.final = false;
-        lines.push(infrastructureLine(sample, turn + 1, next, seed));
+        const previous = lines[lines.length - 1]!;
+        previous.final = false;
+        // A prompt too long even shortened counts as the miss it was; any other failure leaves the repair turn's
+        // outcome unknown, and the sample out rather than counted as a miss.
+        lines.push(
+          next.cause === "context-length"
+            ? unfitLine(previous, next, seed)
+            : infrastructureLine(sample, turn + 1, next, seed),
+        );
       }
     }
     return lines;

@@ -34,6 +34,13 @@ export function summaryText(summary: EvalSummary, dir: string): string {
         .map(([t, n]) => `${t}: ${n}`)
         .join(", ")}`,
     );
+  const failures = Object.entries(summary.backendErrors);
+  if (failures.length)
+    lines.push(`  backend failures: ${failures.map(([cause, count]) => `${cause} ${count}`).join(", ")}`);
+  if (summary.backendErrors["context-length"])
+    lines.push(
+      "  context-length: prompts the model's context could not hold (a repair turn's counts as the miss it was); lower --max-prompt-tokens or --max-new-tokens, or serve the model with a longer context",
+    );
   lines.push(`  ${dir}/summary.json, ${dir}/report.html`);
   return lines.join("\n");
 }

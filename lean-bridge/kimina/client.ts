@@ -9,8 +9,26 @@
  * A refused connection (nothing sent: the server is down or restarting) is retried with the same backoff; a
  * connection that breaks after the request was sent (the server went down holding it) is not: each of its
  * checks is answered `lost`, and the verifier asks them again one at a time (`alone`).
+ *
+ * Before the first check the client asks a probe to learn where the server counts message positions from (the
+ * snippet, or the text after the imports it split off: positions.ts), and hands every answer on with positions
+ * in the snippet as sent, so the verifier finds `#print axioms` on its line whatever the server's version. A
+ * snippet the server would re-split into other lines than Lean's is never sent.
  */
-import { readResult, type CheckRequestBody, type KiminaResult, type VerifyRequestBody } from "./protocol";
+import {
+  describeBreak,
+  kiminaLineBreak,
+  snippetPositions,
+  type KiminaFamily,
+  type PositionBase,
+} from "./positions";
+import {
+  readResult,
+  type CheckRequestBody,
+  type KiminaMessage,
+  type KiminaResult,
+  type VerifyRequestBody,
+} from "./protocol";
 
 export interface KiminaClientOptions {
   /** The server's base URL, e.g. http://127.0.0.1:8000. */
@@ -80,6 +98,38 @@ function errorCode(error: unknown): string | undefined {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * The position probe: Lean answers `#check Nat` with "Nat : Type" on the command's line, the snippet's line 3,
+ * which is line 1 of what follows the imports. `Init` is what every Lean file imports anyway.
+ */
+export const POSITION_PROBE = "import Init\n\n#check Nat\n";
+
+/** What the probe's answer says of the server's positions (positions.ts has each version's behaviour). */
+export function readPositionProbe(
+  answer: KiminaAnswer,
+  family: KiminaFamily,
+): { kind: "ok"; base: PositionBase } | { kind: "unknown"; reason: string; unreachable?: boolean } {
+  if (answer.kind === "timeout") return { kind: "unknown", reason: "the probe got no answer in time" };
+  if (answer.kind === "failed")
+    return { kind: "unknown", reason: answer.reason, ...(answer.unreachable ? { unreachable: true } : {}) };
+  if (answer.kind === "lost") return { kind: "unknown", reason: answer.reason };
+  const { result } = answer;
+  if (result.error) return { kind: "unknown", reason: `the probe failed: ${result.error}` };
+  if (!result.response || "message" in result.response)
+    return {
+      kind: "unknown",
+      reason: `the probe's REPL failed: ${result.response && "message" in result.response ? result.response.message : "no response"}`,
+    };
+  const check = (result.response.messages ?? []).find((m: KiminaMessage) => m.data.startsWith("Nat : Type"));
+  if (!check) return { kind: "unknown", reason: "the probe's answer holds no `#check Nat` message" };
+  if (check.pos.line === 1) return { kind: "ok", base: "body" };
+  if (check.pos.line === 3 && family === "2.x") return { kind: "ok", base: "snippet" };
+  return {
+    kind: "unknown",
+    reason: `the probe's \`#check Nat\` was answered on line ${check.pos.line}, where Kimina ${family} answers on line 1${family === "2.x" ? " or 3" : ""}`,
+  };
+}
+
 export class KiminaClient {
   private readonly queue: Pending[] = [];
   /** Fresh checks (sent at once, outside the batches) and checks to send alone (one at a time, nothing beside). */
@@ -91,6 +141,9 @@ export class KiminaClient {
   private endpoint: "/api/check" | "/verify" = "/api/check";
   private closed = false;
   private scheduled = false;
+  /** Where the server's positions count from, once the probe has said; a probe in flight. */
+  private positionBase: PositionBase | undefined;
+  private probing = false;
   readonly batchSize: number;
   readonly concurrency: number;
   /** Requests answered 429 and retried (for tests and benchmarks). */
@@ -110,8 +163,24 @@ export class KiminaClient {
     return this.options.url.replace(/\/+$/, "");
   }
 
+  /** What the server's endpoint says of its version: `/api/check` is 2.0 on, `/verify` alone 1.x. */
+  get family(): KiminaFamily {
+    return this.endpoint === "/api/check" ? "2.x" : "1.x";
+  }
+
+  /** Where the server counts positions from, once the probe has said (for tests and the report). */
+  get positionsFrom(): PositionBase | undefined {
+    return this.positionBase;
+  }
+
   check(code: string, options: CheckOptions = {}): Promise<KiminaAnswer> {
     if (this.closed) return Promise.resolve({ kind: "failed", reason: "the Kimina client was stopped" });
+    const breakAt = kiminaLineBreak(code);
+    if (breakAt >= 0)
+      return Promise.resolve({
+        kind: "failed",
+        reason: `not sent: the snippet holds ${describeBreak(code, breakAt)}, where the Kimina Lean Server breaks a line and Lean does not`,
+      });
     if (options.fresh || options.alone)
       return new Promise((resolve) => {
         (options.alone ? this.aloneQueue : this.freshQueue).push({
@@ -151,6 +220,7 @@ export class KiminaClient {
   }
 
   private pump(): void {
+    if (this.positionBase === undefined) return this.probe();
     // A check to send alone waits for the requests under way, and everything else waits for it.
     if (this.aloneRunning) return;
     if (this.aloneQueue.length > 0) {
@@ -160,6 +230,51 @@ export class KiminaClient {
     for (const p of this.freshQueue.splice(0)) this.start([p], true);
     while (this.inFlight < this.concurrency && this.queue.length > 0)
       this.start(this.queue.splice(0, this.batchSize), false);
+  }
+
+  /**
+   * Asks the position probe, once at a time, before any check goes out. A probe that cannot say fails the checks
+   * waiting (the server is down, or its answers are not what any known version gives); the next check asks again.
+   */
+  private probe(): void {
+    if (this.probing || this.closed) return;
+    const waiting = this.queue.length + this.freshQueue.length + this.aloneQueue.length;
+    if (waiting === 0) return;
+    this.probing = true;
+    void new Promise<KiminaAnswer>((resolve) => {
+      void this.send(
+        [{ id: `fimrlvr-positions-${this.nextId++}`, code: POSITION_PROBE, resolve }],
+        false,
+        false,
+      );
+    }).then((answer) => {
+      this.probing = false;
+      const read = readPositionProbe(answer, this.family);
+      if (read.kind === "ok") this.positionBase = read.base;
+      else {
+        const failed: KiminaAnswer = {
+          kind: "failed",
+          reason: `could not tell where the Kimina Lean Server at ${this.url} counts message positions from (${read.reason})`,
+          ...(read.unreachable ? { unreachable: true } : {}),
+        };
+        for (const p of [...this.queue.splice(0), ...this.freshQueue.splice(0), ...this.aloneQueue.splice(0)])
+          p.resolve(failed);
+      }
+      this.pump();
+    });
+  }
+
+  /** A result with its messages' positions in the snippet as sent (positions.ts). */
+  private inSnippetPositions(result: KiminaResult, code: string, fresh: boolean): KiminaResult {
+    const response = result.response;
+    if (!response || "message" in response || !response.messages?.length) return result;
+    return {
+      ...result,
+      response: {
+        ...response,
+        messages: snippetPositions(response.messages, code, this.family, fresh, this.positionBase!),
+      },
+    };
   }
 
   private body(batch: Pending[], fresh: boolean): CheckRequestBody | VerifyRequestBody {
@@ -180,7 +295,8 @@ export class KiminaClient {
         };
   }
 
-  private async send(batch: Pending[], fresh = false): Promise<void> {
+  /** One batch until it is answered; `positions` false hands results on as the server wrote them (the probe). */
+  private async send(batch: Pending[], fresh = false, positions = true): Promise<void> {
     const fail = (answer: KiminaAnswer) => batch.forEach((p) => p.resolve(answer));
     const maxRetries = this.options.maxRetries ?? 6;
     let backoff = this.options.backoffMs ?? 500;
@@ -193,7 +309,7 @@ export class KiminaClient {
           const r = byId.get(p.id);
           p.resolve(
             r
-              ? { kind: "result", result: r }
+              ? { kind: "result", result: positions ? this.inSnippetPositions(r, p.code, fresh) : r }
               : {
                   kind: "failed",
                   reason: `Kimina's answer (${this.endpoint}) holds no result for this check`,

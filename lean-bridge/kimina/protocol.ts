@@ -11,8 +11,9 @@
  * - `Authorization: Bearer <LEAN_SERVER_API_KEY>` when the server has a key (401 otherwise);
  * - 429 "No available REPLs" when every REPL is busy.
  *
- * Message positions are the REPL's: 1-based lines, 0-based columns in code points; current servers shift
- * them back to the whole snippet after splitting the imports off (older ones left them relative to the body).
+ * Message positions are the REPL's: 1-based lines, 0-based columns in code points, counted from the snippet or
+ * from what follows its imports depending on the server's version; the client hands them on counted from the
+ * snippet (positions.ts).
  */
 
 export interface KiminaPos {

@@ -27,6 +27,7 @@ import type { Verdict, VerdictOutcome, VerifierIdentity } from "../verify/verdic
 import type { Verifier } from "../verify/verifier";
 import { KiminaClient, type KiminaAnswer, type KiminaClientOptions } from "./client";
 import { toDiagnostics } from "./messages";
+import { kiminaRereads } from "./positions";
 
 export interface KiminaVerifierOptions extends KiminaClientOptions {
   projectRoot: string;
@@ -105,6 +106,9 @@ export class KiminaVerifier implements Verifier {
         outcome: { kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] },
         cached: false,
       };
+    // Kimina's REPL must read the lines Lean reads (positions.ts).
+    const reread = kiminaRereads(prepared.doc);
+    if (reread) return { outcome: reread, cached: false };
     const key = verdictKey({
       identity: this.identity,
       settings: checkPolicy ? this.settings : { probe: candidate, settings: this.settings },

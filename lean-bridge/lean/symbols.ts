@@ -9,8 +9,10 @@ export const ADJACENT_INTERPOLATION = new Set(["s!", "m!", "f!", "println!", "to
 
 /**
  * Core syntaxes whose argument is `interpolatedStr(term)` (src/Init, src/Lean: `throwError`, `dbg_trace`,
- * `m!` …; user syntax can add more, which is why the candidate policy refuses every string holding `{`). Any other identifier before a string (`foo!"{"`) leaves it an ordinary string,
- * where `{` is a plain character: Lean reads `foo!` and then the string.
+ * `m!` …), for the token stream: any other identifier before a string (`foo!"{"`) leaves it an ordinary
+ * string, where `{` is a plain character (Lean reads `foo!` and then the string). Any syntax can take an
+ * interpolated string after any token, so the candidate policy does not rely on this list: it reads every
+ * string both ways (stringCode.ts).
  */
 export const INTERPOLATING_KEYWORDS = new Set([
   ...ADJACENT_INTERPOLATION,

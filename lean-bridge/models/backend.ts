@@ -105,6 +105,12 @@ export type BackendErrorCause =
   | "model-not-found"
   /** 400/422: the server refused a parameter (e.g. `suffix`, `n`, `seed`); the message names it when it can. */
   | "unsupported-parameter"
+  /**
+   * 400/413 for this prompt's length: the prompt and max-new-tokens together exceed the model's context (vLLM's
+   * "maximum context length", llama.cpp's `exceed_context_size_error`). No retry of the same request helps; a
+   * shorter prompt may.
+   */
+  | "context-length"
   /** 429 after the retries. */
   | "rate-limit"
   /** No answer within the time limit, after the retries. */

@@ -24,7 +24,7 @@ import {
   type SamplingSettings,
 } from "./backend";
 import { finalLeanBlock } from "./clean";
-import { badReply, endpointError, type EndpointContext } from "./openaiErrors";
+import { badReply, endpointError, liftFlatErrorBody, type EndpointContext } from "./openaiErrors";
 import { nativeFimRequest, type NativeFimRoute } from "./openaiRoutes";
 import { buildPrompt, instructionText, promptFields } from "./prompts";
 import { candidateText, INSTRUCTION_STOPS, type PromptStyle } from "./style";
@@ -77,6 +77,7 @@ export class OpenAiBackend implements ModelBackend {
       apiKey: options.apiKey ?? "none",
       maxRetries: options.maxRetries ?? 2,
       timeout: options.timeoutMs ?? 120_000,
+      fetch: liftFlatErrorBody,
     });
     // Native FIM routes have no `n`.
     if (plan.route !== "completions" && plan.route !== "chat") this.nHonoured = false;

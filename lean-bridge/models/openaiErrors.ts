@@ -18,6 +18,56 @@ function serverWords(error: InstanceType<typeof OpenAI.APIError>): string {
   return text.replace(/\s+/g, " ").trim().slice(0, 300);
 }
 
+/**
+ * How servers word a request longer than the model's context. vLLM (entrypoints/openai/serving_engine.py,
+ * `_validate_prompt_and_tokenize`, later `_validate_input`; a 400): "This model's maximum context length is N
+ * tokens. However, you requested …", in newer releases "… and your request has N input tokens …"; OpenAI: code `context_length_exceeded`; llama.cpp's server: type
+ * `exceed_context_size_error`, "the request exceeds the available context size"; SGLang and Together: "… is
+ * longer than the model's context length".
+ */
+const CONTEXT_WORDS =
+  /maximum context length|context_length_exceeded|exceed_context_size_error|exceeds the available context size|longer than the model's context length/i;
+
+/** Whether a refusal says the request does not fit the model's context (413: a body too large for the server). */
+function contextExceeded(error: unknown): error is InstanceType<typeof OpenAI.APIError> {
+  if (!(error instanceof OpenAI.APIError)) return false;
+  if (error.status === 413) return true;
+  if (error.status !== 400 && error.status !== 422) return false;
+  const body = error.error as { message?: unknown; code?: unknown; type?: unknown } | undefined;
+  const words = [body?.message, body?.code, body?.type, error.code, error.message].filter(
+    (w): w is string => typeof w === "string",
+  );
+  return words.some((w) => CONTEXT_WORDS.test(w));
+}
+
+/**
+ * `fetch` for the `openai` package, which reads a refusal's words only from the body's `error` object: vLLM before
+ * 0.10.1 put them at the top level (`{"object": "error", "message": …}`; vLLM issue #12886, changed by PR #22099),
+ * so its 400s would arrive wordless ("400 status code (no body)") and its context-length refusal unrecognised.
+ * Such a body is handed on with its fields under `error`; every other response is untouched.
+ */
+export const liftFlatErrorBody: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.ok || !(response.headers.get("content-type") ?? "").includes("json")) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const flat = body as { error?: unknown; message?: unknown } | undefined;
+  const lifted =
+    flat && typeof flat === "object" && flat.error === undefined && typeof flat.message === "string"
+      ? JSON.stringify({ error: flat })
+      : text;
+  const headers = new Headers(response.headers);
+  // The body is a new one: the server's length and encoding no longer describe it.
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(lifted, { status: response.status, statusText: response.statusText, headers });
+};
+
 /** The system error code under a connection failure (ECONNREFUSED, ENOTFOUND, ...), if any. */
 function systemCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -63,6 +113,14 @@ export function endpointError(error: unknown, where: EndpointContext, partial?: 
       "model-not-found",
       `${baseUrl} does not serve model "${model}" or this route (404: ${serverWords(error)}).`,
       `Use a model id from ${baseUrl}/models, or check that the server speaks the OpenAI API under /v1.`,
+      partial,
+    );
+  }
+  if (contextExceeded(error)) {
+    return backendError(
+      "context-length",
+      `${baseUrl} refused the request: the prompt and max-new-tokens do not fit the context of "${model}" (${error.status}: ${serverWords(error)}).`,
+      "Lower --max-prompt-tokens or --max-new-tokens, or serve the model with a longer context (vLLM --max-model-len, llama-server -c).",
       partial,
     );
   }

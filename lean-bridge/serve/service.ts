@@ -4,7 +4,9 @@
  * another client's answer (the pool has its own slots). Back-pressure is a bounded number of accepted items:
  * a batch that would exceed it is refused at once with the busy error, never queued in unbounded memory.
  * While a batch sent with a `batchId` is checked, its client hears `verify/progress` (./progress.ts) whenever
- * any check of the service finishes: how a trainer tells a slow verifier from one that stopped.
+ * any check of the service finishes: how a trainer tells a slow verifier from one that stopped. A frame that
+ * breaks the bounds of ./frameBounds.ts (a header or body that never completes, an absurd Content-Length) ends
+ * its connection with an error, so no client holds a socket the service cannot answer.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import {
@@ -29,6 +31,7 @@ import {
   type ServiceStats,
   type VerifyBatchResult,
 } from "../protocol/trainer";
+import { DEFAULT_FRAME_BOUNDS, guardFrames, type FrameBounds } from "./frameBounds";
 import { itemLabel, resolveItem, type TaskTable } from "./items";
 import { BatchProgress, PROGRESS_INTERVAL_MS } from "./progress";
 import { RateWindow } from "./rateWindow";
@@ -61,6 +64,8 @@ export interface ServiceOptions {
   observe?: (verdicts: readonly BatchVerdict[]) => void;
   /** The shortest time between two `verify/progress` of one batch (default 1 s; tests use 0). */
   progressIntervalMs?: number;
+  /** Bounds on each incoming frame's size and time (default DEFAULT_FRAME_BOUNDS; tests use small ones). */
+  frameBounds?: FrameBounds;
 }
 
 export const DEFAULT_QUEUE_LIMIT = 4096;
@@ -139,6 +144,8 @@ export class VerifierService {
 
   private accept(socket: Socket): void {
     socket.setNoDelay(true);
+    // Before the JSON-RPC reader listens, so that a breaking frame is seen no later than the reader sees it.
+    guardFrames(socket, this.options.frameBounds ?? DEFAULT_FRAME_BOUNDS);
     const rpc = createMessageConnection(socketReader(socket), new SocketMessageWriter(socket));
     const entry = { socket, rpc, abort: new AbortController() };
     this.connections.add(entry);

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { LineIndex, leanColumnOf } from "../text/positions";
-import { isTermHash, nameInPlace } from "./policy";
+import { isTermHash, nameInPlace } from "./policyWords";
 import { featuresOfToolchain, moduleFilesUncheckable, type LeanFeatures } from "./toolchain";
 
 /** What the check document needs to know of the Lean that checks it; an unknown toolchain by default. */
@@ -203,6 +203,24 @@ export function withoutTrailingComments(placed: string): string | undefined {
   return last === ts.count - 1 ? placed : placed.slice(0, last >= 0 ? (ts.ends[last] ?? 0) : 0);
 }
 
+/**
+ * The code a candidate's last line comment would swallow in the file: a `--` comment runs to the end of its
+ * line, so where the hole ends mid-line (`subst h` in `subst h; rfl`) the rest of that line (`; rfl`, a closing
+ * bracket) would be part of the comment. The check document drops trailing comments, so it would read that
+ * code and the file would not: the candidate is judged as it will stand in the file, or not at all. Undefined
+ * when the candidate does not end with a line comment or only blanks and comments follow the hole on its line.
+ */
+export function swallowedByLineComment(placed: string, source: string, holeEnd: number): string | undefined {
+  // Placed text has no trailing blanks, so a line comment that is its last token runs up to the suffix.
+  const ts = lex(placed);
+  if (ts.count === 0 || ts.kinds[ts.count - 1] !== TokenKind.LineComment) return undefined;
+  const lineEnd = source.indexOf("\n", holeEnd);
+  const rest = source.slice(holeEnd, lineEnd === -1 ? source.length : lineEnd);
+  const tail = lex(rest);
+  for (let i = 0; i < tail.count; i++) if (!isCommentKind(tail.kinds[i] ?? 0)) return rest.trim();
+  return undefined;
+}
+
 /** Keywords whose declarations Lean itself requires to have a proposition as type. */
 const PROP_BY_LEAN = new Set(["theorem", "lemma"]);
 
@@ -295,6 +313,12 @@ export function buildCheckDocument(
       message:
         "the candidate ends with a doc comment (`/-- … -/` or `/-! … -/`), which Lean reads as the start of the next command, so the file would not hold what was checked; remove it or use `--` / `/- … -/`",
     };
+  const swallowed = swallowedByLineComment(reindented, source, hole.end);
+  if (swallowed !== undefined)
+    return {
+      kind: "tampered",
+      message: `the candidate ends with a line comment and the hole ends mid-line: in the file the comment would swallow the rest of the line (\`${swallowed}\`), which the check would not see; remove the comment or write it as \`/- … -/\``,
+    };
   const given = checkName(decl);
   const head = namedHead(decl, given);
   const renamed = head?.renamed === true;
@@ -368,6 +392,11 @@ function findTampering(doc: CheckDocument, suffix: string, statement: string): s
   const ts = reparsed.tokens;
   for (let i = 0; i < ts.count; i++) {
     const start = ts.starts[i] ?? 0;
+    const end = ts.ends[i] ?? 0;
+    // The policy read the candidate alone: a token that runs across the hole's edge (`sor` + `ry⟩`, a `-`
+    // before the file's `-`) is one the policy never saw, so the candidate's tokens must be Lean's.
+    if ((start < candidateStart && end > candidateStart) || (start < candidateEnd && end > candidateEnd))
+      return `the candidate runs into the file's text at the hole's edge (\`${tokenText(ts, i)}\` would be one token), so Lean would read a token the policy did not check`;
     if (start < candidateStart) continue;
     if (start >= candidateEnd) break;
     const word = tokenText(ts, i);

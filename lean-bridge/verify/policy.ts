@@ -4,12 +4,44 @@
  * command, `#exit`, `import`, new `axiom`s), and anything that runs arbitrary programs at elaboration time.
  * See docs/POLICY.md for the rationale of each rule and how to change it.
  */
+import { isCommandKeyword } from "../lean/commandWords";
 import { lex } from "../lean/lexer";
-import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
+import { stringCode } from "../lean/stringCode";
+import { TokenKind, bracketDelta, tokenText } from "../lean/tokens";
+import {
+  ALSO_A_NAME,
+  CODE_EXECUTION_IDENTIFIERS,
+  ESCAPE_IDENTIFIERS,
+  NATIVE_IDENTIFIERS,
+  SEARCH_IDENTIFIERS,
+  SORRY_IDENTIFIERS,
+  TIME_IDENTIFIERS,
+  forbiddenWordIn,
+  isTermHash,
+  nameInPlace,
+  ruleFor,
+} from "./policyWords";
 import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
 
+// The word lists and the readings of a word are policyWords.ts's; they are part of this module's interface.
+export {
+  CODE_EXECUTION_IDENTIFIERS,
+  ESCAPE_IDENTIFIERS,
+  NATIVE_IDENTIFIERS,
+  SEARCH_IDENTIFIERS,
+  SORRY_IDENTIFIERS,
+  TIME_IDENTIFIERS,
+  isTermHash,
+  nameInPlace,
+  nameParts,
+} from "./policyWords";
+
 export interface CandidatePolicy {
-  /** Identifiers that are rejected wherever they appear (a dotted name matches on any component). */
+  /**
+   * Identifiers that are rejected wherever Lean reads them: a word of syntax (`sorry`, `theorem`, `run_tac`)
+   * as a whole identifier, a constant's name (`IO`, `Lean.Elab`, and every word a policy file adds) as any
+   * component or prefix of a name.
+   */
   forbiddenIdentifiers: string[];
   /** `#…` commands are always rejected; this lists extra symbols rejected anywhere (e.g. "@["). */
   forbiddenSymbols: string[];
@@ -23,103 +55,6 @@ export interface CandidatePolicy {
   /** Options a candidate may set with `set_option … in`, with their upper bounds. */
   optionLimits: OptionLimits;
 }
-
-/**
- * `sorryAx` is what `sorry` elaborates to; `as_aux_lemma` hides a proof (and its sorry) in a lemma; `stop`
- * is `repeat sorry` (Init/Tactics.lean), and in a bullet (`· stop`) it closes a goal behind another block's
- * unsolved goals, where Lean prints no sorry warning.
- */
-export const SORRY_IDENTIFIERS = ["sorry", "admit", "sorryAx", "as_aux_lemma", "stop"];
-
-/**
- * Tactics that spend wall-clock time without heartbeats: `sleep` turns any failure into a timeout. A
- * candidate's timeout is its failure anyway, but a batch of them would hold the verifier for nothing.
- */
-export const TIME_IDENTIFIERS = ["sleep"];
-
-/** Proofs that trust compiled code instead of the kernel (axioms `Lean.ofReduceBool`, `Lean.trustCompiler`). */
-export const NATIVE_IDENTIFIERS = [
-  "native_decide",
-  // Std's bit-blasting tactics check their LRAT certificate with compiled code (`Lean.ofReduceBool`, from
-  // Lean 4.29 `<declaration>._native.bv_decide.ax_…`): the axiom check refuses them too, this says why sooner.
-  "bv_decide",
-  "bv_check",
-  "native",
-  "ofReduceBool",
-  "ofReduceNat",
-  "reduceBool",
-  "reduceNat",
-  "trustCompiler",
-];
-
-/** Commands: a candidate using them would end the declaration or add a new one. */
-export const ESCAPE_IDENTIFIERS = [
-  "theorem",
-  "lemma",
-  "def",
-  "example",
-  "axiom",
-  "instance",
-  "abbrev",
-  "opaque",
-  "structure",
-  "class",
-  "inductive",
-  "namespace",
-  "section",
-  "end",
-  "import",
-  "mutual",
-  "universe",
-  "variable",
-  "attribute",
-  "prelude",
-  "module",
-  "export",
-  "omit",
-  "include",
-  "deriving",
-];
-
-/** Ways to run arbitrary code during elaboration. */
-export const CODE_EXECUTION_IDENTIFIERS = [
-  "run_tac",
-  "run_cmd",
-  "run_elab",
-  "run_meta",
-  "by_elab",
-  "elab",
-  "elab_rules",
-  "macro",
-  "macro_rules",
-  "syntax",
-  "declare_syntax_cat",
-  "notation",
-  "infix",
-  "infixl",
-  "infixr",
-  "prefix",
-  "postfix",
-  "unsafe",
-  "implemented_by",
-  "initialize",
-  "builtin_initialize",
-  "IO",
-  "unsafeBaseIO",
-  "unsafeIO",
-  "unsafeEIO",
-  "evalExpr",
-  "Lean.Elab",
-  "Lean.Meta",
-  "TacticM",
-  "CommandElabM",
-  "TermElabM",
-  "MetaM",
-  "CoreM",
-];
-
-/** Search tactics that once closed goals without a real proof (DeepSeek-Prover-V2) and are slow anyway. */
-export const SEARCH_IDENTIFIERS = ["apply?", "exact?", "rw?", "hint"];
 
 export const DEFAULT_POLICY: CandidatePolicy = {
   forbiddenIdentifiers: [
@@ -136,88 +71,6 @@ export const DEFAULT_POLICY: CandidatePolicy = {
 };
 
 export type PolicyResult = { kind: "allowed" } | { kind: "rejected"; rule: string; reason: string };
-
-function ruleFor(name: string): string {
-  if (SORRY_IDENTIFIERS.includes(name)) return "sorry";
-  if (NATIVE_IDENTIFIERS.includes(name)) return "native-code";
-  if (ESCAPE_IDENTIFIERS.includes(name)) return "escape";
-  if (SEARCH_IDENTIFIERS.includes(name)) return "search-tactic";
-  if (CODE_EXECUTION_IDENTIFIERS.includes(name)) return "code-execution";
-  if (TIME_IDENTIFIERS.includes(name)) return "time";
-  return "policy"; // Forbidden by a policy file.
-}
-
-/**
- * The components of a name as Lean reads them: `«…»` escapes removed, dots inside them kept
- * (`Lean.«ofReduceBool»` is `Lean.ofReduceBool`; `«a.b».c` has the parts `a.b` and `c`).
- */
-export function nameParts(ident: string): string[] {
-  const parts: string[] = [];
-  let current = "";
-  for (let i = 0; i < ident.length; i++) {
-    const c = ident[i];
-    if (c === "«") {
-      const close = ident.indexOf("»", i + 1);
-      const end = close === -1 ? ident.length : close;
-      current += ident.slice(i + 1, end);
-      i = end;
-    } else if (c === ".") {
-      parts.push(current);
-      current = "";
-    } else current += c;
-  }
-  parts.push(current);
-  return parts;
-}
-
-/**
- * Forbidden words that are also ordinary names, allowed where they can only be a name: `IO` alone (the
- * type, or a hypothesis; `IO.println` and the like stay forbidden: running IO needs a qualified function),
- * and the words decided by their place (see nameInPlace).
- */
-const ALSO_A_NAME = new Set(["IO", "native", "lemma"]);
-
-/**
- * Whether a bare `native` or `lemma` at token i stands where it can only be a name. `native` switches native
- * code on as a configuration item (`decide +native`, `(native := true)`, `{ native := true }`), so it is a
- * name unless `+`/`-` is written against it or it stands as a named argument or field (after `(`, `{`, `,`
- * or `with`, before `:=`). `lemma` starts a command only when a declaration name follows (Mathlib's
- * `lemma foo : …`); anything else after it (`:`, `:=`, `⟩`, a line end) makes it a hypothesis name. Lean
- * confirms either way: a command would end the declaration early, which Lean's range of it shows.
- */
-export function nameInPlace(ts: TokenStream, i: number): boolean {
-  const word = tokenText(ts, i);
-  const next = nextCodeToken(ts, i + 1);
-  if (word === "native") {
-    let k = i - 1;
-    while (k >= 0 && isCommentKind(ts.kinds[k] ?? 0)) k--;
-    const before = k >= 0 ? tokenText(ts, k) : "";
-    const against = (before === "+" || before === "-") && ts.ends[k] === ts.starts[i];
-    // `(native := true)`, `{ native := true }`, `{ x with native := true }`: a named argument or a field.
-    const field = ["(", "{", ",", "with"].includes(before) && next < ts.count && tokenText(ts, next) === ":=";
-    return !against && !field;
-  }
-  if (word === "lemma") return next >= ts.count || ts.kinds[next] !== TokenKind.Ident;
-  return word === "IO";
-}
-
-function nextCodeToken(ts: TokenStream, i: number): number {
-  let j = i;
-  while (j < ts.count && isCommentKind(ts.kinds[j] ?? 0)) j++;
-  return j;
-}
-
-function matchesForbidden(ident: string, forbidden: Set<string>): string | undefined {
-  const parts = nameParts(ident);
-  const name = parts.join(".");
-  if (forbidden.has(name)) return name;
-  for (let k = 1; k < parts.length; k++) {
-    const prefix = parts.slice(0, k).join(".");
-    if (forbidden.has(prefix)) return prefix;
-  }
-  for (const part of parts) if (forbidden.has(part)) return part;
-  return undefined;
-}
 
 const forbiddenSetCache = new WeakMap<CandidatePolicy, Set<string>>();
 
@@ -266,54 +119,6 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   return forbidden;
 }
 
-/**
- * `#v[…]` (a vector literal) and Mathlib's `#s` (`Finset.card s`, a one-letter name after `#`) are terms,
- * not commands: `#` with `v` and `[` written together, or with a one-letter name (primes and subscript
- * digits allowed). Every command spelled `#…` is a longer word (`#eval`, `#exit`, `#print`, `#check` …), and
- * a command that slipped through would end the declaration, which Lean's range of it shows.
- */
-export function isTermHash(ts: TokenStream, i: number): boolean {
-  const name = tokenText(ts, i + 1);
-  if (/^\p{L}['\u2080-\u2089]*$/u.test(name)) return true;
-  return (
-    name === "v" &&
-    ts.kinds[i + 2] === TokenKind.Symbol &&
-    tokenText(ts, i + 2) === "[" &&
-    ts.starts[i + 2] === ts.ends[i + 1]
-  );
-}
-
-/** Keywords of core syntax whose argument is a term: a plain string after them is only a string. */
-const TERM_KEYWORDS = new Set([
-  "exact",
-  "refine",
-  "show",
-  "from",
-  "apply",
-  "use",
-  "exists",
-  "calc",
-  "then",
-  "else",
-  "return",
-]);
-
-/**
- * Whether a string literal holding `{` could be read by Lean as interpolated code: when the lexer read it
- * interpolated (`s!"…"`, `m!`, `f!`, `throwError "…"`: code inside is hidden from this policy, and proofs do
- * not need it), or when an identifier stands right before it that is not a core keyword taking a term
- * (user or library syntax can take `interpolatedStr(term)` there). After a symbol (`:=`, `(`, `,`, `=`) or
- * a core term keyword, the grammar wants a term, and a string there is a plain string literal.
- */
-function mayInterpolate(ts: TokenStream, i: number): boolean {
-  const text = tokenText(ts, i);
-  if (!text.startsWith('"') && !text.startsWith("r")) return true; // `s!"…"` and friends: one token.
-  let k = i - 1;
-  while (k >= 0 && isCommentKind(ts.kinds[k] ?? 0)) k--;
-  if (k < 0 || ts.kinds[k] !== TokenKind.Ident) return false;
-  return !TERM_KEYWORDS.has(tokenText(ts, k));
-}
-
 export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
   const candidate = asLeanReadsIt(raw);
   if (candidate.trim() === "") return { kind: "rejected", rule: "empty", reason: "the candidate is empty" };
@@ -330,47 +135,71 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
       rule: "character",
       reason: `the candidate contains ${codeUnitName(odd[0])}, ${oddCharacterWhy(odd[0])}`,
     };
-  const forbidden = effectiveForbidden(policy);
-  const ts = lex(candidate);
+  return checkCode(candidate, policy, effectiveForbidden(policy), 0);
+}
+
+/**
+ * How deep code inside a string's braces may nest (code in a string in code in a string …): a string inside
+ * braces ends the plain reading of its outer string, so real text never nests at all (stringCode.ts).
+ */
+const MAX_STRING_NESTING = 4;
+
+/**
+ * Checks code: the candidate itself (`nesting` 0), or the code of a string's braces, which Lean may read as
+ * code wherever the string stands (stringCode.ts), checked under the same rules. Inside braces, where no
+ * later re-parse of the check document looks, command keywords are refused here too.
+ */
+function checkCode(
+  code: string,
+  policy: CandidatePolicy,
+  forbidden: ReadonlySet<string>,
+  nesting: number,
+): PolicyResult {
+  const inBraces = nesting > 0;
+  const who = inBraces ? "the code in a string's braces (which Lean may read as code)" : "the candidate";
+  const ts = lex(code);
   if (ts.unterminated)
     return {
       kind: "rejected",
       rule: "escape",
-      reason:
-        "the candidate ends inside a comment or string, which would swallow the rest of the declaration",
+      reason: `${who} ends inside a comment or string, which would swallow the rest of the declaration`,
     };
   let depth = 0;
   for (let i = 0; i < ts.count; i++) {
     const kind = ts.kinds[i];
     const text = tokenText(ts, i);
     if (kind === TokenKind.Ident) {
-      const hit = ALSO_A_NAME.has(text) && nameInPlace(ts, i) ? undefined : matchesForbidden(text, forbidden);
+      const hit = ALSO_A_NAME.has(text) && nameInPlace(ts, i) ? undefined : forbiddenWordIn(text, forbidden);
       if (hit)
         return {
           kind: "rejected",
           rule: ruleFor(hit),
-          reason: `the candidate uses \`${hit}\`, which the verification policy forbids`,
+          reason: `${who} uses \`${hit}\`, which the verification policy forbids`,
         };
       if (text === "set_option") {
         const option = checkSetOption(ts, i, policy.optionLimits);
         if (option.kind === "rejected")
-          return { kind: "rejected", rule: "set-option", reason: option.reason };
+          return {
+            kind: "rejected",
+            rule: "set-option",
+            reason: inBraces ? `${who}: ${option.reason}` : option.reason,
+          };
       }
-    } else if (kind === TokenKind.String && text.includes("{") && mayInterpolate(ts, i)) {
-      // Whether Lean reads `{…}` in a string as code depends on the syntax before it (`s!`, `throwError`,
-      // any user syntax with `interpolatedStr`): where it may, the string is refused rather than guessed.
-      return {
-        kind: "rejected",
-        rule: "ambiguous-string",
-        reason:
-          "the candidate has a string holding `{` where Lean may read it as interpolated code (after `s!`, `m!`, `throwError` or a syntax keyword); proofs do not need one",
-      };
+      if (inBraces && isCommandKeyword(text) && !(text === "lemma" && nameInPlace(ts, i)))
+        return {
+          kind: "rejected",
+          rule: "escape",
+          reason: `${who} contains the command \`${text}\``,
+        };
+    } else if (kind === TokenKind.String) {
+      const inner = checkStringCode(ts.text, ts.starts[i] ?? 0, ts.ends[i] ?? 0, policy, forbidden, nesting);
+      if (inner.kind === "rejected") return inner;
     } else if (kind === TokenKind.Symbol) {
       if (policy.forbiddenSymbols.includes(text))
         return {
           kind: "rejected",
           rule: "escape",
-          reason: `the candidate uses \`${text}\`, which the verification policy forbids`,
+          reason: `${who} uses \`${text}\`, which the verification policy forbids`,
         };
       if (
         text === "#" &&
@@ -381,14 +210,54 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
         return {
           kind: "rejected",
           rule: "escape",
-          reason: `the candidate runs the command \`#${tokenText(ts, i + 1)}\``,
+          reason: `${who} runs the command \`#${tokenText(ts, i + 1)}\``,
         };
       depth += bracketDelta(ts, i);
       if (depth < 0)
-        return { kind: "rejected", rule: "escape", reason: "the candidate closes a bracket it did not open" };
+        return {
+          kind: "rejected",
+          rule: "escape",
+          reason: `${who} closes a bracket it did not open`,
+        };
     }
   }
-  if (depth !== 0) return { kind: "rejected", rule: "escape", reason: "the candidate leaves a bracket open" };
+  if (depth !== 0) return { kind: "rejected", rule: "escape", reason: `${who} leaves a bracket open` };
+  return { kind: "allowed" };
+}
+
+/**
+ * The code inside a string literal's braces, checked as candidate code. Any syntax may take the string as
+ * interpolated (`trace[cls] "…{e}…"`, `throwErrorAt stx "…"`, a library's macro), so every string is read so;
+ * one whose two readings end in different places is refused, since then the text after it would be read two
+ * ways too.
+ */
+function checkStringCode(
+  text: string,
+  start: number,
+  end: number,
+  policy: CandidatePolicy,
+  forbidden: ReadonlySet<string>,
+  nesting: number,
+): PolicyResult {
+  const brace = text.indexOf("{", start);
+  if (brace === -1 || brace >= end) return { kind: "allowed" };
+  const read = stringCode(text, start, end);
+  if (read.kind === "unreadable")
+    return {
+      kind: "rejected",
+      rule: "ambiguous-string",
+      reason: `the candidate has a string whose braces cannot be read one way (${read.reason}); Lean may read \`{…}\` in any string as code, so a string's braces must hold code that ends inside it, and no quotation mark`,
+    };
+  if (read.regions.length > 0 && nesting >= MAX_STRING_NESTING)
+    return {
+      kind: "rejected",
+      rule: "ambiguous-string",
+      reason: `the candidate nests code in strings more than ${MAX_STRING_NESTING} deep`,
+    };
+  for (const region of read.regions) {
+    const inner = checkCode(text.slice(region.start, region.end), policy, forbidden, nesting + 1);
+    if (inner.kind === "rejected") return inner;
+  }
   return { kind: "allowed" };
 }
 

@@ -11,9 +11,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mineText } from "../../lean-bridge/holes/mine";
-import { JsonlWriter, readJsonl } from "../../lean-bridge/dataset/jsonl";
-import { CodePointIndex, fileRecord, taskRecord, type TaskRecord } from "../../lean-bridge/dataset/records";
-import { verifyPending } from "../../lean-bridge/dataset/verifyTasks";
+import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
+import { PendingHeads } from "../../lean-bridge/dataset/pendingHeads";
+import { TaskSketchWriter } from "../../lean-bridge/dataset/taskSketches";
+import { verifySketches } from "../../lean-bridge/dataset/verifyTasks";
+import { recordsOf, rowsOf, sketchTasks } from "./sketchedTasks";
 import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { datasetCard } from "../../lean-bridge/dataset/card";
 import { inMemory } from "../harness";
@@ -31,31 +33,28 @@ theorem closes_anyway (a b : Nat) (h : a + 0 ≤ b) : a ≤ b + 1 := by
 test("holes whose proof is complete without their middle are dropped and counted", async () => {
   const ws = mkdtempSync(join(tmpdir(), "fim-redundant-"));
   writeFileSync(join(ws, FILE), TEXT);
-  const context = {
-    file: FILE,
-    imports: [],
-    scope: [],
-    codePoints: new CodePointIndex(TEXT),
-    contextChars: 96,
-  };
-  const tasks = mineText(TEXT).holes.map((h) => taskRecord(h, "train", 0, context));
-  const pending = join(ws, "pending.jsonl");
-  const files = join(ws, "files.jsonl");
-  const kept = join(ws, "kept.jsonl");
-  const pendingOut = new JsonlWriter(pending);
-  for (const t of tasks) pendingOut.write(t);
-  pendingOut.close();
-  const filesOut = new JsonlWriter(files);
-  filesOut.write(fileRecord(FILE, TEXT));
-  filesOut.close();
+  const sketched = sketchTasks(ws, [{ file: FILE, text: TEXT, holes: mineText(TEXT).holes }]);
+  const tasks = recordsOf(sketched);
   // The simulator knows `omega` alone proves `closes_anyway` only from this oracle (it has no tactics).
   const oracle = { alternatives: { closes_anyway: ["by\n  omega"] } };
   const h = await inMemory({ cwd: ws, oracle }, { projectRoot: ws });
   try {
-    const keptOut = new JsonlWriter(kept);
-    const result = await verifyPending(h.pool, pending, files, tasks.length, keptOut, {}).finally(() =>
-      keptOut.close(),
-    );
+    const kept = {
+      sketches: new TaskSketchWriter(join(ws, "kept.bin")),
+      goals: new JsonlWriter(join(ws, "goals.jsonl")),
+      heads: new PendingHeads(),
+    };
+    const result = await verifySketches(
+      h.pool,
+      sketched.sketchPath,
+      sketched.filesPath,
+      sketched.heads,
+      kept,
+      {},
+    ).finally(() => {
+      kept.sketches.close();
+      kept.goals.close();
+    });
     assert.equal(result.kind, "ok");
     if (result.kind !== "ok") return;
     const report = result.report;
@@ -67,7 +66,8 @@ test("holes whose proof is complete without their middle are dropped and counted
     assert.equal(report.kept, tasks.length - 2);
     for (const t of redundant)
       assert.match(report.examples.find((e) => e.id === t.id)?.reason ?? "", /complete without it/);
-    const keptIds = new Set([...readJsonl<TaskRecord>(kept)].map((t) => t.id));
+    const keptRows = rowsOf(ws, sketched, join(ws, "kept.bin"), kept.heads, join(ws, "goals.jsonl"));
+    const keptIds = new Set(keptRows.map((t) => t.id));
     for (const t of tasks) assert.equal(keptIds.has(t.id), !redundant.includes(t), `${t.middle}`);
     // The dataset card says how many were dropped for it.
     const card = datasetCard({
@@ -87,10 +87,18 @@ const cardBase = {
   toolchain: null,
   seed: 0,
   contextChars: 96,
+  maxMiddleChars: 8192,
   files: { mined: 1, skipped: [] },
-  declarations: { withTacticProofs: 2, skipped: {} },
+  declarations: { withTacticProofs: 2, withoutProofs: 0, skipped: {} },
   holes: {
-    kept: { total: 4, byKind: {}, bySplit: {}, shares: {}, byKindAndSplit: {} },
+    kept: {
+      total: 4,
+      byKind: {},
+      bySplit: {},
+      shares: {},
+      byKindAndSplit: {},
+      withoutReference: { total: 0, bySplit: {} },
+    },
     duplicatesDropped: 0,
   },
   splitFractions: {},

@@ -1,8 +1,10 @@
 /**
- * Export pass 1 writes its rows from the file's text escaped once (lean-bridge/dataset/rowBytes.ts) instead of
- * `JSON.stringify` per row: these check that every row is still byte for byte `JSON.stringify` of its record
- * (records.ts), on text with what JSON escapes (quotes, backslashes, control characters, CRLF) and astral
- * characters, at several context windows.
+ * The exporter writes its rows from the file's text escaped once (lean-bridge/dataset/rowBytes.ts for
+ * files.jsonl and contexts.jsonl, the task-row encoder taskRows.ts for tasks.jsonl) instead of
+ * `JSON.stringify` per row: these check that every row is byte for byte `JSON.stringify` of its record as the
+ * contract defines it (records.ts: `fileRecord`, `contextRecord`, `taskRecord`, the test oracle), on text with
+ * what JSON escapes (quotes, backslashes, control characters, CRLF), astral characters and byte-order marks,
+ * at several context windows, on every split, with and without a goal, with and without a reference.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -15,9 +17,9 @@ import { JsonText, latin1OfUtf8 } from "../../lean-bridge/dataset/jsonText";
 import { boundPrefix, boundSuffix, prefixStart, suffixEnd } from "../../lean-bridge/dataset/context";
 import { CodePointIndex, contextRecord, fileRecord, taskRecord } from "../../lean-bridge/dataset/records";
 import { FileRows } from "../../lean-bridge/dataset/rowBytes";
-import { PendingHeads } from "../../lean-bridge/dataset/pendingHeads";
 import { sketchedRows } from "../../lean-bridge/dataset/taskRows";
-import { SKETCH_INTS, Sketch, TaskSketchWriter } from "../../lean-bridge/dataset/taskSketches";
+import { NO_REFERENCE, SKETCH_INTS, Sketch } from "../../lean-bridge/dataset/taskSketches";
+import { sketchTasks } from "./sketchedTasks";
 
 const TEXT = [
   "import Mathlib.Data.Real.Basic",
@@ -70,7 +72,7 @@ test("prefixStart and suffixEnd cut a window of the whole text as boundPrefix an
       }
 });
 
-test("files, contexts and pending task rows are byte for byte JSON.stringify of their records", () => {
+test("files and contexts rows are byte for byte JSON.stringify of their records", () => {
   const mined = mineText(TEXT);
   assert.ok(mined.holes.length >= 8, "the text has holes to write");
   for (const contextChars of [0, 7, 96]) {
@@ -86,87 +88,109 @@ test("files, contexts and pending task rows are byte for byte JSON.stringify of 
     const out = new JsonlWriter(join(dir, "rows.jsonl"), { durable: false });
     const expected: string[] = [JSON.stringify(fileRecord(context.file, TEXT))];
     rows.writeFile(out, fileRecord(context.file, TEXT).sha256);
-    const splitAts: number[] = [];
     mined.holes.forEach((hole, k) => {
       rows.writeContext(out, hole, k);
       expected.push(JSON.stringify(contextRecord(hole, k, context)));
-      splitAts.push(rows.writePending(out, hole, k, 2 ** 52 + k));
-      const tail = { declKind: hole.declKind, declStart: hole.declStart };
-      const record = JSON.stringify(taskRecord(hole, "train", k, context));
-      expected.push(
-        `{"_decl":${k},"_mk":${2 ** 52 + k},${record.slice(1, -1)},${JSON.stringify(tail).slice(1)}`,
-      );
     });
     out.close();
     const written = readFileSync(join(dir, "rows.jsonl"));
     assert.equal(written.toString("utf8"), expected.map((line) => `${line}\n`).join(""));
-    // Where each pending line's split placeholder is, as pass 3 will look for it.
-    const lines = written.toString("utf8").split("\n");
-    splitAts.forEach((at, k) => {
-      const line = Buffer.from(lines[2 + 2 * k]!);
-      assert.equal(line.toString("utf8", at, at + 16), ',"split":"train"');
-      assert.equal(line.length - at > 16, true);
-      assert.equal(rows.tailBytes(mined.holes[k]!) < line.length, true);
-    });
   }
 });
 
-test("a task row rebuilt from its sketch is its pending row less head and tail, with the split field put in", () => {
-  const mined = mineText(TEXT);
+/** Goals as Lean may print them, with what JSON escapes and astral characters; `undefined`: none shown. */
+const GOALS = [
+  "n : ℕ\n⊢ n + 0 = n",
+  undefined,
+  'x : 𝔸\nh : "q\\\\" = "q\\\\"\n⊢ x = x\t😀',
+  "\u0001\u001f\u007f\u2028 ⊢ True",
+  "",
+];
+
+/** Split fields, each with the `novel` a held-out task carries. */
+const SPLITS = [
+  { field: ',"split":"train"', split: "train", novel: undefined },
+  { field: ',"split":"validation","novel":true', split: "validation", novel: true },
+  { field: ',"split":"test","novel":false', split: "test", novel: false },
+] as const;
+
+test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task, split, goal and reference", () => {
+  // The same declarations as LF, as CRLF with a byte-order mark, and as a file of nothing but astral proofs.
+  const files = [
+    { file: 'Ä "q\\x"/Name.lean', text: TEXT },
+    { file: "Plain.lean", text: TEXT.replace(/\r\n/g, "\n") },
+    { file: "Bom.lean", text: `\ufeff${TEXT}` },
+    {
+      file: "𝔸/Astral.lean",
+      text: "theorem a : 𝔸 = 𝔸 := by\n  have : 😀 := by\n    exact 😀\n  exact rfl -- 😀\n",
+    },
+  ].map((f) => ({ ...f, holes: mineText(f.text).holes }));
   let marked = 0;
-  for (const contextChars of [0, 1, 7, 96]) {
-    const dir = mkdtempSync(join(tmpdir(), "fim-sketch-"));
-    const context = {
-      file: 'Ä "q\\x"/Name.lean',
-      imports: mined.imports,
-      scope: [],
-      codePoints: new CodePointIndex(TEXT),
-      contextChars,
-    };
-    const rows = new FileRows(TEXT, context);
-    const files = new JsonlWriter(join(dir, "files.jsonl"), { durable: false });
-    rows.writeFile(files, fileRecord(context.file, TEXT).sha256);
-    files.close();
-    const sketches = new TaskSketchWriter(join(dir, "sketches.bin"));
-    const heads = new PendingHeads();
-    const declNames: string[] = [];
-    const expected: string[] = [];
-    mined.holes.forEach((hole, k) => {
-      rows.sketch(sketches, hole, k, 0);
-      heads.push(k, 1000 + k, hole.kind, 0);
-      declNames.push(rows.declName(hole));
-      expected.push(JSON.stringify({ ...taskRecord(hole, "test", k, context) }));
-    });
-    sketches.close();
+  let withGoal = 0;
+  for (const contextChars of [0, 1, 7, 96, 1000]) {
+    const dir = mkdtempSync(join(tmpdir(), "fim-taskrows-"));
+    const sketched = sketchTasks(dir, files, contextChars);
+    assert.ok(sketched.tasks.length >= 30, "the files have holes to write");
     // Bounds never split a surrogate pair (holes and windows end at tokens, lines or whole characters), but
-    // where a byte offset is unknown (-1) the row is built from the text instead: every other sketch is so
-    // marked here, and its row must come out the same.
-    const path = join(dir, "sketches.bin");
-    const bytes = readFileSync(path);
+    // where a byte offset is unknown (-1) the texts are escaped from the file's text instead of copied: every
+    // third sketch is so marked here, and its row must come out the same.
+    const bytes = readFileSync(sketched.sketchPath);
     const ints = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-    for (let at = SKETCH_INTS; at < ints.length; at += 2 * SKETCH_INTS) {
+    for (let at = SKETCH_INTS; at < ints.length; at += 3 * SKETCH_INTS) {
       assert.ok(ints[at + Sketch.StartByte]! > 0);
       ints[at + Sketch.StartByte] = -1;
       ints[at + Sketch.SuffixToByte] = -1;
       marked++;
     }
-    writeFileSync(path, bytes);
-    const field = Buffer.from(',"split":"test"');
-    const out = new JsonlWriter(join(dir, "tasks.jsonl"), { durable: false });
-    let k = 0;
-    for (const row of sketchedRows(join(dir, "files.jsonl"), join(dir, "sketches.bin"), heads, declNames)) {
-      assert.equal(row.decl, k);
-      assert.equal(row.middleKey, 1000 + k);
-      assert.equal(row.json(field), expected[k], `task ${k} at --context-chars ${contextChars}`);
-      row.write(out, field);
-      k++;
+    // Every fourth task a statement without a proof, as pass 1 marks one.
+    for (let at = 0; at < ints.length; at += 4 * SKETCH_INTS) ints[at + Sketch.Flags] = NO_REFERENCE;
+    writeFileSync(sketched.sketchPath, bytes);
+    // Goals as verification writes them: one line per task, the goal as JSON or `null`.
+    const goalsPath = join(dir, "goals.jsonl");
+    const goals = new JsonlWriter(goalsPath, { durable: false });
+    const goalOf = (k: number) => GOALS[k % GOALS.length];
+    sketched.tasks.forEach((_, k) => {
+      const goal = goalOf(k);
+      goals.writeLine(goal === undefined ? "null" : JSON.stringify(goal));
+    });
+    goals.close();
+    for (const goalsFile of [undefined, goalsPath]) {
+      const out = new JsonlWriter(join(dir, "tasks.jsonl"), { durable: false });
+      const expected: string[] = [];
+      let k = 0;
+      for (const row of sketchedRows(
+        sketched.filesPath,
+        sketched.sketchPath,
+        sketched.heads,
+        sketched.declNames,
+        goalsFile,
+      )) {
+        const { hole, context, decl } = sketched.tasks[k]!;
+        assert.equal(row.decl, decl);
+        assert.equal(row.middleKey, 1000 + k);
+        assert.equal(row.kind, hole.kind);
+        const { field, split, novel } = SPLITS[k % SPLITS.length]!;
+        const goal = goalsFile ? goalOf(k) : undefined;
+        if (goal !== undefined) withGoal++;
+        const record = taskRecord(hole, split, decl, context, {
+          ...(novel !== undefined ? { novel } : {}),
+          ...(goal !== undefined ? { goal } : {}),
+          reference: k % 4 !== 0,
+        });
+        assert.equal(row.reference, k % 4 !== 0);
+        expected.push(JSON.stringify(record));
+        row.write(out, Buffer.from(field));
+        // What the views read back is the row as written.
+        assert.equal(out.lastLine(), expected.at(-1), `task ${k} at --context-chars ${contextChars}`);
+        k++;
+      }
+      out.close();
+      assert.equal(k, sketched.tasks.length);
+      assert.equal(
+        readFileSync(join(dir, "tasks.jsonl"), "utf8"),
+        expected.map((line) => `${line}\n`).join(""),
+      );
     }
-    out.close();
-    assert.equal(k, mined.holes.length);
-    assert.equal(
-      readFileSync(join(dir, "tasks.jsonl"), "utf8"),
-      expected.map((line) => `${line}\n`).join(""),
-    );
   }
-  assert.ok(marked > 0);
+  assert.ok(marked > 0 && withGoal > 0);
 });

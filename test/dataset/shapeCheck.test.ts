@@ -11,9 +11,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mineText } from "../../lean-bridge/holes/mine";
-import { JsonlWriter, readJsonl } from "../../lean-bridge/dataset/jsonl";
-import { CodePointIndex, fileRecord, taskRecord, type TaskRecord } from "../../lean-bridge/dataset/records";
-import { NOT_WHOLE, verifyPending } from "../../lean-bridge/dataset/verifyTasks";
+import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
+import { PendingHeads } from "../../lean-bridge/dataset/pendingHeads";
+import { TaskSketchWriter } from "../../lean-bridge/dataset/taskSketches";
+import { NOT_WHOLE, verifySketches } from "../../lean-bridge/dataset/verifyTasks";
+import { recordsOf, rowsOf, sketchTasks } from "./sketchedTasks";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { inMemory } from "../harness";
 
@@ -28,56 +30,48 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
   const ws = mkdtempSync(join(tmpdir(), "fim-shape-"));
   writeFileSync(join(ws, FILE), TEXT);
   const mined = mineText(TEXT);
-  const context = {
-    file: FILE,
-    imports: [],
-    scope: [],
-    codePoints: new CodePointIndex(TEXT),
-    contextChars: 96,
-  };
-  const whole = mined.holes.map((h) => taskRecord(h, "train", 0, context));
-  assert.ok(whole.length >= 3, "the miner finds the proof and the two alternatives' bodies");
+  assert.ok(mined.holes.length >= 3, "the miner finds the proof and the two alternatives' bodies");
   // What the old layout rule cut: `cases n with` alone, as if the alternatives were new tactics.
   const start = TEXT.indexOf("cases n with");
   const end = start + "cases n with".length;
   const index = new LineIndex(TEXT);
   const proof = mined.holes.find((h) => h.kind === "proof")!;
   const tokens = lex(TEXT);
-  const cut = taskRecord(
-    {
-      ...proof,
-      kind: "tactic",
-      start,
-      end,
-      range: index.rangeAt(start, end),
-      middle: TEXT.slice(start, end),
-      declPrefix: TEXT.slice(0, start),
-      declSuffix: TEXT.slice(end).trimEnd(),
-      declFrom: 0,
-      declTo: end + TEXT.slice(end).trimEnd().length,
-      firstToken: tokens.starts.indexOf(start),
-      lastToken: tokens.ends.indexOf(end),
-    },
-    "train",
-    0,
-    context,
-  );
-  const pending = join(ws, "pending.jsonl");
-  const files = join(ws, "files.jsonl");
-  const kept = join(ws, "kept.jsonl");
-  const pendingOut = new JsonlWriter(pending);
-  for (const t of [...whole, cut]) pendingOut.write(t);
-  pendingOut.close();
-  const filesOut = new JsonlWriter(files);
-  filesOut.write(fileRecord(FILE, TEXT));
-  filesOut.close();
+  const cutHole = {
+    ...proof,
+    kind: "tactic" as const,
+    start,
+    end,
+    range: index.rangeAt(start, end),
+    middle: TEXT.slice(start, end),
+    declPrefix: TEXT.slice(proof.declFrom, start),
+    declSuffix: TEXT.slice(end, proof.declTo),
+    firstToken: tokens.starts.indexOf(start),
+    lastToken: tokens.ends.indexOf(end),
+  };
+  const sketched = sketchTasks(ws, [{ file: FILE, text: TEXT, holes: [...mined.holes, cutHole] }]);
+  const records = recordsOf(sketched);
+  const whole = records.slice(0, -1);
+  const cut = records.at(-1)!;
 
   const h = await inMemory({ cwd: ws }, { projectRoot: ws });
   try {
-    const keptOut = new JsonlWriter(kept);
-    const result = await verifyPending(h.pool, pending, files, whole.length + 1, keptOut, {}).finally(() =>
-      keptOut.close(),
-    );
+    const kept = {
+      sketches: new TaskSketchWriter(join(ws, "kept.bin")),
+      goals: new JsonlWriter(join(ws, "goals.jsonl")),
+      heads: new PendingHeads(),
+    };
+    const result = await verifySketches(
+      h.pool,
+      sketched.sketchPath,
+      sketched.filesPath,
+      sketched.heads,
+      kept,
+      {},
+    ).finally(() => {
+      kept.sketches.close();
+      kept.goals.close();
+    });
     assert.equal(result.kind, "ok");
     if (result.kind !== "ok") return;
     const report = result.report;
@@ -88,7 +82,9 @@ test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes ar
     assert.equal(report.kept, whole.length);
     const example = report.examples.find((e) => e.id === cut.id);
     assert.match(example?.reason ?? "", /with `sorry` in the hole, Lean reports: unexpected token '\|'/);
-    const keptIds = [...readJsonl<TaskRecord>(kept)].map((t) => t.id);
+    const keptIds = rowsOf(ws, sketched, join(ws, "kept.bin"), kept.heads, join(ws, "goals.jsonl")).map(
+      (t) => t.id,
+    );
     assert.deepEqual(
       keptIds,
       whole.map((t) => t.id),

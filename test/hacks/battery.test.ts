@@ -631,12 +631,23 @@ where
       proved: true,
     },
     {
-      name: "an interpolated string",
+      name: "an interpolated string of a hypothesis",
       hole: "target",
-      candidate: 'have s : String := s!"{x}"\nomega',
+      candidate: 'have s : String := s!"{a}"\nomega',
+      proved: true,
+    },
+    {
+      name: "an interpolated string hiding a sorry",
+      hole: "target",
+      candidate: 'have s : String := s!"{(by sorry : a = a)}"\nomega',
       proved: false,
     },
-    { name: "a string after a syntax keyword", hole: "target", candidate: 'exact mine "{x}"', proved: false },
+    {
+      name: "a string after a syntax keyword hiding code",
+      hole: "target",
+      candidate: 'exact mine "{by run_tac pure ()}"',
+      proved: false,
+    },
     {
       name: "a linter switched off",
       hole: "target",

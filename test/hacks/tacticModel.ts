@@ -4,7 +4,7 @@
  * axioms a proof would use. A test double, never a judge of proofs.
  */
 import type { Declaration, ParsedFile } from "../../lean-bridge/lean/commands";
-import { TokenKind, isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
+import { TokenKind, bracketDelta, isCommentKind, tokenText } from "../../lean-bridge/lean/tokens";
 
 /**
  * Symbols this model lets begin a line of tactics: the bullets `·` and `.`, `(tacs)`, and, to err on the
@@ -47,13 +47,36 @@ export interface Elaborated {
 export const unsolvedMessage = (n: number) =>
   `unsolved goals\n${Array.from({ length: n }, () => "⊢ P").join("\n\n")}`;
 
-/** Token indices of a line from token i on (the line's tokens after i, comments skipped). */
+/**
+ * Token indices of the step starting at token i: the rest of its line (comments skipped), up to a `;` outside
+ * brackets, which separates steps on one line as a line break does (`subst h; rfl`).
+ */
 export function lineTokens(ts: ParsedFile["tokens"], i: number, end: number): number[] {
   const out: number[] = [];
   const line = ts.lines[i];
-  for (let k = i; k < ts.count && ts.lines[k] === line && (ts.starts[k] ?? 0) < end; k++)
-    if (!isCommentKind(ts.kinds[k] ?? 0)) out.push(k);
+  let depth = 0;
+  for (let k = i; k < ts.count && ts.lines[k] === line && (ts.starts[k] ?? 0) < end; k++) {
+    if (isCommentKind(ts.kinds[k] ?? 0)) continue;
+    depth += bracketDelta(ts, k);
+    if (depth === 0 && tokenText(ts, k) === ";") break;
+    out.push(k);
+  }
   return out;
+}
+
+/** Whether token i starts a step: first on its line, or after a `;` outside brackets on its line. */
+function startsStep(ts: ParsedFile["tokens"], i: number): boolean {
+  if (ts.lineFirst[i] === 1) return true;
+  let first = i;
+  while (first > 0 && ts.lineFirst[first] !== 1) first--;
+  let depth = 0;
+  let previous = "";
+  for (let k = first; k < i; k++) {
+    if (isCommentKind(ts.kinds[k] ?? 0)) continue;
+    depth += bracketDelta(ts, k);
+    previous = depth === 0 ? tokenText(ts, k) : "";
+  }
+  return previous === ";";
 }
 
 /**
@@ -131,8 +154,8 @@ export function elaborate(
   };
   steps: for (let i = 0; i < ts.count; i++) {
     const at = ts.starts[i] ?? 0;
-    // Only a line's first token is a tactic here (`have h : … := by decide` is one step).
-    if (at < from || at >= stepsEnd || isCommentKind(ts.kinds[i] ?? 0) || ts.lineFirst[i] !== 1) continue;
+    // Only a step's first token is a tactic here (`have h : … := by decide` is one step).
+    if (at < from || at >= stepsEnd || isCommentKind(ts.kinds[i] ?? 0) || !startsStep(ts, i)) continue;
     const tokens = lineTokens(ts, i, decl.end);
     const first = tokenText(ts, i);
     // `(` and `)` alone on their lines: Lean's `(tacs)` tactic, which runs `tacs` on the goals as they are.

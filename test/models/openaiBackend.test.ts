@@ -232,6 +232,21 @@ test("one cause per failure: connection refused, 401, 404 model, 400 parameter",
   });
 });
 
+test("a prompt longer than the model's context: its own cause with the server's words, in vLLM's old and new bodies", async () => {
+  for (const flatErrors of [false, true]) {
+    await withStub({ contextTokens: 40, flatErrors }, async (stub) => {
+      const backend = await open(stub.baseUrl, "tiny", options());
+      const refused = failed(await backend.generate(PARTS, 1, SAMPLING));
+      assert.equal(refused.cause, "context-length", `flat body: ${flatErrors}`);
+      assert.match(refused.message, /This model's maximum context length is 40 tokens/);
+      assert.match(refused.hint, /--max-prompt-tokens/);
+      // The pre-0.10.1 body's words reach every other cause too.
+      const other = await open(stub.baseUrl, "other", options());
+      assert.match(failed(await other.generate(PARTS, 1, SAMPLING)).message, /does not exist/);
+    });
+  }
+});
+
 test("timeout and abort: a held request ends with its own cause, and the backend stays usable", async () => {
   await withStub({}, async (stub) => {
     stub.hold();

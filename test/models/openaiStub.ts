@@ -23,6 +23,13 @@ export interface StubOptions {
   infill?: boolean;
   /** Refuse any request that carries this parameter with a 400 naming it. */
   refuseParam?: string;
+  /**
+   * The model's context, in characters of the prompt (the stub's stand-in for tokens) plus `max_tokens`: a longer
+   * request gets vLLM's 400 "This model's maximum context length is …".
+   */
+  contextTokens?: number;
+  /** Answer errors as vLLM did before 0.10.1: the fields at the top level, not under `error` (vLLM PR #22099). */
+  flatErrors?: boolean;
 }
 
 export interface Recorded {
@@ -51,8 +58,15 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function error(res: ServerResponse, status: number, message: string, param: string | null = null): void {
-  json(res, status, { error: { message, type: "invalid_request_error", param, code: null } });
+function error(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  param: string | null = null,
+  flat = false,
+): void {
+  const fields = { message, type: "invalid_request_error", param, code: null };
+  json(res, status, flat ? { object: "error", ...fields } : { error: fields });
 }
 
 /** The flags by which `eval` and `filter` sample from a stub serving `model`, with Qwen's FIM prompt. */
@@ -89,7 +103,8 @@ export async function startStub(options: StubOptions = {}): Promise<Stub> {
     }
     if (path !== "/v1/completions" && path !== "/v1/chat/completions")
       return error(res, 404, `no route ${path}`);
-    if (body.model !== model) return error(res, 404, `The model \`${String(body.model)}\` does not exist.`);
+    if (body.model !== model)
+      return error(res, 404, `The model \`${String(body.model)}\` does not exist.`, null, options.flatErrors);
     if (options.refuseSuffix && body.suffix !== undefined) {
       return error(res, 400, "suffix is not currently supported", "suffix");
     }
@@ -99,6 +114,17 @@ export async function startStub(options: StubOptions = {}): Promise<Stub> {
     const chat = path === "/v1/chat/completions";
     const messages = (body.messages ?? []) as { content: string }[];
     const prompt = chat ? (messages[messages.length - 1]?.content ?? "") : String(body.prompt ?? "");
+    const maxTokens = Number(body.max_tokens ?? 16);
+    if (options.contextTokens !== undefined && prompt.length + maxTokens > options.contextTokens) {
+      // vLLM's wording (entrypoints/openai/serving_engine.py).
+      return error(
+        res,
+        400,
+        `This model's maximum context length is ${options.contextTokens} tokens. However, you requested ${prompt.length + maxTokens} tokens (${prompt.length} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+        null,
+        options.flatErrors,
+      );
+    }
     const n = options.ignoreN ? 1 : Number(body.n ?? 1);
     const texts = Array.from({ length: n }, (_, i) => answer(prompt, i, body));
     const usage = { prompt_tokens: 17, completion_tokens: 5 * n, total_tokens: 17 + 5 * n };

@@ -12,7 +12,22 @@ import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked } from "../../lean-bridge/verify/verdict";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { EXAMPLE, proofHole } from "../helpers";
-import { LEAN_CHANGES, announce, atLeast, leanVersionIn, processCoreGate, realLeanTest } from "./gate";
+import { which } from "../../lean-bridge/server/launch";
+import type { FileCase } from "../hacks/fileCases";
+import { MIDLINE_FILE, fileTextCases } from "../hacks/fileText.cases";
+import { STRINGS_FILE, stringCases } from "../hacks/hiddenInStrings.cases";
+import { NAMES_FILE, nameCases } from "../hacks/keywordNames.cases";
+import {
+  LEAN_CHANGES,
+  MATHLIB_EXAMPLE,
+  announce,
+  atLeast,
+  leanVersionIn,
+  mathlibGate,
+  mathlibProjectBuilt,
+  processCoreGate,
+  realLeanTest,
+} from "./gate";
 import { leanPool } from "./pools";
 
 const gate = processCoreGate();
@@ -304,6 +319,115 @@ realLeanTest(
           "proved",
           `before 4.29 Lean.ofReduceBool names no declaration: ${JSON.stringify(cited)}`,
         );
+    } finally {
+      await pool.stop();
+    }
+  },
+);
+
+// Issue 23, against Lean (test/hacks/hiddenInStrings, keywordNames and fileText run the same cases through the
+// lean-like server and the simulator): code hidden in any string's braces earns nothing, behind `import Lean`
+// where `trace[cls] "…"`, `m!` and `throwErrorAt` read braces as code; names that look like keywords are
+// proved; a candidate is judged as it will stand in the file.
+async function runCases(
+  pool: Awaited<ReturnType<typeof leanPool>>,
+  text: string,
+  cases: FileCase[],
+  label: string,
+): Promise<void> {
+  for (const c of cases) {
+    const v = await pool.verify(task(c.hole, text), c.candidate);
+    if (c.proved) {
+      assert.equal(v.kind, "proved", `${label}: ${c.name}: ${JSON.stringify(v)}`);
+      if (v.kind === "proved") assert.equal(v.axiomsChecked, true);
+    } else {
+      assert.notEqual(v.kind, "proved", `${label}: ${c.name}: ${JSON.stringify(v)}`);
+      assert.equal(isMasked(v), false, `${label}: ${c.name}: ${JSON.stringify(v)}`);
+      assert.equal(rewardOf(v, "partial").reward, 0, `${label}: ${c.name}: ${JSON.stringify(v)}`);
+    }
+  }
+}
+
+realLeanTest(
+  "real Lean: code hidden in any string's braces earns nothing; legitimate strings are proved",
+  gate,
+  async () => {
+    const text = `import Lean\n\n${STRINGS_FILE}`;
+    const { attacks, controls } = stringCases(text);
+    const pool = await leanPool();
+    try {
+      await runCases(pool, text, [...attacks, ...controls], "strings");
+    } finally {
+      await pool.stop();
+    }
+  },
+);
+
+realLeanTest(
+  "real Lean: names that look like keywords are proved; the keywords where Lean reads them earn nothing",
+  gate,
+  async () => {
+    const { attacks, controls } = nameCases();
+    const pool = await leanPool();
+    try {
+      await runCases(pool, NAMES_FILE, [...controls, ...attacks], "names");
+    } finally {
+      await pool.stop();
+    }
+  },
+);
+
+realLeanTest(
+  "real Lean: a comment that would swallow the rest of a hole's line, or a token run into the file, earns nothing",
+  gate,
+  async () => {
+    const { attacks, controls } = fileTextCases();
+    const pool = await leanPool();
+    try {
+      await runCases(pool, MIDLINE_FILE, [...attacks, ...controls], "file text");
+    } finally {
+      await pool.stop();
+    }
+  },
+);
+
+// The issue's own Mathlib spellings: Finset's `#s` card notation before a field, a name component `module`,
+// and `hint` as a name where Mathlib defines the `hint` tactic (a tactic's leading word is not reserved).
+const MATHLIB_NAMES = `import Mathlib.Data.Finset.Card
+import Mathlib.Data.Finset.Powerset
+import Mathlib.Algebra.Module.Submodule.Defs
+import Mathlib.Tactic.Hint
+
+open Finset
+
+theorem card_pow (s : Finset ℕ) (h : #s.powerset = 2 ^ #s) : #s.powerset = 2 ^ #s := by
+  show #s.powerset = 2 ^ #s
+  exact h
+
+theorem sub_mod (R M : Type) [Semiring R] [AddCommMonoid M] [Module R M] (p : Submodule R M) :
+    Nonempty (Module R p) := by
+  exact ⟨Submodule.module p⟩
+
+theorem hint_name (h : 1 = 1) : 1 = 1 := by
+  have hint := h
+  exact hint
+`;
+
+const mathlibGateHere = mathlibGate(which("lake"), process.env, () => mathlibProjectBuilt(MATHLIB_EXAMPLE));
+
+realLeanTest(
+  "real Lean + Mathlib: #s.powerset, Submodule.module and a hypothesis named hint are proved",
+  mathlibGateHere,
+  async () => {
+    const pool = await leanPool({ root: MATHLIB_EXAMPLE, build: false });
+    try {
+      for (const name of ["card_pow", "sub_mod", "hint_name"]) {
+        const hole = proofHole(MATHLIB_NAMES, name);
+        const index = new LineIndex(MATHLIB_NAMES);
+        const candidate = MATHLIB_NAMES.slice(index.offsetAt(hole.start), index.offsetAt(hole.end));
+        const v = await pool.verify({ file: "FimMathlib/Names.lean", text: MATHLIB_NAMES, hole }, candidate);
+        assert.equal(v.kind, "proved", `${name}: ${JSON.stringify(v)}`);
+      }
     } finally {
       await pool.stop();
     }

@@ -271,3 +271,48 @@ test("a proof followed by a command the parser does not know (Mathlib's `alias`)
   });
   assert.equal(inAlias.kind, "bad-hole");
 });
+
+/** A file whose proofs have holes that end mid-line: a tactic before `; rfl`, a term before `⟩`. */
+const MIDLINE = `theorem semi (a b : Nat) (h : a = b) : b = a := by
+  subst h; rfl
+
+theorem pair (p q : Prop) (hp : p) (hq : q) : p ∧ q := by
+  exact ⟨hp, hq⟩ -- the file's own comment
+
+theorem last (a : Nat) : a = a := by
+  rfl -- trailing
+`;
+
+function buildIn(text: string, piece: string, after: string, candidate: string) {
+  const parsed = parseFile(text);
+  const index = new LineIndex(text);
+  const start = text.indexOf(piece, text.indexOf(":= by", text.indexOf(after)));
+  const located = locateHole(parsed, index, index.rangeAt(start, start + piece.length));
+  assert.equal(located.kind, "ok");
+  if (located.kind !== "ok") throw new Error();
+  return buildCheckDocument(parsed, located.hole, candidate);
+}
+
+test("a candidate is judged as it will stand in the file: a line comment that would swallow the rest of the line is refused (issue 23)", () => {
+  for (const [piece, after, candidate, swallowed] of [
+    ["subst h", "theorem semi", "subst h -- done", "; rfl"],
+    ["subst h", "theorem semi", "subst h /- a -/ -- b", "; rfl"],
+    ["hp", "theorem pair", "hp -- left", ", hq⟩ -- the file's own comment"],
+  ] as const) {
+    const r = buildIn(MIDLINE, piece, after, candidate);
+    assert.equal(r.kind, "tampered", candidate);
+    if (r.kind === "tampered") assert.ok(r.message.includes(`\`${swallowed}\``), r.message);
+  }
+  // The same text without the comment, a block comment, a comment ended by its line, or a hole whose line
+  // holds nothing after it but a comment: the file reads as the check does.
+  for (const [piece, after, candidate] of [
+    ["subst h", "theorem semi", "subst h"],
+    ["subst h", "theorem semi", "subst h /- done -/"],
+    ["subst h", "theorem semi", "-- first\n  subst h"],
+    ["hq⟩", "theorem pair", "hq⟩ -- right"],
+    ["rfl", "theorem last", "rfl -- mine"],
+  ] as const) {
+    const r = buildIn(MIDLINE, piece, after, candidate);
+    assert.equal(r.kind, "ok", `${candidate}: ${JSON.stringify(r)}`);
+  }
+});

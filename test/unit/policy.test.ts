@@ -88,7 +88,7 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
 test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses named native, extern, IO or lemma", () => {
   for (const c of [
     'have s : String := "a{b}"\nomega',
-    'exact "}{".length',
+    'exact "}".length',
     "exact (#s).le_of_lt h",
     "have : #s ≤ #t := h\nomega",
     "intro native\nexact native",
@@ -101,10 +101,11 @@ test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses nam
     assert.equal(rejected(c), "allowed", c);
   // The nearby attacks still fail.
   for (const [c, rule] of [
-    ['exact s!"{x}".length', "ambiguous-string"],
-    ['exact (toString s!"{1}").length', "ambiguous-string"],
-    ['exact mySyntax "{x}"', "ambiguous-string"],
-    ['throwError "{x}"', "ambiguous-string"],
+    ['exact s!"{sorry}".length', "sorry"],
+    ['exact (toString s!"{by native_decide}").length', "native-code"],
+    ['exact mySyntax "{by run_tac pure ()}"', "code-execution"],
+    ['throwError "{IO.println 1}"', "code-execution"],
+    ['exact "}{".length', "ambiguous-string"],
     ["decide +native", "native-code"],
     ["decide (config := { native := true })", "native-code"],
     ["exact IO.println", "code-execution"],
@@ -145,10 +146,10 @@ test("guillemet names are compared as Lean reads them", () => {
   assert.equal(rejected("run_tac «IO».println 1"), "code-execution");
 });
 
-test("strings with braces are refused (Lean may read them as interpolated code)", () => {
+test("strings whose braces cannot be read one way are refused (Lean may read them as interpolated code)", () => {
   assert.notEqual(rejected('exact foo!"{" ; sorry ; "}"'), "allowed");
   assert.equal(rejected('exact foo!"{"'), "ambiguous-string");
-  assert.equal(rejected('exact s!"{x}"'), "ambiguous-string");
+  assert.equal(rejected('exact s!"{x}"'), "allowed");
 });
 
 test("legitimate odd proofs pass: vector literals, comment markers in strings, hypotheses named like tactics", () => {
@@ -185,4 +186,87 @@ test("characters Lean or a reader takes differently are refused anywhere; valid 
     'have s := "∀ x, x = x"\nomega',
   ])
     assert.equal(checkCandidate(candidate, DEFAULT_POLICY).kind, "allowed", JSON.stringify(candidate));
+});
+
+test("code in any string's braces is checked as candidate code, wherever the string stands (issue 23)", () => {
+  const cheat = "by set_option debug.skipKernelTC true in run_tac Lean.addDecl default";
+  for (const [c, rule] of [
+    // After `]`, `)`, an identifier and a keyword; inside `m!` and `s!`; plain strings.
+    [`trace[x] "{${cheat}}"\nexact cheat.elim`, "set-option"],
+    ['throwErrorAt (stx) "{by run_tac pure ()}"', "code-execution"],
+    ['exact mine "{by sorry}"', "sorry"],
+    ['exact "{by native_decide}".length', "native-code"],
+    ['show m!"{by admit}" = m!""', "sorry"],
+    ['exact s!"a {(by exact?)} b".length', "search-tactic"],
+    ['exact "{IO.println 1}".length', "code-execution"],
+    // Commands and the rest of the escape rules hold inside braces too.
+    ['exact "{theorem}".length', "escape"],
+    ['exact "{coinductive}".length', "escape"],
+    ['exact "{#eval 1}".length', "escape"],
+    ['exact "{@[simp] x}".length', "escape"],
+    ['exact "{(}".length', "escape"],
+    ['exact "{x) (y}".length', "escape"],
+    ['exact "{set_option maxHeartbeats 0 in x}".length', "set-option"],
+    // Braces that cannot be read one way: nested strings, unterminated braces, a comment swallowing `}`.
+    ['trace[x] "{"a"}"', "ambiguous-string"],
+    ['exact s!"{"a"}".length', "ambiguous-string"],
+    ['exact "{by simp".length', "ambiguous-string"],
+    ['exact "{x -- }".length', "ambiguous-string"],
+    ['exact "{x /- }".length', "ambiguous-string"],
+    ['trace[x] "{\\"a\\"}"', "ambiguous-string"],
+  ] as const)
+    assert.equal(rejected(c), rule, c);
+  // Legitimate strings: harmless code in braces, escaped braces, raw strings, `}` alone.
+  for (const c of [
+    'show s!"{x} := by" = s!"{x} := by"\nrfl',
+    'have s : String := "{this is a set} and {x, y}"\nomega',
+    'have s : String := "-- {x} /- not code -/"\nomega',
+    'exact "\\{x}".length',
+    'exact r"{by sorry}".length',
+    'exact "}".length',
+    "exact \"{'}'}\".length",
+    'exact "{{a}}".length',
+  ])
+    assert.equal(rejected(c), "allowed", c);
+});
+
+test("words read as Lean's tokenizer reads them: a keyword is a whole identifier, a tactic word at a tactic's start (issue 23)", () => {
+  for (const c of [
+    "show r.stop = 3\nexact h",
+    "intro lemma\nexact lemma.1.1",
+    "show #s.powerset = 2 ^ #s\nexact h",
+    "exact @Submodule.module",
+    "exact Foo.theorem.end",
+    "have hint := h\nomega",
+    "have hint : 1 = 1 := rfl\nomega",
+    "intro stop\nexact stop",
+    "intro admit\nexact admit",
+    "obtain ⟨hint, h⟩ := h\nexact hint.1",
+    "exact fun sleep => 0",
+    "exact h.sorry",
+  ])
+    assert.equal(rejected(c), "allowed", c);
+  for (const [c, rule] of [
+    ["stop", "sorry"],
+    ["· stop", "sorry"],
+    ["exact (by stop)", "sorry"],
+    ["exact (by admit : 1 = 1)", "sorry"],
+    ["exact ⟨by admit, h⟩", "sorry"],
+    ["hint", "search-tactic"],
+    ["(hint)", "search-tactic"],
+    ["first | hint | omega", "search-tactic"],
+    ["try hint", "search-tactic"],
+    ["intro\nhint", "search-tactic"],
+    ["sleep 100", "time"],
+    ["omega\nlemma x : 1 = 1 := rfl", "escape"],
+    ["intro lemma foo", "escape"],
+    ["omega\nmodule", "escape"],
+    ["#exit.foo", "escape"],
+    ["#eval.x", "escape"],
+    ["exact h.sorryAx", "sorry"],
+    ["exact Lean.«ofReduceBool» _ _ rfl", "native-code"],
+    ["exact h.IO.println", "code-execution"],
+    ["exact «sorry»", "sorry"],
+  ] as const)
+    assert.equal(rejected(c), rule, c);
 });
