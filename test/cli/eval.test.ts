@@ -24,8 +24,7 @@ function run(args: string[]) {
 
 const dataset = (() => {
   const out = join(TMP, "ds");
-  // Verified, so that every task's middle is a proof (the workspace's `sorry`s are open goals, not references).
-  const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof,tactic", "--verify", "--simulator"]);
+  const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof,tactic"]);
   assert.equal(r.code, 0, r.stderr);
   return out;
 })();
@@ -195,8 +194,6 @@ test("Ctrl-C writes what is done and exits 130; --resume (past a torn line) ends
     "1,2",
     "--kinds",
     "proof",
-    "--split",
-    "all",
     "--limit",
     "8",
     "--workers",
