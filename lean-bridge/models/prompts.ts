@@ -1,5 +1,5 @@
 /**
- * Prompts from holes, exactly as the trainer writes them (trainer/fim_rlvr/prompts.py, whose docstring explains
+ * Prompts from holes, exactly as the trainer writes them (trainer/fim_rlvr/tasks/prompts.py, whose docstring explains
  * each style): raw fill-in-the-middle per model family, a chat conversation through the model's own template, or
  * an instruction with the hole marked `<HOLE>`. `auto` decides from the tokenizer as the trainer does, so a model
  * is prompted at evaluation and in the editor as it was in training. The parity test

@@ -3,11 +3,11 @@
  * trainer (Python, `python -m fim_rlvr --stdio`), and between a verifier service (`fim-rlvr serve`, or a run's
  * own) and its clients (the trainer's ranks, TRL, verl). The source of truth is `trainer.schema.json` beside this
  * file; test/train/protocol.test.ts checks that these declarations name the same fields, with the same
- * required-ness and enums, and trainer/fim_rlvr/protocol.py mirrors both.
+ * required-ness and enums, and trainer/fim_rlvr/core/protocol.py mirrors both.
  *
  * Transport: JSON-RPC 2.0 with LSP framing, over the trainer's stdin/stdout (TRAINER_MESSAGES) or over TCP to a
  * verifier service (SERVICE_MESSAGES); JSON lines with a `type` field between the `hf:PATH` model backend and its
- * Python process, `python -m fim_rlvr.generate_stdio` (MODEL_MESSAGES). Candidates reach the verifier only through a service: the host names the
+ * Python process, `python -m fim_rlvr.model.generate_stdio` (MODEL_MESSAGES). Candidates reach the verifier only through a service: the host names the
  * run's in `initialize`. Wire fields are camelCase, except `TrainConfig`, which uses the trainer's snake_case
  * option names (the keys of `--config FILE`).
  */
@@ -91,7 +91,7 @@ export interface CandidateDiagnostic {
 }
 
 /**
- * The trainer's TrainConfig (trainer/fim_rlvr/config.py), snake_case as a user writes it in `--config FILE`.
+ * The trainer's TrainConfig (trainer/fim_rlvr/core/config.py), snake_case as a user writes it in `--config FILE`.
  * Every key is optional on the wire: the trainer fills its defaults and rejects unknown keys, listing the valid ones.
  */
 export interface TrainConfig {
@@ -599,7 +599,7 @@ export const SERVICE_MESSAGES = [
   },
 ] as const;
 
-/** Host -> model process (`python -m fim_rlvr.generate_stdio`), JSON line `load`: the first request. */
+/** Host -> model process (`python -m fim_rlvr.model.generate_stdio`), JSON line `load`: the first request. */
 export interface ModelLoadRequest {
   /** The request's kind. */
   type: "load";

@@ -1,6 +1,6 @@
 /**
  * Which checkpoint of a run folder is the latest: the one rule the host, the editor and the trainer share
- * (trainer/fim_rlvr/checkpoint.py `latest` follows it too; both are run against test/fixtures/latest-checkpoint.json).
+ * (trainer/fim_rlvr/model/checkpoint.py `latest` follows it too; both are run against test/fixtures/latest-checkpoint.json).
  * A checkpoint is complete once its `state.json` is in place (it is written last, and the folder renamed into place).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * Prompt parity: the TypeScript prompt building (lean-bridge/models/prompts.ts) and cleaning (clean.ts) against
- * the trainer's own Python (trainer/fim_rlvr/prompts.py, clean.py), byte for byte, on golden tasks and raw
+ * the trainer's own Python (trainer/fim_rlvr/tasks/prompts.py, clean.py), byte for byte, on golden tasks and raw
  * completions, for every style: FIM per family (Qwen, StarCoder, DeepSeek with BOS, Codestral suffix-first),
  * chat through a ChatML template, a prover-style chat with BOS in its template, thinking, instruction, templates,
  * goals, and budgets small enough to exercise the prefix fitting. The tokenizers are byte-level BPEs trained by
@@ -27,12 +27,12 @@ const TRAINER = process.env.FIM_PARITY_TRAINER ?? join(REPO, "trainer");
 
 function why(): string | undefined {
   if (!existsSync(PYTHON)) return `${PYTHON} is missing (npm run test:setup creates it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from fim_rlvr.prompts import choose_style"], {
+  const probe = spawnSync(PYTHON, ["-c", "from fim_rlvr.tasks.prompts import choose_style"], {
     encoding: "utf8",
     env: { ...process.env, PYTHONPATH: TRAINER },
   });
   if (probe.status !== 0)
-    return `the trainer in ${TRAINER} has no prompt styles (fim_rlvr.prompts.choose_style)`;
+    return `the trainer in ${TRAINER} has no prompt styles (fim_rlvr.tasks.prompts.choose_style)`;
   return undefined;
 }
 const missing = why();

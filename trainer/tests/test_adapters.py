@@ -16,14 +16,14 @@ import torch
 from fakes import RecordingEvents
 from test_loop import ParityVerifier, StopAt, deterministic, make_trainer
 
-from fim_rlvr import adapters, checkpoint, describe
-from fim_rlvr.config import from_dict
-from fim_rlvr.data import load_tasks
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.policy import Policy, PolicyError, build_embedded
-from fim_rlvr.rollout import token_logprobs
-from fim_rlvr.sft import warm_start
-from fim_rlvr.train import TrainerError
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.model import adapters, checkpoint, describe
+from fim_rlvr.model.policy import Policy, PolicyError, build_embedded
+from fim_rlvr.model.rollout import token_logprobs
+from fim_rlvr.run.files import RunFiles
+from fim_rlvr.run.trainer import TrainerError
+from fim_rlvr.step.sft import warm_start
+from fim_rlvr.tasks.data import load_tasks
 
 CPU = torch.device("cpu")
 LORA: dict[str, Any] = {"lora_r": 4}

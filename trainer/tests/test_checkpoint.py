@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from fim_rlvr import checkpoint
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.tiny_model import build_model, train_tokenizer
+from fim_rlvr.model import checkpoint
+from fim_rlvr.model.tiny_model import build_model, train_tokenizer
+from fim_rlvr.run.files import RunFiles
 
 
 class Killed(Exception):

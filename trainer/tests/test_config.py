@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.config import EMBEDDED_GRPO_BETA, ConfigError, TrainConfig, from_dict, from_file, valid_keys
+from fim_rlvr.core.config import EMBEDDED_GRPO_BETA, ConfigError, TrainConfig, from_dict, from_file, valid_keys
 
 
 def test_defaults_and_sft_default_per_model() -> None:

@@ -13,10 +13,10 @@ import torch
 from conftest import write_dataset
 from fakes import ExactMatchVerifier, RecordingEvents, verdict_for
 
-from fim_rlvr.config import from_dict
-from fim_rlvr.metrics import DETERMINISTIC_KEYS, RunFiles
-from fim_rlvr.protocol import BatchVerdict, VerifyItem
-from fim_rlvr.train import Trainer
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.run.files import DETERMINISTIC_KEYS, RunFiles
+from fim_rlvr.run.trainer import Trainer
 
 TINY = {
     "sft_steps": 4,

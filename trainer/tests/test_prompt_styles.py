@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import tiny_chat
 
-from fim_rlvr.data import Task
-from fim_rlvr.prompts import PromptError, build_prompt, choose_style, fim_convention, is_chat_model
-from fim_rlvr.rollout import TransformersBackend
+from fim_rlvr.model.rollout import TransformersBackend
+from fim_rlvr.tasks.data import Task
+from fim_rlvr.tasks.prompts import PromptError, build_prompt, choose_style, fim_convention, is_chat_model
 
 
 def make_task(

@@ -21,14 +21,14 @@ from fakes import IDENTITY, RecordingEvents
 from test_loop import ParityVerifier, make_trainer
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.config import ConfigError, from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.protocol import TRAIN_SAMPLE, BatchVerdict, Verdict, VerifyItem
-from fim_rlvr.repair import REPAIR_HEADER, feedback_lines, repair_prefix
-from fim_rlvr.repair_rollout import with_repairs
-from fim_rlvr.rollout import Rollout
-from fim_rlvr.steps import Group, StepRecord, score
-from fim_rlvr.verify import Stopped
+from fim_rlvr.core.config import ConfigError, from_dict
+from fim_rlvr.core.protocol import TRAIN_SAMPLE, BatchVerdict, Verdict, VerifyItem
+from fim_rlvr.model.rollout import Rollout
+from fim_rlvr.run.files import RunFiles
+from fim_rlvr.step.batch import Group, StepRecord, score
+from fim_rlvr.step.repair_turns import with_repairs
+from fim_rlvr.tasks.repair import REPAIR_HEADER, feedback_lines, repair_prefix
+from fim_rlvr.verifier.check import Stopped
 
 
 def at(line: int, character: int) -> dict[str, Any]:

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from fakes import RecordingEvents
 
-from fim_rlvr.batch_progress import ProgressBook
-from fim_rlvr.config import from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.protocol import BatchVerdict, VerifyItem
-from fim_rlvr.train import Trainer
-from fim_rlvr.verify import Budget, PendingCheck, silence_bound_s
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.run.files import RunFiles
+from fim_rlvr.run.trainer import Trainer
+from fim_rlvr.verifier.check import Budget, PendingCheck, silence_bound_s
+from fim_rlvr.verifier.progress import ProgressBook
 
 IDENTITY = {"kind": "simulator", "version": "slow", "label": "slow pool (test double, not Lean)"}
 

@@ -70,7 +70,7 @@ class AlgorithmConfig:
     mask_truncated_completions: bool = False
     """Drop completions that hit the budget without ending from the loss (DAPO's overlong filtering;
     TRL's option name). False for every algorithm, dapo included (the paper turns it on): running past the
-    budget is the model's doing, and nothing the model chooses may escape its penalty (fim_rlvr.outcomes).
+    budget is the model's doing, and nothing the model chooses may escape its penalty (fim_rlvr.core.outcomes).
     The dapo preset penalises truncation through overlong_shaping instead; set True to reproduce the paper."""
 
     dynamic_sampling: bool = False

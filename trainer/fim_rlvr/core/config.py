@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .algorithms.config import ALGORITHM_NAMES
+from ..algorithms.config import ALGORITHM_NAMES
 from .outcomes import TIMEOUT_REWARDS
 from .protocol import HOLE_KINDS
 
@@ -87,8 +87,8 @@ class TrainConfig:
     """Examples per SFT step."""
     verify_timeout_s: float = 120.0
     """Slack on the wait for a batch: it counts as unanswered (masked) once the verifier made no progress on it for
-    this long plus the longest one check can take (fim_rlvr.verify.silence_bound_s). Also how long a lost service
-    connection is retried."""
+    this long plus the longest one check can take (fim_rlvr.verifier.check.silence_bound_s). Also how long a lost
+    service connection is retried."""
     max_prompt_tokens: int = 256
     """Prompt budget: the prefix is cut from the left and the suffix from the right to fit."""
     lora_r: int | None = None
@@ -124,7 +124,7 @@ class TrainConfig:
     timeout_reward: str = "failure"
     """How a timeout the candidate caused is scored: "failure" (reward 0, kept in the group statistics) or "mask"
     (left out of training, as an infrastructure fault is). "mask" lets the policy drift toward hanging: a masked
-    sample escapes the push-down its failing siblings get (fim_rlvr.outcomes; tests/test_masking_bandit.py)."""
+    sample escapes the push-down its failing siblings get (fim_rlvr.core.outcomes; tests/test_masking_bandit.py)."""
     validation_every: int = 10
     """Evaluate the validation split every N RL steps (and after the last): greedy pass@1 and, from
     validation_samples completions per task at the training temperature, the unbiased pass@k. 0: never."""
@@ -133,8 +133,9 @@ class TrainConfig:
     repair_turns: int = 0
     """Repair turns in RL rollouts (issue 17; `fim-rlvr eval --repair R` at evaluation): a sample whose check failed
     (not proved, not masked) gets up to this many more turns, each prompted with its last attempt and the verifier's
-    diagnostics (fim_rlvr.repair, the prompt `eval --repair` builds). Every turn is a sample of its own in its task's
-    group, trained on its own tokens (fim_rlvr.repair_rollout); a masked verdict ends the chain. 0: no repair."""
+    diagnostics (fim_rlvr.tasks.repair, the prompt `eval --repair` builds). Every turn is a sample of its own in its
+    task's group, trained on its own tokens (fim_rlvr.step.repair_turns); a masked verdict ends the chain. 0: no
+    repair."""
     repair_discount: float = 0.5
     """A repair turn's reward is the verifier's reward x repair_discount ** turn (turn 1 is the first repair): a
     proof found on a later turn earns less than one found at once, so first attempts stay the thing to get right.
@@ -349,7 +350,7 @@ def _validate_real_models(config: TrainConfig) -> None:
     if config.prompt_style not in PROMPT_STYLES:
         raise ConfigError(f"prompt_style must be one of {', '.join(PROMPT_STYLES)} (got {config.prompt_style!r})")
     if config.prompt_template is not None:
-        from .prompts import PromptError, check_template
+        from ..tasks.prompts import PromptError, check_template
 
         if not isinstance(config.prompt_template, str) or not config.prompt_template:
             raise ConfigError("prompt_template must be a non-empty string with {prefix} {suffix} ... fields, or null")

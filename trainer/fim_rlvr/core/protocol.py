@@ -98,7 +98,8 @@ class CandidateDiagnostic(TypedDict):
 
 
 class TrainConfig(TypedDict, total=False):
-    """The trainer's TrainConfig on the wire (snake_case; see fim_rlvr.config.TrainConfig for every field's meaning)."""
+    """The trainer's TrainConfig on the wire (snake_case; fim_rlvr.core.config.TrainConfig says what each field
+    means)."""
 
     algorithm: AlgorithmName
     algo_config: dict[str, Any]
@@ -166,7 +167,7 @@ class VerifierServiceAddress(TypedDict):
 class VerifierBudget(TypedDict):
     """What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
     batch counts as unanswered once the verifier made no progress on it (`verify/progress`) for the longest one
-    check can take plus the run's `verify_timeout_s` (fim_rlvr.verify.silence_bound_s)."""
+    check can take plus the run's `verify_timeout_s` (fim_rlvr.verifier.check.silence_bound_s)."""
 
     slots: int
     """Checks the verifier runs at once (its slots)."""
@@ -298,7 +299,7 @@ class BatchVerdict(_BatchVerdictRequired, total=False):
     cause: VerdictCause
     """Whose fault a timeout or crash was: "candidate" (a check that ran past its own limit, a crash the candidate
     caused: a failure) or "infrastructure" (not the candidate's doing: masked). Absent means "candidate" (fail
-    closed). See fim_rlvr.outcomes."""
+    closed). See fim_rlvr.core.outcomes."""
 
 
 class VerifyBatchResult(TypedDict):
@@ -399,7 +400,7 @@ class TrainSampleParams(_TrainSampleRequired, total=False):
     diagnostics: list[CandidateDiagnostic]
     """What the verifier reported, when anything."""
     cause: VerdictCause
-    """For timeout and crashed only: who caused it (fim_rlvr.outcomes; absent means candidate)."""
+    """For timeout and crashed only: who caused it (fim_rlvr.core.outcomes; absent means candidate)."""
     turn: int
     """For a repair turn only (TrainConfig repair_turns): which one, 1 for the first repair; absent for a first
     attempt."""
@@ -476,7 +477,7 @@ class TrainDoneParams(TypedDict):
     """A summary, or for failed runs what happened and what to do."""
 
 
-# The model process of the host's `hf:PATH` backend (fim_rlvr.generate_stdio): JSON lines with a `type` field.
+# The model process of the host's `hf:PATH` backend (fim_rlvr.model.generate_stdio): JSON lines with a `type` field.
 MODEL_LOAD = "load"
 MODEL_GENERATE = "generate"
 
@@ -598,7 +599,7 @@ class Verdict:
     cached: bool = False
     """Answered from the verifier's cache."""
     cause: str | None = None
-    """For timeout and crashed: "candidate" or "infrastructure" (fim_rlvr.outcomes.cause_of); else None."""
+    """For timeout and crashed: "candidate" or "infrastructure" (fim_rlvr.core.outcomes.cause_of); else None."""
 
     @property
     def outside_candidate_control(self) -> bool:
@@ -606,7 +607,7 @@ class Verdict:
         return outside_candidate_control(self.kind, self.cause)
 
     def masked(self, timeout_reward: str = "failure") -> bool:
-        """True when the sample leaves training under the run's `timeout_reward` (fim_rlvr.outcomes.is_masked)."""
+        """True when the sample leaves training under the run's `timeout_reward` (fim_rlvr.core.outcomes.is_masked)."""
         return is_masked(self.kind, self.cause, timeout_reward)
 
     @staticmethod

@@ -6,7 +6,7 @@ prompt was written, so a completion is cleaned as our own trainer cleans it), an
 logging. verl: `data_source`, `prompt` (chat messages), `ability`, `reward_model` (`ground_truth` is the task id)
 and `extra_info` (the same fields), as verl's RL datasets are laid out.
 
-    from fim_rlvr.datasets_view import load_view
+    from fim_rlvr.integrations.datasets_view import load_view
     train = load_view("out/dataset", split="train", tokenizer=tokenizer)   # a datasets.Dataset
 
 Without a tokenizer, prompts use the Qwen FIM tokens and are not cut to a token budget.
@@ -21,8 +21,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .data import Task, load_tasks
-from .prompts import FIM_CONVENTIONS, PromptStyle, build_prompt, detect_style
+from ..tasks.data import Task, load_tasks
+from ..tasks.prompts import FIM_CONVENTIONS, PromptStyle, build_prompt, detect_style
 
 DATA_SOURCE = "fim-rlvr-lean"
 """verl's `data_source` for our rows; `fim_rlvr.integrations.verl.compute_score` scores only these."""
@@ -148,7 +148,7 @@ def _selected(tasks: list[Task], split: str | None, kinds: Sequence[str] | None)
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m fim_rlvr.datasets_view",
+        prog="python -m fim_rlvr.integrations.datasets_view",
         description="Write a dataset exported by `fim-rlvr export` as TRL (jsonl) or verl (parquet) files per split.",
     )
     parser.add_argument("dataset", help="folder written by `fim-rlvr export` (holds tasks.jsonl)")

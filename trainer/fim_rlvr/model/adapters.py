@@ -23,8 +23,8 @@ from typing import Any
 
 import torch
 
-from .config import TrainConfig
-from .data import Task
+from ..core.config import TrainConfig
+from ..tasks.data import Task
 from .policy import Policy, PolicyError, build_embedded, finish, load_pretrained
 
 ADAPTER_CONFIG = "adapter_config.json"

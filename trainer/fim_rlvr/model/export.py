@@ -10,7 +10,7 @@ model is the checkpoint's base_model/ folder, or the local folder that adapter_c
 - onnx: the merged model in fp32 as transformers.js loads a decoder (see onnx_export.py).
 
 The output is built in a temporary folder beside its destination and renamed into place, so an interrupted export
-leaves nothing under the destination's name. `python -m fim_rlvr.export_model` prints progress on stderr and
+leaves nothing under the destination's name. `python -m fim_rlvr.model.export` prints progress on stderr and
 one JSON line on stdout: `{"kind": "ok", ...}` or `{"kind": "error", "message", "hint"}`.
 """
 
@@ -343,7 +343,7 @@ def export(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fim_rlvr.export_model", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m fim_rlvr.model.export", description=__doc__.split("\n")[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--format", required=True, choices=FORMATS)
     parser.add_argument("--out", type=Path)

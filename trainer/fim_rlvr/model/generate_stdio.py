@@ -1,8 +1,8 @@
 """Sampling from the trainer's own models for the host's `hf:PATH` backend (lean-bridge/models/pythonBackend.ts).
 
-`python -m fim_rlvr.generate_stdio` reads JSON lines on stdin and answers JSON lines on stdout, one request at a
+`python -m fim_rlvr.model.generate_stdio` reads JSON lines on stdin and answers JSON lines on stdout, one request at a
 time. Every line is declared in lean-bridge/protocol/trainer.schema.json (`x-modelMessages`) and mirrored in
-fim_rlvr.protocol (ModelLoadRequest, ModelGenerateRequest and their answers). The host builds the prompt (it must
+fim_rlvr.core.protocol (ModelLoadRequest, ModelGenerateRequest and their answers). The host builds the prompt (it must
 be the trainer's prompt, and prompts.ts is tested against prompts.py), so this side only tokenizes it as the
 trainer does (add_special_tokens=False), samples, and decodes as rollouts do (special tokens kept, the host's
 cleaning cuts at the stops).
@@ -23,8 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from .export_model import ExportError, inspect_checkpoint, load_policy, resolve_checkpoint, tokenizer_dir
-from .protocol import (
+from ..core.protocol import (
     MODEL_GENERATE,
     MODEL_LOAD,
     ModelAnswer,
@@ -34,6 +33,7 @@ from .protocol import (
     ModelLoadFailed,
     ModelSample,
 )
+from .export import ExportError, inspect_checkpoint, load_policy, resolve_checkpoint, tokenizer_dir
 
 Generated = tuple[int, list[ModelSample]]
 """The prompt's length in tokens and the samples."""

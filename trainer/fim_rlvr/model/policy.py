@@ -9,9 +9,9 @@ from typing import Any
 
 import torch
 
+from ..tasks.data import Task, lean_texts
+from ..tasks.prompts import PromptStyle, detect_style
 from . import tiny_model
-from .data import Task, lean_texts
-from .prompts import PromptStyle, detect_style
 
 
 class PolicyError(ValueError):

@@ -194,7 +194,7 @@ class Ranks:
 
     def agree_prepared(self, prepare: Callable[[], T]) -> T:
         """Runs `prepare` on every rank; raises on every rank when it failed on any (the first failure's message)."""
-        from .train import TrainerError
+        from .trainer import TrainerError
 
         failure: str | None = None
         result: Any = None

@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from .data import Task
-from .policy import Policy
-from .prompts import build_prompts
-from .protocol import VerifyItem
-from .rollout import RolloutBackend
-from .verify import Verifier, send
+from ..core.protocol import VerifyItem
+from ..model.policy import Policy
+from ..model.rollout import RolloutBackend
+from ..tasks.data import Task
+from ..tasks.prompts import build_prompts
+from ..verifier.check import Verifier, send
 
 
 @dataclass(frozen=True)

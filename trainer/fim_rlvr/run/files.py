@@ -1,6 +1,6 @@
 """The run folder's record files: metrics.jsonl, samples.jsonl, validation.jsonl, eval.json, config.json.
 
-metrics.jsonl, samples.jsonl and validation.jsonl (the validation curve, fim_rlvr.validation) are append-only
+metrics.jsonl, samples.jsonl and validation.jsonl (the validation curve, fim_rlvr.run.validation) are append-only
 (one JSON object per line, flushed per step, fsynced at each checkpoint); a checkpoint records how many lines each
 had, and a resumed run first cuts them back to that, so the files never hold steps the model has forgotten.
 eval.json and config.json are replaced atomically.
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .checkpoint import write_text_atomic
+from ..model.checkpoint import write_text_atomic
 
 DETERMINISTIC_KEYS = (
     "step",

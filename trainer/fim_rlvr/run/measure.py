@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..core.protocol import TRAIN_EVAL
 from .evaluate import EvalResult, pass_at_1
-from .protocol import TRAIN_EVAL
 from .validation import validate
 
 if TYPE_CHECKING:
-    from .train import Trainer
+    from .trainer import Trainer
 
 
 def evaluate_stage(trainer: Trainer, stage: str) -> dict[str, Any]:

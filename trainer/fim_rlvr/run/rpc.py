@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 from pylsp_jsonrpc.endpoint import Endpoint
 from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
-log = logging.getLogger("fim_rlvr.rpc")
+log = logging.getLogger("fim_rlvr.run.rpc")
 
 
 def claim_stdio() -> tuple[BinaryIO, BinaryIO]:

@@ -16,11 +16,11 @@ from typing import Any, BinaryIO
 
 from pylsp_jsonrpc.exceptions import JsonRpcException
 
-from . import config as train_config
-from .protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
+from ..core import config as train_config
+from ..core.protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
 from .rpc import Connection
 
-log = logging.getLogger("fim_rlvr.server")
+log = logging.getLogger("fim_rlvr.run.server")
 
 
 def user_error(message: str) -> JsonRpcException:
@@ -83,7 +83,7 @@ class TrainerServer:
                 f"`{sys.executable} -m pip install torch==2.13.0 transformers tokenizers` or pass --python"
             ) from error
         from . import distributed
-        from .train import TrainerError
+        from .trainer import TrainerError
 
         ranks = distributed.current()
         try:
@@ -142,10 +142,10 @@ def make_trainer(params: dict[str, Any], events: Any) -> Any:
     process checks its candidates through the run's verifier service, the only road to the verifier: the one the
     host names, or FIM_RLVR_VERIFIER_SERVICE (and FIM_RLVR_VERIFIER_TOKEN), with which the ranks of another node
     reach a service of their own."""
+    from ..verifier.check import Budget
+    from ..verifier.client import Address, ServiceClient, parse_address
     from . import distributed
-    from .service_client import Address, ServiceClient, parse_address
-    from .train import Trainer, TrainerError
-    from .verify import Budget
+    from .trainer import Trainer, TrainerError
 
     refusal = distributed.current().unsupported()
     if refusal is not None:

@@ -21,19 +21,12 @@ from typing import Any, Protocol
 
 import torch
 
-from . import __version__, adapters, checkpoint, describe, distributed, measure
-from .algorithms import ConfigError as AlgorithmConfigError
-from .algorithms import make
-from .algorithms.sampling import refill
-from .config import TrainConfig, report_targets
-from .curriculum import Curriculum, TaskSampler
-from .data import DatasetError, by_kind, load_tasks, require_tasks, select
-from .evaluate import eval_subset
-from .metrics import RunFiles
-from .optimiser import make_optimizer, optimise
-from .policy import PolicyError, load_reference, pick_device
-from .prompts import PromptError, style_for
-from .protocol import (
+from .. import __version__
+from ..algorithms import ConfigError as AlgorithmConfigError
+from ..algorithms import make
+from ..algorithms.sampling import refill
+from ..core.config import TrainConfig, report_targets
+from ..core.protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
     TRAIN_LOG,
@@ -43,13 +36,22 @@ from .protocol import (
     StopResult,
     VerifierIdentity,
 )
-from .repair_rollout import with_repairs
+from ..model import adapters, checkpoint, describe
+from ..model.policy import PolicyError, load_reference, pick_device
+from ..model.runtime import configure_threads, quiet_libraries
+from ..model.vllm_backend import BackendError, make_backend
+from ..step.batch import Batch, StepRecord, sample_groups, verify_groups
+from ..step.loss import make_optimizer, optimise
+from ..step.repair_turns import with_repairs
+from ..step.sft import warm_start
+from ..tasks.curriculum import Curriculum, TaskSampler
+from ..tasks.data import DatasetError, by_kind, load_tasks, require_tasks, select
+from ..tasks.prompts import PromptError, style_for
+from ..verifier.check import Budget, Stopped, Verifier, silence_bound_s
+from . import distributed, measure
+from .evaluate import eval_subset
+from .files import RunFiles
 from .reporting import ReportError, Reports, open_reports
-from .runtime import configure_threads, quiet_libraries
-from .sft import warm_start
-from .steps import Batch, StepRecord, sample_groups, verify_groups
-from .verify import Budget, Stopped, Verifier, silence_bound_s
-from .vllm_backend import BackendError, make_backend
 
 
 class Events(Protocol):
@@ -336,7 +338,7 @@ class Trainer:
         return record.with_training_groups(list(outcome.batch), all_groups)
 
     def _repaired(self, record: StepRecord, step: int, round_: int) -> StepRecord:
-        """The record with its failed samples' repair turns (repair_turns; fim_rlvr.repair_rollout)."""
+        """The record with its failed samples' repair turns (repair_turns; fim_rlvr.step.repair_turns)."""
         stop, silence = self._collect_stop, self.verify_silence_s
         return with_repairs(self, self.verifier, record, step=step, round_=round_, silence_s=silence, stop=stop)
 

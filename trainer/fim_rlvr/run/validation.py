@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .clean import clean_completion
-from .data import Task
+from ..core.protocol import VerifyItem
+from ..model.policy import Policy
+from ..model.rollout import RolloutBackend
+from ..tasks.clean import clean_completion
+from ..tasks.data import Task
+from ..tasks.prompts import build_prompts
+from ..verifier.check import Verifier, send
 from .evaluate import by_novelty
-from .policy import Policy
-from .prompts import build_prompts
-from .protocol import VerifyItem
-from .rollout import RolloutBackend
-from .verify import Verifier, send
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

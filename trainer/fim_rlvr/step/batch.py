@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
-from .algorithms.base import Algorithm
-from .algorithms.importance import MISMATCH_KEYS
-from .data import Task
-from .outcomes import training_reward
-from .prompts import build_prompts
-from .protocol import Verdict, VerifyItem
-from .rollout import Rollout
-from .verify import PendingCheck, Verifier, send
+from ..algorithms.base import Algorithm
+from ..algorithms.importance import MISMATCH_KEYS
+from ..core.outcomes import training_reward
+from ..core.protocol import Verdict, VerifyItem
+from ..model.rollout import Rollout
+from ..tasks.data import Task
+from ..tasks.prompts import build_prompts
+from ..verifier.check import PendingCheck, Verifier, send
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
-    from .distributed import Ranks
-    from .policy import Policy
-    from .rollout import RolloutBackend
+    from ..core.config import TrainConfig
+    from ..model.policy import Policy
+    from ..model.rollout import RolloutBackend
+    from ..run.distributed import Ranks
 
 
 class StepContext(Protocol):
@@ -72,7 +72,7 @@ class Group:
     candidates: list[str]
     verdicts: list[Verdict] = field(default_factory=list)
     turns: list[int] = field(default_factory=list)
-    """Per sample, 0 for a first attempt and t for the t-th repair turn (fim_rlvr.repair_rollout); empty: every
+    """Per sample, 0 for a first attempt and t for the t-th repair turn (fim_rlvr.step.repair_turns); empty: every
     sample is a first attempt."""
 
     def sample_turns(self) -> list[int]:
@@ -243,7 +243,7 @@ def score(
     discounts: Sequence[float] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """What the loss needs from the verdicts: rewards [B] (discounted for repair turns, shaped; NaN where masked),
-    advantages [B] and the token mask [B, T] with masked samples (fim_rlvr.outcomes) and the algorithm's own
+    advantages [B] and the token mask [B, T] with masked samples (fim_rlvr.core.outcomes) and the algorithm's own
     filtering taken out. `discounts[B]`: repair_discount ** turn per sample (None: all 1). Pure: the masking bandit
     test runs the trainer's loss through it."""
     device = mask.device

@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from .adapters import is_lora, reference_mode
-from .algorithms.base import Algorithm, Totals
-from .algorithms.config import AlgorithmConfig
-from .algorithms.importance import importance_weights, mismatch_metrics
-from .generation import dropout_off
-from .rollout import Rollout, token_logprobs
+from ..algorithms.base import Algorithm, Totals
+from ..algorithms.config import AlgorithmConfig
+from ..algorithms.importance import importance_weights, mismatch_metrics
+from ..model.adapters import is_lora, reference_mode
+from ..model.generation import dropout_off
+from ..model.rollout import Rollout, token_logprobs
+from .batch import Group, StepRecord, metrics_line, score
 from .schedule import learning_rate_factor
-from .steps import Group, StepRecord, metrics_line, score
 
 if TYPE_CHECKING:
-    from .train import Trainer
+    from ..run.trainer import Trainer
 
 CLIP_WARNING_SHARE = 0.5
 """A step whose clip removed the gradient of at least this share of its terms gets a warning."""

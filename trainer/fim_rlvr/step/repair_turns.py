@@ -1,7 +1,7 @@
 """Repair turns in RL rollouts (TrainConfig.repair_turns, the training side of `fim-rlvr eval --repair R`).
 
 After a step's candidates are checked, every sample that failed (not proved, not masked) gets another turn: its
-task prompted again with the last attempt and the verifier's diagnostics (fim_rlvr.repair, the prompt eval
+task prompted again with the last attempt and the verifier's diagnostics (fim_rlvr.tasks.repair, the prompt eval
 builds), one completion sampled, cleaned and checked through the run's verifier service like any other; up to
 `repair_turns` times, a turn waiting for the previous one's verdict.
 
@@ -13,7 +13,7 @@ repair prompt) and its own completion. Its reward is the verifier's reward for t
 - the group's baseline is taken over all its turns (a group of G first attempts and its repair turns).
 
 The masking rule holds in every turn: a repair turn's verdict is scored by the same rule as a first attempt's
-(fim_rlvr.outcomes: only outcomes outside the candidate's control are masked; a repair that hangs or crashes the
+(fim_rlvr.core.outcomes: only outcomes outside the candidate's control are masked; a repair that hangs or crashes the
 checker fails). A masked verdict ends its chain: its outcome says nothing about the candidate, so there is nothing
 to repair (eval does the same). Pass rates and the curriculum read first attempts only (StepRecord.first_attempts).
 """
@@ -25,14 +25,14 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .prompts import build_prompts
-from .protocol import Verdict, VerifyItem
-from .repair import repair_task
-from .steps import StepContext, StepRecord, generation_seed
-from .verify import Verifier, send
+from ..core.protocol import Verdict, VerifyItem
+from ..tasks.prompts import build_prompts
+from ..tasks.repair import repair_task
+from ..verifier.check import Verifier, send
+from .batch import StepContext, StepRecord, generation_seed
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
+    from ..core.config import TrainConfig
 
 REPAIR_SEED_STRIDE = 7919
 """Spreads the sampling seeds of repair turns away from those of first attempts (generation_seed's run seed)."""

@@ -17,11 +17,11 @@ from typing import Any
 
 import torch
 
-from .adapters import fold_adapter, is_lora, trainable_parameters, training_the_base
-from .data import Task
-from .policy import Policy
-from .prompts import build_prompt
-from .rollout import token_logprobs
+from ..model.adapters import fold_adapter, is_lora, trainable_parameters, training_the_base
+from ..model.policy import Policy
+from ..model.rollout import token_logprobs
+from ..tasks.data import Task
+from ..tasks.prompts import build_prompt
 
 
 def examples(

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.protocol import HOLE_KINDS
 from .data import Task
-from .protocol import HOLE_KINDS
 
 EMA_WEIGHT = 0.3
 """Weight of the newest step in the pass-rate average."""

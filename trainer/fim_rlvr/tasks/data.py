@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .protocol import HOLE_KINDS, Range
+from ..core.protocol import HOLE_KINDS, Range
 
 
 class DatasetError(ValueError):

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..core.config import PROMPT_STYLES
 from .clean import clean_completion, final_lean_block
-from .config import PROMPT_STYLES
 from .data import Task
 from .prompt_context import fit_prefix
 

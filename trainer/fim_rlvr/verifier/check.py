@@ -1,6 +1,6 @@
 """Checking candidates: the Verifier interface, and waiting on a check for as long as the verifier makes progress.
 
-The only Verifier a run uses is the client of the run's verifier service (fim_rlvr.service_client); tests give
+The only Verifier a run uses is the client of the run's verifier service (fim_rlvr.verifier.client); tests give
 in-process stand-ins of the same shape. The loop sends a batch (`Verifier.submit`) and collects it later
 (`PendingCheck.collect`), which is what lets the verification of step k overlap the generation of step k+1.
 
@@ -25,7 +25,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from .protocol import BatchVerdict, Verdict, VerifyItem
+from ..core.protocol import BatchVerdict, Verdict, VerifyItem
 
 
 class Verifier(Protocol):

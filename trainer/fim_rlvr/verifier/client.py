@@ -1,7 +1,7 @@
 """A Python client of the verifier service (`fim-rlvr serve`, or a run's own), mirroring lean-bridge/serve/client.ts.
 
-It is the trainer's only road to the verifier (its `submit`/`cancel` are fim_rlvr.verify's `Verifier`); the messages
-are fim_rlvr.protocol's (`VerifyBatchParams`, `ServiceStats`), checked against the schema.
+It is the trainer's only road to the verifier (its `submit`/`cancel` are fim_rlvr.verifier.check's `Verifier`); the
+messages are fim_rlvr.core.protocol's (`VerifyBatchParams`, `ServiceStats`), checked against the schema.
 
 JSON-RPC 2.0 with LSP framing over TCP through python-lsp-jsonrpc (its stream reader/writer and Endpoint), one
 reader thread per connection. Several services can be given: a new hole goes to the service with the fewest
@@ -10,7 +10,8 @@ A connection lost mid-batch (a restarted service, a preempted machine) is made a
 resubmitted: a lost check is retried, never counted as the model's failure. Only when no service answers for
 `retry_window` seconds do items get `crashed` verdicts with cause `infrastructure`, which trainers mask out.
 Each request carries a fresh `batchId`; the service's `verify/progress` notifications for it feed `progress_at`
-(fim_rlvr.batch_progress), from which the trainer tells a slow verifier from one that stopped (fim_rlvr.verify).
+(fim_rlvr.verifier.progress), from which the trainer tells a slow verifier from one that stopped
+(fim_rlvr.verifier.check).
 
     client = ServiceClient("127.0.0.1:8470", token=None)
     verdicts = client.verify([{"taskId": "...", "candidate": "omega"}])
@@ -35,8 +36,8 @@ from pylsp_jsonrpc.endpoint import Endpoint
 from pylsp_jsonrpc.exceptions import JsonRpcException
 from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
-from .batch_progress import BatchWatch, ProgressBook
-from .protocol import SERVICE_BUSY, STATS, VERIFY_BATCH, VERIFY_PROGRESS, BatchVerdict, VerifierIdentity
+from ..core.protocol import SERVICE_BUSY, STATS, VERIFY_BATCH, VERIFY_PROGRESS, BatchVerdict, VerifierIdentity
+from .progress import BatchWatch, ProgressBook
 
 MAX_SENDS = 5
 """Times one item may be lost with a service before the client gives up on it."""
@@ -224,7 +225,7 @@ class ServiceClient:
         """Connections made again after one was lost, over all services."""
         return sum(s.reconnects for s in self._services)
 
-    # The trainer's Verifier interface (fim_rlvr.verify): submit now, collect later.
+    # The trainer's Verifier interface (fim_rlvr.verifier.check): submit now, collect later.
     def submit(self, items: Sequence[Mapping[str, Any]]) -> Future[list[BatchVerdict]]:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="fim-rlvr-client")
@@ -237,7 +238,7 @@ class ServiceClient:
         future.cancel()
 
     def progress_at(self, future: Future[list[BatchVerdict]]) -> float | None:
-        """The clock time of the latest sign that a service works on the submitted batch (fim_rlvr.verify's
+        """The clock time of the latest sign that a service works on the submitted batch (fim_rlvr.verifier.check's
         `ReportsProgress`): its requests' sending and answers, and `verify/progress` for them."""
         return self._progress.progress_at(future)
 

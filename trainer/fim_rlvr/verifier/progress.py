@@ -1,5 +1,5 @@
 """What the service client has heard of its batches' progress: the `verify/progress` notifications and answers that
-tell a verifier that works from one that stopped (fim_rlvr.verify waits on a batch while progress comes).
+tell a verifier that works from one that stopped (fim_rlvr.verifier.check waits on a batch while progress comes).
 
 The client sends each request with a fresh `batchId`; the service names it in `verify/progress` whenever any of its
 checks finishes, for the batch being checked and for the ones queued behind it. A batch the trainer submitted may
