@@ -200,6 +200,8 @@ export interface TrainConfig {
   warmup_ratio?: number;
   /** AdamW weight decay for RL (default 0.01). */
   weight_decay?: number;
+  /** The gradient is clipped to this global norm before every optimiser step (default 1.0); 0 or less: no clipping. */
+  max_grad_norm?: number;
   /** Where each metrics line also goes: none, tensorboard, wandb, trackio, or a list of them. */
   report_to?: ReportTarget | ReportTarget[];
 }

@@ -41,10 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    if not distributed.start().is_main:
-        return distributed.follow()
-    from .run.server import TrainerServer
+    from .run.server import TrainerServer, follow
 
+    if not distributed.start().is_main:
+        return follow()
     return TrainerServer(rfile, wfile).serve()
 
 

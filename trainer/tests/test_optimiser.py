@@ -18,7 +18,8 @@ from optimiser_fixtures import gradients, make_groups, model_and_tokenizer
 
 from fim_rlvr.algorithms import make
 from fim_rlvr.core.config import ConfigError, from_dict
-from fim_rlvr.step.loss import BatchView, LossModels, accumulate, make_optimizer, split_groups
+from fim_rlvr.step.loss import BatchView, LossModels, accumulate
+from fim_rlvr.step.optimise import make_optimizer, split_groups
 from fim_rlvr.step.schedule import learning_rate_factor
 
 CONFIGS = {

@@ -16,13 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ALGORITHM_NAMES: tuple[str, ...] = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
-"""The algorithms under their published names: the one list in Python (the registry, the catalog and TrainConfig
-take it from here; tests/test_protocol_schema.py checks it against the schema's AlgorithmName, which the host's
-lean-bridge/protocol/trainer.ts is checked against too)."""
+from ..core.errors import UserError
+from ..core.protocol import ALGORITHM_NAMES as ALGORITHM_NAMES  # the wire's AlgorithmName, for the registry and catalog
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A user-supplied algorithm option is unknown, of the wrong type or out of range."""
 
 

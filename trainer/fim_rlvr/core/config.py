@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..algorithms.config import ALGORITHM_NAMES
+from .errors import UserError
 from .outcomes import TIMEOUT_REWARDS
-from .protocol import HOLE_KINDS
+from .protocol import ALGORITHM_NAMES, HOLE_KINDS
 
 EMBEDDED_GRPO_BETA = 0.2
 """GRPO's KL weight on the embedded tiny model (the paper's 0.04 stays the default for a model path). Chosen on
@@ -28,7 +29,7 @@ MAX_REPAIR_TURNS = 8
 """The most repair turns a run may ask for: each turn waits for the previous one's check, so turns serialise."""
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration the user must fix; the message says what and how."""
 
 
@@ -183,6 +184,9 @@ class TrainConfig:
     """Share of the optimiser steps over which the learning rate rises linearly from 0."""
     weight_decay: float = 0.01
     """AdamW's decoupled weight decay for RL (0.01 is torch's AdamW default, which runs before this option used)."""
+    max_grad_norm: float = 1.0
+    """The gradient is clipped to this global norm before every optimiser step, of RL and of the SFT warm start (TRL's
+    default 1.0). 0 or less: no clipping."""
     report_to: str | list[str] = "none"
     """Where each metrics.jsonl line also goes: none, tensorboard, wandb or trackio, or a list of them (runs/NAME
     under the run folder for TensorBoard; the package must be installed)."""
@@ -334,6 +338,26 @@ def _validate_scale(config: TrainConfig) -> None:
 
 
 PROMPT_STYLES = ("auto", "fim", "chat", "instruction")
+TEMPLATE_FIELDS = ("prefix", "suffix", "goal", "hole", "kind")
+"""The fields a prompt_template may use (fim_rlvr.tasks.prompts fills them)."""
+
+
+def template_problem(template: str) -> str | None:
+    """Why `template` is not a prompt_template (fields other than TEMPLATE_FIELDS, by name; {{ and }} for braces), or
+    None when it is one."""
+    try:
+        fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+    except ValueError as error:
+        return f"prompt_template is not a valid template ({error}); write {{{{ and }}}} for literal braces"
+    bad = sorted({f for f in fields if f not in TEMPLATE_FIELDS})
+    if bad:
+        return (
+            f"prompt_template uses unknown field(s) {', '.join('{' + b + '}' for b in bad)}; "
+            f"the fields are {', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)} (write {{{{ and }}}} for braces)"
+        )
+    return None
+
+
 LR_SCHEDULERS = ("constant", "linear", "cosine")
 REPORT_TARGETS = ("none", "tensorboard", "wandb", "trackio")
 
@@ -350,14 +374,11 @@ def _validate_real_models(config: TrainConfig) -> None:
     if config.prompt_style not in PROMPT_STYLES:
         raise ConfigError(f"prompt_style must be one of {', '.join(PROMPT_STYLES)} (got {config.prompt_style!r})")
     if config.prompt_template is not None:
-        from ..tasks.prompts import PromptError, check_template
-
         if not isinstance(config.prompt_template, str) or not config.prompt_template:
             raise ConfigError("prompt_template must be a non-empty string with {prefix} {suffix} ... fields, or null")
-        try:
-            check_template(config.prompt_template)
-        except PromptError as error:
-            raise ConfigError(str(error)) from None
+        problem = template_problem(config.prompt_template)
+        if problem is not None:
+            raise ConfigError(problem)
     if config.prompt_thinking and config.prompt_style == "fim":
         raise ConfigError("prompt_thinking needs prompt_style chat, instruction or auto: a FIM answer is the middle")
     for name in ("num_iterations", "steps_per_generation"):
@@ -379,6 +400,8 @@ def _validate_real_models(config: TrainConfig) -> None:
         raise ConfigError(f"warmup_ratio must be in [0, 1) (got {config.warmup_ratio})")
     if config.weight_decay < 0:
         raise ConfigError(f"weight_decay must be >= 0 (got {config.weight_decay})")
+    if not isinstance(config.max_grad_norm, (int, float)) or isinstance(config.max_grad_norm, bool):
+        raise ConfigError(f"max_grad_norm must be a number, 0 for no clipping (got {config.max_grad_norm!r})")
     targets = [config.report_to] if isinstance(config.report_to, str) else config.report_to
     if not isinstance(targets, list) or not all(t in REPORT_TARGETS for t in targets):
         raise ConfigError(f"report_to must be one of {', '.join(REPORT_TARGETS)} or a list of them (got {targets!r})")

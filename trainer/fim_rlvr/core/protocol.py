@@ -12,7 +12,7 @@ Parsed verdicts become the frozen dataclass `Verdict`, the trainer's own view of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, get_args
 
 from .outcomes import VerdictCause, cause_of, is_masked, outside_candidate_control
 
@@ -53,6 +53,9 @@ EvalStage = Literal["before", "sft", "after"]
 DoneStatus = Literal["completed", "stopped", "failed"]
 ReportTarget = Literal["none", "tensorboard", "wandb", "trackio"]
 
+ALGORITHM_NAMES: tuple[str, ...] = get_args(AlgorithmName)
+"""The algorithms under their published names: the one list in Python (the registry, the catalog and TrainConfig
+take it from here)."""
 VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
 HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
 
@@ -150,6 +153,7 @@ class TrainConfig(TypedDict, total=False):
     lr_scheduler: Literal["constant", "linear", "cosine"]
     warmup_ratio: float
     weight_decay: float
+    max_grad_norm: float
     report_to: ReportTarget | list[ReportTarget]
 
 

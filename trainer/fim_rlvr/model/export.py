@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..core.errors import ExportError
 from . import checkpoint
 
 Format = Literal["adapter", "merged", "onnx"]
@@ -36,15 +37,6 @@ FORMATS: tuple[Format, ...] = ("adapter", "merged", "onnx")
 _TMP_PREFIX = ".tmp-"
 
 Progress = Callable[[str], None]
-
-
-class ExportError(Exception):
-    """A failure the user can act on: what happened, and what to do about it."""
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 
-from .export import ExportError
+from ..core.errors import ExportError
 
 OPSET = 18
 """Opset 18 runs on every onnxruntime transformers.js v3 and v4 ship (1.20 and later)."""

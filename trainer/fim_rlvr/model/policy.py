@@ -9,12 +9,13 @@ from typing import Any
 
 import torch
 
+from ..core.errors import UserError
 from ..tasks.data import Task, lean_texts
 from ..tasks.prompts import PromptStyle, detect_style
 from . import tiny_model
 
 
-class PolicyError(ValueError):
+class PolicyError(UserError, ValueError):
     """The model cannot be used; the message says what to do."""
 
 

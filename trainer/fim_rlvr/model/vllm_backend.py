@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import torch
 
+from ..core.errors import UserError
 from .generation import cut_at_stop, multi_token_stops
 from .rollout import Rollout, TransformersBackend, token_logprobs
 
@@ -38,7 +39,7 @@ LOGPROB_CHUNK = 32
 """Completions per forward pass when the trainer recomputes the old log-probs (bounds the [B, L, V] logits)."""
 
 
-class BackendError(Exception):
+class BackendError(UserError):
     """The rollout backend asked for cannot run here; the message says what to do (a start-up error)."""
 
 

@@ -7,7 +7,8 @@ of groups (a seed of its own), checks them through the run's verifier service, a
 by `Accelerator.prepare` (gradients averaged). Only rank 0 emits notifications, writes run files and checkpoints;
 the other ranks' step records are gathered to it. A stop request reaches every rank at the next step boundary.
 
-A single-process run has one `Ranks` of world size 1 whose collectives are identities, so the loop has one path.
+A rank other than 0 runs `run.server.follow`. A single-process run has one `Ranks` of world size 1 whose
+collectives are identities, so the loop has one path.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
+
+from ..core.errors import TrainerError
 
 T = TypeVar("T")
 
@@ -194,8 +197,6 @@ class Ranks:
 
     def agree_prepared(self, prepare: Callable[[], T]) -> T:
         """Runs `prepare` on every rank; raises on every rank when it failed on any (the first failure's message)."""
-        from .trainer import TrainerError
-
         failure: str | None = None
         result: Any = None
         error: Exception | None = None
@@ -261,30 +262,3 @@ def start() -> Ranks:
     )
     _current = Ranks(accelerator.process_index, accelerator.num_processes, accelerator)
     return _current
-
-
-def follow() -> int:
-    """A rank other than 0: wait for the run's params from rank 0, build the same Trainer, train, exit."""
-    from .server import make_trainer
-
-    ranks = current()
-    params = ranks.receive_params()
-    if params is None:
-        return 1  # rank 0 refused initialize; the host reports why
-    trainer: Any = None
-
-    def build() -> Any:
-        nonlocal trainer
-        trainer = make_trainer(params, NullEvents(ranks.rank))
-        return trainer.prepare()
-
-    try:
-        ranks.agree_prepared(build)
-    except Exception as error:
-        print(f"[fim_rlvr rank {ranks.rank}] error: {error}", file=sys.stderr, flush=True)
-        # Rank 0 is answering `initialize` with this failure; exiting now could make torchrun end rank 0 before the
-        # host reads the answer. The host stops the launcher (and with it this rank) once it has read it.
-        threading.Event().wait(FAILED_START_GRACE_S)
-        return 1
-    trainer.run()
-    return 0

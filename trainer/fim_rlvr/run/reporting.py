@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..core.errors import UserError
+
 PACKAGES = {"tensorboard": "tensorboard", "wandb": "wandb", "trackio": "trackio"}
 """The module each target imports (pip installs it under the same name)."""
 
 
-class ReportError(RuntimeError):
+class ReportError(UserError, RuntimeError):
     """A report_to target that cannot start here; the message says what to install or change."""
 
 

@@ -17,7 +17,11 @@ from typing import Any, BinaryIO
 from pylsp_jsonrpc.exceptions import JsonRpcException
 
 from ..core import config as train_config
+from ..core.errors import TrainerError
 from ..core.protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
+from ..verifier.check import Budget
+from ..verifier.client import Address, ServiceClient, parse_address
+from . import distributed
 from .rpc import Connection
 
 log = logging.getLogger("fim_rlvr.run.server")
@@ -82,9 +86,6 @@ class TrainerServer:
                 f"PyTorch is not installed in this Python ({sys.executable}): run "
                 f"`{sys.executable} -m pip install torch==2.13.0 transformers tokenizers` or pass --python"
             ) from error
-        from . import distributed
-        from .trainer import TrainerError
-
         ranks = distributed.current()
         try:
             trainer = make_trainer(params, ConnectionEvents(self.connection))
@@ -142,10 +143,7 @@ def make_trainer(params: dict[str, Any], events: Any) -> Any:
     process checks its candidates through the run's verifier service, the only road to the verifier: the one the
     host names, or FIM_RLVR_VERIFIER_SERVICE (and FIM_RLVR_VERIFIER_TOKEN), with which the ranks of another node
     reach a service of their own."""
-    from ..verifier.check import Budget
-    from ..verifier.client import Address, ServiceClient, parse_address
-    from . import distributed
-    from .trainer import Trainer, TrainerError
+    from .trainer import Trainer  # imports torch: only once `initialize` has checked that it is there
 
     refusal = distributed.current().unsupported()
     if refusal is not None:
@@ -193,3 +191,28 @@ def make_trainer(params: dict[str, Any], events: Any) -> Any:
         verifier_identity=params.get("verifier"),
         verifier_budget=budget,
     )
+
+
+def follow() -> int:
+    """A rank other than 0: wait for the run's params from rank 0, build the same Trainer, train, exit."""
+    ranks = distributed.current()
+    params = ranks.receive_params()
+    if params is None:
+        return 1  # rank 0 refused initialize; the host reports why
+    trainer: Any = None
+
+    def build() -> Any:
+        nonlocal trainer
+        trainer = make_trainer(params, distributed.NullEvents(ranks.rank))
+        return trainer.prepare()
+
+    try:
+        ranks.agree_prepared(build)
+    except Exception as error:
+        print(f"[fim_rlvr rank {ranks.rank}] error: {error}", file=sys.stderr, flush=True)
+        # Rank 0 is answering `initialize` with this failure; exiting now could make torchrun end rank 0 before the
+        # host reads the answer. The host stops the launcher (and with it this rank) once it has read it.
+        threading.Event().wait(distributed.FAILED_START_GRACE_S)
+        return 1
+    trainer.run()
+    return 0

@@ -1,10 +1,17 @@
 """The training run, top to bottom: evaluate, SFT warm start, evaluate, GRPO-family RL, evaluate.
 
-RL steps are pipelined: while the host verifies step k's completions, the trainer already samples step k+1's
-(with the weights before step k's update; the old log-probs recorded at generation time keep the importance
-ratio right). A check that times out, crashes or fails for environmental reasons costs its sample (masked
-out), never the run. Checkpoints hold everything needed to continue exactly, including the already-sampled
-next batch, so a stopped-and-resumed run writes the same metrics as an uninterrupted one.
+RL steps are pipelined: while the verifier checks step k's completions, the trainer already samples step k+1's (with
+the weights before step k's update; the old log-probs recorded at generation time keep the importance ratio right).
+A check that the infrastructure lost costs its sample (masked out), never the run. Checkpoints hold everything needed
+to continue exactly, including the already-sampled next batch, so a stopped-and-resumed run writes the same metrics as
+an uninterrupted one.
+
+One RL step (`_rl`), each piece a function of explicit inputs in step/:
+    sample_groups (step/sample.py)         prompts -> G completions per task -> cleaned candidates
+    send / StepRecord.collect              the candidates checked through the run's verifier service
+    with_repairs (step/repair_turns.py)    failed samples prompted again with Lean's messages (repair_turns)
+    optimise (step/optimise.py)            score -> loss per micro-batch -> backward -> clip -> AdamW step
+    metrics_line (step/metrics.py)         the metrics.jsonl line; then train/sample and train/progress
 """
 
 from __future__ import annotations
@@ -22,13 +29,14 @@ from typing import Any, Protocol
 import torch
 
 from .. import __version__
-from ..algorithms import ConfigError as AlgorithmConfigError
 from ..algorithms import make
 from ..algorithms.sampling import refill
 from ..core.config import TrainConfig, report_targets
+from ..core.errors import TrainerError, UserError
 from ..core.protocol import (
     TRAIN_CHECKPOINT,
     TRAIN_DONE,
+    TRAIN_EVAL,
     TRAIN_LOG,
     TRAIN_PROGRESS,
     TRAIN_SAMPLE,
@@ -37,31 +45,34 @@ from ..core.protocol import (
     VerifierIdentity,
 )
 from ..model import adapters, checkpoint, describe
-from ..model.policy import PolicyError, load_reference, pick_device
+from ..model.policy import load_reference, pick_device
 from ..model.runtime import configure_threads, quiet_libraries
-from ..model.vllm_backend import BackendError, make_backend
-from ..step.batch import Batch, StepRecord, sample_groups, verify_groups
-from ..step.loss import make_optimizer, optimise
+from ..model.vllm_backend import make_backend
+from ..step.batch import Batch, StepRecord
+from ..step.loss import LossModels
+from ..step.metrics import ClipWarning, metrics_line
+from ..step.optimise import make_optimizer, optimise
 from ..step.repair_turns import with_repairs
+from ..step.sample import Sampling, sample_groups
 from ..step.sft import warm_start
 from ..tasks.curriculum import Curriculum, TaskSampler
-from ..tasks.data import DatasetError, by_kind, load_tasks, require_tasks, select
-from ..tasks.prompts import PromptError, style_for
-from ..verifier.check import Budget, Stopped, Verifier, silence_bound_s
-from . import distributed, measure
-from .evaluate import eval_subset
+from ..tasks.data import by_kind, load_tasks, require_tasks, select
+from ..tasks.prompts import style_for
+from ..verifier.check import Budget, PendingCheck, Stopped, Verifier, send, silence_bound_s
+from . import distributed
+from .evaluate import eval_subset, pass_at_1
 from .files import RunFiles
-from .reporting import ReportError, Reports, open_reports
+from .measure import baseline_line, eval_params, held_out_summary, validation_due, validation_line
+from .reporting import Reports, open_reports
+from .validation import validate
+
+__all__ = ["Events", "Trainer", "TrainerError"]
 
 
 class Events(Protocol):
     """Where the trainer's notifications go (the host connection, or a test's recorder)."""
 
     def emit(self, method: str, params: Any) -> None: ...
-
-
-class TrainerError(Exception):
-    """A failure the user can fix before the run starts (JSON-RPC error -32001 on initialize)."""
 
 
 class Trainer:
@@ -128,7 +139,7 @@ class Trainer:
             self.policy.style = style_for(config, self.policy.tokenizer)
             if self.ranks.is_main:
                 self.reports = open_reports(report_targets(config), self.run_dir, config.to_json())
-        except (DatasetError, PolicyError, AlgorithmConfigError, PromptError, ReportError) as error:
+        except UserError as error:  # a bad dataset, model, prompt option, algorithm option or report target
             raise TrainerError(str(error)) from error
         self.train_tasks = select(tasks, "train", config.kinds)
         self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
@@ -139,13 +150,14 @@ class Trainer:
         self.sampler = TaskSampler(by_kind(self.train_tasks), self.ranks.seed(config.seed))
         try:
             self.backend = make_backend(config, self.policy, self.log)
-        except BackendError as error:
+        except UserError as error:
             raise TrainerError(str(error)) from error
         self.optimizer: torch.optim.Optimizer | None = None
         self.train_model: Any = self.policy.model  # what the loss runs through: DDP's wrapper under accelerate
         self.ref_model: Any = None
         self.pending_restored: Batch | None = None
         self.boundary: dict[str, Any] = {}
+        self.clip_warning = ClipWarning()
         if latest is not None:
             self._restore(latest)
         return {
@@ -219,33 +231,33 @@ class Trainer:
                         "prompt_style_resolved": self.policy.style.name,
                     }
                 )
-                evals["before"] = measure.evaluate_stage(self, "before")
+                evals["before"] = self._evaluate("before")
                 self.files.write_evals(evals)
                 sft_steps = config.resolved_sft_steps()
                 if sft_steps > 0 and self.train_tasks:
                     self.sft(sft_steps)
                     if self.stop_event.is_set():
                         return "stopped", "stopped during the SFT warm start (no checkpoint yet)"
-                    evals["sft"] = measure.evaluate_stage(self, "sft")
+                    evals["sft"] = self._evaluate("sft")
                     self.files.write_evals(evals)
                 self._make_optimizer()
                 if self.algorithm.needs_reference:
                     self._make_reference()
                 self._snapshot_boundary()
-                measure.validate_step(self, 0)
-                if config.baseline == "sft" and not measure.sft_baseline(self):
+                self._validate(0)
+                if config.baseline == "sft" and not self._sft_baseline():
                     return "stopped", "stopped during the SFT baseline (no checkpoint after the warm start)"
                 if config.baseline == "sft":
-                    measure.validate_step(self, self.step)
+                    self._validate(self.step)
                 self._checkpoint(self.step, pending=None)
             stopped = self._rl()
             if stopped:
                 return "stopped", f"stopped at step {self.step}; continue with --resume"
-            evals["after"] = measure.evaluate_stage(self, "after")
+            evals["after"] = self._evaluate("after")
             self.files.write_evals(evals)
         except Stopped:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
-        return "completed", measure.held_out_summary(evals, len(self.test_tasks))
+        return "completed", held_out_summary(evals, len(self.test_tasks))
 
     def sft(self, steps: int, seed: int | None = None) -> None:
         """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
@@ -265,6 +277,7 @@ class Trainer:
             show_goal=self.show_goal,
             budget=self.config.max_prompt_tokens,
             stop=self.stop_event,
+            max_grad_norm=self.config.max_grad_norm,
             on_progress=progress,
         )
         self.log("info", f"SFT: {steps} steps in {time.perf_counter() - started:.1f} s")
@@ -272,49 +285,81 @@ class Trainer:
 
     def _rl(self) -> bool:
         """RL steps from self.step to config.steps; returns True when stopped."""
-        total = self.config.steps
+        config, total = self.config, self.config.steps
         if self.step >= total:
             return False
         pending = self.pending_restored or self._sample(self.step + 1)
         self.pending_restored = None
         self._snapshot_boundary()  # the sampler now stands after the first batch's draw
-        check = verify_groups(self.verifier, pending)
+        check = send(self.verifier, pending.items())
         while self.step < total:
             step = self.step + 1
             current, current_check = pending, check
-            if step < total:
-                pending = self._sample(step + 1)  # overlaps the host's checking of `current`
-                check = verify_groups(self.verifier, pending)
+            if step < total:  # sample the next step while the verifier checks this one (the overlap)
+                pending = self._sample(step + 1)
+                check = send(self.verifier, pending.items())
             try:
-                record = StepRecord.collect(
-                    current, current_check, self.verifier, self.verify_silence_s, self._collect_stop
-                )
-                record = self._repaired(record, step, round_=0)
+                record = self._checked(current, current_check, step, round_=0)
                 if self.algorithm.config.dynamic_sampling:
                     record = self._refill(record, step)
             except Stopped:
-                self._checkpoint(self.step, pending=current, at_boundary=True)
+                self._checkpoint(self.step, pending=current)
                 return True
             if self.ranks.distributed:  # every rank's checked groups for reports and curriculum; its own to train on
                 record = record.with_training_groups(record.groups, self.ranks.gather_flat(record.all_groups))
-            metrics = optimise(self, record, step)
+            assert self.optimizer is not None
+            result = optimise(
+                record.groups,
+                step=step,
+                algorithm=self.algorithm,
+                models=self._loss_models(),
+                optimizer=self.optimizer,
+                config=config,
+                ranks=self.ranks,
+                device=self.policy.device,
+            )
             self.backend.sync_weights(self.policy.model)  # vLLM samples step + 2 with the weights just updated
             self.step = step
-            self._record(record, metrics)
+            line = metrics_line(record, step, result, config.timeout_reward)
+            warning = self.clip_warning.check(self.algorithm, line["clip_fraction"], step)
+            if warning is not None:
+                self.log("warning", warning)
+            self._record(record, line)
             self._snapshot_boundary()
-            if measure.validation_due(step, total, self.config.validation_every):
-                measure.validate_step(self, step)
+            if validation_due(step, total, config.validation_every):
+                self._validate(step)
             last = step == total
             stop = self.ranks.broadcast(self.stop_event.is_set())  # rank 0's stop request reaches every rank here
-            if step % self.config.checkpoint_every == 0 or last or stop:
+            if step % config.checkpoint_every == 0 or last or stop:
                 self._checkpoint(step, pending=None if last else pending)
             if stop and not last:
                 return True
         return False
 
+    def _sampling(self) -> Sampling:
+        """How this rank turns tasks into candidates now (the policy, the backend and the run's sampling settings)."""
+        seed = self.ranks.seed(self.config.seed)
+        return Sampling.of(self.config, self.policy, self.backend, show_goal=self.show_goal, seed=seed)
+
     def _sample(self, step: int, groups: int | None = None, round_: int = 0) -> Batch:
         tasks = self.sampler.draw(groups or self.config.batch_size, self.curriculum.weights())
-        return sample_groups(self, tasks, step, round_)
+        return sample_groups(self._sampling(), tasks, self.config.group_size, step, round_)
+
+    def _checked(self, batch: Batch, check: PendingCheck, step: int, round_: int) -> StepRecord:
+        """The batch with its verdicts, and its failed samples' repair turns (repair_turns). Raises Stopped."""
+        stop, silence = self._collect_stop, self.verify_silence_s
+        record = StepRecord.collect(batch, check, self.verifier, silence, stop)
+        return with_repairs(
+            record,
+            self._sampling(),
+            self.verifier,
+            turns=self.config.repair_turns,
+            timeout_reward=self.config.timeout_reward,
+            step=step,
+            round_=round_,
+            silence_s=silence,
+            stop=stop,
+        )
 
     def _refill(self, record: StepRecord, step: int) -> StepRecord:
         """DAPO's dynamic sampling: drop groups whose rewards are all equal and sample more, a bounded number of
@@ -326,21 +371,73 @@ class Trainer:
         all_groups = list(record.groups)
         while not outcome.full and rounds < self.algorithm.config.max_sampling_rounds:
             extra = self._sample(step, groups=outcome.missing, round_=rounds)
-            extra_check = verify_groups(self.verifier, extra)
-            extra_record = StepRecord.collect(
-                extra, extra_check, self.verifier, self.verify_silence_s, self._collect_stop
-            )
-            extra_record = self._repaired(extra_record, step, round_=rounds)
+            extra_record = self._checked(extra, send(self.verifier, extra.items()), step, round_=rounds)
             all_groups.extend(extra_record.groups)
             record = record.merged(extra_record)
             outcome = refill(outcome.batch, extra_record.groups, rewards_of, target)
             rounds += 1
         return record.with_training_groups(list(outcome.batch), all_groups)
 
-    def _repaired(self, record: StepRecord, step: int, round_: int) -> StepRecord:
-        """The record with its failed samples' repair turns (repair_turns; fim_rlvr.step.repair_turns)."""
-        stop, silence = self._collect_stop, self.verify_silence_s
-        return with_repairs(self, self.verifier, record, step=step, round_=round_, silence_s=silence, stop=stop)
+    def _loss_models(self) -> LossModels:
+        """What the loss runs through now (the DDP wrapper, the policy's model, the KL reference)."""
+        temperature = self.config.temperature if self.config.temperature > 0 else 1.0
+        return LossModels(self.train_model, self.policy.model, self.ref_model, self.backend.pad_id, temperature)
+
+    # ----------------------------------------------------------------------------------------------- measurements
+
+    def _evaluate(self, stage: str) -> dict[str, Any]:
+        """Held-out pass@1 (greedy, the test split) now; emitted as train/eval and returned for eval.json."""
+        if not self.ranks.is_main:  # rank 0 measures; the others wait for it at the next collective
+            return {"pass_at_1": 0.0, "by_kind": {}, "tasks": 0}
+        result = pass_at_1(
+            self.policy,
+            self.backend,
+            self.verifier,
+            self.test_tasks,
+            max_new_tokens=self.config.max_new_tokens,
+            show_goal=self.show_goal,
+            budget=self.config.max_prompt_tokens,
+            silence_s=self.verify_silence_s,
+            stop=self.stop_event,
+        )
+        self.events.emit(TRAIN_EVAL, eval_params(stage, result))
+        if result.masked:
+            self.log("warning", f"eval {stage}: {result.masked} checks failed outside the model's control (not proved)")
+        return result.to_json()
+
+    def _validate(self, step: int) -> None:
+        """One point of the validation curve (validation.jsonl, and a log line), when the run has a validation split."""
+        config = self.config
+        if not self.ranks.is_main or not self.validation_tasks or config.validation_every == 0:
+            return
+        result = validate(
+            self.policy,
+            self.backend,
+            self.verifier,
+            self.validation_tasks,
+            step=step,
+            samples=config.validation_samples,
+            temperature=config.temperature,
+            top_p=config.top_p,
+            seed=config.seed * 7_919 + step,
+            max_new_tokens=config.max_new_tokens,
+            show_goal=self.show_goal,
+            budget=config.max_prompt_tokens,
+            silence_s=self.verify_silence_s,
+            stop=self.stop_event,
+        )
+        self.files.append_validation(result.to_json())
+        self.log("info", validation_line(result))
+
+    def _sft_baseline(self) -> bool:
+        """Continue SFT for the compute of the RL steps instead of RL (measure.py explains the baseline); the run then
+        stands at its last step. Returns False when stopped on the way (no checkpoint: the baseline starts again)."""
+        self.log("info", baseline_line(self.config))
+        self.sft(self.config.baseline_sft_steps(), seed=self.config.seed + 1)
+        if self.stop_event.is_set():
+            return False
+        self.step = self.config.steps
+        return True
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
         if self.ranks.is_main:  # the other ranks' records reached rank 0 in _rl (gather_flat)
@@ -386,7 +483,7 @@ class Trainer:
         """The sampler and curriculum as they stand between two steps (what a checkpoint of that step holds)."""
         self.boundary = {"sampler": self.sampler.state(), "curriculum": self.curriculum.state()}
 
-    def _checkpoint(self, step: int, pending: Batch | None, at_boundary: bool = False) -> None:
+    def _checkpoint(self, step: int, pending: Batch | None) -> None:
         # Every rank's own sampler and next batch, kept by rank 0 so that each rank resumes where it stood.
         ranks = self.ranks.all_gather(
             {"sampler": self.boundary.get("sampler"), "pending": pending.to_json() if pending is not None else None}

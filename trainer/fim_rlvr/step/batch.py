@@ -1,66 +1,21 @@
-"""One RL step's pieces: sample groups, send them for checking, collect verdicts, the metrics line.
-
-A Group is one prompt's G completions; a Batch is one step's groups (what the overlap keeps in flight); a
-StepRecord is a batch with its verdicts. optimiser.py turns a record into the step's optimiser steps with the run's
-algorithm and returns the metrics.jsonl line (`metrics_line`).
+"""The data of one RL step: a Group is one prompt's G completions, a Batch is one generation round's groups (what the
+overlap keeps in flight: step/sample.py makes it), a StepRecord is a batch with its verdicts (collected from the
+verifier; step/repair_turns.py may add repair turns). step/optimise.py trains on a record's groups and
+step/metrics.py turns it into the metrics.jsonl line.
 """
 
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-import torch
-
-from ..algorithms.base import Algorithm
-from ..algorithms.importance import MISMATCH_KEYS
 from ..core.outcomes import training_reward
 from ..core.protocol import Verdict, VerifyItem
 from ..model.rollout import Rollout
 from ..tasks.data import Task
-from ..tasks.prompts import build_prompts
-from ..verifier.check import PendingCheck, Verifier, send
-
-if TYPE_CHECKING:
-    from ..core.config import TrainConfig
-    from ..model.policy import Policy
-    from ..model.rollout import RolloutBackend
-    from ..run.distributed import Ranks
-
-
-class StepContext(Protocol):
-    """What a step needs of its run, and nothing more (the Trainer is one; a test can give a smaller one)."""
-
-    @property
-    def config(self) -> TrainConfig: ...
-    @property
-    def policy(self) -> Policy: ...
-    @property
-    def backend(self) -> RolloutBackend: ...
-    @property
-    def ranks(self) -> Ranks: ...
-    @property
-    def algorithm(self) -> Algorithm: ...
-    @property
-    def show_goal(self) -> bool: ...
-    @property
-    def train_model(self) -> Any:
-        """The model the loss runs through (DDP's wrapper when distributed)."""
-
-    @property
-    def ref_model(self) -> Any:
-        """The frozen KL reference when every weight is trained, else None."""
-
-    @property
-    def optimizer(self) -> torch.optim.Optimizer | None: ...
-
-
-def generation_seed(seed: int, step: int, round_: int) -> int:
-    """The sampling seed of one generation round: fixed by (run seed, step, round), so resumes repeat it."""
-    return (seed * 1_000_003 + step * 1_009 + round_) % (2**31 - 1)
+from ..verifier.check import PendingCheck, Verifier
 
 
 @dataclass
@@ -125,33 +80,6 @@ def _rollout_json(r: Rollout) -> list[Any]:
     """A rollout as the positional list `Rollout(*...)` reads back; vLLM's log-probs only when there are some."""
     fields: list[Any] = [r.prompt_ids, r.completion_ids, r.text, r.old_logp, r.truncated]
     return fields if r.sampling_logp is None else [*fields, r.sampling_logp]
-
-
-def sample_groups(trainer: StepContext, tasks: list[Task], step: int, round_: int) -> Batch:
-    """Sample group_size completions for each task and clean them into candidates."""
-    config, policy = trainer.config, trainer.policy
-    started = time.perf_counter()
-    prompts = build_prompts(
-        tasks, policy.style, policy.tokenizer, show_goal=trainer.show_goal, budget=config.max_prompt_tokens
-    )
-    rollouts = trainer.backend.generate(
-        prompts,
-        num_return=config.group_size,
-        max_new_tokens=config.max_new_tokens,
-        temperature=config.temperature,
-        top_p=config.top_p,
-        seed=generation_seed(trainer.ranks.seed(config.seed), step, round_),
-    )
-    groups = []
-    for index, task in enumerate(tasks):
-        mine = rollouts[index * config.group_size : (index + 1) * config.group_size]
-        candidates = [policy.style.candidate(r.text, task.indent) for r in mine]
-        groups.append(Group(task, mine, candidates))
-    return Batch(step, groups, time.perf_counter() - started)
-
-
-def verify_groups(verifier: Verifier, batch: Batch) -> PendingCheck:
-    return send(verifier, batch.items())
 
 
 @dataclass
@@ -229,81 +157,3 @@ class StepRecord:
             for g in self.all_groups
             for c, v, turn in zip(g.candidates, g.verdicts, g.sample_turns(), strict=True)
         ]
-
-
-def score(
-    algorithm: Algorithm,
-    verdicts: Sequence[Verdict],
-    mask: torch.Tensor,
-    group_ids: torch.Tensor,
-    *,
-    lengths: Sequence[int],
-    truncated: Sequence[bool],
-    timeout_reward: str,
-    discounts: Sequence[float] | None = None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """What the loss needs from the verdicts: rewards [B] (discounted for repair turns, shaped; NaN where masked),
-    advantages [B] and the token mask [B, T] with masked samples (fim_rlvr.core.outcomes) and the algorithm's own
-    filtering taken out. `discounts[B]`: repair_discount ** turn per sample (None: all 1). Pure: the masking bandit
-    test runs the trainer's loss through it."""
-    device = mask.device
-    masked = torch.tensor([v.masked(timeout_reward) for v in verdicts], dtype=torch.bool)  # [B]
-    rewards = torch.tensor(
-        [training_reward(v.kind, v.cause, v.reward, timeout_reward) for v in verdicts], dtype=torch.float32
-    )  # [B], NaN where masked
-    if discounts is not None:
-        rewards = rewards * torch.tensor(list(discounts), dtype=torch.float32)  # [B], NaN stays NaN
-    rewards = algorithm.shape_rewards(rewards, torch.tensor(lengths, dtype=torch.float32))  # [B], NaN stays NaN
-    advantages = algorithm.advantages(rewards, group_ids).to(device)  # [B]
-    mask = mask * (~masked).to(mask.dtype).to(device).unsqueeze(1)  # [B, T]
-    mask = algorithm.completion_mask(mask, torch.tensor(truncated, dtype=torch.bool, device=device))  # [B, T]
-    return rewards, advantages, mask
-
-
-def metrics_line(
-    trainer: StepContext, record: StepRecord, step: int, loss: float, algo: Mapping[str, float], opt_seconds: float
-) -> dict[str, Any]:
-    timeout_reward = trainer.config.timeout_reward
-    verdicts = record.verdicts()
-    firsts = record.first_attempts()
-    unmasked = [v for v in firsts if not v.masked(timeout_reward)]
-    repairs = record.repairs()
-    counts: dict[str, int] = {}
-    for verdict in verdicts:
-        counts[verdict.kind] = counts.get(verdict.kind, 0) + 1
-    results = record.kind_results(timeout_reward)
-    tokens = sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts)
-    lr = trainer.optimizer.param_groups[0]["lr"] if trainer.optimizer is not None else 0.0
-    return {
-        "step": step,
-        "loss": round(loss, 6),
-        "reward_mean": round(sum(training_reward(v.kind, v.cause, v.reward) for v in unmasked) / len(unmasked), 6)
-        if unmasked
-        else 0.0,
-        "pass_rate": round(sum(v.kind == "proved" for v in unmasked) / len(unmasked), 6) if unmasked else 0.0,
-        "pass_rate_by_kind": {k: round(p / c, 6) for k, (p, c) in results.items() if c},
-        "kl": round(float(algo.get("kl", 0.0)), 6),
-        "clip_fraction": round(
-            float(algo.get("clip_fraction_low", 0.0)) + float(algo.get("clip_fraction_high", 0.0)), 6
-        ),
-        "tokens": tokens,
-        "gen_seconds": round(record.gen_seconds, 4),
-        "verify_seconds": round(record.verify_seconds, 4),
-        "verify_wait_seconds": round(record.verify_wait_seconds, 4),
-        "opt_seconds": round(opt_seconds, 4),
-        "cache_hits": sum(v.cached for v in verdicts),
-        "verdicts": counts,
-        "masked_samples": sum(v.masked(timeout_reward) for v in verdicts),
-        "timeout_rate": round(counts.get("timeout", 0) / len(verdicts), 6) if verdicts else 0.0,
-        "candidate_timeouts": sum(v.kind == "timeout" and v.cause == "candidate" for v in verdicts),
-        "tokens_per_second": round(tokens / record.gen_seconds, 2) if record.gen_seconds > 0 else 0.0,
-        "checks_per_second": round(len(verdicts) / record.verify_seconds, 2) if record.verify_seconds > 0 else 0.0,
-        "lr": lr,
-        "groups_trained": len(record.groups),
-        **(
-            {"repair_samples": len(repairs), "repair_proved": sum(v.kind == "proved" for v in repairs)}
-            if repairs
-            else {}
-        ),
-        **{k: round(float(v), 6) for k, v in algo.items() if k in MISMATCH_KEYS},
-    }

@@ -1,47 +1,67 @@
-"""One RL step's optimisation: the step's groups, the algorithm's loss, the optimiser.
+"""The loss of one optimiser step: verdicts scored into rewards, advantages and a token mask (`score`), the batch as
+tensors (`BatchView`), and the algorithm's loss over its micro-batches, each backward as it goes (`accumulate`,
+nano-aha-moment's `compute_pg_loss` with the backward inside so a micro-batch's activations are freed at once).
 
-A step's groups go through `num_iterations` passes; each pass is split into `steps_per_generation` optimiser
-steps (by groups, so advantages stay those of whole groups); each optimiser step accumulates the gradients of its
-micro-batches (`micro_batch_size` completions per forward/backward). Every loss is divided by the counts of the
-whole optimiser batch on every rank (`Totals`, TRL's `num_items_in_batch`): the micro-batches' gradients add up to
-the gradient of one pass over the batch, and under DDP (which averages the ranks' gradients) to the gradient of the
-whole batch of every rank. DAPO's token mean is then the mean over every rank's tokens, not a mean of per-rank means.
+Every loss is divided by the counts of the whole optimiser batch on every rank (`Totals`, TRL's `num_items_in_batch`):
+the micro-batches' gradients add up to the gradient of one pass over the batch, and under DDP (which averages the
+ranks' gradients) to the gradient of the whole batch of every rank. DAPO's token mean is then the mean over every
+rank's tokens, not a mean of per-rank means.
 
-The forward pass runs with every dropout rate at 0 (generation.dropout_off): the log-probs it computes are those of
-the distribution the completions were sampled from, at equal weights. Only completion positions get logits.
-The learning rate follows `lr_scheduler` with a linear warm-up, per optimiser step (schedule.py).
+The forward pass runs with every dropout rate at 0 (model.generation.dropout_off): the log-probs it computes are
+those of the distribution the completions were sampled from, at equal weights. Only completion positions get logits.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
 from ..algorithms.base import Algorithm, Totals
 from ..algorithms.config import AlgorithmConfig
 from ..algorithms.importance import importance_weights, mismatch_metrics
+from ..core.outcomes import training_reward
+from ..core.protocol import Verdict
 from ..model.adapters import is_lora, reference_mode
 from ..model.generation import dropout_off
 from ..model.rollout import Rollout, token_logprobs
-from .batch import Group, StepRecord, metrics_line, score
-from .schedule import learning_rate_factor
-
-if TYPE_CHECKING:
-    from ..run.trainer import Trainer
-
-CLIP_WARNING_SHARE = 0.5
-"""A step whose clip removed the gradient of at least this share of its terms gets a warning."""
-CLIP_WARNING_EVERY = 10
-"""Steps between two repeats of that warning."""
+from .batch import Group
 
 _SUMMED_METRICS = ("dpo_pairs", "policy_loss", "dpo_loss")
 """Metrics that are parts of a sum over micro-batches (the others are averages)."""
+
+
+def score(
+    algorithm: Algorithm,
+    verdicts: Sequence[Verdict],
+    mask: torch.Tensor,
+    group_ids: torch.Tensor,
+    *,
+    lengths: Sequence[int],
+    truncated: Sequence[bool],
+    timeout_reward: str,
+    discounts: Sequence[float] | None = None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """What the loss needs from the verdicts: rewards [B] (discounted for repair turns, shaped; NaN where masked),
+    advantages [B] and the token mask [B, T] with masked samples (fim_rlvr.core.outcomes) and the algorithm's own
+    filtering taken out. `discounts[B]`: repair_discount ** turn per sample (None: all 1). Pure: the masking bandit
+    test runs the trainer's loss through it."""
+    device = mask.device
+    masked = torch.tensor([v.masked(timeout_reward) for v in verdicts], dtype=torch.bool)  # [B]
+    rewards = torch.tensor(
+        [training_reward(v.kind, v.cause, v.reward, timeout_reward) for v in verdicts], dtype=torch.float32
+    )  # [B], NaN where masked
+    if discounts is not None:
+        rewards = rewards * torch.tensor(list(discounts), dtype=torch.float32)  # [B], NaN stays NaN
+    rewards = algorithm.shape_rewards(rewards, torch.tensor(lengths, dtype=torch.float32))  # [B], NaN stays NaN
+    advantages = algorithm.advantages(rewards, group_ids).to(device)  # [B]
+    mask = mask * (~masked).to(mask.dtype).to(device).unsqueeze(1)  # [B, T]
+    mask = algorithm.completion_mask(mask, torch.tensor(truncated, dtype=torch.bool, device=device))  # [B, T]
+    return rewards, advantages, mask
 
 
 @dataclass
@@ -248,111 +268,3 @@ def _importance_weights(
     )
     metrics = mismatch_metrics(old_logp, sampling_logp, mask, result)
     return (result.weights if config.vllm_importance_sampling_correction else None), metrics
-
-
-def make_optimizer(parameters: list[torch.nn.Parameter], config: Any) -> torch.optim.Optimizer:
-    """AdamW at the run's learning rate with its weight decay (the schedule sets each step's rate in `optimise`)."""
-    return torch.optim.AdamW(parameters, lr=config.learning_rate, weight_decay=config.weight_decay)
-
-
-def split_groups(groups: list[Group], parts: int) -> list[list[Group]]:
-    """`groups` in `parts` consecutive slices of near-equal size (some empty when there are fewer groups)."""
-    size, extra = divmod(len(groups), parts)
-    out, start = [], 0
-    for index in range(parts):
-        end = start + size + (1 if index < extra else 0)
-        out.append(groups[start:end])
-        start = end
-    return out
-
-
-def optimise(trainer: Trainer, record: StepRecord, step: int) -> dict[str, Any]:
-    """The RL step's optimiser steps on the record's training groups; returns the metrics.jsonl line."""
-    config, algorithm, policy, ranks = trainer.config, trainer.algorithm, trainer.policy, trainer.ranks
-    started = time.perf_counter()
-    models = LossModels(
-        trainer.train_model,
-        policy.model,
-        trainer.ref_model,
-        trainer.backend.pad_id,
-        config.temperature if config.temperature > 0 else 1.0,
-    )
-    per_step = config.num_iterations * config.steps_per_generation
-    total_updates = max(1, config.steps * per_step)
-    losses: list[float] = []
-    parts: list[tuple[float, dict[str, float]]] = []
-    tis: dict[str, float] = {}
-    slices = split_groups(record.groups, config.steps_per_generation)
-    for iteration in range(config.num_iterations):
-        for index, groups in enumerate(slices):
-            update = (step - 1) * per_step + iteration * config.steps_per_generation + index
-            factor = learning_rate_factor(update, total_updates, config.warmup_ratio, config.lr_scheduler)
-            view = (
-                BatchView.build(algorithm, groups, policy.device, config.timeout_reward, config.repair_discount)
-                if groups
-                else None
-            )
-            local = view.totals(algorithm) if view is not None else Totals(0.0, 0.0)
-            shares = ranks.all_gather(local)
-            totals = sum(shares[1:], shares[0]).per_rank(ranks.world)
-            if totals.tokens == 0:  # no rank has a token that counts: nothing to optimise in this slice
-                continue
-            assert trainer.optimizer is not None
-            for group in trainer.optimizer.param_groups:
-                group["lr"] = config.learning_rate * factor
-            trainer.optimizer.zero_grad(set_to_none=True)
-            trained = False
-            if view is not None:
-                loss, metrics, trained = accumulate(
-                    algorithm,
-                    models,
-                    view,
-                    totals,
-                    config.micro_batch_size,
-                    ranks.backward,
-                    lambda: ranks.no_sync(trainer.train_model),
-                )
-                tis = tis or view.tis_metrics
-                if trained:
-                    losses.append(loss)
-                    parts.append((local.sequences if algorithm.metrics_unit == "sequences" else local.tokens, metrics))
-            if not trained:  # every rank takes part in each synchronised backward, with a zero gradient here
-                ranks.backward(_zero_loss(trainer))
-            torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-            trainer.optimizer.step()
-    algo_metrics = {**combine_metrics(parts), **tis}
-    loss_value = sum(losses) / len(losses) if losses else 0.0
-    line = metrics_line(trainer, record, step, loss_value, algo_metrics, time.perf_counter() - started)
-    line["optimizer_steps"] = per_step
-    _warn_when_clipped(trainer, algorithm, line, step)
-    return line
-
-
-def _zero_loss(trainer: Trainer) -> torch.Tensor:
-    """A loss of exactly 0 that runs backward through the training model (one pad token)."""
-    tokens = torch.tensor([[trainer.backend.pad_id]], device=trainer.policy.device)  # [1, 1]
-    return trainer.train_model(input_ids=tokens).logits.float().sum() * 0.0
-
-
-_last_clip_warning: dict[int, int] = {}
-
-
-def _warn_when_clipped(trainer: Trainer, algorithm: Algorithm, line: dict[str, Any], step: int) -> None:
-    """Say so when the clip removed most of the step's gradient (GSPO's 3e-4 range is narrow: with the verification
-    overlap the policy has moved one step between sampling and training)."""
-    share = float(line.get("clip_fraction", 0.0))
-    if share < CLIP_WARNING_SHARE:
-        return
-    last = _last_clip_warning.get(id(trainer))
-    if last is not None and step - last < CLIP_WARNING_EVERY:
-        return
-    _last_clip_warning[id(trainer)] = step
-    config = algorithm.config
-    unit = "sequences" if algorithm.metrics_unit == "sequences" else "tokens"
-    trainer.log(
-        "warning",
-        f"step {step}: {algorithm.name}'s clip removed the gradient of {share:.0%} of the {unit} (clip range "
-        f"1 - {config.epsilon:g} .. 1 + {config.clip_high:g}); the policy moves further than that between sampling "
-        "and training, so most samples teach nothing. Widen epsilon / epsilon_high in algo_config or lower "
-        "learning_rate",
-    )

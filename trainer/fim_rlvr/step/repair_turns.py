@@ -23,16 +23,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ..core.protocol import Verdict, VerifyItem
-from ..tasks.prompts import build_prompts
 from ..tasks.repair import repair_task
 from ..verifier.check import Verifier, send
-from .batch import StepContext, StepRecord, generation_seed
-
-if TYPE_CHECKING:
-    from ..core.config import TrainConfig
+from .batch import StepRecord
+from .sample import Sampling, generation_seed
 
 REPAIR_SEED_STRIDE = 7919
 """Spreads the sampling seeds of repair turns away from those of first attempts (generation_seed's run seed)."""
@@ -49,19 +45,20 @@ def repair_seed(seed: int, step: int, round_: int, turn: int) -> int:
 
 
 def with_repairs(
-    trainer: StepContext,
-    verifier: Verifier,
     record: StepRecord,
+    sampling: Sampling,
+    verifier: Verifier,
     *,
+    turns: int,
+    timeout_reward: str,
     step: int,
     round_: int,
     silence_s: float,
     stop: threading.Event | None = None,
 ) -> StepRecord:
-    """`record` with its failed samples' repair turns added to their groups (nothing to do with repair_turns 0).
-    Raises verify.Stopped when `stop` is set while a turn's check is awaited."""
-    config: TrainConfig = trainer.config
-    if config.repair_turns == 0:
+    """`record` with its failed samples' repair turns (up to `turns` each) added to their groups; `record` itself when
+    `turns` is 0. Raises verify.Stopped when `stop` is set while a turn's check is awaited."""
+    if turns == 0:
         return record
     groups = [
         replace(g, rollouts=list(g.rollouts), candidates=list(g.candidates), verdicts=list(g.verdicts))
@@ -73,27 +70,15 @@ def with_repairs(
         (group, index)
         for group in groups
         for index, verdict in enumerate(group.verdicts)
-        if needs_repair(verdict, config.timeout_reward)
+        if needs_repair(verdict, timeout_reward)
     ]
     gen_seconds = verify_seconds = wait_seconds = 0.0
-    policy = trainer.policy
-    for turn in range(1, config.repair_turns + 1):
+    for turn in range(1, turns + 1):
         if not chains:
             break
         started = time.perf_counter()
         tasks = [repair_task(g.task, g.candidates[i], g.verdicts[i].kind, g.verdicts[i].diagnostics) for g, i in chains]
-        prompts = build_prompts(
-            tasks, policy.style, policy.tokenizer, show_goal=trainer.show_goal, budget=config.max_prompt_tokens
-        )
-        rollouts = trainer.backend.generate(
-            prompts,
-            num_return=1,
-            max_new_tokens=config.max_new_tokens,
-            temperature=config.temperature,
-            top_p=config.top_p,
-            seed=repair_seed(trainer.ranks.seed(config.seed), step, round_, turn),
-        )
-        candidates = [policy.style.candidate(r.text, task.indent) for r, task in zip(rollouts, tasks, strict=True)]
+        rollouts, candidates = sampling.candidates(tasks, 1, repair_seed(sampling.seed, step, round_, turn))
         gen_seconds += time.perf_counter() - started
         items: list[VerifyItem] = [{"taskId": t.id, "candidate": c} for t, c in zip(tasks, candidates, strict=True)]
         check = send(verifier, items)
@@ -106,7 +91,7 @@ def with_repairs(
             group.candidates.append(candidate)
             group.verdicts.append(verdict)
             group.turns.append(turn)
-            if needs_repair(verdict, config.timeout_reward):
+            if needs_repair(verdict, timeout_reward):
                 next_chains.append((group, len(group.verdicts) - 1))
         chains = next_chains
     repaired = {id(old): new for old, new in zip(record.all_groups, groups, strict=True)}

@@ -56,6 +56,7 @@ def warm_start(
     show_goal: bool,
     budget: int,
     stop: threading.Event,
+    max_grad_norm: float = 1.0,
     on_progress: Callable[[int, float], None] | None = None,
 ) -> list[float]:
     """Run `steps` SFT steps; returns the loss per step (stops early, returning what it has, when `stop` is set)."""
@@ -64,7 +65,8 @@ def warm_start(
         return []
     model = policy.model
     model.train()
-    fit = (data, steps, batch_size, learning_rate, seed, int(policy.tokenizer.pad_token_id), stop, on_progress)
+    pad = int(policy.tokenizer.pad_token_id)
+    fit = (data, steps, batch_size, learning_rate, seed, pad, stop, max_grad_norm, on_progress)
     if policy.embedded and is_lora(model) and not getattr(model, "is_loaded_in_4bit", False):
         with training_the_base(model) as weights:
             return _fit(model, weights, *fit)
@@ -85,6 +87,7 @@ def _fit(
     seed: int,
     pad: int,
     stop: threading.Event,
+    max_grad_norm: float,
     on_progress: Callable[[int, float], None] | None,
 ) -> list[float]:
     optimizer = torch.optim.AdamW(weights, lr=learning_rate, weight_decay=0.0)
@@ -104,7 +107,8 @@ def _fit(
         loss = -(logp * mask).sum() / mask.sum()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(weights, 1.0)
+        if max_grad_norm > 0:
+            torch.nn.utils.clip_grad_norm_(weights, max_grad_norm)
         optimizer.step()
         schedule.step()
         losses.append(float(loss.item()))

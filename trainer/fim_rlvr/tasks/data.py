@@ -20,10 +20,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..core.errors import UserError
 from ..core.protocol import HOLE_KINDS, Range
 
 
-class DatasetError(ValueError):
+class DatasetError(UserError, ValueError):
     """A dataset the trainer cannot use; the message says what happened and what to do."""
 
 

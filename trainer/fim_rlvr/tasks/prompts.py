@@ -25,22 +25,20 @@ budget by prompt_context.py (statement and imports kept); the suffix is cut from
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..core.config import PROMPT_STYLES
+from ..core.config import PROMPT_STYLES, template_problem
+from ..core.errors import UserError
 from .clean import clean_completion, final_lean_block
 from .data import Task
 from .prompt_context import fit_prefix
 
 HOLE_MARK = "<HOLE>"
 
-TEMPLATE_FIELDS = ("prefix", "suffix", "goal", "hole", "kind")
 
-
-class PromptError(ValueError):
+class PromptError(UserError, ValueError):
     """The prompt options do not fit this tokenizer; the message says what to change."""
 
 
@@ -176,19 +174,10 @@ def bos_text(tokenizer: Any) -> str:
 
 
 def check_template(template: str) -> None:
-    """Raise PromptError unless `template` uses only TEMPLATE_FIELDS, by name (write {{ and }} for braces)."""
-    try:
-        fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
-    except ValueError as error:
-        raise PromptError(
-            f"prompt_template is not a valid template ({error}); write {{{{ and }}}} for literal braces"
-        ) from None
-    bad = sorted({f for f in fields if f not in TEMPLATE_FIELDS})
-    if bad:
-        raise PromptError(
-            f"prompt_template uses unknown field(s) {', '.join('{' + b + '}' for b in bad)}; "
-            f"the fields are {', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)} (write {{{{ and }}}} for braces)"
-        )
+    """Raise PromptError unless `template` uses only the TEMPLATE_FIELDS (core.config), by name ({{ and }}: braces)."""
+    problem = template_problem(template)
+    if problem is not None:
+        raise PromptError(problem)
 
 
 def choose_style(
