@@ -233,3 +233,21 @@ def test_reward_rises_on_a_small_task_set(tmp_path: Path) -> None:
     rewards = [m["reward_mean"] for m in RunFiles(tmp_path / "run").read_metrics()]
     early, late = sum(rewards[:6]) / 6, sum(rewards[-6:]) / 6
     assert late >= early + 0.1, rewards
+
+
+def test_sft_is_skipped_with_a_reason_when_no_training_task_has_a_proof(tmp_path: Path) -> None:
+    """Statements without proofs (`reference: false`, as `fim-rlvr import` writes them): the warm start has nothing to
+    imitate, so it does not run, and the log says why instead of "SFT: 60 steps in 0.0 s"."""
+    import json
+
+    dataset = write_dataset(tmp_path / "dataset", per_pattern=2)
+    rows = [json.loads(line) for line in (dataset / "tasks.jsonl").read_text(encoding="utf-8").splitlines()]
+    (dataset / "tasks.jsonl").write_text("".join(json.dumps({**r, "reference": False}) + "\n" for r in rows))
+    events = RecordingEvents()
+    trainer = make_trainer(dataset, tmp_path / "run", ExactMatchVerifier(dataset), events, steps=0, sft_steps=5)
+    trainer.run()
+    messages = [p["message"] for p in events.of("train/log")]
+    assert any(m.startswith("SFT warm start skipped (5 steps asked for): none of the") for m in messages), messages
+    assert not any(m.startswith("SFT:") or m.startswith("SFT step") for m in messages), messages
+    assert "sft" not in RunFiles(tmp_path / "run").read_evals()
+    assert events.of("train/done")[-1]["status"] == "completed"

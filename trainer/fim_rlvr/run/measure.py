@@ -60,6 +60,15 @@ def baseline_line(config: TrainConfig) -> str:
     )
 
 
+def no_reference_line(tasks: int, sft_steps: int) -> str:
+    """Why the SFT warm start is skipped when no training task has a proof to imitate."""
+    return (
+        f"SFT warm start skipped ({sft_steps} steps asked for): none of the {tasks} training tasks has a proof to "
+        "imitate (every task is `reference: false`, as statements from `fim-rlvr import` are); RL starts from the "
+        "model as it is"
+    )
+
+
 def held_out_summary(evals: dict[str, Any], holes: int) -> str:
     """The run's last line: held-out pass@1 before, after SFT and after RL, with novel and memorised holes apart."""
     parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in ("before", "sft", "after") if stage in evals]

@@ -62,7 +62,14 @@ from ..verifier.check import Budget, PendingCheck, Stopped, Verifier, send, sile
 from . import distributed
 from .evaluate import eval_subset, pass_at_1
 from .files import RunFiles
-from .measure import baseline_line, eval_params, held_out_summary, validation_due, validation_line
+from .measure import (
+    baseline_line,
+    eval_params,
+    held_out_summary,
+    no_reference_line,
+    validation_due,
+    validation_line,
+)
 from .reporting import Reports, open_reports
 from .validation import validate
 
@@ -234,7 +241,9 @@ class Trainer:
                 evals["before"] = self._evaluate("before")
                 self.files.write_evals(evals)
                 sft_steps = config.resolved_sft_steps()
-                if sft_steps > 0 and self.train_tasks:
+                if sft_steps > 0 and self.train_tasks and not any(t.reference for t in self.train_tasks):
+                    self.log("warning", no_reference_line(len(self.train_tasks), sft_steps))
+                elif sft_steps > 0 and self.train_tasks:
                     self.sft(sft_steps)
                     if self.stop_event.is_set():
                         return "stopped", "stopped during the SFT warm start (no checkpoint yet)"
