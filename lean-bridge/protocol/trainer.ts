@@ -202,6 +202,8 @@ export interface TrainConfig {
   weight_decay?: number;
   /** The gradient is clipped to this global norm before every optimiser step (default 1.0); 0 or less: no clipping. */
   max_grad_norm?: number;
+  /** The memory bound (MiB) of one pass that recomputes old log-probs after sampling (default 4096). */
+  logprob_memory_mb?: number;
   /** Where each metrics line also goes: none, tensorboard, wandb, trackio, or a list of them. */
   report_to?: ReportTarget | ReportTarget[];
 }

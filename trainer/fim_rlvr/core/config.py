@@ -1,7 +1,9 @@
 """TrainConfig: every option of a training run, with its default and why.
 
 The same snake_case keys travel in `initialize.config` and in a user's `--config FILE` (YAML or JSON).
-An unknown key is an error that lists the valid ones.
+An unknown key is an error that lists the valid ones. Some defaults depend on what is trained (PRESETS): the embedded
+tiny model, full fine-tuning of a model path, or LoRA on one; `from_dict` fills every key the user leaves out from the
+preset of the run, and the run prints them at start (`defaults_line`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,77 @@ lean-env's declaration split (60 held-out holes, every kind from the first RL st
 was the default): with 0.04, 30 RL steps of the ~1M-parameter model drifted off the SFT policy (block holes it had
 solved came out as other tactics); 0.2 kept them. That compared RL with its own warm start, not with the
 compute-matched SFT baseline: docs/BENCHMARKS.md ("bench:seeds") has that comparison."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """The defaults of the options that depend on what is trained."""
+
+    what: str
+    """What is trained, in words."""
+    values: Mapping[str, Any]
+    """TrainConfig keys and their defaults."""
+    algo: Mapping[str, Mapping[str, Any]]
+    """Per algorithm, AlgorithmConfig defaults that differ from the paper's."""
+    source: str
+    """Where the values come from."""
+
+
+REAL_MODEL_SOURCE = (
+    "DeepSeek-Prover-V1.5's RL (arXiv 2408.08152, section 2.3: proofs of up to 2,048 tokens, a 4,096-token context; "
+    "its sampling: temperature 1), TRL's GRPOConfig (learning_rate 1e-6, per-device batch 8) and SFTConfig "
+    "(learning_rate 2e-5)"
+)
+PRESETS: dict[str, Preset] = {
+    "embedded": Preset(
+        "the embedded tiny model",
+        {
+            "learning_rate": 1e-4,
+            "sft_learning_rate": 3e-3,
+            "max_new_tokens": 48,
+            "temperature": 0.4,
+            "max_prompt_tokens": 256,
+            "micro_batch_size": None,
+        },
+        {"grpo": {"beta": EMBEDDED_GRPO_BETA}},
+        'lean-env tuning of the ~1M-parameter model (trainer/README.md, "The embedded model")',
+    ),
+    "full": Preset(
+        "full fine-tuning of a model path",
+        {
+            "learning_rate": 1e-6,
+            "sft_learning_rate": 2e-5,
+            "max_new_tokens": 2048,
+            "temperature": 1.0,
+            "max_prompt_tokens": 2048,
+            "micro_batch_size": 8,
+        },
+        {},
+        REAL_MODEL_SOURCE,
+    ),
+    "lora": Preset(
+        "LoRA on a model path",
+        {
+            "learning_rate": 1e-5,
+            "sft_learning_rate": 2e-4,
+            "max_new_tokens": 2048,
+            "temperature": 1.0,
+            "max_prompt_tokens": 2048,
+            "micro_batch_size": 8,
+        },
+        {},
+        REAL_MODEL_SOURCE + "; LoRA's rates ten times the full ones (QLoRA, arXiv 2305.14314: 2e-4 for 7B models)",
+    ),
+}
+"""Defaults by what is trained. The dataclass's own defaults are the embedded model's."""
+
+
+def preset_of(model: str | None, lora_r: int | None) -> Preset:
+    """The preset for a run: the embedded model (no model path, LoRA or not), LoRA on a model path, or full
+    fine-tuning of one."""
+    if model is None:
+        return PRESETS["embedded"]
+    return PRESETS["lora" if lora_r is not None else "full"]
 
 
 MAX_REPAIR_TURNS = 8
@@ -57,10 +131,12 @@ class TrainConfig:
     kinds: list[str] = field(default_factory=lambda: list(HOLE_KINDS))
     """Hole kinds to train and evaluate on."""
     max_new_tokens: int = 48
-    """Longest completion generated (tokens)."""
+    """Longest completion generated (tokens). Default by what is trained (PRESETS): 48 for the embedded model, 2,048
+    for a model path (DeepSeek-Prover-V1.5's proof length)."""
     learning_rate: float = 1e-4
-    """AdamW learning rate for RL (SFT uses sft_learning_rate). Adam moves every weight by about this much per
-    step whatever the gradient's size, so a tiny model needs it small: 3e-4 makes the embedded model drift."""
+    """AdamW learning rate for RL (SFT uses sft_learning_rate). Default by what is trained: 1e-4 for the embedded model
+    (Adam moves every weight by about this much per step whatever the gradient's size: 3e-4 makes it drift), 1e-6 for
+    full fine-tuning of a model path (TRL's GRPO default), 1e-5 for LoRA."""
     sft_steps: int | None = None
     """Supervised warm-start steps on the train split's middles; None: 60 for the embedded model (about half of
     lean-env's test holes, exact and greedy), 0 for a model path."""
@@ -78,12 +154,14 @@ class TrainConfig:
     goal_in_prompt: bool | None = None
     """Show the goal state at the hole in the prompt; None: when the tasks carry a `goal`."""
     temperature: float = 0.4
-    """Sampling temperature for rollouts (evaluation is greedy); log-probs use the same temperature. Low, because
-    the embedded model's samples at 0.7-1.0 are mostly noise for multi-line holes and RL then drifts."""
+    """Sampling temperature for rollouts (evaluation is greedy); log-probs use the same temperature. Default by what is
+    trained: 0.4 for the embedded model (its samples at 0.7-1.0 are mostly noise for multi-line holes and RL then
+    drifts), 1.0 for a model path (DeepSeek-Prover-V1.5, TRL)."""
     top_p: float = 1.0
     """Nucleus sampling threshold for rollouts."""
     sft_learning_rate: float = 3e-3
-    """AdamW learning rate of the SFT warm start."""
+    """AdamW learning rate of the SFT warm start. Default by what is trained: 3e-3 for the embedded model (its warm
+    start is its pretraining), 2e-5 for full fine-tuning of a model path (TRL's SFT default), 2e-4 for LoRA."""
     sft_batch_size: int = 32
     """Examples per SFT step."""
     verify_timeout_s: float = 120.0
@@ -91,7 +169,8 @@ class TrainConfig:
     this long plus the longest one check can take (fim_rlvr.verifier.check.silence_bound_s). Also how long a lost
     service connection is retried."""
     max_prompt_tokens: int = 256
-    """Prompt budget: the prefix is cut from the left and the suffix from the right to fit."""
+    """Prompt budget: the prefix is cut from the left and the suffix from the right to fit. Default by what is trained:
+    256 for the embedded model, 2,048 for a model path."""
     lora_r: int | None = None
     """LoRA rank (peft); None trains every weight. With LoRA the reference model is the policy with its adapters
     disabled, so no second copy of the model is kept."""
@@ -170,7 +249,8 @@ class TrainConfig:
     micro_batch_size: int | None = None
     """Completions per forward/backward pass; an optimiser step accumulates the gradients of its micro-batches, with
     each algorithm's normaliser taken over the whole batch on every rank, so the step equals one pass over it.
-    None: one pass (dgpo rounds micro-batches up to whole groups: its pairs live within a group)."""
+    None: one pass (dgpo rounds micro-batches up to whole groups: its pairs live within a group). Default by what is
+    trained: None for the embedded model, 8 for a model path (TRL's per-device batch)."""
     num_iterations: int = 1
     """Optimiser passes over each generated batch (TRL's num_iterations, GRPO's μ): the old log-probs stay those of
     generation time, so later passes are clipped as the policy moves."""
@@ -187,6 +267,11 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     """The gradient is clipped to this global norm before every optimiser step, of RL and of the SFT warm start (TRL's
     default 1.0). 0 or less: no clipping."""
+    logprob_memory_mb: float = 4096
+    """The memory bound of one pass that recomputes old log-probs after sampling (both rollout backends), MiB: each
+    pass takes as many completions as keep their logits, (longest + 1) positions x vocabulary x 16 bytes each (the
+    output, its float32 copy, the temperature-scaled copy and the log-softmax), within it; one completion at least.
+    With a 152k vocabulary a 2,048-token completion alone is 5 GB."""
     report_to: str | list[str] = "none"
     """Where each metrics.jsonl line also goes: none, tensorboard, wandb or trackio, or a list of them (runs/NAME
     under the run folder for TensorBoard; the package must be installed)."""
@@ -205,8 +290,7 @@ class TrainConfig:
         """algo_config with the run's own defaults: completion length and group size from this config, and for GRPO
         on the embedded model a KL anchor of beta EMBEDDED_GRPO_BETA unless `beta` is set explicitly."""
         defaults: dict[str, Any] = {"max_completion_length": self.max_new_tokens, "num_generations": self.group_size}
-        if self.model is None and self.algorithm == "grpo":
-            defaults["beta"] = EMBEDDED_GRPO_BETA
+        defaults |= preset_of(self.model, self.lora_r).algo.get(self.algorithm, {})
         return defaults | dict(self.algo_config)
 
     def to_json(self) -> dict[str, Any]:
@@ -224,9 +308,31 @@ def from_dict(raw: dict[str, Any]) -> TrainConfig:
     unknown = sorted(set(raw) - set(valid_keys()))
     if unknown:
         raise ConfigError(f"unknown TrainConfig key(s) {', '.join(unknown)}; valid keys: {', '.join(valid_keys())}")
-    config = TrainConfig(**{k: v for k, v in raw.items() if v is not None or k in _NULLABLE})
+    preset = preset_of(raw.get("model"), raw.get("lora_r"))
+    given = {k: v for k, v in raw.items() if v is not None or k in _NULLABLE}
+    config = TrainConfig(**{**{k: v for k, v in preset.values.items() if k not in given}, **given})
     _validate(config)
     return config
+
+
+def defaults_line(config: TrainConfig) -> str:
+    """The run's start line about its defaults by what is trained: the preset's values, and those the run sets."""
+    preset = preset_of(config.model, config.lora_r)
+    kept, changed = [], []
+    for key, default in preset.values.items():
+        value = getattr(config, key)
+        if value == default:
+            kept.append(f"{key} {_shown(default)}")
+        else:
+            changed.append(f"{key} {_shown(value)} (default {_shown(default)})")
+    algo = preset.algo.get(config.algorithm, {})
+    kept += [f"{config.algorithm}'s {k} {_shown(v)}" for k, v in algo.items() if k not in config.algo_config]
+    line = f"defaults for {preset.what}: {', '.join(kept) or 'none kept'}; from {preset.source}"
+    return line + (f"; set for this run: {', '.join(changed)}" if changed else "")
+
+
+def _shown(value: Any) -> str:
+    return "null" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def from_file(path: str | Path) -> TrainConfig:
@@ -400,6 +506,8 @@ def _validate_real_models(config: TrainConfig) -> None:
         raise ConfigError(f"warmup_ratio must be in [0, 1) (got {config.warmup_ratio})")
     if config.weight_decay < 0:
         raise ConfigError(f"weight_decay must be >= 0 (got {config.weight_decay})")
+    if not isinstance(config.logprob_memory_mb, (int, float)) or config.logprob_memory_mb <= 0:
+        raise ConfigError(f"logprob_memory_mb must be a positive number of MiB (got {config.logprob_memory_mb!r})")
     if not isinstance(config.max_grad_norm, (int, float)) or isinstance(config.max_grad_norm, bool):
         raise ConfigError(f"max_grad_norm must be a number, 0 for no clipping (got {config.max_grad_norm!r})")
     targets = [config.report_to] if isinstance(config.report_to, str) else config.report_to

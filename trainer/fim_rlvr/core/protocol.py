@@ -154,6 +154,7 @@ class TrainConfig(TypedDict, total=False):
     warmup_ratio: float
     weight_decay: float
     max_grad_norm: float
+    logprob_memory_mb: float
     report_to: ReportTarget | list[ReportTarget]
 
 

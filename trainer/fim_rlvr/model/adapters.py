@@ -47,7 +47,11 @@ class Plan:
     load_in_4bit: bool
     unsloth: bool
     dtype: torch.dtype
-    """The base weights' dtype (LoRA adapter weights stay float32, peft's default, for stable updates)."""
+    """The dtype the model's weights are stored in: the frozen base's with LoRA (its adapter weights stay float32,
+    peft's default), float32 for full fine-tuning (the master weights, also in bf16: see compute_dtype)."""
+    compute_dtype: torch.dtype | None
+    """bfloat16 when full fine-tuning runs in bf16: forward passes autocast to it over the float32 master weights
+    (model/precision.py). None: forward passes run in the weights' own dtype."""
     gradient_checkpointing: bool
     seed: int
     """Seeds the adapter's initial weights."""
@@ -88,6 +92,7 @@ def resolve(config: TrainConfig, device: torch.device) -> Plan:
                 "(on a CUDA machine), or drop --load-in-4bit to train plain LoRA"
             )
     unsloth = _resolve_unsloth(config, cuda, lora)
+    master_weights = bf16 and not lora  # full fine-tuning: float32 weights the optimiser updates, bf16 compute
     return Plan(
         lora_r=config.lora_r,
         lora_alpha=config.lora_alpha if config.lora_alpha is not None else 2 * (config.lora_r or 0),
@@ -95,7 +100,8 @@ def resolve(config: TrainConfig, device: torch.device) -> Plan:
         lora_dropout=config.lora_dropout,
         load_in_4bit=config.load_in_4bit,
         unsloth=unsloth,
-        dtype=torch.bfloat16 if bf16 else torch.float32,
+        dtype=torch.bfloat16 if bf16 and not master_weights else torch.float32,
+        compute_dtype=torch.bfloat16 if master_weights else None,
         gradient_checkpointing=config.gradient_checkpointing,
         seed=config.seed,
         max_seq_length=config.max_prompt_tokens + config.max_new_tokens,
@@ -157,6 +163,7 @@ def load_policy(
     if not (fresh and plan.unsloth):  # Unsloth's get_peft_model enabled its own kind of checkpointing
         _enable_checkpointing(policy.model, plan)
     policy.model.train()
+    policy.compute_dtype = plan.compute_dtype
     return policy
 
 
@@ -315,12 +322,16 @@ def trainable_parameters(model: Any) -> list[torch.nn.Parameter]:
     return [p for p in model.parameters() if p.requires_grad]
 
 
-def frozen_reference(model: Any) -> Any:
-    """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0. With LoRA no copy (None):
-    the reference is the policy with its adapters disabled (`reference_mode`), whose base holds the SFT weights."""
+def frozen_reference(model: Any, dtype: torch.dtype | None = None) -> Any:
+    """A frozen copy of the policy as it is now (after SFT): the KL anchor when beta > 0, stored in `dtype` when given
+    (the compute dtype of bf16 full fine-tuning: it is never updated, so it needs no float32 master). With LoRA no copy
+    (None): the reference is the policy with its adapters disabled (`reference_mode`), whose base holds the SFT
+    weights."""
     if is_lora(model):
         return None
     reference = copy.deepcopy(model).eval()
+    if dtype is not None:
+        reference.to(dtype)
     for parameter in reference.parameters():
         parameter.requires_grad_(False)
     return reference

@@ -41,9 +41,14 @@ def training(model: Any, plan: Plan) -> str:
         )
     else:
         what = f"full fine-tuning ({_count(trainable)} of {_count(total)} parameters trainable)"
-    precision = "bf16" if plan.dtype == torch.bfloat16 else "float32"
-    if plan.dtype == torch.bfloat16 and next(model.parameters()).device.type == "cpu":
-        precision = "bf16 (on CPU: half the memory, slower than float32 there)"
+    if plan.compute_dtype == torch.bfloat16:
+        precision = "bf16 compute over float32 master weights (autocast; AdamW updates the float32 weights)"
+    elif plan.dtype == torch.bfloat16:
+        precision = "bf16 base, float32 adapters" if is_lora(model) else "bf16"
+    else:
+        precision = "float32"
+    if torch.bfloat16 in (plan.dtype, plan.compute_dtype) and next(model.parameters()).device.type == "cpu":
+        precision += " (on CPU: slower than float32 there)"
     parts = [what, precision]
     if plan.gradient_checkpointing:
         parts.append("gradient checkpointing")

@@ -27,6 +27,9 @@ class Policy:
     device_label: str
     style: PromptStyle
     embedded: bool
+    compute_dtype: torch.dtype | None = None
+    """The dtype forward passes autocast to over float32 master weights (bf16 full fine-tuning; model/precision.py),
+    or None: the weights' own."""
     base_path: str | None = None
     """With LoRA: the unchanged Hugging Face folder the base weights come from (a checkpoint names it instead of
     copying the base); None when the base exists only in memory (the embedded model, or a base an SFT warm start
@@ -118,10 +121,12 @@ def load_pretrained(
 
 
 def load_reference(folder: str | Path, like: Policy) -> Any:
-    """A frozen copy of a saved model (a checkpoint's ref_model/), on the policy's device and dtype."""
+    """A frozen copy of a saved model (a checkpoint's ref_model/), on the policy's device, in its compute dtype (or its
+    weights' dtype)."""
     from transformers import AutoModelForCausalLM
 
-    model: Any = AutoModelForCausalLM.from_pretrained(folder, dtype=next(like.model.parameters()).dtype)
+    dtype = like.compute_dtype or next(like.model.parameters()).dtype
+    model: Any = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype)
     model.to(like.device)
     model.eval()
     for parameter in model.parameters():

@@ -4,7 +4,8 @@ A backend returns, per completion, the prompt and completion token ids, the raw 
 max_new_tokens, and the log-probabilities of its tokens under the policy *at generation time* (the "old"
 log-probs of the importance ratio). vllm_backend.py implements the same interface with vLLM; backends whose
 weights live outside the trainer's model also take `sync_weights(model)` after each optimiser step.
-`token_logprobs` is shared with the optimiser so old and new log-probs come from the same computation.
+`token_logprobs` is shared with the optimiser so old and new log-probs come from the same computation; both backends
+compute the old log-probs through `old_logprobs`, in passes whose logits stay within `logprob_memory_mb`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from typing import Any, Protocol
 import torch
 
 from .generation import cut_at_stop, model_defaults_off, multi_token_stops, sampling_config
+from .precision import compute
+
+LOGPROB_BYTES_PER_LOGIT = 16
+"""What one logit costs at the peak of a log-prob pass: the model's output (up to 4 bytes), its float32 copy, the
+temperature-scaled copy and log_softmax's result (4 bytes each)."""
 
 
 @dataclass(frozen=True)
@@ -135,8 +141,64 @@ def _keep_argument(model: Any) -> str | None:
 _KEEP_CACHE: dict[type, str] = {}
 
 
+def vocabulary_size(model: Any) -> int:
+    """The width of the model's output head (through DDP and peft wrappers)."""
+    inner = getattr(model, "module", model)
+    head = inner.get_output_embeddings() if callable(getattr(inner, "get_output_embeddings", None)) else None
+    weight = getattr(head, "weight", None)
+    if weight is not None:
+        return int(weight.shape[0])
+    return int(inner.config.vocab_size)
+
+
+def logprob_chunks(widths: Sequence[int], vocab: int, memory_mb: float) -> list[slice]:
+    """Consecutive row slices of sequences whose completions are `widths` long, each holding as many sequences as keep
+    their logits ((longest + 1) positions x vocab x LOGPROB_BYTES_PER_LOGIT bytes each) within `memory_mb` MiB; one
+    sequence at least, so a single long one may exceed a small bound."""
+    budget = memory_mb * 2**20
+    chunks: list[slice] = []
+    start, longest = 0, 0
+    for row, width in enumerate(widths):
+        longest_with = max(longest, max(1, width))
+        if row > start and (row - start + 1) * (longest_with + 1) * vocab * LOGPROB_BYTES_PER_LOGIT > budget:
+            chunks.append(slice(start, row))
+            start, longest_with = row, max(1, width)
+        longest = longest_with
+    if start < len(widths):
+        chunks.append(slice(start, len(widths)))
+    return chunks
+
+
+@torch.no_grad()
+def old_logprobs(
+    model: Any,
+    prompt_ids: Sequence[Sequence[int]],
+    completion_ids: Sequence[Sequence[int]],
+    pad_id: int,
+    temperature: float,
+    *,
+    memory_mb: float,
+    compute_dtype: torch.dtype | None = None,
+) -> list[list[float]]:
+    """log p(token) of each completion's tokens under `model` as it is now, in eval mode, one list per completion (its
+    real tokens only), computed in passes of `logprob_chunks` (the logits of every completion at once would not fit a
+    real vocabulary: 256 completions x 2,049 positions x 152k tokens is 80 GB in float32)."""
+    was_training = model.training
+    model.eval()
+    try:
+        out: list[list[float]] = []
+        widths = [len(c) for c in completion_ids]
+        for rows in logprob_chunks(widths, vocabulary_size(model), memory_mb):
+            with compute(compute_dtype, model):
+                logp, mask = token_logprobs(model, prompt_ids[rows], completion_ids[rows], pad_id, temperature)
+            out.extend(logp[row][mask[row] > 0].tolist() for row in range(logp.shape[0]))
+        return out
+    finally:
+        model.train(was_training)
+
+
 class TransformersBackend:
-    """Sampling with transformers `generate` (seeded), old log-probs from one forward pass right after."""
+    """Sampling with transformers `generate` (seeded), old log-probs (`old_logprobs`) right after."""
 
     def __init__(
         self,
@@ -145,7 +207,13 @@ class TransformersBackend:
         stop_token_ids: Sequence[int],
         batch_limit: int = 256,
         stop_strings: Sequence[str] = (),
+        *,
+        logprob_memory_mb: float = 4096,
+        compute_dtype: torch.dtype | None = None,
     ) -> None:
+        self.logprob_memory_mb = logprob_memory_mb
+        self.compute_dtype = compute_dtype
+        """bf16 autocast over float32 master weights (model/precision.py), or None."""
         self.model = model
         self.tokenizer = tokenizer
         self.stop_token_ids = list(dict.fromkeys(stop_token_ids))
@@ -200,7 +268,7 @@ class TransformersBackend:
             pad_token_id=self.pad_id,
             stop_strings=self.stop_strings,
         )
-        with model_defaults_off(self.model):
+        with model_defaults_off(self.model), compute(self.compute_dtype, self.model):
             output = self.model.generate(
                 input_ids=ids.to(device),
                 attention_mask=mask.to(device),
@@ -214,10 +282,14 @@ class TransformersBackend:
             completion, stopped = cut_at_stop(row, self.tokenizer, self.stop_token_ids, self.stop_strings)
             completions.append(completion)
             truncated.append(not stopped)
-        logp, logp_mask = token_logprobs(self.model, prompt_ids, completions, self.pad_id, max(temperature, 0.0) or 1.0)
-        out = []
-        for i, completion in enumerate(completions):
-            text = self.tokenizer.decode(completion, skip_special_tokens=False)
-            row_logp = logp[i][logp_mask[i] > 0].tolist()
-            out.append(Rollout(prompt_ids[i], completion, text, row_logp, truncated[i]))
-        return out
+        logps = old_logprobs(
+            self.model,
+            prompt_ids,
+            completions,
+            self.pad_id,
+            max(temperature, 0.0) or 1.0,
+            memory_mb=self.logprob_memory_mb,
+            compute_dtype=self.compute_dtype,
+        )
+        texts = [self.tokenizer.decode(completion, skip_special_tokens=False) for completion in completions]
+        return [Rollout(*row) for row in zip(prompt_ids, completions, texts, logps, truncated, strict=True)]

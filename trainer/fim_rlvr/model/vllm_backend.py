@@ -28,15 +28,13 @@ import torch
 
 from ..core.errors import UserError
 from .generation import cut_at_stop, multi_token_stops
-from .rollout import Rollout, TransformersBackend, token_logprobs
+from .rollout import Rollout, TransformersBackend, old_logprobs
 
 INSTALL_HINT = "pip install 'fim_rlvr[vllm]' (vLLM and TRL's client; vLLM needs a CUDA GPU)"
 PROMPT_TEMPLATE_MARGIN = 128
 """Tokens the prompt style's markers may add beyond max_prompt_tokens (which bounds the prefix and suffix): the
 colocated engine's max_model_len is prompt budget + margin + max_new_tokens, so its KV cache is sized for our
 sequences rather than for the model's whole context."""
-LOGPROB_CHUNK = 32
-"""Completions per forward pass when the trainer recomputes the old log-probs (bounds the [B, L, V] logits)."""
 
 
 class BackendError(UserError):
@@ -251,7 +249,7 @@ class ServerEngine:
         return samples
 
 
-def vllm_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
+def vllm_weights(model: Any, dtype: torch.dtype | None = None) -> Iterator[tuple[str, torch.Tensor]]:
     """The model's weights one by one under the names vLLM loads (the Hugging Face names of the base model).
 
     A LoRA (peft) policy yields its merged weights W + delta from adapters.merged_weights, computed afresh without
@@ -265,7 +263,8 @@ def vllm_weights(model: Any) -> Iterator[tuple[str, torch.Tensor]]:
         yield from merged_weights(inner)
         return
     for name, parameter in inner.named_parameters():
-        yield name.replace("_checkpoint_wrapped_module.", ""), parameter.data  # TRL's _fix_param_name_to_vllm
+        weight = parameter.data if dtype is None else parameter.data.to(dtype)  # bf16 compute over float32 masters
+        yield name.replace("_checkpoint_wrapped_module.", ""), weight  # TRL's _fix_param_name_to_vllm
 
 
 class VLLMBackend:
@@ -278,7 +277,13 @@ class VLLMBackend:
         tokenizer: Any,
         stop_token_ids: Sequence[int],
         stop_strings: Sequence[str] = (),
+        *,
+        logprob_memory_mb: float = 4096,
+        compute_dtype: torch.dtype | None = None,
     ) -> None:
+        self.logprob_memory_mb = logprob_memory_mb
+        self.compute_dtype = compute_dtype
+        """bf16 when full fine-tuning keeps float32 master weights: vLLM gets them cast, old log-probs autocast."""
         self.engine = engine
         self.model = model
         self.tokenizer = tokenizer
@@ -293,7 +298,7 @@ class VLLMBackend:
 
     def sync_weights(self, model: Any) -> None:
         """Push `model`'s current weights into vLLM (after each optimiser step, before the next sampling)."""
-        self.engine.load_weights(lambda: vllm_weights(model))
+        self.engine.load_weights(lambda: vllm_weights(model, self.compute_dtype))
 
     @torch.no_grad()
     def generate(
@@ -327,7 +332,15 @@ class VLLMBackend:
             completions.append(completion)
             sampled.append(sample.logprobs[: len(completion)])
             truncated.append(not stopped)
-        old = self._old_logprobs(expanded, completions, temperature)
+        old = old_logprobs(
+            self.model,
+            expanded,
+            completions,
+            self.pad_id,
+            temperature if temperature > 0 else 1.0,
+            memory_mb=self.logprob_memory_mb,
+            compute_dtype=self.compute_dtype,
+        )
         return [
             Rollout(
                 expanded[i],
@@ -339,28 +352,6 @@ class VLLMBackend:
             )
             for i in range(len(completions))
         ]
-
-    def _old_logprobs(
-        self, prompt_ids: list[list[int]], completions: list[list[int]], temperature: float
-    ) -> list[list[float]]:
-        """log p(token) under the trainer's model as it is now, the transformers backend's computation."""
-        was_training = self.model.training
-        self.model.eval()
-        try:
-            out: list[list[float]] = []
-            for start in range(0, len(completions), LOGPROB_CHUNK):
-                chunk = slice(start, start + LOGPROB_CHUNK)
-                logp, mask = token_logprobs(
-                    self.model,
-                    prompt_ids[chunk],
-                    completions[chunk],
-                    self.pad_id,
-                    temperature if temperature > 0 else 1.0,
-                )
-                out.extend(logp[row][mask[row] > 0].tolist() for row in range(logp.shape[0]))
-            return out
-        finally:
-            self.model.train(was_training)
 
 
 # ------------------------------------------------------------------------------------------------ the choice
@@ -422,7 +413,14 @@ def make_backend(config: Any, policy: Any, log: Callable[[str, str], None] | Non
     stops = policy.stop_token_ids()
     stop_strings = getattr(getattr(policy, "style", None), "stop_strings", ())
     if choice.backend == "transformers":
-        return TransformersBackend(policy.model, policy.tokenizer, stops, stop_strings=stop_strings)
+        return TransformersBackend(
+            policy.model,
+            policy.tokenizer,
+            stops,
+            stop_strings=stop_strings,
+            logprob_memory_mb=config.logprob_memory_mb,
+            compute_dtype=getattr(policy, "compute_dtype", None),
+        )
     engine: Engine
     if config.vllm_mode == "server":
         if int(os.environ.get("WORLD_SIZE", "1")) > 1:
@@ -439,4 +437,12 @@ def make_backend(config: Any, policy: Any, log: Callable[[str, str], None] | Non
             config.max_prompt_tokens + config.max_new_tokens + PROMPT_TEMPLATE_MARGIN,
             config.seed,
         )
-    return VLLMBackend(engine, policy.model, policy.tokenizer, stops, stop_strings)
+    return VLLMBackend(
+        engine,
+        policy.model,
+        policy.tokenizer,
+        stops,
+        stop_strings,
+        logprob_memory_mb=config.logprob_memory_mb,
+        compute_dtype=getattr(policy, "compute_dtype", None),
+    )

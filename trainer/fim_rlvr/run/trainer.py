@@ -31,7 +31,7 @@ import torch
 from .. import __version__
 from ..algorithms import make
 from ..algorithms.sampling import refill
-from ..core.config import TrainConfig, report_targets
+from ..core.config import TrainConfig, defaults_line, report_targets
 from ..core.errors import TrainerError, UserError
 from ..core.protocol import (
     TRAIN_CHECKPOINT,
@@ -202,7 +202,7 @@ class Trainer:
         self.train_model, self.optimizer = self.ranks.prepare(self.policy.model, self.optimizer)
 
     def _make_reference(self) -> None:
-        self.ref_model = adapters.frozen_reference(self.policy.model)
+        self.ref_model = adapters.frozen_reference(self.policy.model, self.policy.compute_dtype)
 
     # ----------------------------------------------------------------------------------------------- the run
 
@@ -227,6 +227,7 @@ class Trainer:
             f"{self.policy.device_label}; {len(self.train_tasks)} train / {len(self.test_tasks)} held-out holes",
         )
         self.log("info", f"training: {describe.training(self.policy.model, self.plan)}")
+        self.log("info", defaults_line(config))
         try:
             if self.resumed_from is None:
                 self.files.reset()
@@ -390,7 +391,8 @@ class Trainer:
     def _loss_models(self) -> LossModels:
         """What the loss runs through now (the DDP wrapper, the policy's model, the KL reference)."""
         temperature = self.config.temperature if self.config.temperature > 0 else 1.0
-        return LossModels(self.train_model, self.policy.model, self.ref_model, self.backend.pad_id, temperature)
+        models = (self.train_model, self.policy.model, self.ref_model)
+        return LossModels(*models, self.backend.pad_id, temperature, self.policy.compute_dtype)
 
     # ----------------------------------------------------------------------------------------------- measurements
 

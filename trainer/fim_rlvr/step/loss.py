@@ -28,6 +28,7 @@ from ..core.outcomes import training_reward
 from ..core.protocol import Verdict
 from ..model.adapters import is_lora, reference_mode
 from ..model.generation import dropout_off
+from ..model.precision import compute
 from ..model.rollout import Rollout, token_logprobs
 from .batch import Group
 
@@ -160,6 +161,8 @@ class LossModels:
     ref_model: Any
     pad_id: int
     temperature: float
+    compute_dtype: torch.dtype | None = None
+    """bf16 full fine-tuning: forward passes autocast to it over the float32 master weights (model/precision.py)."""
 
 
 def accumulate(
@@ -183,7 +186,7 @@ def accumulate(
     for index, rows in enumerate(slices):
         last = index == len(slices) - 1  # the one backward that synchronises gradients across ranks
         rollouts = view.rollouts[rows]
-        with dropout_off(models.train_model):
+        with dropout_off(models.train_model), compute(models.compute_dtype, models.policy_model):
             logp, _ = token_logprobs(
                 models.train_model,
                 [r.prompt_ids for r in rollouts],

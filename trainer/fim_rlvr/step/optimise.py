@@ -19,6 +19,7 @@ import torch
 
 from ..algorithms.base import Algorithm, Totals
 from ..core.config import TrainConfig
+from ..model.precision import compute
 from .batch import Group
 from .loss import BatchView, LossModels, accumulate, combine_metrics
 from .schedule import learning_rate_factor
@@ -137,4 +138,5 @@ def optimise(
 def _zero_loss(models: LossModels, device: torch.device) -> torch.Tensor:
     """A loss of exactly 0 that runs backward through the training model (one pad token)."""
     tokens = torch.tensor([[models.pad_id]], device=device)  # [1, 1]
-    return models.train_model(input_ids=tokens).logits.float().sum() * 0.0
+    with compute(models.compute_dtype, models.policy_model):
+        return models.train_model(input_ids=tokens).logits.float().sum() * 0.0

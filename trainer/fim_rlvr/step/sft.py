@@ -19,6 +19,7 @@ import torch
 
 from ..model.adapters import fold_adapter, is_lora, trainable_parameters, training_the_base
 from ..model.policy import Policy
+from ..model.precision import compute
 from ..model.rollout import token_logprobs
 from ..tasks.data import Task
 from ..tasks.prompts import build_prompt
@@ -66,7 +67,7 @@ def warm_start(
     model = policy.model
     model.train()
     pad = int(policy.tokenizer.pad_token_id)
-    fit = (data, steps, batch_size, learning_rate, seed, pad, stop, max_grad_norm, on_progress)
+    fit = (data, steps, batch_size, learning_rate, seed, pad, stop, max_grad_norm, policy.compute_dtype, on_progress)
     if policy.embedded and is_lora(model) and not getattr(model, "is_loaded_in_4bit", False):
         with training_the_base(model) as weights:
             return _fit(model, weights, *fit)
@@ -88,6 +89,7 @@ def _fit(
     pad: int,
     stop: threading.Event,
     max_grad_norm: float,
+    compute_dtype: torch.dtype | None,
     on_progress: Callable[[int, float], None] | None,
 ) -> list[float]:
     optimizer = torch.optim.AdamW(weights, lr=learning_rate, weight_decay=0.0)
@@ -103,7 +105,8 @@ def _fit(
         pick = torch.randint(len(data), (min(batch_size, len(data)),), generator=generator).tolist()
         prompts = [data[i][0] for i in pick]
         targets = [data[i][1] for i in pick]
-        logp, mask = token_logprobs(model, prompts, targets, pad)  # [B, T] each
+        with compute(compute_dtype, model):
+            logp, mask = token_logprobs(model, prompts, targets, pad)  # [B, T] each
         loss = -(logp * mask).sum() / mask.sum()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
