@@ -47,6 +47,17 @@ const PROVER =
   "{% else %}### Response:\n{{ m['content'] }}{{ eos_token }}\n{% endif %}{% endfor %}" +
   "{% if add_generation_prompt %}### Response:\n{% endif %}";
 
+/**
+ * DeepSeek's chat template as DeepSeek-Prover-V1.5's tokenizer (DeepSeek-LLM's) writes it: an answer is
+ * `'Assistant: ' + content`, the generation prompt `Assistant:` (no space: the model writes it).
+ */
+const DEEPSEEK_CHAT =
+  "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}{{ bos_token }}" +
+  "{% for message in messages %}{% if message['role'] == 'user' %}{{ 'User: ' + message['content'] + '\n\n' }}" +
+  "{% elif message['role'] == 'assistant' %}{{ 'Assistant: ' + message['content'] + eos_token }}" +
+  "{% elif message['role'] == 'system' %}{{ message['content'] + '\n\n' }}{% endif %}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}";
+
 const TOKENIZERS = [
   {
     name: "qwen-base",
@@ -99,6 +110,13 @@ const TOKENIZERS = [
     bos: "<｜begin▁of▁sentence｜>",
     specials: ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"],
     chat_template: PROVER,
+  },
+  {
+    name: "deepseek-prover",
+    eos: "<｜end▁of▁sentence｜>",
+    bos: "<｜begin▁of▁sentence｜>",
+    specials: ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"],
+    chat_template: DEEPSEEK_CHAT,
   },
 ];
 
@@ -331,5 +349,15 @@ test("prompts and candidates match the trainer's Python byte for byte", { skip: 
     assert.ok(names.has(name), `no configuration resolved to ${name}`);
   }
   assert.ok(compared > 1000, `only ${compared} comparisons`);
+  // The fence is pre-filled where DeepSeek's template starts an answer: after "Assistant: ", as its answers are written.
+  const deepseek = CONFIGS.findIndex((c) => c.tokenizer === "deepseek-prover" && c.style === "chat");
+  for (const prompt of answer.answers[deepseek]!.prompts!)
+    assert.ok(prompt.endsWith("\n\nAssistant: ```lean\n"), prompt);
+  const chatml = CONFIGS.findIndex(
+    (c) => c.tokenizer === "qwen-instruct" && c.style === "chat" && !c.thinking,
+  );
+  // ChatML with Qwen3's empty think block writes an answer without that block: no gap is read from it.
+  for (const prompt of answer.answers[chatml]!.prompts!)
+    assert.ok(prompt.endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\n```lean\n"), prompt);
   assert.ok(readFileSync(join(answer.folders["deepseek"]!, "tokenizer.json"), "utf8").length > 0);
 });

@@ -238,3 +238,17 @@ def test_missing_onnx_dependencies_give_the_pip_command(
     assert "onnxscript" in answer["message"]
     assert answer["hint"].endswith("-m pip install 'onnxscript>=0.1'")
     assert not (tmp_path / "onnx").exists()
+
+
+def test_without_onnxruntime_the_onnx_export_says_its_check_was_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PyTorch parity check needs onnxruntime: without it the answer and the progress say so, with the pip line
+    (it used to skip silently)."""
+    from fim_rlvr.model import onnx_export
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    said: list[str] = []
+    check = onnx_export._check_with_onnxruntime(None, Path("unused.onnx"), [], (1, 1, 1), said.append)  # type: ignore[arg-type]
+    assert check is not None and check.startswith("skipped: onnxruntime is not installed")
+    assert "pip install 'onnxruntime>=1.20'" in check
+    assert said == [f"not checking the ONNX model against PyTorch: {onnx_export.ONNXRUNTIME_MISSING}"]

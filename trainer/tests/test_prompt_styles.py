@@ -103,6 +103,22 @@ def test_thinking_prompts_prefill_nothing_and_take_the_last_lean_block(instruct:
     assert style.sft_target("omega") == "```lean\nomega\n```"
 
 
+def test_the_fence_is_prefilled_where_the_template_starts_an_answer() -> None:
+    """DeepSeek's template writes an answer as `Assistant: ` + content but ends its generation prompt at the colon: the
+    pre-filled fence goes after the space, as the model's answers were written in training. ChatML needs no gap."""
+    deepseek = tiny_chat.tokenizer(eos="<|endoftext|>", chat_template=tiny_chat.DEEPSEEK_TEMPLATE, name="prover")
+    style = choose_style(deepseek, "chat")
+    prompt = build_prompt(TASK, style, deepseek, show_goal=False, budget=256)
+    assert prompt.endswith("\n\nAssistant: ```lean\n") and "Assistant:```" not in prompt
+    chatml_template = (
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    plain = tiny_chat.tokenizer(chat_template=chatml_template)
+    chatml = build_prompt(TASK, choose_style(plain, "chat"), plain, show_goal=False, budget=256)
+    assert chatml.endswith("<|im_start|>assistant\n```lean\n")
+
+
 def test_bos_goes_first_exactly_once_when_the_tokenizer_adds_one() -> None:
     with_bos = tiny_chat.tokenizer(bos=True, eos="<|endoftext|>", chat_template=None)
     style = choose_style(with_bos)

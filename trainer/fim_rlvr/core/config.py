@@ -165,9 +165,10 @@ class TrainConfig:
     sft_batch_size: int = 32
     """Examples per SFT step."""
     verify_timeout_s: float = 120.0
-    """Slack on the wait for a batch: it counts as unanswered (masked) once the verifier made no progress on it for
-    this long plus the longest one check can take (fim_rlvr.verifier.check.silence_bound_s). Also how long a lost
-    service connection is retried."""
+    """Slack on the wait for a batch: it counts as unanswered once the verifier made no progress on it for this long
+    plus the longest one check can take (fim_rlvr.verifier.check.silence_bound_s); it is then sent again once, and a
+    second silence counts its items as the candidates' timeouts. Also how long a lost service connection is
+    retried."""
     max_prompt_tokens: int = 256
     """Prompt budget: the prefix is cut from the left and the suffix from the right to fit. Default by what is trained:
     256 for the embedded model, 2,048 for a model path."""

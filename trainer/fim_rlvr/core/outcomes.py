@@ -6,8 +6,10 @@ are pushed down, probability flows to whatever gets masked (tests/test_masking_b
 three-armed policy prove / fail / hang). So:
 
 - `environment` (Lean cannot check anything in this workspace): masked; the host stops the run.
-- `timeout` and `crashed` carry a `cause`. `infrastructure` (a batch the verifier never answered, a service
-  connection lost, a worker lost to a fault the candidate did not cause): masked. `candidate` (a check that ran
+- `timeout` and `crashed` carry a `cause`. `infrastructure` (a batch answered with an error, a service connection
+  lost, a worker lost to a fault the candidate did not cause): masked. A batch the verifier made no progress on is
+  sent again once and then counted as the candidates' timeouts (fim_rlvr.verifier.check): a candidate that stalls
+  the verifier must not earn the masked outcome. `candidate` (a check that ran
   past its own limit, `sleep`, a looping `simp`, a slow `decide`, a crash the candidate provoked): a failure,
   reward 0, kept in the group statistics. An absent or unknown cause reads as `candidate` (fail closed: a
   verifier that cannot say whose fault it was must not hand the candidate a way out).

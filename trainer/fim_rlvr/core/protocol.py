@@ -632,8 +632,9 @@ class Verdict:
         )
 
     @staticmethod
-    def not_checked(task_id: str, kind: str, why: str) -> Verdict:
-        """A verdict the trainer makes up when the host gave none (its deadline passed, or the batch failed): never
-        the candidate's doing, so its cause is infrastructure (masked)."""
+    def not_checked(task_id: str, kind: str, why: str, cause: str = "infrastructure") -> Verdict:
+        """A verdict the trainer makes up when the host gave none: a batch answered with an error (cause
+        infrastructure, masked), or one the verifier made no progress on twice (cause candidate, counted:
+        fim_rlvr.verifier.check)."""
         message: CandidateDiagnostic = {"severity": 1, "message": why, "candidateRange": None}
-        return Verdict(task_id=task_id, kind=kind, reward=0.0, diagnostics=(message,), cause="infrastructure")
+        return Verdict(task_id=task_id, kind=kind, reward=0.0, diagnostics=(message,), cause=cause_of(kind, cause))

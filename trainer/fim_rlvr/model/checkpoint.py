@@ -30,7 +30,7 @@ import os
 import random
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 KEEP = 3
-"""Complete checkpoints kept; older ones are deleted after a newer one is in place."""
+"""The newest complete checkpoints kept, besides step-0; older ones are deleted once a newer one is in place."""
 
 _TMP_PREFIX = ".tmp-"
 
@@ -162,10 +162,19 @@ def _step_of(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def kept_steps(steps: Iterable[int]) -> list[int]:
+    """The retention rule: the KEEP newest checkpoints and step-0 (the policy after the SFT warm start, before any RL
+    step: what an export or a comparison of SFT against RL needs), whatever else a run writes. The host follows it too
+    (lean-bridge/train/checkpoints.ts; both run against test/fixtures/checkpoint-retention.json)."""
+    ordered = sorted(set(steps))
+    return sorted(set(ordered[-KEEP:]) | ({0} & set(ordered)))
+
+
 def _prune(root: Path, keep_name: str) -> None:
-    complete = sorted((s, p) for p in root.iterdir() if p.is_dir() and (s := _step_of(p.name)) is not None)
-    for _, path in complete[:-KEEP]:
-        if path.name != keep_name:
+    steps = {s: p for p in root.iterdir() if p.is_dir() and (s := _step_of(p.name)) is not None}
+    kept = set(kept_steps(steps))
+    for step, path in steps.items():
+        if step not in kept and path.name != keep_name:
             shutil.rmtree(path, ignore_errors=True)
 
 

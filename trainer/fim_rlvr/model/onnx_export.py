@@ -34,6 +34,10 @@ OPSET = 18
 """Opset 18 runs on every onnxruntime transformers.js v3 and v4 ship (1.20 and later)."""
 EXTERNAL_DATA_BYTES = 1_800_000_000
 MAX_LOGIT_ERROR = 1e-3
+ONNXRUNTIME_MISSING = (
+    "onnxruntime is not installed, so the export's logits were not compared with PyTorch's; install it into the "
+    "trainer's Python (pip install 'onnxruntime>=1.20') and export again to check them"
+)
 """onnxruntime and PyTorch agree to ~1e-6 in fp32; a larger gap means a mistranslated operation."""
 
 
@@ -175,9 +179,13 @@ def _check_with_onnxruntime(
     geometry: tuple[int, int, int],
     say: Callable[[str], None],
 ) -> str | None:
-    """Runs the written file with onnxruntime, when installed, on a prefill and a cached step against PyTorch."""
+    """Runs the written file with onnxruntime, when installed, on a prefill and a cached step against PyTorch; without
+    onnxruntime the export says (on stderr and in its answer) that its logits were not compared, and how to install
+    it."""
     if importlib.util.find_spec("onnxruntime") is None:
-        return None
+        skipped = f"skipped: {ONNXRUNTIME_MISSING}"
+        say(f"not checking the ONNX model against PyTorch: {ONNXRUNTIME_MISSING}")
+        return skipped
     import onnxruntime
 
     say("checking the ONNX model against PyTorch with onnxruntime")

@@ -32,8 +32,10 @@ from ..model.precision import compute
 from ..model.rollout import Rollout, token_logprobs
 from .batch import Group
 
-_SUMMED_METRICS = ("dpo_pairs", "policy_loss", "dpo_loss")
+_SUMMED_METRICS = ("dpo_pairs", "policy_loss", "dpo_loss", "informative_sequences")
 """Metrics that are parts of a sum over micro-batches (the others are averages)."""
+_CLIP_KEYS = ("clip_fraction", "clip_fraction_low", "clip_fraction_high")
+"""Averages over GSPO's informative sequences, when a part reports how many it had."""
 
 
 def score(
@@ -234,11 +236,11 @@ def _reference_logp(algorithm: Algorithm, models: LossModels, rollouts: list[Rol
 
 def combine_metrics(parts: list[tuple[float, dict[str, float]]]) -> dict[str, float]:
     """Micro-batch metrics as one: sums stay sums, min/max stay min/max, averages weighted by the micro-batch's
-    tokens (sequences for GSPO), dpo_accuracy by its pairs."""
+    tokens (sequences for GSPO), dpo_accuracy by its pairs, GSPO's clip fractions by its informative sequences."""
     out: dict[str, float] = {}
     keys = {k for _, metrics in parts for k in metrics}
     for key in keys:
-        values = [(w, m[key], m.get("dpo_pairs", 0.0)) for w, m in parts if key in m]
+        values = [(w, m[key], _weight_of(key, m)) for w, m in parts if key in m]
         if key in _SUMMED_METRICS:
             out[key] = sum(v for _, v, _ in values)
         elif key.endswith("_min"):
@@ -246,10 +248,20 @@ def combine_metrics(parts: list[tuple[float, dict[str, float]]]) -> dict[str, fl
         elif key.endswith("_max"):
             out[key] = max(v for _, v, _ in values)
         else:
-            weights = [pairs if key == "dpo_accuracy" else w for w, _, pairs in values]
+            weights = [own if own is not None else w for w, _, own in values]
             total = sum(weights)
             out[key] = sum(w * v for w, (_, v, _) in zip(weights, values, strict=True)) / total if total else 0.0
     return out
+
+
+def _weight_of(key: str, metrics: dict[str, float]) -> float | None:
+    """The weight of an average that counts something other than the part's tokens (or sequences): dpo_accuracy its
+    pairs, GSPO's clip fractions its informative sequences; None for the part's own unit."""
+    if key == "dpo_accuracy":
+        return metrics.get("dpo_pairs", 0.0)
+    if key in _CLIP_KEYS and "informative_sequences" in metrics:
+        return metrics["informative_sequences"]
+    return None
 
 
 def _importance_weights(

@@ -282,18 +282,46 @@ def build_prompt(task: Task, style: PromptStyle, tokenizer: Any, *, show_goal: b
     default = THINKING_INSTRUCTION if style.thinking else DEFAULT_INSTRUCTION
     instruction = _render(style.template or default, task, prefix, suffix, show_goal)
     if style.chat:
-        rendered = tokenizer.apply_chat_template(
-            [{"role": "user", "content": instruction}],
-            tokenize=False,
-            add_generation_prompt=True,
-            enable_thinking=style.thinking,  # Qwen3's switch; templates without it ignore the variable
-        )
+        messages = [{"role": "user", "content": instruction}]
+        rendered = _chat(tokenizer, messages, True, style.thinking)
         if style.bos and not rendered.startswith(style.bos):
             rendered = style.bos + rendered
-        return rendered if style.thinking else f"{rendered}```lean\n"
+        return rendered if style.thinking else f"{rendered}{answer_gap(tokenizer, messages)}```lean\n"
     if style.template is not None or style.thinking:
         return style.bos + instruction
     return f"{style.bos}{instruction}\nLean code for {HOLE_MARK}:\n```lean\n"
+
+
+def _chat(tokenizer: Any, messages: list[dict[str, str]], generation_prompt: bool, thinking: bool) -> str:
+    rendered: str = tokenizer.apply_chat_template(
+        messages,
+        tokenize=False,
+        add_generation_prompt=generation_prompt,
+        enable_thinking=thinking,  # Qwen3's switch; templates without it ignore the variable
+    )
+    return rendered
+
+
+ANSWER_PROBE = "FIMRLVRANSWER"
+"""Stands for an assistant's answer when a chat template is asked how it writes one (`answer_gap`)."""
+
+
+def answer_gap(tokenizer: Any, messages: list[dict[str, str]]) -> str:
+    """What the chat template writes between its generation prompt and the words of an answer, when that is only
+    whitespace: the pre-filled fence goes where the model's answer starts, as the template would write it. DeepSeek's
+    template (DeepSeek-Prover-V1.5) ends the generation prompt with `Assistant:` and writes an answer as
+    `'Assistant: ' + content`, so the fence follows a space; ChatML's `<|im_start|>assistant\n` needs nothing. "" when
+    the template writes an answer some other way (Qwen3's empty think block) or cannot render one."""
+    try:
+        prompt = _chat(tokenizer, messages, True, False)
+        written = _chat(tokenizer, [*messages, {"role": "assistant", "content": ANSWER_PROBE}], False, False)
+    except Exception:  # a template that refuses an assistant turn: nothing to learn from it
+        return ""
+    at = written.find(ANSWER_PROBE, len(prompt))
+    if not written.startswith(prompt) or at < 0:
+        return ""
+    gap = written[len(prompt) : at]
+    return gap if gap.isspace() else ""
 
 
 def build_prompts(

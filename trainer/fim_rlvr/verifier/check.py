@@ -9,10 +9,12 @@ check can take on a verifier that works (the budget's `checkBoundMs`), plus slac
 (`ReportsProgress`: the service's `verify/progress`, sent whenever any of its checks finishes) keeps every batch it
 holds alive, the one being checked and the ones queued behind it, however long the whole takes. So a slow verifier
 that works (a policy whose every candidate hangs until its own time limit, say) is never mistaken for one that
-stopped: its timeouts come back as the candidates' failures. A verifier that hangs (no progress at all for the
-bound) costs the batch's samples (`timeout` verdicts caused by the infrastructure, masked) within the bound, never
-the run; a batch answered with an error becomes `crashed`, masked too. A verifier that reports nothing is given the
-bound from the batch's sending.
+stopped: its timeouts come back as the candidates' failures. A batch on which the verifier made no progress at all for
+the bound is sent again once, as the host retries a crashed check once; when the second sending makes no progress
+either, its items are `timeout` verdicts counted as the candidates' (reward 0), never masked: a candidate that stalls
+the verifier must not earn the masked outcome (docs/ALGORITHMS.md, "What is masked"). A batch answered with an error
+becomes `crashed` with cause infrastructure (masked; the service client has already retried a lost connection). A
+verifier that reports nothing is given the bound from each sending.
 """
 
 from __future__ import annotations
@@ -93,11 +95,17 @@ class PendingCheck:
     clock: Callable[[], float] = time.monotonic
     """The time source (tests give a fake one); progress times are on the same clock."""
     sent_at: float | None = None
+    """When the batch was last sent (its sign of life until the verifier reports progress)."""
     answered_at: float | None = None
+    first_sent_at: float | None = None
+    """When the batch was first sent (`seconds` counts from there)."""
+    resent: bool = False
+    """Whether the batch was sent again after the verifier made no progress on it."""
 
     def __post_init__(self) -> None:
         if self.sent_at is None:
             self.sent_at = self.clock()
+        self.first_sent_at = self.sent_at
         self.future.add_done_callback(self._mark_answered)
 
     def _mark_answered(self, _: Future[list[BatchVerdict]]) -> None:
@@ -112,8 +120,9 @@ class PendingCheck:
     def collect(
         self, verifier: Verifier, silence_s: float, stop: threading.Event | None = None, *, poll_s: float = 0.05
     ) -> tuple[list[Verdict], float]:
-        """The verdicts (made-up masked ones when the verifier made no progress on the batch for `silence_s`, or
-        answered with an error) and how long this call blocked. Raises Stopped when `stop` is set while waiting."""
+        """The verdicts and how long this call blocked. A batch without progress for `silence_s` is sent again once,
+        then its items are the candidates' timeouts; one answered with an error gets masked `crashed` verdicts. Raises
+        Stopped when `stop` is set while waiting."""
         began = self.clock()
         while True:
             if self.future.done():
@@ -127,21 +136,35 @@ class PendingCheck:
             remaining = self.last_progress(verifier) + silence_s - self.clock()
             if remaining <= 0:
                 verifier.cancel(self.future)
-                why = f"the verifier made no progress on verify/batch for {silence_s:g} s"
-                return self._all("timeout", why), self.clock() - began
+                if not self.resent:
+                    self._send_again(verifier)
+                    continue
+                why = (
+                    f"the verifier made no progress on verify/batch for {silence_s:g} s, twice (the batch was sent "
+                    "again once): counted as the candidates' timeouts"
+                )
+                return self._all("timeout", why, cause="candidate"), self.clock() - began
             try:
                 self.future.exception(timeout=min(remaining, poll_s))
             except FutureTimeout:
                 continue
 
+    def _send_again(self, verifier: Verifier) -> None:
+        """Submit the same items once more (the first future is cancelled and forgotten)."""
+        self.resent = True
+        self.answered_at = None
+        self.sent_at = self.clock()
+        self.future = verifier.submit(self.items)
+        self.future.add_done_callback(self._mark_answered)
+
     @property
     def seconds(self) -> float:
-        """Wall time from sending to the answer (or to now)."""
+        """Wall time from the first sending to the answer (or to now)."""
         end = self.answered_at if self.answered_at is not None else self.clock()
-        return end - (self.sent_at if self.sent_at is not None else end)
+        return end - (self.first_sent_at if self.first_sent_at is not None else end)
 
-    def _all(self, kind: str, why: str) -> list[Verdict]:
-        return [Verdict.not_checked(item["taskId"], kind, why) for item in self.items]
+    def _all(self, kind: str, why: str, cause: str = "infrastructure") -> list[Verdict]:
+        return [Verdict.not_checked(item["taskId"], kind, why, cause) for item in self.items]
 
     def _parse(self, wire: Any) -> list[Verdict]:
         verdicts = wire.get("verdicts") if isinstance(wire, dict) else wire
