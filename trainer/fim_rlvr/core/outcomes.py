@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-VerdictCause = Literal["candidate", "infrastructure"]
 CAUSED_KINDS: frozenset[str] = frozenset({"timeout", "crashed"})
 """Verdict kinds whose fault may lie with the candidate or with the infrastructure (they carry a `cause`)."""
 TIMEOUT_REWARDS: tuple[str, ...] = ("failure", "mask")
