@@ -1,26 +1,16 @@
 /**
- * Workloads for benchmarks: every tactic proof of the example workspace, as its own middle or a miss;
- * one-statement files as `fim-rlvr import` writes them; and the check document a candidate is verified in.
+ * Workloads for benchmarks: every tactic proof of the example workspace as its own middle (an open goal, whose
+ * file proof is `sorry`, with the first proof lean-env's oracle lists for it), or a miss; one-statement files as
+ * `fim-rlvr import` writes them; and the check document a candidate is verified in.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseFile } from "../lean-bridge/lean/commands";
-import { LineIndex } from "../lean-bridge/text/positions";
 import { buildCheckDocument, locateHole } from "../lean-bridge/verify/checkDocument";
 import type { VerifyTask } from "../lean-bridge/verify/pool";
 import { TaskFiles } from "../lean-bridge/verify/taskFiles";
-import { proofHole, readExample } from "../test/helpers";
-
-export const FILES = [
-  "FimExamples/Arith.lean",
-  "FimExamples/Logic.lean",
-  "FimExamples/Induction.lean",
-  "FimExamples/Calc.lean",
-  "FimExamples/Structured.lean",
-  "FimExamples/DecideSimp.lean",
-  "FimExamples/Notation.lean",
-];
+import { proofHole } from "../test/helpers";
+import { oracleCandidate, readWorkspaceOracle, workspaceDeclarations } from "../test/workspaceOracle";
 
 export interface Hole {
   task: VerifyTask;
@@ -28,19 +18,13 @@ export interface Hole {
 }
 
 export function holes(): Hole[] {
+  const oracle = readWorkspaceOracle().alternatives;
   const out: Hole[] = [];
-  for (const file of FILES) {
-    const text = readExample(file);
-    const index = new LineIndex(text);
-    for (const c of parseFile(text).commands) {
-      const d = c.declaration;
-      if (!d || d.bodyKind !== "tactic" || !d.name) continue;
-      const hole = proofHole(text, d.name);
-      out.push({
-        task: { file, hole },
-        middle: text.slice(index.offsetAt(hole.start), index.offsetAt(hole.end)),
-      });
-    }
+  for (const [name, d] of workspaceDeclarations()) {
+    const own = d.text.slice(d.decl.byStart! + 2, d.decl.byEnd).trim();
+    const first = oracle[name]?.[0];
+    if (d.open && !first) continue;
+    out.push({ task: { file: d.file, hole: d.hole }, middle: d.open ? oracleCandidate(first!) : own });
   }
   return out;
 }

@@ -1,7 +1,9 @@
 import FimExamples.Arith
 import FimExamples.Logic
+import FimExamples.Linear
 import FimExamples.Induction
 import FimExamples.Calc
 import FimExamples.Structured
-import FimExamples.DecideSimp
+import FimExamples.Decide
+import FimExamples.Simp
 import FimExamples.Notation

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { DEFAULT_CONTEXT_CHARS } from "../dataset/context";
 import { exportDataset, type ExportFormat, type ExportReport } from "../dataset/exporter";
 import { DEFAULT_MAX_MIDDLE_CHARS } from "../dataset/mineWorkspace";
-import { SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
+import { DEFAULT_SPLIT_MODE, SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
 import type { Verifier } from "../verify/verifier";
@@ -33,9 +33,9 @@ function parseFormats(text: string | undefined): ExportFormat[] {
 }
 
 function parseSplitMode(text: string | undefined): SplitMode {
-  const mode = text ?? "dedup";
+  const mode = text ?? DEFAULT_SPLIT_MODE;
   if (!SPLIT_MODES.includes(mode as SplitMode))
-    throw new UsageError(`--split must be ${SPLIT_MODES.join(" or ")}, got "${mode}"`);
+    throw new UsageError(`--split must be ${SPLIT_MODES.join(", ")}, got "${mode}"`);
   return mode as SplitMode;
 }
 
@@ -63,13 +63,18 @@ function splitSummary(report: ExportReport): string {
     .join(", ");
 }
 
-/** How held-out middles relate to training: what `--split` did, in one clause. */
+/** What `--split` held out and how held-out middles relate to training, in one clause. */
 function overlapSummary(report: ExportReport): string {
   const o = report.overlap;
+  const h = report.split.heldOut;
+  const f = report.split.families;
+  const heldOut =
+    `held out: ${h.instance.validation + h.instance.test} instance tasks, ${h.family.validation + h.family.test} ` +
+    `family tasks (${f.heldOut.validation + f.heldOut.test} of ${f.total} families)`;
   const test = `${o.test.inTraining} of ${o.test.tasks} test middles occur in training`;
   return o.splitMode === "dedup"
-    ? `${test} (--split dedup dropped ${o.trainingDropped} training tasks sharing a held-out middle)`
-    : `${test} (--split dedup keeps them out)`;
+    ? `${heldOut}; ${test} (--split dedup dropped ${o.trainingDropped} training tasks sharing a held-out middle)`
+    : `${heldOut}; ${test} (each held-out task says \`novel\`)`;
 }
 
 export const EXPORT_OPTIONS = {
@@ -92,9 +97,9 @@ export const EXPORT_OPTIONS = {
   seed: { type: "string", value: "S", help: "Seed of the split assignment.", default: "0" },
   split: {
     type: "string",
-    value: "dedup|declaration",
-    help: "Splits by declaration; dedup also drops training tasks whose middle (normalised) a held-out task has.",
-    default: "dedup",
+    value: "family|declaration|dedup",
+    help: "family: held-out instances and whole held-out families; declaration: by declaration; dedup: also drops training tasks whose middle (normalised) a held-out task has.",
+    default: DEFAULT_SPLIT_MODE,
   },
   "context-chars": {
     type: "string",
@@ -230,6 +235,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
         (r.verification
           ? `  verified by ${r.verification.verifier}: ${r.verification.kept} kept, ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
           : "") +
+        r.warnings.map((w) => `  warning: ${w}\n`).join("") +
         `  dataset card: ${resolve(result.out, "README.md")}\n`,
     );
     return 0;

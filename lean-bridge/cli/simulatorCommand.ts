@@ -1,5 +1,5 @@
 /** `fim-rlvr simulator`: the Lean server simulator on stdin/stdout (a test double and dry run, not Lean). */
-import { loadOracle } from "../simulator/reference";
+import { WORKSPACE_ORACLE, resolveOracle } from "../simulator/reference";
 import { runSimulator } from "../simulator/server";
 import { type CliCommand, flagOption, stringOption } from "./command";
 import { UsageError, parsePositiveInt } from "./usage";
@@ -11,14 +11,15 @@ export const simulatorCommand: CliCommand = {
   description: [
     "Speaks the Lean server's protocol (LSP + Lean's extensions) on stdin/stdout, with a cost model. It accepts",
     "a proof only when it equals the workspace's own proof (modulo whitespace and comments) or an alternative",
-    "listed in --oracle. Give it to --server of any command, or use --simulator there. Runs until its input",
-    "closes or `exit` arrives.",
+    `listed in --oracle (default: the workspace's own ${WORKSPACE_ORACLE}, when it has one; its verdicts name it).`,
+    "Give it to --server of any command, or use --simulator there. Runs until its input closes or `exit` arrives.",
   ].join("\n"),
   options: {
     oracle: {
       type: "string",
       value: "FILE",
       help: 'Accepted alternatives and axioms: {"alternatives": {"Ns.name": ["by omega"]}, "axioms": {…}}.',
+      default: `${WORKSPACE_ORACLE} in the workspace, if any`,
     },
     "header-ms": {
       type: "string",
@@ -43,11 +44,16 @@ export const simulatorCommand: CliCommand = {
     'fim-rlvr verify-batch --project lean-env --input in.jsonl --out out.jsonl --server "fim-rlvr simulator --decl-ms 50"',
   ],
   run({ values }) {
-    const oracle = loadOracle(stringOption(values, "oracle"));
-    if (oracle.kind === "error") throw new UsageError(`--oracle: ${oracle.message}`);
+    const explicit = stringOption(values, "oracle");
+    const oracle = resolveOracle(process.cwd(), explicit);
+    if (oracle.kind === "error")
+      throw new UsageError(
+        `${explicit ? "--oracle" : `the workspace's ${WORKSPACE_ORACLE}`}: ${oracle.message} (fix or remove it)`,
+      );
     runSimulator(process.stdin, process.stdout, {
       cwd: process.cwd(),
-      oracle: oracle.oracle,
+      oracle: oracle.resolved.oracle,
+      ...(oracle.resolved.source ? { oracleSource: oracle.resolved.source } : {}),
       headerMs: parsePositiveInt("--header-ms", stringOption(values, "header-ms"), 0),
       declMs: parsePositiveInt("--decl-ms", stringOption(values, "decl-ms"), 0),
       faults: flagOption(values, "faults"),

@@ -6,17 +6,35 @@ function percent(share: number): string {
 }
 
 export function datasetCard(report: ExportReport): string {
-  const kinds = Object.entries(report.holes.kept.byKind);
   const splits = Object.entries(report.holes.kept.bySplit);
   const verification = report.verification
     ? `Every task's own middle was checked by **${report.verification.verifier}**, then the hole with \`skip\` (nothing) in its place (a hole whose proof is complete without its middle is no task), and then with \`sorry\` in its place (a hole that is not a whole tactic sequence leaves an error there): ${report.verification.kept} kept, ${report.verification.dropped} dropped, of which ${report.verification.completeWithoutHole} complete without their middle, ${report.verification.shape.notWhole} not whole tactic sequences and ${report.verification.shape.inconclusive} with no usable answer to the \`sorry\` check (reasons in report.json).${report.verification.statements.checked ? ` Statements without proofs were checked to elaborate with \`sorry\` as their proof instead: ${report.verification.statements.elaborate} of ${report.verification.statements.checked} do.` : ""}`
     : "The tasks were not verified at export time (run `fim-rlvr export … --verify` to keep only holes whose own middle verifies).";
   const o = report.overlap;
+  const sp = report.split;
+  const h = sp.heldOut;
+  const heldOutSets = `Held-out tasks say which set they are in (\`heldOut\`): **${h.instance.validation} validation and ${h.instance.test} test tasks are held-out instances** (declarations never trained on, of families training has) and **${h.family.validation} validation and ${h.family.test} test tasks are held-out families** (families training never sees; ${sp.families.heldOut.validation + sp.families.heldOut.test} of ${sp.families.total} families${sp.families.heldOutNames.length ? `: ${sp.families.heldOutNames.map((n) => `\`${n}\``).join(", ")}` : ""}). A family is known by its file and the named \`namespace\`s and \`section\`s around its declarations (\`file#Namespace.Section\`).`;
+  const novelty = `**${o.test.inTraining} of ${o.test.tasks} test middles** (and ${o.validation.inTraining} of ${o.validation.tasks} validation middles) also occur in training (compared normalised: tokens without comments or layout); each held-out task says \`novel: true|false\`.`;
   const withoutReference = report.holes.kept.withoutReference;
   const overlap =
     o.splitMode === "dedup"
-      ? `Split \`dedup\`: no training task has the middle of a validation or test task (compared normalised: tokens without comments or layout); ${o.trainingDropped} training tasks were dropped for that. Held-out pass@1 therefore measures holes whose answer training never showed.`
-      : `Split \`declaration\`: **${o.test.inTraining} of ${o.test.tasks} test middles** (and ${o.validation.inTraining} of ${o.validation.tasks} validation middles) also occur in training (compared normalised); pass@1 on those can be memorisation. Each held-out task says \`novel: true|false\`; export with \`--split dedup\` to keep held-out middles out of training.`;
+      ? `Split \`dedup\`: by declaration, and no training task has the middle of a validation or test task (compared normalised); ${o.trainingDropped} training tasks were dropped for that. ${heldOutSets}`
+      : o.splitMode === "family"
+        ? `Split \`family\` (the default): whole families and single declarations held out, as LeanDojo's novel-premises and random splits. ${heldOutSets} ${novelty}`
+        : `Split \`declaration\`: by declaration. ${heldOutSets} ${novelty} Export with \`--split dedup\` to keep held-out middles out of training.`;
+  const oracle = /with oracle /.test(report.verification?.verifier ?? "")
+    ? "\n- The simulator judged with the workspace's oracle file as well as its own proofs: the proofs listed there for each declaration (for lean-env, written by its generator and checked with Lean by the hosted real-Lean tests) are what it accepts beyond the workspace's proofs. That is the simulator's model of those statements, not new mathematics."
+    : "";
+  // Every kind asked for, zeros included: a kind with no training task is seen at once.
+  const kindRows = Object.entries(report.holes.kept.byKindAndSplit)
+    .map(([k, row]) => {
+      const [train, validation, test] = [row.train ?? 0, row.validation ?? 0, row.test ?? 0];
+      return `| ${k} | ${train + validation + test} | ${train} | ${validation} | ${test} |`;
+    })
+    .join("\n");
+  const warnings = report.warnings.length
+    ? `\n**Warnings:**\n\n${report.warnings.map((w) => `- ${w}`).join("\n")}\n`
+    : "";
   return `# FIM-RLVR dataset: ${report.workspaceName}
 
 Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \`fim-rlvr export\`.
@@ -30,7 +48,7 @@ Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \
     .map(([r, n]) => `${r} ${n}`)
     .join(", ")}
 ${report.holes.uncheckableDropped ? `- Holes not offered (their verifier could only reject them): ${report.holes.uncheckableDropped}; ${report.holes.uncheckableReason ?? ""}\n` : ""}- Split seed: ${report.seed} (splits are by declaration: all holes of one theorem share a split)
-- ${overlap}
+- ${overlap}${oracle}
 - Tasks without a reference (statements whose proof is \`sorry\`, \`"reference": false\`: rewarded by the verifier in RL, never SFT targets): ${withoutReference.total} (${Object.entries(
     withoutReference.bySplit,
   )
@@ -44,16 +62,17 @@ ${report.holes.uncheckableDropped ? `- Holes not offered (their verifier could o
 
 ![Tasks per kind, by split](summary.svg)
 
-| kind | tasks |
-| --- | --- |
-${kinds.map(([k, n]) => `| ${k} | ${n} |`).join("\n")}
-
+| kind | tasks | train | validation | test |
+| --- | --- | --- | --- | --- |
+${kindRows}
+${warnings}
 | split | tasks | share | target |
 | --- | --- | --- | --- |
 ${splits.map(([s, n]) => `| ${s} | ${n} | ${percent(report.holes.kept.shares[s] ?? 0)} | ${percent(report.splitFractions[s as keyof typeof report.splitFractions] ?? 0)} |`).join("\n")}
 
 Splits are by declaration (all holes of one theorem share a split, so nothing leaks between them) and
-balanced to be as close to the targets as whole declarations allow; the shares above are the achieved ones.
+balanced to be as close to the targets as whole declarations allow, overall and per hole kind (so training
+keeps every kind the workspace has); the shares above are the achieved ones.
 
 Kinds: \`proof\` (the whole tactic proof), \`steps\` (2–4 consecutive top-level steps), \`block\` (a nested
 block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
@@ -61,7 +80,8 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
 ## Files
 
 - \`tasks.jsonl\`: one hole per line: \`id\`, \`file\`, \`kind\`, \`split\`, \`novel\` (validation and test tasks:
-  whether no training task has the same normalised middle), \`decl\`, \`declKind\`, \`context\` (the line of
+  whether no training task has the same normalised middle), \`heldOut\` (validation and test tasks:
+  \`"instance"\` when training has their family, \`"family"\` when it has none), \`decl\`, \`declKind\`, \`context\` (the line of
   \`contexts.jsonl\` holding the declaration's context), \`range\` (LSP range in the file: 0-based lines,
   characters in UTF-16 code units), \`middle\`, \`indent\`, \`prefix\`/\`suffix\` (the declaration's text just
   before and after the hole, bounded: at most ${report.contextChars} and ${Math.ceil(report.contextChars / 4)} characters, cut at

@@ -22,11 +22,24 @@ import { TERM_SORRY } from "./openGoals";
 import { PendingHeads } from "./pendingHeads";
 import { sketchedRows } from "./taskRows";
 import { TaskSketchWriter } from "./taskSketches";
-import { SPLIT_FRACTIONS, assignSplits } from "./split";
+import { SPLIT_FRACTIONS } from "./split";
+import {
+  DEFAULT_SPLIT_MODE,
+  declarationTable,
+  planSplits,
+  splitWarnings,
+  type SplitReport,
+} from "./splitPlan";
 import { verifySketches, type VerificationReport } from "./verifyTasks";
 import type { FimTokens } from "./views";
 import type { SkippedFile } from "./workspace";
-import { writeTasks, type OverlapReport, type SplitMode, type TaskSource } from "./writeTasks";
+import {
+  writeTasks,
+  type HeldOutCounts,
+  type OverlapReport,
+  type SplitMode,
+  type TaskSource,
+} from "./writeTasks";
 
 export type ExportFormat = "native" | "lean-grpo" | "fim-text";
 
@@ -40,7 +53,7 @@ export interface ExportOptions {
   maxFileBytes: number;
   /** Each task's prefix window in characters (its suffix gets a quarter); default DEFAULT_CONTEXT_CHARS. */
   contextChars?: number;
-  /** Default `dedup`: no training task shares a normalised middle with a validation or test task. */
+  /** Default `family`: held-out instances and held-out families (splitPlan.ts); `dedup` and `declaration` by name. */
   splitMode?: SplitMode;
   formats: ExportFormat[];
   fimTokens?: FimTokens;
@@ -69,6 +82,13 @@ export interface ExportReport {
   maxMiddleChars: number;
   /** Held-out middles that also occur in training, and training tasks dropped to keep them apart. */
   overlap: OverlapReport;
+  /** How the splits were made: the mode, the families and those held out whole, kinds training lacks. */
+  split: SplitReport & {
+    /** Held-out tasks per held-out set: "instance" (their family is in training) or "family" (it is not). */
+    heldOut: HeldOutCounts;
+  };
+  /** What a user should know about the dataset (a hole kind with no training task, …). */
+  warnings: string[];
   files: { mined: number; skipped: SkippedFile[] };
   /** `withoutProofs`: declarations whose proof is `sorry`, one task each without a reference. */
   declarations: {
@@ -114,12 +134,15 @@ const SKETCHES = ".sketches.bin";
 const KEPT_SKETCHES = ".kept.bin";
 const GOALS = ".goals.jsonl";
 
-/** Each task's declaration, middle key and reference, in one object reused for every task (read at once). */
-function* headsOf(heads: PendingHeads): Generator<{ decl: number; middleKey: number; reference: boolean }> {
-  const head = { decl: 0, middleKey: 0, reference: true };
+/** Each task's declaration, middle key, kind and reference, in one object reused for every task (read at once). */
+function* headsOf(
+  heads: PendingHeads,
+): Generator<{ decl: number; middleKey: number; kind: string; reference: boolean }> {
+  const head = { decl: 0, middleKey: 0, kind: "", reference: true };
   for (let k = 0; k < heads.count; k++) {
     head.decl = heads.decl(k);
     head.middleKey = heads.middleKey(k);
+    head.kind = heads.kind(k);
     head.reference = heads.reference(k);
     yield head;
   }
@@ -204,7 +227,6 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
     let sketchesPath = staging.file(SKETCHES);
     let heads = mined.heads;
     let goalsPath: string | undefined;
-    let tasksPerDecl = mined.tasksPerDecl;
     let verification: VerificationReport | undefined;
     if (options.pool) {
       const kept = {
@@ -241,26 +263,25 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       sketchesPath = staging.file(KEPT_SKETCHES);
       heads = kept.heads;
       goalsPath = staging.file(GOALS);
-      // In declaration order, as the first kept task of each came.
-      tasksPerDecl = new Map();
-      for (const [decl, key] of mined.declKeys.entries()) {
-        const n = verified.tasksPerDecl[decl];
-        if (n) tasksPerDecl.set(key, n);
-      }
     }
     if (cancelled()) return { kind: "cancelled" };
 
     // Pass 3: splits, tasks.jsonl and the views, streamed.
     options.onProgress?.({ phase: "writing", done: 0, total: 1 });
-    const splits = assignSplits(options.seed, tasksPerDecl);
     const source: TaskSource = {
       heads: () => headsOf(heads),
       rows: () => sketchedRows(staging.file("files.jsonl"), sketchesPath, heads, mined.declNames, goalsPath),
     };
-    // Each declaration's split by its index: looked up for every task, up to three times.
-    const splitOfDecl = mined.declKeys.map((key) => splits.get(key)!);
-    const written = writeTasks(staging, source, (decl) => splitOfDecl[decl]!, {
-      splitMode: options.splitMode ?? "dedup",
+    const splitMode = options.splitMode ?? DEFAULT_SPLIT_MODE;
+    const plan = planSplits(
+      options.seed,
+      splitMode,
+      options.kinds,
+      declarationTable(source.heads(), mined.declKeys, mined.declFamilies, options.kinds),
+    );
+    const written = writeTasks(staging, source, plan, {
+      splitMode,
+      kinds: options.kinds,
       formats: options.formats,
       ...(options.fimTokens ? { fimTokens: options.fimTokens } : {}),
       headerEnds: mined.headerEnds,
@@ -286,6 +307,8 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
       maxMiddleChars: options.maxMiddleChars ?? DEFAULT_MAX_MIDDLE_CHARS,
       overlap: written.overlap,
+      split: { ...plan.report, heldOut: written.heldOut },
+      warnings: splitWarnings(byKindAndSplit, options.kinds),
       files: mined.files,
       declarations: mined.declarations,
       holes: {

@@ -18,6 +18,7 @@ import { FileRows } from "./rowBytes";
 import { JsonText, OffsetTables } from "./jsonText";
 import { OpenGoals, SORRY_IN_PROOF, TERM_SORRY } from "./openGoals";
 import { declarationKey } from "./split";
+import { familyOf } from "./splitPlan";
 import { PendingHeads } from "./pendingHeads";
 import type { TaskSketchWriter } from "./taskSketches";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
@@ -74,6 +75,8 @@ export interface MiningResult {
   tasksPerDecl: Map<string, number>;
   /** Declaration keys by the index tasks' sketches carry (also their `context` row). */
   declKeys: string[];
+  /** Each declaration's family (splitPlan.ts `familyOf`), by the same index. */
+  declFamilies: string[];
   /** Each declaration's name as JSON (UTF-8 bytes, one character per byte), by index. */
   declNames: string[];
   /** Each task's declaration, middle key and kind, in the sketches' order. */
@@ -104,6 +107,7 @@ export async function mineWorkspace(
     pending: 0,
     tasksPerDecl: new Map(),
     declKeys: [],
+    declFamilies: [],
     declNames: [],
     heads: new PendingHeads(),
     headerEnds: new Map(),
@@ -215,6 +219,7 @@ export async function mineWorkspace(
           decl = result.declKeys.length;
           declIndex.set(key, decl);
           result.declKeys.push(key);
+          result.declFamilies.push(familyOf(file, context.scope));
           result.declNames.push(rows.declName(hole));
           tasksOfDecl.push(0);
           rows.writeContext(contextsOut, hole, decl);

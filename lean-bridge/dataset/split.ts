@@ -32,12 +32,13 @@ export const SPLITS: readonly Split[] = ["train", "validation", "test"];
 export const SPLIT_FRACTIONS = { train: 0.8, validation: 0.1, test: 0.1 } as const;
 
 /** A number in [0, 1) from the seed and the declaration's key, uniform over keys. */
-function unitHash(seed: number, key: string): number {
+export function unitHash(seed: number, key: string): number {
   // The digest's first four bytes as a big-endian number.
   return parseInt(sha256Hex(`${seed}\0${key}`).slice(0, 8), 16) / 2 ** 32;
 }
 
-function hashSplit(u: number): Split {
+/** The split a hash in [0, 1) gives at the target fractions. */
+export function hashSplit(u: number): Split {
   if (u < SPLIT_FRACTIONS.train) return "train";
   if (u < SPLIT_FRACTIONS.train + SPLIT_FRACTIONS.validation) return "validation";
   return "test";

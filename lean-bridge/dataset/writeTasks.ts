@@ -1,23 +1,20 @@
 /**
- * Export's last pass: each task gets its declaration's split, tasks.jsonl and the chosen views are streamed
- * out (the rows come from a `TaskSource`: taskRows.ts rebuilds them from their sketches), and held-out middles
- * are kept apart from training ones. A middle is compared normalised (its tokens without comments and
- * layout: the task's middle key). With the `dedup` split (the default) a training task whose middle is the
- * middle of a validation or test task is dropped, so held-out pass@1 measures what was not seen; with
- * `declaration` every task is kept. Either way each validation and test task says whether its middle is
- * `novel` (in no training task), and the report counts those that are not.
+ * Export's last pass: each task gets its declaration's split (splitPlan.ts), tasks.jsonl and the chosen views
+ * are streamed out (the rows come from a `TaskSource`: taskRows.ts rebuilds them from their sketches), and
+ * held-out tasks say how they are held out: `heldOut` is "instance" (training has other declarations of its
+ * family) or "family" (training has none), and `novel` whether its normalised middle (its tokens without
+ * comments and layout: the task's middle key) is the middle of no training task. With the `dedup` split a
+ * training task whose middle is a validation or test task's is dropped; the other modes keep every task.
  */
 import type { StagingDir } from "./atomicDir";
 import { HashSet53 } from "./hashSet";
 import { FileTextCursor, JsonlWriter } from "./jsonl";
 import type { TaskRecord } from "./records";
 import type { Split } from "./split";
+import type { HeldOut, SplitMode } from "./splitPlan";
 import { ContextCursor, fimText, leanGrpo, type FimTokens } from "./views";
 
-/** `dedup`: no training task shares a normalised middle with a held-out task. `declaration`: splits only. */
-export type SplitMode = "dedup" | "declaration";
-
-export const SPLIT_MODES: readonly SplitMode[] = ["dedup", "declaration"];
+export { SPLIT_MODES, DEFAULT_SPLIT_MODE, type SplitMode } from "./splitPlan";
 
 export interface OverlapReport {
   splitMode: SplitMode;
@@ -28,10 +25,15 @@ export interface OverlapReport {
   trainingDropped: number;
 }
 
+/** Held-out tasks per held-out set and split. */
+export type HeldOutCounts = Record<HeldOut, { validation: number; test: number }>;
+
 export interface WrittenTasks {
   byKind: Record<string, number>;
   bySplit: Record<string, number>;
+  /** Every kind asked for, with every split (zeros included). */
   byKindAndSplit: Record<string, Record<string, number>>;
+  heldOut: HeldOutCounts;
   total: number;
   /** Per split, the tasks without a reference (statements whose proof is `sorry`). */
   withoutReference: Record<string, number>;
@@ -41,6 +43,8 @@ export interface WrittenTasks {
 
 export interface WriteTasksOptions {
   splitMode: SplitMode;
+  /** The kinds asked for: each gets a row of byKindAndSplit, zeros included. */
+  kinds: readonly string[];
   formats: readonly string[];
   fimTokens?: FimTokens;
   /** Where each file's header ends (for lean-grpo). */
@@ -58,40 +62,58 @@ export interface SplitRow {
   write(out: JsonlWriter, field: Buffer): void;
 }
 
-/** Where the tasks come from: each task's declaration, middle key and reference, then its rows (both in one order). */
+/**
+ * Where the tasks come from: each task's declaration, middle key, kind and reference, then its rows (both in one
+ * order).
+ */
 export interface TaskSource {
-  heads(): Iterable<{ decl: number; middleKey: number; reference: boolean }>;
+  heads(): Iterable<{ decl: number; middleKey: number; kind: string; reference: boolean }>;
   rows(): Iterable<SplitRow>;
 }
 
-/** Per split, a row's split field: the split, and for held-out tasks `novel`. */
-const SPLIT_FIELDS = {
-  train: Buffer.from(',"split":"train"'),
-  validation: [
-    Buffer.from(',"split":"validation","novel":false'),
-    Buffer.from(',"split":"validation","novel":true'),
-  ],
-  test: [Buffer.from(',"split":"test","novel":false'), Buffer.from(',"split":"test","novel":true')],
-} as const;
+/**
+ * A row's split field: the split, and for held-out tasks `novel` and `heldOut`, one buffer per combination,
+ * made once.
+ */
+const SPLIT_FIELDS = new Map<string, Buffer>();
 
-function splitField(split: Split, novel: boolean | undefined): Buffer {
-  return split === "train" ? SPLIT_FIELDS.train : SPLIT_FIELDS[split][novel ? 1 : 0];
+function splitField(split: Split, novel: boolean | undefined, heldOut: HeldOut | undefined): Buffer {
+  const key = `${split}:${String(novel)}:${heldOut ?? ""}`;
+  let field = SPLIT_FIELDS.get(key);
+  if (!field) {
+    field = Buffer.from(
+      split === "train"
+        ? ',"split":"train"'
+        : `,"split":"${split}","novel":${novel ? "true" : "false"}${heldOut ? `,"heldOut":"${heldOut}"` : ""}`,
+    );
+    SPLIT_FIELDS.set(key, field);
+  }
+  return field;
+}
+
+/** Where each declaration's tasks go (splitPlan.ts): by the declaration's index. */
+export interface Placement {
+  splits: readonly Split[];
+  heldOut: readonly (HeldOut | undefined)[];
 }
 
 export function writeTasks(
   staging: StagingDir,
   source: TaskSource,
-  splitOf: (decl: number) => Split,
+  placement: Placement,
   options: WriteTasksOptions,
 ): WrittenTasks {
+  const splitOf = (decl: number): Split => placement.splits[decl]!;
   // Which middles the held-out splits ask for, then which of those training also has. A task without a
   // reference has no answer to compare (its middle is `sorry`): it is in neither set, always novel, never dropped.
-  const heldOut = new HashSet53();
-  for (const p of source.heads()) if (p.reference && splitOf(p.decl) !== "train") heldOut.add(p.middleKey);
+  const heldOutMiddles = new HashSet53();
+  for (const p of source.heads())
+    if (p.reference && splitOf(p.decl) !== "train") heldOutMiddles.add(p.middleKey);
   const seenInTraining = new HashSet53();
-  if (options.splitMode === "declaration")
+  // With `dedup` no held-out middle stays in training; otherwise training keeps them, and `novel` says which.
+  if (options.splitMode !== "dedup")
     for (const p of source.heads())
-      if (p.reference && splitOf(p.decl) === "train" && heldOut.has(p.middleKey))
+      if (p.reference && splitOf(p.decl) === "train" && heldOutMiddles.has(p.middleKey))
         seenInTraining.add(p.middleKey);
 
   const tasksOut = new JsonlWriter(staging.file("tasks.jsonl"));
@@ -107,7 +129,8 @@ export function writeTasks(
   const written: WrittenTasks = {
     byKind: {},
     bySplit: { train: 0, validation: 0, test: 0 },
-    byKindAndSplit: {},
+    byKindAndSplit: Object.fromEntries(options.kinds.map((k) => [k, { train: 0, validation: 0, test: 0 }])),
+    heldOut: { instance: { validation: 0, test: 0 }, family: { validation: 0, test: 0 } },
     total: 0,
     withoutReference: { train: 0, validation: 0, test: 0 },
     views: [...(grpoOut ? ["lean-grpo.jsonl"] : []), ...(fimOut ? ["fim-text.jsonl"] : [])],
@@ -122,8 +145,9 @@ export function writeTasks(
     for (const p of source.rows()) {
       const split = splitOf(p.decl);
       let novel: boolean | undefined;
+      const heldOut = split === "train" ? undefined : placement.heldOut[p.decl];
       if (split === "train") {
-        if (options.splitMode === "dedup" && p.reference && heldOut.has(p.middleKey)) {
+        if (options.splitMode === "dedup" && p.reference && heldOutMiddles.has(p.middleKey)) {
           written.overlap.trainingDropped++;
           continue;
         }
@@ -132,14 +156,15 @@ export function writeTasks(
         const counts = written.overlap[split];
         counts.tasks++;
         if (!novel) counts.inTraining++;
+        if (heldOut) written.heldOut[heldOut][split]++;
       }
-      // The task line: its own fields, with its split (and for held-out tasks whether it is novel).
-      const field = splitField(split, novel);
+      // The task line: its own fields, with its split (and for held-out tasks how they are held out).
+      const field = splitField(split, novel, heldOut);
       p.write(tasksOut, field);
       written.total++;
       written.byKind[p.kind] = (written.byKind[p.kind] ?? 0) + 1;
       written.bySplit[split] = (written.bySplit[split] ?? 0) + 1;
-      const row = (written.byKindAndSplit[p.kind] ??= {});
+      const row = (written.byKindAndSplit[p.kind] ??= { train: 0, validation: 0, test: 0 });
       row[split] = (row[split] ?? 0) + 1;
       if (!p.reference) written.withoutReference[split] = (written.withoutReference[split] ?? 0) + 1;
       if (texts && contexts) {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { PromptParts } from "../models/backend";
+import { promptHeader } from "../models/promptContext";
 import { readJsonl } from "../dataset/jsonl";
 import type { ContextRecord, TaskRecord } from "../dataset/records";
 import type { LoadedDataset } from "../train/dataset";
@@ -64,6 +65,7 @@ function partsOf(task: TaskRecord, context: ContextRecord | undefined): PromptPa
     indent: task.indent ?? 0,
     ...(typeof goal === "string" && goal.trim() ? { goal } : {}),
     ...(context?.statement ? { statement: context.statement } : {}),
+    ...(context ? { header: promptHeader(context.imports, context.scope, context.variables) } : {}),
   };
 }
 

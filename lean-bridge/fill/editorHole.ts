@@ -6,7 +6,10 @@
  */
 import type { Range } from "vscode-languageserver-protocol";
 import type { HoleKind } from "../holes/mine";
-import { parseFile, type Declaration } from "../lean/commands";
+import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import { scopesInEffect } from "../dataset/context";
+import { variablesInScope } from "../holes/mine";
+import { promptHeader } from "../models/promptContext";
 import { tokenText } from "../lean/tokens";
 import type { PromptParts } from "../models/backend";
 import { LineIndex } from "../text/positions";
@@ -112,9 +115,20 @@ export function holeAt(text: string, selection: Range): HoleAtResult {
         kind: kindOf(text, start, end, decl),
         indent: range.start.character,
         statement: decl.statement,
+        header: headerAt(parsed, decl),
       },
     },
   };
+}
+
+/** The file's header at a declaration, as training prompts carry it: imports, scope commands, variables. */
+function headerAt(parsed: ParsedFile, decl: Declaration): string {
+  const command = parsed.commands.findIndex((c) => c.declaration === decl);
+  return promptHeader(
+    parsed.imports,
+    scopesInEffect(parsed)[command] ?? [],
+    variablesInScope(parsed)[command] ?? [],
+  );
 }
 
 /** The column of the nearest non-blank line above (plus 2 after a line ending in `by`). */

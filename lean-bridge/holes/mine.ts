@@ -87,7 +87,7 @@ function skipReason(decl: Declaration): SkipReason | undefined {
 }
 
 /** Variable commands in scope, per command index (sections and namespaces scope them). */
-function variablesInScope(file: ParsedFile): string[][] {
+export function variablesInScope(file: ParsedFile): string[][] {
   const stack: string[][] = [[]];
   let current: string[] = [];
   return file.commands.map((c) => {

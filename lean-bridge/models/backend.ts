@@ -26,6 +26,11 @@ export interface PromptParts {
   goal?: string;
   /** The declaration header up to `:=`: kept whole when the prefix must be cut to the budget. */
   statement?: string;
+  /**
+   * The file's header, put before `prefix` (promptContext.ts `promptHeader`: imports, the namespace/section/open
+   * commands in effect, variables, then a blank line); absent when the prefix carries its own context.
+   */
+  header?: string;
 }
 
 /** The trainer's `prompt_style` values (TrainConfig). */

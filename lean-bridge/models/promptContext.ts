@@ -1,8 +1,9 @@
 /**
  * Fitting a hole's prefix to the prompt budget, as the trainer does (trainer/fim_rlvr/tasks/prompt_context.py, whose
- * docstring gives the priorities): the statement always, then the preamble (imports first, up to a quarter of
- * the budget), then the declaration's text nearest the hole, then earlier lemmas, most recent first. What is
- * kept stays in file order; the result is never longer than the budget.
+ * docstring gives the priorities): the statement always, then the goal comment whole or not at all, then the
+ * preamble (imports first, up to a quarter of the budget), then the declaration's text nearest the hole, then
+ * earlier lemmas, most recent first. What is kept stays in file order; the result is never longer than the
+ * budget. A prompt's prefix starts with the file's header (`promptHeader`).
  */
 import { pyIsSpace, pyRstrip, pySplitlines, pyStrip } from "./pyText";
 
@@ -127,8 +128,57 @@ export function cutLeft(text: string, offsets: Offsets, keep: number): string {
   return keep > 0 ? text.slice(spans[spans.length - keep]![0]) : "";
 }
 
-/** `prefix` within `budget` tokens, kept by the priorities in the module docstring. */
+/**
+ * The file's header for a prompt: `import` lines, the scope commands, the `variable`s, then a blank line ("" when
+ * there are none); prompt_context.py `prompt_header`.
+ */
+export function promptHeader(
+  imports: readonly string[],
+  scope: readonly string[],
+  variables: readonly string[],
+): string {
+  const lines = [...imports.map((m) => `import ${m}`), ...scope, ...variables];
+  return lines.length ? `${lines.join("\n")}\n\n` : "";
+}
+
+/** `prefix` with `goalComment` (whole lines) inserted just above the hole's line, its last line. */
+export function withGoal(prefix: string, goalComment: string): string {
+  if (!goalComment) return prefix;
+  const at = prefix.lastIndexOf("\n");
+  return at >= 0
+    ? `${prefix.slice(0, at + 1)}${goalComment}${prefix.slice(at + 1)}`
+    : `${goalComment}${prefix}`;
+}
+
+/** `prefix`, with `goalComment` above the hole's line, within `budget` tokens, kept by the module's priorities. */
 export function fitPrefix(
+  prefix: string,
+  statement: string | undefined,
+  count: Count,
+  offsets: Offsets,
+  budget: number,
+  goalComment = "",
+): string {
+  const whole = withGoal(prefix, goalComment);
+  if (count(whole) <= budget) return whole;
+  if (goalComment) {
+    // The goal after the statement: whole, with room for the statement and the hole's line, or not at all.
+    const goalTokens = count(goalComment);
+    const needed =
+      count(splitPrefix(prefix, statement).statement) + count(prefix.slice(prefix.lastIndexOf("\n") + 1));
+    let room = budget - goalTokens;
+    while (room >= needed) {
+      const fitted = withGoal(fitWithout(prefix, statement, count, offsets, room), goalComment);
+      const over = count(fitted) - budget;
+      if (over <= 0) return fitted;
+      room -= over; // pieces counted apart can tokenise longer together
+    }
+  }
+  return fitWithout(prefix, statement, count, offsets, budget);
+}
+
+/** `prefix` within `budget` tokens: the statement, the preamble, the declaration nearest the hole, earlier lemmas. */
+function fitWithout(
   prefix: string,
   statement: string | undefined,
   count: Count,
@@ -141,7 +191,9 @@ export function fitPrefix(
   if (statementTokens >= budget) return cutLeft(parts.statement + parts.body, offsets, budget);
   let left = budget - statementTokens;
   const keep = new Set<number>();
-  let preambleBudget = Math.min(left, Math.floor(budget / 4));
+  // The preamble takes up to a quarter of the budget, never the room of the hole's own line.
+  const holeLine = parts.body.slice(parts.body.lastIndexOf("\n") + 1);
+  let preambleBudget = Math.max(0, Math.min(left - count(holeLine), Math.floor(budget / 4)));
   for (const [index, [isPreamble, text]] of parts.head.entries()) {
     // Imports first, in file order; the first preamble line that does not fit ends the preamble.
     if (!isPreamble) continue;

@@ -7,7 +7,7 @@
  */
 import type { PromptOptions, PromptParts, PromptStyleName } from "./backend";
 import { fitPrefix } from "./promptContext";
-import { pyRpartition, pySplitlines } from "./pyText";
+import { pySplitlines } from "./pyText";
 import {
   conventionTokens,
   FIM_CONVENTIONS,
@@ -183,20 +183,14 @@ export function goalComment(goal: string, indent: number): string {
   return `${pad}-- goal at the hole:\n${lines}\n`;
 }
 
-function withGoal(parts: PromptParts, showGoal: boolean): string {
-  if (!(showGoal && parts.goal)) return parts.prefix;
-  const [head, sep, holeLine] = pyRpartition(parts.prefix, "\n");
-  const comment = goalComment(parts.goal, parts.indent);
-  return sep ? `${head}${sep}${comment}${holeLine}` : `${comment}${holeLine}`;
-}
-
-/** Prefix and suffix within `budget` tokens together (prompts.py `fit`). */
+/** Prefix (with `goalComment` above the hole's line) and suffix within `budget` tokens together (prompts.py `fit`). */
 export function fit(
   tokenizer: PromptTokenizer,
   prefix: string,
   suffix: string,
   budget: number,
   statement?: string,
+  goalComment = "",
 ): [string, string] {
   const suffixOffsets = tokenizer.offsets(suffix);
   const suffixBudget = Math.floor(budget / 4);
@@ -210,6 +204,7 @@ export function fit(
     (text) => tokenizer.count(text),
     (text) => tokenizer.offsets(text),
     Math.max(budget - used, 1),
+    goalComment,
   );
   return [fitted, suffix];
 }
@@ -223,10 +218,11 @@ export function promptFields(
   const showGoal = options.showGoal;
   const [prefix, suffix] = fit(
     tokenizer,
-    withGoal(parts, showGoal),
+    (parts.header ?? "") + parts.prefix,
     parts.suffix,
     options.maxPromptTokens,
     parts.statement,
+    showGoal && parts.goal ? goalComment(parts.goal, parts.indent) : "",
   );
   return {
     prefix,

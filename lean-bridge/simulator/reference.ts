@@ -1,13 +1,18 @@
 /**
  * What the simulator knows to be a correct proof: every declaration body in the workspace's own .lean files
- * (indexed by statement), plus alternatives listed per declaration in a sidecar oracle file:
+ * (indexed by statement), plus alternatives listed per declaration in an oracle file:
  *
  *   { "alternatives": { "Ns.thm_name": ["by omega", "by\n  simp"] }, "axioms": { "Ns.thm_name": ["propext"] } }
  *
+ * The oracle is `--oracle FILE` when given, else the workspace's own `fim-oracle.json` (at its root) when it has
+ * one: lean-env's is written by lean-env/generate_examples.py, the proofs it knows for each of its statements,
+ * `sorry`s included. The simulator names the oracle it judges with (`serverInfo`, hence every verdict's label):
+ * what it accepts beyond the workspace's proofs is that file's model of the statements, not new mathematics.
+ *
  * Comparison is modulo whitespace and comments: bodies are compared as sequences of token texts.
  */
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { parseFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { isCommentKind, tokenText } from "../lean/tokens";
@@ -124,13 +129,59 @@ export function loadOracle(
   if (!path) return { kind: "ok", oracle: {} };
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-      return {
-        kind: "error",
-        message: `${path}: the oracle must be a JSON object with "alternatives" and/or "axioms"`,
-      };
+    const problem = oracleProblem(parsed);
+    if (problem) return { kind: "error", message: `${path}: ${problem}` };
     return { kind: "ok", oracle: parsed as OracleFile };
   } catch (error) {
     return { kind: "error", message: `${path}: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/** What is wrong with a parsed oracle file, if anything: both maps must list strings per declaration. */
+function oracleProblem(parsed: unknown): string | undefined {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return 'the oracle must be a JSON object with "alternatives" and/or "axioms"';
+  for (const key of ["alternatives", "axioms"] as const) {
+    const map = (parsed as Record<string, unknown>)[key];
+    if (map === undefined) continue;
+    if (typeof map !== "object" || map === null || Array.isArray(map))
+      return `"${key}" must map declaration names to lists of strings`;
+    for (const [name, list] of Object.entries(map))
+      if (!Array.isArray(list) || list.some((item) => typeof item !== "string"))
+        return `"${key}"."${name}" must be a list of strings`;
+  }
+  return undefined;
+}
+
+/** The oracle file a workspace carries at its root, used by default wherever the simulator checks it. */
+export const WORKSPACE_ORACLE = "fim-oracle.json";
+
+/** The oracle the simulator judges with, and how it names it (absent: the workspace's own proofs only). */
+export interface ResolvedOracle {
+  oracle: OracleFile;
+  /** "fim-oracle.json (427 declarations)": what the simulator says it judges with. */
+  source?: string;
+}
+
+/**
+ * The oracle of a simulator running in `root`: the file `explicit` names (`--oracle`), else `root`'s own
+ * `fim-oracle.json` when there is one, else none. A file that cannot be read is an error, never ignored: the
+ * simulator would otherwise judge with less than the user meant.
+ */
+export function resolveOracle(
+  root: string,
+  explicit?: string,
+): { kind: "ok"; resolved: ResolvedOracle } | { kind: "error"; message: string } {
+  const path = explicit ?? join(root, WORKSPACE_ORACLE);
+  if (explicit === undefined && !existsSync(path)) return { kind: "ok", resolved: { oracle: {} } };
+  const loaded = loadOracle(path);
+  if (loaded.kind === "error") return loaded;
+  const count = Object.keys(loaded.oracle.alternatives ?? {}).length;
+  return {
+    kind: "ok",
+    resolved: {
+      oracle: loaded.oracle,
+      source: `${basename(path)} (${count} declaration${count === 1 ? "" : "s"})`,
+    },
+  };
 }

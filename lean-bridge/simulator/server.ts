@@ -27,7 +27,7 @@ import {
 import { applyChanges } from "../text/edits";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
 import { SIMULATOR_SOURCE, goalOf, type JudgeContext, type JudgedDeclaration } from "./judge";
-import { ReferenceIndex, type OracleFile } from "./reference";
+import { ReferenceIndex, resolveOracle, type OracleFile, type ResolvedOracle } from "./reference";
 import { elaborate, planReuse, type SimDocument } from "./snapshots";
 import { documentSymbols, foldingRanges, headerFailure, moduleNameOf, staleImports } from "./workspaceView";
 import { projectToolchain, simulatedLean, type SimulatedLean } from "./leanVersion";
@@ -38,9 +38,30 @@ export { coalescingWriter };
 export const SIMULATOR_NAME = "fim-rlvr Lean server simulator";
 export const SIMULATOR_VERSION = "0.3.0-sim";
 
+/**
+ * The name the simulator gives itself: with the oracle it judges with, "… simulator (oracle: fim-oracle.json (427
+ * declarations))", which verify/identity.ts carries into every verdict's label.
+ */
+export function simulatorName(oracleSource: string | undefined): string {
+  return oracleSource ? `${SIMULATOR_NAME} (oracle: ${oracleSource})` : SIMULATOR_NAME;
+}
+
+/** The workspace's own oracle; one that cannot be read stops the simulator with the reason. */
+function workspaceOracle(cwd: string): ResolvedOracle {
+  const resolved = resolveOracle(cwd);
+  if (resolved.kind === "error") throw new Error(`simulator: ${resolved.message}`);
+  return resolved.resolved;
+}
+
 export interface SimulatorOptions {
   cwd: string;
+  /**
+   * The oracle to judge with; absent: the workspace's own `fim-oracle.json` in `cwd` when it has one
+   * (reference.ts `resolveOracle`), so every way of running the simulator on a workspace judges alike.
+   */
   oracle?: OracleFile;
+  /** The oracle's name in serverInfo ("fim-oracle.json (427 declarations)"), when `oracle` is given. */
+  oracleSource?: string;
   /** Time to load a document's imports when its worker starts (ms). */
   headerMs?: number;
   /** Time to elaborate one declaration (ms). */
@@ -64,6 +85,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class Simulator {
   private readonly docs = new Map<string, SimDocument>();
   private readonly reference: ReferenceIndex;
+  /** "fim-oracle.json (427 declarations)" when an oracle file judges too: said in serverInfo. */
+  private readonly oracleSource: string | undefined;
   /** The Lean version played, from the project's toolchain. */
   readonly lean: SimulatedLean;
   private shuttingDown = false;
@@ -78,7 +101,11 @@ export class Simulator {
     private readonly write: (frame: string) => void,
     private readonly options: SimulatorOptions,
   ) {
-    this.reference = new ReferenceIndex(options.cwd, options.oracle ?? {});
+    const oracle: ResolvedOracle = options.oracle
+      ? { oracle: options.oracle, ...(options.oracleSource ? { source: options.oracleSource } : {}) }
+      : workspaceOracle(options.cwd);
+    this.reference = new ReferenceIndex(options.cwd, oracle.oracle);
+    this.oracleSource = oracle.source;
     this.lean = simulatedLean(options.toolchain ?? projectToolchain(options.cwd));
   }
 
@@ -168,7 +195,7 @@ export class Simulator {
         hoverProvider: true,
         experimental: { moduleHierarchyProvider: {}, rpcProvider: { highlightMatchesProvider: {} } },
       },
-      serverInfo: { name: SIMULATOR_NAME, version: SIMULATOR_VERSION },
+      serverInfo: { name: simulatorName(this.oracleSource), version: SIMULATOR_VERSION },
     });
   }
 

@@ -65,7 +65,23 @@ export function goalOf(ts: TokenStream, decl: Declaration): string {
       break;
     }
   }
-  return [...hyps, `⊢ ${type || "?"}`].join("\n");
+  return [...groupedHypotheses(hyps), `⊢ ${type || "?"}`].join("\n");
+}
+
+/**
+ * Consecutive hypotheses of one type on one line, as Lean's `ppGoal` prints them (`(a : Nat) (b : Nat)` shows
+ * as `a b : Nat`).
+ */
+function groupedHypotheses(hyps: readonly string[]): string[] {
+  const out: { names: string; type: string }[] = [];
+  for (const hyp of hyps) {
+    const colon = hyp.indexOf(" : ");
+    const [names, type] = colon < 0 ? [hyp, ""] : [hyp.slice(0, colon), hyp.slice(colon + 3)];
+    const last = out[out.length - 1];
+    if (last && type && last.type === type) last.names += ` ${names}`;
+    else out.push({ names, type });
+  }
+  return out.map((h) => (h.type ? `${h.names} : ${h.type}` : h.names));
 }
 
 /** Tokens that may follow a complete tactic on its line: a separator, a combinator, a closing bracket. */

@@ -1,7 +1,7 @@
 /**
  * The dataset a run trains on: a dataset folder given as is, or a Lean workspace mined into RUN_DIR/dataset
- * first (kept there, so `--resume` trains on the very same task ids even if the workspace changed). Also
- * decides which project folder the verifier runs in. Mining goes through an injected ExportRunner: the CLI
+ * first (kept there, so `--resume` trains on the very same task ids even if the workspace changed), with the goal
+ * at each hole from the run's verifier (`withGoals`). Also decides which project folder the verifier runs in. Mining goes through an injected ExportRunner: the CLI
  * mines in its own process, the editor in a child process so that its extension host never stalls.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -10,6 +10,8 @@ import { exportDataset } from "../dataset/exporter";
 import { readJsonl } from "../dataset/jsonl";
 import type { FileRecord } from "../dataset/records";
 import { TaskIndex } from "../dataset/taskIndex";
+import { addGoals, recordedGoals, type GoalsReport } from "../dataset/taskGoals";
+import type { Verifier } from "../verify/verifier";
 import type { ExportRunner } from "../dataset/workerProtocol";
 import { writeFileAtomic } from "../util/atomicWrite";
 import { HOLE_KINDS, type HoleKind } from "../protocol/trainer";
@@ -144,7 +146,13 @@ export const inProcessExport: ExportRunner = async ({ verifier, ...options }, on
     : exportDataset({ ...options, onProgress, signal });
 
 export type PreparedTarget =
-  | { kind: "ok"; dataset: LoadedDataset; projectRoot: string }
+  | {
+      kind: "ok";
+      dataset: LoadedDataset;
+      projectRoot: string;
+      /** The dataset was mined from the workspace into RUN_DIR/dataset (now or by the run resumed). */
+      mined: boolean;
+    }
   | { kind: "error"; message: string; hint: string };
 
 /**
@@ -173,7 +181,8 @@ export async function prepareTarget(
     };
   let datasetDir = path;
   let projectRoot: string | undefined;
-  if (!isDatasetDir(path)) {
+  const mined = !isDatasetDir(path);
+  if (mined) {
     if (!isLeanWorkspace(path))
       return {
         kind: "error",
@@ -230,5 +239,28 @@ export async function prepareTarget(
       writeFileAtomic(out, text);
     }
   }
-  return { kind: "ok", dataset, projectRoot };
+  return { kind: "ok", dataset, projectRoot, mined };
+}
+
+/**
+ * The goal at every hole of a dataset the run mined, from the run's verifier (dataset/taskGoals.ts), so that its
+ * prompts show it whichever verifier runs; then the dataset read again. A dataset given as a folder is the user's
+ * and stays as it is (`export --verify` writes goals), and a resumed run finds its goals already recorded.
+ */
+export async function withGoals(
+  dataset: LoadedDataset,
+  verifier: Verifier,
+  options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
+): Promise<
+  | { kind: "ok"; dataset: LoadedDataset; report: GoalsReport }
+  | { kind: "cancelled" }
+  | (DatasetResult & { kind: "error" })
+> {
+  const recorded = recordedGoals(dataset.dir);
+  if (recorded) return { kind: "ok", dataset, report: recorded };
+  const added = await addGoals(dataset.dir, verifier, dataset.files, options);
+  if (added.kind === "cancelled") return added;
+  const loaded = loadDataset(dataset.dir);
+  if (loaded.kind === "error") return loaded;
+  return { kind: "ok", dataset: loaded.dataset, report: added.report };
 }

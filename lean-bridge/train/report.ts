@@ -11,6 +11,7 @@ import { writeFileAtomic } from "../util/atomicWrite";
 import { PALETTE, lineChart, stackedBar, type Series } from "./charts";
 import {
   baselineNote,
+  heldOutTable,
   noveltyTable,
   stageLabel,
   timeoutSeries,
@@ -229,7 +230,7 @@ table.config td{text-align:left;max-width:820px;overflow-wrap:anywhere}
 ${banner}
 <p>Algorithm <b>${esc(String(config.algorithm ?? "?"))}</b>, model <b>${esc(config.model ? String(config.model) : "embedded tiny model")}</b>; ${metrics.length} step(s) recorded${totalSteps !== undefined ? ` of ${totalSteps}` : ""}${last ? `; last reward ${(num(last.reward_mean) ?? 0).toFixed(3)}, pass rate ${pct(num(last.pass_rate))}` : ""}.</p>
 ${baselineNote(config)}
-<h2>Held-out pass@1</h2>${evalTable}${noveltyTable(evals, baseline)}
+<h2>Held-out pass@1</h2>${evalTable}${heldOutTable(evals, baseline)}${noveltyTable(evals, baseline)}
 <h2>Validation curve</h2>${validationSection(runDir)}
 <h2>Training curves</h2><div class="charts">
 ${lineChart([series(metrics, "reward_mean", "mean reward")], { title: "Reward per step", xLabel: "step" })}

@@ -1,6 +1,6 @@
 /**
  * The report's sections on what the model learned and how honestly it was scored: held-out pass@1 on novel and
- * memorised holes (eval.json `by_novelty`), the validation curve (validation.jsonl: greedy pass@1 and the unbiased
+ * memorised holes (eval.json `by_novelty`) and on held-out instances and families (`by_held_out`), the validation curve (validation.jsonl: greedy pass@1 and the unbiased
  * pass@k every N steps), the timeout rate per step (metrics.jsonl), and what a compute-matched SFT baseline run is.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -17,6 +17,8 @@ export interface EvalStageEntry {
   pass_at_1: number;
   tasks: number;
   by_novelty?: Record<string, { pass_at_1?: number; tasks?: number }>;
+  /** Per held-out set ("instance", "family"), when the dataset says (tasks.jsonl `heldOut`). */
+  by_held_out?: Record<string, { pass_at_1?: number; tasks?: number }>;
 }
 
 /** One point of the validation curve (a validation.jsonl line). */
@@ -67,6 +69,36 @@ export function noveltyTable(
       stages.map((s) => [
         esc(stageLabel(s, baseline)),
         ...groups.map((g) => pct(num(evals[s]!.by_novelty![g]?.pass_at_1))),
+      ]),
+    )
+  );
+}
+
+/** Held-out pass@1 on held-out instances and held-out families per stage; empty when the dataset does not say. */
+export function heldOutTable(
+  evals: Record<string, EvalStageEntry | null | undefined>,
+  baseline: boolean,
+): string {
+  const stages = (["before", "sft", "after"] as const).filter((s) => evals[s]?.by_held_out);
+  const sets = (["instance", "family", "unknown"] as const).filter((g) =>
+    stages.some((s) => evals[s]!.by_held_out![g]),
+  );
+  if (!sets.length) return "";
+  const tasks = (g: string) =>
+    stages.map((s) => num(evals[s]!.by_held_out![g]?.tasks)).find((n) => n !== undefined);
+  const label = {
+    instance: "held-out instances",
+    family: "held-out families",
+    unknown: "not marked",
+  } as const;
+  return (
+    `<p>Held-out instances are statements never trained on, of families training has; held-out families are ` +
+    `families training never saw (a family: a file's named namespace or section).</p>` +
+    table(
+      ["held-out pass@1", ...sets.map((g) => `${label[g]} (${tasks(g) ?? "?"} tasks)`)],
+      stages.map((s) => [
+        esc(stageLabel(s, baseline)),
+        ...sets.map((g) => pct(num(evals[s]!.by_held_out![g]?.pass_at_1))),
       ]),
     )
   );

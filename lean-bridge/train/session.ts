@@ -17,7 +17,7 @@ import {
 } from "../protocol/trainer";
 import type { ExportRunner } from "../dataset/workerProtocol";
 import { packageRoot } from "../server/launch";
-import { checkKinds, prepareTarget } from "./dataset";
+import { checkKinds, prepareTarget, withGoals } from "./dataset";
 import type { ServiceVerifier } from "../serve/service";
 import { defaultSlots, startVerifier, type VerifierSpec } from "../verify/startVerifier";
 import { findPython } from "./python";
@@ -210,13 +210,29 @@ export async function startTraining(
     await pool.stop();
     return { kind: "error", message: "the start was cancelled", hint: "" };
   }
+  // A mined dataset gets the goal at each hole from this verifier, for the prompts (train/dataset.ts).
+  let dataset = prepared.dataset;
+  if (prepared.mined) {
+    const goals = await withGoals(dataset, pool, options.signal ? { signal: options.signal } : {});
+    if (goals.kind !== "ok") {
+      await pool.stop();
+      return goals.kind === "cancelled"
+        ? { kind: "error", message: "the start was cancelled", hint: "" }
+        : goals;
+    }
+    dataset = goals.dataset;
+    emit(events.onLog, {
+      level: "info",
+      message: `goals at the holes, for the prompts: ${goals.report.withGoal} of ${goals.report.asked} read with ${goals.report.verifier}`,
+    });
+  }
 
   // The run's verifier service: every trainer process (each rank, under accelerate) checks candidates there.
   // The run that observes the service's answers exists only once the trainer is spawned, after the service starts.
   const observer: { run?: TrainerRun } = {};
   const service = await startRunService(
     advanced.wrapVerifier ? advanced.wrapVerifier(pool) : pool,
-    taskTable(prepared.dataset.tasks, prepared.dataset.files),
+    taskTable(dataset.tasks, dataset.files),
     options.reward,
     (verdicts) => observer.run?.observe(verdicts),
   );
@@ -263,7 +279,7 @@ export async function startTraining(
     {
       protocolVersion: TRAINER_PROTOCOL_VERSION,
       config,
-      datasetDir: prepared.dataset.dir,
+      datasetDir: dataset.dir,
       runDir,
       resume: options.resume,
       verifier: pool.identity,

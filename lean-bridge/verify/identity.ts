@@ -15,8 +15,12 @@ export const SIMULATOR_NAME_MARKER = "simulator";
 export function identify(server: LeanServer, toolchain: string | undefined): VerifierIdentity {
   const name = server.serverName;
   const version = server.initializeResult?.serverInfo?.version ?? "?";
-  if (name.toLowerCase().includes(SIMULATOR_NAME_MARKER))
-    return { kind: "simulator", version, label: `simulator ${version} (not Lean)` };
+  if (name.toLowerCase().includes(SIMULATOR_NAME_MARKER)) {
+    // The oracle file it judges with, which it names in parentheses (simulator/server.ts `simulatorName`).
+    const oracle = /\(oracle: (.+)\)$/.exec(name)?.[1];
+    const judged = oracle ? ` with oracle ${oracle}` : "";
+    return { kind: "simulator", version, label: `simulator ${version}${judged} (not Lean)` };
+  }
   const tc = toolchain ?? "unknown toolchain";
   return { kind: "lean", version: tc, label: `Lean (${tc})` };
 }

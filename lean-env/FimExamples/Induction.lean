@@ -9,8 +9,16 @@ def fimDouble : Nat → Nat
   | 0 => 0
   | n + 1 => fimDouble n + 2
 
+/-- Tripling, the same way. -/
+def fimTriple : Nat → Nat
+  | 0 => 0
+  | n + 1 => fimTriple n + 3
+
 @[simp] theorem fimDouble_zero : fimDouble 0 = 0 := by
   rfl
+
+section FimDoubleEq
+-- fimDouble n + k = 2 * n + k, by induction
 
 theorem fimDouble_eq_1 (n : Nat) : fimDouble n + 1 = 2 * n + 1 := by
   induction n with
@@ -19,11 +27,6 @@ theorem fimDouble_eq_1 (n : Nat) : fimDouble n + 1 = 2 * n + 1 := by
     simp only [fimDouble]
     omega
 
-theorem zero_add_ind_1 (n : Nat) : 0 + n + 1 = n + 1 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
-
 theorem fimDouble_eq_2 (n : Nat) : fimDouble n + 2 = 2 * n + 2 := by
   induction n with
   | zero => rfl
@@ -31,129 +34,112 @@ theorem fimDouble_eq_2 (n : Nat) : fimDouble n + 2 = 2 * n + 2 := by
     simp only [fimDouble]
     omega
 
-theorem zero_add_ind_2 (n : Nat) : 0 + n + 2 = n + 2 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
-
-theorem fimDouble_eq_3 (n : Nat) : fimDouble n + 3 = 2 * n + 3 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
-
-theorem zero_add_ind_3 (n : Nat) : 0 + n + 3 = n + 3 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
+theorem fimDouble_eq_3 (t : Nat) : fimDouble t + 3 = 2 * t + 3 := by
+  sorry
 
 theorem fimDouble_eq_4 (n : Nat) : fimDouble n + 4 = 2 * n + 4 := by
-  induction n with
+  sorry
+
+theorem fimDouble_eq_5 (x : Nat) : fimDouble x + 5 = 2 * x + 5 := by
+  induction x with
   | zero => rfl
   | succ m ih =>
     simp only [fimDouble]
     omega
 
-theorem zero_add_ind_4 (n : Nat) : 0 + n + 4 = n + 4 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
-
-theorem fimDouble_eq_5 (n : Nat) : fimDouble n + 5 = 2 * n + 5 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
-
-theorem zero_add_ind_5 (n : Nat) : 0 + n + 5 = n + 5 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
-
-theorem fimDouble_eq_6 (n : Nat) : fimDouble n + 6 = 2 * n + 6 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
-
-theorem zero_add_ind_6 (n : Nat) : 0 + n + 6 = n + 6 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
+theorem fimDouble_eq_6 (k : Nat) : fimDouble k + 6 = 2 * k + 6 := by
+  sorry
 
 theorem fimDouble_eq_7 (n : Nat) : fimDouble n + 7 = 2 * n + 7 := by
-  induction n with
+  sorry
+
+theorem fimDouble_eq_8 (x : Nat) : fimDouble x + 8 = 2 * x + 8 := by
+  induction x with
   | zero => rfl
   | succ m ih =>
     simp only [fimDouble]
     omega
 
-theorem zero_add_ind_7 (n : Nat) : 0 + n + 7 = n + 7 := by
+theorem fimDouble_eq_9 (k : Nat) : fimDouble k + 9 = 2 * k + 9 := by
+  sorry
+
+theorem fimDouble_eq_10 (x : Nat) : fimDouble x + 10 = 2 * x + 10 := by
+  sorry
+
+end FimDoubleEq
+
+section ZeroAddInd
+-- 0 + n + k = n + k, by induction
+
+theorem zero_add_ind_1 (n : Nat) : 0 + n + 8 = n + 8 := by
   induction n with
   | zero => rfl
   | succ m ih => omega
 
-theorem fimDouble_eq_8 (n : Nat) : fimDouble n + 8 = 2 * n + 8 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
+theorem zero_add_ind_2 (k : Nat) : 0 + k + 4 = k + 4 := by
+  sorry
 
-theorem zero_add_ind_8 (n : Nat) : 0 + n + 8 = n + 8 := by
-  induction n with
+theorem zero_add_ind_3 (t : Nat) : 0 + t + 7 = t + 7 := by
+  sorry
+
+theorem zero_add_ind_4 (t : Nat) : 0 + t + 3 = t + 3 := by
+  sorry
+
+theorem zero_add_ind_5 (t : Nat) : 0 + t + 19 = t + 19 := by
+  sorry
+
+theorem zero_add_ind_6 (t : Nat) : 0 + t + 5 = t + 5 := by
+  induction t with
   | zero => rfl
   | succ m ih => omega
 
-theorem fimDouble_eq_9 (n : Nat) : fimDouble n + 9 = 2 * n + 9 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
+theorem zero_add_ind_7 (k : Nat) : 0 + k + 15 = k + 15 := by
+  sorry
 
-theorem zero_add_ind_9 (n : Nat) : 0 + n + 9 = n + 9 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
+theorem zero_add_ind_8 (x : Nat) : 0 + x + 9 = x + 9 := by
+  sorry
 
-theorem fimDouble_eq_10 (n : Nat) : fimDouble n + 10 = 2 * n + 10 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
+theorem zero_add_ind_9 (k : Nat) : 0 + k + 14 = k + 14 := by
+  sorry
 
-theorem zero_add_ind_10 (n : Nat) : 0 + n + 10 = n + 10 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
+theorem zero_add_ind_10 (k : Nat) : 0 + k + 13 = k + 13 := by
+  sorry
 
-theorem fimDouble_eq_11 (n : Nat) : fimDouble n + 11 = 2 * n + 11 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
+end ZeroAddInd
 
-theorem zero_add_ind_11 (n : Nat) : 0 + n + 11 = n + 11 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
+section FimTripleEq
+-- fimTriple n + k = 3 * n + k, by induction
 
-theorem fimDouble_eq_12 (n : Nat) : fimDouble n + 12 = 2 * n + 12 := by
-  induction n with
-  | zero => rfl
-  | succ m ih =>
-    simp only [fimDouble]
-    omega
+theorem fimTriple_eq_1 (n : Nat) : fimTriple n + 1 = 3 * n + 1 := by
+  sorry
 
-theorem zero_add_ind_12 (n : Nat) : 0 + n + 12 = n + 12 := by
-  induction n with
-  | zero => rfl
-  | succ m ih => omega
+theorem fimTriple_eq_2 (x : Nat) : fimTriple x + 2 = 3 * x + 2 := by
+  sorry
+
+theorem fimTriple_eq_3 (x : Nat) : fimTriple x + 3 = 3 * x + 3 := by
+  sorry
+
+theorem fimTriple_eq_4 (k : Nat) : fimTriple k + 4 = 3 * k + 4 := by
+  sorry
+
+theorem fimTriple_eq_5 (n : Nat) : fimTriple n + 5 = 3 * n + 5 := by
+  sorry
+
+theorem fimTriple_eq_6 (n : Nat) : fimTriple n + 6 = 3 * n + 6 := by
+  sorry
+
+theorem fimTriple_eq_7 (x : Nat) : fimTriple x + 7 = 3 * x + 7 := by
+  sorry
+
+theorem fimTriple_eq_8 (k : Nat) : fimTriple k + 8 = 3 * k + 8 := by
+  sorry
+
+theorem fimTriple_eq_9 (k : Nat) : fimTriple k + 9 = 3 * k + 9 := by
+  sorry
+
+theorem fimTriple_eq_10 (x : Nat) : fimTriple x + 10 = 3 * x + 10 := by
+  sorry
+
+end FimTripleEq
 
 end FimExamples.Induction

@@ -28,7 +28,7 @@ const kindOf = (row: Record<string, unknown>) => (row.verdict as { kind: string 
 /** One small dataset of the example workspace, shared by the tests below. */
 const dataset = (() => {
   const out = join(mkdtempSync(join(tmpdir(), "fim-batch-ds-")), "ds");
-  // Every whole proof (the default dedup split drops training proofs whose middle a held-out task has).
+  // Every whole proof of the workspace, and its open goals (`sorry`, tasks without a reference).
   const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof", "--split", "declaration"]);
   assert.equal(r.code, 0, r.stderr);
   return out;
@@ -83,10 +83,13 @@ test("--input takes a dataset (folder or tasks.jsonl): each task's own middle is
       tasks.map((t) => t.id),
       "in order, task fields kept",
     );
+    // A task's middle is the workspace's proof, or for an open goal its `sorry` (no reference), which never proves.
+    const reference = new Map(tasks.map((t) => [t.id, (t as { reference?: boolean }).reference !== false]));
     assert.ok(
-      verdicts.every((v) => kindOf(v) === "proved"),
-      "a workspace's own proofs verify",
+      verdicts.every((v) => (kindOf(v) === "proved") === reference.get(v.id as string)),
+      "a workspace's own proofs verify, its open goals' sorry does not",
     );
+    assert.ok([...reference.values()].some((r) => !r) && [...reference.values()].some((r) => r));
   }
 });
 

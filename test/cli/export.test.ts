@@ -59,11 +59,13 @@ test("export --verify --simulator with views writes the contract files and a sum
   };
   assert.equal(report.seed, 5);
   assert.match(report.verification.verifier, /simulator/);
-  // Every verified task is written, but for training tasks the default split drops (a held-out task's middle).
-  assert.equal(report.verification.kept, tasks.length + report.overlap.trainingDropped);
+  // Every verified task is written: the default family split drops none.
+  assert.equal(report.overlap.trainingDropped, 0);
+  assert.equal(report.verification.kept, tasks.length);
   assert.equal(report.verification.withGoal, report.verification.kept);
   assert.match(readFileSync(join(out, "fim-text.jsonl"), "utf8"), /<fim_prefix>/);
-  assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 8 files/);
+  assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 10 files/);
+  assert.match(r.stderr, /held out: \d+ instance tasks, \d+ family tasks \(\d+ of \d+ families\)/);
   assert.match(r.stderr, /verified by simulator/);
 });
 

@@ -194,10 +194,10 @@ function normalised(middle: string): string {
   return middle.replace(/--.*$/gm, "").replace(/\s+/g, " ").trim();
 }
 
-test("the default split keeps every held-out middle out of training; each held-out task is novel", async () => {
+test("the dedup split keeps every held-out middle out of training; each held-out task is novel", async () => {
   const ws = repetitiveWorkspace();
   const out = join(ws, "dedup");
-  const r = await exportDataset(options(ws, out));
+  const r = await exportDataset(options(ws, out, { splitMode: "dedup" }));
   assert.equal(r.kind, "ok");
   if (r.kind !== "ok") return;
   const tasks = tasksOf(out);
@@ -220,7 +220,7 @@ test("the default split keeps every held-out middle out of training; each held-o
   assert.deepEqual(report.overlap, overlap);
   assert.match(
     readFileSync(join(out, "README.md"), "utf8"),
-    /Split `dedup`: no training task has the middle/,
+    /Split `dedup`: by declaration, and no training task has the middle/,
   );
 });
 

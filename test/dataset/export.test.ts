@@ -85,6 +85,72 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   assert.equal(typeof report.timeMs, "number");
 });
 
+test("the default family split: held-out statements never in training, families whole, shares and every kind kept", async () => {
+  const out = join(tmp(), "family");
+  const r = await exportDataset(exportOptions(out));
+  assert.equal(r.kind, "ok");
+  if (r.kind !== "ok") return;
+  const tasks = tasksOf(out) as (ReturnType<typeof tasksOf>[number] & { heldOut?: string })[];
+  const contexts = readFileSync(join(out, "contexts.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { statement: string; scope: string[]; file: string });
+  const familyOf = (t: { context: number }) => {
+    const c = contexts[t.context]!;
+    return `${c.file}#${c.scope.flatMap((s) => /^(?:namespace|section) (\S+)/.exec(s)?.[1] ?? []).join(".")}`;
+  };
+  const trainStatements = new Set(
+    tasks.filter((t) => t.split === "train").map((t) => contexts[t.context]!.statement),
+  );
+  const trainFamilies = new Set(tasks.filter((t) => t.split === "train").map(familyOf));
+  const heldOut = tasks.filter((t) => t.split !== "train");
+  assert.ok(heldOut.length > 80);
+  for (const t of heldOut) {
+    assert.ok(!trainStatements.has(contexts[t.context]!.statement), `${t.decl} is held out and trained on`);
+    assert.equal(t.heldOut, trainFamilies.has(familyOf(t)) ? "instance" : "family", t.decl);
+    assert.equal(typeof t.novel, "boolean");
+  }
+  for (const t of tasks.filter((t) => t.split === "train")) assert.equal("heldOut" in t, false);
+  const report = r.report;
+  assert.equal(report.split.mode, "family");
+  const count = (set: string, split: string) =>
+    heldOut.filter((t) => t.heldOut === set && t.split === split).length;
+  assert.deepEqual(report.split.heldOut, {
+    instance: { validation: count("instance", "validation"), test: count("instance", "test") },
+    family: { validation: count("family", "validation"), test: count("family", "test") },
+  });
+  // Whole families held out, and more instance tasks than family tasks.
+  const families = report.split.families;
+  assert.ok(families.heldOutNames.length >= 2 && families.total >= 40, JSON.stringify(families));
+  for (const name of families.heldOutNames) assert.ok(!trainFamilies.has(name), name);
+  assert.ok(count("instance", "test") > count("family", "test"));
+  // Near 80/10/10, and every kind in training, listed with its zeros.
+  for (const [split, target] of Object.entries(report.splitFractions))
+    assert.ok(
+      Math.abs(report.holes.kept.shares[split]! - target) < 0.015,
+      `${split}: ${report.holes.kept.shares[split]}`,
+    );
+  assert.deepEqual(Object.keys(report.holes.kept.byKindAndSplit).sort(), [
+    "block",
+    "proof",
+    "steps",
+    "tactic",
+  ]);
+  for (const [kind, row] of Object.entries(report.holes.kept.byKindAndSplit)) {
+    assert.deepEqual(Object.keys(row).sort(), ["test", "train", "validation"], kind);
+    assert.ok(row.train! > 0, `${kind} has training tasks`);
+  }
+  assert.deepEqual(report.warnings, []);
+  const card = readFileSync(join(out, "README.md"), "utf8");
+  assert.match(card, /Split `family` \(the default\)/);
+  assert.ok(
+    card.includes(
+      `**${count("instance", "validation")} validation and ${count("instance", "test")} test tasks are held-out instances**`,
+    ),
+  );
+  assert.match(card, /\| block \| \d+ \| \d+ \| \d+ \| \d+ \|/);
+});
+
 test("data-valued definitions give no tasks and are counted in the report and the card", async () => {
   const ws = tmp();
   writeFileSync(

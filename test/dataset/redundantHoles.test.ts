@@ -91,11 +91,25 @@ const cardBase = {
   files: { mined: 1, skipped: [] },
   declarations: { withTacticProofs: 2, withoutProofs: 0, skipped: {} },
   holes: {
-    kept: { total: 4, byKind: {}, bySplit: {}, shares: {}, withoutReference: { total: 0, bySplit: {} } },
+    kept: {
+      total: 4,
+      byKind: {},
+      bySplit: {},
+      shares: {},
+      byKindAndSplit: {},
+      withoutReference: { total: 0, bySplit: {} },
+    },
     duplicatesDropped: 0,
   },
   splitFractions: {},
   views: [],
+  split: {
+    mode: "dedup",
+    families: { total: 1, heldOut: { validation: 0, test: 0 }, heldOutNames: [] },
+    kindsWithoutTraining: [],
+    heldOut: { instance: { validation: 0, test: 0 }, family: { validation: 0, test: 0 } },
+  },
+  warnings: [],
   overlap: {
     splitMode: "dedup",
     trainingDropped: 0,

@@ -190,7 +190,7 @@ test(
         null,
         { timeout: 15_000 },
       );
-      assert.match(message, /Exported \d+ tasks \(proof \d+, .*\) from 8 files to .*\.fim-rlvr\/dataset/);
+      assert.match(message, /Exported \d+ tasks \(proof \d+, .*\) from 10 files to .*\.fim-rlvr\/dataset/);
       await page.screenshot({ path: join(ARTIFACTS, "export-summary.png") });
 
       const tasks = readFileSync(join(ws, ".fim-rlvr", "dataset", "tasks.jsonl"), "utf8")

@@ -86,7 +86,7 @@ test("export flow: default output, growing progress, a summary with counts, and 
   assert.equal(fractions.at(-1), 1);
   assert.match(
     log.infos[0]!,
-    /^Exported \d+ tasks \(proof \d+, .*\) from 8 files to .*Skipped: 0 files, 3 declarations without tactic proofs/,
+    /^Exported \d+ tasks \(proof \d+, .*\) from 10 files to .*Skipped: 0 files, 4 declarations without tactic proofs/,
   );
   assert.deepEqual(log.opened, [join(ws, ".fim-rlvr", "dataset", "README.md")]);
   assert.ok(existsSync(join(ws, ".fim-rlvr", "dataset", "tasks.jsonl")));

@@ -17,6 +17,7 @@ import { REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
 import type { PromptOptions, PromptParts, PromptStyleName } from "../../lean-bridge/models/backend";
 import { buildPrompt, chooseStyle } from "../../lean-bridge/models/prompts";
+import { promptHeader } from "../../lean-bridge/models/promptContext";
 import { candidateText, styleName } from "../../lean-bridge/models/style";
 import { LoadedTokenizer } from "../../lean-bridge/models/tokenizer";
 
@@ -141,6 +142,13 @@ const CONFIGS: Config[] = [
     { tokenizer: t.name, style: "instruction" as const, thinking: true, show_goal: true, budget: 64 },
   ]),
   { tokenizer: "qwen-instruct", style: "chat", thinking: true, show_goal: true, budget: 256 },
+  // Budgets around the header-and-goal task's size: the goal in whole, then out.
+  ...[24, 36, 48, 56, 72, 96].map((budget) => ({
+    tokenizer: "qwen-base",
+    style: "fim" as const,
+    show_goal: true,
+    budget,
+  })),
   { tokenizer: "qwen-instruct", style: "fim", show_goal: true, budget: 256 },
   {
     tokenizer: "qwen-base",
@@ -188,7 +196,15 @@ const LONG_PREFIX =
   "@[simp]\nlemma t (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  omega\n\n-- a comment\nopen Nat in\n" +
   "theorem 𝔸_comm (x y : 𝔸) (h : x = y)\n    (k : y = x) : x * y = y * x := by\n  intro h\n  have : x = x := rfl\n  ";
 
-const TASKS: (PromptParts & { statement?: string })[] = [
+/** A task as the trainer reads it: the prompt parts, and the file's header as its context row gives it. */
+type ParityTask = PromptParts & {
+  statement?: string;
+  imports?: string[];
+  scope?: string[];
+  variables?: string[];
+};
+
+const TASKS: ParityTask[] = [
   {
     kind: "tactic",
     prefix: "theorem add_zero' (n : Nat) : n + 0 = n := by\n  ",
@@ -220,7 +236,35 @@ const TASKS: (PromptParts & { statement?: string })[] = [
     indent: 4,
     goal: "h : a ≤ b\n⊢ a < b + 1",
   },
+  {
+    // A header from the context row, a goal of several hypotheses: small budgets keep the goal whole or drop it.
+    kind: "tactic",
+    prefix:
+      "theorem y (a b : Nat) (hab : a < b) : a ≤ b := by\n  have h : a < b := hab\n  have k : a ≤ a := Nat.le_refl a\n  ",
+    suffix: "\n  done",
+    indent: 2,
+    goal: "a b : Nat\nhab : a < b\nh : a < b\nk : a ≤ a\n⊢ a ≤ b",
+    statement: "theorem y (a b : Nat) (hab : a < b) : a ≤ b",
+    imports: ["Mathlib", "Aesop"],
+    scope: ["namespace Ns", "section Fam", "open Nat"],
+    variables: ["variable (n : Nat)"],
+  },
+  {
+    kind: "proof",
+    prefix: "theorem z : 𝔸 = 𝔸 := by\n  ",
+    suffix: "",
+    indent: 2,
+    goal: "⊢ 𝔸 = 𝔸",
+    statement: "theorem z : 𝔸 = 𝔸",
+    scope: ["namespace 𝔸ns"],
+  },
 ];
+
+/** The prompt parts the TypeScript side builds a task's prompt from (evalTasks.ts: the header from the context). */
+function partsOf(task: ParityTask): PromptParts {
+  const { imports, scope, variables, ...parts } = task;
+  return { ...parts, header: promptHeader(imports ?? [], scope ?? [], variables ?? []) };
+}
 
 const RAWS = [
   "simp",
@@ -319,7 +363,11 @@ test("prompts and candidates match the trainer's Python byte for byte", { skip: 
     assert.deepEqual(style.stopStrings, expected.stops, label);
     assert.equal(style.bos, expected.bos, label);
     TASKS.forEach((task, t) => {
-      assert.equal(buildPrompt(task, style, tokenizer, options), expected.prompts![t], `${label} task ${t}`);
+      assert.equal(
+        buildPrompt(partsOf(task), style, tokenizer, options),
+        expected.prompts![t],
+        `${label} task ${t}`,
+      );
       compared++;
     });
     RAWS.forEach((raw, r) => {

@@ -93,7 +93,7 @@ test(
     assert.deepEqual(steps, [1, 2, 3]);
     assert.match(
       second.stdout,
-      /held-out pass@1 \(test split, 4 tasks, greedy\): before [\d.]+% -> after RL [\d.]+%/,
+      /held-out pass@1 \(test split, \d+ tasks, greedy\): before [\d.]+% -> after RL [\d.]+%/,
     );
     const html = readFileSync(join(out, "report.html"), "utf8");
     assert.match(html, /simulator .*\(not Lean\)/);

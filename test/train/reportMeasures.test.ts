@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
 import { reportHtml } from "../../lean-bridge/train/report";
-import { noveltyTable, timeoutSeries, validationSection } from "../../lean-bridge/train/reportMeasures";
+import {
+  heldOutTable,
+  noveltyTable,
+  timeoutSeries,
+  validationSection,
+} from "../../lean-bridge/train/reportMeasures";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
 import { signFlipP, signTestP } from "../../bench/pairedStats";
 
@@ -156,4 +161,26 @@ test("bench:seeds' paired tests: exact sign-flip and sign-test p-values", () => 
   assert.ok(Math.abs(signTestP(7, 10) - 0.34375) < 1e-12); // 2 × P(X ≤ 3), X ~ Bin(10, 1/2) = 2 × 176/1024
   assert.equal(signTestP(5, 10), 1);
   assert.equal(signTestP(0, 0), 1);
+});
+
+test("held-out pass@1 per held-out set: instances and families, per stage; nothing when the dataset does not say", () => {
+  assert.equal(heldOutTable({ after: { pass_at_1: 0.5, tasks: 4 } }, false), "");
+  const html = heldOutTable(
+    {
+      before: {
+        pass_at_1: 0.1,
+        tasks: 50,
+        by_held_out: { instance: { pass_at_1: 0.125, tasks: 32 }, family: { pass_at_1: 0, tasks: 18 } },
+      },
+      after: {
+        pass_at_1: 0.4,
+        tasks: 50,
+        by_held_out: { instance: { pass_at_1: 0.5, tasks: 32 }, family: { pass_at_1: 0.25, tasks: 18 } },
+      },
+    },
+    true,
+  );
+  assert.match(html, /<th>held-out instances \(32 tasks\)<\/th><th>held-out families \(18 tasks\)<\/th>/);
+  assert.match(html, /<td>before training<\/td><td>12\.5%<\/td><td>0\.0%<\/td>/);
+  assert.match(html, /<td>after the SFT baseline<\/td><td>50\.0%<\/td><td>25\.0%<\/td>/);
 });

@@ -7,16 +7,19 @@ import { join } from "node:path";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { EXAMPLE } from "../helpers";
 
-test("the example workspace is what lean-env/generate_examples.py writes", () => {
+test("the example workspace and its oracle are what lean-env/generate_examples.py writes", () => {
   const out = mkdtempSync(join(tmpdir(), "fim-examples-"));
   const r = spawnSync("python3", [join(EXAMPLE, "generate_examples.py")], {
     env: { ...process.env, FIM_EXAMPLES_OUT: out },
     encoding: "utf8",
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(
-    readFileSync(join(out, "FimExamples.lean"), "utf8"),
-    readFileSync(join(EXAMPLE, "FimExamples.lean"), "utf8"),
+  for (const f of ["FimExamples.lean", "fim-oracle.json"])
+    assert.equal(readFileSync(join(out, f), "utf8"), readFileSync(join(EXAMPLE, f), "utf8"), f);
+  // The same files both ways: nothing committed that the generator no longer writes.
+  assert.deepEqual(
+    readdirSync(join(EXAMPLE, "FimExamples")).sort(),
+    readdirSync(join(out, "FimExamples")).sort(),
   );
   for (const f of readdirSync(join(out, "FimExamples")))
     assert.equal(

@@ -42,6 +42,7 @@ def _dataset(folder: Path, declarations: int) -> Path:
             row: dict[str, object] = {"id": f"{d}-{k}", "file": "A.lean", "kind": "tactic", "split": split}
             if split == "test":
                 row["novel"] = d % 8 == 3
+                row["heldOut"] = "instance" if d % 8 == 3 else "family"
             row |= {
                 "decl": f"t{d}",
                 "context": d,
@@ -84,6 +85,8 @@ def test_tasks_hold_light_fields_and_read_their_text_back(tmp_path: Path) -> Non
     assert first._fields is None, "reading a field does not pin the task's text to it"
     novel = {t.id: t.novel for t in tasks if t.split == "test"}
     assert novel["3-0"] is True and novel["7-0"] is False
+    held_out = {t.id: t.held_out for t in tasks}
+    assert (held_out["3-0"], held_out["7-0"], held_out["0-0"]) == ("instance", "family", None)
 
 
 def test_reading_every_task_keeps_only_a_bounded_cache(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from service_process import ServiceProcess, export_dataset, read_tasks
 from fim_rlvr.core.protocol import VERDICT_KINDS
 from fim_rlvr.integrations.datasets_view import TRL_COLUMNS, load_view, trl_rows, write_view
 from fim_rlvr.integrations.trl import AsyncLeanReward, LeanReward, lean_reward
+from fim_rlvr.tasks.prompt_context import prompt_header
 
 HAVE_DATASETS = importlib.util.find_spec("datasets") is not None
 HAVE_TRL = importlib.util.find_spec("trl") is not None
@@ -35,11 +37,16 @@ def service(dataset: Path) -> Iterator[ServiceProcess]:
 def test_view_rows_carry_the_prompt_and_what_the_reward_needs(dataset: Path) -> None:
     rows = trl_rows(dataset, split="train")
     tasks = {t["id"]: t for t in read_tasks(dataset)}
+    contexts = [json.loads(line) for line in (dataset / "contexts.jsonl").read_text(encoding="utf-8").splitlines()]
     assert rows and all(tuple(r) == TRL_COLUMNS for r in rows)
     assert len(rows) == sum(1 for t in tasks.values() if t["split"] == "train")
     for row in rows[:20]:
         task = tasks[row["task_id"]]
-        assert row["prompt"] == f"<|fim_prefix|>{task['prefix']}<|fim_suffix|>{task['suffix']}<|fim_middle|>"
+        # The prompt: the file's header (imports, scope, variables), then the declaration up to the hole.
+        context = contexts[task["context"]]
+        header = prompt_header(context["imports"], context["scope"], context["variables"])
+        assert header.startswith("namespace FimExamples.")
+        assert row["prompt"] == f"<|fim_prefix|>{header}{task['prefix']}<|fim_suffix|>{task['suffix']}<|fim_middle|>"
         assert (row["kind"], row["split"], row["file"], row["indent"]) == (
             task["kind"],
             "train",
@@ -66,7 +73,9 @@ def _columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
 
 
 def test_reward_function_on_a_few_completions(service: ServiceProcess, dataset: Path) -> None:
-    rows = [r for r in trl_rows(dataset, split="train") if r["kind"] == "proof"][:2]
+    # Whole proofs the workspace holds (its open goals, `reference: false`, have no middle to propose).
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    rows = [r for r in trl_rows(dataset, split="train") if r["kind"] == "proof" and r["task_id"] in referenced][:2]
     middles = {t["id"]: t["middle"] for t in read_tasks(dataset)}
     right = middles[rows[0]["task_id"]]
     completions = [right + "<|endoftext|>junk after the stop", "exact no_such_lemma", middles[rows[1]["task_id"]]]

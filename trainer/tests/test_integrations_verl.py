@@ -40,7 +40,13 @@ def test_verl_rows_name_the_task_as_ground_truth(dataset: Path) -> None:
 
 
 def test_compute_score_one_and_batch(service: ServiceProcess, dataset: Path) -> None:
-    rows = [r for r in verl_rows(dataset, split="train") if r["extra_info"]["kind"] == "proof"][:2]
+    # Whole proofs the workspace holds (its open goals, `reference: false`, have no middle to propose).
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    rows = [
+        r
+        for r in verl_rows(dataset, split="train")
+        if r["extra_info"]["kind"] == "proof" and r["reward_model"]["ground_truth"] in referenced
+    ][:2]
     middles = {t["id"]: t["middle"] for t in read_tasks(dataset)}
     first = rows[0]
     right = middles[first["reward_model"]["ground_truth"]]

@@ -19,6 +19,7 @@ from test_loop import make_trainer
 from fim_rlvr.core.config import from_dict
 from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
 from fim_rlvr.run.files import RunFiles
+from fim_rlvr.run.measure import held_out_summary
 from fim_rlvr.run.validation import ks_for, pass_at_k
 
 SCHEMA = Path(__file__).resolve().parents[2] / "lean-bridge" / "protocol" / "trainer.schema.json"
@@ -57,6 +58,7 @@ def measured_dataset(folder: Path) -> Path:
                 task["split"] = "validation"
         elif task["split"] == "test":
             task["novel"] = index % 2 == 0
+            task["heldOut"] = "instance" if index % 3 else "family"
     path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
     return folder
 
@@ -83,6 +85,24 @@ def test_held_out_pass_at_1_is_split_into_novel_and_memorised(dataset: Path, tmp
     jsonschema = pytest.importorskip("jsonschema")
     defs = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"]
     jsonschema.validate(wire, {"$ref": "#/$defs/TrainEvalParams", "$defs": defs})
+
+
+def test_held_out_pass_at_1_per_held_out_set(dataset: Path, tmp_path: Path) -> None:
+    trainer = make_trainer(
+        dataset, tmp_path, ExactMatchVerifier(dataset), RecordingEvents(), steps=1, sft_steps=0, eval_limit=None
+    )
+    trainer.run()
+    evals = RunFiles(tmp_path).read_evals()
+    sets = evals["before"]["by_held_out"]
+    tests = trainer.test_tasks
+    assert sets["instance"]["tasks"] == sum(t.held_out == "instance" for t in tests) > 0
+    assert sets["family"]["tasks"] == sum(t.held_out == "family" for t in tests) > 0
+    proved = set(evals["before"]["proved"])
+    instances = [t for t in tests if t.held_out == "instance"]
+    assert sets["instance"]["pass_at_1"] == sum(t.id in proved for t in instances) / len(instances)
+    line = held_out_summary(evals, len(tests))
+    assert f"; held-out instances ({sets['instance']['tasks']} holes): before " in line
+    assert f"; held-out families ({sets['family']['tasks']} holes): before " in line
 
 
 def test_a_dataset_without_novel_marks_reports_no_split(toy_dataset: Path, tmp_path: Path) -> None:

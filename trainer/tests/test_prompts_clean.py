@@ -128,3 +128,58 @@ def test_blank_and_whitespace_only_completions() -> None:
 
 def test_reindent_never_removes_more_than_the_leading_spaces() -> None:
     assert reindent("a\n b\n      c", indent=0, first_line_column=4) == "a\nb\n  c"
+
+
+HEADED = Task(
+    id="t2",
+    file="A.lean",
+    kind="tactic",
+    split="test",
+    prefix="theorem y (a b : Nat) (hab : a < b) : a ≤ b := by\n  have h : a < b := hab\n  ",
+    suffix="",
+    middle="omega",
+    indent=2,
+    hole={"start": {"line": 2, "character": 2}, "end": {"line": 2, "character": 7}},
+    goal="a b : Nat\nhab : a < b\nh : a < b\n⊢ a ≤ b",
+    statement="theorem y (a b : Nat) (hab : a < b) : a ≤ b",
+    imports=["Mathlib"],
+    scope=["namespace Ns", "section Fam", "open Nat"],
+    variables=["variable (n : Nat)"],
+)
+
+
+def test_the_prompt_starts_with_the_files_header() -> None:
+    tokenizer = WordTokenizer(["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"])
+    prompt = build_prompt(HEADED, detect_style(tokenizer), tokenizer, show_goal=False, budget=1000)
+    assert prompt.startswith(
+        "<|fim_prefix|>import Mathlib\nnamespace Ns\nsection Fam\nopen Nat\nvariable (n : Nat)\n\ntheorem y"
+    )
+    # A task without a context row (an older dataset) has no header.
+    assert build_prompt(TASK, detect_style(tokenizer), tokenizer, show_goal=False, budget=1000).startswith(
+        "<|fim_prefix|>theorem x"
+    )
+
+
+def test_the_goal_is_kept_whole_or_left_out_never_cut_to_a_bare_turnstile() -> None:
+    tokenizer = WordTokenizer(["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"])
+    style = detect_style(tokenizer)
+    goal_lines = ["  -- goal at the hole:", "  -- a b : Nat", "  -- hab : a < b", "  -- h : a < b", "  -- ⊢ a ≤ b"]
+    seen = {"whole": 0, "none": 0}
+    for budget in range(20, 400, 3):
+        prompt = build_prompt(HEADED, style, tokenizer, show_goal=True, budget=budget)
+        body = prompt.removeprefix("<|fim_prefix|>").split("<|fim_suffix|>")[0]
+        assert len(body) <= budget, budget
+        present = [line in body.split("\n") for line in goal_lines]
+        assert all(present) or not any(present), f"budget {budget}: {body!r}"
+        seen["whole" if all(present) else "none"] += 1
+        if len("theorem y (a b : Nat) (hab : a < b) : a ≤ b := by\n") < budget:
+            assert "theorem y (a b : Nat) (hab : a < b) : a ≤ b := by\n" in body, budget
+        if all(present):  # the goal sits just above the hole's line
+            assert body.endswith("  -- ⊢ a ≤ b\n  "), body
+    assert seen["whole"] and seen["none"], seen
+    # The goal comes before the header and the earlier steps: with room for the statement and the goal only,
+    # the goal is in and the header is not.
+    statement = "theorem y (a b : Nat) (hab : a < b) : a ≤ b := by\n"
+    goal = "\n".join(goal_lines) + "\n"
+    tight = build_prompt(HEADED, style, tokenizer, show_goal=True, budget=len(statement) + len(goal) + 2)
+    assert goal in tight and "import Mathlib" not in tight and "have h" not in tight

@@ -1,6 +1,7 @@
-"""Held-out pass@1: one greedy completion per test hole, checked by the host, reported per hole kind and, when the
+"""Held-out pass@1: one greedy completion per test hole, checked by the host, reported per hole kind; when the
 dataset marks its test tasks `novel` (their middle occurs nowhere in the training split) or not, separately for
-novel and memorised holes: a score on memorised holes measures recall, only the novel ones measure learning."""
+novel and memorised holes (a score on memorised holes measures recall); and when it says how each is held out
+(`heldOut`), separately for held-out instances (statements of families training has) and held-out families."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ class EvalResult:
     """"novel" / "memorised" (/ "unknown" when only some tasks say) -> {pass_at_1, tasks}; empty when no task says."""
     proved: list[str] = field(default_factory=list)
     """Ids of the tasks proved, for paired comparisons of runs on the same tasks (bench/seeds.ts)."""
+    by_held_out: dict[str, dict[str, float]] = field(default_factory=dict)
+    """"instance" / "family" (/ "unknown") -> {pass_at_1, tasks}; empty when the dataset does not say."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -37,6 +40,7 @@ class EvalResult:
             "tasks": self.tasks,
             "masked": self.masked,
             "by_novelty": self.by_novelty,
+            "by_held_out": self.by_held_out,
             "proved": self.proved,
         }
 
@@ -60,6 +64,25 @@ def by_novelty(
         return {}
     out: dict[str, dict[str, float]] = {}
     for group in NOVELTY_GROUPS:
+        members = [row for row, name in zip(rows, names, strict=True) if name == group]
+        if members:
+            out[group] = {**summarise(members), "tasks": len(members)}
+    return out
+
+
+HELD_OUT_GROUPS = ("instance", "family", "unknown")
+
+
+def by_held_out(
+    tasks: Sequence[Task], rows: Sequence[Row], summarise: Callable[[list[Row]], dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """`summarise` of the rows of held-out instances and of held-out families (rows[i] belongs to tasks[i]), with
+    task counts. Empty when no task says; "unknown" appears only beside tasks that do."""
+    names = [t.held_out if t.held_out in ("instance", "family") else "unknown" for t in tasks]
+    if all(n == "unknown" for n in names):
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for group in HELD_OUT_GROUPS:
         members = [row for row, name in zip(rows, names, strict=True) if name == group]
         if members:
             out[group] = {**summarise(members), "tasks": len(members)}
@@ -112,4 +135,5 @@ def pass_at_1(
         masked=sum(v.outside_candidate_control for v in verdicts),
         by_novelty=by_novelty(tasks, solved, lambda rows: {"pass_at_1": sum(rows) / len(rows)}),
         proved=[t.id for t, ok in zip(tasks, solved, strict=True) if ok],
+        by_held_out=by_held_out(tasks, solved, lambda rows: {"pass_at_1": sum(rows) / len(rows)}),
     )

@@ -70,9 +70,20 @@ def no_reference_line(tasks: int, sft_steps: int) -> str:
 
 
 def held_out_summary(evals: dict[str, Any], holes: int) -> str:
-    """The run's last line: held-out pass@1 before, after SFT and after RL, with novel and memorised holes apart."""
-    parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in ("before", "sft", "after") if stage in evals]
+    """The run's last line: held-out pass@1 before, after SFT and after RL, with novel and memorised holes apart,
+    then per held-out set (instances, families) at each stage when the dataset says which task is in which."""
+    stages = [stage for stage in ("before", "sft", "after") if stage in evals]
+    parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in stages]
     novelty = (evals.get("after") or {}).get("by_novelty") or {}
     groups = [f"{name} {v['pass_at_1']:.1%} of {int(v['tasks'])}" for name, v in novelty.items()]
     after = f" (after: {', '.join(groups)})" if groups else ""
-    return f"held-out pass@1 ({holes} holes): " + ", ".join(parts) + after
+    line = f"held-out pass@1 ({holes} holes): " + ", ".join(parts) + after
+    sets = [
+        s for s in ("instance", "family") if any(s in ((evals[st] or {}).get("by_held_out") or {}) for st in stages)
+    ]
+    for name in sets:
+        scores = [((evals[st] or {}).get("by_held_out") or {}).get(name) for st in stages]
+        tasks = next((int(v["tasks"]) for v in scores if v), 0)
+        shown = [f"{st} {v['pass_at_1']:.1%}" if v else f"{st} –" for st, v in zip(stages, scores, strict=True)]
+        line += f"; held-out {'instances' if name == 'instance' else 'families'} ({tasks} holes): " + ", ".join(shown)
+    return line

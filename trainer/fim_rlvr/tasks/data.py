@@ -4,8 +4,8 @@ A task is one hole: the declaration text before it (`prefix`), after it (`suffix
 its kind (tactic, block, steps, proof), its split (train, validation, test) and where it lies in its file.
 
 Datasets are indexed, not loaded: `load_tasks` reads tasks.jsonl once, as bytes, keeping per task only what
-selecting and sampling need (id, file, kind, split, novel, goal) and where its line is; the text fields are read
-back from disk when first used (a few thousand rows stay cached). A million-task dataset thus starts in seconds
+selecting and sampling need (id, file, kind, split, novel, heldOut, goal) and where its line is; the text fields
+are read back from disk when first used (a few thousand rows stay cached). A million-task dataset thus starts in seconds
 and costs its ids in memory, not its text. A task's `prefix` and `suffix` are its declaration's whole text
 around the hole, from the declaration's row in contexts.jsonl (the row in tasks.jsonl holds a bounded window
 only); a dataset without contexts.jsonl (exported before it existed) gives the row's own prefix and suffix.
@@ -33,6 +33,7 @@ REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", 
 # The head of a line as `fim-rlvr export` writes it; other layouts are parsed whole.
 _HEAD = re.compile(
     rb'^\{"id":"([^"\\]*)","file":"([^"\\]*(?:\\.[^"\\]*)*)","kind":"(\w+)","split":"(\w+)"(,"novel":(true|false))?'
+    rb'(,"heldOut":"(\w+)")?'
 )
 # After the head, the keys whose presence (or absence) decides how a line is read, found in one pass. In JSON
 # text a quote inside a string is escaped, so these occur only as keys.
@@ -93,7 +94,20 @@ class Task:
     read from the dataset on first use. Either way it reads the same; pickling (checkpoints) writes every field.
     """
 
-    __slots__ = ("_at", "_contexts", "_fields", "_rows", "file", "goal", "id", "kind", "novel", "reference", "split")
+    __slots__ = (
+        "_at",
+        "_contexts",
+        "_fields",
+        "_rows",
+        "file",
+        "goal",
+        "held_out",
+        "id",
+        "kind",
+        "novel",
+        "reference",
+        "split",
+    )
 
     id: str
     """Stable id (the key of verify/batch items)."""
@@ -109,6 +123,9 @@ class Task:
     """The goal state at the hole, when the export recorded it."""
     reference: bool
     """False for an imported statement without a proof: its middle is the placeholder `sorry`, nothing to imitate."""
+    held_out: str | None
+    """Validation and test tasks: "instance" (training has their family) or "family" (it has none), when the
+    dataset says (`heldOut`); else None."""
 
     def __init__(
         self,
@@ -129,9 +146,11 @@ class Task:
         scope: Sequence[str] = (),
         variables: Sequence[str] = (),
         reference: bool = True,
+        held_out: str | None = None,
     ) -> None:
         self.id, self.file, self.kind, self.split, self.goal, self.novel = id, file, kind, split, goal, novel
         self.reference = reference
+        self.held_out = held_out
         self._fields: dict[str, Any] | None = {
             "prefix": prefix,
             "suffix": suffix,
@@ -150,13 +169,13 @@ class Task:
     @classmethod
     def _stored(
         cls,
-        head: tuple[str, str, str, str, bool | None, str | None, bool],
+        head: tuple[str, str, str, str, bool | None, str | None, bool, str | None],
         rows: _Rows,
         at: tuple[int, int],
         contexts: _Contexts | None,
     ) -> Task:
         task = cls.__new__(cls)
-        task.id, task.file, task.kind, task.split, task.novel, task.goal, task.reference = head
+        task.id, task.file, task.kind, task.split, task.novel, task.goal, task.reference, task.held_out = head
         task._fields = None
         task._rows, task._at, task._contexts = rows, at, contexts
         return task
@@ -241,6 +260,7 @@ class Task:
         keywords = {k: f[k] for k in ("statement", "imports", "scope", "variables")} | {
             "novel": self.novel,
             "reference": self.reference,
+            "held_out": self.held_out,
         }
         args = (
             self.id,
@@ -320,7 +340,12 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
                 file = names.get(head[2]) or names.setdefault(head[2], json.loads(b'"' + head[2] + b'"'))
                 novel = None if head[6] is None else head[6] == b"true"
                 split = names.get(head[4]) or names.setdefault(head[4], head[4].decode())
-                task = Task._stored((head[1].decode(), file, kind, split, novel, None, True), rows, at, contexts)
+                held_out = (
+                    None if head[8] is None else names.get(head[8]) or names.setdefault(head[8], head[8].decode())
+                )
+                task = Task._stored(
+                    (head[1].decode(), file, kind, split, novel, None, True, held_out), rows, at, contexts
+                )
             else:
                 task = _parsed(line, f"{path}:{number}", rows, at, contexts)
             if task.id in seen:
@@ -346,6 +371,7 @@ def _parsed(line: bytes, where: str, rows: _Rows, at: tuple[int, int], contexts:
     if raw["kind"] not in HOLE_KINDS:
         raise DatasetError(f"{where}: unknown hole kind {raw['kind']!r} (expected one of {', '.join(HOLE_KINDS)})")
     novel = raw.get("novel")
+    held_out = raw.get("heldOut")
     head = (
         str(raw["id"]),
         str(raw["file"]),
@@ -354,6 +380,7 @@ def _parsed(line: bytes, where: str, rows: _Rows, at: tuple[int, int], contexts:
         novel if isinstance(novel, bool) else None,
         _goal(raw.get("goal")),
         raw.get("reference", True) is not False,
+        held_out if isinstance(held_out, str) else None,
     )
     return Task._stored(head, rows, at, contexts)
 

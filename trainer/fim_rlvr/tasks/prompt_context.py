@@ -1,15 +1,18 @@
 """Fitting a hole's prefix to the prompt budget without losing what the model needs most.
 
 A task's `prefix` is the text before the hole: at least the declaration (its statement, `:= by`, earlier steps);
-a dataset may also carry the file's context before it (imports, `open`s, earlier lemmas). When it does not fit,
-cutting from the left (what the trainer used to do) first loses the imports and then the statement: the model
-would be asked to prove something it cannot see. Here the prefix is cut by priority instead:
+a prompt puts the file's header before it (`prompt_header`: its imports, the `namespace`/`section`/`open` commands
+in effect, its `variable`s, from the declaration's context row), and the goal state at the hole, when shown, as a
+comment just above the hole's line. When that does not fit, cutting from the left (what the trainer used to do)
+first loses the imports and then the statement: the model would be asked to prove something it cannot see. Here
+the prefix is cut by priority instead:
 
 1. the statement of the hole's own declaration, always (up to and including the line that holds its `:=`);
-2. the preamble: `import`, `open`, `namespace`, `section`, `variable`, `universe`, `set_option` lines, in file
+2. the goal comment, whole or not at all (never cut to a bare `⊢` line);
+3. the preamble: `import`, `open`, `namespace`, `section`, `variable`, `universe`, `set_option` lines, in file
    order, up to a quarter of the budget (imports first);
-3. the declaration's text between the statement and the hole, nearest the hole first (whole lines);
-4. earlier lemmas and comments, the most recent first, each whole or not at all.
+4. the declaration's text between the statement and the hole, nearest the hole first (whole lines);
+5. earlier lemmas and comments, the most recent first, each whole or not at all.
 
 What is kept stays in file order. A statement longer than the whole budget is the one case that still cuts from
 the left (nothing better fits). The result is never longer than the budget (checked with the real tokenizer).
@@ -18,7 +21,7 @@ the left (nothing better fits). The result is never longer than the budget (chec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 Count = Callable[[str], int]
@@ -141,14 +144,57 @@ def cut_left(text: str, tokenizer_offsets: Callable[[str], list[tuple[int, int]]
     return text[offsets[len(offsets) - keep][0] :] if keep > 0 else ""
 
 
+def prompt_header(imports: Sequence[str], scope: Sequence[str], variables: Sequence[str]) -> str:
+    """The file's header for a prompt: `import` lines, the scope commands, the `variable`s, then a blank line
+    ("" when there are none). The dataset card's loading snippet and views.ts `promptPrefix` write the same."""
+    lines = [f"import {m}" for m in imports] + list(scope) + list(variables)
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
+def with_goal(prefix: str, goal_comment: str) -> str:
+    """`prefix` with `goal_comment` (whole lines) inserted just above the hole's line, its last line."""
+    if not goal_comment:
+        return prefix
+    head, sep, hole_line = prefix.rpartition("\n")
+    return f"{head}{sep}{goal_comment}{hole_line}" if sep else f"{goal_comment}{hole_line}"
+
+
 def fit_prefix(
     prefix: str,
     statement: str | None,
     count: Count,
     offsets: Callable[[str], list[tuple[int, int]]],
     budget: int,
+    goal_comment: str = "",
 ) -> str:
-    """`prefix` within `budget` tokens, kept by the priorities in the module docstring."""
+    """`prefix`, with `goal_comment` above the hole's line, within `budget` tokens, kept by the priorities in the
+    module docstring."""
+    whole = with_goal(prefix, goal_comment)
+    if count(whole) <= budget:
+        return whole
+    if goal_comment:
+        # The goal after the statement: whole, with room for the statement and the hole's line, or not at all.
+        goal_tokens = count(goal_comment)
+        needed = count(split_prefix(prefix, statement).statement) + count(prefix.rpartition("\n")[2])
+        room = budget - goal_tokens
+        while room >= needed:
+            fitted = with_goal(_fit(prefix, statement, count, offsets, room), goal_comment)
+            over = count(fitted) - budget
+            if over <= 0:
+                return fitted
+            room -= over  # pieces counted apart can tokenise longer together
+    return _fit(prefix, statement, count, offsets, budget)
+
+
+def _fit(
+    prefix: str,
+    statement: str | None,
+    count: Count,
+    offsets: Callable[[str], list[tuple[int, int]]],
+    budget: int,
+) -> str:
+    """`prefix` within `budget` tokens: the statement, the preamble, the declaration nearest the hole, earlier
+    lemmas."""
     if count(prefix) <= budget:
         return prefix
     parts = split_prefix(prefix, statement)
@@ -157,7 +203,8 @@ def fit_prefix(
         return cut_left(parts.statement + parts.body, offsets, budget)
     left = budget - statement_tokens
     keep: set[int] = set()
-    preamble_budget = min(left, budget // 4)
+    # The preamble takes up to a quarter of the budget, never the room of the hole's own line.
+    preamble_budget = max(0, min(left - count(parts.body.rpartition("\n")[2]), budget // 4))
     for index, (is_preamble, text) in enumerate(parts.head):  # imports first, in file order
         tokens = count(text)
         if is_preamble and tokens <= preamble_budget:

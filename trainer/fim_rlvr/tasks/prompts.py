@@ -17,9 +17,11 @@ message. Its fields are {prefix}, {suffix}, {goal}, {hole} and {kind}. `prompt_t
 before answering (prover models): nothing is pre-filled, and the candidate is the last ```lean block of the answer.
 
 The tokenizer's BOS goes first when the tokenizer adds one to what it encodes (prompts are tokenized with
-add_special_tokens=False everywhere, so the prompt text carries it). The goal state at the hole, when the task has
-one and the run asks for it, goes in as a Lean comment just above the hole's line. The prefix is fitted to the
-budget by prompt_context.py (statement and imports kept); the suffix is cut from the right.
+add_special_tokens=False everywhere, so the prompt text carries it). The prefix starts with the file's header
+(imports, the `namespace`/`section`/`open` commands in effect, `variable`s) when the task knows it. The goal state
+at the hole, when the task has one and the run asks for it, goes in as a Lean comment just above the hole's line,
+whole or not at all. The prefix is fitted to the budget by prompt_context.py (statement, goal and imports kept);
+the suffix is cut from the right.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from ..core.config import PROMPT_STYLES, template_problem
 from ..core.errors import UserError
 from .clean import clean_completion, final_lean_block
 from .data import Task
-from .prompt_context import fit_prefix
+from .prompt_context import fit_prefix, prompt_header
 
 HOLE_MARK = "<HOLE>"
 
@@ -234,22 +236,26 @@ def goal_comment(goal: str, indent: int) -> str:
     return f"{pad}-- goal at the hole:\n{lines}\n"
 
 
-def _with_goal(task: Task, show_goal: bool) -> str:
-    """The prefix, with the goal comment inserted on its own lines just before the hole's line."""
-    if not (show_goal and task.goal):
-        return task.prefix
-    head, sep, hole_line = task.prefix.rpartition("\n")
-    comment = goal_comment(task.goal, task.indent)
-    return f"{head}{sep}{comment}{hole_line}" if sep else f"{comment}{hole_line}"
+def _goal_comment(task: Task, show_goal: bool) -> str:
+    """The goal comment of a task's prompt ("" when it shows none)."""
+    return goal_comment(task.goal, task.indent) if show_goal and task.goal else ""
+
+
+def _headed(task: Task) -> str:
+    """The task's prefix after the file's header (imports, scope, variables), as a prompt starts."""
+    return prompt_header(task.imports, task.scope, task.variables) + task.prefix
 
 
 def _offsets(tokenizer: Any, text: str) -> list[tuple[int, int]]:
     return [tuple(o) for o in tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]]
 
 
-def fit(tokenizer: Any, prefix: str, suffix: str, budget: int, statement: str | None = None) -> tuple[str, str]:
-    """Prefix and suffix within `budget` tokens together: the suffix keeps at most a quarter of it, cut from the
-    right (the text just before the hole matters most); the prefix is fitted by prompt_context.fit_prefix."""
+def fit(
+    tokenizer: Any, prefix: str, suffix: str, budget: int, statement: str | None = None, goal: str = ""
+) -> tuple[str, str]:
+    """Prefix (with the goal comment `goal` above the hole's line) and suffix within `budget` tokens together: the
+    suffix keeps at most a quarter of it, cut from the right (the text just before the hole matters most); the
+    prefix is fitted by prompt_context.fit_prefix."""
     suffix_offsets = _offsets(tokenizer, suffix)
     suffix_budget = budget // 4
     if len(suffix_offsets) > suffix_budget:
@@ -259,7 +265,7 @@ def fit(tokenizer: Any, prefix: str, suffix: str, budget: int, statement: str | 
     def count(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    prefix = fit_prefix(prefix, statement, count, lambda text: _offsets(tokenizer, text), max(budget - used, 1))
+    prefix = fit_prefix(prefix, statement, count, lambda text: _offsets(tokenizer, text), max(budget - used, 1), goal)
     return prefix, suffix
 
 
@@ -270,7 +276,7 @@ def _render(template: str, task: Task, prefix: str, suffix: str, show_goal: bool
 
 def build_prompt(task: Task, style: PromptStyle, tokenizer: Any, *, show_goal: bool, budget: int) -> str:
     """The prompt text for one task (special tokens included as text; tokenize with add_special_tokens=False)."""
-    prefix, suffix = fit(tokenizer, _with_goal(task, show_goal), task.suffix, budget, task.statement)
+    prefix, suffix = fit(tokenizer, _headed(task), task.suffix, budget, task.statement, _goal_comment(task, show_goal))
     if style.mode == "fim":
         if style.template is not None:
             return style.bos + _render(style.template, task, prefix, suffix, show_goal)
