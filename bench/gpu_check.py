@@ -226,7 +226,7 @@ def build_model(shape: dict[str, Any], into: Path, seed: int = 0) -> dict[str, A
     eos = tokenizer.convert_tokens_to_ids("<|endoftext|>")
     config = Qwen2Config(**shape, bos_token_id=eos, eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)
     torch.manual_seed(seed)
-    model = Qwen2ForCausalLM(config)
+    model: Any = Qwen2ForCausalLM(config)
     parameters = sum(p.numel() for p in model.parameters())
     model.to(torch.bfloat16).save_pretrained(into)
     tokenizer.save_pretrained(into)
@@ -611,7 +611,7 @@ def run_trl(ctx: Context, *, vllm: bool) -> dict[str, Any]:
     step_ends: dict[int, float] = {}
 
     class StepClock(TrainerCallback):  # type: ignore[misc]
-        def on_step_end(self, _args: Any, state: Any, _control: Any, **_: Any) -> None:
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             if cuda:
                 torch.cuda.synchronize()
             step_ends[state.global_step] = time.perf_counter()
@@ -619,7 +619,7 @@ def run_trl(ctx: Context, *, vllm: bool) -> dict[str, Any]:
             tally.clear()
             log(f"  TRL step {state.global_step}/{ctx.settings.steps}")
 
-    reward = functools.partial(trl_reward, tally=tally)
+    reward: Any = functools.partial(trl_reward, tally=tally)
     reward.__name__ = "stand_in"  # type: ignore[attr-defined]
     config, dropped = trl_config(ctx, vllm=vllm)
     if cuda:
@@ -643,7 +643,7 @@ def run_trl(ctx: Context, *, vllm: bool) -> dict[str, Any]:
 def async_grpo_classes() -> tuple[Any, Any]:
     """AsyncGRPOTrainer and its config: in `trl` itself from 1.18, in trl.experimental.async_grpo before."""
     try:
-        from trl import AsyncGRPOConfig, AsyncGRPOTrainer
+        from trl import AsyncGRPOConfig, AsyncGRPOTrainer  # type: ignore[attr-defined]
 
         return AsyncGRPOTrainer, AsyncGRPOConfig
     except ImportError:
@@ -746,12 +746,12 @@ def run_trl_async(ctx: Context) -> dict[str, Any]:
         rows = trl_rows(ctx.dataset, split="train", tokenizer=tokenizer, max_prompt_tokens=settings.max_prompt_tokens)
         train = Dataset.from_list([{"prompt": [{"role": "user", "content": r["prompt"]}]} for r in rows])
         tally_path = ctx.work / "async-tokens.jsonl"
-        reward = functools.partial(file_reward, path=str(tally_path))
+        reward: Any = functools.partial(file_reward, path=str(tally_path))
         reward.__name__ = "stand_in"  # type: ignore[attr-defined]
         step_ends: dict[int, float] = {}
 
         class StepClock(TrainerCallback):  # type: ignore[misc]
-            def on_step_end(self, _args: Any, state: Any, _control: Any, **_: Any) -> None:
+            def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
                 torch.cuda.synchronize()
                 step_ends[state.global_step] = time.time()
                 log(f"  AsyncGRPO step {state.global_step}/{settings.steps}")
