@@ -492,7 +492,14 @@ def vllm_sync(ctx: Context) -> dict[str, Any]:
     backend = trainer.backend
     backend.sync_weights(trainer.policy.model)
     engine_model = backend.engine.llm.llm_engine.model_executor.driver_worker.model_runner.model
-    theirs = dict(engine_model.named_parameters())
+    named = list(engine_model.named_parameters())
+    # Indexed by every dotted suffix too: a wrapper module in front of the model (CUDA graphs, compilation) prefixes
+    # the names vLLM loads by.
+    theirs: dict[str, Any] = {}
+    for full, parameter in named:
+        parts = full.split(".")
+        for start in range(len(parts)):
+            theirs.setdefault(".".join(parts[start:]), parameter)
     compared, different, worst = 0, [], 0.0
     for name, tensor in vllm_weights(trainer.policy.model, backend.compute_dtype):
         other = theirs.get(name)
@@ -503,8 +510,13 @@ def vllm_sync(ctx: Context) -> dict[str, Any]:
         if not torch.equal(ours, other):
             different.append(name)
             worst = max(worst, float((ours.float() - other.float()).abs().max()))
-    found = {"sync_tensors_compared": compared, "sync_tensors_different": len(different), "sync_max_difference": worst}
+    found: dict[str, Any] = {
+        "sync_tensors_compared": compared,
+        "sync_tensors_different": len(different),
+        "sync_max_difference": worst,
+    }
     if compared < 2:
+        found["vllm_names"] = [n for n, _ in named[:8]]
         raise CheckFailed(f"only {compared} tensors could be matched by name with vLLM's model", found)
     if different:
         raise CheckFailed(f"vLLM holds other weights than the trainer pushed: {different[:3]}", found)

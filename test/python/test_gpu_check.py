@@ -116,3 +116,61 @@ def test_trls_configs_take_the_settings_held_equal(tmp_path: Path) -> None:
     command = gpu_check.vllm_serve_command("vllm", tmp_path / "model", 8000, settings, 3)
     assert command[:3] == ["vllm", "serve", str(tmp_path / "model")]
     assert "--enable-lora" in command and command[command.index("--max-lora-rank") + 1] == str(settings.lora_r)
+
+
+def fake_vllm_trainer(stale: bool) -> Any:
+    """What `vllm_sync` reads of a trainer whose rollouts are vLLM's, with the engine's model standing behind a wrapper
+    module (as a CUDA-graph wrapper puts its name in front of vLLM's) and a push that copies the weights in, as
+    ColocatedEngine.load_weights does, or (`stale`) copies nothing."""
+    import copy
+    from types import SimpleNamespace
+
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    sys.path.insert(0, str(REPO / "trainer"))
+    import gpu_check
+    from fim_rlvr.model.vllm_backend import vllm_weights
+
+    torch.manual_seed(0)
+    policy = Qwen2ForCausalLM(Qwen2Config(**gpu_check.TINY_MODEL))
+    wrapper = torch.nn.Module()
+    wrapper.runnable = copy.deepcopy(policy).to(torch.bfloat16)
+    with torch.no_grad():
+        for parameter in policy.parameters():
+            parameter.add_(0.01)  # the trainer has stepped since the engine last got its weights
+
+    def push(model: Any) -> None:
+        if stale:
+            return
+        inner = dict(wrapper.runnable.named_parameters())
+        with torch.no_grad():
+            for name, tensor in vllm_weights(model, torch.bfloat16):
+                inner[name].copy_(tensor)
+
+    worker = SimpleNamespace(model_runner=SimpleNamespace(model=wrapper))
+    engine = SimpleNamespace(
+        llm=SimpleNamespace(llm_engine=SimpleNamespace(model_executor=SimpleNamespace(driver_worker=worker)))
+    )
+    backend = SimpleNamespace(engine=engine, compute_dtype=torch.bfloat16, sync_weights=push)
+    return SimpleNamespace(backend=backend, policy=SimpleNamespace(model=policy))
+
+
+@pytest.mark.parametrize("stale", [False, True])
+def test_the_vllm_weight_sync_comparison(tmp_path: Path, stale: bool) -> None:
+    """The GPU-only comparison of vLLM's weights with the trainer's, on stand-ins: equal after a push, and an engine
+    that kept old weights is a failure naming them."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    import gpu_check
+
+    trainer = fake_vllm_trainer(stale)
+    ctx = gpu_check.Context("vllm", "cpu", gpu_check.TINY_SETTINGS, tmp_path, tmp_path, tmp_path, trainer=trainer)
+    tensors = len(list(trainer.policy.model.named_parameters()))
+    if not stale:
+        found = gpu_check.vllm_sync(ctx)
+        assert found["sync_tensors_compared"] == tensors and found["sync_tensors_different"] == 0
+        return
+    with pytest.raises(gpu_check.CheckFailed, match="vLLM holds other weights than the trainer pushed") as failed:
+        gpu_check.vllm_sync(ctx)
+    assert failed.value.results["sync_tensors_different"] == tensors
