@@ -134,9 +134,10 @@ def fake_vllm_trainer(stale: bool) -> Any:
     from fim_rlvr.model.vllm_backend import vllm_weights
 
     torch.manual_seed(0)
-    policy = Qwen2ForCausalLM(Qwen2Config(**gpu_check.TINY_MODEL))
+    policy: Any = Qwen2ForCausalLM(Qwen2Config(**gpu_check.TINY_MODEL))
+    engine_model: Any = copy.deepcopy(policy).to(torch.bfloat16)
     wrapper = torch.nn.Module()
-    wrapper.runnable = copy.deepcopy(policy).to(torch.bfloat16)
+    wrapper.runnable = engine_model
     with torch.no_grad():
         for parameter in policy.parameters():
             parameter.add_(0.01)  # the trainer has stepped since the engine last got its weights
@@ -144,7 +145,7 @@ def fake_vllm_trainer(stale: bool) -> Any:
     def push(model: Any) -> None:
         if stale:
             return
-        inner = dict(wrapper.runnable.named_parameters())
+        inner = dict(engine_model.named_parameters())
         with torch.no_grad():
             for name, tensor in vllm_weights(model, torch.bfloat16):
                 inner[name].copy_(tensor)
