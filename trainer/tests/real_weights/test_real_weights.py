@@ -32,7 +32,6 @@ from fakes import RecordingEvents, verdict_for
 from smollm2 import Missing, model_folder
 
 from fim_rlvr.core.config import from_dict
-from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
 from fim_rlvr.model import adapters
 from fim_rlvr.model.onnx_export import logit_tolerance
 from fim_rlvr.model.policy import Policy
@@ -82,24 +81,24 @@ SMALL: dict[str, Any] = {
 
 
 class Alternating:
-    """Proves every other candidate of a batch, in the order sent. Candidates go group by group, so each group of
-    two has one proved and one failed: every sample has an advantage whatever the model wrote."""
+    """Proves every other candidate of a batch, in the order sent, whatever it says. Candidates go group by group, so
+    each group of two has one proved and one failed: every sample has an advantage whatever the model wrote."""
 
     def __init__(self) -> None:
-        self.batches: list[list[VerifyItem]] = []
+        self.batches: list[list[Any]] = []
 
-    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+    def submit(self, items: Sequence[Any]) -> Future[list[Any]]:
         self.batches.append(list(items))
-        future: Future[list[BatchVerdict]] = Future()
-        future.set_result(
-            [
-                verdict_for(i["taskId"], i["candidate"], i["candidate"] if k % 2 == 0 else None)
-                for k, i in enumerate(items)
-            ]
-        )
+        future: Future[list[Any]] = Future()
+        future.set_result([self.verdict(i["taskId"], k % 2 == 0) for k, i in enumerate(items)])
         return future
 
-    def cancel(self, future: Future[list[BatchVerdict]]) -> None:
+    @staticmethod
+    def verdict(task_id: str, proved: bool) -> dict[str, Any]:
+        """fakes.verdict_for's shape, whatever the candidate (an empty one included)."""
+        return {**verdict_for(task_id, "x", "x" if proved else None), "taskId": task_id}
+
+    def cancel(self, future: Future[list[Any]]) -> None:
         pass
 
 
