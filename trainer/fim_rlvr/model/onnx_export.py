@@ -34,11 +34,20 @@ OPSET = 18
 """Opset 18 runs on every onnxruntime transformers.js v3 and v4 ship (1.20 and later)."""
 EXTERNAL_DATA_BYTES = 1_800_000_000
 MAX_LOGIT_ERROR = 1e-3
+MAX_RELATIVE_LOGIT_ERROR = 2e-4
+"""How far onnxruntime's logits may be from PyTorch's: MAX_LOGIT_ERROR, or this share of the largest logit when that
+is more. Both compute in float32, but their kernels sum in different orders, and the rounding grows with the
+values: a tiny test model agrees to ~1e-6, SmolLM2-135M (30 layers, logits up to ~29) to 0.7-1.4e-3, about 5e-5 of
+its largest logit (tests/real_weights). A mistranslated operation is off by a large share of the logits."""
 ONNXRUNTIME_MISSING = (
     "onnxruntime is not installed, so the export's logits were not compared with PyTorch's; install it into the "
     "trainer's Python (pip install 'onnxruntime>=1.20') and export again to check them"
 )
-"""onnxruntime and PyTorch agree to ~1e-6 in fp32; a larger gap means a mistranslated operation."""
+
+
+def logit_tolerance(largest_logit: float) -> float:
+    """The largest |onnxruntime − PyTorch| logit difference accepted where the logits reach `largest_logit` in size."""
+    return max(MAX_LOGIT_ERROR, MAX_RELATIVE_LOGIT_ERROR * abs(largest_logit))
 
 
 class _DecoderWithCache(torch.nn.Module):
@@ -190,7 +199,7 @@ def _check_with_onnxruntime(
 
     say("checking the ONNX model against PyTorch with onnxruntime")
     session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    worst = 0.0
+    worst, largest = 0.0, 0.0
     for past in (0, 3):
         inputs = _sample_inputs(*geometry, batch=2, new=4, past=past)
         with torch.no_grad():
@@ -198,13 +207,18 @@ def _check_with_onnxruntime(
         got = session.run(["logits"], {n: t.numpy() for n, t in zip(input_names, inputs, strict=True)})[0]
         real = inputs[1][:, past:].bool()  # Logits at padding positions are meaningless in both.
         worst = max(worst, float((torch.from_numpy(got) - expected)[real].abs().max()))
-    if worst > MAX_LOGIT_ERROR:
+        largest = max(largest, float(expected[real].abs().max()))
+    tolerance = logit_tolerance(largest)
+    if worst > tolerance:
         raise ExportError(
-            f"the ONNX model's logits differ from PyTorch's by up to {worst:.3g} "
-            f"(onnxruntime {onnxruntime.__version__})",
+            f"the ONNX model's logits differ from PyTorch's by up to {worst:.3g}, more than the {tolerance:.2g} "
+            f"float32 rounding explains for logits up to {largest:.3g} (onnxruntime {onnxruntime.__version__})",
             "This architecture does not export faithfully with torch.onnx; use --format merged and optimum-onnx.",
         )
-    return f"onnxruntime {onnxruntime.__version__} matches PyTorch (max |logit difference| {worst:.2g})"
+    return (
+        f"onnxruntime {onnxruntime.__version__} matches PyTorch (max |logit difference| {worst:.2g}, "
+        f"within {tolerance:.2g} for logits up to {largest:.3g})"
+    )
 
 
 @contextlib.contextmanager
