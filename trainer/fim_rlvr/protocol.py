@@ -52,6 +52,9 @@ LogLevel = Literal["debug", "info", "warning", "error"]
 EvalStage = Literal["before", "sft", "after"]
 DoneStatus = Literal["completed", "stopped", "failed"]
 ReportTarget = Literal["none", "tensorboard", "wandb", "trackio"]
+ConfirmedBy = Literal["server", "kernel-replay"]
+"""What confirmed a proof: the check's own Lean server, or also the kernel gate (kernel replay of the checked
+declaration and what it depends on, in a fresh Lean process)."""
 
 VERDICT_KINDS: tuple[str, ...] = ("proved", "failed", "incomplete", "rejected", "timeout", "crashed", "environment")
 HOLE_KINDS: tuple[str, ...] = ("tactic", "block", "steps", "proof")
@@ -293,7 +296,15 @@ class _BatchVerdictRequired(TypedDict):
 
 
 class BatchVerdict(_BatchVerdictRequired, total=False):
-    """The verdict and reward for one verify/batch item (the fields above, and for timeout and crashed:)."""
+    """The verdict and reward for one verify/batch item (the fields above, and the optional ones below)."""
+
+    confirmedBy: ConfirmedBy
+    """For proved only: what confirmed the proof (absent in verdicts of older verifiers: read as "server")."""
+    rule: str
+    """For rejected only: the rule that refused the candidate, e.g. "kernel-replay-failed"."""
+    hack: bool
+    """True only when the kernel gate caught a candidate that Lean's server had proved: reward 0, never masked;
+    counted and logged as a hack."""
 
     cause: VerdictCause
     """Whose fault a timeout or crash was: "candidate" (a check that ran past its own limit, a crash the candidate
