@@ -43,6 +43,11 @@ export interface SimulatedGateOptions {
   toolchain?: string;
   /** Honour `sim:gate-hang` and `sim:gate-crash` markers (tests only). */
   faults?: boolean;
+  /**
+   * How Lean reads the document where it differs from the project's lexer (tests only, as the lean-like
+   * server's option of the same name): the gate's processes read the document as Lean does, not as the policy did.
+   */
+  leanReads?: (text: string) => string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -53,6 +58,8 @@ interface DocDeclaration {
   names: string[];
   /** An axiom: an `axiom` command, or an `axiomDecl` a metaprogram adds. */
   axiom: boolean;
+  /** Added by a metaprogram (`addDecl` and kin), not by a declaration command. */
+  metaprogram: boolean;
   command: Command;
   /** Code words the command uses (comments left out; a string's text included: its braces may hold code). */
   words: Set<string>;
@@ -83,13 +90,19 @@ function add(words: Set<string>, word: string): void {
     for (let b = a + 1; b <= parts.length; b++) words.add(parts.slice(a, b).join("."));
 }
 
+/** `A.B.c`, `B.c` and `c`: the ways a name can be written inside its namespaces. */
+function suffixes(name: string): string[] {
+  const parts = name.split(".");
+  return parts.map((_, k) => parts.slice(k).join("."));
+}
+
 /**
  * What a metaprogram in this text adds: the name literals of a command that calls `addDecl` and kin, each an
  * axiom when the declaration it names is an `axiomDecl`; one unnamed entry when it adds but no name can be read.
  */
 function addedDeclarations(text: string): { name: string | undefined; axiom: boolean }[] {
   if (!ADDING_WORDS.some((w) => text.includes(w))) return [];
-  const found = [...text.matchAll(/name\s*:=\s*`+([\p{L}_][\p{L}\p{N}_.']*)/gu)].map((m) => {
+  const found = [...text.matchAll(/name\s*:=\s*`+\s*([\p{L}_][\p{L}\p{N}_.']*)/gu)].map((m) => {
     const kinds = [...text.slice(0, m.index).matchAll(/\b(\w+Decl)\b/g)];
     return { name: m[1], axiom: kinds.at(-1)?.[1] === "axiomDecl" };
   });
@@ -112,7 +125,7 @@ export class SimulatedKernelGate implements KernelGateBackend {
     this.stats.runs++;
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-    const text = normalizeLineEndings(request.documentText);
+    const text = normalizeLineEndings((this.options.leanReads ?? ((t: string) => t))(request.documentText));
     const file = parseFile(text);
     const declarations = file.commands.filter((c) => c.declaration).length;
     const headerMs = this.options.headerMs ?? 0;
@@ -153,8 +166,17 @@ export class SimulatedKernelGate implements KernelGateBackend {
         message: `simulator: the compiled module holds no declaration '${wanted}'`,
         elapsedMs: elapsed(),
       };
+    const isError = (d: { severity?: number }) => (d.severity ?? 1) === 1;
+    // Lean writes no .olean for a file with errors: failing commands above are blanked and the document compiled
+    // again (verify/gateDocument.ts), a second compile's cost.
+    if (
+      compiled.diagnostics.some((d) => isError(d) && d.start >= file.headerEnd && d.start < checked.start)
+    ) {
+      const again = await spend(headerMs + declMs * declarations, "compile");
+      if (again) return again;
+    }
     const errors = compiled.diagnostics.filter(
-      (d) => (d.severity ?? 1) === 1 && d.start >= checked.start && d.start < checked.end,
+      (d) => isError(d) && d.start >= checked.start && d.start < checked.end,
     );
     if (errors.length > 0)
       return {
@@ -179,12 +201,12 @@ export class SimulatedKernelGate implements KernelGateBackend {
     const printed = checked.declaration?.modifiers.includes("private")
       ? `_private.FimRlvrGate.0.${wanted}`
       : wanted;
-    const unchecked = closure.find((d) => UNCHECKED_WORDS.some((w) => d.text.includes(w)));
+    const unchecked = closure.find((d) => this.addedWithoutKernel(file, d));
     if (unchecked)
       return {
         kind: "kernel-rejected",
         declaration: printed,
-        message: `(kernel) simulator: '${unchecked.names[0] ?? "?"}' was added without the kernel (${UNCHECKED_WORDS.find((w) => unchecked.text.includes(w))}); the simulator cannot type-check, so it takes such a declaration to be one the kernel refuses`,
+        message: `(kernel) simulator: '${unchecked.names[0] ?? "a declaration a metaprogram added"}' was added without the kernel (debug.skipKernelTC or addDeclWithoutChecking); the simulator cannot type-check, so it takes such a declaration to be one the kernel refuses`,
         elapsedMs: elapsed(),
       };
     return {
@@ -194,6 +216,23 @@ export class SimulatedKernelGate implements KernelGateBackend {
       axioms: this.axioms(compiled.printedAxioms, closure),
       elapsedMs: elapsed(),
     };
+  }
+
+  /**
+   * Whether the kernel never saw this declaration: one whose command (its `set_option … in` prefix included)
+   * switches the kernel off, or that follows a `set_option debug.skipKernelTC true` of the file; for one a
+   * metaprogram added, the option anywhere in the document (the metaprogram may run where the option is set,
+   * in another command than the one that defines it).
+   */
+  private addedWithoutKernel(file: ParsedFile, d: DocDeclaration): boolean {
+    const says = (text: string) => UNCHECKED_WORDS.some((w) => text.includes(w));
+    if (says(d.text)) return true;
+    const textOf = (c: Command) => wordsOf(file, c).text;
+    if (d.metaprogram) return file.commands.some((c) => says(textOf(c)));
+    // `set_option NAME VALUE` alone sets it for the rest of the file; `… in CMD` only for CMD.
+    const fileWide = (c: Command) =>
+      c.keyword === "set_option" && !c.declaration && !/\sin(\s|$)/.test(textOf(c));
+    return file.commands.some((c) => c.start < d.command.start && fileWide(c) && says(textOf(c)));
   }
 
   /** The simulator's elaboration of the whole document, fresh: its diagnostics and its `#print axioms` answer. */
@@ -251,12 +290,14 @@ export class SimulatedKernelGate implements KernelGateBackend {
       const { words, text } = wordsOf(file, command);
       const d = command.declaration;
       const own = d ? [d.fullName, d.name].filter((n): n is string => n !== undefined) : [];
-      if (own.length > 0) all.push({ names: own, axiom: d?.keyword === "axiom", command, words, text });
+      if (own.length > 0)
+        all.push({ names: own, axiom: d?.keyword === "axiom", metaprogram: false, command, words, text });
       // What a metaprogram of this command adds is declared by the document too, in this command's context.
       for (const added of addedDeclarations(text))
         all.push({
           names: added.name ? [added.name] : [],
           axiom: added.axiom,
+          metaprogram: true,
           command,
           words: new Set(),
           text,
@@ -272,7 +313,8 @@ export class SimulatedKernelGate implements KernelGateBackend {
       const at = queue.shift()!;
       for (const other of all) {
         if (seen.has(other)) continue;
-        const cited = other.names.some((n) => at.words.has(n));
+        // Cited by any dotted suffix of its name: the simulator resolves no namespaces, so it errs toward citing.
+        const cited = other.names.some((n) => suffixes(n).some((x) => at.words.has(x)));
         // A metaprogram's declaration whose name the model could not read: the worst case, cited.
         const unnamed = other.command === at.command && other.names.length === 0;
         if (cited || unnamed) {

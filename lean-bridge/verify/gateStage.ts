@@ -13,6 +13,7 @@
 import { randomInt } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { Range } from "vscode-languageserver-protocol";
+import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
 import { nameParts } from "./policyWords";
@@ -268,6 +269,7 @@ export class KernelGateStage {
           declaration: nameParts(input.doc.checkedName),
           mayBePrivate: input.doc.isPrivate || input.doc.mayBePrivate,
           headerEndLine: input.doc.headerEndLine,
+          declarationLine: new LineIndex(input.doc.text).positionAt(input.doc.declarationStart).line,
         },
         this.config.timeoutMs,
       );

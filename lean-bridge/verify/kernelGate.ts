@@ -71,6 +71,12 @@ export interface GateRequest {
   mayBePrivate: boolean;
   /** The 0-based last line of the document's header (-1 when none): compile errors up to it are the workspace's. */
   headerEndLine: number;
+  /**
+   * The 0-based line where the checked declaration starts. Lean writes no `.olean` for a file with any error, so
+   * commands above it that fail (the workspace's, which the server's check leaves aside) are blanked and the
+   * document compiled again: removing what the candidate does not depend on cannot make its proof pass.
+   */
+  declarationLine: number;
 }
 
 /** A way to run the gate: real Lean (leanKernelGate.ts) or the simulator's model (simulator/kernelReplay.ts). */
@@ -114,7 +120,10 @@ export function axiomFailure(axiom: GateAxiom, rules: GateAxiomRules): string | 
       rules.legacyNativeExists,
     );
     // A 4.29+ native axiom is made by `nativeEqTrue` inside the document; a legacy one comes from Lean's prelude.
-    const madeAsLeanMakesIt = axiom.declaredInDocument ? axiom.nativeShape : !/\._native\./.test(name);
+    const legacy = !/\._native\./.test(name);
+    const madeAsLeanMakesIt = legacy
+      ? !axiom.declaredInDocument
+      : axiom.declaredInDocument && axiom.nativeShape;
     if (own && madeAsLeanMakesIt) return undefined;
     if (own)
       return `'${name}' is named like a native computation of '${rules.checkedName}' but is not one Lean made (its type is not \`@Eq Bool _ true\`, or it does not come from where Lean declares it)`;

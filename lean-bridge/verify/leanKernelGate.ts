@@ -14,6 +14,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandboxed, sandboxTmpDir, which, type Limits } from "../server/launch";
+import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
 import {
   GATE_UNAVAILABLE_ACTION,
@@ -176,6 +177,7 @@ export class LeanKernelGate implements KernelGateBackend {
           declaration: ["fimrlvrGateSelfTest"],
           mayBePrivate: false,
           headerEndLine: -1,
+          declarationLine: 0,
         },
         timeoutMs,
       );
@@ -229,10 +231,27 @@ export class LeanKernelGate implements KernelGateBackend {
         }
       };
       const left = () => Math.max(1, deadline - performance.now());
-      const compiled = await runGateProcess(
-        this.command(["--json", `-M${this.options.limits.memoryMb}`, "-o", olean, source]),
-        { cwd: this.options.projectRoot, env: this.env, timeoutMs: left() },
-      );
+      const compile = () =>
+        runGateProcess(this.command(["--json", `-M${this.options.limits.memoryMb}`, "-o", olean, source]), {
+          cwd: this.options.projectRoot,
+          env: this.env,
+          timeoutMs: left(),
+        });
+      let compiled = await compile();
+      // Errors only in the workspace's commands above the declaration: blank them and compile once more.
+      const blanked =
+        compiled.kind === "exited" && compiled.code !== 0
+          ? blankFailingCommands(
+              request.documentText,
+              compileErrors(compiled.stdout).map((e) => e.line),
+              request.headerEndLine,
+              request.declarationLine,
+            )
+          : undefined;
+      if (blanked !== undefined) {
+        writeFileSync(source, blanked);
+        compiled = await compile();
+      }
       const compileFailure = step("compile", compiled);
       if (compileFailure) return compileFailure;
       if (compiled.kind === "exited" && compiled.code !== 0) {
