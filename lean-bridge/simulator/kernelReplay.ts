@@ -18,6 +18,7 @@ import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { LineIndex, normalizeLineEndings } from "../text/positions";
 import type { GateAxiom, GateReport, GateRequest, GateStage, KernelGateBackend } from "../verify/kernelGate";
 import { parseAxiomsOutput } from "../verify/classify";
+import { nameParts } from "../verify/policyWords";
 import type { JudgeContext, JudgedDeclaration } from "./judge";
 import { simulatedLean, projectToolchain, type SimulatedLean } from "./leanVersion";
 import { ReferenceIndex, type OracleFile } from "./reference";
@@ -159,7 +160,9 @@ export class SimulatedKernelGate implements KernelGateBackend {
     const compiled = await this.compile(text, file, index);
     this.stats.elaborated += declarations;
     const wanted = request.declaration.join(".");
-    const checked = file.commands.find((c) => c.declaration?.fullName === wanted);
+    const same = (name: string | undefined) =>
+      name !== undefined && nameParts(name).join("\u0000") === request.declaration.join("\u0000");
+    const checked = file.commands.find((c) => same(c.declaration?.fullName));
     if (!checked)
       return {
         kind: "missing",
@@ -198,9 +201,10 @@ export class SimulatedKernelGate implements KernelGateBackend {
     this.stats.replayed += closure.length;
     const replaying = await spend(headerMs + declMs * SIM_KERNEL_SHARE * closure.length, "replay");
     if (replaying) return replaying;
+    const fullName = checked.declaration?.fullName ?? wanted;
     const printed = checked.declaration?.modifiers.includes("private")
-      ? `_private.FimRlvrGate.0.${wanted}`
-      : wanted;
+      ? `_private.FimRlvrGate.0.${fullName}`
+      : fullName;
     const unchecked = closure.find((d) => this.addedWithoutKernel(file, d));
     if (unchecked)
       return {
