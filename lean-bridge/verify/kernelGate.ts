@@ -125,6 +125,8 @@ export function axiomFailure(axiom: GateAxiom, rules: GateAxiomRules): string | 
       ? !axiom.declaredInDocument
       : axiom.declaredInDocument && axiom.nativeShape;
     if (own && madeAsLeanMakesIt) return undefined;
+    if (legacy && !rules.legacyNativeExists)
+      return `the proof rests on '${name}', which this Lean does not provide (4.35 removed the legacy native axioms, lean4#14953): the document declared it`;
     if (own)
       return `'${name}' is named like a native computation of '${rules.checkedName}' but is not one Lean made (its type is not \`@Eq Bool _ true\`, or it does not come from where Lean declares it)`;
     return `the proof rests on compiled code run for another declaration ('${name}'); "allowNative" accepts only the checked declaration's own`;
