@@ -167,7 +167,7 @@ async function run(args: ParsedArgs): Promise<number> {
     stringOption(args.values, "project"),
     resolve(settings.out),
     settings.resume,
-    verifierSpec(args.values, settings.workers),
+    verifierSpec(args.values, settings.workers, "results"),
   );
   if (target.kind === "error") {
     process.stderr.write(`fim-rlvr eval: ${target.message}\n`);
