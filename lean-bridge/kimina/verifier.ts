@@ -98,7 +98,6 @@ export class KiminaVerifier implements Verifier {
       const policy = this.options.policy ?? DEFAULT_POLICY;
       judged = await this.kernelGate.confirm({
         file: outcome.path,
-        hole: task.hole,
         doc: outcome.doc,
         proved: judged,
         allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,

@@ -157,13 +157,15 @@ export interface KernelGateStats {
 /** What the stage needs to know of one proved candidate. */
 export interface GateInput {
   file: string;
-  hole: Range;
   doc: CheckDocument;
   proved: VerdictOutcome;
   allowedAxioms: readonly string[];
   allowNative: boolean;
   legacyNativeExists: boolean;
 }
+
+/** The hole in a gate report's key: none (see `confirm`). */
+const NO_HOLE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
 /** Reports worth keeping: a verdict on the document. A gate out of time, dead or unavailable may answer otherwise next time. */
 function cacheable(report: GateReport): boolean {
@@ -225,11 +227,13 @@ export class KernelGateStage {
   async confirm(input: GateInput): Promise<VerdictOutcome> {
     const { proved, doc } = input;
     if (proved.kind !== "proved") return proved;
+    // The report is a property of the document and the declaration it checks, not of the hole: the holes of one
+    // declaration filled with their own text (export --verify) share one document, and one gate run.
     const key = verdictKey({
       identity: this.identity,
-      settings: { gate: this.config.backend.name, settings: this.settings },
+      settings: { gate: this.config.backend.name, settings: this.settings, declaration: doc.checkedName },
       file: input.file,
-      hole: input.hole,
+      hole: NO_HOLE,
       documentText: doc.text,
     });
     const known = this.reports.get(key);

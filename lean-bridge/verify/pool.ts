@@ -185,7 +185,6 @@ export class VerifierPool implements Verifier {
     const policy = this.options.policy ?? DEFAULT_POLICY;
     const confirmed = await this.kernelGate.confirm({
       file: prepared.path,
-      hole: task.hole,
       doc: prepared.doc,
       proved: judged,
       allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,

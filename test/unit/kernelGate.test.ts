@@ -314,7 +314,6 @@ function stage(backend: KernelGateBackend, mode: KernelGateMode, draws: number[]
 
 const input = (doc: CheckDocument, file = "FimExamples/T.lean") => ({
   file,
-  hole: proofHole(FILE, "t"),
   doc,
   proved: PROVED,
   allowedAxioms: ["propext", "Classical.choice", "Quot.sound"],
