@@ -148,3 +148,32 @@ test("a gate refutation says which declaration or axiom, under the gate's rule",
     await lean.close();
   }
 });
+
+test("a gate that runs out of time or dies on a proof refutes it, never masks it (a candidate could cause either)", async () => {
+  for (const marker of ["sim:gate-hang", "sim:gate-crash"]) {
+    const text = GATE_FILE.replace("theorem target", `-- ${marker}\ntheorem target`);
+    const lean = await leanLike();
+    try {
+      const pool = poolOver(lean.server, {
+        kernelGate: () => ({
+          backend: new SimulatedKernelGate({ cwd: EXAMPLE, oracle: oracle(), faults: true }),
+          mode: { kind: "all" },
+          timeoutMs: 300,
+          concurrency: 1,
+        }),
+      });
+      const c = CASES[0]!;
+      const hole = {
+        ...c.hole,
+        start: { ...c.hole.start, line: c.hole.start.line + 1 },
+        end: { ...c.hole.end, line: c.hole.end.line + 1 },
+      };
+      const v = await pool.verify({ file: FILE, text, hole }, c.candidate);
+      unrewarded(v, marker);
+      assert.ok(isKernelGateFailure(v), `${marker}: ${JSON.stringify(v)}`);
+      if (v.kind === "rejected") assert.match(v.reason, marker === "sim:gate-hang" ? /300 ms/ : /died/);
+    } finally {
+      await lean.close();
+    }
+  }
+});
