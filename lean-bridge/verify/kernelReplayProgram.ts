@@ -15,7 +15,7 @@
  */
 
 /** Bumped with every change of the program: names the file, so a project never runs a stale copy. */
-export const KERNEL_REPLAY_VERSION = 1;
+export const KERNEL_REPLAY_VERSION = 2;
 
 /** The marker of the program's answer line. */
 export const GATE_ANSWER_PREFIX = "FIMRLVR-GATE ";
@@ -108,10 +108,8 @@ def axiomsOf (consts : Std.HashMap Name ConstantInfo) (base : Environment) (star
           match ci? with
           | none => pure ()
           | some ci =>
-            match ci with
-            | .axiomInfo v =>
+            if let .axiomInfo v := ci then
               found := found.push { name := n, inModule := inModule, nativeShape := nativeShaped v.type }
-            | _ => pure ()
             todo := (uses ci).toList ++ todo
     return found
 
@@ -154,9 +152,9 @@ def main (args : List String) : IO UInt32 := do
   | ["--self-test"] =>
     FimRlvrGate.say [("kind", Json.str "ready"), ("version", toJson ${KERNEL_REPLAY_VERSION})]
     return 0
-  | olean :: privacy :: first :: rest =>
+  | olean :: privacy :: component :: rest =>
     initSearchPath (← findSysroot)
-    FimRlvrGate.replayModule olean (privacy == "may-be-private") (first :: rest)
+    FimRlvrGate.replayModule olean (privacy == "may-be-private") (component :: rest)
     return 0
   | _ =>
     IO.eprintln "usage: lean --run <this file> (--self-test | <module.olean> (exact|may-be-private) <name component>...)"
