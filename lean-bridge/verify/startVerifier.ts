@@ -5,7 +5,6 @@
  * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
  */
 import { availableParallelism } from "node:os";
-import { resolve } from "node:path";
 import {
   DEFAULT_LIMITS,
   buildLaunch,
@@ -16,11 +15,8 @@ import {
 } from "../server/launch";
 import { KiminaVerifier } from "../kimina/verifier";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
-import { SimulatedKernelGate } from "../simulator/kernelReplay";
-import { loadOracle } from "../simulator/reference";
-import { DEFAULT_KERNEL_GATE, type KernelGateConfig, type KernelGateMode } from "./gateStage";
-import type { KernelGateBackend } from "./kernelGate";
-import { LeanKernelGate } from "./leanKernelGate";
+import { kernelGateFor } from "./gateConfig";
+import type { KernelGateMode } from "./gateStage";
 import type { CandidatePolicy } from "./policy";
 import { VerifierPool } from "./pool";
 import type { VerifierIdentity } from "./verdict";
@@ -60,74 +56,6 @@ export type VerifierSpec = VerifierChoice & {
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
-/**
- * The gate's time limit, as a multiple of a check's: it elaborates the whole document afresh (header, every
- * declaration above the hole) where a check reuses the server's snapshots, then replays. Never under
- * MIN_GATE_TIMEOUT_MS. Running past it fails the proof (never masked), so it is generous.
- */
-export const GATE_TIMEOUT_FACTOR = 4;
-export const MIN_GATE_TIMEOUT_MS = 120_000;
-
-/** The simulator's settings a command line gives it (`--oracle`, `--header-ms`, `--decl-ms`), for its gate model. */
-function simulatorSettings(argv: readonly string[]): { oracle?: string; headerMs?: number; declMs?: number } {
-  const after = (flag: string) => {
-    const k = argv.indexOf(flag);
-    return k >= 0 ? argv[k + 1] : undefined;
-  };
-  const ms = (flag: string) => {
-    const n = Number(after(flag));
-    return Number.isFinite(n) && n >= 0 ? n : undefined;
-  };
-  const oracle = after("--oracle");
-  const headerMs = ms("--header-ms");
-  const declMs = ms("--decl-ms");
-  return {
-    ...(oracle !== undefined ? { oracle } : {}),
-    ...(headerMs !== undefined ? { headerMs } : {}),
-    ...(declMs !== undefined ? { declMs } : {}),
-  };
-}
-
-/**
- * The gate a verifier of this identity gets: the simulator's model for the simulator (never real Lean's, which
- * it is not), real Lean's otherwise. Undefined for `off`, and where it cannot run by design (see Kimina).
- */
-function kernelGateFor(
-  identity: VerifierIdentity,
-  projectRoot: string,
-  spec: VerifierSpec,
-  limits: Limits,
-  slots: number,
-): KernelGateConfig | undefined {
-  const mode = spec.kernelGate ?? DEFAULT_KERNEL_GATE;
-  if (mode.kind === "off") return undefined;
-  let backend: KernelGateBackend;
-  if (identity.kind === "simulator") {
-    const argv =
-      spec.kind === "simulator"
-        ? [...(spec.oracle ? ["--oracle", spec.oracle] : []), ...(spec.extraArgs ?? [])]
-        : spec.kind === "lean"
-          ? (spec.serverCommand ?? [])
-          : [];
-    const sim = simulatorSettings(argv);
-    const oracle = loadOracle(sim.oracle !== undefined ? resolve(projectRoot, sim.oracle) : undefined);
-    backend = new SimulatedKernelGate({
-      cwd: projectRoot,
-      ...(oracle.kind === "ok" ? { oracle: oracle.oracle } : {}),
-      ...(sim.headerMs !== undefined ? { headerMs: sim.headerMs } : {}),
-      ...(sim.declMs !== undefined ? { declMs: sim.declMs } : {}),
-    });
-  } else backend = new LeanKernelGate({ projectRoot, limits });
-  const timeoutMs = spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  return {
-    backend,
-    mode,
-    timeoutMs: Math.max(MIN_GATE_TIMEOUT_MS, GATE_TIMEOUT_FACTOR * timeoutMs),
-    // Each run is a Lean process as large as a worker: half the slots' worth at most.
-    concurrency: Math.max(1, Math.ceil(slots / 2)),
-  };
-}
-
 export type VerifierStart = { kind: "ok"; pool: Verifier } | { kind: "error"; message: string; hint: string };
 
 /** Slots when the spec names none: up to 4, one per core. */
@@ -151,7 +79,16 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
       sandbox: spec.sandbox ?? DEFAULT_LIMITS.sandbox,
     };
-    const gate = which("lake") ? kernelGateFor(identity, projectRoot, spec, limits, concurrency) : undefined;
+    const gate = which("lake")
+      ? kernelGateFor(
+          identity,
+          projectRoot,
+          spec,
+          limits,
+          concurrency,
+          spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+        )
+      : undefined;
     const pool = new KiminaVerifier({
       url: spec.url,
       projectRoot,
@@ -197,7 +134,14 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     ...(spec.policy ? { policy: spec.policy } : {}),
     ...(spec.memoryBudgetMb !== undefined ? { memoryBudgetMb: spec.memoryBudgetMb } : {}),
     kernelGate: (identity) =>
-      kernelGateFor(identity, projectRoot, spec, limits, spec.slots ?? defaultSlots()),
+      kernelGateFor(
+        identity,
+        projectRoot,
+        spec,
+        limits,
+        spec.slots ?? defaultSlots(),
+        spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+      ),
   });
   if (started.kind === "error") {
     const stderr = started.stderr.trim()
