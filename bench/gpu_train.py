@@ -51,8 +51,8 @@ def log(message: str) -> None:
 
 def make_model(args: argparse.Namespace) -> dict[str, Any]:
     import torch
-    from fim_rlvr.data import lean_texts, load_tasks
-    from fim_rlvr.tiny_model import train_tokenizer
+    from fim_rlvr.tasks.data import lean_texts, load_tasks
+    from fim_rlvr.model.tiny_model import train_tokenizer
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     tokenizer = train_tokenizer(lean_texts(args.dataset, load_tasks(args.dataset)))
@@ -79,7 +79,7 @@ def make_model(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_trl(args: argparse.Namespace) -> dict[str, Any]:
     import torch
-    from fim_rlvr.datasets_view import load_view
+    from fim_rlvr.integrations.datasets_view import load_view
     from fim_rlvr.integrations.trl import lean_reward
     from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
     from trl import GRPOConfig, GRPOTrainer

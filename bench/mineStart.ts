@@ -120,7 +120,7 @@ function main(): void {
     "import resource, sys, time",
     "t = time.perf_counter()",
     "c = time.process_time()",
-    "from fim_rlvr.data import by_kind, load_tasks, select",
+    "from fim_rlvr.tasks.data import by_kind, load_tasks, select",
     "tasks = load_tasks(sys.argv[1])",
     "train = by_kind(select(tasks, 'train', ['tactic', 'steps', 'block', 'proof']))",
     "tail = tasks[-1].prefix",

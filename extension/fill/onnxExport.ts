@@ -1,5 +1,5 @@
 /**
- * "Export for the editor": the trainer's ONNX export (`python -m fim_rlvr.export_model RUN_DIR --format onnx`,
+ * "Export for the editor": the trainer's ONNX export (`python -m fim_rlvr.model.export RUN_DIR --format onnx`,
  * what `fim-rlvr export-model` runs) of a run's latest checkpoint, into the run folder
  * (RUN_DIR/exports/step-N-onnx, where the editor's "last run" model looks). Run with the Python the run trained
  * with; its progress lines are passed on; cancelling interrupts it (the exporter leaves nothing behind). An export
@@ -60,7 +60,7 @@ export const trainerOnnxExporter: OnnxExporter = async (request) => {
     };
   const args = [
     "-m",
-    "fim_rlvr.export_model",
+    "fim_rlvr.model.export",
     request.runDir,
     "--format",
     "onnx",
@@ -111,7 +111,7 @@ export const trainerOnnxExporter: OnnxExporter = async (request) => {
   const missing = /ModuleNotFoundError|No module named/.exec(ran.stderr);
   return {
     kind: "error",
-    message: `${python} -m fim_rlvr.export_model ended without an answer (${ran.error ?? `exit code ${ran.code}`})${tail ? `: ${tail}` : ""}.`,
+    message: `${python} -m fim_rlvr.model.export ended without an answer (${ran.error ?? `exit code ${ran.code}`})${tail ? `: ${tail}` : ""}.`,
     hint: missing
       ? `That Python lacks a module the export needs. Install the trainer's ONNX extra into it: ${onnxInstallCommand(python, request.trainerRoot)}`
       : `Run \`fim-rlvr export-model ${request.runDir} --format onnx --python ${python}\` in a terminal to see more; if a module is missing: ${onnxInstallCommand(python, request.trainerRoot)}`,

@@ -23,7 +23,7 @@ export function phaseLabel(phase: TrainingPhase, detail?: string): string {
 
 /**
  * Whether the trainer runs an SFT warm start before RL: `sft_steps` when given, else only for the embedded
- * model (trainer/fim_rlvr/config.py `resolved_sft_steps`, which this mirrors).
+ * model (trainer/fim_rlvr/core/config.py `resolved_sft_steps`, which this mirrors).
  */
 export function sftPlanned(config: { sft_steps?: number | null; model?: string | null }): boolean {
   if (typeof config.sft_steps === "number") return config.sft_steps > 0;
@@ -52,7 +52,7 @@ export function phaseAfterEval(stage: TrainEvalParams["stage"], sft: boolean): s
   return undefined;
 }
 
-/** The trainer's SFT progress line ("SFT step 50/60: loss 1.234", trainer/fim_rlvr/train.py) as a phase. */
+/** The trainer's SFT progress line ("SFT step 50/60: loss 1.234", trainer/fim_rlvr/run/trainer.py) as a phase. */
 export function phaseFromLog(message: string): string | undefined {
   const sft = /^SFT step (\d+)\/(\d+)\b/.exec(message);
   if (sft)

@@ -12,6 +12,9 @@ interface AlgorithmInfo {
   description: string;
   defaults: Record<string, unknown>;
   differs_from_grpo?: Record<string, unknown>;
+  /** What a run on the embedded model uses instead of the paper's defaults, and where that is set. */
+  embedded_model?: Record<string, unknown>;
+  embedded_model_source?: string | null;
 }
 
 export const algorithmsCommand: CliCommand = {
@@ -83,10 +86,19 @@ export const algorithmsCommand: CliCommand = {
         .filter((k) => k in a.defaults && a.defaults[k] !== null)
         .map((k) => `${k}=${JSON.stringify(a.defaults[k])}`)
         .join(", ");
+      const embedded = Object.entries(a.embedded_model ?? {})
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(", ");
       return [
         `${a.name.padEnd(width)}${a.description}`,
         ...(a.paper ? [`${" ".repeat(width)}paper: ${a.paper}`] : []),
         `${" ".repeat(width)}defaults: ${defaults}`,
+        ...(embedded
+          ? [
+              `${" ".repeat(width)}on the embedded model (the quick start): ${embedded}, set in`,
+              `${" ".repeat(width)}  ${a.embedded_model_source ?? "the trainer"}; a --model run uses the paper's`,
+            ]
+          : []),
       ];
     });
     process.stdout.write(

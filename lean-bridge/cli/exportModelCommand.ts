@@ -1,7 +1,7 @@
 /**
  * `fim-rlvr export-model RUN_DIR --format adapter|merged|onnx` (issue #9's contract): a training run's checkpoint
  * as a LoRA adapter, a merged transformers model, or an ONNX model folder that @huggingface/transformers
- * (transformers.js) loads in Node. The trainer's Python does the work (`python -m fim_rlvr.export_model`, which
+ * (transformers.js) loads in Node. The trainer's Python does the work (`python -m fim_rlvr.model.export`, which
  * prints progress on stderr and one JSON answer on stdout); this file checks what it can without Python, runs it,
  * and turns its answer into a summary and an exit code (0 exported, 1 failed, 2 bad usage, 130 interrupted).
  */
@@ -16,7 +16,7 @@ import { UsageError } from "./usage";
 export const MODEL_EXPORT_FORMATS = ["adapter", "merged", "onnx"] as const;
 export type ModelExportFormat = (typeof MODEL_EXPORT_FORMATS)[number];
 
-/** The exporter's answer (trainer/fim_rlvr/export_model.py, ExportResult and ExportError). */
+/** The exporter's answer (trainer/fim_rlvr/model/export.py, ExportResult and ExportError). */
 export type ModelExportAnswer =
   | {
       kind: "ok";
@@ -157,7 +157,7 @@ function runExporter(
   trainerRoot: string,
 ): Promise<{ code: number | null; interrupted: boolean; stdout: string; error?: string }> {
   return new Promise((done) => {
-    const child = spawn(python, ["-m", "fim_rlvr.export_model", ...args], {
+    const child = spawn(python, ["-m", "fim_rlvr.model.export", ...args], {
       stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, PYTHONPATH: [trainerRoot, process.env.PYTHONPATH].filter(Boolean).join(":") },
     });
@@ -275,7 +275,7 @@ export const exportModelCommand: CliCommand = {
     const answer = parseExportAnswer(ran.stdout);
     if (!answer)
       return fail(
-        `running ${found.python} -m fim_rlvr.export_model failed (${ran.error ?? `exit code ${ran.code}`}) ` +
+        `running ${found.python} -m fim_rlvr.model.export failed (${ran.error ?? `exit code ${ran.code}`}) ` +
           "without an answer; its output is above.\n" +
           "If it says a module is missing, install the trainer's dependencies into that Python " +
           `(pip install -e '${trainerRoot}[onnx]') or pass another one with --python.`,

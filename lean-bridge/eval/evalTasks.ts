@@ -1,6 +1,6 @@
 /**
  * The tasks an evaluation runs on, from a dataset folder: the split and hole kinds asked for, each with the
- * prompt parts the trainer builds its prompt from (trainer/fim_rlvr/data.py `Task`), and the dataset's identity
+ * prompt parts the trainer builds its prompt from (trainer/fim_rlvr/tasks/data.py `Task`), and the dataset's identity
  * (its folder name, the workspace it came from, and a SHA-256 of its files) recorded with every result.
  */
 import { createHash } from "node:crypto";

@@ -3,7 +3,7 @@
  * task of which c passed, the probability that at least one of k samples drawn without replacement passes,
  * 1 − C(n−c, k) / C(n, k). Computed as the product 1 − ∏_{i=n−c+1}^{n} (1 − k/i), which never forms a binomial
  * coefficient (they overflow doubles from n ≈ 1030) — the same formula as the trainer's
- * `fim_rlvr.validation.pass_at_k`, so the two report the same figure for the same counts.
+ * `fim_rlvr.run.validation.pass_at_k`, so the two report the same figure for the same counts.
  */
 
 /** pass@k of one task. Needs 1 ≤ k ≤ n and 0 ≤ c ≤ n (a bug otherwise: callers check n ≥ k first). */

@@ -8,7 +8,7 @@
  *
  * The feedback is built from the verdict as the wire carries it (a BatchVerdict's kind and diagnostics, which
  * serve/wire.ts makes of a pool verdict), because that is all the trainer gets from its verifier service:
- * trainer/fim_rlvr/repair.py builds the same block from the same input, byte for byte
+ * trainer/fim_rlvr/tasks/repair.py builds the same block from the same input, byte for byte
  * (test/eval/repairParity.test.ts).
  *
  * A long failed attempt can make the repair prompt longer than the model's context (the prompt budget and

@@ -10,7 +10,7 @@
 import type { HoleKind } from "../protocol/trainer";
 
 /**
- * The task fields a prompt is built from: the trainer's `Task` (trainer/fim_rlvr/data.py), itself read from a
+ * The task fields a prompt is built from: the trainer's `Task` (trainer/fim_rlvr/tasks/data.py), itself read from a
  * dataset's tasks.jsonl row or, in the editor, from the hole under the cursor.
  */
 export interface PromptParts {

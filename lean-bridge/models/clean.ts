@@ -1,5 +1,5 @@
 /**
- * Completion cleaning, exactly as the trainer does it (trainer/fim_rlvr/clean.py): what the model wrote becomes
+ * Completion cleaning, exactly as the trainer does it (trainer/fim_rlvr/tasks/clean.py): what the model wrote becomes
  * the candidate the verifier checks. Stops are cut, a ```lean fence is stripped, tabs are expanded, and later
  * lines are re-indented to the hole's column. The parity test (test/models/promptParity.test.ts) runs the
  * Python on the same inputs and compares byte for byte.

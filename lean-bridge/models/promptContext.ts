@@ -1,5 +1,5 @@
 /**
- * Fitting a hole's prefix to the prompt budget, as the trainer does (trainer/fim_rlvr/prompt_context.py, whose
+ * Fitting a hole's prefix to the prompt budget, as the trainer does (trainer/fim_rlvr/tasks/prompt_context.py, whose
  * docstring gives the priorities): the statement always, then the preamble (imports first, up to a quarter of
  * the budget), then the declaration's text nearest the hole, then earlier lemmas, most recent first. What is
  * kept stays in file order; the result is never longer than the budget.

@@ -1,5 +1,5 @@
 /**
- * Prompts from holes, exactly as the trainer writes them (trainer/fim_rlvr/prompts.py, whose docstring explains
+ * Prompts from holes, exactly as the trainer writes them (trainer/fim_rlvr/tasks/prompts.py, whose docstring explains
  * each style): raw fill-in-the-middle per model family, a chat conversation through the model's own template, or
  * an instruction with the hole marked `<HOLE>`. `auto` decides from the tokenizer as the trainer does, so a model
  * is prompted at evaluation and in the editor as it was in training. The parity test
@@ -15,7 +15,7 @@ import {
   INSTRUCTION_STOPS,
   type PromptStyle,
 } from "./style";
-import type { PromptTokenizer } from "./tokenizer";
+import type { ChatMessage, PromptTokenizer } from "./tokenizer";
 
 export const HOLE_MARK = "<HOLE>";
 export const TEMPLATE_FIELDS = ["prefix", "suffix", "goal", "hole", "kind"] as const;
@@ -242,6 +242,34 @@ export function instructionText(style: PromptStyle, values: TemplateValues): str
   return render(style.template ?? (style.thinking ? THINKING_INSTRUCTION : DEFAULT_INSTRUCTION), values);
 }
 
+/** Stands for an assistant's answer when a chat template is asked how it writes one (`answerGap`). */
+const ANSWER_PROBE = "FIMRLVRANSWER";
+
+/**
+ * What the chat template writes between its generation prompt and the words of an answer, when that is only
+ * whitespace (prompts.py `answer_gap`): DeepSeek's template ends the generation prompt with `Assistant:` and writes an
+ * answer as `'Assistant: ' + content`, so the pre-filled fence follows a space; ChatML needs nothing. "" when the
+ * template writes an answer some other way or cannot render one.
+ */
+export function answerGap(tokenizer: PromptTokenizer, messages: ChatMessage[]): string {
+  let prompt: string;
+  let written: string;
+  try {
+    prompt = tokenizer.applyChatTemplate(messages, true, false);
+    written = tokenizer.applyChatTemplate(
+      [...messages, { role: "assistant", content: ANSWER_PROBE }],
+      false,
+      false,
+    );
+  } catch {
+    return ""; // a template that refuses an assistant turn: nothing to learn from it
+  }
+  const at = written.indexOf(ANSWER_PROBE, prompt.length);
+  if (!written.startsWith(prompt) || at < 0) return "";
+  const gap = written.slice(prompt.length, at);
+  return gap.length > 0 && gap.trim() === "" ? gap : "";
+}
+
 /** The prompt text for one hole (special tokens as text; tokenize without adding special tokens). */
 export function buildPrompt(
   parts: PromptParts,
@@ -259,13 +287,10 @@ export function buildPrompt(
   }
   const instruction = instructionText(style, values);
   if (style.chat) {
-    let rendered = tokenizer.applyChatTemplate(
-      [{ role: "user", content: instruction }],
-      true,
-      style.thinking,
-    );
+    const messages: ChatMessage[] = [{ role: "user", content: instruction }];
+    let rendered = tokenizer.applyChatTemplate(messages, true, style.thinking);
     if (style.bos && !rendered.startsWith(style.bos)) rendered = style.bos + rendered;
-    return style.thinking ? rendered : `${rendered}\`\`\`lean\n`;
+    return style.thinking ? rendered : `${rendered}${answerGap(tokenizer, messages)}\`\`\`lean\n`;
   }
   if (style.template !== null || style.thinking) return style.bos + instruction;
   return `${style.bos}${instruction}\nLean code for ${HOLE_MARK}:\n\`\`\`lean\n`;

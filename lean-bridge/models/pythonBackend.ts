@@ -1,6 +1,6 @@
 /**
  * The trainer's own models (`hf:PATH`: a run folder, one of its checkpoints, or a transformers model folder)
- * through the trainer's Python (`python -m fim_rlvr.generate_stdio`, JSON lines on stdio), with vLLM when it is
+ * through the trainer's Python (`python -m fim_rlvr.model.generate_stdio`, JSON lines on stdio), with vLLM when it is
  * installed beside a CUDA GPU, so a GPU user evaluates with the engine training used. The prompt is built here
  * with the model's own tokenizer (as for ONNX); Python tokenizes, samples and decodes as rollouts do.
  */
@@ -102,7 +102,7 @@ class PythonProcess {
   exited = false;
 
   constructor(python: string, trainerRoot: string) {
-    this.child = spawn(python, ["-m", "fim_rlvr.generate_stdio"], {
+    this.child = spawn(python, ["-m", "fim_rlvr.model.generate_stdio"], {
       env: { ...process.env, PYTHONPATH: [trainerRoot, process.env.PYTHONPATH].filter(Boolean).join(":") },
     });
     this.child.stderr

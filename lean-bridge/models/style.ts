@@ -1,5 +1,5 @@
 /**
- * Prompt styles as the trainer resolves them (trainer/fim_rlvr/prompts.py `PromptStyle`, `FIM_CONVENTIONS`):
+ * Prompt styles as the trainer resolves them (trainer/fim_rlvr/tasks/prompts.py `PromptStyle`, `FIM_CONVENTIONS`):
  * the FIM family's special tokens, the stop strings, and how a raw completion becomes a candidate.
  */
 import { cleanCompletion, finalLeanBlock } from "./clean";

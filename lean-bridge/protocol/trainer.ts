@@ -1,71 +1,48 @@
 /**
- * Every message that crosses the language line, declared once: between the training host (TypeScript) and the
- * trainer (Python, `python -m fim_rlvr --stdio`), and between a verifier service (`fim-rlvr serve`, or a run's
- * own) and its clients (the trainer's ranks, TRL, verl). The source of truth is `trainer.schema.json` beside this
- * file; test/train/protocol.test.ts checks that these declarations name the same fields, with the same
- * required-ness and enums, and trainer/fim_rlvr/protocol.py mirrors both.
+ * The host <-> trainer protocol, the verifier service's and the model process's: what a generator cannot write. The
+ * message types are generated from `trainer.schema.json` beside this file (`trainerWire.ts`, by
+ * `npm run protocol:generate`; trainer/fim_rlvr/core/wire.py is the Python side) and re-exported here; this file adds
+ * the method names as typed JSON-RPC declarations, the message lists the schema's `x-messages` give, the error codes,
+ * the lists of enum values, and `isMaskedVerdict`. test/train/protocol.test.ts checks them against the schema.
  *
  * Transport: JSON-RPC 2.0 with LSP framing, over the trainer's stdin/stdout (TRAINER_MESSAGES) or over TCP to a
  * verifier service (SERVICE_MESSAGES); JSON lines with a `type` field between the `hf:PATH` model backend and its
- * Python process, `python -m fim_rlvr.generate_stdio` (MODEL_MESSAGES). Candidates reach the verifier only through a service: the host names the
- * run's in `initialize`. Wire fields are camelCase, except `TrainConfig`, which uses the trainer's snake_case
- * option names (the keys of `--config FILE`).
+ * Python process, `python -m fim_rlvr.model.generate_stdio` (MODEL_MESSAGES). Candidates reach the verifier only
+ * through a service: the host names the run's in `initialize`. Wire fields are camelCase, except `TrainConfig`, which
+ * uses the trainer's snake_case option names (the keys of `--config FILE`).
  */
 import { NotificationType, RequestType, RequestType0 } from "vscode-jsonrpc";
+import type {
+  AlgorithmName,
+  HoleKind,
+  InitializeParams,
+  InitializeResult,
+  ServiceStats,
+  ShutdownResult,
+  StatsParams,
+  StopParams,
+  StopResult,
+  TrainCheckpointParams,
+  TrainConfig,
+  TrainDoneParams,
+  TrainEvalParams,
+  TrainLogParams,
+  TrainProgressParams,
+  TrainSampleParams,
+  VerdictCause,
+  VerdictKind,
+  VerifyBatchParams,
+  VerifyBatchResult,
+  VerifyProgressParams,
+} from "./trainerWire";
+
+export type * from "./trainerWire";
 
 /** The protocol version both sides must speak; sent in `initialize`. */
 export const TRAINER_PROTOCOL_VERSION = 2 as const;
 
 /** JSON-RPC error code of a trainer error whose message says what to do (bad model path, no tasks, no torch). */
 export const TRAINER_ERROR_CODE = -32001;
-
-/** A position in a document (LSP). */
-export interface Position {
-  /** 0-based line. */
-  line: number;
-  /** 0-based column in UTF-16 code units. */
-  character: number;
-}
-
-/** A half-open LSP range [start, end). */
-export interface Range {
-  /** First position inside the range. */
-  start: Position;
-  /** First position after the range. */
-  end: Position;
-}
-
-/** Which verifier produced a verdict, so a simulator reward can never pass for a Lean reward. */
-export interface VerifierIdentity {
-  /** Real Lean or the protocol simulator (a test double). */
-  kind: "lean" | "simulator" | "kimina";
-  /** The Lean toolchain (e.g. leanprover/lean4:v4.24.0) or the simulator's version. */
-  version: string;
-  /** What users see, e.g. "Lean (leanprover/lean4:v4.24.0)" or "simulator 0.1.0 (not Lean)". */
-  label: string;
-}
-
-/**
- * The verdict's kind. environment is never the model's fault, and timeout and crashed are not when their cause
- * is the infrastructure: the trainer masks those samples out (see isMaskedVerdict).
- */
-export type VerdictKind =
-  "proved" | "failed" | "incomplete" | "rejected" | "timeout" | "crashed" | "environment";
-
-/**
- * Who a timeout or a crash is charged to. candidate: the check ran past its own limit, or the worker crashed
- * again on a fresh start (a failure: reward 0, trained on); infrastructure: the verifier, its server or the
- * connection failed (masked). Absent means candidate, so a reader that does not know fails closed.
- */
-export type VerdictCause = "candidate" | "infrastructure";
-
-/**
- * What confirmed a proof. server: the check's own Lean server (its elaboration and `#print axioms` of the check
- * document); kernel-replay: also the kernel gate, which compiled the check document in a fresh Lean process and
- * replayed the checked declaration and every declaration of the document it depends on through the kernel, with
- * the axioms it rests on checked against the allow-list (lean-bridge/verify/kernelGate.ts).
- */
-export type ConfirmedBy = "server" | "kernel-replay";
 
 /**
  * The one definition of a masked verdict (a sample the trainer leaves out of the loss): environment, and
@@ -78,445 +55,22 @@ export function isMaskedVerdict(verdict: { kind: VerdictKind; cause?: VerdictCau
   return false;
 }
 
-/** Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof. */
-export type HoleKind = "tactic" | "block" | "steps" | "proof";
-
 /** The algorithms, the one list in TypeScript (checked against the schema, as the trainer's list is). */
-export const ALGORITHM_NAMES = ["grpo", "drgrpo", "dapo", "gspo", "dgpo"] as const;
-
-/** A GRPO-family objective under its published name (dgpo is this project's definition). */
-export type AlgorithmName = (typeof ALGORITHM_NAMES)[number];
+export const ALGORITHM_NAMES = [
+  "grpo",
+  "drgrpo",
+  "dapo",
+  "gspo",
+  "dgpo",
+] as const satisfies readonly AlgorithmName[];
 export const HOLE_KINDS: readonly HoleKind[] = ["tactic", "block", "steps", "proof"];
 
-/** One message the verifier reported about a candidate. */
-export interface CandidateDiagnostic {
-  /** LSP severity: 1 error, 2 warning, 3 information, 4 hint. */
-  severity: number;
-  /** The verifier's message text. */
-  message: string;
-  /** The range relative to the candidate text (line 0 = its first line), or null when outside it. */
-  candidateRange: Range | null;
-}
-
-/**
- * The trainer's TrainConfig (trainer/fim_rlvr/config.py), snake_case as a user writes it in `--config FILE`.
- * Every key is optional on the wire: the trainer fills its defaults and rejects unknown keys, listing the valid ones.
- */
-export interface TrainConfig {
-  /** Objective to optimise (default grpo). */
-  algorithm?: AlgorithmName;
-  /** AlgorithmConfig overrides with TRL option names (epsilon, epsilon_high, beta, max_completion_length, ...). */
-  algo_config?: Record<string, unknown>;
-  /** A Hugging Face causal LM directory, or null for the embedded tiny model built locally. */
-  model?: string | null;
-  /** RL optimiser steps. */
-  steps?: number;
-  /** Completions sampled per prompt (a GRPO group). */
-  group_size?: number;
-  /** Groups per optimiser step. */
-  batch_size?: number;
-  /** Seed for data order, sampling and initialisation. */
-  seed?: number;
-  /** Hole kinds to train on. */
-  kinds?: HoleKind[];
-  /** Longest completion generated. */
-  max_new_tokens?: number;
-  /** Optimiser learning rate. */
-  learning_rate?: number;
-  /** Supervised warm-start steps on the train split's middles (null: the default, on for the embedded model). */
-  sft_steps?: number | null;
-  /** Order hole kinds tactic -> block -> steps -> proof by measured pass rate. */
-  curriculum?: boolean;
-  /** Write a checkpoint every N steps. */
-  checkpoint_every?: number;
-  /** Held-out tasks evaluated per pass@1 measurement (null: all). */
-  eval_limit?: number | null;
-  /** auto, cpu, cuda, cuda:N. */
-  device?: string;
-  /** Put the goal state at the hole in the prompt (null: when the tasks carry a goal). */
-  goal_in_prompt?: boolean | null;
-  /** Sampling temperature for rollouts. */
-  temperature?: number;
-  /** Nucleus sampling threshold for rollouts. */
-  top_p?: number;
-  /** AdamW learning rate of the SFT warm start. */
-  sft_learning_rate?: number;
-  /** Examples per SFT step. */
-  sft_batch_size?: number;
-  /**
-   * Slack on the wait for a batch, seconds: it counts as unanswered (masked) once the verifier made no progress on
-   * it for this long plus the longest one check can take (VerifierBudget). Also how long a lost service connection
-   * is retried.
-   */
-  verify_timeout_s?: number;
-  /** Prompt budget: the prefix is cut from the left and the suffix from the right to fit. */
-  max_prompt_tokens?: number;
-  /** LoRA rank (peft); null: full fine-tuning. */
-  lora_r?: number | null;
-  /** LoRA alpha (null: twice lora_r). */
-  lora_alpha?: number | null;
-  /** Module names LoRA adapts (null: every linear layer but the output head, peft's "all-linear"). */
-  lora_targets?: string[] | null;
-  /** Dropout on the LoRA branch. */
-  lora_dropout?: number;
-  /** QLoRA: load the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r). */
-  load_in_4bit?: boolean;
-  /** Recompute activations in the backward pass (less memory, about a third more compute). */
-  gradient_checkpointing?: boolean;
-  /** Train in bfloat16 (null: on CUDA GPUs that support it). */
-  bf16?: boolean | null;
-  /** Load the model through Unsloth (null: when Unsloth is importable, on CUDA, with LoRA). */
-  unsloth?: boolean | null;
-  /** What generates rollouts: vllm, transformers, or auto (vLLM when importable, on CUDA, with a model path). */
-  rollout_backend?: "auto" | "transformers" | "vllm";
-  /** colocate: a vLLM engine in the trainer process, asleep while the trainer optimises; server: a `trl vllm-serve` at vllm_server_url. */
-  vllm_mode?: "colocate" | "server";
-  /** The vLLM server's base URL (vllm_mode server), e.g. http://localhost:8000. */
-  vllm_server_url?: string | null;
-  /** Share of GPU memory the colocated vLLM engine may take. */
-  vllm_gpu_memory_utilization?: number;
-  /** How a timeout the candidate caused is scored: failure (default) or mask (lets the policy drift toward hanging). */
-  timeout_reward?: "failure" | "mask";
-  /** Evaluate the validation split every N RL steps (greedy pass@1, sampled pass@k); 0: never. */
-  validation_every?: number;
-  /** Completions sampled per validation task at the training temperature for the unbiased pass@k. */
-  validation_samples?: number;
-  /**
-   * Repair turns in RL rollouts: a sample whose check failed gets up to this many more turns, prompted with its last
-   * attempt and the verifier's diagnostics (the prompt of `fim-rlvr eval --repair`); 0 (default): none.
-   */
-  repair_turns?: number;
-  /** A repair turn's reward is the verifier's reward times repair_discount ** turn (default 0.5). */
-  repair_discount?: number;
-  /** sft: the compute-matched SFT baseline instead of RL; null: the RL run. */
-  baseline?: "sft" | null;
-  /** auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction. */
-  prompt_style?: "auto" | "fim" | "chat" | "instruction";
-  /** The prompt's text with {prefix} {suffix} {goal} {hole} {kind} (null: the style's own). */
-  prompt_template?: string | null;
-  /** The model reasons before answering: the candidate is the answer's last ```lean block. */
-  prompt_thinking?: boolean;
-  /** Completions per forward/backward pass; gradients accumulate with batch-wide normalisers (null: one pass). */
-  micro_batch_size?: number | null;
-  /** Optimiser passes over each generated batch (TRL's num_iterations). */
-  num_iterations?: number;
-  /** Optimiser steps each generated batch is split into, by groups. */
-  steps_per_generation?: number;
-  /** Learning-rate schedule over the optimiser steps, after the warm-up. */
-  lr_scheduler?: "constant" | "linear" | "cosine";
-  /** Share of the optimiser steps over which the learning rate rises linearly from 0. */
-  warmup_ratio?: number;
-  /** AdamW weight decay for RL (default 0.01). */
-  weight_decay?: number;
-  /** Where each metrics line also goes: none, tensorboard, wandb, trackio, or a list of them. */
-  report_to?: ReportTarget | ReportTarget[];
-}
-
-/** A `report_to` target. */
-export type ReportTarget = "none" | "tensorboard" | "wandb" | "trackio";
-
-/** The name the session API uses for the wire config (snake_case keys, as opposed to the host's options). */
+/** The TrainConfig as the host sends it in `initialize` (every key optional). */
 export type TrainConfigWire = TrainConfig;
-
-/** Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering. */
-export interface InitializeParams {
-  /** This protocol's version; a trainer that speaks another answers with an error. */
-  protocolVersion: typeof TRAINER_PROTOCOL_VERSION;
-  /** The run's TrainConfig (snake_case keys). */
-  config: TrainConfig;
-  /** Absolute path of the dataset folder (holds tasks.jsonl and files.jsonl). */
-  datasetDir: string;
-  /** Absolute path of the run folder (metrics.jsonl, samples.jsonl, checkpoints/, eval.json, config.json). */
-  runDir: string;
-  /** Continue from runDir/checkpoints/latest instead of starting afresh. */
-  resume: boolean;
-  /** The verifier behind the run's verifier service. */
-  verifier: VerifierIdentity;
-  /**
-   * The run's verifier service (the `fim-rlvr serve` protocol, serving the run's dataset by task id): every
-   * trainer process checks its candidates there, and only there.
-   */
-  verifierService: VerifierServiceAddress;
-  /** The limits of the verifier behind that service, from which the trainer derives how long a batch may wait without progress. */
-  verifierBudget: VerifierBudget;
-}
-
-/**
- * What the trainer needs of the verifier's limits to tell a slow verifier from one that stopped answering: a
- * batch counts as unanswered once the verifier made no progress on it (`verify/progress`) for the longest one
- * check can take plus the run's `verify_timeout_s`.
- */
-export interface VerifierBudget {
-  /** Checks the verifier runs at once (its slots). */
-  slots: number;
-  /** The verifier's time limit of one check, ms (`--timeout-ms`). */
-  checkTimeoutMs: number;
-  /**
-   * The longest one verification can take on a verifier that works, ms: its time limit on every attempt (a
-   * crash is retried once on a fresh worker) and a server restart before each, twice for a proved candidate
-   * (the hole is checked once more with `skip` in it, verify/noopProbe.ts).
-   */
-  checkBoundMs: number;
-}
-
-/** Where the run's verifier service listens, and the token every request to it must carry. */
-export interface VerifierServiceAddress {
-  /** The address to connect to (the host binds 127.0.0.1). */
-  host: string;
-  /** The TCP port. */
-  port: number;
-  /** The service's token, sent as the `token` field of each request's params. */
-  token: string;
-}
-
-/** Trainer -> host, answer to `initialize`. */
-export interface InitializeResult {
-  /** Name and version, e.g. "fim_rlvr 0.1.0". */
-  trainer: string;
-  /** Where the model runs, e.g. "cpu" or "cuda:0 (NVIDIA H100)". */
-  device: string;
-  /** The checkpoint step the run continues from, or null for a fresh run. */
-  resumedFromStep: number | null;
-  /** RL steps the run will reach. */
-  totalSteps: number;
-}
-
-/** Host -> trainer, request `train/stop`: finish or abandon the step, checkpoint, answer, then send train/done. */
-export type StopParams = Record<string, never>;
-
-/** Trainer -> host, answer to `train/stop`. */
-export interface StopResult {
-  /** Path of the checkpoint written, or null when there was nothing to save. */
-  checkpoint: string | null;
-  /** The last completed step. */
-  step: number;
-}
-
-/** A candidate for a task of the served dataset, by id (what the trainer sends). */
-export interface VerifyItem {
-  /** The task's `id` in the dataset's tasks.jsonl. */
-  taskId: string;
-  /** The cleaned completion (fences, stop tokens removed; re-indented). */
-  candidate: string;
-}
-
-/** A candidate for any hole of the served project, as a verify-batch line gives it. */
-export interface HoleItem {
-  /** Path of the Lean file, relative to the served project's root. */
-  file: string;
-  /** LSP range of the hole (0-based lines, UTF-16 characters). */
-  hole: Range;
-  /** The completion to put in the hole. */
-  candidate: string;
-  /** Echoed in the verdict's taskId (default: `file@L:C-L:C`). */
-  taskId?: string;
-}
-
-/** One item of a service's `verify/batch`: a task by id, or a hole given in full. */
-export type ServiceItem = VerifyItem | HoleItem;
-
-/** Client -> service, request `verify/batch`. */
-export interface VerifyBatchParams {
-  /** The service's token; required when it has one (always when bound off loopback, and for a run's own). */
-  token?: string;
-  /** Candidates to check; verdicts come back in the same order. A malformed item gets its own `rejected` verdict. */
-  items: ServiceItem[];
-  /** Chosen by the client, unique among its batches in flight: when given, the service sends `verify/progress` naming it while the batch is checked. */
-  batchId?: string;
-}
-
-/** The verdict and reward for one verify/batch item. */
-export interface BatchVerdict {
-  /** The item's taskId. */
-  taskId: string;
-  /** The verdict's kind. */
-  kind: VerdictKind;
-  /** The reward under the service's reward mode (binary or partial): lean-bridge/verify/rewards.ts, the only place rewards are computed. */
-  reward: number;
-  /** The reward's components, for logging. */
-  rewardMetrics: Record<string, number>;
-  /** What the verifier reported about the candidate. */
-  diagnostics: CandidateDiagnostic[];
-  /** Wall time of the check (near 0 when cached). */
-  elapsedMs: number;
-  /** True when answered from the verifier's cache. */
-  cached: boolean;
-  /** The verifier that produced the verdict. */
-  verifier: VerifierIdentity;
-  /** For timeout and crashed only: who caused it (absent means candidate: fail closed). */
-  cause?: VerdictCause;
-  /** For proved only: what confirmed the proof (absent in verdicts of verifiers older than the kernel gate: read as server). */
-  confirmedBy?: ConfirmedBy;
-  /** For rejected only: the rule that refused the candidate (docs/POLICY.md), e.g. kernel-replay-failed. */
-  rule?: string;
-  /** True only when the kernel gate caught a candidate that Lean's server had proved (rule kernel-replay-failed): reward 0, never masked; the host and the trainer count and log it as a hack. */
-  hack?: boolean;
-}
-
-/** Service -> client, answer to `verify/batch`. */
-export interface VerifyBatchResult {
-  /** One verdict per item, in the items' order. */
-  verdicts: BatchVerdict[];
-}
-
-/**
- * Service -> client, notification `verify/progress`, for a batch sent with a `batchId`, while it is checked: sent
- * when any check of the service finished (at once after a quiet second, else at most once a second), so a client
- * can tell a verifier that works, on this batch or on the ones queued before it, from one that stopped.
- */
-export interface VerifyProgressParams {
-  /** The batch's `batchId`. */
-  batchId: string;
-  /** The batch's items answered so far. */
-  done: number;
-  /** The batch's items. */
-  total: number;
-  /** Checks the service finished since it started, for every client: a queued batch's progress is theirs. */
-  serviceDone: number;
-}
-
-/** Client -> service, request `stats`. */
-export interface StatsParams {
-  /** The service's token, when it has one. */
-  token?: string;
-}
-
-/** Service -> client, answer to `stats`: the service's counters since it started. */
-export interface ServiceStats {
-  /** Seconds since the service started. */
-  uptimeSeconds: number;
-  /** Items answered (cache hits and rejections included). */
-  checks: number;
-  /** Items answered per second over the last 10 seconds. */
-  checksPerSecond: number;
-  /** Items answered from the verifier's cache. */
-  cacheHits: number;
-  /** Items accepted and not yet answered. */
-  queue: number;
-  /** The most items the service holds at once; a batch beyond it gets the busy error. */
-  queueLimit: number;
-  /** Times the verifier (Lean server) was restarted. */
-  restarts: number;
-  /** Requests refused for a missing or wrong token. */
-  refused: number;
-  /** Batches refused because the queue was full. */
-  busy: number;
-  /** Clients connected now. */
-  connections: number;
-  /** Tasks the service knows by id. */
-  tasks: number;
-  /** Slots (documents checked in parallel). */
-  slots: number;
-  /** The verifier behind the service. */
-  verifier: VerifierIdentity;
-}
-
-/** Trainer -> host, notification `train/progress`, once per optimiser step. */
-export interface TrainProgressParams {
-  /** The step just completed (1-based). */
-  step: number;
-  /** Steps the run will reach. */
-  totalSteps: number;
-  /** The numeric fields of this step's metrics.jsonl line, snake_case (reward_mean, pass_rate, loss, kl, ...). */
-  metrics: Record<string, number>;
-}
-
-/** Trainer -> host, notification `train/sample`: one verified sample. */
-export interface TrainSampleParams {
-  /** The task's id. */
-  taskId: string;
-  /** The task's Lean file, relative to the workspace root. */
-  file: string;
-  /** LSP range of the hole in that file. */
-  hole: Range;
-  /** The hole's kind. */
-  kind: HoleKind;
-  /** The cleaned candidate that was checked. */
-  candidate: string;
-  /** The verdict's kind. */
-  verdict: VerdictKind;
-  /** The reward it earned. */
-  reward: number;
-  /** The step whose rollouts produced it. */
-  step: number;
-  /** The run's algorithm. */
-  algorithm: AlgorithmName;
-  /** The verifier's messages, when any. */
-  diagnostics?: CandidateDiagnostic[];
-  /** For timeout and crashed only: who caused it (isMaskedVerdict reads it; absent means candidate). */
-  cause?: VerdictCause;
-  /** For a repair turn only (TrainConfig repair_turns): which one, 1 for the first repair; absent for a first attempt. */
-  turn?: number;
-}
-
-/** Trainer -> host, notification `train/checkpoint`: a complete checkpoint was written. */
-export interface TrainCheckpointParams {
-  /** The checkpoint's folder (runDir/checkpoints/step-N). */
-  path: string;
-  /** The step it holds. */
-  step: number;
-}
-
-/** Trainer -> host, notification `train/log`: a message for the user. */
-export interface TrainLogParams {
-  /** Severity. */
-  level: "debug" | "info" | "warning" | "error";
-  /** The text, one line or a few. */
-  message: string;
-}
-
-/** Trainer -> host, notification `train/eval`: held-out pass@1 (greedy) at one stage of the run. */
-export interface TrainEvalParams {
-  /** Before training, after the SFT warm start, or after RL. */
-  stage: "before" | "sft" | "after";
-  /** The split evaluated ("test"). */
-  split: string;
-  /** Share of evaluated tasks proved. */
-  passAt1: number;
-  /** pass@1 per hole kind. */
-  byKind: Record<string, number>;
-  /** Number of tasks evaluated. */
-  tasks: number;
-  /** pass@1 on novel and on memorised test tasks, when the dataset marks its test tasks `novel`. */
-  byNovelty?: NoveltyScores;
-}
-
-/**
- * Held-out pass@1 split by whether each test task's middle occurs in the training split: only the novel tasks
- * measure learning. Groups without tasks are absent; unknown holds the tasks the dataset does not mark.
- */
-export interface NoveltyScores {
-  /** Test tasks whose middle occurs nowhere in the training split. */
-  novel?: GroupScore;
-  /** Test tasks whose middle occurs in the training split. */
-  memorised?: GroupScore;
-  /** Test tasks the dataset does not mark (beside marked ones). */
-  unknown?: GroupScore;
-}
-
-/** pass@1 on one group of held-out tasks. */
-export interface GroupScore {
-  /** Share of the group's tasks proved by the greedy completion. */
-  passAt1: number;
-  /** Tasks in the group. */
-  tasks: number;
-}
-
-/** Trainer -> host, notification `train/done`: the run ended (the trainer then waits for shutdown). */
-export interface TrainDoneParams {
-  /** How the run ended. */
-  status: "completed" | "stopped" | "failed";
-  /** The last completed step. */
-  step: number;
-  /** A summary, or for failed runs what happened and what to do. */
-  message: string;
-}
 
 /** Host -> trainer requests. */
 export const Initialize = new RequestType<InitializeParams, InitializeResult, void>("initialize");
 export const TrainStop = new RequestType<StopParams, StopResult, void>("train/stop");
-/** Answer to `shutdown` (which has no params); the trainer then exits with code 0. */
-export type ShutdownResult = null;
 export const Shutdown = new RequestType0<ShutdownResult, void>("shutdown");
 
 /** Service requests (over TCP). */
@@ -612,98 +166,6 @@ export const SERVICE_MESSAGES = [
     params: "VerifyProgressParams",
   },
 ] as const;
-
-/** Host -> model process (`python -m fim_rlvr.generate_stdio`), JSON line `load`: the first request. */
-export interface ModelLoadRequest {
-  /** The request's kind. */
-  type: "load";
-  /** A run folder (its latest checkpoint), a checkpoint folder (full or LoRA) or a transformers model folder. */
-  path: string;
-  /** CPU threads the model may use (torch.set_num_threads), so Lean keeps its cores. */
-  threads: number;
-}
-
-/** Model process -> host, JSON line `loaded`: the model is ready for generate requests. */
-export interface ModelLoaded {
-  /** The answer's kind. */
-  type: "loaded";
-  /** What samples: vLLM (installed, beside a CUDA GPU, a whole model) or transformers `generate`. */
-  engine: "vllm" | "transformers";
-  /** Where the model runs, e.g. cpu or cuda. */
-  device: string;
-  /** The folder of the model's tokenizer, from which the host builds the prompts (as the trainer does). */
-  tokenizerDir: string;
-}
-
-/** Model process -> host, JSON line `load-failed`: the folder holds no model the trainer can load. */
-export interface ModelLoadFailed {
-  /** The answer's kind. */
-  type: "load-failed";
-  /** What went wrong, naming the folder. */
-  message: string;
-  /** What to do about it. */
-  hint: string;
-}
-
-/**
- * Host -> model process, JSON line `generate`: sample n completions of a prompt the host built (the trainer's
- * prompt); answered in order, one request at a time, by ModelGenerateResult or ModelGenerateFailed with its id.
- */
-export interface ModelGenerateRequest {
-  /** The request's kind. */
-  type: "generate";
-  /** Echoed in the answer. */
-  id: string;
-  /** The prompt text, special tokens as text (tokenized with add_special_tokens=False, as the trainer does). */
-  prompt: string;
-  /** Completions to sample. */
-  n: number;
-  /** Sampling temperature; 0 is greedy (every sample the same one). */
-  temperature: number;
-  /** Nucleus sampling threshold. */
-  topP: number;
-  /** Longest completion, in tokens. */
-  maxNewTokens: number;
-  /** Sampling seed. */
-  seed: number;
-  /** Text that ends a completion: vLLM stops there; the host's cleaning cuts there whatever the engine did. */
-  stop: string[];
-}
-
-/** One sampled completion, decoded with special tokens kept (the host cleans it as the trainer does). */
-export interface ModelSample {
-  /** The completion's text. */
-  text: string;
-  /** Its length in tokens. */
-  completionTokens: number;
-  /** stop: the model ended it (end of sequence or a stop); length: maxNewTokens did. */
-  finish: "stop" | "length";
-}
-
-/** Model process -> host, JSON line `result`: the samples of one generate request. */
-export interface ModelGenerateResult {
-  /** The answer's kind. */
-  type: "result";
-  /** The request's id. */
-  id: string;
-  /** The prompt's length in tokens. */
-  promptTokens: number;
-  /** n samples, in order. */
-  samples: ModelSample[];
-}
-
-/** Model process -> host, JSON line `failed`: a request it could not answer, or a line that is not a request. */
-export interface ModelGenerateFailed {
-  /** The answer's kind. */
-  type: "failed";
-  /** The request's id ("" when the line had none). */
-  id: string;
-  /** What went wrong, one line. */
-  message: string;
-}
-
-/** Every JSON line the model process writes. */
-export type ModelAnswer = ModelLoaded | ModelLoadFailed | ModelGenerateResult | ModelGenerateFailed;
 
 /** The model process's requests with their answers, as the schema's `x-modelMessages` lists them. */
 export const MODEL_MESSAGES = [

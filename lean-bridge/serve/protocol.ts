@@ -1,7 +1,7 @@
 /**
  * The key that keeps a hole's candidates on one service. The service's messages themselves (`verify/batch`,
  * `stats`, their error codes) are declared with everything else that crosses the language line, in
- * lean-bridge/protocol/trainer.ts (checked against trainer.schema.json, mirrored by trainer/fim_rlvr/protocol.py).
+ * lean-bridge/protocol/trainer.ts (generated from trainer.schema.json, as trainer/fim_rlvr/core/wire.py is).
  */
 import type { ServiceItem } from "../protocol/trainer";
 

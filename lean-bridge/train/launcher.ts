@@ -4,7 +4,7 @@
  *
  * Without a config file, N > 1 processes use accelerate's `--multi_gpu` launcher, which is torchrun: it starts N
  * ranks on this machine whether or not it has GPUs (a rank without CUDA trains on the CPU with gloo; see
- * trainer/fim_rlvr/distributed.py). `--cpu` is not used: with it accelerate starts a single process (its
+ * trainer/fim_rlvr/run/distributed.py). `--cpu` is not used: with it accelerate starts a single process (its
  * multi-CPU mode expects mpirun and a host file). With a config file, the file decides the launcher (DDP,
  * DeepSpeed; FSDP and ZeRO-3 are refused by the trainer) and the rendezvous port; `--num-processes` still
  * overrides its count.

@@ -83,7 +83,7 @@ test(
       "extension/media/timeout-dark.svg",
       "extension/media/dashboard.css",
       "extension/trainer/pyproject.toml",
-      "extension/trainer/fim_rlvr/protocol.py",
+      "extension/trainer/fim_rlvr/core/protocol.py",
     ])
       assert.ok(files.includes(needed), `${needed} is packed`);
     assert.ok(
@@ -143,7 +143,7 @@ test(
     );
     assert.equal(installed.status, 0, `install failed:\n${installed.stdout}\n${installed.stderr}`);
     const folder = join(extensions, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
-    for (const file of ["package.json", "dist/extension.js", "dist/cli.js", "trainer/fim_rlvr/protocol.py"])
+    for (const file of ["package.json", "dist/extension.js", "dist/cli.js", "trainer/fim_rlvr/core/protocol.py"])
       assert.ok(existsSync(join(folder, file)), `installed ${file}`);
   },
 );

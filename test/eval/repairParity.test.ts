@@ -1,6 +1,6 @@
 /**
  * Repair prompt parity: the repair block `fim-rlvr eval --repair` puts in a prompt (lean-bridge/eval/repair.ts)
- * and the one training's repair turns put there (trainer/fim_rlvr/repair.py, `repair_turns`), byte for byte, on
+ * and the one training's repair turns put there (trainer/fim_rlvr/tasks/repair.py, `repair_turns`), byte for byte, on
  * the same wire verdicts: several errors, duplicates, warnings, ranges outside the candidate, goals in the first
  * error or a later one, long messages and candidates, trailing whitespace, tabs and CRs, non-BMP characters, and
  * the verdicts without a Lean message (timeout; rejected, crashed, environment as serve/wire.ts sends them).

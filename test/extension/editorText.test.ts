@@ -138,7 +138,7 @@ test("the run's phases in words: never a raw id, SFT step k/n, evaluations, RL",
   assert.equal(phaseFromLog("resumed from /r (step 3)"), undefined);
   assert.equal(phaseAfterStep(3, 10), "RL");
   assert.equal(phaseAfterStep(10, 10), TRAINING_PHASES.evaluatingAfter);
-  // trainer/fim_rlvr/config.py resolved_sft_steps: explicit, else 60 for the embedded model, 0 otherwise.
+  // trainer/fim_rlvr/core/config.py resolved_sft_steps: explicit, else 60 for the embedded model, 0 otherwise.
   assert.equal(sftPlanned({ model: null }), true);
   assert.equal(sftPlanned({ model: null, sft_steps: 0 }), false);
   assert.equal(sftPlanned({ model: "/m" }), false);

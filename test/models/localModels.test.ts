@@ -4,7 +4,7 @@
  *   onnxruntime-node in a child process: the same greedy tokens as PyTorch (the fixture's reference), prompts
  *   built with the folder's tokenizer, seeded sampling that repeats, cancellation, and a killed model process
  *   that fails one call and is started again by the next;
- * - `hf:PATH`, the same checkpoint through the trainer's Python (fim_rlvr.generate_stdio): the same greedy tokens.
+ * - `hf:PATH`, the same checkpoint through the trainer's Python (fim_rlvr.model.generate_stdio): the same greedy tokens.
  * Skipped, with the reason, where trainer/.venv or the built CLI is missing.
  */
 import { test } from "node:test";

@@ -1,6 +1,6 @@
 /**
  * Prompt parity: the TypeScript prompt building (lean-bridge/models/prompts.ts) and cleaning (clean.ts) against
- * the trainer's own Python (trainer/fim_rlvr/prompts.py, clean.py), byte for byte, on golden tasks and raw
+ * the trainer's own Python (trainer/fim_rlvr/tasks/prompts.py, clean.py), byte for byte, on golden tasks and raw
  * completions, for every style: FIM per family (Qwen, StarCoder, DeepSeek with BOS, Codestral suffix-first),
  * chat through a ChatML template, a prover-style chat with BOS in its template, thinking, instruction, templates,
  * goals, and budgets small enough to exercise the prefix fitting. The tokenizers are byte-level BPEs trained by
@@ -27,12 +27,12 @@ const TRAINER = process.env.FIM_PARITY_TRAINER ?? join(REPO, "trainer");
 
 function why(): string | undefined {
   if (!existsSync(PYTHON)) return `${PYTHON} is missing (npm run test:setup creates it)`;
-  const probe = spawnSync(PYTHON, ["-c", "from fim_rlvr.prompts import choose_style"], {
+  const probe = spawnSync(PYTHON, ["-c", "from fim_rlvr.tasks.prompts import choose_style"], {
     encoding: "utf8",
     env: { ...process.env, PYTHONPATH: TRAINER },
   });
   if (probe.status !== 0)
-    return `the trainer in ${TRAINER} has no prompt styles (fim_rlvr.prompts.choose_style)`;
+    return `the trainer in ${TRAINER} has no prompt styles (fim_rlvr.tasks.prompts.choose_style)`;
   return undefined;
 }
 const missing = why();
@@ -46,6 +46,17 @@ const PROVER =
   "{{ bos_token }}{% for m in messages %}{% if m['role'] == 'user' %}### Instruction:\n{{ m['content'] }}\n" +
   "{% else %}### Response:\n{{ m['content'] }}{{ eos_token }}\n{% endif %}{% endfor %}" +
   "{% if add_generation_prompt %}### Response:\n{% endif %}";
+
+/**
+ * DeepSeek's chat template as DeepSeek-Prover-V1.5's tokenizer (DeepSeek-LLM's) writes it: an answer is
+ * `'Assistant: ' + content`, the generation prompt `Assistant:` (no space: the model writes it).
+ */
+const DEEPSEEK_CHAT =
+  "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}{{ bos_token }}" +
+  "{% for message in messages %}{% if message['role'] == 'user' %}{{ 'User: ' + message['content'] + '\n\n' }}" +
+  "{% elif message['role'] == 'assistant' %}{{ 'Assistant: ' + message['content'] + eos_token }}" +
+  "{% elif message['role'] == 'system' %}{{ message['content'] + '\n\n' }}{% endif %}{% endfor %}" +
+  "{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}";
 
 const TOKENIZERS = [
   {
@@ -99,6 +110,13 @@ const TOKENIZERS = [
     bos: "<｜begin▁of▁sentence｜>",
     specials: ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"],
     chat_template: PROVER,
+  },
+  {
+    name: "deepseek-prover",
+    eos: "<｜end▁of▁sentence｜>",
+    bos: "<｜begin▁of▁sentence｜>",
+    specials: ["<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"],
+    chat_template: DEEPSEEK_CHAT,
   },
 ];
 
@@ -331,5 +349,15 @@ test("prompts and candidates match the trainer's Python byte for byte", { skip: 
     assert.ok(names.has(name), `no configuration resolved to ${name}`);
   }
   assert.ok(compared > 1000, `only ${compared} comparisons`);
+  // The fence is pre-filled where DeepSeek's template starts an answer: after "Assistant: ", as its answers are written.
+  const deepseek = CONFIGS.findIndex((c) => c.tokenizer === "deepseek-prover" && c.style === "chat");
+  for (const prompt of answer.answers[deepseek]!.prompts!)
+    assert.ok(prompt.endsWith("\n\nAssistant: ```lean\n"), prompt);
+  const chatml = CONFIGS.findIndex(
+    (c) => c.tokenizer === "qwen-instruct" && c.style === "chat" && !c.thinking,
+  );
+  // ChatML with Qwen3's empty think block writes an answer without that block: no gap is read from it.
+  for (const prompt of answer.answers[chatml]!.prompts!)
+    assert.ok(prompt.endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\n```lean\n"), prompt);
   assert.ok(readFileSync(join(answer.folders["deepseek"]!, "tokenizer.json"), "utf8").length > 0);
 });

@@ -1,5 +1,5 @@
 /**
- * The `hf:PATH` backend's JSON lines (lean-bridge/models/pythonBackend.ts <-> trainer/fim_rlvr/generate_stdio.py)
+ * The `hf:PATH` backend's JSON lines (lean-bridge/models/pythonBackend.ts <-> trainer/fim_rlvr/model/generate_stdio.py)
  * against the schema's `x-modelMessages`: the requests the host builds validate, the answers it accepts are
  * exactly the declared ones, and the trainer's real process answers a load it cannot do and a line that is not a
  * request with declared messages (the Python side's own test is trainer/tests/test_generate_stdio.py). The real
@@ -103,7 +103,7 @@ test("the trainer's model process answers with declared messages", { skip: missi
     JSON.stringify(generateRequest("1", "by ", 1, { temperature: 0, topP: 1, maxNewTokens: 4 }, [])),
     JSON.stringify({ type: "load", path: empty, threads: 1 } satisfies ModelLoadRequest),
   ];
-  const run = spawnSync(PYTHON, ["-m", "fim_rlvr.generate_stdio"], {
+  const run = spawnSync(PYTHON, ["-m", "fim_rlvr.model.generate_stdio"], {
     input: lines.join("\n") + "\n",
     encoding: "utf8",
     env: { ...process.env, PYTHONPATH: join(REPO, "trainer") },

@@ -218,4 +218,9 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
   for (const name of ALGORITHM_NAMES)
     assert.match(r.stdout, new RegExp(`^${name} +\\S.*\\n +paper: .*\\n +defaults: epsilon=`, "m"));
   assert.match(r.stdout, /dapo .*\n.*\n +defaults: .*epsilon_high=0\.28/);
+  // What the quick start runs (the embedded model's GRPO beta) is shown beside the paper's, with where it is set.
+  assert.match(
+    r.stdout,
+    /grpo .*\n.*\n +defaults: .*beta=0\.04.*\n +on the embedded model \(the quick start\): beta=0\.2, set in\n +trainer\/fim_rlvr\/core\/config\.py PRESETS/,
+  );
 });

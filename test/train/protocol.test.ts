@@ -2,7 +2,8 @@
  * The TypeScript declarations of everything that crosses the language line (the host <-> trainer protocol and the
  * verifier service's) agree with the JSON Schema, the source of truth: the same types, field names, required-ness,
  * nullability, primitive types and enums, and the same methods and error codes.
- * The declarations are read with the TypeScript compiler's own type checker, not by pattern matching.
+ * The declarations are read with the TypeScript compiler's own type checker, not by pattern matching: the generated
+ * message types (trainerWire.ts, `npm run protocol:generate`) and the hand-written rest (trainer.ts).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -24,6 +25,7 @@ import {
 
 const SCHEMA_PATH = join(REPO, "lean-bridge", "protocol", "trainer.schema.json");
 const TS_PATH = join(REPO, "lean-bridge", "protocol", "trainer.ts");
+const WIRE_PATH = join(REPO, "lean-bridge", "protocol", "trainerWire.ts");
 
 interface JsonSchema {
   type?: string | string[];
@@ -61,18 +63,21 @@ function schemaShape(s: JsonSchema): Set<string> {
   return new Set(types.map((t) => (t === "integer" ? "number" : t)));
 }
 
-const program = ts.createProgram([TS_PATH], { strict: true, skipLibCheck: true, noEmit: true });
+const program = ts.createProgram([TS_PATH, WIRE_PATH], { strict: true, skipLibCheck: true, noEmit: true });
 const checker = program.getTypeChecker();
 const source = program.getSourceFile(TS_PATH)!;
 const declared = new Map<string, ts.Type>();
 const docs = new Map<string, string>();
-ts.forEachChild(source, (node) => {
-  if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && node.name) {
-    const symbol = checker.getSymbolAtLocation(node.name)!;
-    declared.set(node.name.text, checker.getDeclaredTypeOfSymbol(symbol));
-    docs.set(node.name.text, ts.displayPartsToString(symbol.getDocumentationComment(checker)));
-  }
-});
+for (const file of [source, program.getSourceFile(WIRE_PATH)!]) {
+  ts.forEachChild(file, (node) => {
+    if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && node.name) {
+      assert.ok(!declared.has(node.name.text), `${node.name.text} is declared once`);
+      const symbol = checker.getSymbolAtLocation(node.name)!;
+      declared.set(node.name.text, checker.getDeclaredTypeOfSymbol(symbol));
+      docs.set(node.name.text, ts.displayPartsToString(symbol.getDocumentationComment(checker)));
+    }
+  });
+}
 
 /** The same coarse shape for a TypeScript type. */
 function tsShape(type: ts.Type): Set<string> {
@@ -108,7 +113,7 @@ test("the schema is valid JSON Schema 2020-12 and every definition compiles", ()
     assert.ok(ajv.getSchema(`trainer#/$defs/${name}`), `$defs/${name} compiles`);
 });
 
-test("every schema definition is declared in trainer.ts and every exported type is in the schema", () => {
+test("every schema definition is declared (trainerWire.ts, trainer.ts) and every exported type is in the schema", () => {
   const schemaNames = new Set(Object.keys(schema.$defs));
   const tsNames = new Set([...declared.keys()].filter((n) => n !== "TrainConfigWire"));
   assert.deepEqual([...tsNames].sort(), [...schemaNames].sort());

@@ -8,7 +8,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .distributed import claim_stdio_for_rank
+    from .run.distributed import claim_stdio_for_rank
 
     claim_stdio_for_rank()  # under accelerate: stdin/stdout are rank 0's protocol, never another rank's
     parser = argparse.ArgumentParser(
@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
             "\nrun training with `fim-rlvr train WORKSPACE|DATASET_DIR` (the host starts this process)", file=sys.stderr
         )
         return 2
-    from . import distributed
-    from .rpc import claim_stdio
+    from .run import distributed
+    from .run.rpc import claim_stdio
 
     rfile, wfile = claim_stdio()
     logging.basicConfig(
@@ -41,10 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    if not distributed.start().is_main:
-        return distributed.follow()
-    from .server import TrainerServer
+    from .run.server import TrainerServer, follow
 
+    if not distributed.start().is_main:
+        return follow()
     return TrainerServer(rfile, wfile).serve()
 
 

@@ -65,8 +65,8 @@ def run_rank(rank: int, port: int, params: dict[str, Any], out: str) -> None:
             "OMP_NUM_THREADS": "1",
         }
     )
-    from fim_rlvr import distributed
-    from fim_rlvr.server import make_trainer
+    from fim_rlvr.run import distributed
+    from fim_rlvr.run.server import make_trainer
 
     ranks = distributed.start()
     assert ranks.rank == rank and ranks.world == 2

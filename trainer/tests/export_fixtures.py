@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fim_rlvr import checkpoint, tiny_model
+from fim_rlvr.model import checkpoint, tiny_model
 
 TEXTS = [
     "theorem add_zero (n : Nat) : n + 0 = n := by simp",

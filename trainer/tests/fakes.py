@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from fim_rlvr.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
 
 IDENTITY = {"kind": "simulator", "version": "fake", "label": "fake host (exact match, not Lean)"}
 

@@ -10,10 +10,10 @@ from typing import Any
 import tiny_chat
 import torch
 
-from fim_rlvr.data import Task
-from fim_rlvr.protocol import Verdict
-from fim_rlvr.rollout import Rollout, token_logprobs
-from fim_rlvr.steps import Group
+from fim_rlvr.core.protocol import Verdict
+from fim_rlvr.model.rollout import Rollout, token_logprobs
+from fim_rlvr.step.batch import Group
+from fim_rlvr.tasks.data import Task
 
 GROUP_SIZE = 4
 

@@ -12,8 +12,8 @@ import torch.distributed as dist
 from optimiser_fixtures import gradients, make_groups, model_and_tokenizer
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.distributed import Ranks
-from fim_rlvr.optimiser import BatchView, LossModels, accumulate
+from fim_rlvr.run.distributed import Ranks
+from fim_rlvr.step.loss import BatchView, LossModels, accumulate
 
 CONFIG = {"max_completion_length": 40, "overlong_shaping": False, "mask_truncated_completions": False}
 

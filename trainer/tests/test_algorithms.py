@@ -197,6 +197,29 @@ def test_gspo_clips_the_length_normalised_sequence_ratio() -> None:
     assert_grad(logp, [[-s0 / 6, -s0 / 6, 0.0], [0.0] * 3, [0.0] * 3])
 
 
+def test_gspo_clip_fractions_are_over_informative_sequences_and_its_warning_fires() -> None:
+    """A sequence with advantage 0 has no gradient for the clip to remove: 3 of 4 informative sequences clipped is 75%,
+    not 3 of 16 (the 12 of a solved group diluting it below the warning's share)."""
+    from fim_rlvr.step.loss import combine_metrics
+    from fim_rlvr.step.metrics import ClipWarning
+
+    gspo = make("gspo")
+    b = 16
+    shift = tensor([0.01, 0.01, -0.01, 0.0] + [0.01] * 12).unsqueeze(1).expand(b, 2).clone()  # [B, T]
+    advantages = tensor([1.0, 1.0, -1.0, 1.0] + [0.0] * 12)  # rows 0-2 clipped (ratio past 1 ± 4e-4), row 3 not
+    _, metrics = gspo.loss(shift, torch.zeros(b, 2, dtype=DT), torch.ones(b, 2), advantages)
+    clipped = metrics["clip_fraction_low"] + metrics["clip_fraction_high"]
+    assert clipped == pytest.approx(0.75) and metrics["informative_sequences"] == 4
+    assert metrics["ratio_mean"] == pytest.approx(float(torch.exp(shift[:, 0]).mean()))
+    warning = ClipWarning().check(gspo, clipped, step=1)
+    assert warning is not None and "75% of the informative sequences" in warning
+    # Micro-batches combine their clip fractions by informative sequences, not by all sequences.
+    first = {"clip_fraction_high": 1.0, "informative_sequences": 2.0}
+    second = {"clip_fraction_high": 0.0, "informative_sequences": 2.0}
+    assert combine_metrics([(2.0, first), (12.0, second)])["clip_fraction_high"] == pytest.approx(0.5)
+    assert combine_metrics([(2.0, first), (12.0, second)])["informative_sequences"] == 4.0
+
+
 # ----- dgpo: the DPO pairs --------------------------------------------------------------------
 
 

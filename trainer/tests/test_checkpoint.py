@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from fim_rlvr import checkpoint
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.tiny_model import build_model, train_tokenizer
+from fim_rlvr.model import checkpoint
+from fim_rlvr.model.tiny_model import build_model, train_tokenizer
+from fim_rlvr.run.files import RunFiles
 
 
 class Killed(Exception):
@@ -68,10 +68,10 @@ def test_latest_falls_back_to_the_newest_complete_folder(tmp_path: Path, tiny: t
 
 
 def test_old_checkpoints_are_pruned_and_a_step_can_be_saved_again(tmp_path: Path, tiny: tuple[object, object]) -> None:
-    for step in range(1, 6):
+    for step in range(0, 6):
         _save(tmp_path, step, tiny)
     names = sorted(p.name for p in (tmp_path / "checkpoints").iterdir() if p.is_dir())
-    assert names == ["step-3", "step-4", "step-5"]
+    assert names == ["step-0", "step-3", "step-4", "step-5"], "step-0 (after SFT) and the three newest"
     again = _save(tmp_path, 5, tiny)
     assert checkpoint.latest(tmp_path) == again
 
@@ -93,6 +93,14 @@ def test_record_files_are_cut_back_to_the_checkpoint(tmp_path: Path) -> None:
     assert [m["step"] for m in files.read_metrics()] == [1, 2]
     assert [m["step"] for m in files.read_validation()] == [1, 2]
     assert len(files.samples_path.read_text().splitlines()) == 4
+
+
+def test_the_retention_rule_is_the_hosts() -> None:
+    fixture = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "checkpoint-retention.json"
+    cases = json.loads(fixture.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) >= 5
+    for case in cases:
+        assert checkpoint.kept_steps(case["steps"]) == case["kept"], case["name"]
 
 
 def test_the_latest_checkpoint_rule_is_the_hosts(tmp_path: Path) -> None:

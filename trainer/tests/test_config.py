@@ -7,7 +7,16 @@ from pathlib import Path
 import pytest
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.config import EMBEDDED_GRPO_BETA, ConfigError, TrainConfig, from_dict, from_file, valid_keys
+from fim_rlvr.core.config import (
+    EMBEDDED_GRPO_BETA,
+    PRESETS,
+    ConfigError,
+    TrainConfig,
+    defaults_line,
+    from_dict,
+    from_file,
+    valid_keys,
+)
 
 
 def test_defaults_and_sft_default_per_model() -> None:
@@ -16,6 +25,42 @@ def test_defaults_and_sft_default_per_model() -> None:
     assert config.resolved_sft_steps() > 0  # the embedded model gets a warm start
     assert from_dict({"model": "/models/x"}).resolved_sft_steps() == 0
     assert from_dict({"model": "/models/x", "sft_steps": 5}).resolved_sft_steps() == 5
+
+
+def test_defaults_follow_what_is_trained() -> None:
+    """The embedded model keeps today's values; a model path gets a real prover's (lr 1e-6 full, 1e-5 LoRA)."""
+    embedded = from_dict({})
+    assert (embedded.learning_rate, embedded.max_new_tokens, embedded.temperature, embedded.max_prompt_tokens) == (
+        1e-4,
+        48,
+        0.4,
+        256,
+    )
+    assert embedded.micro_batch_size is None and embedded.sft_learning_rate == 3e-3
+    full = from_dict({"model": "/models/x"})
+    assert (full.learning_rate, full.max_new_tokens, full.temperature, full.max_prompt_tokens) == (
+        1e-6,
+        2048,
+        1.0,
+        2048,
+    )
+    assert full.micro_batch_size == 8 and full.sft_learning_rate == 2e-5
+    lora = from_dict({"model": "/models/x", "lora_r": 16})
+    assert (lora.learning_rate, lora.sft_learning_rate, lora.max_new_tokens) == (1e-5, 2e-4, 2048)
+    assert from_dict({"lora_r": 4}).learning_rate == 1e-4  # LoRA on the embedded model: the embedded model's values
+    given = from_dict({"model": "/models/x", "learning_rate": 3e-6, "micro_batch_size": None, "temperature": None})
+    assert given.learning_rate == 3e-6 and given.micro_batch_size is None  # explicit null: one pass
+    assert given.temperature == 1.0  # null on a key that is not nullable: the default
+    assert {frozenset(p.values) for p in PRESETS.values()} == {frozenset(PRESETS["embedded"].values)}
+
+
+def test_the_start_line_names_the_defaults_their_source_and_what_the_run_changed() -> None:
+    line = defaults_line(from_dict({"model": "/models/x", "temperature": 0.7}))
+    assert line.startswith("defaults for full fine-tuning of a model path: learning_rate 1e-06, ")
+    assert "DeepSeek-Prover-V1.5" in line and "TRL" in line
+    assert line.endswith("; set for this run: temperature 0.7 (default 1)")
+    embedded = defaults_line(from_dict({}))
+    assert "temperature 0.4" in embedded and "grpo's beta 0.2" in embedded and "set for this run" not in embedded
 
 
 def test_embedded_grpo_anchors_to_the_sft_policy_and_other_runs_keep_paper_defaults() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fim_rlvr.curriculum import Curriculum, TaskSampler
-from fim_rlvr.data import DatasetError, by_kind, lean_texts, load_tasks, require_tasks, select
+from fim_rlvr.tasks.curriculum import Curriculum, TaskSampler
+from fim_rlvr.tasks.data import DatasetError, by_kind, lean_texts, load_tasks, require_tasks, select
 
 
 def test_loads_the_toy_dataset(toy_dataset: Path) -> None:

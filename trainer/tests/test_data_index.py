@@ -8,7 +8,7 @@ import json
 import pickle
 from pathlib import Path
 
-from fim_rlvr.data import Task, _Rows, load_tasks
+from fim_rlvr.tasks.data import Task, _Rows, load_tasks
 
 STATEMENT = "theorem t{d} (a : Nat) : a + {d} = a + {d}"
 

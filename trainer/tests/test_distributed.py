@@ -105,7 +105,7 @@ def test_two_ranks_synchronise_gradients_and_verify_through_the_service(
 
 
 def service_stats(service: ServiceProcess) -> dict[str, Any]:
-    from fim_rlvr.service_client import ServiceClient
+    from fim_rlvr.verifier.client import ServiceClient
 
     with ServiceClient(service.address, token=TOKEN) as client:
         (report,) = client.stats()
@@ -115,8 +115,8 @@ def service_stats(service: ServiceProcess) -> dict[str, Any]:
 def test_another_node_reaches_its_own_service_through_the_environment(
     dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fim_rlvr.server import make_trainer
-    from fim_rlvr.service_client import Address, ServiceClient
+    from fim_rlvr.run.server import make_trainer
+    from fim_rlvr.verifier.client import Address, ServiceClient
 
     params = {
         "protocolVersion": 2,
@@ -154,7 +154,7 @@ def test_sharded_launches_are_refused_with_what_to_use_instead() -> None:
 
     from accelerate.utils import DistributedType
 
-    from fim_rlvr.distributed import Ranks
+    from fim_rlvr.run.distributed import Ranks
 
     def ranks(kind: DistributedType, zero_stage: int | None = None) -> Ranks:
         plugin = SimpleNamespace(zero_stage=zero_stage) if zero_stage is not None else None

@@ -1,4 +1,4 @@
-"""`python -m fim_rlvr.export_model`: adapter, merged and ONNX exports from full and LoRA checkpoints, and the
+"""`python -m fim_rlvr.model.export`: adapter, merged and ONNX exports from full and LoRA checkpoints, and the
 checkpoint's policy and each export agreeing on logits (the ONNX one through onnxruntime, where installed)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 import torch
 from export_fixtures import PROMPT, make_run
 
-from fim_rlvr import export_model
-from fim_rlvr.export_model import ExportError, export
+from fim_rlvr.model import export as export_model
+from fim_rlvr.model.export import ExportError, export
 
 
 def logits_of(model: Any, tokenizer: Any) -> torch.Tensor:
@@ -170,7 +170,7 @@ def test_large_models_put_onnx_weights_in_external_data(
 ) -> None:
     if importlib.util.find_spec("onnxscript") is None or importlib.util.find_spec("onnxruntime") is None:
         pytest.skip("onnxscript or onnxruntime is not installed (pip install 'fim_rlvr[onnx]')")
-    from fim_rlvr import onnx_export
+    from fim_rlvr.model import onnx_export
 
     monkeypatch.setattr(onnx_export, "EXTERNAL_DATA_BYTES", 0)  # As if the weights were over protobuf's 2 GB.
     run, expected = full_run
@@ -238,3 +238,17 @@ def test_missing_onnx_dependencies_give_the_pip_command(
     assert "onnxscript" in answer["message"]
     assert answer["hint"].endswith("-m pip install 'onnxscript>=0.1'")
     assert not (tmp_path / "onnx").exists()
+
+
+def test_without_onnxruntime_the_onnx_export_says_its_check_was_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PyTorch parity check needs onnxruntime: without it the answer and the progress say so, with the pip line
+    (it used to skip silently)."""
+    from fim_rlvr.model import onnx_export
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    said: list[str] = []
+    check = onnx_export._check_with_onnxruntime(None, Path("unused.onnx"), [], (1, 1, 1), said.append)  # type: ignore[arg-type]
+    assert check is not None and check.startswith("skipped: onnxruntime is not installed")
+    assert "pip install 'onnxruntime>=1.20'" in check
+    assert said == [f"not checking the ONNX model against PyTorch: {onnx_export.ONNXRUNTIME_MISSING}"]

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from test_protocol_schema import schema
 
-from fim_rlvr import generate_stdio
-from fim_rlvr.export_model import ExportError
-from fim_rlvr.protocol import ModelGenerateRequest, ModelSample
+from fim_rlvr.core.protocol import ModelGenerateRequest, ModelSample
+from fim_rlvr.model import generate_stdio
+from fim_rlvr.model.export import ExportError
 
 
 class FakeEngine:

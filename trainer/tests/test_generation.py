@@ -9,8 +9,8 @@ import pytest
 import tiny_chat
 import torch
 
-from fim_rlvr.generation import cut_at_stop, dropout_off, model_defaults_off, sampling_config
-from fim_rlvr.rollout import TransformersBackend, left_pad, token_logprobs
+from fim_rlvr.model.generation import cut_at_stop, dropout_off, model_defaults_off, sampling_config
+from fim_rlvr.model.rollout import TransformersBackend, left_pad, token_logprobs
 
 PROMPTS = ["theorem t (a b : Nat) : a + 0 = a := by\n  ", "import Mathlib\nopen Nat\n"]
 

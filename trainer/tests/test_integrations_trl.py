@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from service_process import ServiceProcess, export_dataset, read_tasks
 
-from fim_rlvr.datasets_view import TRL_COLUMNS, load_view, trl_rows, write_view
+from fim_rlvr.core.protocol import VERDICT_KINDS
+from fim_rlvr.integrations.datasets_view import TRL_COLUMNS, load_view, trl_rows, write_view
 from fim_rlvr.integrations.trl import AsyncLeanReward, LeanReward, lean_reward
-from fim_rlvr.protocol import VERDICT_KINDS
 
 HAVE_DATASETS = importlib.util.find_spec("datasets") is not None
 HAVE_TRL = importlib.util.find_spec("trl") is not None
@@ -104,9 +104,9 @@ def test_two_grpo_trainer_steps_on_a_tiny_local_model(service: ServiceProcess, d
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
-    from fim_rlvr.data import lean_texts, load_tasks
-    from fim_rlvr.service_client import ServiceClient
-    from fim_rlvr.tiny_model import build_model, train_tokenizer
+    from fim_rlvr.model.tiny_model import build_model, train_tokenizer
+    from fim_rlvr.tasks.data import lean_texts, load_tasks
+    from fim_rlvr.verifier.client import ServiceClient
 
     torch.manual_seed(0)
     tokenizer = train_tokenizer(lean_texts(dataset, load_tasks(dataset)))

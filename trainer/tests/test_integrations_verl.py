@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from service_process import ServiceProcess, export_dataset, read_tasks
 
-from fim_rlvr.datasets_view import DATA_SOURCE, verl_rows
 from fim_rlvr.integrations import verl
+from fim_rlvr.integrations.datasets_view import DATA_SOURCE, verl_rows
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_verl_can_load_the_file_by_path(service: ServiceProcess, dataset: Path) 
 def test_verl_parquet_files(dataset: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
-    from fim_rlvr.datasets_view import write_view
+    from fim_rlvr.integrations.datasets_view import write_view
 
     written = write_view(dataset, tmp_path / "verl", layout="verl")
     assert [p.name for p in written] == ["train.parquet", "validation.parquet", "test.parquet"]

@@ -13,10 +13,10 @@ import torch
 from conftest import write_dataset
 from fakes import ExactMatchVerifier, RecordingEvents, verdict_for
 
-from fim_rlvr.config import from_dict
-from fim_rlvr.metrics import DETERMINISTIC_KEYS, RunFiles
-from fim_rlvr.protocol import BatchVerdict, VerifyItem
-from fim_rlvr.train import Trainer
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.run.files import DETERMINISTIC_KEYS, RunFiles
+from fim_rlvr.run.trainer import Trainer
 
 TINY = {
     "sft_steps": 4,
@@ -94,19 +94,34 @@ def test_every_algorithm_trains(toy_dataset: Path, tmp_path: Path, algorithm: st
         assert all(m["groups_trained"] <= TINY["batch_size"] for m in lines)
 
 
-def test_masked_checks_cost_their_samples_not_the_run(toy_dataset: Path, tmp_path: Path) -> None:
-    # batch 0 is the "before" eval; batches 1.. are RL steps: step 1 hangs, step 2 crashes.
-    verifier = ExactMatchVerifier(toy_dataset, hang=[1], fail=[2])
+def test_a_stalled_batch_is_sent_again_then_counted_and_a_failed_one_costs_its_samples(
+    toy_dataset: Path, tmp_path: Path
+) -> None:
+    # batch 0 is the "before" eval; batch 1 is step 1, batch 2 step 2 (sampled while step 1 is checked), batch 3 step
+    # 1 sent again after its silence. Step 1 stalls twice: its samples are the candidates' timeouts, never masked (a
+    # candidate that stalls the verifier must not earn the masked outcome); step 2's batch is answered with an error:
+    # masked, the infrastructure's fault.
+    verifier = ExactMatchVerifier(toy_dataset, hang=[1, 3], fail=[2])
     events = RecordingEvents()
     trainer = make_trainer(toy_dataset, tmp_path, verifier, events, steps=3, sft_steps=0, verify_timeout_s=0.5)
     trainer.run()
     assert events.of("train/done")[0]["status"] == "completed"
     lines = RunFiles(tmp_path).read_metrics()
     assert [m["step"] for m in lines] == [1, 2, 3]
-    assert lines[0]["verdicts"] == {"timeout": 6} and lines[0]["masked_samples"] == 6
+    assert lines[0]["verdicts"] == {"timeout": 6} and lines[0]["masked_samples"] == 0
+    assert lines[0]["candidate_timeouts"] == 6
     assert lines[1]["verdicts"] == {"crashed": 6} and lines[1]["masked_samples"] == 6
     assert lines[2]["masked_samples"] == 0
-    assert verifier.cancelled == 1  # the host was told the hung batch is no longer wanted
+    assert verifier.cancelled == 2  # the host was told each stalled sending is no longer wanted
+
+
+def test_a_stalled_batch_answered_when_sent_again_is_taken(toy_dataset: Path, tmp_path: Path) -> None:
+    verifier = ExactMatchVerifier(toy_dataset, hang=[1])  # step 1's first sending; batch 3 is its second
+    trainer = make_trainer(toy_dataset, tmp_path, verifier, steps=2, sft_steps=0, verify_timeout_s=0.5)
+    trainer.run()
+    lines = RunFiles(tmp_path).read_metrics()
+    assert [m["masked_samples"] for m in lines] == [0, 0]
+    assert lines[0]["candidate_timeouts"] == 0 and "timeout" not in lines[0]["verdicts"]
 
 
 class AnswersWhenTheNextBatchArrives(ExactMatchVerifier):
@@ -130,8 +145,10 @@ def test_verification_of_a_step_overlaps_generation_of_the_next(toy_dataset: Pat
     trainer = make_trainer(toy_dataset, tmp_path, verifier, steps=3, sft_steps=0, verify_timeout_s=1.0)
     trainer.run()
     lines = RunFiles(tmp_path).read_metrics()
-    # steps 1 and 2 were answered while the next batch was being sampled; nothing follows step 3's batch
-    assert [m["masked_samples"] for m in lines] == [0, 0, 6]
+    # steps 1 and 2 were answered while the next batch was being sampled; nothing follows step 3's batch, which is
+    # sent again once and then counted as the candidates' timeouts
+    assert [m["masked_samples"] for m in lines] == [0, 0, 0]
+    assert [m["candidate_timeouts"] for m in lines] == [0, 0, 6]
 
 
 class StopAt(RecordingEvents):
@@ -233,3 +250,21 @@ def test_reward_rises_on_a_small_task_set(tmp_path: Path) -> None:
     rewards = [m["reward_mean"] for m in RunFiles(tmp_path / "run").read_metrics()]
     early, late = sum(rewards[:6]) / 6, sum(rewards[-6:]) / 6
     assert late >= early + 0.1, rewards
+
+
+def test_sft_is_skipped_with_a_reason_when_no_training_task_has_a_proof(tmp_path: Path) -> None:
+    """Statements without proofs (`reference: false`, as `fim-rlvr import` writes them): the warm start has nothing to
+    imitate, so it does not run, and the log says why instead of "SFT: 60 steps in 0.0 s"."""
+    import json
+
+    dataset = write_dataset(tmp_path / "dataset", per_pattern=2)
+    rows = [json.loads(line) for line in (dataset / "tasks.jsonl").read_text(encoding="utf-8").splitlines()]
+    (dataset / "tasks.jsonl").write_text("".join(json.dumps({**r, "reference": False}) + "\n" for r in rows))
+    events = RecordingEvents()
+    trainer = make_trainer(dataset, tmp_path / "run", ExactMatchVerifier(dataset), events, steps=0, sft_steps=5)
+    trainer.run()
+    messages = [p["message"] for p in events.of("train/log")]
+    assert any(m.startswith("SFT warm start skipped (5 steps asked for): none of the") for m in messages), messages
+    assert not any(m.startswith("SFT:") or m.startswith("SFT step") for m in messages), messages
+    assert "sft" not in RunFiles(tmp_path / "run").read_evals()
+    assert events.of("train/done")[-1]["status"] == "completed"

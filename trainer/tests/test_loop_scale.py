@@ -9,9 +9,9 @@ import pytest
 from fakes import RecordingEvents
 from test_loop import ParityVerifier, make_trainer
 
-from fim_rlvr.config import ConfigError, from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.protocol import TRAIN_LOG
+from fim_rlvr.core.config import ConfigError, from_dict
+from fim_rlvr.core.protocol import TRAIN_LOG
+from fim_rlvr.run.files import RunFiles
 
 
 def test_iterations_and_slices_make_several_optimiser_steps_on_a_schedule(toy_dataset: Path, tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_config_rules_for_the_new_options() -> None:
 
 
 def test_prompt_options_reach_the_run(toy_dataset: Path, tmp_path: Path) -> None:
-    from fim_rlvr.train import TrainerError
+    from fim_rlvr.run.trainer import TrainerError
 
     with pytest.raises(TrainerError, match="no chat template"):
         make_trainer(toy_dataset, tmp_path / "chat", ParityVerifier(), prompt_style="chat")
@@ -89,7 +89,7 @@ def test_goal_and_statement_come_from_tasks_jsonl(tmp_path: Path) -> None:
 
     from conftest import write_dataset
 
-    from fim_rlvr.data import load_tasks
+    from fim_rlvr.tasks.data import load_tasks
 
     folder = write_dataset(tmp_path / "ds", per_pattern=1)
     rows = [json.loads(line) for line in (folder / "tasks.jsonl").read_text().splitlines()]

@@ -1,7 +1,7 @@
 """Nothing a candidate chooses may escape its penalty: a three-armed policy (prove / fail / hang) trained with the
-trainer's own scoring (`steps.score`: fim_rlvr.outcomes' masking, the algorithm's advantages and token mask) and
-the trainer's optimiser (AdamW) does not drift toward hanging when a timeout the candidate caused is a failure, and
-does drift toward it when such timeouts are masked (`timeout_reward: mask`, the old behaviour).
+trainer's own scoring (`step.loss.score`: fim_rlvr.core.outcomes' masking, the algorithm's advantages and token
+mask) and the trainer's optimiser (AdamW) does not drift toward hanging when a timeout the candidate caused is a
+failure, and does drift toward it when such timeouts are masked (`timeout_reward: mask`, the old behaviour).
 
 Why: a masked sample has no gradient of its own, while its failing siblings are pushed down; under a softmax the
 mass they lose flows to every other arm, the masked one included. Run this file directly for the figures
@@ -22,8 +22,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.protocol import Verdict
-from fim_rlvr.steps import score
+from fim_rlvr.core.protocol import Verdict
+from fim_rlvr.step.loss import score
 
 INITIAL = {"prove": 0.05, "fail": 0.60, "hang": 0.35}
 GROUPS, GROUP_SIZE, STEPS, LR = 8, 8, 40, 0.05

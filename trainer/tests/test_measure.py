@@ -16,10 +16,10 @@ from conftest import write_dataset
 from fakes import ExactMatchVerifier, RecordingEvents, verdict_for
 from test_loop import make_trainer
 
-from fim_rlvr.config import from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.protocol import BatchVerdict, VerifyItem
-from fim_rlvr.validation import ks_for, pass_at_k
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.run.files import RunFiles
+from fim_rlvr.run.validation import ks_for, pass_at_k
 
 SCHEMA = Path(__file__).resolve().parents[2] / "lean-bridge" / "protocol" / "trainer.schema.json"
 

@@ -17,9 +17,10 @@ import torch.multiprocessing as mp
 from optimiser_fixtures import gradients, make_groups, model_and_tokenizer
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.config import ConfigError, from_dict
-from fim_rlvr.optimiser import BatchView, LossModels, accumulate, make_optimizer, split_groups
-from fim_rlvr.schedule import learning_rate_factor
+from fim_rlvr.core.config import ConfigError, from_dict
+from fim_rlvr.step.loss import BatchView, LossModels, accumulate
+from fim_rlvr.step.optimise import make_optimizer, split_groups
+from fim_rlvr.step.schedule import learning_rate_factor
 
 CONFIGS = {
     "grpo": {"beta": 0.04},
@@ -63,7 +64,7 @@ def test_micro_batches_give_the_gradient_of_one_pass(name: str) -> None:
     # The reference path: the algorithm's own loss over the whole batch in one call, no totals.
     model.zero_grad(set_to_none=True)
     view = BatchView.build(algorithm, groups, torch.device("cpu"))
-    from fim_rlvr.rollout import token_logprobs
+    from fim_rlvr.model.rollout import token_logprobs
 
     rollouts = view.rollouts
     prompts, completions = [r.prompt_ids for r in rollouts], [r.completion_ids for r in rollouts]

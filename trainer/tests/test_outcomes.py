@@ -1,4 +1,4 @@
-"""fim_rlvr.outcomes: the one rule for what trains the model, as every consumer reads it (the loop's Verdict, the
+"""fim_rlvr.core.outcomes: the one rule for what trains the model, as every consumer reads it (the loop's Verdict, the
 TRL and verl adapters' wire verdicts)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from fim_rlvr.core.outcomes import cause_of, is_masked, outside_candidate_control, training_reward
+from fim_rlvr.core.protocol import Verdict
 from fim_rlvr.integrations._scoring import reward_or_none
-from fim_rlvr.outcomes import cause_of, is_masked, outside_candidate_control, training_reward
-from fim_rlvr.protocol import Verdict
 
 IDENTITY = {"kind": "simulator", "version": "t", "label": "test (not Lean)"}
 

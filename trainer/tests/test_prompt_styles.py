@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import tiny_chat
 
-from fim_rlvr.data import Task
-from fim_rlvr.prompts import PromptError, build_prompt, choose_style, fim_convention, is_chat_model
-from fim_rlvr.rollout import TransformersBackend
+from fim_rlvr.model.rollout import TransformersBackend
+from fim_rlvr.tasks.data import Task
+from fim_rlvr.tasks.prompts import PromptError, build_prompt, choose_style, fim_convention, is_chat_model
 
 
 def make_task(
@@ -101,6 +101,22 @@ def test_thinking_prompts_prefill_nothing_and_take_the_last_lean_block(instruct:
     assert style.candidate("<think>```lean\nsimp\n```</think>\nI could not.", 2) == ""  # only after the thinking
     assert style.candidate("```lean\nomega", 2) == ""  # an unfinished block proves nothing
     assert style.sft_target("omega") == "```lean\nomega\n```"
+
+
+def test_the_fence_is_prefilled_where_the_template_starts_an_answer() -> None:
+    """DeepSeek's template writes an answer as `Assistant: ` + content but ends its generation prompt at the colon: the
+    pre-filled fence goes after the space, as the model's answers were written in training. ChatML needs no gap."""
+    deepseek = tiny_chat.tokenizer(eos="<|endoftext|>", chat_template=tiny_chat.DEEPSEEK_TEMPLATE, name="prover")
+    style = choose_style(deepseek, "chat")
+    prompt = build_prompt(TASK, style, deepseek, show_goal=False, budget=256)
+    assert prompt.endswith("\n\nAssistant: ```lean\n") and "Assistant:```" not in prompt
+    chatml_template = (
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    plain = tiny_chat.tokenizer(chat_template=chatml_template)
+    chatml = build_prompt(TASK, choose_style(plain, "chat"), plain, show_goal=False, budget=256)
+    assert chatml.endswith("<|im_start|>assistant\n```lean\n")
 
 
 def test_bos_goes_first_exactly_once_when_the_tokenizer_adds_one() -> None:

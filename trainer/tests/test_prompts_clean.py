@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from fim_rlvr.clean import clean_completion, cut_at_stops, reindent, strip_fence
-from fim_rlvr.data import Task
-from fim_rlvr.prompts import build_prompt, detect_style
+from fim_rlvr.tasks.clean import clean_completion, cut_at_stops, reindent, strip_fence
+from fim_rlvr.tasks.data import Task
+from fim_rlvr.tasks.prompts import build_prompt, detect_style
 
 
 class WordTokenizer:

@@ -10,8 +10,8 @@ from typing import Any, get_args, get_origin
 
 import pytest
 
-from fim_rlvr import config as train_config
-from fim_rlvr import protocol
+from fim_rlvr.core import config as train_config
+from fim_rlvr.core import protocol
 
 SCHEMA = Path(__file__).resolve().parents[2] / "lean-bridge" / "protocol" / "trainer.schema.json"
 
@@ -117,7 +117,7 @@ def test_the_service_client_speaks_the_schemas_service_protocol(toy_dataset: Pat
     pytest.importorskip("jsonschema")
     from fake_service import TOKEN, FakeService
 
-    from fim_rlvr.service_client import ServiceClient
+    from fim_rlvr.verifier.client import ServiceClient
 
     service = FakeService(toy_dataset)
     try:

@@ -21,14 +21,16 @@ from fakes import IDENTITY, RecordingEvents
 from test_loop import ParityVerifier, make_trainer
 
 from fim_rlvr.algorithms import make
-from fim_rlvr.config import ConfigError, from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.protocol import TRAIN_SAMPLE, BatchVerdict, Verdict, VerifyItem
-from fim_rlvr.repair import REPAIR_HEADER, feedback_lines, repair_prefix
-from fim_rlvr.repair_rollout import with_repairs
-from fim_rlvr.rollout import Rollout
-from fim_rlvr.steps import Group, StepRecord, score
-from fim_rlvr.verify import Stopped
+from fim_rlvr.core.config import ConfigError, from_dict
+from fim_rlvr.core.protocol import TRAIN_SAMPLE, BatchVerdict, Verdict, VerifyItem
+from fim_rlvr.model.rollout import Rollout
+from fim_rlvr.run.files import RunFiles
+from fim_rlvr.step.batch import Group, StepRecord
+from fim_rlvr.step.loss import score
+from fim_rlvr.step.repair_turns import with_repairs
+from fim_rlvr.step.sample import Sampling
+from fim_rlvr.tasks.repair import REPAIR_HEADER, feedback_lines, repair_prefix
+from fim_rlvr.verifier.check import Stopped
 
 
 def at(line: int, character: int) -> dict[str, Any]:
@@ -187,10 +189,37 @@ def first_record(trainer: Any) -> StepRecord:
     return StepRecord([group], [group], 0.1, 0.1, 0.0)
 
 
+def repaired(
+    trainer: Any,
+    verifier: Any,
+    record: StepRecord,
+    *,
+    turns: int = 2,
+    silence_s: float = 5.0,
+    stop: threading.Event | None = None,
+) -> StepRecord:
+    """with_repairs on the trainer's policy and backend, as its loop calls it for step 1."""
+    sampling = Sampling.of(
+        trainer.config, trainer.policy, trainer.backend, show_goal=trainer.show_goal, seed=trainer.config.seed
+    )
+    timeout_reward = trainer.config.timeout_reward
+    return with_repairs(
+        record,
+        sampling,
+        verifier,
+        turns=turns,
+        timeout_reward=timeout_reward,
+        step=1,
+        round_=0,
+        silence_s=silence_s,
+        stop=stop,
+    )
+
+
 def test_failed_samples_get_turns_until_proved_masked_or_out_of_turns(trainer: Any) -> None:
     verifier = ScriptedVerifier()
     trainer.backend = ScriptedBackend()
-    record = with_repairs(trainer, verifier, first_record(trainer), step=1, round_=0, silence_s=5.0)
+    record = repaired(trainer, verifier, first_record(trainer))
     (group,) = record.groups
     assert record.all_groups == record.groups
     assert group.candidates == [*FIRST, "good", "hang", "infra", "bad4", "good", "bad4"]
@@ -211,7 +240,7 @@ def test_failed_samples_get_turns_until_proved_masked_or_out_of_turns(trainer: A
 
 def test_no_turn_can_choose_a_masked_outcome_and_the_proving_turn_is_discounted(trainer: Any) -> None:
     trainer.backend = ScriptedBackend()
-    record = with_repairs(trainer, ScriptedVerifier(), first_record(trainer), step=1, round_=0, silence_s=5.0)
+    record = repaired(trainer, ScriptedVerifier(), first_record(trainer))
     (group,) = record.groups
     rewards = group.rewards(trainer.config.timeout_reward, trainer.config.repair_discount)
     expected = [1.0, 0.0, 0.0, 0.0, 0.0, math.nan, 0.5, 0.0, math.nan, 0.0, 0.25, 0.0]
@@ -245,12 +274,7 @@ def test_no_turn_can_choose_a_masked_outcome_and_the_proving_turn_is_discounted(
 
 def test_no_repair_turns_leaves_the_record_as_it_was(trainer: Any) -> None:
     record = first_record(trainer)
-    config = trainer.config
-    try:
-        object.__setattr__(config, "repair_turns", 0)
-        assert with_repairs(trainer, ScriptedVerifier(), record, step=1, round_=0, silence_s=5.0) is record
-    finally:
-        object.__setattr__(config, "repair_turns", 2)
+    assert repaired(trainer, ScriptedVerifier(), record, turns=0) is record
 
 
 def test_a_stop_while_a_repair_turn_is_checked_stops_the_step(trainer: Any) -> None:
@@ -258,9 +282,7 @@ def test_a_stop_while_a_repair_turn_is_checked_stops_the_step(trainer: Any) -> N
     stop = threading.Event()
     stop.set()
     with pytest.raises(Stopped):
-        with_repairs(
-            trainer, ScriptedVerifier(hang=True), first_record(trainer), step=1, round_=0, silence_s=60.0, stop=stop
-        )
+        repaired(trainer, ScriptedVerifier(hang=True), first_record(trainer), silence_s=60.0, stop=stop)
 
 
 # ------------------------------------------------------------------------------------------------ a whole run

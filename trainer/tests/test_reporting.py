@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from fakes import ExactMatchVerifier, RecordingEvents
 
-from fim_rlvr import reporting
-from fim_rlvr.config import ConfigError, from_dict
-from fim_rlvr.reporting import ReportError, Reports, TensorBoardReport, open_reports, scalars
-from fim_rlvr.train import Trainer, TrainerError
+from fim_rlvr.core.config import ConfigError, from_dict
+from fim_rlvr.run import reporting
+from fim_rlvr.run.reporting import ReportError, Reports, TensorBoardReport, open_reports, scalars
+from fim_rlvr.run.trainer import Trainer, TrainerError
 
 LINE = {"step": 3, "loss": 0.5, "pass_rate_by_kind": {"tactic": 0.25}, "verdicts": {"proved": 2}, "lr": 1e-4}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from service_process import ServiceProcess, export_dataset, read_tasks
 
-from fim_rlvr.protocol import Verdict
-from fim_rlvr.service_client import ServiceClient, ServiceRefused, hole_key, parse_address
+from fim_rlvr.core.protocol import Verdict
+from fim_rlvr.verifier.client import ServiceClient, ServiceRefused, hole_key, parse_address
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +59,10 @@ def test_round_trip_by_task_id_and_by_hole(service: ServiceProcess, dataset: Pat
 
 
 def test_the_trainers_own_loop_can_verify_through_the_service(service: ServiceProcess, dataset: Path) -> None:
-    """ServiceClient is a fim_rlvr.verify.Verifier: submit now, collect later (as the trainer's pipelined loop does)."""
-    from fim_rlvr.protocol import VerifyItem
-    from fim_rlvr.verify import send
+    """ServiceClient is a fim_rlvr.verifier.check.Verifier: submit now, collect later (as the trainer's pipelined loop
+    does)."""
+    from fim_rlvr.core.protocol import VerifyItem
+    from fim_rlvr.verifier.check import send
 
     task = next(t for t in read_tasks(dataset) if t["kind"] == "tactic")
     with ServiceClient(service.address) as client:

@@ -11,7 +11,7 @@ import pytest
 from fake_host import FakeHost
 from service_process import ServiceProcess, export_dataset
 
-from fim_rlvr.service_client import ServiceClient
+from fim_rlvr.verifier.client import ServiceClient
 
 TOKEN = "service-path-token"
 MASKED = {"timeout", "crashed", "environment"}

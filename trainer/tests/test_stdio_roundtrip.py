@@ -58,17 +58,20 @@ def test_bad_config_is_a_trainer_error(toy_dataset: Path, tmp_path: Path) -> Non
 
 
 def test_hung_and_crashed_checks_over_pipes(toy_dataset: Path, tmp_path: Path) -> None:
-    # Requests: 0 before-eval, 1 sft-eval, 2 step 1 (never answered), 3 step 2 (answered with an error), 4 step 3.
-    host = FakeHost(toy_dataset, hang=[2], fail=[3])
+    # Requests: 0 before-eval, 1 sft-eval, 2 step 1 (never answered), 3 step 2 (answered with an error), 4 step 1
+    # sent again (never answered either), 5 step 3. Step 1's samples are the candidates' timeouts (counted, never
+    # masked: a candidate must not earn the masked outcome by stalling the verifier); step 2's are masked.
+    host = FakeHost(toy_dataset, hang=[2, 4], fail=[3])
     try:
         host.initialize({**SMALL, "steps": 3, "verify_timeout_s": 1.0}, toy_dataset, tmp_path / "run")
         assert host.done.wait(timeout=120), "".join(host.stderr_lines)
         assert host.of("train/done")[0]["status"] == "completed"
         progress = host.of("train/progress")
-        assert [p["metrics"]["masked_samples"] for p in progress] == [4, 4, 0]
+        assert [p["metrics"]["masked_samples"] for p in progress] == [0, 4, 0]
+        assert [p["metrics"]["candidate_timeouts"] for p in progress] == [4, 0, 0]
         verdicts = [s["verdict"] for s in host.of("train/sample")]
         assert verdicts[:4] == ["timeout"] * 4 and verdicts[4:8] == ["crashed"] * 4
-        assert len(host.service.hung) == 1 and not host.service.violations
+        assert len(host.service.hung) == 2 and not host.service.violations
         assert host.shutdown() == 0
     finally:
         host.kill()

@@ -1,6 +1,8 @@
 """A batch counts as unanswered only when the verifier made no progress on it for one check's bound (plus slack), so a
-slow verifier that works never produces masked samples, however much work is queued, and a hung one costs a batch
-within that bound (the old deadline, slack + ceil(in flight / slots) x bound, was 21 hours on the example).
+slow verifier that works is never taken for a stalled one, however much work is queued, and a stalled one costs a
+batch within that bound (the old deadline, slack + ceil(in flight / slots) x bound, was 21 hours on the example). An
+unanswered batch is sent again once, then its items are the candidates' timeouts: never masked, since a candidate
+that stalls the verifier must not earn the outcome training leaves out.
 
 The loophole the bound closes: with a fixed deadline, a policy whose every candidate hangs until the check's own
 time limit makes a large batch outlast the deadline, and its samples were then masked as the infrastructure's fault
@@ -19,12 +21,12 @@ from typing import Any
 import pytest
 from fakes import RecordingEvents
 
-from fim_rlvr.batch_progress import ProgressBook
-from fim_rlvr.config import from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.protocol import BatchVerdict, VerifyItem
-from fim_rlvr.train import Trainer
-from fim_rlvr.verify import Budget, PendingCheck, silence_bound_s
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.core.protocol import BatchVerdict, VerifyItem
+from fim_rlvr.run.files import RunFiles
+from fim_rlvr.run.trainer import Trainer
+from fim_rlvr.verifier.check import Budget, PendingCheck, silence_bound_s
+from fim_rlvr.verifier.progress import ProgressBook
 
 IDENTITY = {"kind": "simulator", "version": "slow", "label": "slow pool (test double, not Lean)"}
 
@@ -34,6 +36,7 @@ class EveryCandidateHangs:
     at a time in the order submitted, each running to its time limit and answered as the candidate's timeout."""
 
     def __init__(self, slots: int, check_s: float) -> None:
+        self.submitted = 0
         self.check_s = check_s
         self.free_at = [0.0] * slots
         self.ends: list[float] = []
@@ -48,6 +51,7 @@ class EveryCandidateHangs:
     def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
         future: Future[list[BatchVerdict]] = Future()
         with self.lock:
+            self.submitted += 1
             now = time.monotonic()
             done = now
             for _ in items:
@@ -93,34 +97,39 @@ CONFIG = {
 }
 
 
-def run(dataset: Path, folder: Path, budget: Budget | None) -> list[dict[str, object]]:
+def run(dataset: Path, folder: Path, budget: Budget | None) -> tuple[list[dict[str, object]], int]:
+    """The run's metrics lines, and how many batches the verifier was sent."""
+    verifier = EveryCandidateHangs(SLOTS, CHECK_S)
     trainer = Trainer(
         from_dict(CONFIG),
         dataset,
         folder,
         resume=False,
-        verifier=EveryCandidateHangs(SLOTS, CHECK_S),
+        verifier=verifier,
         events=RecordingEvents(),
         verifier_budget=budget,
     )
     trainer.prepare()
     trainer.run()
-    return RunFiles(folder).read_metrics()
+    return RunFiles(folder).read_metrics(), verifier.submitted
 
 
 def test_a_slow_verifier_that_works_never_produces_masked_samples(toy_dataset: Path, tmp_path: Path) -> None:
     budget = Budget(slots=SLOTS, check_timeout_s=CHECK_S, check_bound_s=CHECK_S)
-    lines = run(toy_dataset, tmp_path / "budget", budget)
+    lines, sent = run(toy_dataset, tmp_path / "budget", budget)
+    assert sent == 4, "eval before, two steps, eval after: each batch once"
     assert [m["step"] for m in lines] == [1, 2]
     assert [m["masked_samples"] for m in lines] == [0, 0], lines
     assert [m["verdicts"] for m in lines] == [{"timeout": 8}, {"timeout": 8}], "the candidates' own timeouts"
     assert [m["candidate_timeouts"] for m in lines] == [8, 8]
 
 
-def test_without_the_budget_the_same_verifier_is_mistaken_for_a_dead_one(toy_dataset: Path, tmp_path: Path) -> None:
-    # The slack alone (0.05 s) is shorter than one check (0.4 s): the comparison above can fail.
-    lines = run(toy_dataset, tmp_path / "fixed", None)
-    assert all(m["masked_samples"] == 8 for m in lines), lines
+def test_without_the_budget_the_same_verifier_is_taken_for_a_stalled_one(toy_dataset: Path, tmp_path: Path) -> None:
+    # The slack alone (0.05 s) is shorter than one check (0.4 s): every batch is sent again, then counted. Before the
+    # resend-then-count rule these samples were masked (the loophole); now they fail either way.
+    lines, sent = run(toy_dataset, tmp_path / "fixed", None)
+    assert sent == 8, "each batch twice"
+    assert all(m["masked_samples"] == 0 and m["candidate_timeouts"] == 8 for m in lines), lines
 
 
 def test_the_bound_is_one_check_plus_slack_whatever_is_in_flight() -> None:
@@ -149,8 +158,10 @@ class ReportingVerifier:
         self.clock = clock
         self.progress = progress
         self.cancelled = 0
+        self.submitted = 0
 
     def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        self.submitted += 1
         return Future()
 
     def cancel(self, future: Future[list[BatchVerdict]]) -> None:
@@ -158,6 +169,16 @@ class ReportingVerifier:
 
     def progress_at(self, future: Future[list[BatchVerdict]]) -> float | None:
         return None if self.progress is None else self.progress(self.clock.now)
+
+
+class AnswersTheSecondSending(ReportingVerifier):
+    """Drops the first sending of a batch (never answered, no progress), answers the second at once."""
+
+    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
+        future = super().submit(items)  # counts the sending
+        if self.submitted == 2:
+            future.set_result([verdict(i["taskId"]) for i in items])
+        return future
 
 
 class SilentVerifier:
@@ -185,22 +206,32 @@ def collect_on(clock: FakeClock, verifier: Any, silence_s: float) -> tuple[list[
 def test_progress_keeps_a_batch_alive_far_past_the_bound_and_its_end_starts_the_count() -> None:
     clock = FakeClock(tick=1.0)
     started = clock.now
-    # Progress every second for 500 s (fifty bounds), then none: the verifier hung.
+    # Progress every second for 500 s (fifty bounds), then none: the verifier stalled. The batch is sent again at
+    # 510 s, stalls again, and at 520 s its items are counted as the candidates' timeouts.
     verifier = ReportingVerifier(clock, lambda now: min(now, started + 500.0))
     verdicts, gave_up, _ = collect_on(clock, verifier, silence_s=10.0)
-    assert started + 510.0 <= gave_up <= started + 512.0
+    assert started + 520.0 <= gave_up <= started + 523.0
     assert [v.kind for v in verdicts] == ["timeout", "timeout"]
-    assert all(v.masked() for v in verdicts), "a hung verifier's batch is masked, never the candidates' failure"
-    assert "no progress on verify/batch for 10 s" in verdicts[0].diagnostics[0]["message"]
-    assert verifier.cancelled == 1
+    assert all(v.cause == "candidate" and not v.masked() for v in verdicts), "counted, never masked"
+    assert "no progress on verify/batch for 10 s, twice" in verdicts[0].diagnostics[0]["message"]
+    assert verifier.cancelled == 2 and verifier.submitted == 2
 
 
-def test_no_progress_at_all_times_out_one_bound_after_sending() -> None:
+def test_no_progress_at_all_sends_the_batch_again_once_then_counts_it() -> None:
     for verifier_of in (lambda c: ReportingVerifier(c, lambda now: None), lambda c: SilentVerifier()):
         clock = FakeClock(tick=0.5)
         verdicts, gave_up, sent = collect_on(clock, verifier_of(clock), silence_s=10.0)
-        assert sent + 10.0 <= gave_up <= sent + 11.0
-        assert all(v.kind == "timeout" and v.masked() for v in verdicts)
+        assert sent + 20.0 <= gave_up <= sent + 21.5, "one bound per sending"
+        assert all(v.kind == "timeout" and v.cause == "candidate" and not v.masked() for v in verdicts)
+
+
+def test_a_batch_answered_after_it_was_sent_again_is_taken() -> None:
+    clock = FakeClock(tick=0.5)
+    verifier = AnswersTheSecondSending(clock)
+    verdicts, gave_up, sent = collect_on(clock, verifier, silence_s=10.0)
+    assert verifier.submitted == 2 and sent + 10.0 <= gave_up <= sent + 11.5
+    assert [v.kind for v in verdicts] == ["timeout", "timeout"] and [v.cause for v in verdicts] == ["candidate"] * 2
+    assert all(v.diagnostics == () for v in verdicts), "the verifier's own verdicts, not made-up ones"
 
 
 def test_progress_older_than_the_sending_does_not_shorten_the_wait() -> None:

@@ -28,11 +28,10 @@ from conftest import write_dataset
 from fakes import RecordingEvents
 from test_loop import ParityVerifier
 
-from fim_rlvr import tiny_model
-from fim_rlvr.config import from_dict
-from fim_rlvr.metrics import RunFiles
-from fim_rlvr.rollout import TransformersBackend, token_logprobs
-from fim_rlvr.vllm_backend import (
+from fim_rlvr.core.config import from_dict
+from fim_rlvr.model import tiny_model
+from fim_rlvr.model.rollout import TransformersBackend, token_logprobs
+from fim_rlvr.model.vllm_backend import (
     BackendError,
     ColocatedEngine,
     ServerEngine,
@@ -41,6 +40,7 @@ from fim_rlvr.vllm_backend import (
     make_backend,
     vllm_weights,
 )
+from fim_rlvr.run.files import RunFiles
 
 TEXTS = ["theorem foo : 1 + 1 = 2 := by norm_num", "lemma bar (n : Nat) : n + 0 = n := by simp", "by omega"] * 4
 
@@ -301,7 +301,7 @@ def test_lora_adapters_are_merged_for_the_push_without_touching_the_model(policy
 def test_a_run_syncs_after_every_step_and_samples_from_the_updated_weights(tmp_path: Path, monkeypatch: Any) -> None:
     """The pipeline with vLLM: after each optimiser step the weights are pushed, so every batch is sampled by the
     weights the trainer recomputes its old log-probs with (mismatch ~0; a missing sync would show here)."""
-    from fim_rlvr import train
+    from fim_rlvr.run import trainer as train
 
     engines: list[StandInLLM] = []
 
@@ -426,7 +426,7 @@ def test_make_backend_on_this_machine_logs_its_choice_once(policy: SimpleNamespa
 
 
 def test_a_trainer_asked_for_vllm_without_it_fails_at_start_with_the_advice(tmp_path: Path) -> None:
-    from fim_rlvr.train import Trainer, TrainerError
+    from fim_rlvr.run.trainer import Trainer, TrainerError
 
     if importlib.util.find_spec("vllm") is not None and torch.cuda.is_available():
         pytest.skip("vLLM and CUDA are available here: the start-up error cannot happen")
@@ -480,7 +480,7 @@ def test_real_vllm_samples_close_to_the_trainer_and_follows_a_sync(tmp_path: Pat
 def test_the_trainer_syncs_after_the_warm_start_and_every_optimiser_step(tmp_path: Path, monkeypatch: Any) -> None:
     """Whatever the backend: one sync once SFT changed the weights (a vLLM server would otherwise evaluate and
     sample with the pre-SFT weights), then one per optimiser step."""
-    from fim_rlvr import train
+    from fim_rlvr.run import trainer as train
 
     calls: list[int] = []
 
@@ -508,8 +508,8 @@ def test_the_trainer_syncs_after_the_warm_start_and_every_optimiser_step(tmp_pat
 
 
 def test_a_pending_batch_keeps_vllms_logprobs_through_a_checkpoint() -> None:
-    from fim_rlvr.rollout import Rollout
-    from fim_rlvr.steps import Batch, Group
+    from fim_rlvr.model.rollout import Rollout
+    from fim_rlvr.step.batch import Batch, Group
 
     task = SimpleNamespace(id="t1")
     vllm = Rollout([1, 2], [3, 4], "ab", [-0.5, -0.25], False, [-0.5, math.nan])

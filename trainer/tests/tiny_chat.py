@@ -13,6 +13,16 @@ CHAT_TEMPLATE = (
 )
 """ChatML, as Qwen2.5/Qwen3 instruct tokenizers write it (Qwen3's empty think block when thinking is off)."""
 
+DEEPSEEK_TEMPLATE = (
+    "{% if not add_generation_prompt is defined %}{% set add_generation_prompt = false %}{% endif %}{{ bos_token }}"
+    "{% for message in messages %}{% if message['role'] == 'user' %}{{ 'User: ' + message['content'] + '\n\n' }}"
+    "{% elif message['role'] == 'assistant' %}{{ 'Assistant: ' + message['content'] + eos_token }}"
+    "{% elif message['role'] == 'system' %}{{ message['content'] + '\n\n' }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}"
+)
+"""DeepSeek's chat template (DeepSeek-Prover-V1.5's tokenizer, DeepSeek-LLM's): an answer is `'Assistant: ' + content`,
+the generation prompt `Assistant:`, the space left for the model to write."""
+
 TEXTS = [
     "import Mathlib\nopen Nat\n\ntheorem add_zero' (n : Nat) : n + 0 = n := by\n  simp\n",
     "theorem t (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by\n  omega\n```lean\nrfl\n```\n",

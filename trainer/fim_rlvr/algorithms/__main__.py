@@ -29,6 +29,10 @@ def render_table() -> str:
             if key not in ("epsilon", "epsilon_high", "beta")
         )
         lines.append(f"{'':<{width}}  defaults: {shown}{', ' + extra if extra else ''}")
+        if entry["embedded_model"]:
+            runs = ", ".join(f"{key}={_value(value)}" for key, value in entry["embedded_model"].items())
+            lines.append(f"{'':<{width}}  on the embedded model (the quick start): {runs}, set in")
+            lines.append(f"{'':<{width}}    {entry['embedded_model_source']}; a --model run uses the paper's")
     lines.append("")
     lines.append("Every option (--algo-config JSON, or algo_config in --config FILE): see docs/ALGORITHMS.md;")
     lines.append("--json prints each algorithm's full defaults.")

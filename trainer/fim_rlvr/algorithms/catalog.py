@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.config import PRESETS
 from .config import ALGORITHM_NAMES, PAPER_DEFAULTS, paper_defaults
 
 
@@ -49,9 +50,15 @@ CATALOG: tuple[Entry, ...] = (
 assert tuple(entry.name for entry in CATALOG) == ALGORITHM_NAMES
 
 
+EMBEDDED_SOURCE = 'trainer/fim_rlvr/core/config.py PRESETS (why: trainer/README.md, "The embedded model")'
+"""Where the embedded model's own algorithm defaults are set, and explained."""
+
+
 def describe() -> list[dict[str, Any]]:
-    """Each algorithm's name, paper, one-line description, full paper defaults, and the defaults in
-    which it differs from GRPO's (for `fim-rlvr algorithms` and `python -m fim_rlvr.algorithms --json`)."""
+    """Each algorithm's name, paper, one-line description, full paper defaults, the defaults in which it differs from
+    GRPO's, and what a run on the embedded model uses instead of the paper's (for `fim-rlvr algorithms` and
+    `python -m fim_rlvr.algorithms --json`): the one source is core/config.py's PRESETS."""
+    embedded = PRESETS["embedded"]
     return [
         {
             "name": entry.name,
@@ -59,6 +66,8 @@ def describe() -> list[dict[str, Any]]:
             "description": entry.summary,
             "defaults": paper_defaults(entry.name).to_dict(),
             "differs_from_grpo": dict(PAPER_DEFAULTS[entry.name]),
+            "embedded_model": dict(embedded.algo.get(entry.name, {})),
+            "embedded_model_source": EMBEDDED_SOURCE if entry.name in embedded.algo else None,
         }
         for entry in CATALOG
     ]

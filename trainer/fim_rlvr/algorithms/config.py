@@ -16,13 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ALGORITHM_NAMES: tuple[str, ...] = ("grpo", "drgrpo", "dapo", "gspo", "dgpo")
-"""The algorithms under their published names: the one list in Python (the registry, the catalog and TrainConfig
-take it from here; tests/test_protocol_schema.py checks it against the schema's AlgorithmName, which the host's
-lean-bridge/protocol/trainer.ts is checked against too)."""
+from ..core.errors import UserError
+from ..core.protocol import ALGORITHM_NAMES as ALGORITHM_NAMES  # the wire's AlgorithmName, for the registry and catalog
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A user-supplied algorithm option is unknown, of the wrong type or out of range."""
 
 
@@ -70,7 +68,7 @@ class AlgorithmConfig:
     mask_truncated_completions: bool = False
     """Drop completions that hit the budget without ending from the loss (DAPO's overlong filtering;
     TRL's option name). False for every algorithm, dapo included (the paper turns it on): running past the
-    budget is the model's doing, and nothing the model chooses may escape its penalty (fim_rlvr.outcomes).
+    budget is the model's doing, and nothing the model chooses may escape its penalty (fim_rlvr.core.outcomes).
     The dapo preset penalises truncation through overlong_shaping instead; set True to reproduce the paper."""
 
     dynamic_sampling: bool = False

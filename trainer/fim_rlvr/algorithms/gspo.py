@@ -3,7 +3,8 @@
     s_i = exp(mean over i's unmasked tokens t of (logp_i,t - old_logp_i,t))
     ℓ_i = -min(s_i A_i, clip(s_i, 1 - ε, 1 + ε_high) A_i)                ε 3e-4, ε_high 4e-4
     L   = mean over sequences of ℓ_i
-with GRPO's group-normalised A and no KL term (if beta is set, β × i's mean k3 is added to ℓ_i).
+with GRPO's group-normalised A and no KL term (if beta is set, β × i's mean k3 is added to ℓ_i). Clip fractions are
+shares of the informative sequences (A ≠ 0), the ones whose gradient the clip can remove.
 With vLLM rollouts ℓ_i is scaled by the mean of i's truncated importance weights (one weight per sequence
 in the sequence modes), which is what TRL computes for importance_sampling_level="sequence".
 """
@@ -61,7 +62,12 @@ class Gspo(Algorithm):
         if kl is not None:
             per_sequence = per_sequence + self.config.beta * sequence_means(kl, m)  # [B]
         active = m.any(-1, keepdim=True)  # [B, 1]: metrics count sequences, not tokens
-        metrics = ratio_metrics(s, a, active, low, high)
+        # A sequence with advantage 0 has no gradient to clip: clip fractions are over the informative ones, else a
+        # batch of mostly solved (or mostly failed) groups hides that the clip removed most of the signal.
+        informative = active & (a != 0)  # [B, 1]
+        metrics = ratio_metrics(s, a, informative, low, high)
+        metrics["ratio_mean"] = masked_mean(s, active)
+        metrics["informative_sequences"] = float(informative.sum().item())
         if kl is not None:
             metrics["kl"] = masked_mean(kl, m)
         return mean_over_sequences(per_sequence, m, totals.sequences if totals else None), metrics

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..clean import clean_completion
-from ..outcomes import wire_reward
-from ..prompts import FIM_CONVENTIONS
-from ..protocol import BatchVerdict
+from ..core.outcomes import wire_reward
+from ..core.protocol import BatchVerdict
+from ..tasks.clean import clean_completion
+from ..tasks.prompts import FIM_CONVENTIONS
 
 _QWEN_STOPS = FIM_CONVENTIONS[0].stops
 
@@ -28,7 +28,7 @@ def candidate(raw: str, *, indent: int = 0, fim: bool = True, stops: Sequence[st
 
 
 def reward_or_none(verdict: BatchVerdict, timeout_reward: str = "failure") -> float | None:
-    """The reward our own trainer would train on (fim_rlvr.outcomes): None when the outcome was outside the
+    """The reward our own trainer would train on (fim_rlvr.core.outcomes): None when the outcome was outside the
     candidate's control (environment, an infrastructure timeout or crash; with timeout_reward "mask" also the
     candidate's own timeouts), else the verifier's reward (0 for a timeout or crash the candidate caused)."""
     return wire_reward(verdict, timeout_reward)

@@ -1,14 +1,14 @@
 """A TRL reward function backed by the verifier service.
 
-    from fim_rlvr.datasets_view import load_view
+    from fim_rlvr.integrations.datasets_view import load_view
     from fim_rlvr.integrations.trl import lean_reward
 
     train = load_view("out/dataset", split="train", tokenizer=tokenizer)
     trainer = GRPOTrainer(model=model, reward_funcs=lean_reward("127.0.0.1:8470"), train_dataset=train, ...)
 
 The function has TRL's signature `(prompts, completions, completion_ids, **columns) -> list[float | None]` and
-reads the columns of `fim_rlvr.datasets_view` (`task_id`, `indent`, `fim`, `stops`). Rewards follow our own
-trainer's rule (fim_rlvr.outcomes): an outcome outside the completion's control (environment, a timeout or crash
+reads the columns of `fim_rlvr.integrations.datasets_view` (`task_id`, `indent`, `fim`, `stops`). Rewards follow our own
+trainer's rule (fim_rlvr.core.outcomes): an outcome outside the completion's control (environment, a timeout or crash
 whose cause is the infrastructure) is None, which TRL turns into NaN and leaves out of the group's baseline and the
 loss; a timeout or crash the completion caused (`sleep`, a looping `simp`) is a failure, 0.0, so the policy cannot
 escape its penalty by hanging (`timeout_reward="mask"` restores masking of the completion's own timeouts, for
@@ -22,9 +22,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..outcomes import TIMEOUT_REWARDS
-from ..protocol import BatchVerdict
-from ..service_client import Address, ServiceClient
+from ..core.outcomes import TIMEOUT_REWARDS
+from ..core.protocol import BatchVerdict
+from ..verifier.client import Address, ServiceClient
 from ._scoring import candidate, completion_text, reward_or_none
 
 
@@ -38,7 +38,7 @@ class LeanReward:
             raise ValueError(f"timeout_reward must be failure or mask (got {timeout_reward!r})")
         self.client = client
         self.timeout_reward = timeout_reward
-        """How a timeout the completion caused is scored (fim_rlvr.outcomes)."""
+        """How a timeout the completion caused is scored (fim_rlvr.core.outcomes)."""
         self.last_verdicts: list[BatchVerdict] = []
         """The verdicts of the last call, in order (for inspection and tests)."""
 
@@ -46,7 +46,8 @@ class LeanReward:
         """verify/batch items for the completions, from the view's columns."""
         if "task_id" not in columns:
             raise ValueError(
-                "the train dataset has no task_id column: build it with fim_rlvr.datasets_view.load_view(DATASET_DIR)"
+                "the train dataset has no task_id column: build it with "
+                "fim_rlvr.integrations.datasets_view.load_view(DATASET_DIR)"
             )
         n = len(completions)
         indents = columns.get("indent") or [0] * n

@@ -2,10 +2,10 @@
 
 verl calls `compute_score(data_source, solution_str, ground_truth, extra_info)` per sample (NaiveRewardManager) and
 `compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos)` per batch (BatchRewardManager;
-one verify/batch for the whole batch is far faster). Rows come from `fim_rlvr.datasets_view` (layout "verl"):
-`ground_truth` is the task id, `extra_info` holds `indent`, `fim` and `stops` for cleaning. The service's address
-comes from the environment, since verl passes no options: FIM_RLVR_SERVICE (`HOST:PORT`, several separated by
-commas) and FIM_RLVR_TOKEN. Rewards follow our own trainer's rule (fim_rlvr.outcomes): a timeout or crash the
+one verify/batch for the whole batch is far faster). Rows come from `fim_rlvr.integrations.datasets_view` (layout
+"verl"): `ground_truth` is the task id, `extra_info` holds `indent`, `fim` and `stops` for cleaning. The service's
+address comes from the environment, since verl passes no options: FIM_RLVR_SERVICE (`HOST:PORT`, several separated by
+commas) and FIM_RLVR_TOKEN. Rewards follow our own trainer's rule (fim_rlvr.core.outcomes): a timeout or crash the
 completion caused is a failure, 0.0. An outcome outside its control (environment, a timeout or crash whose cause is
 the infrastructure) also scores 0.0, because verl's reward managers have no way to leave a sample out; `masked` in
 the batch form's dicts says which, so a user can drop those rows. verl loads this file by path, so `trainer/` must
@@ -19,10 +19,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# Absolute imports: verl loads this file by path (custom_reward_function.path), outside its package.
-from fim_rlvr.datasets_view import DATA_SOURCE
 from fim_rlvr.integrations._scoring import candidate, reward_or_none
-from fim_rlvr.service_client import ServiceClient
+
+# Absolute imports: verl loads this file by path (custom_reward_function.path), outside its package.
+from fim_rlvr.integrations.datasets_view import DATA_SOURCE
+from fim_rlvr.verifier.client import ServiceClient
 
 _client: ServiceClient | None = None
 _client_lock = threading.Lock()

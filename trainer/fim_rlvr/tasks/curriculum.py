@@ -1,0 +1,120 @@
+"""Which training holes come next: a curriculum over hole kinds and a resumable, seeded task sampler.
+
+Kinds unlock in order tactic -> block -> steps -> proof (small holes first). The frontier kind (the last one
+unlocked) opens the next when its measured pass rate (an exponential moving average over steps) reaches
+`unlock_at`, or after `patience` steps at the frontier so a hard kind never stalls the run. Prompts are drawn
+from unlocked kinds, weighted toward the ones the model fails more often. Everything the sampler needs to
+continue exactly lives in `state()` (plain JSON, saved in checkpoints).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.protocol import HOLE_KINDS
+from .data import Task
+
+EMA_WEIGHT = 0.3
+"""Weight of the newest step in the pass-rate average."""
+
+
+@dataclass
+class Curriculum:
+    """Unlocked kinds and measured pass rates."""
+
+    kinds: list[str]
+    """Kinds in curriculum order (only those with training tasks)."""
+    enabled: bool = True
+    unlock_at: float = 0.5
+    patience: int = 8
+    unlocked: int = 1
+    rates: dict[str, float] = field(default_factory=dict)
+    steps_at_frontier: int = 0
+
+    def __post_init__(self) -> None:
+        self.kinds = [k for k in HOLE_KINDS if k in self.kinds]
+        if not self.enabled:
+            self.unlocked = len(self.kinds)
+
+    @property
+    def active(self) -> list[str]:
+        """Kinds prompts are drawn from now."""
+        return self.kinds[: self.unlocked]
+
+    def update(self, results: Mapping[str, tuple[int, int]]) -> str | None:
+        """Fold one step's (proved, checked) counts per kind in; returns the kind unlocked by it, if any."""
+        for kind, (proved, checked) in results.items():
+            if checked <= 0:
+                continue
+            rate = proved / checked
+            old = self.rates.get(kind)
+            self.rates[kind] = rate if old is None else (1 - EMA_WEIGHT) * old + EMA_WEIGHT * rate
+        if not self.enabled or self.unlocked >= len(self.kinds):
+            return None
+        self.steps_at_frontier += 1
+        frontier = self.kinds[self.unlocked - 1]
+        if self.rates.get(frontier, 0.0) >= self.unlock_at or self.steps_at_frontier >= self.patience:
+            self.unlocked += 1
+            self.steps_at_frontier = 0
+            return self.kinds[self.unlocked - 1]
+        return None
+
+    def weights(self) -> dict[str, float]:
+        """Sampling weight per active kind: more for kinds the model fails more often."""
+        return {k: 1.1 - self.rates.get(k, 0.0) for k in self.active}
+
+    def state(self) -> dict[str, Any]:
+        return {"unlocked": self.unlocked, "rates": dict(self.rates), "steps_at_frontier": self.steps_at_frontier}
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        """Continue from a checkpoint's state (with the curriculum off, every kind stays unlocked)."""
+        self.unlocked = int(state["unlocked"]) if self.enabled else len(self.kinds)
+        self.rates = {str(k): float(v) for k, v in state["rates"].items()}
+        self.steps_at_frontier = int(state["steps_at_frontier"])
+
+
+class TaskSampler:
+    """Seeded draws of training tasks: per kind, an endless sequence of shuffled epochs; the kind of each draw
+    is chosen by the curriculum's weights. Its position (draw count, per-kind epoch and cursor) is its state."""
+
+    def __init__(self, tasks_by_kind: Mapping[str, Sequence[Task]], seed: int) -> None:
+        self.tasks_by_kind = {k: list(v) for k, v in tasks_by_kind.items() if v}
+        self.seed = seed
+        self.draws = 0
+        self.cursor: dict[str, list[int]] = {k: [0, 0] for k in self.tasks_by_kind}  # kind -> [epoch, index]
+
+    def _order(self, kind: str, epoch: int) -> list[int]:
+        order = list(range(len(self.tasks_by_kind[kind])))
+        random.Random(f"{self.seed}:{kind}:{epoch}").shuffle(order)
+        return order
+
+    def draw(self, n: int, weights: Mapping[str, float]) -> list[Task]:
+        """The next n tasks."""
+        kinds = [k for k in weights if k in self.tasks_by_kind]
+        if not kinds:
+            raise ValueError("no training tasks among the active kinds")
+        out: list[Task] = []
+        for _ in range(n):
+            rng = random.Random(f"{self.seed}:draw:{self.draws}")
+            self.draws += 1
+            kind = rng.choices(kinds, weights=[max(weights[k], 1e-6) for k in kinds])[0]
+            epoch, index = self.cursor[kind]
+            order = self._order(kind, epoch)
+            out.append(self.tasks_by_kind[kind][order[index]])
+            index += 1
+            if index >= len(order):
+                epoch, index = epoch + 1, 0
+            self.cursor[kind] = [epoch, index]
+        return out
+
+    def state(self) -> dict[str, Any]:
+        return {"draws": self.draws, "cursor": {k: list(v) for k, v in self.cursor.items()}}
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        self.draws = int(state["draws"])
+        for kind, (epoch, index) in state["cursor"].items():
+            if kind in self.cursor:
+                self.cursor[kind] = [int(epoch), int(index)]
