@@ -52,7 +52,7 @@ export function groups(hs: Hole[], group: number, salt = 0): { task: VerifyTask;
 export function statementProject(count: number): { root: string; hs: Hole[] } {
   const root = mkdtempSync(join(tmpdir(), "fim-bench-statements-"));
   writeFileSync(join(root, "lakefile.toml"), 'name = "bench"\n');
-  writeFileSync(join(root, "lean-toolchain"), "leanprover/lean4:v4.34.1\n");
+  writeFileSync(join(root, "lean-toolchain"), "leanprover/lean4:v4.36.0\n");
   mkdirSync(join(root, "Base"));
   writeFileSync(join(root, "Base", "A.lean"), "def baseA : Nat := 1\n");
   writeFileSync(join(root, "Base", "B.lean"), "def baseB : Nat := 2\n");

@@ -53,6 +53,8 @@ export class FillVerifiers implements vscode.Disposable {
       slots: Math.max(1, settings.verifierSlots ?? 2),
       timeoutMs: settings.verifierTimeoutMs,
       ...(settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {}),
+      // A proof inserted into the user's file is a result: the kernel gate confirms every one.
+      kernelGate: { kind: "all" },
     });
     return started.kind === "ok" ? started : { kind: "error", message: `${started.message} ${started.hint}` };
   }

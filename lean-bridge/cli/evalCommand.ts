@@ -145,7 +145,7 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     verifier: flagOption(values, "simulator") ? "simulator" : "lean",
     startPool: async (projectRoot, slots) => {
       try {
-        return { kind: "ok", pool: await openPool(projectRoot, values, slots) };
+        return { kind: "ok", pool: await openPool(projectRoot, values, slots, "results") };
       } catch (error) {
         return { kind: "error", message: error instanceof Error ? error.message : String(error) };
       }
@@ -167,7 +167,7 @@ async function run(args: ParsedArgs): Promise<number> {
     stringOption(args.values, "project"),
     resolve(settings.out),
     settings.resume,
-    verifierSpec(args.values, settings.workers),
+    verifierSpec(args.values, settings.workers, "results"),
   );
   if (target.kind === "error") {
     process.stderr.write(`fim-rlvr eval: ${target.message}\n`);

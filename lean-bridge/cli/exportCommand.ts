@@ -183,7 +183,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
     throw new UsageError("--simulator and --server choose the verifier for --verify; add --verify");
   const root = resolve(workspace);
   const pool: Verifier | undefined = values.verify
-    ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1)
+    ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1, "results")
     : undefined;
   const abort = new AbortController();
   const onSigint = () => {

@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS, splitCommandLine } from "../server/launch";
 import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import type { Verifier } from "../verify/verifier";
 import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verify/startVerifier";
+import { DEFAULT_KERNEL_GATE, parseKernelGateMode, type KernelGateMode } from "../verify/gateStage";
 import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parsePositiveInt } from "./usage";
 
@@ -49,6 +50,12 @@ export const SERVER_OPTIONS = {
     type: "string",
     value: "FILE",
     help: "Simulator only: accepted alternative proofs and axioms per declaration.",
+  },
+  "kernel-gate": {
+    type: "string",
+    value: "all|auto|share:X|off",
+    help: "Which proofs the kernel replays in a fresh Lean process before they count (docs/POLICY.md). eval, export --verify and Fill Hole always use all.",
+    default: "auto",
   },
   "memory-mb": {
     type: "string",
@@ -131,8 +138,25 @@ export function kiminaUrl(spec: string | undefined): string | undefined {
   return m[1];
 }
 
+/**
+ * What a command's proofs become: rewards (verify, verify-batch, serve, train: the kernel gate as
+ * `--kernel-gate` says) or results (eval, export --verify: every proof through the gate).
+ */
+export type ProofUse = "rewards" | "results";
+
+function kernelGateOption(values: ParsedValues, use: ProofUse): KernelGateMode {
+  const given = stringOption(values, "kernel-gate");
+  const mode = given === undefined ? DEFAULT_KERNEL_GATE : parseKernelGateMode(given);
+  if (mode.kind === "error") throw new UsageError(mode.message);
+  if (use === "results" && given !== undefined && mode.kind !== "all")
+    throw new UsageError(
+      `--kernel-gate ${given}: this command's proofs are results, which the kernel gate always confirms (all); --kernel-gate applies to verify, verify-batch, serve and train`,
+    );
+  return use === "results" ? { kind: "all" } : mode;
+}
+
 /** The verifier the options describe (a usage error for contradictory or malformed ones). */
-export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec {
+export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse = "rewards"): VerifierSpec {
   const server = stringOption(values, "server");
   const simulator = flagOption(values, "simulator");
   const kimina = kiminaUrl(stringOption(values, "verifier"));
@@ -166,14 +190,20 @@ export function verifierSpec(values: ParsedValues, slots: number): VerifierSpec 
       DEFAULT_LIMITS.cpuSeconds,
     ),
     sandbox: !flagOption(values, "no-sandbox"),
+    kernelGate: kernelGateOption(values, use),
     ...(policy ? { policy } : {}),
     ...(budget !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", budget, 0) } : {}),
   };
 }
 
 /** Starts the verifier the options describe; a failure to start is a usage error that says what to do. */
-export async function openPool(projectRoot: string, values: ParsedValues, slots: number): Promise<Verifier> {
-  const spec = verifierSpec(values, slots);
+export async function openPool(
+  projectRoot: string,
+  values: ParsedValues,
+  slots: number,
+  use: ProofUse = "rewards",
+): Promise<Verifier> {
+  const spec = verifierSpec(values, slots, use);
   const started = await startVerifier(projectRoot, spec);
   if (started.kind === "error") throw new UsageError(`${started.message}\n${started.hint}`);
   const pool = started.pool;

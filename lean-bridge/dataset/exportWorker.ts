@@ -33,7 +33,10 @@ process.on("message", (message: WorkerRequest) => {
 
 /** Runs the export, with a verifier pool of this process's own when asked to verify (stopped afterwards). */
 async function exportWith({ verifier, ...options }: WorkerExportOptions): Promise<ExportResult> {
-  const started = verifier ? await startVerifier(options.workspace, verifier) : undefined;
+  // A dataset's proofs are results: every one goes through the kernel gate, whatever the caller asked.
+  const started = verifier
+    ? await startVerifier(options.workspace, { ...verifier, kernelGate: { kind: "all" } })
+    : undefined;
   if (started?.kind === "error") return { kind: "error", message: `${started.message}. ${started.hint}` };
   try {
     return await exportDataset({

@@ -11,7 +11,7 @@
  * so is the whole server going down while it held the check, once it is back (`afterServerLoss`).
  * Verdicts name "Kimina Lean Server", never Lean.
  */
-import { DEFAULT_ALLOWED_AXIOMS, classify } from "../verify/classify";
+import { DEFAULT_ALLOWED_AXIOMS, classify, legacyNativeAxiomsExist } from "../verify/classify";
 import { GOAL_PROBE, judgeGoalAtHole } from "../verify/goalAtHole";
 import { NOOP_PROBE, judgeWithNoop } from "../verify/noopProbe";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "../verify/holeShape";
@@ -20,6 +20,7 @@ import type { VerifyTask } from "../verify/pool";
 import { prepareCheck } from "../verify/prepareCheck";
 import { judgeStatement, type StatementCheck } from "../verify/statementCheck";
 import { TaskFiles } from "../verify/taskFiles";
+import { KernelGateStage, type KernelGateConfig } from "../verify/gateStage";
 import { featuresOfToolchain } from "../verify/toolchain";
 import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "../verify/verdictCache";
 import type { CheckDocument } from "../verify/checkDocument";
@@ -33,6 +34,12 @@ export interface KiminaVerifierOptions extends KiminaClientOptions {
   projectRoot: string;
   policy?: CandidatePolicy;
   allowedAxioms?: string[];
+  /**
+   * The kernel gate for proved candidates (gateStage.ts). Kimina's API answers with messages only, so its
+   * server cannot replay anything: the gate runs on this machine (`lake` in `projectRoot`), compiling the same
+   * check document Kimina checked; without local Lean there is none and proofs stand on Kimina's word.
+   */
+  kernelGate?: KernelGateConfig;
 }
 
 export class KiminaVerifier implements Verifier {
@@ -41,6 +48,7 @@ export class KiminaVerifier implements Verifier {
   readonly memoryBudgetMb = 0;
   readonly serverStderr = "";
   readonly client: KiminaClient;
+  readonly kernelGate: KernelGateStage | undefined;
   private readonly files: TaskFiles;
   private readonly cache = new VerdictCache(DEFAULT_CACHE_BYTES);
   /** Kimina runs its own Lean, whose version we are not told: the check document assumes none. */
@@ -59,6 +67,9 @@ export class KiminaVerifier implements Verifier {
       policy: options.policy ?? DEFAULT_POLICY,
       allowedAxioms: [...(options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS)].sort(),
     };
+    const gate = options.kernelGate;
+    this.kernelGate =
+      gate && gate.mode.kind !== "off" ? new KernelGateStage(gate, this.identity, this.settings) : undefined;
   }
 
   get slotCount(): number {
@@ -71,18 +82,29 @@ export class KiminaVerifier implements Verifier {
 
   /** A working server answers a request within its deadline (a check is one request's snippet). */
   get checkBoundMs(): number {
-    // A proved candidate's verification is two requests: its own and the hole's no-op (noopProbe.ts).
-    return 2 * this.client.requestDeadlineMs;
+    // A proved candidate's verification is two requests: its own and the hole's no-op (noopProbe.ts); then the gate.
+    return 2 * this.client.requestDeadlineMs + (this.kernelGate?.boundMs ?? 0);
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
     const started = performance.now();
     const outcome = await this.outcome(task, candidate, true);
     // A proof pays only where the hole needs a middle: asked once per hole with `skip` (noopProbe.ts).
-    const judged =
+    let judged =
       outcome.outcome.kind === "proved"
         ? judgeWithNoop(outcome.outcome, (await this.outcome(task, NOOP_PROBE, false)).outcome)
         : outcome.outcome;
+    if (judged.kind === "proved" && this.kernelGate && outcome.doc && outcome.path !== undefined) {
+      const policy = this.options.policy ?? DEFAULT_POLICY;
+      judged = await this.kernelGate.confirm({
+        file: outcome.path,
+        doc: outcome.doc,
+        proved: judged,
+        allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+        allowNative: policy.allowNative === true,
+        legacyNativeExists: legacyNativeAxiomsExist(this.features),
+      });
+    }
     return {
       ...judged,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
@@ -95,7 +117,7 @@ export class KiminaVerifier implements Verifier {
     task: VerifyTask,
     candidate: string,
     checkPolicy: boolean,
-  ): Promise<{ outcome: VerdictOutcome; cached: boolean; doc?: CheckDocument }> {
+  ): Promise<{ outcome: VerdictOutcome; cached: boolean; doc?: CheckDocument; path?: string }> {
     const prepared = prepareCheck(this.files, task, candidate, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
@@ -116,9 +138,14 @@ export class KiminaVerifier implements Verifier {
       hole: task.hole,
       documentText: prepared.doc.text,
     });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    const { outcome, cached } = await this.cache.getOrCheck(key, async () => {
+      const checkStarted = performance.now();
+      const checked = await this.check(prepared.doc);
+      if (checkPolicy) this.kernelGate?.noteCheck(performance.now() - checkStarted);
+      return checked;
+    });
     if (cached) this.stats.cacheHits++;
-    return { outcome, cached, doc: prepared.doc };
+    return { outcome, cached, doc: prepared.doc, path: prepared.path };
   }
 
   /**
@@ -238,6 +265,8 @@ export class KiminaVerifier implements Verifier {
         false,
         this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
         (this.options.policy ?? DEFAULT_POLICY).allowNative,
+        // Kimina's Lean version is not known: the legacy native axioms are not trusted (classify.ts).
+        legacyNativeAxiomsExist(this.features),
       ),
     };
   }

@@ -61,6 +61,11 @@ export type VerdictKind =
 export type VerdictCause = "candidate" | "infrastructure";
 
 /**
+ * What confirmed a proof. server: the check's own Lean server (its elaboration and `#print axioms` of the check document); kernel-replay: also the kernel gate, which compiled the check document in a fresh Lean process and replayed the checked declaration and every declaration of the document it depends on through the kernel, with the axioms it rests on checked against the allow-list (lean-bridge/verify/kernelGate.ts).
+ */
+export type ConfirmedBy = "server" | "kernel-replay";
+
+/**
  * Granularity of a hole: one tactic, a block, 2-4 consecutive steps, or the whole proof.
  */
 export type HoleKind = "tactic" | "block" | "steps" | "proof";
@@ -530,6 +535,18 @@ export interface BatchVerdict {
    * For timeout and crashed only: who caused it (absent means candidate: fail closed).
    */
   cause?: VerdictCause;
+  /**
+   * For proved only: what confirmed the proof (absent in verdicts of verifiers older than the kernel gate: read as server).
+   */
+  confirmedBy?: ConfirmedBy;
+  /**
+   * For rejected only: the rule that refused the candidate (docs/POLICY.md), e.g. kernel-replay-failed.
+   */
+  rule?: string;
+  /**
+   * True only when the kernel gate caught a candidate that Lean's server had proved (rule kernel-replay-failed): reward 0, never masked; the host and the trainer count and log it as a hack.
+   */
+  hack?: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Pool verdicts as the trainer protocol's BatchVerdict: one conversion for the trainer's host and the service. */
 import type { BatchVerdict, CandidateDiagnostic, VerdictKind, VerifierIdentity } from "../protocol/trainer";
 import { rewardOf, type RewardMode } from "../verify/rewards";
-import type { Verdict } from "../verify/verdict";
+import { isKernelGateFailure, type Verdict } from "../verify/verdict";
 
 export function batchVerdict(taskId: string, verdict: Verdict, mode: RewardMode): BatchVerdict {
   const reward = rewardOf(verdict, mode);
@@ -25,6 +25,9 @@ export function batchVerdict(taskId: string, verdict: Verdict, mode: RewardMode)
     cached: verdict.cached === true,
     verifier: verdict.verifier,
     ...(verdict.kind === "timeout" || verdict.kind === "crashed" ? { cause: verdict.cause } : {}),
+    ...(verdict.kind === "proved" ? { confirmedBy: verdict.confirmedBy ?? "server" } : {}),
+    ...(verdict.kind === "rejected" ? { rule: verdict.rule } : {}),
+    ...(isKernelGateFailure(verdict) ? { hack: true } : {}),
   };
 }
 

@@ -117,6 +117,7 @@ export class TrainerRun {
    */
   observe(verdicts: readonly BatchVerdict[]): void {
     this.watchEnvironment(verdicts);
+    this.logHacks(verdicts);
     const stats = this.pool.stats;
     const seconds = Math.max(1e-3, (performance.now() - this.startedAt) / 1000);
     emit(this.events.onVerifierStats, {
@@ -124,6 +125,23 @@ export class TrainerRun {
       cacheHits: stats.cacheHits,
       checksPerSecond: (stats.checks + stats.cacheHits) / seconds,
     });
+  }
+
+  /** Proofs the kernel gate refuted so far in this run (reward 0, never masked). */
+  private hacks = 0;
+
+  /**
+   * A candidate the kernel gate caught (Lean's server proved it, the kernel refutes it): reward 0 and trained
+   * on, never masked; each is said in the log, with its task and why, so a run that learns a hack shows it.
+   */
+  private logHacks(verdicts: readonly BatchVerdict[]): void {
+    for (const v of verdicts.filter((x) => x.hack === true)) {
+      this.hacks++;
+      emit(this.events.onLog, {
+        level: "warning",
+        message: `hack caught by the kernel gate (${this.hacks} so far this run), task ${v.taskId}: ${v.diagnostics[0]?.message ?? v.rule ?? "kernel-replay-failed"}`,
+      });
+    }
   }
 
   /**

@@ -23,6 +23,8 @@ export interface SlotCheckContext {
   allowedAxioms: readonly string[];
   /** Accept the axioms of native computation (the policy's `allowNative`). */
   allowNative?: boolean;
+  /** Whether this Lean has the legacy native axioms (classify.ts, `legacyNativeAxiomsExist`); default true. */
+  legacyNativeExists?: boolean;
   /**
    * Ask Lean for the goals around the candidate when it leaves goals (partial credit); default true. The
    * verifier's own no-op probe needs only whether Lean proves it, so it skips these questions.
@@ -82,6 +84,7 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
         result.fatal,
         ctx.allowedAxioms,
         ctx.allowNative === true,
+        ctx.legacyNativeExists !== false,
       );
       // A broken or stale environment: the next check opens the document afresh (a new worker loads the
       // header again), rather than asking a worker that holds stale imports.

@@ -11,12 +11,24 @@ import type { Position, Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { nameParts } from "./policy";
+import type { LeanFeatures } from "./toolchain";
 import type { CandidateDiagnostic } from "./verdict";
 
 export const DEFAULT_ALLOWED_AXIOMS = ["propext", "Classical.choice", "Quot.sound"];
 
 /** The axioms of native computation before Lean 4.29 (removed in 4.35 by lean4#14953). */
 const LEGACY_NATIVE_AXIOMS = new Set(["Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"]);
+
+/**
+ * Whether this Lean still has the legacy native axioms (`Lean.ofReduceBool`, `Lean.ofReduceNat`,
+ * `Lean.trustCompiler`): before 4.35, which removed them (lean4#14953; toolchain.ts). From 4.35 on an axiom of one
+ * of those names can only be one the checked document declared itself (`axiom Lean.ofReduceBool : False`
+ * no longer collides with anything), so `allowNative` must not take it for compiled code. A version the
+ * verifier cannot read answers no (fail closed: a native proof there is refused, never a declared axiom accepted).
+ */
+export function legacyNativeAxiomsExist(features: Pick<LeanFeatures, "legacyNativeRemoved">): boolean {
+  return features.legacyNativeRemoved === "no";
+}
 
 /**
  * Whether an axiom asserts the result of compiled code: the legacy ones, or, from Lean 4.29 (lean4#12217),
@@ -45,8 +57,8 @@ export function nativeAxiomOwner(name: string): string | undefined {
 }
 
 /**
- * Whether `allowNative` accepts this axiom in a proof of the checked declaration: a legacy one (Lean before
- * 4.29 names no declaration in it), or one made for exactly the checked declaration (its private name in a
+ * Whether `allowNative` accepts this axiom in a proof of the checked declaration: a legacy one where this Lean
+ * has it (before 4.29 Lean names no declaration in it; 4.35 removed it, `legacyNativeExists`), or one made for exactly the checked declaration (its private name in a
  * module file included). A native axiom of any other declaration (a helper in the file, proved by
  * `native_decide`, that the candidate merely cites, or anything else) is not the candidate's computation and
  * fails.
@@ -56,8 +68,9 @@ export function nativeAxiomAccepted(
   checkedName: string,
   isPrivate: boolean,
   mayBePrivate: boolean,
+  legacyNativeExists = true,
 ): boolean {
-  if (LEGACY_NATIVE_AXIOMS.has(axiom)) return true;
+  if (LEGACY_NATIVE_AXIOMS.has(axiom)) return legacyNativeExists;
   const owner = nativeAxiomOwner(axiom);
   return owner !== undefined && namesTheDeclaration(owner, checkedName, isPrivate, mayBePrivate);
 }
@@ -68,7 +81,7 @@ export function axiomName(printed: string): string {
 }
 
 type Outcome =
-  | { kind: "proved"; axioms: string[]; axiomsChecked: true }
+  | { kind: "proved"; axioms: string[]; axiomsChecked: true; confirmedBy: "server" }
   | { kind: "failed"; reason: string }
   | {
       kind: "incomplete";
@@ -228,6 +241,7 @@ export function classify(
   fatal: boolean,
   allowedAxioms: readonly string[] = DEFAULT_ALLOWED_AXIOMS,
   allowNative = false,
+  legacyNativeExists = true,
 ): Classified {
   const index = new LineIndex(doc.text);
   const declLine = index.positionAt(doc.declarationStart).line;
@@ -326,9 +340,16 @@ export function classify(
     });
   const axioms = output.axioms.map(axiomName);
   if (axioms.includes("sorryAx")) return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
-  const ownNative = (a: string) => nativeAxiomAccepted(a, name, doc.isPrivate, doc.mayBePrivate);
+  const ownNative = (a: string) =>
+    nativeAxiomAccepted(a, name, doc.isPrivate, doc.mayBePrivate, legacyNativeExists);
   const foreign = axioms.filter((a) => !allowedAxioms.includes(a) && !(allowNative && ownNative(a)));
   const native = foreign.filter(isNativeAxiom);
+  const posing = allowNative && !legacyNativeExists ? native.filter((a) => LEGACY_NATIVE_AXIOMS.has(a)) : [];
+  if (posing.length > 0)
+    return done({
+      kind: "failed",
+      reason: `the proof depends on ${posing.join(", ")}, which this Lean does not provide (Lean 4.35 removed the legacy native axioms, lean4#14953; on a toolchain the verifier cannot read they are not trusted either): an axiom of that name was declared by the document, not by compiled code`,
+    });
   if (native.length > 0)
     return done({
       kind: "failed",
@@ -341,7 +362,8 @@ export function classify(
       kind: "failed",
       reason: `the proof depends on axioms outside the allow-list: ${foreign.join(", ")}`,
     });
-  return done({ kind: "proved", axioms, axiomsChecked: true });
+  // The server's word alone; the kernel gate (kernelGate.ts), where it runs, confirms it again.
+  return done({ kind: "proved", axioms, axiomsChecked: true, confirmedBy: "server" });
 }
 
 function firstLine(message: string): string {

@@ -10,7 +10,8 @@ import { LeanServer, START_TIMEOUT_MS, type LaunchSpec } from "../server/leanSer
 import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
 import { checkOnSlot, stderrTail } from "./checkOnSlot";
-import { DEFAULT_ALLOWED_AXIOMS } from "./classify";
+import { DEFAULT_ALLOWED_AXIOMS, legacyNativeAxiomsExist } from "./classify";
+import { KernelGateStage, type KernelGateConfig } from "./gateStage";
 import { GOAL_PROBE, judgeGoalAtHole } from "./goalAtHole";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
@@ -59,6 +60,11 @@ export interface PoolOptions {
   toolchain?: string;
   /** How long a start (or restart) may wait for the server's answer to initialize, ms (default 120 s). */
   initTimeoutMs?: number;
+  /**
+   * The kernel gate for proved candidates (gateStage.ts), given the verifier's identity once the server said
+   * what it is (the simulator's model or real Lean's); none: proofs stand on the server's word.
+   */
+  kernelGate?: (identity: VerifierIdentity) => KernelGateConfig | undefined;
 }
 
 /** Attempts of one check: a crash is retried once on a fresh worker (see `check`). */
@@ -79,6 +85,8 @@ export class VerifierPool implements Verifier {
   readonly features: LeanFeatures;
   /** Counters for progress reports and benchmarks. */
   readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0 };
+  /** The kernel gate proofs go through (undefined: the server's word alone). */
+  readonly kernelGate: KernelGateStage | undefined;
 
   private constructor(
     server: LeanServer,
@@ -99,6 +107,11 @@ export class VerifierPool implements Verifier {
       policy: options.policy ?? DEFAULT_POLICY,
       allowedAxioms: [...(options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS)].sort(),
     };
+    const gate = options.kernelGate?.(this.identity);
+    this.kernelGate =
+      gate && gate.mode.kind !== "off"
+        ? new KernelGateStage(gate, this.identity, this.verdictSettings)
+        : undefined;
   }
 
   static async start(options: PoolOptions): Promise<PoolStart> {
@@ -134,8 +147,10 @@ export class VerifierPool implements Verifier {
    * for a slot aside.
    */
   get checkBoundMs(): number {
-    // A proved candidate's verification is two checks: its own and the hole's no-op (noopProbe.ts).
-    return 2 * CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
+    // A proved candidate's verification is two checks: its own and the hole's no-op (noopProbe.ts); then the gate.
+    const checks =
+      2 * CHECK_ATTEMPTS * (this.options.timeoutMs + (this.options.initTimeoutMs ?? START_TIMEOUT_MS));
+    return checks + (this.kernelGate?.boundMs ?? 0);
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
@@ -160,11 +175,31 @@ export class VerifierPool implements Verifier {
       hole: task.hole,
       documentText: prepared.doc.text,
     });
-    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.check(prepared.doc));
+    const { outcome, cached } = await this.cache.getOrCheck(key, () => this.timedCheck(prepared.doc));
     if (cached) this.stats.cacheHits++;
     // Only a proof pays the question whether the hole needs a middle at all, once per hole (noopProbe.ts).
     if (outcome.kind !== "proved") return finish(outcome, cached);
-    return finish(judgeWithNoop(outcome, await this.noopOutcome(task)), cached);
+    const judged = judgeWithNoop(outcome, await this.noopOutcome(task));
+    if (judged.kind !== "proved" || !this.kernelGate) return finish(judged, cached);
+    // The last word: the kernel, in processes where no candidate code runs (kernelGate.ts).
+    const policy = this.options.policy ?? DEFAULT_POLICY;
+    const confirmed = await this.kernelGate.confirm({
+      file: prepared.path,
+      doc: prepared.doc,
+      proved: judged,
+      allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
+      allowNative: policy.allowNative === true,
+      legacyNativeExists: legacyNativeAxiomsExist(this.features),
+    });
+    return finish(confirmed, cached);
+  }
+
+  /** A candidate's check, timed for the gate's `auto` share (a check is what the gate's cost is measured in). */
+  private async timedCheck(doc: CheckDocument): Promise<VerdictOutcome> {
+    const started = performance.now();
+    const outcome = await this.check(doc);
+    this.kernelGate?.noteCheck(performance.now() - started);
+    return outcome;
   }
 
   /**
@@ -237,6 +272,7 @@ export class VerifierPool implements Verifier {
             timeoutMs: this.options.timeoutMs,
             allowedAxioms: this.options.allowedAxioms ?? DEFAULT_ALLOWED_AXIOMS,
             allowNative: (this.options.policy ?? DEFAULT_POLICY).allowNative,
+            legacyNativeExists: legacyNativeAxiomsExist(this.features),
             measureGoals,
           },
           slot,

@@ -5,11 +5,21 @@
  * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
  */
 import { availableParallelism } from "node:os";
-import { DEFAULT_LIMITS, buildLaunch, readToolchain, type ServerChoice } from "../server/launch";
+import {
+  DEFAULT_LIMITS,
+  buildLaunch,
+  readToolchain,
+  which,
+  type Limits,
+  type ServerChoice,
+} from "../server/launch";
 import { KiminaVerifier } from "../kimina/verifier";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
+import { kernelGateFor } from "./gateConfig";
+import type { KernelGateMode } from "./gateStage";
 import type { CandidatePolicy } from "./policy";
 import { VerifierPool } from "./pool";
+import type { VerifierIdentity } from "./verdict";
 import type { Verifier } from "./verifier";
 
 /**
@@ -37,6 +47,11 @@ export type VerifierSpec = VerifierChoice & {
   sandbox?: boolean;
   /** Memory all Lean workers together may use, MB (default: three quarters of this machine's). */
   memoryBudgetMb?: number;
+  /**
+   * Which proofs the kernel gate confirms (gateStage.ts; default `auto`). Commands whose proofs are results
+   * (eval, export --verify, Fill Hole) set `all`.
+   */
+  kernelGate?: KernelGateMode;
 };
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
@@ -56,13 +71,32 @@ function joinCommandLine(argv: readonly string[]): string {
 export async function startVerifier(projectRoot: string, spec: VerifierSpec): Promise<VerifierStart> {
   if (spec.kind === "kimina") {
     const key = process.env[API_KEY_VARIABLE];
+    const concurrency = Math.max(1, spec.slots ?? defaultSlots());
+    const identity: VerifierIdentity = { kind: "kimina", version: spec.url, label: "Kimina" };
+    // Kimina's server answers messages only: the gate runs here, on local Lean, or not at all.
+    const limits: Limits = {
+      memoryMb: spec.memoryMb ?? DEFAULT_LIMITS.memoryMb,
+      cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
+      sandbox: spec.sandbox ?? DEFAULT_LIMITS.sandbox,
+    };
+    const gate = which("lake")
+      ? kernelGateFor(
+          identity,
+          projectRoot,
+          spec,
+          limits,
+          concurrency,
+          spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+        )
+      : undefined;
     const pool = new KiminaVerifier({
       url: spec.url,
       projectRoot,
       timeoutMs: spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
-      concurrency: Math.max(1, spec.slots ?? defaultSlots()),
+      concurrency,
       ...(key ? { apiKey: key } : {}),
       ...(spec.policy ? { policy: spec.policy } : {}),
+      ...(gate ? { kernelGate: gate } : {}),
     });
     return { kind: "ok", pool };
   }
@@ -99,6 +133,15 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     toolchain: readToolchain(projectRoot),
     ...(spec.policy ? { policy: spec.policy } : {}),
     ...(spec.memoryBudgetMb !== undefined ? { memoryBudgetMb: spec.memoryBudgetMb } : {}),
+    kernelGate: (identity) =>
+      kernelGateFor(
+        identity,
+        projectRoot,
+        spec,
+        limits,
+        spec.slots ?? defaultSlots(),
+        spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+      ),
   });
   if (started.kind === "error") {
     const stderr = started.stderr.trim()

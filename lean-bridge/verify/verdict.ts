@@ -4,9 +4,17 @@
  */
 import type { Range } from "vscode-languageserver-protocol";
 import type { DiagnosticSeverity } from "vscode-languageserver-protocol";
-import { isMaskedVerdict, type VerdictCause } from "../protocol/trainer";
+import { isMaskedVerdict, type ConfirmedBy, type VerdictCause } from "../protocol/trainer";
 
-export type { VerdictCause } from "../protocol/trainer";
+export type { ConfirmedBy, VerdictCause } from "../protocol/trainer";
+
+/**
+ * The `rejected` rule of a candidate the kernel gate refuted after Lean's server had proved it: a declaration it
+ * depends on fails the kernel's replay, it rests on an axiom outside the allow-list (one declared in the check
+ * document included), or the document does not compile, or the gate cannot finish, in a fresh Lean process
+ * (kernelGate.ts). Reward 0, never masked: counted and logged as a hack.
+ */
+export const KERNEL_GATE_RULE = "kernel-replay-failed";
 
 export interface VerifierIdentity {
   kind: "lean" | "simulator" | "kimina";
@@ -44,6 +52,11 @@ export type Verdict =
        * name the verifier gives them). Kept so older readers of the field see the truth.
        */
       axiomsChecked: true;
+      /**
+       * What confirmed the proof: "server" (the check's Lean server alone) or "kernel-replay" (the kernel gate
+       * too, kernelGate.ts). Every verifier sets it; absent only in verdicts made before the gate existed.
+       */
+      confirmedBy?: ConfirmedBy;
     })
   | (VerdictBase & { kind: "failed"; reason: string })
   | (VerdictBase & {
@@ -91,4 +104,9 @@ export type VerdictOutcome = Verdict extends infer V
  */
 export function isMasked(verdict: Pick<Verdict, "kind"> & { cause?: VerdictCause }): boolean {
   return isMaskedVerdict(verdict);
+}
+
+/** Whether the kernel gate caught this candidate: a proof by Lean's server that the kernel refutes (a hack). */
+export function isKernelGateFailure(verdict: Pick<Verdict, "kind"> & { rule?: string }): boolean {
+  return verdict.kind === "rejected" && verdict.rule === KERNEL_GATE_RULE;
 }

@@ -3,6 +3,7 @@
  * the simulator), or a Kimina Lean Server (kimina/verifier.ts). Both put the same policy and check document
  * in front of Lean and classify its answer the same way; verdicts name the verifier that made them.
  */
+import type { KernelGateStage } from "./gateStage";
 import type { HoleShape } from "./holeShape";
 import type { VerifyTask } from "./pool";
 import type { StatementCheck } from "./statementCheck";
@@ -33,6 +34,8 @@ export interface Verifier {
   readonly memoryBudgetMb: number;
   /** What the server said on stderr (empty for a remote verifier). */
   readonly serverStderr: string;
+  /** The kernel gate its proofs go through (gateStage.ts); absent: proofs stand on the server's word. */
+  readonly kernelGate?: KernelGateStage;
   verify(task: VerifyTask, candidate: string): Promise<Verdict>;
   verifyMany(
     items: readonly { task: VerifyTask; candidate: string }[],

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { buildLaunch, readToolchain } from "../../lean-bridge/server/launch";
 import type { CandidatePolicy } from "../../lean-bridge/verify/policy";
-import { VerifierPool } from "../../lean-bridge/verify/pool";
+import { VerifierPool, type PoolOptions } from "../../lean-bridge/verify/pool";
 import { EXAMPLE } from "../helpers";
 
 export interface LeanPoolOptions {
@@ -12,6 +12,8 @@ export interface LeanPoolOptions {
   slots?: number;
   policy?: CandidatePolicy;
   build?: boolean;
+  /** The kernel gate for proofs (lean-bridge/verify/gateStage.ts); none by default. */
+  kernelGate?: PoolOptions["kernelGate"];
 }
 
 export async function leanPool(options: LeanPoolOptions = {}): Promise<VerifierPool> {
@@ -31,6 +33,7 @@ export async function leanPool(options: LeanPoolOptions = {}): Promise<VerifierP
     memoryPerWorkerMb: 4096,
     toolchain: readToolchain(root),
     ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.kernelGate ? { kernelGate: options.kernelGate } : {}),
   });
   if (started.kind !== "ok") throw new Error(`${started.message}\n${started.stderr}`);
   return started.pool;

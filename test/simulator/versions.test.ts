@@ -6,8 +6,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { SimulatedKernelGate } from "../../lean-bridge/simulator/kernelReplay";
+import { DEFAULT_POLICY } from "../../lean-bridge/verify/policy";
 import { inMemory } from "../harness";
-import { proofHole, readExample } from "../helpers";
+import { EXAMPLE, proofHole, readExample } from "../helpers";
 import { simulatedLean, sorryWarningText } from "../../lean-bridge/simulator/leanVersion";
 
 const ARITH = readExample("FimExamples/Arith.lean");
@@ -114,4 +116,61 @@ test("renamed Prop examples: the defProp warning is silenced where the option ex
       await h.close();
     }
   }
+});
+
+// Lean 4.35 removed the legacy native axioms (lean4#14953): from then on every native computation is the
+// declaration's own `X._native.<tactic>.ax_…` axiom (since 4.29, lean4#12217), and an axiom named
+// `Lean.ofReduceBool` can only be one the document declared. docs/LEAN_VERSIONS.md gives the sources.
+const NATIVE_FILE = `axiom Lean.ofReduceBool : False
+
+theorem own : 2 ^ 10 = 1024 := by
+  decide
+
+theorem posing : 2 ^ 10 = 1025 := by
+  decide
+`;
+const NATIVE_ORACLE = {
+  alternatives: { own: ["by native_decide"], posing: ["by exact Lean.ofReduceBool.elim"] },
+};
+
+async function nativeOn(toolchain: string, name: string, candidate: string) {
+  const policy = { ...DEFAULT_POLICY, allowNative: true };
+  const kernelGate = () => ({
+    backend: new SimulatedKernelGate({ cwd: EXAMPLE, toolchain, oracle: NATIVE_ORACLE }),
+    mode: { kind: "all" as const },
+    timeoutMs: 10_000,
+    concurrency: 1,
+  });
+  const h = await inMemory({ toolchain, oracle: NATIVE_ORACLE }, { toolchain, policy, kernelGate });
+  try {
+    return await h.pool.verify(
+      { file: "Native.lean", text: NATIVE_FILE, hole: proofHole(NATIVE_FILE, name) },
+      candidate,
+    );
+  } finally {
+    await h.close();
+  }
+}
+
+test("native computation by version: legacy axioms before 4.29, the declaration's own from then, and in 4.35 and 4.36; allowNative accepts each and the kernel gate confirms it", async () => {
+  const expected: [string, string[]][] = [
+    ["leanprover/lean4:v4.28.0", ["Lean.ofReduceBool", "Lean.trustCompiler"]],
+    ["leanprover/lean4:v4.35.0", ["own._native.native_decide.ax_1_1"]],
+    ["leanprover/lean4:v4.36.0", ["own._native.native_decide.ax_1_1"]],
+  ];
+  for (const [toolchain, axioms] of expected) {
+    const v = await nativeOn(toolchain, "own", "native_decide");
+    assert.equal(v.kind, "proved", `${toolchain}: ${JSON.stringify(v)}`);
+    if (v.kind !== "proved") continue;
+    assert.deepEqual(v.axioms, axioms, toolchain);
+    assert.equal(v.confirmedBy, "kernel-replay", toolchain);
+  }
+  assert.equal(simulatedLean("leanprover/lean4:v4.36.0").legacyNativeRemoved, true);
+  assert.equal(simulatedLean("leanprover/lean4:v4.34.1").legacyNativeRemoved, false);
+});
+
+test("from 4.35 an axiom named Lean.ofReduceBool is the document's own: allowNative does not take it for compiled code", async () => {
+  const v = await nativeOn("leanprover/lean4:v4.36.0", "posing", "exact Lean.ofReduceBool.elim");
+  assert.equal(v.kind, "rejected", JSON.stringify(v));
+  if (v.kind === "rejected") assert.match(v.reason, /Lean\.ofReduceBool.*(does not provide|declared)/);
 });

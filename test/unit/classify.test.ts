@@ -5,11 +5,13 @@ import { LineIndex } from "../../lean-bridge/text/positions";
 import { buildCheckDocument, locateHole } from "../../lean-bridge/verify/checkDocument";
 import {
   classify,
+  legacyNativeAxiomsExist,
   nativeAxiomAccepted,
   nativeAxiomOwner,
   parseAxioms,
 } from "../../lean-bridge/verify/classify";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
+import { featuresOfToolchain } from "../../lean-bridge/verify/toolchain";
 import { checkLeanView } from "../../lean-bridge/verify/leanView";
 import { LeanDiagnosticTag, type LeanDiagnostic } from "../../lean-bridge/protocol/lean";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
@@ -348,4 +350,24 @@ test("allowNative: a native axiom passes only when it names the checked declarat
   );
   const off = classify(d, [answer("t._native.native_decide.ax_1_1")], false);
   assert.equal(off.kind, "failed", "without allowNative every native axiom fails");
+});
+
+test("the legacy native axioms count as compiled code only where Lean has them (before 4.35, lean4#14953)", () => {
+  assert.equal(legacyNativeAxiomsExist(featuresOfToolchain("leanprover/lean4:v4.34.1")), true);
+  assert.equal(legacyNativeAxiomsExist(featuresOfToolchain("leanprover/lean4:v4.35.0")), false);
+  assert.equal(legacyNativeAxiomsExist(featuresOfToolchain("leanprover/lean4:v4.36.0")), false);
+  assert.equal(legacyNativeAxiomsExist(featuresOfToolchain(undefined)), false, "unknown: not trusted");
+  assert.ok(!nativeAxiomAccepted("Lean.ofReduceBool", "N.thm", false, false, false));
+  const d = doc("decide");
+  const legacy = axiomsInfo("'t' depends on axioms: [Lean.ofReduceBool]");
+  assert.equal(classify(d, [legacy], false, undefined, true, true).kind, "proved", "4.34: Lean's own");
+  const posing = classify(d, [legacy], false, undefined, true, false);
+  assert.equal(posing.kind, "failed");
+  assert.match(
+    posing.kind === "failed" ? posing.reason : "",
+    /does not provide.*4\.35.*declared by the document/,
+  );
+  // The server's word alone: the kernel gate, where it runs, names itself in its place.
+  const proved = classify(d, [axiomsInfo("'t' depends on axioms: [propext]")], false);
+  assert.equal(proved.kind === "proved" && proved.confirmedBy, "server");
 });

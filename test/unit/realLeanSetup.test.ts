@@ -61,6 +61,8 @@ test("every workflow is valid YAML with jobs and steps", () => {
 
 test("lean-env pins a stable release, and the Mathlib project the same one with Mathlib's tag for it", () => {
   assert.match(pinned, /^leanprover\/lean4:v4\.\d+\.\d+$/, "a stable release, never an rc or nightly");
+  // The newest stable release (issue 23): 4.36.0, released 2026-11-16.
+  assert.equal(pinned, "leanprover/lean4:v4.36.0");
   assert.equal(readFileSync(join(MATHLIB_EXAMPLE, "lean-toolchain"), "utf8").trim(), pinned);
   const lakefile = readFileSync(join(MATHLIB_EXAMPLE, "lakefile.toml"), "utf8");
   const require = /\[\[require\]\]([\s\S]*?)(?=\n\[|$)/.exec(lakefile)?.[1] ?? "";
@@ -118,9 +120,15 @@ test("the real-lean workflow: a toolchain matrix over lean-env, every real-Lean 
   const entries = job.strategy?.matrix?.include ?? [];
   const byRole = (role: string) => entries.find((e) => e.role === role);
   assert.equal(byRole("oldest")?.lean, "v4.24.0");
+  assert.equal(byRole("legacy-native-removed")?.lean, "v4.35.0", "4.35: lake check, no legacy native axioms");
   assert.equal(byRole("pinned")?.lean, pinnedTag, "the matrix names the toolchain lean-env pins");
+  assert.equal(byRole("release-candidate")?.lean, "beta", "elan's channel of the newest release candidate");
   assert.equal(byRole("canary")?.lean, "stable");
-  assert.equal(job["continue-on-error"], "${{ matrix.role == 'canary' }}");
+  assert.equal(
+    job["continue-on-error"],
+    "${{ matrix.role == 'canary' || matrix.role == 'release-candidate' }}",
+    "only the channels that move may fail",
+  );
   assert.equal(job.strategy?.["fail-fast"], false);
   assert.equal(job.env?.FIM_REAL_LEAN, "1");
   const steps = job.steps;

@@ -52,6 +52,9 @@ VerdictKind: TypeAlias = Literal["proved", "failed", "incomplete", "rejected", "
 VerdictCause: TypeAlias = Literal["candidate", "infrastructure"]
 
 
+ConfirmedBy: TypeAlias = Literal["server", "kernel-replay"]
+
+
 HoleKind: TypeAlias = Literal["tactic", "block", "steps", "proof"]
 
 
@@ -386,6 +389,15 @@ class BatchVerdict(TypedDict, closed=True):
 
     cause: NotRequired[VerdictCause]
     """For timeout and crashed only: who caused it (absent means candidate: fail closed)."""
+
+    confirmedBy: NotRequired[ConfirmedBy]
+    """For proved only: what confirmed the proof (absent in verdicts of verifiers older than the kernel gate: read as server)."""
+
+    rule: NotRequired[str]
+    """For rejected only: the rule that refused the candidate (docs/POLICY.md), e.g. kernel-replay-failed."""
+
+    hack: NotRequired[bool]
+    """True only when the kernel gate caught a candidate that Lean's server had proved (rule kernel-replay-failed): reward 0, never masked; the host and the trainer count and log it as a hack."""
 
 
 class VerifyBatchResult(TypedDict, closed=True):

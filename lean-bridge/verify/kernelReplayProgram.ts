@@ -1,0 +1,162 @@
+/**
+ * The Lean program of the kernel gate's replay step (leanKernelGate.ts writes it into the project and runs it
+ * with `lake env lean --run`). It reads one compiled check document (its `.olean`: constants only, no code of
+ * it runs), finds the checked declaration among the module's own constants, sends it and every constant of the
+ * module it depends on to Lean's kernel on top of the module's imports through Lean's own replay
+ * (src/Lean/Replay.lean: `Lean.Environment.replay` up to 4.34, `Lean.Kernel.Environment.replay` in 4.35 and
+ * later, whose module calls it the same definitions as lean4checker's), and lists the axioms the declaration
+ * rests on, saying which the module declared itself and which have the shape of a native computation's
+ * (`@Eq Bool e true`, src/Lean/Meta/Native.lean). It prints one line `FIMRLVR-GATE <json>`.
+ *
+ * One text serves every supported release (4.24 on): where Lean's API differs between them, the program tries
+ * each known form in order (`first | exact … | exact …`, which backtracks over an elaboration error such as an
+ * unknown constant), so a release that has none of them fails the gate's self-test, never a candidate. The
+ * text avoids backquotes and `${`, so it stands in this template literal as Lean reads it.
+ */
+
+/** Bumped with every change of the program: names the file, so a project never runs a stale copy. */
+export const KERNEL_REPLAY_VERSION = 2;
+
+/** The marker of the program's answer line. */
+export const GATE_ANSWER_PREFIX = "FIMRLVR-GATE ";
+
+export const KERNEL_REPLAY_PROGRAM = `import Lean
+import Lean.Replay
+
+/-!
+fim-rlvr's kernel gate, replay step (version ${KERNEL_REPLAY_VERSION}; written by lean-bridge/verify/leanKernelGate.ts).
+Usage: lean --run <this file> --self-test
+       lean --run <this file> <module.olean> (exact|may-be-private) <name component>...
+-/
+
+open Lean
+
+namespace FimRlvrGate
+
+/-- A name's components as text (a number as its digits). -/
+def parts : Name → List String
+  | .anonymous => []
+  | .str p s => parts p ++ [s]
+  | .num p n => parts p ++ [toString n]
+
+/-- Whether n is the checked declaration: its full name, or where allowed Lean's private form of it. -/
+def isChecked (want : List String) (mayBePrivate : Bool) (n : Name) : Bool :=
+  let got := parts n
+  if got == want then true
+  else if !mayBePrivate || got.length < want.length + 3 then false
+  else
+    got.head? == some "_private" &&
+      got.drop (got.length - want.length) == want &&
+      (got.drop (got.length - want.length - 1)).head? == some "0"
+
+/-- The constants the kernel reads to check ci (for an inductive family its constructors and siblings too). -/
+def uses (ci : ConstantInfo) : Array Name :=
+  let ofExprs (es : List Expr) : Array Name := es.foldl (fun acc e => acc ++ e.getUsedConstants) #[]
+  match ci with
+  | .defnInfo v => ofExprs [v.type, v.value]
+  | .thmInfo v => ofExprs [v.type, v.value]
+  | .opaqueInfo v => ofExprs [v.type, v.value]
+  | .axiomInfo v => ofExprs [v.type]
+  | .quotInfo v => ofExprs [v.type]
+  | .inductInfo v => ofExprs [v.type] ++ v.all.toArray ++ v.ctors.toArray
+  | .ctorInfo v => (ofExprs [v.type]).push v.induct
+  | .recInfo v => ofExprs (v.type :: v.rules.map (fun r => r.rhs)) ++ v.all.toArray
+
+/-- The module's constants that start depends on, itself included: what the kernel must see again. -/
+def closure (consts : Std.HashMap Name ConstantInfo) (start : Name) : Std.HashMap Name ConstantInfo := Id.run do
+  let mut out : Std.HashMap Name ConstantInfo := {}
+  let mut todo : List Name := [start]
+  while !todo.isEmpty do
+    match todo with
+    | [] => pure ()
+    | n :: rest =>
+      todo := rest
+      if !out.contains n then
+        match consts[n]? with
+        | none => pure ()
+        | some ci =>
+          out := out.insert n ci
+          todo := (uses ci).toList ++ todo
+  return out
+
+/-- The type of the axiom nativeEqTrue adds for one native computation: @Eq Bool e Bool.true. -/
+def nativeShaped (type : Expr) : Bool :=
+  type.isAppOfArity (Name.mkSimple "Eq") 3 &&
+    type.appFn!.appFn!.appArg! == mkConst (Name.mkSimple "Bool") &&
+    type.appArg! == mkConst (Name.mkStr (Name.mkSimple "Bool") "true")
+
+structure FoundAxiom where
+  name : Name
+  inModule : Bool
+  nativeShape : Bool
+
+/-- Every axiom start rests on, through the module's constants and the imported ones alike. -/
+def axiomsOf (consts : Std.HashMap Name ConstantInfo) (base : Environment) (start : Name) : Array FoundAxiom :=
+  Id.run do
+    let mut seen : Std.HashSet Name := {}
+    let mut todo : List Name := [start]
+    let mut found : Array FoundAxiom := #[]
+    while !todo.isEmpty do
+      match todo with
+      | [] => pure ()
+      | n :: rest =>
+        todo := rest
+        if !seen.contains n then
+          seen := seen.insert n
+          let inModule := consts.contains n
+          let ci? := if inModule then consts[n]? else base.find? n
+          match ci? with
+          | none => pure ()
+          | some ci =>
+            if let .axiomInfo v := ci then
+              found := found.push { name := n, inModule := inModule, nativeShape := nativeShaped v.type }
+            todo := (uses ci).toList ++ todo
+    return found
+
+/-- The constants through the kernel on top of base, by Lean's own replay (its form differs by release). -/
+def kernelReplay (consts : Std.HashMap Name ConstantInfo) (base : Environment) : IO Unit := by
+  first
+  | exact (Lean.Kernel.Environment.replay consts base.toKernelEnv) *> pure ()
+  | exact (Lean.Environment.replay consts base.toKernelEnv) *> pure ()
+  | exact (Lean.Environment.replay consts base) *> pure ()
+
+def say (fields : List (String × Json)) : IO Unit :=
+  IO.println ("${GATE_ANSWER_PREFIX}" ++ (Json.mkObj fields).compress)
+
+def replayModule (olean : String) (mayBePrivate : Bool) (want : List String) : IO Unit := do
+  let (mod, _) ← readModuleData (System.FilePath.mk olean)
+  let mut consts : Std.HashMap Name ConstantInfo := {}
+  for name in mod.constNames, ci in mod.constants do
+    consts := consts.insert name ci
+  let some checked := mod.constNames.find? (isChecked want mayBePrivate)
+    | say [("kind", Json.str "missing"),
+        ("message", Json.str ("the compiled module holds no declaration " ++ ".".intercalate want))]
+  let base ← importModules mod.imports {}
+  let needed := closure consts checked
+  try
+    kernelReplay needed base
+  catch e =>
+    say [("kind", Json.str "kernel-rejected"), ("declaration", Json.str checked.toString),
+      ("message", Json.str (toString e))]
+    return
+  let axioms := axiomsOf consts base checked
+  say [("kind", Json.str "replayed"), ("declaration", Json.str checked.toString),
+    ("replayed", toJson needed.size),
+    ("axioms", Json.arr (axioms.map fun a => Json.mkObj [("name", Json.str a.name.toString),
+      ("declaredInDocument", Json.bool a.inModule), ("nativeShape", Json.bool a.nativeShape)]))]
+
+end FimRlvrGate
+
+def main (args : List String) : IO UInt32 := do
+  match args with
+  | ["--self-test"] =>
+    FimRlvrGate.say [("kind", Json.str "ready"), ("version", toJson ${KERNEL_REPLAY_VERSION})]
+    return 0
+  | olean :: privacy :: component :: rest =>
+    initSearchPath (← findSysroot)
+    FimRlvrGate.replayModule olean (privacy == "may-be-private") (component :: rest)
+    return 0
+  | _ =>
+    IO.eprintln "usage: lean --run <this file> (--self-test | <module.olean> (exact|may-be-private) <name component>...)"
+    return 2
+`;
