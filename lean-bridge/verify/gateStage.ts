@@ -6,7 +6,7 @@
  * proved candidate near two checks', never under MIN_AUTO_SHARE. Some proofs are gated whatever the share:
  * those of imported statements (`fim-rlvr import` tasks, the statements the model could not have proved by
  * any honest means when false), and any candidate whose document the gate already refuted (a cached refutation
- * answers for every copy). The draw is random (node's crypto), never a function of the candidate's text, so a
+ * answers for every copy). Once the gate has refuted any proof, every later one is gated (`escalated`). The draw is random (node's crypto), never a function of the candidate's text, so a
  * candidate cannot choose to be left out. Gate reports are cached by document; those that say nothing about
  * the candidate (the gate out of time, or unavailable) are not.
  */
@@ -239,7 +239,7 @@ export class KernelGateStage {
     const known = this.reports.get(key);
     const must = this.config.mode.kind !== "off" && isImportedStatement(input.file, doc.checkedName);
     const drawn = () => {
-      const share = shareOf(this.config.mode, this.costs);
+      const share = this.escalated ? 1 : shareOf(this.config.mode, this.costs);
       return share >= 1 || (share > 0 && (this.config.draw ?? cryptoDraw)() < share);
     };
     if (!known && !must && !drawn()) {
@@ -259,6 +259,15 @@ export class KernelGateStage {
     if (judged.kind === "proved") this.stats.confirmed++;
     else if (judged.kind === "rejected") this.stats.refuted++;
     return judged;
+  }
+
+  /**
+   * Whether every proof is gated from now on, whatever the share: once the gate has refuted one proof. A policy
+   * under RL that found a hack repeats it, and under a share each copy drawn out would still be paid; a refutation
+   * the gate's own trouble caused (its time limit) is as rare as it is worth a look, so it escalates too.
+   */
+  get escalated(): boolean {
+    return this.stats.refuted > 0 && this.config.mode.kind !== "off";
   }
 
   /** The gate's report on a document: from a run already under way for it, or a new one. */

@@ -365,6 +365,12 @@ test("a share: the draw decides, not the candidate; imported statements and refu
   assertRefuted(await r.confirm(input(checkDoc())), /\(kernel\) no/);
   assert.equal(refuter.seen.length, 1, "the second copy came from the cache");
   assert.equal(r.stats.refuted, 2);
+  // After a refutation every later proof is gated, whatever the draw: a hack the policy repeats is never paid.
+  assert.equal(r.escalated, true);
+  const afterHack = await r.confirm(input(checkDoc("exact rfl")));
+  assert.equal(afterHack.kind, "rejected", "drawn out by 0.9 against a share of 0.5, gated all the same");
+  assert.equal(refuter.seen.length, 2);
+  assert.equal(s.escalated, false, "no refutation, no escalation");
 });
 
 test("off never gates; reports that say nothing about the document are not cached", async () => {
