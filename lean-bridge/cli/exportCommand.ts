@@ -10,7 +10,7 @@ import { HOLE_KINDS, type HoleKind } from "../holes/mine";
 import type { Verifier } from "../verify/verifier";
 import { type CliCommand, type OptionDefs, type ParsedArgs, flagOption, stringOption } from "./command";
 import { SERVER_OPTIONS, openPool } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 function parseKinds(text: string | undefined): HoleKind[] {
   if (!text) return [...HOLE_KINDS];
@@ -183,7 +183,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
     throw new UsageError("--simulator and --server choose the verifier for --verify; add --verify");
   const root = resolve(workspace);
   const pool: Verifier | undefined = values.verify
-    ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1, "results")
+    ? await openPool(root, raw, parseCount("--workers", values.workers, 4, 1), "results")
     : undefined;
   const abort = new AbortController();
   const onSigint = () => {
@@ -198,13 +198,13 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
       workspace: root,
       out: values.out,
       kinds: parseKinds(values.kinds),
-      seed: parsePositiveInt("--seed", values.seed, 0),
+      seed: parseCount("--seed", values.seed, 0),
       splitMode: parseSplitMode(values.split),
-      contextChars: parsePositiveInt("--context-chars", values["context-chars"], DEFAULT_CONTEXT_CHARS),
+      contextChars: parseCount("--context-chars", values["context-chars"], DEFAULT_CONTEXT_CHARS),
       ...(values["max-middle-chars"] !== undefined
-        ? { maxMiddleChars: parsePositiveInt("--max-middle-chars", values["max-middle-chars"], 0) }
+        ? { maxMiddleChars: parseCount("--max-middle-chars", values["max-middle-chars"], 0) }
         : {}),
-      maxFileBytes: parsePositiveInt("--max-file-bytes", values["max-file-bytes"], 4 * 1024 * 1024),
+      maxFileBytes: parseCount("--max-file-bytes", values["max-file-bytes"], 4 * 1024 * 1024),
       formats,
       ...(fimTokens ? { fimTokens } : {}),
       ...(pool ? { pool } : {}),

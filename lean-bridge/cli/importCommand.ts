@@ -20,7 +20,7 @@ import {
   stringOption,
 } from "./command";
 import { SERVER_OPTIONS, openPool, requireProject } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 export const IMPORT_OPTIONS = {
   project: {
@@ -89,7 +89,7 @@ export async function importForTraining(
   const verifier = await openPool(
     project,
     values,
-    parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1,
+    parseCount("--workers", stringOption(values, "workers"), 4, 1),
   );
   try {
     options.log?.(`import: checking statements with ${verifier.identity.label}\n`);
@@ -187,10 +187,10 @@ async function runImport({ values, positionals }: ParsedArgs): Promise<number> {
     throw new UsageError("--no-precheck runs no verifier: drop --simulator, --server or --verifier");
   const columns = parseColumns(stringOption(values, "columns"));
   const kinds = parseImportKinds(stringOption(values, "kinds"));
-  const seed = parsePositiveInt("--seed", stringOption(values, "seed"), 0);
+  const seed = parseCount("--seed", stringOption(values, "seed"), 0);
   const verifier: Verifier | undefined = noPrecheck
     ? undefined
-    : await openPool(project, values, parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1);
+    : await openPool(project, values, parseCount("--workers", stringOption(values, "workers"), 4, 1));
   const abort = new AbortController();
   const onSigint = () => {
     process.stderr.write("\nimport: interrupted; the previous dataset (if any) is left untouched\n");

@@ -10,7 +10,7 @@ import type { Verifier } from "../verify/verifier";
 import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verify/startVerifier";
 import { DEFAULT_KERNEL_GATE, parseKernelGateMode, type KernelGateMode } from "../verify/gateStage";
 import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 /** The options every command that starts a verifier takes, with their help text (one table for both). */
 export const SERVER_OPTIONS = {
@@ -182,17 +182,13 @@ export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse 
   return {
     ...choice,
     slots,
-    timeoutMs: parsePositiveInt("--timeout-ms", stringOption(values, "timeout-ms"), DEFAULT_CHECK_TIMEOUT_MS),
-    memoryMb: parsePositiveInt("--memory-mb", stringOption(values, "memory-mb"), DEFAULT_LIMITS.memoryMb),
-    cpuSeconds: parsePositiveInt(
-      "--cpu-seconds",
-      stringOption(values, "cpu-seconds"),
-      DEFAULT_LIMITS.cpuSeconds,
-    ),
+    timeoutMs: parseCount("--timeout-ms", stringOption(values, "timeout-ms"), DEFAULT_CHECK_TIMEOUT_MS),
+    memoryMb: parseCount("--memory-mb", stringOption(values, "memory-mb"), DEFAULT_LIMITS.memoryMb),
+    cpuSeconds: parseCount("--cpu-seconds", stringOption(values, "cpu-seconds"), DEFAULT_LIMITS.cpuSeconds),
     sandbox: !flagOption(values, "no-sandbox"),
     kernelGate: kernelGateOption(values, use),
     ...(policy ? { policy } : {}),
-    ...(budget !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", budget, 0) } : {}),
+    ...(budget !== undefined ? { memoryBudgetMb: parseCount("--memory-budget-mb", budget, 0) } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ import { defaultSlots } from "../verify/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
 import { statementTarget } from "./importCommand";
 import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 /** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
 const SIMULATOR_FALLBACK_WARNING = box([
@@ -81,7 +81,7 @@ function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["veri
   const workers = stringOption(values, "workers");
   const spec = verifierSpec(
     values,
-    workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1,
+    workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
   );
   const chosen =
     flagOption(values, "simulator") ||
@@ -102,12 +102,7 @@ function launcherChoice(values: ParsedValues): TrainerLauncher {
       throw new UsageError("--num-processes and --accelerate-config need --launcher accelerate");
     return { kind: "single" };
   }
-  let numProcesses: number | undefined;
-  if (processes !== undefined) {
-    numProcesses = Number(processes);
-    if (!Number.isInteger(numProcesses) || numProcesses < 1)
-      throw new UsageError(`--num-processes must be a whole number of at least 1, got "${processes}"`);
-  }
+  const numProcesses = processes === undefined ? undefined : parseCount("--num-processes", processes, 1, 1);
   if (configFile !== undefined && !existsSync(configFile))
     throw new UsageError(
       `--accelerate-config ${configFile} does not exist; write one with \`accelerate config --config_file ${configFile}\``,

@@ -159,6 +159,17 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--algorithm", "ppo"], /--algorithm must be one of grpo, drgrpo, dapo, gspo, dgpo/],
     [["train", EXAMPLE, "--algo-config", "{epsilon: 1}"], /--algo-config is not valid JSON/],
     [["train", EXAMPLE, "--steps", "1.5"], /--steps must be a whole number/],
+    // A negative number reads as a value, with or without `=`, and gets the option's own message (issue 25 item 9).
+    [
+      ["train", EXAMPLE, "--steps", "-3"],
+      /^fim-rlvr train: --steps must be a whole number of at least 0, got "-3"/,
+    ],
+    [
+      ["train", EXAMPLE, "--steps=-3"],
+      /^fim-rlvr train: --steps must be a whole number of at least 0, got "-3"/,
+    ],
+    [["train", EXAMPLE, "--steps="], /--steps must be a whole number of at least 0, got ""/],
+    [["train", EXAMPLE, "--workers", "0"], /--workers must be a whole number of at least 1, got "0"/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
     [["train", EXAMPLE, "--simulator", "--server", "x"], /give one of --verifier, --server and --simulator/],
     [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
