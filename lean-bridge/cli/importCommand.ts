@@ -107,6 +107,11 @@ export async function importForTraining(
   }
 }
 
+/** Whether a command's target is a statement file (JSONL or Parquet rows) rather than a folder. */
+export function isStatementFile(target: string): boolean {
+  return rowFormatOf(target) !== undefined && existsSync(target) && statSync(target).isFile();
+}
+
 /**
  * `train FILE --project DIR` (and `eval`): a statement file is imported into RUN_DIR/dataset first (kept, so
  * `--resume` trains on the same tasks), checked by the verifier the run uses; any other target is returned
@@ -119,14 +124,7 @@ export async function statementTarget(
   resume: boolean,
   verifier: TrainingOptions["verifier"],
 ): Promise<{ kind: "ok"; target: string } | { kind: "error"; message: string }> {
-  if (!rowFormatOf(target) || !existsSync(target) || !statSync(target).isFile()) {
-    if (project !== undefined)
-      return {
-        kind: "error",
-        message: "--project is for a statement file (.jsonl or .parquet) as the target",
-      };
-    return { kind: "ok", target };
-  }
+  if (!isStatementFile(target)) return { kind: "ok", target };
   if (project === undefined)
     return {
       kind: "error",

@@ -9,6 +9,7 @@ import { join, relative, resolve } from "node:path";
 import { which } from "../server/launch";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
+import { isDatasetDir } from "../train/dataset";
 import { progressReporter } from "../train/progress";
 import {
   startTraining,
@@ -18,7 +19,7 @@ import {
 } from "../train/session";
 import { defaultSlots } from "../verify/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
-import { statementTarget } from "./importCommand";
+import { isStatementFile, statementTarget } from "./importCommand";
 import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
 import { UsageError, parseCount } from "./usage";
 
@@ -137,6 +138,21 @@ function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
 }
 
+/**
+ * What `--project DIR` means for this target: a dataset folder's project (returned), a statement file's (handled
+ * by statementTarget), or, for a workspace, nothing but the workspace itself (anything else is a usage error).
+ */
+function projectForTarget(target: string, project: string | undefined): string | undefined {
+  if (project === undefined || isStatementFile(target)) return undefined;
+  if (!existsSync(project)) throw new UsageError(`--project ${project}: no such folder`);
+  if (isDatasetDir(target)) return resolve(project);
+  if (resolve(project) !== resolve(target))
+    throw new UsageError(
+      `--project ${project}: a workspace target is mined and checked in itself; drop --project, or give a dataset folder or a statement file with it`,
+    );
+  return undefined;
+}
+
 export const trainCommand: CliCommand = {
   name: "train",
   summary: "Train a model with GRPO-family RL on a workspace's holes, rewarded by Lean",
@@ -198,7 +214,7 @@ export const trainCommand: CliCommand = {
     project: {
       type: "string",
       value: "DIR",
-      help: "With a statement file (JSONL/Parquet) as the target: the Lean project it is imported into first.",
+      help: "The Lean project the candidates are checked in: for a statement file (JSONL/Parquet), the project it is imported into first (required); for a dataset folder, the project its files come from (default: the workspace its report.json names). A workspace target is its own project.",
     },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
@@ -290,7 +306,9 @@ export const trainCommand: CliCommand = {
     const runDir = resolve(outFlag ?? join("runs", timestamp()));
     if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
     const python = stringOption(values, "python");
-    const imported = await statementTarget(target, stringOption(values, "project"), runDir, resume, verifier);
+    const projectFlag = stringOption(values, "project");
+    const datasetProject = projectForTarget(target, projectFlag);
+    const imported = await statementTarget(target, projectFlag, runDir, resume, verifier);
     if (imported.kind === "error") {
       process.stderr.write(`fim-rlvr train: ${imported.message}\n`);
       return 1;
@@ -321,6 +339,7 @@ export const trainCommand: CliCommand = {
       const started = await startTraining(
         {
           target: imported.target,
+          ...(datasetProject ? { project: datasetProject } : {}),
           runDir,
           config: built.config,
           reward,

@@ -32,6 +32,11 @@ export { latestCheckpoint } from "./checkpoints";
 export interface TrainingOptions {
   /** A Lean workspace (mined first) or a dataset folder (one that holds tasks.jsonl). */
   target: string;
+  /**
+   * For a dataset folder: the Lean project its files are checked in, instead of the workspace its report.json
+   * names (`train DATASET_DIR --project DIR`). Every file of the dataset must read the same there.
+   */
+  project?: string;
   /** Where the run's files go (created when missing). */
   runDir: string;
   /** The trainer's TrainConfig, snake_case keys (algorithm, algo_config, model, steps, group_size, ...). */
@@ -172,6 +177,7 @@ export async function startTraining(
   const prepared = await prepareTarget(options.target, runDir, {
     resume: options.resume,
     verifier: options.verifier.kind,
+    ...(options.project ? { project: options.project } : {}),
     onMining: () => phase("mining", options.target),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.exporter ? { exporter: options.exporter } : {}),

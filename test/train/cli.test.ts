@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
@@ -233,5 +233,57 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
   assert.match(
     r.stdout,
     /grpo .*\n.*\n +defaults: .*beta=0\.04.*\n +on the embedded model \(the quick start\): beta=0\.2, set in\n +trainer\/fim_rlvr\/core\/config\.py PRESETS/,
+  );
+});
+
+test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --project beside a workspace is bad usage (issue 25 item 4)", () => {
+  const dir = tempDir();
+  const dataset = join(dir, "dataset");
+  const exported = cli(["export", EXAMPLE, "--out", dataset]);
+  assert.equal(exported.status, 0, exported.stderr);
+  const run = cli([
+    "train",
+    dataset,
+    "--project",
+    EXAMPLE,
+    "--simulator",
+    "--python",
+    FAKE_PYTHON,
+    "--steps",
+    "1",
+    "--out",
+    join(dir, "run"),
+  ]);
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(existsSync(join(dir, "run", "report.html")));
+
+  const other = cli(["train", EXAMPLE, "--project", dir, "--simulator", "--python", FAKE_PYTHON]);
+  assert.equal(other.status, 2, other.stderr);
+  assert.match(other.stderr, /a workspace target is mined and checked in itself; drop --project/);
+  const missing = cli(["train", dataset, "--project", join(dir, "nowhere"), "--simulator"]);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /--project .*nowhere: no such folder/);
+
+  // A project whose file is not the dataset's (another version) is refused before anything runs: holes would
+  // point at other text.
+  const changed = join(dir, "changed");
+  cpSync(EXAMPLE, changed, { recursive: true, filter: (p) => !p.includes(".lake") });
+  const file = join(changed, "FimExamples", "Arith.lean");
+  writeFileSync(file, readFileSync(file, "utf8") + "\n-- edited\n");
+  const stale = cli([
+    "train",
+    dataset,
+    "--project",
+    changed,
+    "--simulator",
+    "--python",
+    FAKE_PYTHON,
+    "--out",
+    join(dir, "run2"),
+  ]);
+  assert.equal(stale.status, 1, stale.stderr);
+  assert.match(
+    stale.stderr,
+    /does not hold the dataset's files as they were exported: FimExamples\/Arith\.lean differs/,
   );
 });
