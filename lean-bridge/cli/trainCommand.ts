@@ -20,6 +20,7 @@ import {
 import { defaultSlots } from "../verify/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
 import { isStatementFile, statementTarget } from "./importCommand";
+import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
 import { UsageError, parseCount } from "./usage";
 
@@ -132,10 +133,6 @@ function reportOutcome(outcome: TrainingOutcome, resumeCommand: string, baseline
       out.write(`fim-rlvr train: ${outcome.message}\n${outcome.hint ? `  ${outcome.hint}\n` : ""}`);
       return 1;
   }
-}
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
 }
 
 /**
@@ -368,7 +365,7 @@ export const trainCommand: CliCommand = {
       progress.finish();
       const rel = relative(process.cwd(), runDir) || ".";
       const argv = process.argv.slice(2).filter((a) => a !== "--resume");
-      const resumeCommand = `fim-rlvr ${argv.map(shellQuote).join(" ")}${outFlag ? "" : ` --out ${shellQuote(rel)}`} --resume`;
+      const resumeCommand = `${invocation()} ${argv.map(shellQuote).join(" ")}${outFlag ? "" : ` --out ${shellQuote(rel)}`} --resume`;
       return reportOutcome(outcome, resumeCommand, built.config.baseline === "sft");
     } finally {
       process.off("SIGINT", onSignal);

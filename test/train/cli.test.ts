@@ -148,7 +148,8 @@ test("Ctrl-C asks the trainer to checkpoint, then exits 130 and says how to resu
   assert.equal(code, 130, stderr);
   assert.match(stderr, /interrupted; asking the trainer to checkpoint/);
   assert.match(stderr, /stopped; checkpoint .*step-\d+/);
-  assert.match(stderr, /continue with: fim-rlvr train .* --resume/);
+  // The hint runs as pasted: this CLI is not on PATH as `fim-rlvr` here, so it names `node dist/cli.js` (issue 25).
+  assert.match(stderr, /continue with: node dist\/cli\.js train .* --resume/);
   assert.ok(existsSync(join(out, "checkpoints", "latest")));
   assert.ok(existsSync(join(out, "report.html")));
 });
