@@ -25,6 +25,8 @@ import { latestCheckpoint } from "./checkpoints";
 import { TrainerRun, emit } from "./run";
 import { startRunService, taskTable } from "./runService";
 import { TrainerProcess } from "./trainerProcess";
+import { reachWarning, simulatorReach } from "./simulatorReach";
+import { resolveOracle } from "../simulator/reference";
 
 export type { TrainConfigWire } from "../protocol/trainer";
 export { latestCheckpoint } from "./checkpoints";
@@ -215,6 +217,28 @@ export async function startTraining(
   if (options.signal?.aborted) {
     await pool.stop();
     return { kind: "error", message: "the start was cancelled", hint: "" };
+  }
+  // Tasks the simulator can never reward (no reference, no oracle proof): said before any compute is spent, and
+  // a run that could learn nothing at all is refused (simulatorReach.ts).
+  if (pool.identity.kind === "simulator") {
+    const oracle = resolveOracle(
+      prepared.projectRoot,
+      options.verifier.kind === "simulator" && options.verifier.oracle
+        ? resolve(prepared.projectRoot, options.verifier.oracle)
+        : undefined,
+    );
+    const warning = reachWarning(
+      simulatorReach(prepared.dataset.dir, oracle.kind === "ok" ? oracle.resolved.oracle : {}),
+    );
+    if (warning?.nothingToLearn) {
+      await pool.stop();
+      return {
+        kind: "error",
+        message: `nothing to train on with the simulator: ${warning.message}`,
+        hint: "",
+      };
+    }
+    if (warning) emit(events.onLog, { level: "warning", message: warning.message });
   }
   // A mined dataset gets the goal at each hole from this verifier, for the prompts (train/dataset.ts).
   let dataset = prepared.dataset;
