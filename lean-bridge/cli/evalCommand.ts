@@ -21,7 +21,7 @@ import { summaryText } from "../eval/summaryText";
 import { type CliCommand, flagOption, stringOption, type ParsedArgs } from "./command";
 import { compareEvaluations } from "./evalCompare";
 import { statementTarget } from "./importCommand";
-import { SERVER_OPTIONS, openPool, verifierSpec } from "./pool";
+import { SERVER_OPTIONS, chooseVerifier, openPool } from "./pool";
 import { UsageError, parseCount } from "./usage";
 
 function number(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
@@ -136,7 +136,7 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     workers: Math.max(1, workers),
     retries: parseCount("--retries", stringOption(values, "retries"), 2),
     limit: parseCount("--limit", stringOption(values, "limit"), 0),
-    verifier: flagOption(values, "simulator") ? "simulator" : "lean",
+    verifier: chooseVerifier(values, workers, "results").spec.kind === "simulator" ? "simulator" : "lean",
     startPool: async (projectRoot, slots) => {
       try {
         return { kind: "ok", pool: await openPool(projectRoot, values, slots, "results") };
@@ -161,7 +161,7 @@ async function run(args: ParsedArgs): Promise<number> {
     stringOption(args.values, "project"),
     resolve(settings.out),
     settings.resume,
-    verifierSpec(args.values, settings.workers, "results"),
+    chooseVerifier(args.values, settings.workers, "results").spec,
   );
   if (target.kind === "error") {
     process.stderr.write(`fim-rlvr eval: ${target.message}\n`);

@@ -6,38 +6,17 @@
  */
 import { existsSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { which } from "../server/launch";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { isDatasetDir } from "../train/dataset";
 import { progressReporter } from "../train/progress";
-import {
-  startTraining,
-  type TrainerLauncher,
-  type TrainingOptions,
-  type TrainingOutcome,
-} from "../train/session";
+import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
 import { defaultSlots } from "../verify/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
 import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";
-import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
+import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
 import { UsageError, parseCount } from "./usage";
-
-/** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
-const SIMULATOR_FALLBACK_WARNING = box([
-  "Lean was not found (`lake` is not on PATH): candidates are checked by the SIMULATOR,",
-  "a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo",
-  "whitespace) and listed alternatives, so rewards and pass rates are a dry run.",
-  "Install Lean (https://github.com/leanprover/elan) and `lake build` the project for",
-  "real verification; pass --simulator to choose the simulator on purpose.",
-]);
-
-function box(lines: string[]): string {
-  const width = Math.max(...lines.map((l) => l.length));
-  const edge = `  ${"*".repeat(width + 6)}`;
-  return ["", edge, ...lines.map((l) => `  *  ${l.padEnd(width)}  *`), edge, ""].join("\n");
-}
 
 function timestamp(): string {
   return new Date().toISOString().replace(/[:]/g, "-").replace(/\..*$/, "");
@@ -73,24 +52,6 @@ export function passAtOneSummary(evals: readonly TrainEvalParams[], baseline = f
     lines.push(`  ${group} (${last.tasks} tasks): ${figures}`);
   }
   return lines.join("\n");
-}
-
-/**
- * The verifier the options describe, as every command reads them (cli/pool.ts); without --server, --simulator or
- * --verifier, Lean when `lake` is on PATH, else the simulator (said loudly).
- */
-function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["verifier"]; fellBack: boolean } {
-  const workers = stringOption(values, "workers");
-  const spec = verifierSpec(
-    values,
-    workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
-  );
-  const chosen =
-    flagOption(values, "simulator") ||
-    stringOption(values, "server") !== undefined ||
-    stringOption(values, "verifier") !== undefined;
-  if (chosen || which("lake")) return { verifier: spec, fellBack: false };
-  return { verifier: { ...spec, kind: "simulator", extraArgs: [] }, fellBack: true };
 }
 
 function launcherChoice(values: ParsedValues): TrainerLauncher {
@@ -299,9 +260,12 @@ export const trainCommand: CliCommand = {
     });
     if (built.kind === "error") throw new UsageError(built.message);
     const launcher = launcherChoice(values);
-    const { verifier, fellBack } = verifierChoice(values);
+    const workers = stringOption(values, "workers");
+    const { spec: verifier } = chooseVerifier(
+      values,
+      workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
+    );
     const runDir = resolve(outFlag ?? join("runs", timestamp()));
-    if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
     const python = stringOption(values, "python");
     const projectFlag = stringOption(values, "project");
     const datasetProject = projectForTarget(target, projectFlag);
