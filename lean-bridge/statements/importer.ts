@@ -120,10 +120,18 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
       tasks: { total: 0, byKind: {}, bySplit: {}, statementOnly: 0, heldOutSeenInTraining: 0 },
       timeMs: 0,
     };
-    const read = await readPass(options, source, format, generated, project, staging, report);
-    if (read === "cancelled") return { kind: "cancelled" };
-    const kept = await checkPass(options, project, staging, report);
-    if (kept === "cancelled") return { kind: "cancelled" };
+    // Every row that does not become a statement, whichever pass drops it, gets a line here with its reason.
+    const droppedOut = new JsonlWriter(staging.file("dropped.jsonl"));
+    let read: "ok" | "cancelled";
+    let kept: Awaited<ReturnType<typeof checkPass>>;
+    try {
+      read = await readPass(options, source, format, generated, project, staging, report, droppedOut);
+      kept =
+        read === "cancelled" ? "cancelled" : await checkPass(options, project, staging, report, droppedOut);
+    } finally {
+      droppedOut.close();
+    }
+    if (read === "cancelled" || kept === "cancelled") return { kind: "cancelled" };
     if (report.rows.kept === 0) {
       report.timeMs = Math.round(performance.now() - started);
       return { kind: "empty", message: emptyMessage(report), report };
@@ -172,9 +180,11 @@ async function readPass(
   project: string,
   staging: StagingDir,
   report: ImportReport,
+  droppedOut: JsonlWriter,
 ): Promise<"ok" | "cancelled"> {
   const rows = new JsonlWriter(staging.file(ROWS));
-  const seen = new Set<string>();
+  /** Each statement's key, and the row that gave it first. */
+  const seen = new Map<string, number>();
   const perHeader = new Map<string, number>();
   const counts = report.rows;
   try {
@@ -190,17 +200,25 @@ async function readPass(
         counts.malformed++;
         if (report.malformedExamples.length < 20)
           report.malformedExamples.push({ row: shaped.row, reason: shaped.reason });
+        droppedOut.write({ row: shaped.row, kind: "malformed", message: shaped.reason });
         continue;
       }
       const row = shaped.row;
       const key = statementKey(row);
-      if (seen.has(key)) {
+      const first = seen.get(key);
+      if (first !== undefined) {
         counts.duplicates++;
         if (report.duplicateExamples.length < 20)
           report.duplicateExamples.push({ row: row.row, label: row.label });
+        droppedOut.write({
+          row: row.row,
+          label: row.label,
+          kind: "duplicate",
+          message: `the same statement as row ${first} (kept once)`,
+        });
         continue;
       }
-      seen.add(key);
+      seen.set(key, row.row);
       counts.byShape[row.shape] = (counts.byShape[row.shape] ?? 0) + 1;
       if (row.proofNote) counts.proofNotUsed[row.proofNote] = (counts.proofNotUsed[row.proofNote] ?? 0) + 1;
       const header = headerKey(row.header);
@@ -237,10 +255,10 @@ async function checkPass(
   project: string,
   staging: StagingDir,
   report: ImportReport,
+  droppedOut: JsonlWriter,
 ): Promise<Map<string, number> | "cancelled"> {
   const filesOut = new JsonlWriter(staging.file("files.jsonl"));
   const keptOut = new JsonlWriter(staging.file(KEPT));
-  const droppedOut = new JsonlWriter(staging.file("dropped.jsonl"));
   const tasksPerDecl = new Map<string, number>();
   const counts = report.rows;
   let batch: { pending: PendingRow; text: string; hole: ReturnType<typeof tasksOfFile> }[] = [];
@@ -315,6 +333,5 @@ async function checkPass(
   } finally {
     filesOut.close();
     keptOut.close();
-    droppedOut.close();
   }
 }
