@@ -1,6 +1,7 @@
 /** Finds a workspace's Lean sources and reads them defensively: nothing in it may stop an export. */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { IMPORT_MARKER, IMPORTED_FOLDER_SKIPPED } from "../statements/importedSources";
 
 export interface SourceFile {
   /** Path relative to the workspace, with forward slashes. */
@@ -15,7 +16,11 @@ export interface SkippedFile {
   reason: string;
 }
 
-/** Build output, dependencies and VCS folders are never sources of the workspace itself. */
+/**
+ * Build output, dependencies and VCS folders are never sources of the workspace itself; nor is `.fim-rlvr/`
+ * (our own files, imported statements among them: statements/importedSources.ts), nor any folder an import
+ * marked as its own (an earlier layout's), which is listed as skipped with why.
+ */
 const IGNORED_DIRS = new Set([
   ".lake",
   "lake-packages",
@@ -36,6 +41,10 @@ export function listLeanFiles(root: string): { files: string[]; skipped: Skipped
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       skipped.push({ file: rel(root, dir), reason: `unreadable folder: ${(error as Error).message}` });
+      return;
+    }
+    if (depth > 0 && entries.some((entry) => entry.name === IMPORT_MARKER && entry.isFile())) {
+      skipped.push({ file: rel(root, dir), reason: IMPORTED_FOLDER_SKIPPED });
       return;
     }
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {

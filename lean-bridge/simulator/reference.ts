@@ -13,6 +13,7 @@
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
+import { IMPORTED_SOURCES_DIR } from "../statements/importedSources";
 import { parseFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { isCommentKind, tokenText } from "../lean/tokens";
@@ -77,7 +78,10 @@ export class ReferenceIndex {
     const now = performance.now();
     if (!force && now - this.lastRefresh < 1000) return;
     this.lastRefresh = now;
+    // The workspace's files, and the statements `fim-rlvr import` wrote in the project (under `.fim-rlvr/`,
+    // which the walk skips): their own proofs are as much the simulator's knowledge as the workspace's.
     const files = listLeanFiles(this.root);
+    listLeanFiles(join(this.root, ...IMPORTED_SOURCES_DIR.split("/")), files, 0);
     const signature = files.map((f) => `${f.path}:${f.mtimeMs}`).join("|");
     if (signature === this.signature) return;
     this.signature = signature;

@@ -19,7 +19,8 @@ export function importCard(report: ImportReport): string {
   return `# FIM-RLVR dataset: ${report.datasetId} (imported statements)
 
 Tasks made by \`fim-rlvr import\` from the statement dataset \`${report.source}\` (${report.format}).
-Each kept row is a Lean file under \`${report.generatedDir}/\` in the project \`${report.project}\`, whose theorem's
+Each kept row is a Lean file under \`${report.generatedDir}/\` in the project \`${report.project}\` (where mining
+of the project never looks: exporting or training on the project itself is unchanged by this import), whose theorem's
 proof is the hole (\`proof\` kind); rows that came with a tactic proof also give the finer holes inside it
 (\`steps\`, \`block\`, \`tactic\`). A row without a proof has \`sorry\` there: its task says \`"reference": false\`.
 

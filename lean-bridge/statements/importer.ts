@@ -1,7 +1,8 @@
 /**
  * `fim-rlvr import`: a statement dataset (JSONL or Parquet) → Lean files under the project → a dataset folder
  * in the export's format, in bounded memory. Pass 1 reads the rows one at a time, keeps each statement once
- * and writes its Lean file (PROJECT/FimRlvrImported/<id>/H<header>/P<n>/R<row>_<name>.lean); pass 2 checks,
+ * and writes its Lean file (PROJECT/.fim-rlvr/statements/<id>/H<header>/P<n>/R<row>_<name>.lean: in the project,
+ * where mining never looks, importedSources.ts); pass 2 checks,
  * in batches, that each statement elaborates with `sorry` as its proof (the verifier's statement pre-check),
  * drops those that do not (with Lean's message, in dropped.jsonl) and mines the rest; pass 3 assigns splits
  * and writes tasks.jsonl. The dataset folder is swapped in atomically; the generated folder replaces an earlier
@@ -18,7 +19,8 @@ import { declKeyOf, fileRecord } from "../dataset/records";
 import { declarationKey } from "../dataset/split";
 import { importCard } from "./card";
 import { tasksOfFile } from "./importedTasks";
-import { IMPORT_NAMESPACE, generatedFile, headerKey, rowFileName, statementKey } from "./leanFile";
+import { IMPORT_MARKER, IMPORTED_SOURCES_DIR } from "./importedSources";
+import { generatedFile, headerKey, rowFileName, statementKey } from "./leanFile";
 import { readRows, rowFormatOf } from "./readRows";
 import { shapeRow, type ColumnMap } from "./shapes";
 import { writeImportedTasks } from "./writeImported";
@@ -47,7 +49,6 @@ export type ImportResult =
   | { kind: "empty"; message: string; report: ImportReport }
   | { kind: "error"; message: string };
 
-const MARKER = ".fim-rlvr-import.json";
 const ROWS = ".rows.jsonl";
 const KEPT = ".kept.jsonl";
 /** Rows checked at once: enough to keep every slot busy, few enough to keep memory flat. */
@@ -64,7 +65,7 @@ export function datasetIdOf(source: string): string {
 /** Moves an earlier import's generated folder aside (ours only: it holds the marker). */
 function setAside(dir: string): { kind: "ok"; previous?: string } | { kind: "error"; message: string } {
   if (!existsSync(dir)) return { kind: "ok" };
-  if (!existsSync(join(dir, MARKER)))
+  if (!existsSync(join(dir, IMPORT_MARKER)))
     return {
       kind: "error",
       message: `${dir} exists and was not written by \`fim-rlvr import\`; choose another --id or move that folder`,
@@ -88,7 +89,7 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
       kind: "error",
       message: `--id ${id}: use letters, digits and _ (it becomes a Lean module name)`,
     };
-  const generated = join(project, IMPORT_NAMESPACE, id);
+  const generated = join(project, ...IMPORTED_SOURCES_DIR.split("/"), id);
   const out = resolve(options.out ?? join(project, ".fim-rlvr", "imported", id));
   const aside = setAside(generated);
   if (aside.kind === "error") return aside;
@@ -101,7 +102,10 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
   let succeeded = false;
   try {
     mkdirSync(generated, { recursive: true });
-    writeFileSync(join(generated, MARKER), JSON.stringify({ source, importedBy: "fim-rlvr import" }) + "\n");
+    writeFileSync(
+      join(generated, IMPORT_MARKER),
+      JSON.stringify({ source, importedBy: "fim-rlvr import" }) + "\n",
+    );
     const report: ImportReport = {
       source,
       format,

@@ -17,6 +17,7 @@ import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
 import { nameParts } from "./policyWords";
+import { isImportedSource } from "../statements/importedSources";
 import type { VerdictOutcome, VerifierIdentity } from "./verdict";
 import { verdictKey } from "./verdictCache";
 
@@ -69,7 +70,7 @@ export function describeKernelGate(mode: KernelGateMode): string {
 
 /** Whether a check document's declaration is an imported statement (a `fim-rlvr import` task). */
 export function isImportedStatement(file: string, checkedName: string): boolean {
-  return nameParts(checkedName)[0] === IMPORTED_NAMESPACE || file.split(/[\\/]/)[0] === IMPORTED_NAMESPACE;
+  return nameParts(checkedName)[0] === IMPORTED_NAMESPACE || isImportedSource(file);
 }
 
 /** Running means of a check's and a gate run's time, for `auto`. */

@@ -107,7 +107,7 @@ test("import checks statements with sorry (simulator), drops what does not load,
   for (const t of tasks) {
     assert.equal(files.get(t.file)!.slice(t.offsets.start, t.offsets.end), t.middle);
     assert.ok(existsSync(join(dir, t.file)), `${t.file} is in the project`);
-    assert.ok(t.file.startsWith("FimRlvrImported/theorems/"));
+    assert.ok(t.file.startsWith(".fim-rlvr/statements/theorems/"), t.file);
   }
   const statementOnly = tasks.filter((t) => t.reference === false);
   assert.deepEqual(
@@ -119,7 +119,9 @@ test("import checks statements with sorry (simulator), drops what does not load,
     "tactic",
   ]);
   // The dropped row's file is gone; a second import replaces the generated folder it owns.
-  const generated = readdirSync(join(dir, "FimRlvrImported", "theorems"), { recursive: true }).map(String);
+  const generated = readdirSync(join(dir, ".fim-rlvr", "statements", "theorems"), { recursive: true }).map(
+    String,
+  );
   assert.ok(generated.some((f) => f.endsWith("R000003_b.lean")));
   assert.ok(!generated.some((f) => f.includes("pinned")), generated.join(", "));
   const again = await runCli(
@@ -135,12 +137,13 @@ test("a folder of the same name that import did not write is never replaced", as
   const dir = project();
   const source = join(dir, "mine.jsonl");
   writeFileSync(source, JSON.stringify({ statement: "theorem t : True" }) + "\n");
-  mkdirSync(join(dir, "FimRlvrImported", "mine"), { recursive: true });
-  writeFileSync(join(dir, "FimRlvrImported", "mine", "Keep.lean"), "theorem keep : True := trivial\n");
+  const mine = join(dir, ".fim-rlvr", "statements", "mine");
+  mkdirSync(mine, { recursive: true });
+  writeFileSync(join(mine, "Keep.lean"), "theorem keep : True := trivial\n");
   const r = await runCli(CLI, ["import", source, "--project", dir, "--no-precheck"], process.env);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /was not written by `fim-rlvr import`/);
-  assert.ok(existsSync(join(dir, "FimRlvrImported", "mine", "Keep.lean")));
+  assert.ok(existsSync(join(mine, "Keep.lean")));
 });
 
 const ROWS = 100_000;
