@@ -132,6 +132,22 @@ export const EXPORT_OPTIONS = {
   ...SERVER_OPTIONS,
 } as const satisfies OptionDefs;
 
+/** UNREADABLE_SHOWN of the declarations whose proof does not read as whole tactics, by place and name. */
+const UNREADABLE_SHOWN = 5;
+
+function unreadableSummary(d: ExportReport["declarations"]): string {
+  if (d.unreadableCount === 0) return "";
+  const shown = d.unreadable
+    .slice(0, UNREADABLE_SHOWN)
+    .map((u) => `${u.file}:${u.line} ${u.decl}`)
+    .join(", ");
+  const more = d.unreadableCount - Math.min(UNREADABLE_SHOWN, d.unreadable.length);
+  return (
+    `  ${d.unreadableCount} declaration(s) whose tactic proof does not read as whole tactics (a syntax error?): ` +
+    `${shown}${more > 0 ? `, and ${more} more (report.json)` : ""}; holes that cut such a proof are dropped\n`
+  );
+}
+
 export const exportCommand: CliCommand = {
   name: "export",
   summary: "Mine a Lean workspace into a dataset of fill-in-the-middle tasks",
@@ -232,6 +248,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
       `export: wrote ${r.holes.kept.total} tasks (${kinds}) from ${r.files.mined} files to ${result.out}\n` +
         `  splits: ${splitSummary(r)}; ${overlapSummary(r)}\n  ` +
         `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
+        unreadableSummary(r.declarations) +
         (r.verification
           ? `  verified by ${r.verification.verifier}: ${r.verification.kept} kept, ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
           : "") +

@@ -5,10 +5,11 @@
  * Ctrl-C with a checkpoint, 1 for a failed run or a start-up error, 2 for bad usage).
  */
 import { existsSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
 import { isDatasetDir } from "../train/dataset";
+import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
 import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
 import { defaultSlots } from "../verify/startVerifier";
@@ -17,10 +18,6 @@ import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
 import { UsageError, parseCount } from "./usage";
-
-function timestamp(): string {
-  return new Date().toISOString().replace(/[:]/g, "-").replace(/\..*$/, "");
-}
 
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -265,12 +262,15 @@ export const trainCommand: CliCommand = {
       values,
       workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
     );
-    const runDir = resolve(outFlag ?? join("runs", timestamp()));
     const python = stringOption(values, "python");
     const projectFlag = stringOption(values, "project");
     const datasetProject = projectForTarget(target, projectFlag);
+    // Last, after every usage check: a folder made here is this run's (removed again if it fails to start).
+    const folder = outFlag !== undefined ? givenRunFolder(outFlag) : claimRunFolder("runs");
+    const runDir = folder.path;
     const imported = await statementTarget(target, projectFlag, runDir, resume, verifier);
     if (imported.kind === "error") {
+      discardUnstarted(folder);
       process.stderr.write(`fim-rlvr train: ${imported.message}\n`);
       return 1;
     }
@@ -314,6 +314,7 @@ export const trainCommand: CliCommand = {
       );
       if (started.kind === "error") {
         progress.finish();
+        discardUnstarted(folder);
         if (abort.signal.aborted) {
           process.stderr.write("fim-rlvr train: interrupted before training started; nothing was trained\n");
           return 130;

@@ -98,3 +98,24 @@ test("export of a folder with nothing to mine exits 1 and says what was found an
   assert.match(r.stderr, /no dataset written: found 1 Lean file with 1 declaration, but no tactic proofs/);
   assert.match(r.stderr, /needs theorems proved with tactics/);
 });
+
+test("a declaration whose proof has a syntax error is named in the summary and report.json, never vanishes silently (issue 25 item 6)", () => {
+  const ws = mkdtempSync(join(tmpdir(), "fim-export-syntax-"));
+  writeFileSync(join(ws, "lakefile.toml"), 'name = "s"\n');
+  writeFileSync(
+    join(ws, "Bad.lean"),
+    "theorem good (a : Nat) : a + 0 = a := by\n  simp\n\ntheorem bad (a b : Nat) (h : a = b) : b = a := by\n  exact (h.symm\n",
+  );
+  const out = join(ws, "out");
+  const r = run(["export", ws, "--out", out]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /1 declaration\(s\) whose tactic proof does not read as whole tactics \(a syntax error\?\): Bad\.lean:4 bad/,
+  );
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+    declarations: { unreadableCount: number; unreadable: { file: string; line: number; decl: string }[] };
+  };
+  assert.equal(report.declarations.unreadableCount, 1);
+  assert.deepEqual(report.declarations.unreadable, [{ file: "Bad.lean", line: 4, decl: "bad" }]);
+});

@@ -6,12 +6,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
 import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
+import { claimRunFolder } from "../../lean-bridge/train/runFolder";
 import { toolSkip } from "../toolSkip";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -287,4 +288,31 @@ test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --proje
     stale.stderr,
     /does not hold the dataset's files as they were exported: FimExamples\/Arith\.lean differs/,
   );
+});
+
+test("a train that fails to start leaves no run folder it made; runs started in the same second get folders of their own (issue 25 item 8)", () => {
+  const cwd = tempDir();
+  const inCwd = (args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args], {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, PATH: NO_LAKE_PATH },
+      timeout: 120_000,
+    });
+  const failed = inCwd(["train", EXAMPLE, "--simulator", "--python", "/nonexistent/python"]);
+  assert.equal(failed.status, 1, failed.stderr);
+  assert.deepEqual(readdirSync(join(cwd, "runs")), [], "the default runs/<timestamp> is gone again");
+  const named = join(cwd, "named", "run");
+  assert.equal(
+    inCwd(["train", EXAMPLE, "--simulator", "--python", "/nonexistent/python", "--out", named]).status,
+    1,
+  );
+  assert.equal(existsSync(named), false, "an --out folder this run made is gone again");
+
+  const now = new Date("2026-11-28T21:35:15.123Z");
+  const first = claimRunFolder(join(cwd, "runs"), now);
+  const second = claimRunFolder(join(cwd, "runs"), now);
+  assert.notEqual(first.path, second.path);
+  assert.match(second.path, /2026-11-28T21-35-15-2$/);
+  assert.ok(first.created && second.created);
 });
