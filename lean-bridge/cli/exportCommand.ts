@@ -250,7 +250,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
         `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
         unreadableSummary(r.declarations) +
         (r.verification
-          ? `  verified by ${r.verification.verifier}: ${r.verification.kept} kept, ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
+          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
           : "") +
         r.warnings.map((w) => `  warning: ${w}\n`).join("") +
         `  dataset card: ${resolve(result.out, "README.md")}\n`,

@@ -54,7 +54,7 @@ test("export --verify --simulator with views writes the contract files and a sum
   );
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
     seed: number;
-    verification: { verifier: string; kept: number; withGoal: number };
+    verification: { verifier: string; kept: number; dropped: number; withGoal: number };
     overlap: { trainingDropped: number };
   };
   assert.equal(report.seed, 5);
@@ -67,6 +67,13 @@ test("export --verify --simulator with views writes the contract files and a sum
   assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 10 files/);
   assert.match(r.stderr, /held out: \d+ instance tasks, \d+ family tasks \(\d+ of \d+ families\)/);
   assert.match(r.stderr, /verified by simulator/);
+  // Each number says what it counts (issue 25 item 13: "597 kept" beside "wrote 294 tasks" read as a contradiction).
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `of ${report.verification.kept + report.verification.dropped} mined holes, ${report.verification.kept} kept \\(before the split's drops`,
+    ),
+  );
 });
 
 test("export usage errors exit 2 with what to fix", () => {
