@@ -4,6 +4,14 @@ import { resolve } from "node:path";
 import { DEFAULT_CONTEXT_CHARS } from "../dataset/context";
 import { exportDataset, type ExportFormat, type ExportReport } from "../dataset/exporter";
 import { DEFAULT_MAX_MIDDLE_CHARS } from "../dataset/mineWorkspace";
+import {
+  NOT_WHOLE,
+  SHAPE_INCONCLUSIVE,
+  STATEMENT_DOES_NOT_ELABORATE,
+  STATEMENT_INCONCLUSIVE,
+  type VerificationReport,
+} from "../dataset/verifyTasks";
+import { COMPLETE_WITHOUT_HOLE } from "../verify/noopProbe";
 import { DEFAULT_SPLIT_MODE, SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
 import { FIM_TOKEN_SETS, type FimTokens } from "../dataset/views";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
@@ -148,6 +156,40 @@ function unreadableSummary(d: ExportReport["declarations"]): string {
   );
 }
 
+/** What each reason `export --verify` drops a task for means, as the summary says it (keys: verifyTasks.ts). */
+const DROP_REASONS: Record<string, string> = {
+  failed: "own middle fails",
+  incomplete: "own middle leaves goals",
+  rejected: "own middle refused by the candidate policy",
+  timeout: "no answer in time",
+  crashed: "the server crashed",
+  environment: "the file's header does not load",
+  [COMPLETE_WITHOUT_HOLE]: "complete without their middle, with `skip` in place",
+  [NOT_WHOLE]: "not whole tactic sequences with `sorry` in place",
+  [SHAPE_INCONCLUSIVE]: "no usable answer to the `sorry` shape check",
+  [STATEMENT_DOES_NOT_ELABORATE]: "statements without a proof that do not elaborate with `sorry`",
+  [STATEMENT_INCONCLUSIVE]: "statements without a proof that got no usable answer",
+};
+
+/** Every reason a task was dropped for, with its count: the counts add up to `dropped` (issue 25 item 1). */
+function droppedSummary(v: VerificationReport): string {
+  const reasons = Object.entries(v.droppedByReason)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${n} ${DROP_REASONS[reason] ?? reason}`);
+  return `${v.dropped} dropped${reasons.length ? ` (${reasons.join("; ")})` : ""}`;
+}
+
+/** How many files mining skipped, and the first few with why (a file or a folder: workspace.ts). */
+const SKIPPED_SHOWN = 3;
+
+function skippedFiles(r: ExportReport): string {
+  const skipped = r.files.skipped;
+  if (skipped.length === 0) return "0 files";
+  const shown = skipped.slice(0, SKIPPED_SHOWN).map((s) => `${s.file}: ${s.reason}`);
+  const more = skipped.length - shown.length;
+  return `${skipped.length} files (${shown.join("; ")}${more > 0 ? `; and ${more} more in report.json` : ""})`;
+}
+
 export const exportCommand: CliCommand = {
   name: "export",
   summary: "Mine a Lean workspace into a dataset of fill-in-the-middle tasks",
@@ -247,10 +289,10 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
     process.stderr.write(
       `export: wrote ${r.holes.kept.total} tasks (${kinds}) from ${r.files.mined} files to ${result.out}\n` +
         `  splits: ${splitSummary(r)}; ${overlapSummary(r)}\n  ` +
-        `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
+        `skipped: ${skippedFiles(r)}, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
         unreadableSummary(r.declarations) +
         (r.verification
-          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
+          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${droppedSummary(r.verification)}; ${r.verification.withGoal} with the goal at the hole\n`
           : "") +
         r.warnings.map((w) => `  warning: ${w}\n`).join("") +
         `  dataset card: ${resolve(result.out, "README.md")}\n`,

@@ -2,9 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { VerificationReport } from "../../lean-bridge/dataset/verifyTasks";
 import { EXAMPLE, REPO } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -125,4 +126,39 @@ test("a declaration whose proof has a syntax error is named in the summary and r
   };
   assert.equal(report.declarations.unreadableCount, 1);
   assert.deepEqual(report.declarations.unreadable, [{ file: "Bad.lean", line: 4, decl: "bad" }]);
+});
+
+test("export --verify names every reason it dropped a task for, and the counts add up to the drops (issue 25 item 1)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fim-cli-export-drops-"));
+  const ws = join(dir, "ws");
+  mkdirSync(ws);
+  writeFileSync(
+    join(ws, "A.lean"),
+    "theorem good (n : Nat) : n + 0 = n := by\n  simp\n\ntheorem uses_omega (a b : Nat) : a + b = b + a := by\n  omega\n",
+  );
+  // A header the project cannot load: the proof's own middle and the statement without a proof are both dropped.
+  writeFileSync(
+    join(ws, "B.lean"),
+    "import NoSuchLib.Old\n\ntheorem b_open (n : Nat) : n * 1 = n := by\n  sorry\n\ntheorem b_good (n : Nat) : 0 + n = n := by\n  simp\n",
+  );
+  const policy = join(dir, "policy.json");
+  writeFileSync(policy, JSON.stringify({ forbid: ["omega"] }));
+  const out = join(dir, "ds");
+  const r = run(["export", ws, "--out", out, "--verify", "--simulator", "--policy", policy]);
+  assert.equal(r.status, 0, r.stderr);
+  const v = (
+    JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { verification: VerificationReport }
+  ).verification;
+  assert.deepEqual(v.droppedByReason, { rejected: 1, environment: 2 });
+  const said = /(\d+) dropped \(([^)]*)\)/.exec(r.stderr);
+  assert.ok(said, r.stderr);
+  assert.equal(Number(said[1]), v.dropped);
+  const counts = said[2]!.split("; ").map((part) => Number(/^\d+/.exec(part)?.[0]));
+  assert.equal(
+    counts.reduce((a, b) => a + b, 0),
+    v.dropped,
+    `the reasons printed add up to the drops: ${said[0]}`,
+  );
+  assert.match(said[2]!, /1 own middle refused by the candidate policy/);
+  assert.match(said[2]!, /2 the file's header does not load/);
 });

@@ -95,6 +95,10 @@ test("a folder an earlier import wrote among the sources is not mined, and the e
     ["FimRlvrImported/theorems"],
   );
   assert.match(report.files.skipped[0]!.reason, /written by `fim-rlvr import`/);
+  assert.match(
+    r.stderr,
+    /skipped: 1 files \(FimRlvrImported\/theorems: Lean files written by `fim-rlvr import`/,
+  );
   const after = exported(join(scratch, "after"));
   for (const file of ["tasks.jsonl", "files.jsonl", "contexts.jsonl"])
     assert.equal(after[file], before[file], `${file} changed`);
