@@ -7,7 +7,6 @@
 import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
-import { CHECKPOINTS_KEPT } from "../train/checkpoints";
 import { buildTrainConfig } from "../train/config";
 import { isDatasetDir } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
@@ -116,8 +115,7 @@ export const trainCommand: CliCommand = {
   description: [
     "Mines the workspace into a dataset (or reads a dataset folder), starts the verifier and the Python",
     "trainer, and trains: a held-out pass@1 before, an SFT warm start (on by default for the embedded tiny",
-    "model), then RL. Writes RUN_DIR/metrics.jsonl, samples.jsonl, eval.json, report.html and checkpoints/",
-    `(kept: step-0, the model after the SFT warm start, and the ${CHECKPOINTS_KEPT} newest steps).`,
+    "model), then RL. Writes RUN_DIR/metrics.jsonl, samples.jsonl, eval.json, checkpoints/ and report.html.",
     "Verifies with Lean when `lake` is on PATH, otherwise with the simulator (said loudly). Ctrl-C writes a",
     "checkpoint and exits 130; --resume continues from it. Exit 0 when training completes, 1 when it fails.",
   ].join("\n"),

@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandHelp, parseCommandArgs } from "../../lean-bridge/cli/command";
 import { COMMANDS } from "../../lean-bridge/cli/main";
-import { keptCheckpointSteps } from "../../lean-bridge/train/checkpoints";
 import { REPO } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -143,16 +142,4 @@ test("every option the README's CLI and dataset sections name is an option of so
   const otherTools = new Set(["no-install", "default-toolchain"]);
   const unknown = [...named].filter((n) => !known.has(n) && !otherTools.has(n));
   assert.deepEqual(unknown, [], "options the README names that no command accepts");
-});
-
-test("train's help says which checkpoints a run keeps, as the retention rule keeps them (issue 25 item 12)", () => {
-  const r = run(["train", "--help"]);
-  assert.equal(r.code, 0, r.stderr);
-  const said = /kept: step-0, the model after the SFT warm start, and the (\d+) newest steps/.exec(
-    r.stdout.replace(/\n/g, " "),
-  );
-  assert.ok(said, r.stdout);
-  // Ten checkpoints written: the rule keeps step-0 and as many newest ones as the help says.
-  const steps = Array.from({ length: 10 }, (_, k) => k * 5);
-  assert.deepEqual(keptCheckpointSteps(steps), [0, ...steps.slice(-Number(said[1]))]);
 });
