@@ -132,6 +132,15 @@ export const EXPORT_OPTIONS = {
   ...SERVER_OPTIONS,
 } as const satisfies OptionDefs;
 
+/** Every reason a hole was dropped for, with its count (the counts add up to the dropped total). */
+export function droppedReasons(byReason: Record<string, number>): string {
+  const parts = Object.entries(byReason)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${n} ${reason}`);
+  return parts.length ? ` (${parts.join(", ")}; reasons and examples in report.json)` : "";
+}
+
 /** UNREADABLE_SHOWN of the declarations whose proof does not read as whole tactics, by place and name. */
 const UNREADABLE_SHOWN = 5;
 
@@ -250,7 +259,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
         `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
         unreadableSummary(r.declarations) +
         (r.verification
-          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
+          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${r.verification.dropped} dropped${droppedReasons(r.verification.droppedByReason)}; ${r.verification.withGoal} with the goal at the hole\n`
           : "") +
         r.warnings.map((w) => `  warning: ${w}\n`).join("") +
         `  dataset card: ${resolve(result.out, "README.md")}\n`,

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXAMPLE, REPO } from "../helpers";
+import { droppedReasons } from "../../lean-bridge/cli/exportCommand";
 
 const CLI = join(REPO, "dist", "cli.js");
 const run = (args: string[]) =>
@@ -125,4 +126,16 @@ test("a declaration whose proof has a syntax error is named in the summary and r
   };
   assert.equal(report.declarations.unreadableCount, 1);
   assert.deepEqual(report.declarations.unreadable, [{ file: "Bad.lean", line: 4, decl: "bad" }]);
+});
+
+test("export --verify's summary lists every reason a hole was dropped for, adding up to the dropped total (issue 25 item 1)", () => {
+  const byReason = { "complete-without-hole": 2, failed: 5, "not-whole-tactic-sequence": 1, timeout: 0 };
+  const text = droppedReasons(byReason);
+  assert.equal(
+    text,
+    " (5 failed, 2 complete-without-hole, 1 not-whole-tactic-sequence; reasons and examples in report.json)",
+  );
+  const counted = [...text.matchAll(/(\d+) [a-z-]+/g)].reduce((a, m) => a + Number(m[1]), 0);
+  assert.equal(counted, 8);
+  assert.equal(droppedReasons({}), "");
 });
