@@ -9,7 +9,6 @@ import {
   SHAPE_INCONCLUSIVE,
   STATEMENT_DOES_NOT_ELABORATE,
   STATEMENT_INCONCLUSIVE,
-  type VerificationReport,
 } from "../dataset/verifyTasks";
 import { COMPLETE_WITHOUT_HOLE } from "../verify/noopProbe";
 import { DEFAULT_SPLIT_MODE, SPLIT_MODES, type SplitMode } from "../dataset/writeTasks";
@@ -140,23 +139,7 @@ export const EXPORT_OPTIONS = {
   ...SERVER_OPTIONS,
 } as const satisfies OptionDefs;
 
-/** UNREADABLE_SHOWN of the declarations whose proof does not read as whole tactics, by place and name. */
-const UNREADABLE_SHOWN = 5;
-
-function unreadableSummary(d: ExportReport["declarations"]): string {
-  if (d.unreadableCount === 0) return "";
-  const shown = d.unreadable
-    .slice(0, UNREADABLE_SHOWN)
-    .map((u) => `${u.file}:${u.line} ${u.decl}`)
-    .join(", ");
-  const more = d.unreadableCount - Math.min(UNREADABLE_SHOWN, d.unreadable.length);
-  return (
-    `  ${d.unreadableCount} declaration(s) whose tactic proof does not read as whole tactics (a syntax error?): ` +
-    `${shown}${more > 0 ? `, and ${more} more (report.json)` : ""}; holes that cut such a proof are dropped\n`
-  );
-}
-
-/** What each reason `export --verify` drops a task for means, as the summary says it (keys: verifyTasks.ts). */
+/** What each reason `export --verify` drops a hole for means, as the summary says it (keys: verifyTasks.ts). */
 const DROP_REASONS: Record<string, string> = {
   failed: "own middle fails",
   incomplete: "own middle leaves goals",
@@ -171,15 +154,16 @@ const DROP_REASONS: Record<string, string> = {
   [STATEMENT_INCONCLUSIVE]: "statements without a proof that got no usable answer",
 };
 
-/** Every reason a task was dropped for, with its count: the counts add up to `dropped` (issue 25 item 1). */
-function droppedSummary(v: VerificationReport): string {
-  const reasons = Object.entries(v.droppedByReason)
+/** Every reason a hole was dropped for, with its count (the counts add up to the dropped total). */
+export function droppedReasons(byReason: Record<string, number>): string {
+  const parts = Object.entries(byReason)
     .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
     .map(([reason, n]) => `${n} ${DROP_REASONS[reason] ?? reason}`);
-  return `${v.dropped} dropped${reasons.length ? ` (${reasons.join("; ")})` : ""}`;
+  return parts.length ? ` (${parts.join("; ")}; examples in report.json)` : "";
 }
 
-/** How many files mining skipped, and the first few with why (a file or a folder: workspace.ts). */
+/** How many files mining skipped, and the first few with why (a file or a folder: dataset/workspace.ts). */
 const SKIPPED_SHOWN = 3;
 
 function skippedFiles(r: ExportReport): string {
@@ -188,6 +172,22 @@ function skippedFiles(r: ExportReport): string {
   const shown = skipped.slice(0, SKIPPED_SHOWN).map((s) => `${s.file}: ${s.reason}`);
   const more = skipped.length - shown.length;
   return `${skipped.length} files (${shown.join("; ")}${more > 0 ? `; and ${more} more in report.json` : ""})`;
+}
+
+/** UNREADABLE_SHOWN of the declarations whose proof does not read as whole tactics, by place and name. */
+const UNREADABLE_SHOWN = 5;
+
+function unreadableSummary(d: ExportReport["declarations"]): string {
+  if (d.unreadableCount === 0) return "";
+  const shown = d.unreadable
+    .slice(0, UNREADABLE_SHOWN)
+    .map((u) => `${u.file}:${u.line} ${u.decl}`)
+    .join(", ");
+  const more = d.unreadableCount - Math.min(UNREADABLE_SHOWN, d.unreadable.length);
+  return (
+    `  ${d.unreadableCount} declaration(s) whose tactic proof does not read as whole tactics (a syntax error?): ` +
+    `${shown}${more > 0 ? `, and ${more} more (report.json)` : ""}; holes that cut such a proof are dropped\n`
+  );
 }
 
 export const exportCommand: CliCommand = {
@@ -292,7 +292,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
         `skipped: ${skippedFiles(r)}, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
         unreadableSummary(r.declarations) +
         (r.verification
-          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${droppedSummary(r.verification)}; ${r.verification.withGoal} with the goal at the hole\n`
+          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${r.verification.dropped} dropped${droppedReasons(r.verification.droppedByReason)}; ${r.verification.withGoal} with the goal at the hole\n`
           : "") +
         r.warnings.map((w) => `  warning: ${w}\n`).join("") +
         `  dataset card: ${resolve(result.out, "README.md")}\n`,

@@ -13,10 +13,10 @@
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { IMPORTED_SOURCES_DIR } from "../statements/importedSources";
 import { parseFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { isCommentKind, tokenText } from "../lean/tokens";
+import { IMPORTED_STATEMENTS_DIR } from "../statements/location";
 
 export interface OracleFile {
   alternatives?: Record<string, string[]>;
@@ -78,10 +78,10 @@ export class ReferenceIndex {
     const now = performance.now();
     if (!force && now - this.lastRefresh < 1000) return;
     this.lastRefresh = now;
-    // The workspace's files, and the statements `fim-rlvr import` wrote in the project (under `.fim-rlvr/`,
-    // which the walk skips): their own proofs are as much the simulator's knowledge as the workspace's.
+    // The project's own files, and the statements `fim-rlvr import` generated (under .fim-rlvr/, which the
+    // walk skips with every dot folder): their rows' own proofs are references like any other.
     const files = listLeanFiles(this.root);
-    listLeanFiles(join(this.root, ...IMPORTED_SOURCES_DIR.split("/")), files, 0);
+    listLeanFiles(join(this.root, ...IMPORTED_STATEMENTS_DIR.split("/")), files);
     const signature = files.map((f) => `${f.path}:${f.mtimeMs}`).join("|");
     if (signature === this.signature) return;
     this.signature = signature;

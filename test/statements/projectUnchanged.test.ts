@@ -1,8 +1,9 @@
 /**
  * `fim-rlvr import` stays out of the project's own data (issue 25 item 1): its Lean files go under
- * PROJECT/.fim-rlvr/statements/, so exporting the project (and mining it for `train WORKSPACE`) gives the very
- * same dataset before and after an import; a folder an earlier version's import wrote among the sources is
- * skipped and listed with why; and the simulator still knows the imported rows' own proofs (their tasks verify).
+ * PROJECT/.fim-rlvr/statements/, so mining the project for `train WORKSPACE` gives the very same tasks before and
+ * after an import, and so do export's report.json and card (import.test.ts compares its tasks, contexts and
+ * files, and checks that the simulator still proves imported rows); a folder an earlier version's import wrote
+ * among the sources is skipped and listed with why.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,7 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareTarget } from "../../lean-bridge/train/dataset";
-import { IMPORT_MARKER } from "../../lean-bridge/statements/importedSources";
+import { IMPORT_MARKER } from "../../lean-bridge/statements/location";
 import { REPO, runCli } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -57,7 +58,7 @@ async function minedForTraining(ws: string): Promise<string> {
   return readFileSync(join(runDir, "dataset", "tasks.jsonl"), "utf8");
 }
 
-test("export and train's mining give the same dataset before and after an import into the project", async () => {
+test("train's mining, and export's report and card, are the same before and after an import into the project", async () => {
   const ws = workspace();
   const scratch = mkdtempSync(join(tmpdir(), "fim-unchanged-out-"));
   const before = await exportTo(ws, join(scratch, "before"));
@@ -102,28 +103,4 @@ test("a folder an earlier import wrote among the sources is not mined, and the e
   const after = exported(join(scratch, "after"));
   for (const file of ["tasks.jsonl", "files.jsonl", "contexts.jsonl"])
     assert.equal(after[file], before[file], `${file} changed`);
-});
-
-test("the simulator still judges an imported row's own proof: its tasks verify, a statement without one does not", async () => {
-  const ws = workspace();
-  const imported = await runCli(CLI, ["import", THEOREMS, "--project", ws, "--simulator"], process.env);
-  assert.equal(imported.code, 0, imported.stderr);
-  const dataset = join(ws, ".fim-rlvr", "imported", "theorems");
-  const verdicts = join(mkdtempSync(join(tmpdir(), "fim-unchanged-v-")), "verdicts.jsonl");
-  const r = await runCli(
-    CLI,
-    ["verify-batch", "--project", ws, "--input", dataset, "--out", verdicts, "--simulator"],
-    process.env,
-  );
-  assert.equal(r.code, 0, r.stderr);
-  const rows = readFileSync(verdicts, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { reference?: boolean; verdict: { kind: string } });
-  const withProof = rows.filter((row) => row.reference !== false);
-  assert.ok(withProof.length > 0);
-  assert.deepEqual(
-    withProof.map((row) => row.verdict.kind),
-    withProof.map(() => "proved"),
-  );
 });

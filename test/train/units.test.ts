@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
-import { keptCheckpointSteps, latestCheckpoint } from "../../lean-bridge/train/checkpoints";
+import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
   managedPython,
@@ -213,14 +213,6 @@ test("the managed environment prints the exact failing command, and needs a Pyth
   assert.equal(none.kind, "error");
   if (none.kind === "error")
     assert.match(none.message, /no Python 3\.10\+ to build the trainer's environment from/);
-});
-
-test("the checkpoints a run keeps: the trainer's rule (test/fixtures/checkpoint-retention.json)", () => {
-  const fixture = JSON.parse(
-    readFileSync(join(REPO, "test", "fixtures", "checkpoint-retention.json"), "utf8"),
-  ) as { cases: { name: string; steps: number[]; kept: number[] }[] };
-  assert.ok(fixture.cases.length >= 5);
-  for (const c of fixture.cases) assert.deepEqual(keptCheckpointSteps(c.steps), c.kept, c.name);
 });
 
 test("the latest checkpoint: the rule the trainer follows too (test/fixtures/latest-checkpoint.json)", () => {
