@@ -149,8 +149,8 @@ class TrainConfig:
     curriculum: bool = True
     """Unlock hole kinds tactic -> block -> steps -> proof as the measured pass rate allows. After an SFT warm start
     every kind starts unlocked (the warm start has taught them all; on lean-env, RL on tactic holes alone first made
-    the policy drift on the block and proof holes it already solved); prompts are still drawn toward the kinds with
-    the lower measured pass rate."""
+    the policy drift on the block and proof holes it already solved); prompts are drawn in proportion to each kind's
+    tasks, tilted toward the kinds with the lower measured pass rate (fim_rlvr.tasks.curriculum)."""
     checkpoint_every: int = 10
     """Write a checkpoint every N RL steps (and always at the end and on stop)."""
     eval_limit: int | None = None
