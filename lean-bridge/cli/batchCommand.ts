@@ -15,7 +15,7 @@ import {
 import { type CliCommand, stringOption } from "./command";
 import { stopOnInterrupt } from "./interrupt";
 import { SERVER_OPTIONS, WORKERS_OPTION, openPool, requireProject } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 import { rewardMode, verdictJson } from "./verdictOutput";
 
 /** Verdict kinds in the order the tally lists them (kinds added later come last). */
@@ -113,7 +113,7 @@ export const verifyBatchCommand: CliCommand = {
     if (!input)
       throw new UsageError("--input FILE is required: candidate lines, or a dataset (folder or tasks.jsonl)");
     if (!out) throw new UsageError("--out VERDICTS.jsonl is required");
-    const workers = parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1;
+    const workers = parseCount("--workers", stringOption(values, "workers"), 4, 1);
     const mode = rewardMode(stringOption(values, "reward"));
     // Usage errors in the input (a --candidates input that is no dataset) come before the verifier starts.
     const candidates = stringOption(values, "candidates");

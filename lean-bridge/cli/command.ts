@@ -74,7 +74,12 @@ export function parseCommandArgs(command: CliCommand, argv: string[]): ParseOutc
     options[name] = def.short ? { type: def.type, short: def.short } : { type: def.type };
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(argv, command.options),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
     throw new UsageError(parseErrorMessage(error, command));
   }
@@ -86,6 +91,26 @@ export function parseCommandArgs(command: CliCommand, argv: string[]): ParseOutc
         : `too many arguments: ${parsed.positionals.join(" ")} (at most ${max}: ${command.positionals!.name})`,
     );
   return { kind: "args", args: { values: parsed.values as ParsedValues, positionals: parsed.positionals } };
+}
+
+/**
+ * `--steps -3` as `--steps=-3`: Node's parser reads a value that starts with a dash as a missing value ("argument
+ * is ambiguous"), so a negative number would get a parser message where `--steps=-3` gets the option's own check.
+ * Only numbers are joined: `--candidate -x` still asks for the `=` form, since `-x` may be a mistyped option.
+ */
+function joinNegativeValues(argv: string[], defs: OptionDefs): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    const def = arg.startsWith("--") ? defs[arg.slice(2)] : undefined;
+    if (def?.type === "string" && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** Node's parser messages name the problem; add what to do about it. */

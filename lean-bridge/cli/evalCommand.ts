@@ -21,8 +21,8 @@ import { summaryText } from "../eval/summaryText";
 import { type CliCommand, flagOption, stringOption, type ParsedArgs } from "./command";
 import { compareEvaluations } from "./evalCompare";
 import { statementTarget } from "./importCommand";
-import { SERVER_OPTIONS, openPool, verifierSpec } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { SERVER_OPTIONS, chooseVerifier, openPool } from "./pool";
+import { UsageError, parseCount } from "./usage";
 
 function number(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
@@ -35,9 +35,7 @@ function number(name: string, text: string | undefined, fallback: number, min: n
 const FIM_ROUTES = ["prompt", "suffix", "infill", "codestral", "probe"] as const;
 
 function atLeastOne(name: string, text: string | undefined, fallback: number): number {
-  const value = parsePositiveInt(name, text, fallback);
-  if (value < 1) throw new UsageError(`${name} must be at least 1, got "${text}"`);
-  return value;
+  return parseCount(name, text, fallback, 1);
 }
 
 function oneOf<T extends string>(
@@ -104,7 +102,7 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
   const tokenizer = stringOption(values, "tokenizer");
   const fimRouteText = stringOption(values, "fim-route");
   const fimRoute = fimRouteText ? oneOf("--fim-route", fimRouteText, FIM_ROUTES, "prompt") : undefined;
-  const workers = parsePositiveInt("--workers", stringOption(values, "workers"), 2);
+  const workers = parseCount("--workers", stringOption(values, "workers"), 2, 1);
   return {
     dataset: positionals[0]!,
     out,
@@ -113,11 +111,7 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
       prompt: {
         style,
         showGoal: goal === "yes",
-        maxPromptTokens: parsePositiveInt(
-          "--max-prompt-tokens",
-          stringOption(values, "max-prompt-tokens"),
-          256,
-        ),
+        maxPromptTokens: parseCount("--max-prompt-tokens", stringOption(values, "max-prompt-tokens"), 256),
         ...(fimFamily
           ? { fimFamily: oneOf<FimFamily>("--fim-family", fimFamily, FIM_FAMILIES, "qwen") }
           : {}),
@@ -134,15 +128,15 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
       topP: number("--top-p", stringOption(values, "top-p"), 1, Number.MIN_VALUE, 1),
       maxNewTokens: atLeastOne("--max-new-tokens", stringOption(values, "max-new-tokens"), 48),
     },
-    seed: parsePositiveInt("--seed", stringOption(values, "seed"), 0),
-    repair: parsePositiveInt("--repair", stringOption(values, "repair"), 0),
+    seed: parseCount("--seed", stringOption(values, "seed"), 0),
+    repair: parseCount("--repair", stringOption(values, "repair"), 0),
     split: oneOf<SplitChoice>("--split", stringOption(values, "split"), SPLITS, "test"),
     kinds: kindsOption(stringOption(values, "kinds")),
     resume: flagOption(values, "resume"),
     workers: Math.max(1, workers),
-    retries: parsePositiveInt("--retries", stringOption(values, "retries"), 2),
-    limit: parsePositiveInt("--limit", stringOption(values, "limit"), 0),
-    verifier: flagOption(values, "simulator") ? "simulator" : "lean",
+    retries: parseCount("--retries", stringOption(values, "retries"), 2),
+    limit: parseCount("--limit", stringOption(values, "limit"), 0),
+    verifier: chooseVerifier(values, workers, "results").spec.kind === "simulator" ? "simulator" : "lean",
     startPool: async (projectRoot, slots) => {
       try {
         return { kind: "ok", pool: await openPool(projectRoot, values, slots, "results") };
@@ -167,7 +161,7 @@ async function run(args: ParsedArgs): Promise<number> {
     stringOption(args.values, "project"),
     resolve(settings.out),
     settings.resume,
-    verifierSpec(args.values, settings.workers, "results"),
+    chooseVerifier(args.values, settings.workers, "results").spec,
   );
   if (target.kind === "error") {
     process.stderr.write(`fim-rlvr eval: ${target.message}\n`);

@@ -10,7 +10,7 @@ import { HOLE_KINDS, type HoleKind } from "../holes/mine";
 import type { Verifier } from "../verify/verifier";
 import { type CliCommand, type OptionDefs, type ParsedArgs, flagOption, stringOption } from "./command";
 import { SERVER_OPTIONS, openPool } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 function parseKinds(text: string | undefined): HoleKind[] {
   if (!text) return [...HOLE_KINDS];
@@ -132,6 +132,31 @@ export const EXPORT_OPTIONS = {
   ...SERVER_OPTIONS,
 } as const satisfies OptionDefs;
 
+/** Every reason a hole was dropped for, with its count (the counts add up to the dropped total). */
+export function droppedReasons(byReason: Record<string, number>): string {
+  const parts = Object.entries(byReason)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${n} ${reason}`);
+  return parts.length ? ` (${parts.join(", ")}; reasons and examples in report.json)` : "";
+}
+
+/** UNREADABLE_SHOWN of the declarations whose proof does not read as whole tactics, by place and name. */
+const UNREADABLE_SHOWN = 5;
+
+function unreadableSummary(d: ExportReport["declarations"]): string {
+  if (d.unreadableCount === 0) return "";
+  const shown = d.unreadable
+    .slice(0, UNREADABLE_SHOWN)
+    .map((u) => `${u.file}:${u.line} ${u.decl}`)
+    .join(", ");
+  const more = d.unreadableCount - Math.min(UNREADABLE_SHOWN, d.unreadable.length);
+  return (
+    `  ${d.unreadableCount} declaration(s) whose tactic proof does not read as whole tactics (a syntax error?): ` +
+    `${shown}${more > 0 ? `, and ${more} more (report.json)` : ""}; holes that cut such a proof are dropped\n`
+  );
+}
+
 export const exportCommand: CliCommand = {
   name: "export",
   summary: "Mine a Lean workspace into a dataset of fill-in-the-middle tasks",
@@ -183,7 +208,7 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
     throw new UsageError("--simulator and --server choose the verifier for --verify; add --verify");
   const root = resolve(workspace);
   const pool: Verifier | undefined = values.verify
-    ? await openPool(root, raw, parsePositiveInt("--workers", values.workers, 4) || 1, "results")
+    ? await openPool(root, raw, parseCount("--workers", values.workers, 4, 1), "results")
     : undefined;
   const abort = new AbortController();
   const onSigint = () => {
@@ -198,13 +223,13 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
       workspace: root,
       out: values.out,
       kinds: parseKinds(values.kinds),
-      seed: parsePositiveInt("--seed", values.seed, 0),
+      seed: parseCount("--seed", values.seed, 0),
       splitMode: parseSplitMode(values.split),
-      contextChars: parsePositiveInt("--context-chars", values["context-chars"], DEFAULT_CONTEXT_CHARS),
+      contextChars: parseCount("--context-chars", values["context-chars"], DEFAULT_CONTEXT_CHARS),
       ...(values["max-middle-chars"] !== undefined
-        ? { maxMiddleChars: parsePositiveInt("--max-middle-chars", values["max-middle-chars"], 0) }
+        ? { maxMiddleChars: parseCount("--max-middle-chars", values["max-middle-chars"], 0) }
         : {}),
-      maxFileBytes: parsePositiveInt("--max-file-bytes", values["max-file-bytes"], 4 * 1024 * 1024),
+      maxFileBytes: parseCount("--max-file-bytes", values["max-file-bytes"], 4 * 1024 * 1024),
       formats,
       ...(fimTokens ? { fimTokens } : {}),
       ...(pool ? { pool } : {}),
@@ -232,8 +257,9 @@ async function runExport({ values: raw, positionals }: ParsedArgs): Promise<numb
       `export: wrote ${r.holes.kept.total} tasks (${kinds}) from ${r.files.mined} files to ${result.out}\n` +
         `  splits: ${splitSummary(r)}; ${overlapSummary(r)}\n  ` +
         `skipped: ${r.files.skipped.length} files, ${Object.values(r.declarations.skipped).reduce((a, b) => a + b, 0)} declarations without tactic proofs, ${r.holes.duplicatesDropped} duplicates\n` +
+        unreadableSummary(r.declarations) +
         (r.verification
-          ? `  verified by ${r.verification.verifier}: ${r.verification.kept} kept, ${r.verification.dropped} dropped (${r.verification.completeWithoutHole} complete without their middle, with \`skip\` in place; ${r.verification.shape.notWhole} not whole tactic sequences with \`sorry\` in place); ${r.verification.withGoal} with the goal at the hole\n`
+          ? `  verified by ${r.verification.verifier}: of ${r.verification.kept + r.verification.dropped} mined holes, ${r.verification.kept} kept (before the split's drops: the tasks written are counted above), ${r.verification.dropped} dropped${droppedReasons(r.verification.droppedByReason)}; ${r.verification.withGoal} with the goal at the hole\n`
           : "") +
         r.warnings.map((w) => `  warning: ${w}\n`).join("") +
         `  dataset card: ${resolve(result.out, "README.md")}\n`,

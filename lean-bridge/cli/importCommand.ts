@@ -20,7 +20,7 @@ import {
   stringOption,
 } from "./command";
 import { SERVER_OPTIONS, openPool, requireProject } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 export const IMPORT_OPTIONS = {
   project: {
@@ -42,7 +42,7 @@ export const IMPORT_OPTIONS = {
   id: {
     type: "string",
     value: "NAME",
-    help: "Names the generated folder DIR/FimRlvrImported/NAME and the dataset.",
+    help: "Names the generated folder DIR/.fim-rlvr/statements/NAME and the dataset.",
     default: "the file's name",
   },
   kinds: { type: "string", value: "K,…", help: "Hole kinds to keep.", default: HOLE_KINDS.join(",") },
@@ -89,7 +89,7 @@ export async function importForTraining(
   const verifier = await openPool(
     project,
     values,
-    parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1,
+    parseCount("--workers", stringOption(values, "workers"), 4, 1),
   );
   try {
     options.log?.(`import: checking statements with ${verifier.identity.label}\n`);
@@ -107,6 +107,11 @@ export async function importForTraining(
   }
 }
 
+/** Whether a command's target is a statement file (JSONL or Parquet rows) rather than a folder. */
+export function isStatementFile(target: string): boolean {
+  return rowFormatOf(target) !== undefined && existsSync(target) && statSync(target).isFile();
+}
+
 /**
  * `train FILE --project DIR` (and `eval`): a statement file is imported into RUN_DIR/dataset first (kept, so
  * `--resume` trains on the same tasks), checked by the verifier the run uses; any other target is returned
@@ -119,14 +124,7 @@ export async function statementTarget(
   resume: boolean,
   verifier: TrainingOptions["verifier"],
 ): Promise<{ kind: "ok"; target: string } | { kind: "error"; message: string }> {
-  if (!rowFormatOf(target) || !existsSync(target) || !statSync(target).isFile()) {
-    if (project !== undefined)
-      return {
-        kind: "error",
-        message: "--project is for a statement file (.jsonl or .parquet) as the target",
-      };
-    return { kind: "ok", target };
-  }
+  if (!isStatementFile(target)) return { kind: "ok", target };
   if (project === undefined)
     return {
       kind: "error",
@@ -187,10 +185,10 @@ async function runImport({ values, positionals }: ParsedArgs): Promise<number> {
     throw new UsageError("--no-precheck runs no verifier: drop --simulator, --server or --verifier");
   const columns = parseColumns(stringOption(values, "columns"));
   const kinds = parseImportKinds(stringOption(values, "kinds"));
-  const seed = parsePositiveInt("--seed", stringOption(values, "seed"), 0);
+  const seed = parseCount("--seed", stringOption(values, "seed"), 0);
   const verifier: Verifier | undefined = noPrecheck
     ? undefined
-    : await openPool(project, values, parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1);
+    : await openPool(project, values, parseCount("--workers", stringOption(values, "workers"), 4, 1));
   const abort = new AbortController();
   const onSigint = () => {
     process.stderr.write("\nimport: interrupted; the previous dataset (if any) is left untouched\n");
@@ -244,7 +242,7 @@ export const importCommand: CliCommand = {
     "Reads rows in the shapes statement datasets come in: lean-grpo {name, statement, context, imports};",
     "{formal_statement, header, informal_prefix} (miniF2F, ProofNet, Lean Workbook); NuminaMath-LEAN",
     "{formal_statement, formal_ground_truth}; or any columns named with --columns. Each statement becomes a Lean",
-    "file under DIR/FimRlvrImported/<id>/ whose proof is the hole; a row's own tactic proof also gives the finer",
+    "file under DIR/.fim-rlvr/statements/<id>/ (where mining of the project never looks) whose proof is the hole; a row's own tactic proof also gives the finer",
     "holes. Each statement is first checked with `sorry` as its proof on the project's toolchain: those that do",
     "not elaborate are dropped with Lean's message (dropped.jsonl). Duplicate statements are kept once. Exit 0",
     "when written, 1 when no row became a task, 2 for bad usage, 130 on Ctrl-C.",

@@ -4,13 +4,13 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { DEFAULT_LIMITS, splitCommandLine } from "../server/launch";
+import { DEFAULT_LIMITS, INSTALL_LEAN, splitCommandLine, which } from "../server/launch";
 import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import type { Verifier } from "../verify/verifier";
 import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verify/startVerifier";
 import { DEFAULT_KERNEL_GATE, parseKernelGateMode, type KernelGateMode } from "../verify/gateStage";
 import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 /** The options every command that starts a verifier takes, with their help text (one table for both). */
 export const SERVER_OPTIONS = {
@@ -182,17 +182,57 @@ export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse 
   return {
     ...choice,
     slots,
-    timeoutMs: parsePositiveInt("--timeout-ms", stringOption(values, "timeout-ms"), DEFAULT_CHECK_TIMEOUT_MS),
-    memoryMb: parsePositiveInt("--memory-mb", stringOption(values, "memory-mb"), DEFAULT_LIMITS.memoryMb),
-    cpuSeconds: parsePositiveInt(
-      "--cpu-seconds",
-      stringOption(values, "cpu-seconds"),
-      DEFAULT_LIMITS.cpuSeconds,
-    ),
+    timeoutMs: parseCount("--timeout-ms", stringOption(values, "timeout-ms"), DEFAULT_CHECK_TIMEOUT_MS),
+    memoryMb: parseCount("--memory-mb", stringOption(values, "memory-mb"), DEFAULT_LIMITS.memoryMb),
+    cpuSeconds: parseCount("--cpu-seconds", stringOption(values, "cpu-seconds"), DEFAULT_LIMITS.cpuSeconds),
     sandbox: !flagOption(values, "no-sandbox"),
     kernelGate: kernelGateOption(values, use),
     ...(policy ? { policy } : {}),
-    ...(budget !== undefined ? { memoryBudgetMb: parsePositiveInt("--memory-budget-mb", budget, 0) } : {}),
+    ...(budget !== undefined ? { memoryBudgetMb: parseCount("--memory-budget-mb", budget, 0) } : {}),
+  };
+}
+
+/**
+ * Said once per process, as a box on stderr, when a command falls back to the simulator because Lean is not
+ * installed: the one behaviour of every command that verifies (README, "The CLI").
+ */
+export const SIMULATOR_FALLBACK_WARNING =
+  box([
+    "Lean was not found (`lake` is not on PATH): candidates are checked by the SIMULATOR,",
+    "a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo",
+    "whitespace) and its oracle's, so verdicts, rewards and pass rates are a dry run.",
+    'Install Lean (below; README, "With real Lean") and `lake build` the project for real',
+    "verification; pass --simulator to choose the simulator on purpose.",
+  ]) + `\n  ${INSTALL_LEAN}\n`;
+
+function box(lines: string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  const edge = `  ${"*".repeat(width + 6)}`;
+  return ["", edge, ...lines.map((l) => `  *  ${l.padEnd(width)}  *`), edge, ""].join("\n");
+}
+
+let fallbackSaid = false;
+
+/**
+ * The verifier a command uses: the one its options name, or, when they name none and `lake` is not on PATH, the
+ * simulator, said once in a box. Every command that verifies (verify, verify-batch, export --verify, import,
+ * serve, train, eval) chooses here, so a missing Lean means the same everywhere.
+ */
+export function chooseVerifier(
+  values: ParsedValues,
+  slots: number,
+  use: ProofUse = "rewards",
+  env: NodeJS.ProcessEnv = process.env,
+): { spec: VerifierSpec; fellBack: boolean } {
+  const spec = verifierSpec(values, slots, use);
+  if (spec.kind !== "lean" || spec.serverCommand !== undefined || which("lake", env))
+    return { spec, fellBack: false };
+  if (!fallbackSaid) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
+  fallbackSaid = true;
+  const oracle = stringOption(values, "oracle");
+  return {
+    spec: { ...spec, kind: "simulator", ...(oracle ? { oracle: resolve(oracle) } : {}), extraArgs: [] },
+    fellBack: true,
   };
 }
 
@@ -203,7 +243,7 @@ export async function openPool(
   slots: number,
   use: ProofUse = "rewards",
 ): Promise<Verifier> {
-  const spec = verifierSpec(values, slots, use);
+  const { spec } = chooseVerifier(values, slots, use);
   const started = await startVerifier(projectRoot, spec);
   if (started.kind === "error") throw new UsageError(`${started.message}\n${started.hint}`);
   const pool = started.pool;

@@ -8,7 +8,7 @@ import { loadServedDataset, mineServedTasks } from "../serve/tasks";
 import { type CliCommand, stringOption } from "./command";
 import { stopOnInterrupt } from "./interrupt";
 import { SERVER_OPTIONS, WORKERS_OPTION, openPool, requireProject } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 import { rewardMode } from "./verdictOutput";
 
 export const DEFAULT_SERVICE_PORT = 8470;
@@ -72,14 +72,13 @@ export const serveCommand: CliCommand = {
   async run({ values }) {
     const projectRoot = requireProject(stringOption(values, "project"));
     const host = stringOption(values, "host") ?? DEFAULT_HOST;
-    const port = parsePositiveInt("--port", stringOption(values, "port"), DEFAULT_SERVICE_PORT);
+    const port = parseCount("--port", stringOption(values, "port"), DEFAULT_SERVICE_PORT);
     if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
     const token = stringOption(values, "token");
     if (token !== undefined && token.length < 8)
       throw new UsageError("--token must be at least 8 characters (omit it to have one generated)");
-    const workers = parsePositiveInt("--workers", stringOption(values, "workers"), 4) || 1;
-    const queueLimit =
-      parsePositiveInt("--max-queue", stringOption(values, "max-queue"), DEFAULT_QUEUE_LIMIT) || 1;
+    const workers = parseCount("--workers", stringOption(values, "workers"), 4, 1);
+    const queueLimit = parseCount("--max-queue", stringOption(values, "max-queue"), DEFAULT_QUEUE_LIMIT, 1);
     const mode = rewardMode(stringOption(values, "reward"));
     const datasetDir = stringOption(values, "dataset");
     if (datasetDir !== undefined && !existsSync(join(datasetDir, "tasks.jsonl")))

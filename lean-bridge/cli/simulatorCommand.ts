@@ -2,7 +2,7 @@
 import { WORKSPACE_ORACLE, resolveOracle } from "../simulator/reference";
 import { runSimulator } from "../simulator/server";
 import { type CliCommand, flagOption, stringOption } from "./command";
-import { UsageError, parsePositiveInt } from "./usage";
+import { UsageError, parseCount } from "./usage";
 
 export const simulatorCommand: CliCommand = {
   name: "simulator",
@@ -54,8 +54,8 @@ export const simulatorCommand: CliCommand = {
       cwd: process.cwd(),
       oracle: oracle.resolved.oracle,
       ...(oracle.resolved.source ? { oracleSource: oracle.resolved.source } : {}),
-      headerMs: parsePositiveInt("--header-ms", stringOption(values, "header-ms"), 0),
-      declMs: parsePositiveInt("--decl-ms", stringOption(values, "decl-ms"), 0),
+      headerMs: parseCount("--header-ms", stringOption(values, "header-ms"), 0),
+      declMs: parseCount("--decl-ms", stringOption(values, "decl-ms"), 0),
       faults: flagOption(values, "faults"),
     });
     return new Promise<number>(() => undefined); // Runs until its input closes or `exit` arrives.

@@ -5,41 +5,19 @@
  * Ctrl-C with a checkpoint, 1 for a failed run or a start-up error, 2 for bad usage).
  */
 import { existsSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
-import { which } from "../server/launch";
+import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
+import { isDatasetDir } from "../train/dataset";
+import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
-import {
-  startTraining,
-  type TrainerLauncher,
-  type TrainingOptions,
-  type TrainingOutcome,
-} from "../train/session";
+import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
 import { defaultSlots } from "../verify/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
-import { statementTarget } from "./importCommand";
-import { SERVER_OPTIONS, WORKERS_OPTION, verifierSpec } from "./pool";
-import { UsageError, parsePositiveInt } from "./usage";
-
-/** Said loudly (a box on stderr) when training falls back to the simulator because Lean is not installed. */
-const SIMULATOR_FALLBACK_WARNING = box([
-  "Lean was not found (`lake` is not on PATH): candidates are checked by the SIMULATOR,",
-  "a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo",
-  "whitespace) and listed alternatives, so rewards and pass rates are a dry run.",
-  "Install Lean (https://github.com/leanprover/elan) and `lake build` the project for",
-  "real verification; pass --simulator to choose the simulator on purpose.",
-]);
-
-function box(lines: string[]): string {
-  const width = Math.max(...lines.map((l) => l.length));
-  const edge = `  ${"*".repeat(width + 6)}`;
-  return ["", edge, ...lines.map((l) => `  *  ${l.padEnd(width)}  *`), edge, ""].join("\n");
-}
-
-function timestamp(): string {
-  return new Date().toISOString().replace(/[:]/g, "-").replace(/\..*$/, "");
-}
+import { isStatementFile, statementTarget } from "./importCommand";
+import { invocation, shellQuote } from "./invocation";
+import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
+import { UsageError, parseCount } from "./usage";
 
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -106,24 +84,6 @@ export function passAtOneSummary(
   return lines.join("\n");
 }
 
-/**
- * The verifier the options describe, as every command reads them (cli/pool.ts); without --server, --simulator or
- * --verifier, Lean when `lake` is on PATH, else the simulator (said loudly).
- */
-function verifierChoice(values: ParsedValues): { verifier: TrainingOptions["verifier"]; fellBack: boolean } {
-  const workers = stringOption(values, "workers");
-  const spec = verifierSpec(
-    values,
-    workers === undefined ? defaultSlots() : parsePositiveInt("--workers", workers, 1) || 1,
-  );
-  const chosen =
-    flagOption(values, "simulator") ||
-    stringOption(values, "server") !== undefined ||
-    stringOption(values, "verifier") !== undefined;
-  if (chosen || which("lake")) return { verifier: spec, fellBack: false };
-  return { verifier: { ...spec, kind: "simulator", extraArgs: [] }, fellBack: true };
-}
-
 function launcherChoice(values: ParsedValues): TrainerLauncher {
   const kind = stringOption(values, "launcher") ?? "single";
   const processes = stringOption(values, "num-processes");
@@ -135,12 +95,7 @@ function launcherChoice(values: ParsedValues): TrainerLauncher {
       throw new UsageError("--num-processes and --accelerate-config need --launcher accelerate");
     return { kind: "single" };
   }
-  let numProcesses: number | undefined;
-  if (processes !== undefined) {
-    numProcesses = Number(processes);
-    if (!Number.isInteger(numProcesses) || numProcesses < 1)
-      throw new UsageError(`--num-processes must be a whole number of at least 1, got "${processes}"`);
-  }
+  const numProcesses = processes === undefined ? undefined : parseCount("--num-processes", processes, 1, 1);
   if (configFile !== undefined && !existsSync(configFile))
     throw new UsageError(
       `--accelerate-config ${configFile} does not exist; write one with \`accelerate config --config_file ${configFile}\``,
@@ -171,8 +126,19 @@ function reportOutcome(outcome: TrainingOutcome, resumeCommand: string, baseline
   }
 }
 
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'"'"'`)}'`;
+/**
+ * What `--project DIR` means for this target: a dataset folder's project (returned), a statement file's (handled
+ * by statementTarget), or, for a workspace, nothing but the workspace itself (anything else is a usage error).
+ */
+function projectForTarget(target: string, project: string | undefined): string | undefined {
+  if (project === undefined || isStatementFile(target)) return undefined;
+  if (!existsSync(project)) throw new UsageError(`--project ${project}: no such folder`);
+  if (isDatasetDir(target)) return resolve(project);
+  if (resolve(project) !== resolve(target))
+    throw new UsageError(
+      `--project ${project}: a workspace target is mined and checked in itself; drop --project, or give a dataset folder or a statement file with it`,
+    );
+  return undefined;
 }
 
 export const trainCommand: CliCommand = {
@@ -236,7 +202,7 @@ export const trainCommand: CliCommand = {
     project: {
       type: "string",
       value: "DIR",
-      help: "With a statement file (JSONL/Parquet) as the target: the Lean project it is imported into first.",
+      help: "The Lean project the candidates are checked in: for a statement file (JSONL/Parquet), the project it is imported into first (required); for a dataset folder, the project its files come from (default: the workspace its report.json names). A workspace target is its own project.",
     },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
@@ -332,12 +298,20 @@ export const trainCommand: CliCommand = {
     });
     if (built.kind === "error") throw new UsageError(built.message);
     const launcher = launcherChoice(values);
-    const { verifier, fellBack } = verifierChoice(values);
-    const runDir = resolve(outFlag ?? join("runs", timestamp()));
-    if (fellBack) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
+    const workers = stringOption(values, "workers");
+    const { spec: verifier } = chooseVerifier(
+      values,
+      workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
+    );
     const python = stringOption(values, "python");
-    const imported = await statementTarget(target, stringOption(values, "project"), runDir, resume, verifier);
+    const projectFlag = stringOption(values, "project");
+    const datasetProject = projectForTarget(target, projectFlag);
+    // Last, after every usage check: a folder made here is this run's (removed again if it fails to start).
+    const folder = outFlag !== undefined ? givenRunFolder(outFlag) : claimRunFolder("runs");
+    const runDir = folder.path;
+    const imported = await statementTarget(target, projectFlag, runDir, resume, verifier);
     if (imported.kind === "error") {
+      discardUnstarted(folder);
       process.stderr.write(`fim-rlvr train: ${imported.message}\n`);
       return 1;
     }
@@ -367,6 +341,7 @@ export const trainCommand: CliCommand = {
       const started = await startTraining(
         {
           target: imported.target,
+          ...(datasetProject ? { project: datasetProject } : {}),
           runDir,
           config: built.config,
           reward,
@@ -380,6 +355,7 @@ export const trainCommand: CliCommand = {
       );
       if (started.kind === "error") {
         progress.finish();
+        discardUnstarted(folder);
         if (abort.signal.aborted) {
           process.stderr.write("fim-rlvr train: interrupted before training started; nothing was trained\n");
           return 130;
@@ -395,7 +371,7 @@ export const trainCommand: CliCommand = {
       progress.finish();
       const rel = relative(process.cwd(), runDir) || ".";
       const argv = process.argv.slice(2).filter((a) => a !== "--resume");
-      const resumeCommand = `fim-rlvr ${argv.map(shellQuote).join(" ")}${outFlag ? "" : ` --out ${shellQuote(rel)}`} --resume`;
+      const resumeCommand = `${invocation()} ${argv.map(shellQuote).join(" ")}${outFlag ? "" : ` --out ${shellQuote(rel)}`} --resume`;
       return reportOutcome(outcome, resumeCommand, built.config.baseline ?? false);
     } finally {
       process.off("SIGINT", onSignal);

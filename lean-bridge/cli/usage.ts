@@ -1,3 +1,5 @@
+import { readWholeNumber } from "../util/wholeNumber";
+
 /** Usage errors: the CLI prints the message and what to do, then exits with code 2. */
 export class UsageError extends Error {}
 
@@ -11,9 +13,10 @@ export function parseHole(text: string): {
   return { start: { line: l1, character: c1 }, end: { line: l2, character: c2 } };
 }
 
-export function parsePositiveInt(name: string, text: string | undefined, fallback: number): number {
+/** A count option (`--workers`, `--seed`, …): a whole number of at least `min` (0 unless said), or a usage error. */
+export function parseCount(name: string, text: string | undefined, fallback: number, min = 0): number {
   if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} must be a whole number, got "${text}"`);
-  return n;
+  const n = readWholeNumber(name, text, min);
+  if (n.kind === "error") throw new UsageError(n.message);
+  return n.value;
 }

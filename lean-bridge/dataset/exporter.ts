@@ -90,13 +90,12 @@ export interface ExportReport {
   /** What a user should know about the dataset (a hole kind with no training task, …). */
   warnings: string[];
   files: { mined: number; skipped: SkippedFile[] };
-  /** `withoutProofs`: declarations whose proof is `sorry`, one task each without a reference. */
-  declarations: {
-    total: number;
-    withTacticProofs: number;
-    withoutProofs: number;
-    skipped: Record<string, number>;
-  };
+  /**
+   * `withoutProofs`: declarations whose proof is `sorry`, one task each without a reference. `unreadable`: those
+   * whose tactic proof does not read as whole tactics (a syntax error, as a rule), file (1-based line) and name,
+   * the first 50 of `unreadableCount`.
+   */
+  declarations: MiningResult["declarations"];
   holes: {
     found: Record<string, number>;
     duplicatesDropped: number;

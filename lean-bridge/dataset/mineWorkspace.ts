@@ -46,6 +46,9 @@ export interface MiningOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** How many unreadable declarations report.json names (all are counted). */
+export const UNREADABLE_NAMED = 50;
+
 export interface MiningResult {
   files: { mined: number; skipped: SkippedFile[] };
   /**
@@ -57,6 +60,12 @@ export interface MiningResult {
     withTacticProofs: number;
     withoutProofs: number;
     skipped: Record<string, number>;
+    /**
+     * Declarations whose tactic proof does not read as whole tactics (a syntax error, as a rule: mine.ts
+     * `unreadable`), named: all of them are counted in `unreadableCount`, the first UNREADABLE_NAMED listed.
+     */
+    unreadableCount: number;
+    unreadable: { file: string; line: number; decl: string }[];
   };
   found: Record<string, number>;
   malformedDropped: number;
@@ -98,7 +107,14 @@ export async function mineWorkspace(
   const listed = listLeanFiles(options.workspace);
   const result: MiningResult = {
     files: { mined: 0, skipped: [...listed.skipped] },
-    declarations: { total: 0, withTacticProofs: 0, withoutProofs: 0, skipped: {} },
+    declarations: {
+      total: 0,
+      withTacticProofs: 0,
+      withoutProofs: 0,
+      skipped: {},
+      unreadableCount: 0,
+      unreadable: [],
+    },
     found: {},
     malformedDropped: 0,
     uncheckableDropped: 0,
@@ -249,6 +265,10 @@ export async function mineWorkspace(
       }
     result.declarations.withTacticProofs += mined.declarations - skippedHere - openHere;
     result.malformedDropped += mined.malformedHoles;
+    for (const u of mined.unreadable) {
+      if (result.declarations.unreadableCount++ < UNREADABLE_NAMED)
+        result.declarations.unreadable.push({ file, line: u.line + 1, decl: u.name });
+    }
   }
   // In declaration order, as the first task of each was written.
   result.declKeys.forEach((key, decl) => result.tasksPerDecl.set(key, tasksOfDecl[decl]!));

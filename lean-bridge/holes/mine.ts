@@ -66,6 +66,12 @@ export interface MinedFile {
   skipped: Record<SkipReason, number>;
   /** Spans dropped because they were not whole tactic sequences (broken source). */
   malformedHoles: number;
+  /**
+   * Declarations whose whole tactic proof does not read as whole tactics (a bracket left open or closed too
+   * often: a syntax error, as a rule), by name and 0-based line: named in the export's summary and report, so a
+   * declaration never vanishes without a word. Their whole spans are still mined; Lean judges them.
+   */
+  unreadable: { name: string; line: number }[];
 }
 
 function skipReason(decl: Declaration): SkipReason | undefined {
@@ -132,6 +138,7 @@ export function mineDeclarations(
   };
   let malformedHoles = 0;
   let declarations = 0;
+  const unreadable: MinedFile["unreadable"] = [];
   const scopes = variablesInScope(parsed);
   const spans = new HoleSpans(ts, text);
   const commands = parsed.commands;
@@ -156,7 +163,10 @@ export function mineDeclarations(
     const top = readBlock(ts, first, lastToken);
     const holes = spans.begin(decl, positionOf(ts, command.firstToken), scopes[commandIndex] ?? []);
     // The spans in hole order: the proof, runs of its steps, then blocks and single steps as they are read.
-    spans.add("proof", top.first, top.last, allWhole(top.steps, 0, top.steps.length));
+    const proofWhole = allWhole(top.steps, 0, top.steps.length);
+    if (!proofWhole)
+      unreadable.push({ name: decl.fullName ?? decl.keyword, line: positionOf(ts, command.firstToken).line });
+    spans.add("proof", top.first, top.last, proofWhole);
     const runs = stepsBlock(ts, top).steps;
     const n = runs.length;
     for (let a = 0; a < n; a++)
@@ -166,7 +176,7 @@ export function mineDeclarations(
     malformedHoles += spans.end();
     if (holes.length > 0) onHoles(holes);
   }
-  return { imports: parsed.imports, declarations, skipped, malformedHoles };
+  return { imports: parsed.imports, declarations, skipped, malformedHoles, unreadable };
 }
 
 /**

@@ -25,6 +25,7 @@ import type { FromWorker, ToWorker, WorkerSample } from "./onnxProtocol";
 import { buildPrompt, chooseStyle } from "./prompts";
 import { candidateText, type PromptStyle, styleName } from "./style";
 import { LoadedTokenizer } from "./tokenizer";
+import { interruption } from "./interruption";
 
 /** Intra-op threads when none are asked for: a quarter of the cores, so the Lean workers keep the rest. */
 export function defaultThreads(): number {
@@ -238,13 +239,10 @@ export class OnnxBackend implements ModelBackend {
       seed: sampling.seed ?? 0,
       stops,
     };
-    let timer: NodeJS.Timeout | undefined;
-    const interrupted = new Promise<"aborted" | "timeout">((resolve) => {
-      signal?.addEventListener("abort", () => resolve("aborted"), { once: true });
-      if (this.options.timeoutMs) timer = setTimeout(() => resolve("timeout"), this.options.timeoutMs);
-    });
-    const answer = await Promise.race([worker.request(request), interrupted]);
-    clearTimeout(timer);
+    const cut = interruption(signal, this.options.timeoutMs);
+    const answer = await Promise.race([worker.request(request), cut.interrupted]).finally(() =>
+      cut.dispose(),
+    );
     if (answer === "aborted" || answer === "timeout") {
       worker.send({ type: "cancel", id });
       if (answer === "aborted") return abortedResult();

@@ -35,6 +35,7 @@ import { LoadedTokenizer } from "./tokenizer";
 import { managedVenvDir } from "../train/python";
 import { defaultTrainerRoot } from "../train/session";
 import { defaultThreads } from "./onnxBackend";
+import { interruption } from "./interruption";
 
 /** The process ended before answering. */
 interface Exited {
@@ -241,16 +242,11 @@ export class PythonBackend implements ModelBackend {
     const id = String(this.nextId++);
     const started = performance.now();
     const child = this.process!;
-    let timer: NodeJS.Timeout | undefined;
-    const interrupted = new Promise<"aborted" | "timeout">((resolve) => {
-      signal?.addEventListener("abort", () => resolve("aborted"), { once: true });
-      if (this.options.timeoutMs) timer = setTimeout(() => resolve("timeout"), this.options.timeoutMs);
-    });
+    const cut = interruption(signal, this.options.timeoutMs);
     const answer = await Promise.race([
       child.ask(id, generateRequest(id, prompt, n, sampling, style.stopStrings)),
-      interrupted,
-    ]);
-    clearTimeout(timer);
+      cut.interrupted,
+    ]).finally(() => cut.dispose());
     if (answer === "aborted") {
       child.forget(id); // Python finishes the call; its answer is dropped
       return abortedResult();

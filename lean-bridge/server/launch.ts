@@ -95,11 +95,14 @@ export function packageRoot(from: string): string {
   return process.cwd();
 }
 
+/** How to install Lean, as README.md's "With real Lean" says it (one place for every message that needs it). */
+export const INSTALL_LEAN =
+  "curl -sSfL https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh | sh -s -- -y --default-toolchain none";
+
 export const LEAN_MISSING_MESSAGE =
   "Lean was not found: `lake` is not on PATH.\n" +
-  "Install Lean with elan (https://github.com/leanprover/elan):\n" +
-  "  curl https://elan.lean-lang.org/elan-init.sh -sSf | sh\n" +
-  "then open a new shell, or pass --simulator to use the Lean server simulator (dry run, not Lean).";
+  `Install Lean with elan: ${INSTALL_LEAN}\n` +
+  "then open a new shell (or `source ~/.elan/env`), or pass --simulator to use the Lean server simulator (dry run, not Lean).";
 
 export function buildLaunch(
   choice: ServerChoice,

@@ -16,6 +16,7 @@ import { basename, join } from "node:path";
 import { parseFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { isCommentKind, tokenText } from "../lean/tokens";
+import { IMPORTED_STATEMENTS_DIR } from "../statements/location";
 
 export interface OracleFile {
   alternatives?: Record<string, string[]>;
@@ -77,7 +78,10 @@ export class ReferenceIndex {
     const now = performance.now();
     if (!force && now - this.lastRefresh < 1000) return;
     this.lastRefresh = now;
+    // The project's own files, and the statements `fim-rlvr import` generated (under .fim-rlvr/, which the
+    // walk skips with every dot folder): their rows' own proofs are references like any other.
     const files = listLeanFiles(this.root);
+    listLeanFiles(join(this.root, ...IMPORTED_STATEMENTS_DIR.split("/")), files);
     const signature = files.map((f) => `${f.path}:${f.mtimeMs}`).join("|");
     if (signature === this.signature) return;
     this.signature = signature;

@@ -1,7 +1,7 @@
 /**
  * `fim-rlvr import`: a statement dataset (JSONL or Parquet) → Lean files under the project → a dataset folder
  * in the export's format, in bounded memory. Pass 1 reads the rows one at a time, keeps each statement once
- * and writes its Lean file (PROJECT/FimRlvrImported/<id>/H<header>/P<n>/R<row>_<name>.lean); pass 2 checks,
+ * and writes its Lean file (PROJECT/.fim-rlvr/statements/<id>/H<header>/P<n>/R<row>_<name>.lean, where mining never looks); pass 2 checks,
  * in batches, that each statement elaborates with `sorry` as its proof (the verifier's statement pre-check),
  * drops those that do not (with Lean's message, in dropped.jsonl) and mines the rest; pass 3 assigns splits
  * and writes tasks.jsonl. The dataset folder is swapped in atomically; the generated folder replaces an earlier
@@ -18,7 +18,8 @@ import { declKeyOf, fileRecord } from "../dataset/records";
 import { declarationKey } from "../dataset/split";
 import { importCard } from "./card";
 import { tasksOfFile } from "./importedTasks";
-import { IMPORT_NAMESPACE, generatedFile, headerKey, rowFileName, statementKey } from "./leanFile";
+import { generatedFile, headerKey, rowFileName, statementKey } from "./leanFile";
+import { IMPORTED_STATEMENTS_DIR } from "./location";
 import { readRows, rowFormatOf } from "./readRows";
 import { shapeRow, type ColumnMap } from "./shapes";
 import { writeImportedTasks } from "./writeImported";
@@ -88,7 +89,7 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
       kind: "error",
       message: `--id ${id}: use letters, digits and _ (it becomes a Lean module name)`,
     };
-  const generated = join(project, IMPORT_NAMESPACE, id);
+  const generated = join(project, ...IMPORTED_STATEMENTS_DIR.split("/"), id);
   const out = resolve(options.out ?? join(project, ".fim-rlvr", "imported", id));
   const aside = setAside(generated);
   if (aside.kind === "error") return aside;
@@ -120,10 +121,18 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
       tasks: { total: 0, byKind: {}, bySplit: {}, statementOnly: 0, heldOutSeenInTraining: 0 },
       timeMs: 0,
     };
-    const read = await readPass(options, source, format, generated, project, staging, report);
-    if (read === "cancelled") return { kind: "cancelled" };
-    const kept = await checkPass(options, project, staging, report);
-    if (kept === "cancelled") return { kind: "cancelled" };
+    // Every row that does not become a statement, whichever pass drops it, gets a line here with its reason.
+    const droppedOut = new JsonlWriter(staging.file("dropped.jsonl"));
+    let read: "ok" | "cancelled";
+    let kept: Awaited<ReturnType<typeof checkPass>>;
+    try {
+      read = await readPass(options, source, format, generated, project, staging, report, droppedOut);
+      kept =
+        read === "cancelled" ? "cancelled" : await checkPass(options, project, staging, report, droppedOut);
+    } finally {
+      droppedOut.close();
+    }
+    if (read === "cancelled" || kept === "cancelled") return { kind: "cancelled" };
     if (report.rows.kept === 0) {
       report.timeMs = Math.round(performance.now() - started);
       return { kind: "empty", message: emptyMessage(report), report };
@@ -172,9 +181,11 @@ async function readPass(
   project: string,
   staging: StagingDir,
   report: ImportReport,
+  droppedOut: JsonlWriter,
 ): Promise<"ok" | "cancelled"> {
   const rows = new JsonlWriter(staging.file(ROWS));
-  const seen = new Set<string>();
+  /** Each statement's key, and the row that gave it first. */
+  const seen = new Map<string, number>();
   const perHeader = new Map<string, number>();
   const counts = report.rows;
   try {
@@ -190,17 +201,25 @@ async function readPass(
         counts.malformed++;
         if (report.malformedExamples.length < 20)
           report.malformedExamples.push({ row: shaped.row, reason: shaped.reason });
+        droppedOut.write({ row: shaped.row, kind: "malformed", message: shaped.reason });
         continue;
       }
       const row = shaped.row;
       const key = statementKey(row);
-      if (seen.has(key)) {
+      const first = seen.get(key);
+      if (first !== undefined) {
         counts.duplicates++;
         if (report.duplicateExamples.length < 20)
           report.duplicateExamples.push({ row: row.row, label: row.label });
+        droppedOut.write({
+          row: row.row,
+          label: row.label,
+          kind: "duplicate",
+          message: `the same statement as row ${first} (kept once)`,
+        });
         continue;
       }
-      seen.add(key);
+      seen.set(key, row.row);
       counts.byShape[row.shape] = (counts.byShape[row.shape] ?? 0) + 1;
       if (row.proofNote) counts.proofNotUsed[row.proofNote] = (counts.proofNotUsed[row.proofNote] ?? 0) + 1;
       const header = headerKey(row.header);
@@ -237,10 +256,10 @@ async function checkPass(
   project: string,
   staging: StagingDir,
   report: ImportReport,
+  droppedOut: JsonlWriter,
 ): Promise<Map<string, number> | "cancelled"> {
   const filesOut = new JsonlWriter(staging.file("files.jsonl"));
   const keptOut = new JsonlWriter(staging.file(KEPT));
-  const droppedOut = new JsonlWriter(staging.file("dropped.jsonl"));
   const tasksPerDecl = new Map<string, number>();
   const counts = report.rows;
   let batch: { pending: PendingRow; text: string; hole: ReturnType<typeof tasksOfFile> }[] = [];
@@ -315,6 +334,5 @@ async function checkPass(
   } finally {
     filesOut.close();
     keptOut.close();
-    droppedOut.close();
   }
 }

@@ -8,8 +8,9 @@ import { createHash } from "node:crypto";
 import { codeTokens } from "../simulator/reference";
 import { isBlank, signatureTokens, type StatementRow } from "./shapes";
 
-/** The namespace every imported theorem lives in (its own segment per row under it). */
-export const IMPORT_NAMESPACE = "FimRlvrImported";
+import { IMPORT_NAMESPACE } from "./location";
+
+export { IMPORT_NAMESPACE };
 
 export interface GeneratedFile {
   text: string;

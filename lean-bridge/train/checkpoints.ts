@@ -33,21 +33,6 @@ const nodeFs: CheckpointFs = {
   },
 };
 
-/** The newest complete checkpoints a run keeps, besides step-0 (trainer/fim_rlvr/model/checkpoint.py `KEEP`). */
-export const CHECKPOINTS_KEPT = 3;
-
-/**
- * The retention rule the trainer follows when it writes a checkpoint: the CHECKPOINTS_KEPT newest steps and step-0
- * (the policy after the SFT warm start, before any RL step), sorted. Shared with trainer/fim_rlvr/model/checkpoint.py
- * `kept_steps`; both run against test/fixtures/checkpoint-retention.json.
- */
-export function keptCheckpointSteps(steps: readonly number[]): number[] {
-  const ordered = [...new Set(steps)].sort((a, b) => a - b);
-  const kept = new Set(ordered.slice(-CHECKPOINTS_KEPT));
-  if (ordered.includes(0)) kept.add(0);
-  return [...kept].sort((a, b) => a - b);
-}
-
 /** The step of a checkpoint folder's name (`step-N`), or undefined for anything else (temporaries, strays). */
 function stepOf(name: string): number | undefined {
   const m = /^step-(\d+)$/.exec(name);

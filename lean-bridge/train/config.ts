@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import schema from "../protocol/trainer.schema.json";
 import { ALGORITHM_NAMES, type AlgorithmName, type TrainConfigWire } from "../protocol/trainer";
+import { readWholeNumber } from "../util/wholeNumber";
 
 export const TRAIN_CONFIG_KEYS: readonly string[] = Object.keys(schema.$defs.TrainConfig.properties);
 
@@ -68,14 +69,6 @@ function readConfigFile(path: string): ConfigResult {
   return { kind: "ok", config: raw as TrainConfigWire };
 }
 
-function wholeNumber(flag: string, text: string | undefined, min: number): number | undefined | string {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min)
-    return `${flag} must be a whole number${min > 0 ? ` of at least ${min}` : ""}, got "${text}"`;
-  return n;
-}
-
 export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
   const base = flags.config
     ? readConfigFile(flags.config)
@@ -114,9 +107,10 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
     ["lora_alpha", "--lora-alpha", flags.loraAlpha, 1],
   ];
   for (const [key, flag, text, min] of numbers) {
-    const n = wholeNumber(flag, text, min);
-    if (typeof n === "string") return { kind: "error", message: n };
-    if (n !== undefined) (config as Record<string, unknown>)[key] = n;
+    if (text === undefined) continue;
+    const n = readWholeNumber(flag, text, min);
+    if (n.kind === "error") return n;
+    (config as Record<string, unknown>)[key] = n.value;
   }
   if (flags.loraTargets !== undefined) {
     const targets = flags.loraTargets

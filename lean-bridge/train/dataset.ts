@@ -156,6 +156,19 @@ export type PreparedTarget =
   | { kind: "error"; message: string; hint: string };
 
 /**
+ * Whether a project holds every file of a dataset with the very text it was exported with (a hole's range means
+ * nothing in another version of its file): undefined when it does, else the first file that differs, and how.
+ */
+function projectHolds(project: string, dataset: LoadedDataset): string | undefined {
+  for (const [file, text] of dataset.files) {
+    const path = resolve(project, file);
+    if (!existsSync(path)) return `${file} is missing there`;
+    if (readFileSync(path, "utf8") !== text) return `${file} differs from the dataset's copy`;
+  }
+  return undefined;
+}
+
+/**
  * Turns the command's target into a dataset and a project folder for the verifier. A workspace is mined into
  * RUN_DIR/dataset (reused on resume). A dataset whose workspace is gone is checked, with the simulator, in a
  * copy of its own files (RUN_DIR/workspace); Lean needs the real project.
@@ -166,6 +179,8 @@ export async function prepareTarget(
   options: {
     resume: boolean;
     verifier: "lean" | "simulator" | "kimina";
+    /** A dataset folder's project, in place of the workspace its report.json names (see `projectHolds`). */
+    project?: string;
     onMining?: () => void;
     signal?: AbortSignal;
     /** How the workspace is mined (default: in this process). */
@@ -218,6 +233,16 @@ export async function prepareTarget(
   const loaded = loadDataset(datasetDir);
   if (loaded.kind === "error") return loaded;
   const dataset = loaded.dataset;
+  if (!mined && options.project !== undefined) {
+    const differs = projectHolds(options.project, dataset);
+    if (differs)
+      return {
+        kind: "error",
+        message: `--project ${options.project} does not hold the dataset's files as they were exported: ${differs}`,
+        hint: "Give the project the dataset was exported from (at the same version), or export it again from this project.",
+      };
+    projectRoot = resolve(options.project);
+  }
   projectRoot ??= dataset.workspace;
   if (!projectRoot) {
     if (options.verifier === "lean")

@@ -22,6 +22,7 @@ import {
   type InitializeParams,
   type InitializeResult,
   type TrainDoneParams,
+  type NoveltyScores,
   type TrainEvalParams,
 } from "../protocol/trainer";
 import { renderReport } from "./report";
@@ -324,8 +325,11 @@ export class TrainerRun {
  * This session's evaluations, preceded by the stages an earlier session of the same run measured (a resumed
  * run does not measure "before" again; RUN_DIR/eval.json has it).
  */
-function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams[]): TrainEvalParams[] {
-  let file: Record<string, { pass_at_1?: unknown; by_kind?: unknown; tasks?: unknown } | null> = {};
+export function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams[]): TrainEvalParams[] {
+  let file: Record<
+    string,
+    { pass_at_1?: unknown; by_kind?: unknown; tasks?: unknown; by_novelty?: unknown } | null
+  > = {};
   try {
     file = JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as typeof file;
   } catch {
@@ -341,9 +345,22 @@ function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams[]): Tr
       passAt1: entry.pass_at_1,
       byKind: (entry.by_kind ?? {}) as Record<string, number>,
       tasks: typeof entry.tasks === "number" ? entry.tasks : 0,
+      ...noveltyOf(entry.by_novelty),
     });
   }
   return [...earlier, ...evals];
+}
+
+/** eval.json's `by_novelty` ({group: {pass_at_1, tasks}}) as the protocol's `byNovelty`, where it has any. */
+function noveltyOf(written: unknown): { byNovelty?: NoveltyScores } {
+  if (typeof written !== "object" || written === null) return {};
+  const byNovelty: NoveltyScores = {};
+  for (const group of ["novel", "memorised", "unknown"] as const) {
+    const g = (written as Record<string, { pass_at_1?: unknown; tasks?: unknown } | undefined>)[group];
+    if (typeof g?.pass_at_1 === "number" && typeof g.tasks === "number")
+      byNovelty[group] = { passAt1: g.pass_at_1, tasks: g.tasks };
+  }
+  return Object.keys(byNovelty).length ? { byNovelty } : {};
 }
 
 /** A hint for well-known trainer failures, read from its message or stderr. */

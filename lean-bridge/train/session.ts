@@ -25,6 +25,8 @@ import { latestCheckpoint } from "./checkpoints";
 import { TrainerRun, emit } from "./run";
 import { startRunService, taskTable } from "./runService";
 import { TrainerProcess } from "./trainerProcess";
+import { reachWarning, simulatorReach } from "./simulatorReach";
+import { resolveOracle } from "../simulator/reference";
 
 export type { TrainConfigWire } from "../protocol/trainer";
 export { latestCheckpoint } from "./checkpoints";
@@ -32,6 +34,11 @@ export { latestCheckpoint } from "./checkpoints";
 export interface TrainingOptions {
   /** A Lean workspace (mined first) or a dataset folder (one that holds tasks.jsonl). */
   target: string;
+  /**
+   * For a dataset folder: the Lean project its files are checked in, instead of the workspace its report.json
+   * names (`train DATASET_DIR --project DIR`). Every file of the dataset must read the same there.
+   */
+  project?: string;
   /** Where the run's files go (created when missing). */
   runDir: string;
   /** The trainer's TrainConfig, snake_case keys (algorithm, algo_config, model, steps, group_size, ...). */
@@ -172,6 +179,7 @@ export async function startTraining(
   const prepared = await prepareTarget(options.target, runDir, {
     resume: options.resume,
     verifier: options.verifier.kind,
+    ...(options.project ? { project: options.project } : {}),
     onMining: () => phase("mining", options.target),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.exporter ? { exporter: options.exporter } : {}),
@@ -209,6 +217,28 @@ export async function startTraining(
   if (options.signal?.aborted) {
     await pool.stop();
     return { kind: "error", message: "the start was cancelled", hint: "" };
+  }
+  // Tasks the simulator can never reward (no reference, no oracle proof): said before any compute is spent, and
+  // a run that could learn nothing at all is refused (simulatorReach.ts).
+  if (pool.identity.kind === "simulator") {
+    const oracle = resolveOracle(
+      prepared.projectRoot,
+      options.verifier.kind === "simulator" && options.verifier.oracle
+        ? resolve(prepared.projectRoot, options.verifier.oracle)
+        : undefined,
+    );
+    const warning = reachWarning(
+      simulatorReach(prepared.dataset.dir, oracle.kind === "ok" ? oracle.resolved.oracle : {}),
+    );
+    if (warning?.nothingToLearn) {
+      await pool.stop();
+      return {
+        kind: "error",
+        message: `nothing to train on with the simulator: ${warning.message}`,
+        hint: "",
+      };
+    }
+    if (warning) emit(events.onLog, { level: "warning", message: warning.message });
   }
   // A mined dataset gets the goal at each hole from this verifier, for the prompts (train/dataset.ts).
   let dataset = prepared.dataset;

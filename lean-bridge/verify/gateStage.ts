@@ -16,6 +16,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
+import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../statements/location";
 import { nameParts } from "./policyWords";
 import type { VerdictOutcome, VerifierIdentity } from "./verdict";
 import { verdictKey } from "./verdictCache";
@@ -37,9 +38,6 @@ export const AUTO_COST_RATIO = 2;
 export const MIN_AUTO_SHARE = 0.1;
 /** `auto` gates every proof until this many gate runs have been timed (its estimate needs a few). */
 export const AUTO_WARMUP_RUNS = 8;
-
-/** The namespace `fim-rlvr import` puts every imported theorem in (statements/leanFile.ts, IMPORT_NAMESPACE). */
-const IMPORTED_NAMESPACE = "FimRlvrImported";
 
 /** Reads `--kernel-gate`: `all`, `off`, `auto` or `share:X` with 0 < X ≤ 1. */
 export function parseKernelGateMode(text: string): KernelGateMode | { kind: "error"; message: string } {
@@ -69,7 +67,13 @@ export function describeKernelGate(mode: KernelGateMode): string {
 
 /** Whether a check document's declaration is an imported statement (a `fim-rlvr import` task). */
 export function isImportedStatement(file: string, checkedName: string): boolean {
-  return nameParts(checkedName)[0] === IMPORTED_NAMESPACE || file.split(/[\\/]/)[0] === IMPORTED_NAMESPACE;
+  const path = file.split(/[\\/]/).join("/");
+  // Before issue 25 imports wrote under PROJECT/FimRlvrImported/: such files still exist in older projects.
+  return (
+    nameParts(checkedName)[0] === IMPORT_NAMESPACE ||
+    path.startsWith(IMPORTED_STATEMENTS_DIR + "/") ||
+    path.startsWith(IMPORT_NAMESPACE + "/")
+  );
 }
 
 /** Running means of a check's and a gate run's time, for `auto`. */

@@ -121,7 +121,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     return {
       kind: "error",
       message: launch.message,
-      hint: "Install Lean (elan) so that `lake` is on PATH, or use the simulator (--simulator) for a dry run.",
+      hint: "",
     };
   const started = await VerifierPool.start({
     projectRoot,

@@ -106,12 +106,28 @@ test("bad usage exits 2 and says what to fix", () => {
   }
 });
 
-test("without lake on PATH and without --simulator, the CLI says how to install Lean", () => {
-  const r = run([...verifyArgs("add_le_add_4", "omega")], { ...process.env, PATH: "/nonexistent" });
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /lake` is not on PATH/);
-  assert.match(r.stderr, /elan/);
-  assert.match(r.stderr, /--simulator/);
+test("without lake on PATH and without a verifier option, every command that verifies falls back to the simulator, saying so once (issue 25 item 5)", () => {
+  const noLake = { ...process.env, PATH: "/nonexistent" };
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const install = /`(curl -sSfL https:\/\/raw\.githubusercontent\.com\/leanprover\/elan\/[^`]+)`/.exec(
+    readme,
+  )?.[1];
+  assert.ok(install, "the README's elan line");
+  const dir = mkdtempSync(join(tmpdir(), "fim-nolake-"));
+  const dataset = join(dir, "dataset");
+  assert.equal(run(["export", EXAMPLE, "--out", dataset]).code, 0);
+  const commands: string[][] = [
+    verifyArgs("add_le_add_4", "omega"),
+    ["verify-batch", "--project", EXAMPLE, "--input", dataset, "--out", join(dir, "verdicts.jsonl")],
+    ["eval", dataset, "--model", "fake:pattern:r", "-n", "1", "--limit", "2", "--out", join(dir, "eval")],
+  ];
+  for (const args of commands) {
+    const r = run(args, noLake);
+    assert.equal(r.code, 0, `${args[0]}: ${r.stderr}`);
+    assert.equal(r.stderr.split("Lean was not found").length - 1, 1, `${args[0]}: said once`);
+    assert.ok(r.stderr.includes(install!), `${args[0]}: the README's install line`);
+    assert.match(r.stderr + r.stdout, /simulator .*\(not Lean\)/, `${args[0]}: verdicts name the simulator`);
+  }
 });
 
 test("--server runs any command speaking the protocol, e.g. the simulator subcommand", () => {

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXAMPLE, REPO } from "../helpers";
+import { droppedReasons } from "../../lean-bridge/cli/exportCommand";
 
 const CLI = join(REPO, "dist", "cli.js");
 const run = (args: string[]) =>
@@ -54,7 +55,7 @@ test("export --verify --simulator with views writes the contract files and a sum
   );
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
     seed: number;
-    verification: { verifier: string; kept: number; withGoal: number };
+    verification: { verifier: string; kept: number; dropped: number; withGoal: number };
     overlap: { trainingDropped: number };
   };
   assert.equal(report.seed, 5);
@@ -67,6 +68,13 @@ test("export --verify --simulator with views writes the contract files and a sum
   assert.match(r.stderr, /export: wrote \d+ tasks \(proof \d+, block \d+\) from 10 files/);
   assert.match(r.stderr, /held out: \d+ instance tasks, \d+ family tasks \(\d+ of \d+ families\)/);
   assert.match(r.stderr, /verified by simulator/);
+  // Each number says what it counts (issue 25 item 13: "597 kept" beside "wrote 294 tasks" read as a contradiction).
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `of ${report.verification.kept + report.verification.dropped} mined holes, ${report.verification.kept} kept \\(before the split's drops`,
+    ),
+  );
 });
 
 test("export usage errors exit 2 with what to fix", () => {
@@ -97,4 +105,37 @@ test("export of a folder with nothing to mine exits 1 and says what was found an
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /no dataset written: found 1 Lean file with 1 declaration, but no tactic proofs/);
   assert.match(r.stderr, /needs theorems proved with tactics/);
+});
+
+test("a declaration whose proof has a syntax error is named in the summary and report.json, never vanishes silently (issue 25 item 6)", () => {
+  const ws = mkdtempSync(join(tmpdir(), "fim-export-syntax-"));
+  writeFileSync(join(ws, "lakefile.toml"), 'name = "s"\n');
+  writeFileSync(
+    join(ws, "Bad.lean"),
+    "theorem good (a : Nat) : a + 0 = a := by\n  simp\n\ntheorem bad (a b : Nat) (h : a = b) : b = a := by\n  exact (h.symm\n",
+  );
+  const out = join(ws, "out");
+  const r = run(["export", ws, "--out", out]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /1 declaration\(s\) whose tactic proof does not read as whole tactics \(a syntax error\?\): Bad\.lean:4 bad/,
+  );
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+    declarations: { unreadableCount: number; unreadable: { file: string; line: number; decl: string }[] };
+  };
+  assert.equal(report.declarations.unreadableCount, 1);
+  assert.deepEqual(report.declarations.unreadable, [{ file: "Bad.lean", line: 4, decl: "bad" }]);
+});
+
+test("export --verify's summary lists every reason a hole was dropped for, adding up to the dropped total (issue 25 item 1)", () => {
+  const byReason = { "complete-without-hole": 2, failed: 5, "not-whole-tactic-sequence": 1, timeout: 0 };
+  const text = droppedReasons(byReason);
+  assert.equal(
+    text,
+    " (5 failed, 2 complete-without-hole, 1 not-whole-tactic-sequence; reasons and examples in report.json)",
+  );
+  const counted = [...text.matchAll(/(\d+) [a-z-]+/g)].reduce((a, m) => a + Number(m[1]), 0);
+  assert.equal(counted, 8);
+  assert.equal(droppedReasons({}), "");
 });

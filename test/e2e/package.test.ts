@@ -143,7 +143,12 @@ test(
     );
     assert.equal(installed.status, 0, `install failed:\n${installed.stdout}\n${installed.stderr}`);
     const folder = join(extensions, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
-    for (const file of ["package.json", "dist/extension.js", "dist/cli.js", "trainer/fim_rlvr/core/protocol.py"])
+    for (const file of [
+      "package.json",
+      "dist/extension.js",
+      "dist/cli.js",
+      "trainer/fim_rlvr/core/protocol.py",
+    ])
       assert.ok(existsSync(join(folder, file)), `installed ${file}`);
   },
 );

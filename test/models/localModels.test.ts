@@ -10,6 +10,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -115,6 +116,13 @@ test(
         result.candidates.map((c) => c.raw),
         "the same seed repeats the samples",
       );
+
+      // One run's signal is shared by every call: each call takes its listener off again (issue 25 item 10:
+      // every eval printed MaxListenersExceededWarning after its eleventh call).
+      const run = new AbortController();
+      for (let call = 0; call < 12; call++)
+        ok(await backend.generate(PARTS, 1, { ...GREEDY, maxNewTokens: 2 }, run.signal));
+      assert.equal(getEventListeners(run.signal, "abort").length, 0);
     } finally {
       await backend.close();
     }

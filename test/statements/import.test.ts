@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { REPO, runCli } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -80,10 +80,17 @@ test("import checks statements with sorry (simulator), drops what does not load,
     { read: 5, malformed: 1, duplicates: 1, kept: 2 },
   );
   assert.equal(report.rows.dropped.environment, 1);
+  // Every row that did not become a statement has its line, whichever pass dropped it (issue 25 item 7: the
+  // summary said "each in dropped.jsonl" over an empty file).
   const dropped = lines<{ row: number; kind: string; message: string }>(join(out, "dropped.jsonl"));
-  assert.equal(dropped.length, 1);
-  assert.equal(dropped[0]!.row, 4);
-  assert.match(dropped[0]!.message, /NoSuchLibrary/);
+  assert.deepEqual(dropped.map((d) => [d.row, d.kind]).sort(), [
+    [2, "duplicate"],
+    [4, "environment"],
+    [5, "malformed"],
+  ]);
+  assert.match(dropped.find((d) => d.kind === "environment")!.message, /NoSuchLibrary/);
+  assert.match(dropped.find((d) => d.kind === "duplicate")!.message, /the same statement as row 1/);
+  assert.match(r.stderr, /1 malformed, 1 duplicates, .*\(each in dropped\.jsonl\)/);
   const tasks = lines<{
     file: string;
     kind: string;
@@ -100,7 +107,7 @@ test("import checks statements with sorry (simulator), drops what does not load,
   for (const t of tasks) {
     assert.equal(files.get(t.file)!.slice(t.offsets.start, t.offsets.end), t.middle);
     assert.ok(existsSync(join(dir, t.file)), `${t.file} is in the project`);
-    assert.ok(t.file.startsWith("FimRlvrImported/theorems/"));
+    assert.ok(t.file.startsWith(".fim-rlvr/statements/theorems/"));
   }
   const statementOnly = tasks.filter((t) => t.reference === false);
   assert.deepEqual(
@@ -112,7 +119,9 @@ test("import checks statements with sorry (simulator), drops what does not load,
     "tactic",
   ]);
   // The dropped row's file is gone; a second import replaces the generated folder it owns.
-  const generated = readdirSync(join(dir, "FimRlvrImported", "theorems"), { recursive: true }).map(String);
+  const generated = readdirSync(join(dir, ".fim-rlvr", "statements", "theorems"), { recursive: true }).map(
+    String,
+  );
   assert.ok(generated.some((f) => f.endsWith("R000003_b.lean")));
   assert.ok(!generated.some((f) => f.includes("pinned")), generated.join(", "));
   const again = await runCli(
@@ -128,12 +137,15 @@ test("a folder of the same name that import did not write is never replaced", as
   const dir = project();
   const source = join(dir, "mine.jsonl");
   writeFileSync(source, JSON.stringify({ statement: "theorem t : True" }) + "\n");
-  mkdirSync(join(dir, "FimRlvrImported", "mine"), { recursive: true });
-  writeFileSync(join(dir, "FimRlvrImported", "mine", "Keep.lean"), "theorem keep : True := trivial\n");
+  mkdirSync(join(dir, ".fim-rlvr", "statements", "mine"), { recursive: true });
+  writeFileSync(
+    join(dir, ".fim-rlvr", "statements", "mine", "Keep.lean"),
+    "theorem keep : True := trivial\n",
+  );
   const r = await runCli(CLI, ["import", source, "--project", dir, "--no-precheck"], process.env);
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /was not written by `fim-rlvr import`/);
-  assert.ok(existsSync(join(dir, "FimRlvrImported", "mine", "Keep.lean")));
+  assert.ok(existsSync(join(dir, ".fim-rlvr", "statements", "mine", "Keep.lean")));
 });
 
 const ROWS = 100_000;
@@ -183,4 +195,64 @@ test(`${ROWS} rows import with a ${HEAP_MB} MB heap (rows, files and tasks strea
   assert.deepEqual([report.rows.read, report.rows.kept, report.rows.duplicates], [ROWS + 1, ROWS, 1]);
   assert.equal(report.tasks.total, ROWS);
   assert.equal(report.verifier, null);
+});
+
+test("import never changes what export of the project produces (issue 25 item 1), and the simulator still proves imported rows", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fim-import-clean-"));
+  cpSync(join(REPO, "lean-env"), dir, { recursive: true, filter: (p) => !p.includes(".lake") });
+  const exportTo = (out: string) => {
+    const r = spawnSync(process.execPath, [CLI, "export", dir, "--out", out], {
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return ["tasks.jsonl", "contexts.jsonl", "files.jsonl"].map((f) => readFileSync(join(out, f), "utf8"));
+  };
+  const before = exportTo(join(dir, "..", `${basename(dir)}-before`));
+  const source = join(dir, "rows.jsonl");
+  writeFileSync(
+    source,
+    [
+      { name: "open_row", statement: "theorem open_row (n : Nat) : n + 0 = n", imports: [] },
+      {
+        name: "own",
+        statement: "theorem own (a b : Nat) (h : a = b) : b = a := by\n  subst h\n  rfl",
+        imports: [],
+      },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join("\n") + "\n",
+  );
+  const imported = await runCli(CLI, ["import", source, "--project", dir, "--simulator"], process.env);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.deepEqual(readdirSync(join(dir, ".fim-rlvr", "statements")), ["rows"]);
+  assert.equal(existsSync(join(dir, "FimRlvrImported")), false, "nothing among the project's sources");
+  const after = exportTo(join(dir, "..", `${basename(dir)}-after`));
+  assert.deepEqual(after, before, "the same tasks, contexts and files after the import");
+
+  // The simulator still knows an imported row's own proof (it reads .fim-rlvr/statements/ for references).
+  const dataset = join(dir, ".fim-rlvr", "imported", "rows");
+  const own = lines<{ id: string; decl: string; kind: string }>(join(dataset, "tasks.jsonl")).find(
+    (t) => t.decl.endsWith(".own") && t.kind === "proof",
+  )!;
+  const batch = spawnSync(
+    process.execPath,
+    [
+      CLI,
+      "verify-batch",
+      "--project",
+      dir,
+      "--input",
+      dataset,
+      "--out",
+      join(dir, "..", `${basename(dir)}-v.jsonl`),
+      "--simulator",
+    ],
+    { encoding: "utf8", timeout: 120_000 },
+  );
+  assert.equal(batch.status, 0, batch.stderr);
+  const verdicts = lines<{ id: string; verdict: { kind: string } }>(
+    join(dir, "..", `${basename(dir)}-v.jsonl`),
+  );
+  assert.equal(verdicts.find((v) => v.id === own.id)?.verdict.kind, "proved");
 });

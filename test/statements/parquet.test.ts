@@ -55,9 +55,12 @@ test("import reads a Parquet statement file into golden Lean files (simulator)",
   const dropped = lines<{ row: number; kind: string; message: string }>(join(out, "dropped.jsonl"));
   assert.deepEqual(
     dropped.map((d) => [d.row, d.kind]),
-    [[5, "environment"]],
+    [
+      [4, "duplicate"],
+      [5, "environment"],
+    ],
   );
-  assert.match(dropped[0]!.message, /NoSuchLibrary/);
+  assert.match(dropped[1]!.message, /NoSuchLibrary/);
   const tasks = lines<{ file: string; kind: string }>(join(out, "tasks.jsonl"));
   assert.deepEqual(tasks.map((t) => t.kind).sort(), ["proof", "proof", "proof"]);
   for (const [row, golden] of [

@@ -77,8 +77,8 @@ export function assertStatementRun(runDir: string, project: string, verifierKind
   };
   assert.deepEqual({ read: report.rows.read, kept: report.rows.kept }, { read: 4, kept: 4 });
   assert.ok(
-    readdirSync(join(project, "FimRlvrImported")).includes("theorems"),
-    "the Lean files are generated in a folder of their own under the project",
+    readdirSync(join(project, ".fim-rlvr", "statements")).includes("theorems"),
+    "the Lean files are generated in a folder of their own under the project's .fim-rlvr/, where mining never looks",
   );
   const config = JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")) as {
     algorithm: string;

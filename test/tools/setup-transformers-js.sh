@@ -3,8 +3,9 @@
 # folder in Node. It is kept out of the project's dependencies: with onnxruntime it weighs about 450 MB, which
 # every `npm ci` (the README's quick start included) would otherwise download for one test. It goes into a cache
 # folder, once per machine; the test skips, saying why, where it is missing.
-# --onnxruntime-node-install=skip: onnxruntime-node's CPU binaries ship in its package; without the flag its
-# install script downloads CUDA providers from nuget.org.
+# ONNXRUNTIME_NODE_INSTALL=skip: onnxruntime-node's CPU binaries ship in its package; without it its install
+# script downloads CUDA providers from nuget.org. (An environment variable, which its script reads, rather than
+# npm's `--onnxruntime-node-install` flag, which npm 11 warns about as an unknown config.)
 set -uo pipefail
 TOOLS=${FIM_TEST_TOOLS:-$HOME/.cache/fim-rlvr-test-tools}
 VERSION=4.3.1
@@ -14,8 +15,8 @@ if [ -f "$TOOLS/node_modules/@huggingface/transformers/package.json" ] &&
   exit 0
 fi
 mkdir -p "$TOOLS"
-if npm install --prefix "$TOOLS" --no-save --no-audit --no-fund --loglevel=error \
-  --onnxruntime-node-install=skip "@huggingface/transformers@$VERSION"; then
+if ONNXRUNTIME_NODE_INSTALL=skip npm install --prefix "$TOOLS" --no-save --no-audit --no-fund --loglevel=error \
+  "@huggingface/transformers@$VERSION"; then
   echo "test tools: transformers.js $VERSION installed in $TOOLS"
 else
   echo "test tools: installing transformers.js failed; the ONNX export's Node test will be skipped" >&2

@@ -6,12 +6,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
 import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
+import { claimRunFolder } from "../../lean-bridge/train/runFolder";
 import { toolSkip } from "../toolSkip";
 
 const CLI = join(REPO, "dist", "cli.js");
@@ -149,7 +150,8 @@ test("Ctrl-C asks the trainer to checkpoint, then exits 130 and says how to resu
   assert.equal(code, 130, stderr);
   assert.match(stderr, /interrupted; asking the trainer to checkpoint/);
   assert.match(stderr, /stopped; checkpoint .*step-\d+/);
-  assert.match(stderr, /continue with: fim-rlvr train .* --resume/);
+  // The hint runs as pasted: this CLI is not on PATH as `fim-rlvr` here, so it names `node dist/cli.js` (issue 25).
+  assert.match(stderr, /continue with: node dist\/cli\.js train .* --resume/);
   assert.ok(existsSync(join(out, "checkpoints", "latest")));
   assert.ok(existsSync(join(out, "report.html")));
 });
@@ -160,6 +162,17 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--algorithm", "ppo"], /--algorithm must be one of grpo, drgrpo, dapo, gspo, dgpo/],
     [["train", EXAMPLE, "--algo-config", "{epsilon: 1}"], /--algo-config is not valid JSON/],
     [["train", EXAMPLE, "--steps", "1.5"], /--steps must be a whole number/],
+    // A negative number reads as a value, with or without `=`, and gets the option's own message (issue 25 item 9).
+    [
+      ["train", EXAMPLE, "--steps", "-3"],
+      /^fim-rlvr train: --steps must be a whole number of at least 0, got "-3"/,
+    ],
+    [
+      ["train", EXAMPLE, "--steps=-3"],
+      /^fim-rlvr train: --steps must be a whole number of at least 0, got "-3"/,
+    ],
+    [["train", EXAMPLE, "--steps="], /--steps must be a whole number of at least 0, got ""/],
+    [["train", EXAMPLE, "--workers", "0"], /--workers must be a whole number of at least 1, got "0"/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
     [["train", EXAMPLE, "--simulator", "--server", "x"], /give one of --verifier, --server and --simulator/],
     [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
@@ -224,4 +237,83 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
     r.stdout,
     /grpo .*\n.*\n +defaults: .*beta=0\.04.*\n +on the embedded model \(the quick start\): beta=0\.2, set in\n +trainer\/fim_rlvr\/core\/config\.py PRESETS/,
   );
+});
+
+test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --project beside a workspace is bad usage (issue 25 item 4)", () => {
+  const dir = tempDir();
+  const dataset = join(dir, "dataset");
+  const exported = cli(["export", EXAMPLE, "--out", dataset]);
+  assert.equal(exported.status, 0, exported.stderr);
+  const run = cli([
+    "train",
+    dataset,
+    "--project",
+    EXAMPLE,
+    "--simulator",
+    "--python",
+    FAKE_PYTHON,
+    "--steps",
+    "1",
+    "--out",
+    join(dir, "run"),
+  ]);
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(existsSync(join(dir, "run", "report.html")));
+
+  const other = cli(["train", EXAMPLE, "--project", dir, "--simulator", "--python", FAKE_PYTHON]);
+  assert.equal(other.status, 2, other.stderr);
+  assert.match(other.stderr, /a workspace target is mined and checked in itself; drop --project/);
+  const missing = cli(["train", dataset, "--project", join(dir, "nowhere"), "--simulator"]);
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /--project .*nowhere: no such folder/);
+
+  // A project whose file is not the dataset's (another version) is refused before anything runs: holes would
+  // point at other text.
+  const changed = join(dir, "changed");
+  cpSync(EXAMPLE, changed, { recursive: true, filter: (p) => !p.includes(".lake") });
+  const file = join(changed, "FimExamples", "Arith.lean");
+  writeFileSync(file, readFileSync(file, "utf8") + "\n-- edited\n");
+  const stale = cli([
+    "train",
+    dataset,
+    "--project",
+    changed,
+    "--simulator",
+    "--python",
+    FAKE_PYTHON,
+    "--out",
+    join(dir, "run2"),
+  ]);
+  assert.equal(stale.status, 1, stale.stderr);
+  assert.match(
+    stale.stderr,
+    /does not hold the dataset's files as they were exported: FimExamples\/Arith\.lean differs/,
+  );
+});
+
+test("a train that fails to start leaves no run folder it made; runs started in the same second get folders of their own (issue 25 item 8)", () => {
+  const cwd = tempDir();
+  const inCwd = (args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args], {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, PATH: NO_LAKE_PATH },
+      timeout: 120_000,
+    });
+  const failed = inCwd(["train", EXAMPLE, "--simulator", "--python", "/nonexistent/python"]);
+  assert.equal(failed.status, 1, failed.stderr);
+  assert.deepEqual(readdirSync(join(cwd, "runs")), [], "the default runs/<timestamp> is gone again");
+  const named = join(cwd, "named", "run");
+  assert.equal(
+    inCwd(["train", EXAMPLE, "--simulator", "--python", "/nonexistent/python", "--out", named]).status,
+    1,
+  );
+  assert.equal(existsSync(named), false, "an --out folder this run made is gone again");
+
+  const now = new Date("2026-11-28T21:35:15.123Z");
+  const first = claimRunFolder(join(cwd, "runs"), now);
+  const second = claimRunFolder(join(cwd, "runs"), now);
+  assert.notEqual(first.path, second.path);
+  assert.match(second.path, /2026-11-28T21-35-15-2$/);
+  assert.ok(first.created && second.created);
 });

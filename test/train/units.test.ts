@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
-import { keptCheckpointSteps, latestCheckpoint } from "../../lean-bridge/train/checkpoints";
+import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
   managedPython,
@@ -18,6 +18,9 @@ import {
   inspectPython,
 } from "../../lean-bridge/train/python";
 import { REPO } from "../helpers";
+import { evalsWithEarlier } from "../../lean-bridge/train/run";
+import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
+import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
 const LEAN = {
@@ -212,14 +215,6 @@ test("the managed environment prints the exact failing command, and needs a Pyth
     assert.match(none.message, /no Python 3\.10\+ to build the trainer's environment from/);
 });
 
-test("the checkpoints a run keeps: the trainer's rule (test/fixtures/checkpoint-retention.json)", () => {
-  const fixture = JSON.parse(
-    readFileSync(join(REPO, "test", "fixtures", "checkpoint-retention.json"), "utf8"),
-  ) as { cases: { name: string; steps: number[]; kept: number[] }[] };
-  assert.ok(fixture.cases.length >= 5);
-  for (const c of fixture.cases) assert.deepEqual(keptCheckpointSteps(c.steps), c.kept, c.name);
-});
-
 test("the latest checkpoint: the rule the trainer follows too (test/fixtures/latest-checkpoint.json)", () => {
   const fixture = JSON.parse(
     readFileSync(join(REPO, "test", "fixtures", "latest-checkpoint.json"), "utf8"),
@@ -235,4 +230,29 @@ test("the latest checkpoint: the rule the trainer follows too (test/fixtures/lat
     const expected = c.expected === null ? null : join(runDir, "checkpoints", c.expected);
     assert.equal(latestCheckpoint(runDir), expected, c.name);
   }
+});
+
+test("a resumed run's summary keeps the earlier stages' novel and memorised figures (issue 25 item 13)", () => {
+  const runDir = mkdtempSync(join(tmpdir(), "fim-resume-evals-"));
+  const stage = (p: number) => ({
+    pass_at_1: p,
+    tasks: 4,
+    by_kind: {},
+    by_novelty: { novel: { pass_at_1: p / 2, tasks: 2 }, memorised: { pass_at_1: p, tasks: 2 } },
+  });
+  writeFileSync(join(runDir, "eval.json"), JSON.stringify({ before: stage(0), sft: stage(0.5) }));
+  const thisSession: TrainEvalParams[] = [
+    {
+      stage: "after",
+      split: "test",
+      passAt1: 0.75,
+      byKind: {},
+      tasks: 4,
+      byNovelty: { novel: { passAt1: 0.5, tasks: 2 }, memorised: { passAt1: 1, tasks: 2 } },
+    },
+  ];
+  const summary = passAtOneSummary(evalsWithEarlier(runDir, thisSession));
+  assert.match(summary, /before 0\.0% -> after SFT 50\.0% -> after RL 75\.0%/);
+  assert.match(summary, /novel \(2 tasks\): 0\.0% -> 25\.0% -> 50\.0%/, summary);
+  assert.doesNotMatch(summary, /–/);
 });

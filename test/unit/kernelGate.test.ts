@@ -270,6 +270,7 @@ test("auto: every proof while the gate costs under 2 checks, then a share sized 
 test("imported statements are named by their namespace or their folder", () => {
   assert.equal(isImportedStatement("Foo.lean", "FimRlvrImported.R000042.t"), true);
   assert.equal(isImportedStatement("FimRlvrImported/x/H1/P0/R42_t.lean", "t"), true);
+  assert.equal(isImportedStatement(".fim-rlvr/statements/x/H1/P0/R42_t.lean", "t"), true);
   assert.equal(isImportedStatement("FimExamples/Arith.lean", "FimExamples.add_zero"), false);
 });
 
