@@ -90,13 +90,13 @@ test("the schema refuses a JSON that strays from the issue's keys", () => {
     [
       "pass@1 renamed",
       (j) => {
-        const e = (j.arms as Record<string, Record<string, Record<string, unknown>>[]>).rl[0]!;
+        const e = (j.arms as Record<string, Record<string, Record<string, unknown>>[]>).rl![0]!;
         e.instances = { pass_at_1: 0.5, tasks: 40 };
       },
     ],
     [
       "a seed without families",
-      (j) => delete (j.arms as Record<string, Record<string, unknown>[]>).sft[0]!.families,
+      (j) => delete (j.arms as Record<string, Record<string, unknown>[]>).sft![0]!.families,
     ],
     ["p above 1", (j) => ((j.paired as Record<string, Record<string, number>>)["rl-sft"]!.p = 2)],
   ];
