@@ -1,40 +1,49 @@
 /**
- * npm run bench:seeds [-- --seeds N] [--target DIR] [--jobs J] [--out DIR] [--reuse] [-- TRAIN_ARGS...] — does RL add anything
- * over SFT? Runs `fim-rlvr train TARGET --seed S` (the RL run) and `fim-rlvr train TARGET --seed S --baseline sft`
- * (the compute-matched SFT baseline, same warm start) for seeds 0..N-1, then prints each seed's held-out pass@1
- * (all, novel, memorised) and a paired comparison of RL against the baseline:
+ * npm run bench:seeds [-- --seeds N] [--split test|validation] [--samples K] [--target DIR] [--jobs J] [--out DIR]
+ *                      [--reuse] [--json FILE] [--config FILE] [-- TRAIN_ARGS...]
  *
- * - per seed, the difference RL − baseline; their mean and an exact two-sided sign-flip permutation p-value over
- *   the seeds (the seed is the unit of replication: each run is one draw of the whole training procedure; with N
- *   seeds the smallest p it can give is 2 / 2^N, so 3 seeds can never show significance: run more);
- * - pooled over seeds, the held-out tasks one run proved and the other did not (discordant pairs) and an exact
- *   two-sided binomial (sign) test on them; tasks repeat across seeds, so this p is indicative only.
+ * Does RL add anything over the same compute spent otherwise? Per seed S (0..N-1), one run of
+ * `fim-rlvr train TARGET --simulator --seed S --compare sft,rft` trains three compute-matched arms from one SFT warm
+ * start (same seed, same weights: the run's step-0 checkpoint), and measures each on the held-out split:
  *
- * `--reuse` keeps every run of OUT that already has its "after" evaluation and trains only the others (a bench cut
- * short goes on where it stopped; with all runs there it only prints the comparison). Reused runs must have been
- * made with the same TRAIN_ARGS: their config.json says with which.
+ * - RL: the run's RL steps (the objective TRAIN_ARGS or the config choose; GRPO by default);
+ * - SFT only: SFT on the reference proofs continued for as many sequences through forward and backward passes as the
+ *   RL steps train on (no generation, no verification; trainer/fim_rlvr/run/measure.py);
+ * - expert iteration (RFT): RL's task draws, samples and checks, then RL's optimiser steps on as many sequences with
+ *   the supervised loss on the run's own verified proofs (trainer/fim_rlvr/step/rft.py).
+ *
+ * Each arm's held-out pass@1 (greedy) and pass@K (K completions per task at the training temperature) on held-out
+ * instances and held-out families; then, on held-out instances, the per-seed differences RL − SFT and RL − RFT
+ * with an exact two-sided sign-flip p (the seed is the unit of replication: each run is one draw of the whole
+ * training procedure; the split is the same for every seed, `train` mines with seed 0; with N seeds p cannot go below
+ * 2 / 2^N: 6 seeds are the fewest that can reach p < 0.05, and only with every seed one way). Beside them, trivial
+ * provers on the same held-out tasks (bench/trivialProvers.ts), the floor an arm must clear to mean something, and
+ * what each arm spent (eval.json `compute`). `--json FILE` writes the result (format "fim-rlvr-seeds/2",
+ * bench/seeds.schema.json).
+ *
+ * `--split validation` measures the validation split (for choosing settings without looking at the test split).
+ * `--config FILE` (a TrainConfig, YAML or JSON) sets the runs' options; the bench adds its own keys (the validation
+ * curve off, eval_samples, eval_split, compare) on top. `--reuse` keeps every run of OUT that already has all three
+ * arms' evaluations and trains only the others (a bench cut short goes on where it stopped). Reused runs must have
+ * been made with the same settings: their config.json says with which.
  *
  * Nothing here is a claim until these figures say so; docs quote only what this prints. Verification uses the
- * simulator (`--simulator` is always passed): a dry run, not Lean.
+ * simulator (`--simulator` is always passed; on lean-env it judges with the workspace's oracle): a dry run, not Lean.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { signFlipP, signTestP } from "./pairedStats";
-
-interface Stage {
-  pass_at_1: number;
-  tasks: number;
-  by_novelty?: Record<string, { pass_at_1: number; tasks: number }>;
-  proved?: string[];
-}
-
-interface Pair {
-  seed: number;
-  rl: Stage;
-  sft: Stage;
-}
+import { parse as parseYaml } from "yaml";
+import {
+  completeRuns,
+  seedsJson,
+  seedsText,
+  type EvalStage,
+  type SeedRun,
+  type SeedsJson,
+} from "./seedsReport";
+import { trivialProofs, trivialScores } from "./trivialProvers";
 
 const REPO = resolve(__dirname, "..", "..");
 
@@ -64,111 +73,141 @@ async function pool(tasks: (() => Promise<void>)[], jobs: number): Promise<void>
   );
 }
 
-function after(runDir: string): Stage | undefined {
+function readEvals(runDir: string): Record<string, EvalStage | undefined> {
   try {
-    const evals = JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as Record<string, Stage>;
-    return evals.after;
+    return JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as Record<string, EvalStage>;
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-const pct = (x: number | undefined) => (x === undefined ? "    –" : `${(100 * x).toFixed(1).padStart(5)}%`);
+function splitMode(runDir: string): string {
+  try {
+    const report = JSON.parse(readFileSync(join(runDir, "dataset", "report.json"), "utf8")) as {
+      split?: { mode?: string };
+    };
+    return report.split?.mode ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
 
-function report(pairs: Pair[]): void {
-  const out = (line: string) => process.stdout.write(line + "\n");
-  const groups = ["all", "novel", "memorised"] as const;
-  const score = (s: Stage, g: (typeof groups)[number]) =>
-    g === "all" ? s.pass_at_1 : s.by_novelty?.[g]?.pass_at_1;
-  const size = (g: (typeof groups)[number]) =>
-    g === "all" ? pairs[0]?.rl.tasks : pairs[0]?.rl.by_novelty?.[g]?.tasks;
-  out(
-    `held-out pass@1 after training (greedy), RL vs the compute-matched SFT baseline, ${pairs.length} seed(s)`,
-  );
-  out(`seed  ${groups.map((g) => `${g} (${size(g) ?? "?"})`.padEnd(26)).join("")}`);
-  for (const p of pairs)
-    out(
-      `${String(p.seed).padEnd(6)}${groups.map((g) => `RL ${pct(score(p.rl, g))} SFT ${pct(score(p.sft, g))}`.padEnd(26)).join("")}`,
-    );
-  for (const g of groups) {
-    const diffs = pairs.flatMap((p) => {
-      const a = score(p.rl, g);
-      const b = score(p.sft, g);
-      return a !== undefined && b !== undefined ? [a - b] : [];
-    });
-    if (!diffs.length) continue;
-    const mean = diffs.reduce((a, b) => a + b, 0) / diffs.length;
-    out(
-      `${g}: RL − SFT per seed ${diffs.map((d) => `${d >= 0 ? "+" : ""}${(100 * d).toFixed(1)}`).join(", ")} points; ` +
-        `mean ${mean >= 0 ? "+" : ""}${(100 * mean).toFixed(1)} points, sign-flip p = ${signFlipP(diffs).toFixed(3)} ` +
-        `(smallest possible with ${diffs.length} seeds: ${(2 / 2 ** diffs.length).toFixed(3)})`,
-    );
-  }
-  let rlOnly = 0;
-  let sftOnly = 0;
-  for (const p of pairs) {
-    const rl = new Set(p.rl.proved ?? []);
-    const sft = new Set(p.sft.proved ?? []);
-    for (const id of rl) if (!sft.has(id)) rlOnly++;
-    for (const id of sft) if (!rl.has(id)) sftOnly++;
-  }
-  out(
-    `held-out tasks proved by one run of a pair only (pooled over seeds): RL ${rlOnly}, SFT ${sftOnly}; ` +
-      `sign test p = ${signTestP(rlOnly, rlOnly + sftOnly).toFixed(3)} (indicative: tasks repeat across seeds)`,
-  );
+function readConfig(path: string): Record<string, unknown> {
+  const text = readFileSync(path, "utf8");
+  const raw: unknown = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  if (raw === null || raw === undefined) return {};
+  if (typeof raw !== "object" || Array.isArray(raw))
+    throw new Error(`${path} must hold a mapping of TrainConfig keys`);
+  return raw as Record<string, unknown>;
+}
+
+/** Writes `text` to `path` atomically (a temporary file, then a rename). */
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
 }
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     options: {
-      seeds: { type: "string", default: "3" },
+      seeds: { type: "string", default: "6" },
+      split: { type: "string", default: "test" },
+      samples: { type: "string", default: "8" },
       target: { type: "string", default: join(REPO, "lean-env") },
       jobs: { type: "string", default: "1" },
       out: { type: "string", default: join(REPO, "runs", "seeds") },
       reuse: { type: "boolean", default: false },
+      json: { type: "string" },
+      config: { type: "string" },
     },
     allowPositionals: true,
   });
   const seeds = Number(values.seeds);
-  if (!Number.isInteger(seeds) || seeds < 1) {
-    process.stderr.write(`--seeds must be a whole number of at least 1, got "${values.seeds}"\n`);
-    return 2;
-  }
+  const samples = Number(values.samples);
+  const usage = (message: string) => (process.stderr.write(`bench:seeds: ${message}\n`), 2);
+  if (!Number.isInteger(seeds) || seeds < 1)
+    return usage(`--seeds must be a whole number of at least 1, got "${values.seeds}"`);
+  if (!Number.isInteger(samples) || samples < 0)
+    return usage(`--samples must be a whole number, got "${values.samples}"`);
+  if (values.split !== "test" && values.split !== "validation")
+    return usage(`--split must be test or validation, got "${values.split}"`);
+  if (positionals.includes("--config") || positionals.includes("--compare") || positionals.includes("--seed"))
+    return usage("give --config to the bench itself (before --); it sets --seed and --compare for every run");
   if (!existsSync(join(REPO, "dist", "cli.js"))) {
     process.stderr.write("dist/cli.js is missing: run `npm run build` first\n");
     return 1;
   }
   const outDir = resolve(values.out);
   mkdirSync(outDir, { recursive: true });
+  const config = {
+    ...(values.config ? readConfig(values.config) : {}),
+    validation_every: 0,
+    eval_samples: samples,
+    eval_split: values.split,
+    compare: ["sft", "rft"],
+  };
+  const configPath = join(outDir, "bench-config.json");
+  writeAtomic(configPath, JSON.stringify(config, null, 1) + "\n");
+  const target = resolve(values.target);
+  const complete = (runDir: string) =>
+    completeRuns([{ seed: 0, evals: readEvals(runDir) }]).runs.length === 1;
   const jobs: (() => Promise<void>)[] = [];
-  for (let seed = 0; seed < seeds; seed++)
-    for (const kind of ["rl", "sft"] as const) {
-      const runDir = join(outDir, `${kind}-${seed}`);
-      const args = [values.target, "--simulator", "--seed", String(seed), "--out", runDir, ...positionals];
-      if (kind === "sft") args.push("--baseline", "sft");
-      if (values.reuse && after(runDir)) {
-        process.stderr.write(`${kind} seed ${seed}: reused (${runDir})\n`);
-        continue;
-      }
-      jobs.push(async () => {
-        const started = performance.now();
-        const code = await runTrain(args, `${kind} seed ${seed}`);
-        const seconds = ((performance.now() - started) / 1000).toFixed(0);
-        process.stderr.write(
-          `${kind} seed ${seed}: ${code === 0 ? "done" : "FAILED"} in ${seconds} s (${runDir})\n`,
-        );
-      });
-    }
-  await pool(jobs, Number(values.jobs));
-  const pairs: Pair[] = [];
   for (let seed = 0; seed < seeds; seed++) {
-    const rl = after(join(outDir, `rl-${seed}`));
-    const sft = after(join(outDir, `sft-${seed}`));
-    if (rl && sft) pairs.push({ seed, rl, sft });
-    else process.stderr.write(`seed ${seed}: a run has no "after" evaluation; left out of the comparison\n`);
+    const runDir = join(outDir, `seed-${seed}`);
+    if (values.reuse && complete(runDir)) {
+      process.stderr.write(`seed ${seed}: reused (${runDir})\n`);
+      continue;
+    }
+    const args = [
+      target,
+      "--simulator",
+      "--seed",
+      String(seed),
+      "--out",
+      runDir,
+      "--config",
+      configPath,
+      ...positionals,
+    ];
+    jobs.push(async () => {
+      const started = performance.now();
+      const code = await runTrain(args, `seed ${seed}`);
+      const seconds = ((performance.now() - started) / 1000).toFixed(0);
+      process.stderr.write(`seed ${seed}: ${code === 0 ? "done" : "FAILED"} in ${seconds} s (${runDir})\n`);
+    });
   }
-  if (!pairs.length) return 1;
-  report(pairs);
+  await pool(jobs, Number(values.jobs));
+  const runs: SeedRun[] = Array.from({ length: seeds }, (_, seed) => ({
+    seed,
+    evals: readEvals(join(outDir, `seed-${seed}`)),
+  }));
+  const { runs: usable, left } = completeRuns(runs);
+  for (const seed of left)
+    process.stderr.write(`seed ${seed}: its run lacks an arm's evaluation; left out of the comparison\n`);
+  if (!usable.length) return 1;
+  const firstDir = join(outDir, `seed-${usable[0]!.seed}`);
+  const result: SeedsJson = seedsJson(usable, { mode: splitMode(firstDir), evaluated: values.split });
+  const out = (line: string) => process.stdout.write(line + "\n");
+  const runConfig = JSON.parse(readFileSync(join(firstDir, "config.json"), "utf8")) as Record<
+    string,
+    unknown
+  >;
+  out(
+    `bench:seeds on ${target}: ${usable.length} seed(s); RL objective ${String(runConfig.algorithm)}, ` +
+      `${String(runConfig.steps)} steps of ${String(runConfig.batch_size)} x ${String(runConfig.group_size)}; verifier: the simulator (not Lean)`,
+  );
+  out(seedsText(result, usable));
+  const trivial = await trivialProofs(join(firstDir, "dataset"), target);
+  out(`trivial provers on the same held-out tasks (${values.split} split; ${trivial.verifierLabel}):`);
+  for (const t of trivialScores(trivial, values.split))
+    out(
+      `  ${t.name.padEnd(28)} instances ${(100 * t.instances).toFixed(1).padStart(5)}%   families ${(100 * t.families).toFixed(1).padStart(5)}%`,
+    );
+  if (values.json) {
+    writeAtomic(resolve(values.json), JSON.stringify(result, null, 1) + "\n");
+    out(`wrote ${values.json}`);
+  }
   return 0;
 }
 

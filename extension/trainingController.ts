@@ -297,7 +297,9 @@ export class TrainingController implements vscode.Disposable {
             log.info(
               `Held-out pass@1 (${e.stage}, ${e.split}, ${e.tasks} tasks): ${(e.passAt1 * 100).toFixed(1)}%`,
             );
-            this.dashboard.post({ type: "eval", stage: e.stage, passAt1: e.passAt1, tasks: e.tasks });
+            // The dashboard charts the run's own stages; a compute-matched baseline arm is in the log and the report.
+            if (e.stage !== "baseline")
+              this.dashboard.post({ type: "eval", stage: e.stage, passAt1: e.passAt1, tasks: e.tasks });
             const phase = phaseAfterEval(e.stage, withSft);
             if (phase) say(phase);
           },

@@ -24,23 +24,56 @@ function percent(x: number): string {
 }
 
 /**
- * "held-out pass@1 (test split, 40 tasks, greedy): before 10.0% -> after SFT 45.0% -> after RL 52.5%", and when
- * the dataset marks its test tasks novel or memorised, a line per group ("  novel (11 tasks): 0.0% -> 9.1% -> 9.1%"):
- * only the novel ones measure what the model learned. A baseline run says "after the SFT baseline" for its last stage.
+ * "held-out pass@1 (test split, 40 tasks, greedy): before 10.0% -> after SFT 45.0% -> after RL 52.5%", with the
+ * compute-matched baselines run after RL beside it ("; compute-matched baselines: SFT 47.5%, RFT 50.0%"); then, when the
+ * dataset says which held-out task is which, a line per held-out set ("  held-out instances (30 tasks): 0.0% ->
+ * 40.0% -> 50.0%; SFT 43.3%"), and when it marks its test tasks novel or memorised, a line per group: only held-out
+ * statements and novel holes measure what the model learned. A baseline run names its baseline for its last stage.
  */
-export function passAtOneSummary(evals: readonly TrainEvalParams[], baseline = false): string {
+export function passAtOneSummary(
+  evals: readonly TrainEvalParams[],
+  baseline: boolean | string = false,
+): string {
   const at = (stage: TrainEvalParams["stage"]) => [...evals].reverse().find((e) => e.stage === stage);
+  const arm = (name: string) => [...evals].reverse().find((e) => e.stage === "baseline" && e.arm === name);
+  const last =
+    baseline === "rft"
+      ? "after the expert-iteration baseline"
+      : baseline
+        ? "after the SFT baseline"
+        : "after RL";
   const stages: [string, TrainEvalParams | undefined][] = [
     ["before", at("before")],
     ["after SFT", at("sft")],
-    [baseline ? "after the SFT baseline" : "after RL", at("after")],
+    [last, at("after")],
   ];
   const present = stages.filter((s): s is [string, TrainEvalParams] => s[1] !== undefined);
-  const ref = present[present.length - 1]?.[1];
+  const arms = (["sft", "rft"] as const).flatMap((name) => {
+    const e = arm(name);
+    return e ? [[name.toUpperCase(), e] as [string, TrainEvalParams]] : [];
+  });
+  const ref = present[present.length - 1]?.[1] ?? arms[0]?.[1];
   if (!ref) return "held-out pass@1: not measured";
+  const figure = (x: number | undefined) => (x === undefined ? "–" : percent(x));
+  const beside = (score: (e: TrainEvalParams) => number | undefined) =>
+    arms.length
+      ? `; compute-matched baseline${arms.length > 1 ? "s" : ""}: ${arms.map(([name, e]) => `${name} ${figure(score(e))}`).join(", ")}`
+      : "";
   const lines = [
-    `held-out pass@1 (${ref.split} split, ${ref.tasks} tasks, greedy): ${present.map(([label, e]) => `${label} ${percent(e.passAt1)}`).join(" -> ")}`,
+    `held-out pass@1 (${ref.split} split, ${ref.tasks} tasks, greedy): ${present.map(([label, e]) => `${label} ${percent(e.passAt1)}`).join(" -> ")}` +
+      beside((e) => e.passAt1),
   ];
+  const all = [...present.map(([, e]) => e), ...arms.map(([, e]) => e)];
+  for (const [set, name] of [
+    ["instance", "held-out instances"],
+    ["family", "held-out families"],
+    ["unknown", "held-out, not marked"],
+  ] as const) {
+    const tasks = all.map((e) => e.byHeldOut?.[set]?.tasks).find((n) => n !== undefined);
+    if (tasks === undefined) continue;
+    const figures = present.map(([, e]) => figure(e.byHeldOut?.[set]?.passAt1)).join(" -> ");
+    lines.push(`  ${name} (${tasks} tasks): ${figures}${beside((e) => e.byHeldOut?.[set]?.passAt1)}`);
+  }
   for (const group of ["novel", "memorised", "unknown"] as const) {
     const scores = present.map(([, e]) => e.byNovelty?.[group]);
     const last = scores[scores.length - 1];
@@ -74,7 +107,7 @@ function launcherChoice(values: ParsedValues): TrainerLauncher {
   };
 }
 
-function reportOutcome(outcome: TrainingOutcome, resumeCommand: string, baseline: boolean): number {
+function reportOutcome(outcome: TrainingOutcome, resumeCommand: string, baseline: boolean | string): number {
   const out = process.stderr;
   switch (outcome.kind) {
     case "completed":
@@ -210,8 +243,14 @@ export const trainCommand: CliCommand = {
     },
     baseline: {
       type: "string",
-      value: "sft",
-      help: "Instead of RL, continue SFT for as many sequences through forward/backward passes as the RL steps would train on: the compute-matched baseline an RL run must beat.",
+      value: "sft|rft",
+      help: "Instead of RL, a compute-matched baseline from the same warm start: sft continues SFT for as many sequences through forward/backward passes as the RL steps train on; rft (expert iteration) samples and checks what RL would and fine-tunes on its own verified proofs.",
+    },
+    compare: {
+      type: "string",
+      value: "sft,rft|none",
+      help: "The compute-matched baselines to run after RL, each from the SFT warm start's weights, evaluated beside RL (eval.json baseline-sft, baseline-rft).",
+      default: "sft for the embedded model, none for --model",
     },
     "accelerate-config": {
       type: "string",
@@ -226,6 +265,7 @@ export const trainCommand: CliCommand = {
     "fim-rlvr train out/dataset --algorithm dapo --steps 50 --simulator --out runs/dapo",
     "fim-rlvr train lean-env --out runs/dapo --resume",
     "fim-rlvr train lean-env --baseline sft --out runs/sft-baseline",
+    "fim-rlvr train lean-env --compare sft,rft --seed 1",
     "fim-rlvr train lean-env --policy policy.json --timeout-ms 30000 --workers 8",
   ],
   async run({ values, positionals }) {
@@ -254,6 +294,7 @@ export const trainCommand: CliCommand = {
       loraTargets: stringOption(values, "lora-targets"),
       loadIn4bit: flagOption(values, "load-in-4bit"),
       baseline: stringOption(values, "baseline"),
+      compare: stringOption(values, "compare"),
     });
     if (built.kind === "error") throw new UsageError(built.message);
     const launcher = launcherChoice(values);
@@ -331,7 +372,7 @@ export const trainCommand: CliCommand = {
       const rel = relative(process.cwd(), runDir) || ".";
       const argv = process.argv.slice(2).filter((a) => a !== "--resume");
       const resumeCommand = `${invocation()} ${argv.map(shellQuote).join(" ")}${outFlag ? "" : ` --out ${shellQuote(rel)}`} --resume`;
-      return reportOutcome(outcome, resumeCommand, built.config.baseline === "sft");
+      return reportOutcome(outcome, resumeCommand, built.config.baseline ?? false);
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

@@ -261,9 +261,21 @@ export interface TrainConfig {
    */
   repair_discount?: number;
   /**
-   * sft: instead of RL, continue SFT for as many sequences through forward and backward passes as the RL steps would train on (the compute-matched baseline); null: the RL run.
+   * Instead of RL, one compute-matched baseline arm from the same warm start: sft continues SFT for as many sequences through forward and backward passes as the RL steps would train on; rft is expert iteration (RL's draws, samples and checks, trained on the run's own verified proofs); null: the RL run.
    */
-  baseline?: "sft" | null;
+  baseline?: BaselineArm | null;
+  /**
+   * Compute-matched baseline arms run after RL, each from the SFT warm start's weights, evaluated like RL (default [sft] for the embedded model, [] for a model path; ignored with baseline).
+   */
+  compare?: BaselineArm[];
+  /**
+   * Held-out pass@k besides greedy pass@1: completions sampled per test task at the training temperature (0: greedy only).
+   */
+  eval_samples?: number;
+  /**
+   * The held-out split the run's evaluations measure (validation: to choose settings without looking at the test split).
+   */
+  eval_split?: "test" | "validation";
   /**
    * auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction.
    */
@@ -756,11 +768,15 @@ export interface TrainLogParams {
  */
 export interface TrainEvalParams {
   /**
-   * Before training, after the SFT warm start, or after RL.
+   * Before training, after the SFT warm start, after RL (or after the baseline a baseline run trains instead), or after a compute-matched baseline arm run after RL (named by arm).
    */
-  stage: "before" | "sft" | "after";
+  stage: "before" | "sft" | "after" | "baseline";
   /**
-   * The split evaluated ("test").
+   * The baseline arm a baseline stage measures.
+   */
+  arm?: BaselineArm;
+  /**
+   * The split evaluated ("test", or "validation" when the run measures that).
    */
   split: string;
   /**
@@ -781,6 +797,10 @@ export interface TrainEvalParams {
    * pass@1 on novel and on memorised test tasks, when the dataset marks its test tasks `novel`.
    */
   byNovelty?: NoveltyScores;
+  /**
+   * pass@1 on held-out instances and on held-out families, when the dataset says which task is which (`heldOut`).
+   */
+  byHeldOut?: HeldOutScores;
 }
 
 /**
@@ -800,6 +820,29 @@ export interface NoveltyScores {
    */
   unknown?: GroupScore;
 }
+
+/**
+ * Held-out pass@1 per held-out set: statements of families training has (instance) and families training never saw (family). Groups without tasks are absent; unknown holds the tasks the dataset does not mark.
+ */
+export interface HeldOutScores {
+  /**
+   * Held-out instances: declarations never trained on, of families training has.
+   */
+  instance?: GroupScore;
+  /**
+   * Held-out families: declarations of families training never saw.
+   */
+  family?: GroupScore;
+  /**
+   * Held-out tasks the dataset does not mark (beside marked ones).
+   */
+  unknown?: GroupScore;
+}
+
+/**
+ * A compute-matched baseline arm: sft (SFT on the reference proofs) or rft (expert iteration on the run's own verified proofs).
+ */
+export type BaselineArm = "sft" | "rft";
 
 /**
  * pass@1 on one group of held-out tasks.

@@ -26,8 +26,10 @@ export interface ConfigFlags {
   /** Comma-separated module names. */
   loraTargets?: string;
   loadIn4bit?: boolean;
-  /** `--baseline sft`: the compute-matched SFT baseline instead of RL. */
+  /** `--baseline sft|rft`: a compute-matched baseline instead of RL. */
   baseline?: string;
+  /** `--compare sft,rft|none`: the compute-matched baselines run after RL. */
+  compare?: string;
 }
 
 export type ConfigResult = { kind: "ok"; config: TrainConfigWire } | { kind: "error"; message: string };
@@ -124,12 +126,22 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
   }
   if (flags.loadIn4bit) config.load_in_4bit = true;
   if (flags.baseline !== undefined) {
-    if (flags.baseline !== "sft")
+    if (flags.baseline !== "sft" && flags.baseline !== "rft")
       return {
         kind: "error",
-        message: `--baseline must be sft (the compute-matched SFT baseline), got "${flags.baseline}"`,
+        message: `--baseline must be sft (the compute-matched SFT baseline) or rft (expert iteration), got "${flags.baseline}"`,
       };
-    config.baseline = "sft";
+    config.baseline = flags.baseline;
+  }
+  if (flags.compare !== undefined) {
+    const arms = flags.compare === "none" ? [] : flags.compare.split(",").map((a) => a.trim());
+    const bad = arms.filter((a) => a !== "sft" && a !== "rft");
+    if (bad.length || (flags.compare !== "none" && !arms.length))
+      return {
+        kind: "error",
+        message: `--compare takes sft, rft, sft,rft or none (the compute-matched baselines run after RL), got "${flags.compare}"`,
+      };
+    config.compare = arms as ("sft" | "rft")[];
   }
   // Combinations that cannot work are refused before anything is mined or started (the trainer checks them too).
   if (config.lora_r === undefined || config.lora_r === null) {

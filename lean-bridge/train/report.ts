@@ -11,6 +11,7 @@ import { writeFileAtomic } from "../util/atomicWrite";
 import { PALETTE, lineChart, stackedBar, type Series } from "./charts";
 import {
   baselineNote,
+  EVAL_STAGES,
   heldOutTable,
   noveltyTable,
   stageLabel,
@@ -95,7 +96,7 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
   const samples = readLines<SampleLine>(join(runDir, "samples.jsonl"));
   const evals = readJson<Record<string, EvalEntry | null>>(join(runDir, "eval.json")) ?? {};
   const config = readJson<Record<string, unknown>>(join(runDir, "config.json")) ?? {};
-  const baseline = config.baseline === "sft";
+  const baseline = typeof config.baseline === "string" ? config.baseline : false;
   const simulator = verifier?.kind !== "lean";
   const verifierLabel = verifier ? verifier.label : "unknown verifier";
   const banner = simulator
@@ -113,7 +114,7 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
     }),
   }));
 
-  const evalStages = (["before", "sft", "after"] as const).filter((s) => evals[s]);
+  const evalStages = EVAL_STAGES.filter((s) => evals[s]);
   const evalKinds = [...new Set(evalStages.flatMap((s) => Object.keys(evals[s]!.by_kind ?? {})))];
   const evalTable = evalStages.length
     ? table(

@@ -31,12 +31,24 @@ interface ValidationLine {
   temperature?: number;
 }
 
-const STAGE_LABELS = { before: "before training", sft: "after SFT warm start", after: "after RL" } as const;
+const STAGE_LABELS = {
+  before: "before training",
+  sft: "after SFT warm start",
+  after: "after RL",
+  "baseline-sft": "compute-matched SFT baseline",
+  "baseline-rft": "compute-matched expert iteration (RFT)",
+} as const;
+/** eval.json's stages in the order a run measures them: the baseline arms run after RL, from the warm start. */
+export const EVAL_STAGES = ["before", "sft", "after", "baseline-sft", "baseline-rft"] as const;
 const GROUPS = ["novel", "memorised", "unknown"] as const;
 
-/** The held-out table's row label of a stage; a baseline run's last stage is the SFT baseline, not RL. */
-export function stageLabel(stage: keyof typeof STAGE_LABELS, baseline: boolean): string {
-  return stage === "after" && baseline ? "after the SFT baseline" : STAGE_LABELS[stage];
+/**
+ * The held-out table's row label of a stage; a baseline run's last stage is its baseline, not RL (`baseline`: the
+ * run's config.baseline, "sft" or "rft"; true for "sft", as older callers say).
+ */
+export function stageLabel(stage: keyof typeof STAGE_LABELS, baseline: boolean | string): string {
+  if (stage !== "after" || !baseline) return STAGE_LABELS[stage];
+  return baseline === "rft" ? "after the expert-iteration baseline" : "after the SFT baseline";
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -48,9 +60,9 @@ function table(head: string[], rows: string[][]): string {
 /** Held-out pass@1 per novelty group and stage; empty when the dataset marks no test task. */
 export function noveltyTable(
   evals: Record<string, EvalStageEntry | null | undefined>,
-  baseline: boolean,
+  baseline: boolean | string,
 ): string {
-  const stages = (["before", "sft", "after"] as const).filter((s) => evals[s]?.by_novelty);
+  const stages = EVAL_STAGES.filter((s) => evals[s]?.by_novelty);
   const groups = GROUPS.filter((g) => stages.some((s) => evals[s]!.by_novelty![g]));
   if (!groups.length) return "";
   const tasks = (g: string) =>
@@ -77,9 +89,9 @@ export function noveltyTable(
 /** Held-out pass@1 on held-out instances and held-out families per stage; empty when the dataset does not say. */
 export function heldOutTable(
   evals: Record<string, EvalStageEntry | null | undefined>,
-  baseline: boolean,
+  baseline: boolean | string,
 ): string {
-  const stages = (["before", "sft", "after"] as const).filter((s) => evals[s]?.by_held_out);
+  const stages = EVAL_STAGES.filter((s) => evals[s]?.by_held_out);
   const sets = (["instance", "family", "unknown"] as const).filter((g) =>
     stages.some((s) => evals[s]!.by_held_out![g]),
   );
@@ -172,6 +184,8 @@ export function timeoutSeries(metrics: readonly { step: number; [key: string]: u
 
 /** What a baseline run is, said at the top of its report. */
 export function baselineNote(config: Record<string, unknown>): string {
+  if (config.baseline === "rft")
+    return `<p class="banner">This run is the <b>compute-matched expert-iteration (RFT) baseline</b>: after the same warm start as an RL run with the same seed, it sampled and checked what ${esc(String(config.steps ?? "?"))} RL steps would, and fine-tuned on its own verified proofs instead of RL (the same optimiser steps on as many sequences). Compare its held-out pass@1 with the RL run's.</p>`;
   if (config.baseline !== "sft") return "";
   // Every optimiser pass over a generated batch is another forward and backward pass (TrainConfig.baseline_sequences).
   const passes =

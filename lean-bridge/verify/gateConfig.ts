@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import type { Limits } from "../server/launch";
 import { SimulatedKernelGate } from "../simulator/kernelReplay";
-import { loadOracle } from "../simulator/reference";
+import { resolveOracle } from "../simulator/reference";
 import { DEFAULT_KERNEL_GATE, type KernelGateConfig } from "./gateStage";
 import type { KernelGateBackend } from "./kernelGate";
 import { LeanKernelGate } from "./leanKernelGate";
@@ -64,10 +64,15 @@ export function kernelGateFor(
           ? (spec.serverCommand ?? [])
           : [];
     const sim = simulatorSettings(argv);
-    const oracle = loadOracle(sim.oracle !== undefined ? resolve(projectRoot, sim.oracle) : undefined);
+    // The oracle the simulator's server judges with (`--oracle`, else the workspace's own fim-oracle.json): a gate
+    // judging without it would refute every proof the server accepted from the oracle's menus.
+    const oracle = resolveOracle(
+      projectRoot,
+      sim.oracle !== undefined ? resolve(projectRoot, sim.oracle) : undefined,
+    );
     backend = new SimulatedKernelGate({
       cwd: projectRoot,
-      ...(oracle.kind === "ok" ? { oracle: oracle.oracle } : {}),
+      ...(oracle.kind === "ok" ? { oracle: oracle.resolved.oracle } : {}),
       ...(sim.headerMs !== undefined ? { headerMs: sim.headerMs } : {}),
       ...(sim.declMs !== undefined ? { declMs: sim.declMs } : {}),
     });

@@ -11,6 +11,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveOracle } from "../../lean-bridge/simulator/reference";
+import { startVerifier } from "../../lean-bridge/verify/startVerifier";
 import { EXAMPLE, REPO } from "../helpers";
 import { inMemory } from "../harness";
 import {
@@ -107,4 +108,27 @@ test("a malformed workspace oracle stops the simulator with the reason; --oracle
       .alternatives,
   ).length;
   if (own.kind === "ok") assert.equal(own.resolved.source, `fim-oracle.json (${count} declarations)`);
+});
+
+test("the simulator's kernel gate judges with the same oracle: an oracle proof of an open goal is confirmed", async () => {
+  // Through startVerifier, as `train` and `eval` build their verifier: the gate's model must read the workspace's
+  // oracle as the server does, or it refutes every open goal's proof the server accepted (a "hack" per proof).
+  const started = await startVerifier(EXAMPLE, { kind: "simulator", slots: 2, kernelGate: { kind: "all" } });
+  assert.equal(started.kind, "ok");
+  if (started.kind !== "ok") return;
+  try {
+    const tasks = oracleTasks()
+      .filter((t) => workspaceDeclarations().get(t.name)?.open)
+      .slice(0, 6);
+    assert.ok(tasks.length === 6);
+    const verdicts = await started.pool.verifyMany(
+      tasks.map((t) => ({ task: { file: t.file, hole: t.hole }, candidate: t.candidate })),
+    );
+    verdicts.forEach((v, k) => {
+      assert.equal(v.kind, "proved", `${tasks[k]!.name}: ${JSON.stringify(v)}`);
+      assert.equal(v.kind === "proved" ? v.confirmedBy : undefined, "kernel-replay");
+    });
+  } finally {
+    await started.pool.stop();
+  }
 });

@@ -37,7 +37,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
 }
 
-test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project, #22's --compare)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
@@ -72,6 +72,7 @@ test("train's options are exactly the issues' flags (#7's, #9's LoRA and launche
         "--num-processes",
         "--accelerate-config",
         "--baseline",
+        "--compare",
       ]),
     ].sort(),
   );

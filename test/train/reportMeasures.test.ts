@@ -143,10 +143,53 @@ test("the terminal summary gives novel and memorised pass@1 per stage, and names
   assert.equal(passAtOneSummary([]), "held-out pass@1: not measured");
 });
 
-test("--baseline sft reaches the config; anything else is a usage error", () => {
-  const built = buildTrainConfig({ baseline: "sft" });
-  assert.deepEqual(built, { kind: "ok", config: { baseline: "sft" } });
-  assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft/);
+test("--baseline sft|rft and --compare reach the config; anything else is a usage error", () => {
+  assert.deepEqual(buildTrainConfig({ baseline: "sft" }), { kind: "ok", config: { baseline: "sft" } });
+  assert.deepEqual(buildTrainConfig({ baseline: "rft" }), { kind: "ok", config: { baseline: "rft" } });
+  assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft .* or rft/);
+  assert.deepEqual(buildTrainConfig({ compare: "sft,rft" }), {
+    kind: "ok",
+    config: { compare: ["sft", "rft"] },
+  });
+  assert.deepEqual(buildTrainConfig({ compare: "none" }), { kind: "ok", config: { compare: [] } });
+  for (const bad of ["rl", "sft,", ""])
+    assert.match(
+      JSON.stringify(buildTrainConfig({ compare: bad })),
+      /--compare takes sft, rft, sft,rft or none/,
+    );
+});
+
+test("the terminal summary gives each held-out set at each stage, with the compute-matched baselines beside RL", () => {
+  const stage = (
+    stageName: TrainEvalParams["stage"],
+    all: number,
+    instance: number,
+    family: number,
+    arm?: "sft" | "rft",
+  ): TrainEvalParams => ({
+    stage: stageName,
+    ...(arm ? { arm } : {}),
+    split: "test",
+    passAt1: all,
+    byKind: {},
+    tasks: 50,
+    byHeldOut: { instance: { passAt1: instance, tasks: 40 }, family: { passAt1: family, tasks: 10 } },
+  });
+  const evals = [
+    stage("before", 0, 0, 0),
+    stage("sft", 0.2, 0.2, 0.2),
+    stage("after", 0.4, 0.45, 0.2),
+    stage("baseline", 0.3, 0.3, 0.3, "sft"),
+    stage("baseline", 0.36, 0.4, 0.2, "rft"),
+  ];
+  assert.equal(
+    passAtOneSummary(evals),
+    "held-out pass@1 (test split, 50 tasks, greedy): before 0.0% -> after SFT 20.0% -> after RL 40.0%; " +
+      "compute-matched baselines: SFT 30.0%, RFT 36.0%\n" +
+      "  held-out instances (40 tasks): 0.0% -> 20.0% -> 45.0%; compute-matched baselines: SFT 30.0%, RFT 40.0%\n" +
+      "  held-out families (10 tasks): 0.0% -> 20.0% -> 20.0%; compute-matched baselines: SFT 30.0%, RFT 20.0%",
+  );
+  assert.match(passAtOneSummary(evals.slice(0, 3), "rft"), /after the expert-iteration baseline 40\.0%\n/);
 });
 
 test("bench:seeds' paired tests: exact sign-flip and sign-test p-values", () => {

@@ -103,3 +103,18 @@ def test_sampler_resumes_exactly(toy_dataset: Path) -> None:
     assert [t.id for t in two.draw(40, weights)] == rest
     assert [t.id for t in TaskSampler(groups, seed=3).draw(30, weights)] == first
     assert [t.id for t in TaskSampler(groups, seed=4).draw(30, weights)] != first
+
+
+def test_draws_follow_each_kind_s_share_of_tasks_tilted_by_its_weight(toy_dataset: Path) -> None:
+    """Every task about equally likely: a kind with 15 times the tasks is drawn about 15 times as often (drawing
+    kinds equally spent a quarter of lean-env's RL draws on its 14 `steps` holes, beside 335 whole proofs)."""
+    tasks = select(load_tasks(toy_dataset), "train", ["tactic", "proof"])
+    groups = {"tactic": [t for t in tasks if t.kind == "tactic"][:2], "proof": [t for t in tasks if t.kind == "proof"]}
+    assert len(groups["proof"]) >= 15 * len(groups["tactic"]) / 2
+    drawn = TaskSampler(groups, seed=1).draw(2000, {"tactic": 1.0, "proof": 1.0})
+    share = sum(t.kind == "tactic" for t in drawn) / len(drawn)
+    expected = len(groups["tactic"]) / (len(groups["tactic"]) + len(groups["proof"]))
+    assert abs(share - expected) < 0.03, (share, expected)
+    tilted = TaskSampler(groups, seed=1).draw(2000, {"tactic": 1.0, "proof": 0.1})  # proofs mostly solved
+    tilted_share = sum(t.kind == "tactic" for t in tilted) / len(tilted)
+    assert abs(tilted_share - 2 / (2 + 0.1 * len(groups["proof"]))) < 0.05, tilted_share

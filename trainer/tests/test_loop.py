@@ -27,6 +27,7 @@ TINY = {
     "checkpoint_every": 2,
     "curriculum": False,
     "seed": 7,
+    "compare": [],  # the baseline arms after RL have their own tests (test_rft.py)
 }
 
 

@@ -57,6 +57,7 @@ PRESETS: dict[str, Preset] = {
             "temperature": 0.4,
             "max_prompt_tokens": 256,
             "micro_batch_size": None,
+            "compare": ["sft"],
         },
         {"grpo": {"beta": EMBEDDED_GRPO_BETA}},
         'lean-env tuning of the ~1M-parameter model (trainer/README.md, "The embedded model")',
@@ -70,6 +71,7 @@ PRESETS: dict[str, Preset] = {
             "temperature": 1.0,
             "max_prompt_tokens": 2048,
             "micro_batch_size": 8,
+            "compare": [],
         },
         {},
         REAL_MODEL_SOURCE,
@@ -83,6 +85,7 @@ PRESETS: dict[str, Preset] = {
             "temperature": 1.0,
             "max_prompt_tokens": 2048,
             "micro_batch_size": 8,
+            "compare": [],
         },
         {},
         REAL_MODEL_SOURCE + "; LoRA's rates ten times the full ones (QLoRA, arXiv 2305.14314: 2e-4 for 7B models)",
@@ -98,6 +101,9 @@ def preset_of(model: str | None, lora_r: int | None) -> Preset:
         return PRESETS["embedded"]
     return PRESETS["lora" if lora_r is not None else "full"]
 
+
+BASELINE_ARMS = ("sft", "rft")
+"""The compute-matched baseline arms (`baseline`, `compare`): SFT on the reference proofs, and expert iteration."""
 
 MAX_REPAIR_TURNS = 8
 """The most repair turns a run may ask for: each turn waits for the previous one's check, so turns serialise."""
@@ -143,8 +149,8 @@ class TrainConfig:
     curriculum: bool = True
     """Unlock hole kinds tactic -> block -> steps -> proof as the measured pass rate allows. After an SFT warm start
     every kind starts unlocked (the warm start has taught them all; on lean-env, RL on tactic holes alone first made
-    the policy drift on the block and proof holes it already solved); prompts are still drawn toward the kinds with
-    the lower measured pass rate."""
+    the policy drift on the block and proof holes it already solved); prompts are drawn in proportion to each kind's
+    tasks, tilted toward the kinds with the lower measured pass rate (fim_rlvr.tasks.curriculum)."""
     checkpoint_every: int = 10
     """Write a checkpoint every N RL steps (and always at the end and on stop)."""
     eval_limit: int | None = None
@@ -222,9 +228,22 @@ class TrainConfig:
     proof found on a later turn earns less than one found at once, so first attempts stay the thing to get right.
     In (0, 1]; 0.5 halves the reward per extra turn."""
     baseline: str | None = None
-    """"sft": instead of RL, continue the SFT warm start for as many sequences through the model's forward and
-    backward passes as the RL steps would train on (`baseline_sequences`), so the run's held-out pass@1 is the
-    compute-matched baseline an RL run must beat. None: the RL run."""
+    """Instead of RL, one compute-matched baseline arm from the same warm start (fim_rlvr.run.arms): "sft" continues
+    the SFT warm start for as many sequences through the model's forward and backward passes as the RL steps would
+    train on (`baseline_sequences`); "rft" is expert iteration (rejection-sampling fine-tuning): RL's draws, samples
+    and checks, trained on the model's own verified proofs (fim_rlvr.step.rft). The run's `after` evaluation is then
+    the baseline's. None: the RL run."""
+    compare: list[str] = field(default_factory=lambda: ["sft"])
+    """Compute-matched baseline arms ("sft", "rft", as `baseline` describes them) run after RL, each from the SFT
+    warm start's weights (the run's step-0 checkpoint), and evaluated like RL (eval.json `baseline-sft`,
+    `baseline-rft`): the held-out figures RL must beat, from one run. Default by what is trained: ["sft"] for the
+    embedded model, none for a model path (each arm costs about as much as the RL steps). Ignored with `baseline`."""
+    eval_samples: int = 0
+    """Held-out pass@k besides greedy pass@1: this many completions per test task at the training temperature, at
+    every evaluation, with the unbiased estimator (eval.json `pass_at_k`, and per held-out set). 0: greedy only."""
+    eval_split: str = "test"
+    """The held-out split the run's evaluations measure: "test", or "validation" to choose settings without looking
+    at the test split (bench:seeds --split validation)."""
 
     def baseline_sequences(self) -> int:
         """Sequences RL would put through forward and backward passes: steps x batch_size x group_size, each
@@ -235,6 +254,10 @@ class TrainConfig:
     def baseline_sft_steps(self) -> int:
         """Extra SFT steps of the compute-matched baseline: RL's sequences per run over SFT's per step, rounded up."""
         return -(-self.baseline_sequences() // self.sft_batch_size)
+
+    def arms(self) -> list[str]:
+        """The compute-matched baseline arms this run measures after RL (none when the run is itself a baseline)."""
+        return [] if self.baseline is not None or self.steps == 0 else list(dict.fromkeys(self.compare))
 
     # ---- Real models: prompts, the optimiser's batch mechanics and schedule, reporting (real_models.py) ----
     prompt_style: str = "auto"
@@ -333,6 +356,8 @@ def defaults_line(config: TrainConfig) -> str:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value) or "none"
     return "null" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -411,8 +436,18 @@ def _validate_measurement(config: TrainConfig) -> None:
         raise ConfigError(f"repair_turns is at most {MAX_REPAIR_TURNS} (got {config.repair_turns})")
     if not isinstance(config.repair_discount, (int, float)) or not 0 < config.repair_discount <= 1:
         raise ConfigError(f"repair_discount must be in (0, 1] (got {config.repair_discount!r})")
-    if config.baseline not in (None, "sft"):
-        raise ConfigError(f"baseline must be sft or null (got {config.baseline!r})")
+    if config.baseline not in (None, *BASELINE_ARMS):
+        raise ConfigError(f"baseline must be {' or '.join(BASELINE_ARMS)} or null (got {config.baseline!r})")
+    if not isinstance(config.compare, list) or any(arm not in BASELINE_ARMS for arm in config.compare):
+        raise ConfigError(
+            f"compare must list baseline arms among {', '.join(BASELINE_ARMS)}, or be [] (got {config.compare!r})"
+        )
+    if not isinstance(config.eval_samples, int) or isinstance(config.eval_samples, bool) or config.eval_samples < 0:
+        raise ConfigError(
+            f"eval_samples must be a whole number of completions, 0 for greedy only (got {config.eval_samples!r})"
+        )
+    if config.eval_split not in ("test", "validation"):
+        raise ConfigError(f"eval_split must be test or validation (got {config.eval_split!r})")
     _validate_real_models(config)
 
 

@@ -79,168 +79,6 @@ class CandidateDiagnostic(TypedDict, closed=True):
     """The range relative to the candidate text (line 0 = its first line), or null when the message lies outside it."""
 
 
-class TrainConfig(TypedDict, closed=True):
-    """
-    The trainer's TrainConfig (trainer/fim_rlvr/core/config.py), snake_case as a user writes it in --config FILE. Every key is optional on the wire: the trainer fills its defaults and answers an unknown key with an error listing the valid ones.
-    """
-
-    algorithm: NotRequired[AlgorithmName]
-    """Objective to optimise (default grpo)."""
-
-    algo_config: NotRequired[dict[str, Any]]
-    """AlgorithmConfig overrides, TRL option names (epsilon, epsilon_high, beta, max_completion_length, num_generations, dpo_beta, dpo_coef, overlong_cache_len ...)."""
-
-    model: NotRequired[str | None]
-    """A Hugging Face causal LM directory, or null for the embedded tiny model built locally."""
-
-    steps: NotRequired[int]
-    """RL optimiser steps."""
-
-    group_size: NotRequired[int]
-    """Completions sampled per prompt (a GRPO group)."""
-
-    batch_size: NotRequired[int]
-    """Groups per optimiser step."""
-
-    seed: NotRequired[int]
-    """Seed for data order, sampling and initialisation."""
-
-    kinds: NotRequired[list[HoleKind]]
-    """Hole kinds to train on."""
-
-    max_new_tokens: NotRequired[int]
-    """Longest completion generated. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
-
-    learning_rate: NotRequired[float]
-    """Optimiser learning rate. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
-
-    sft_steps: NotRequired[int | None]
-    """Supervised warm-start steps on the train split's middles (null: the trainer's default, on for the embedded model)."""
-
-    curriculum: NotRequired[bool]
-    """Order hole kinds tactic -> block -> steps -> proof by measured pass rate."""
-
-    checkpoint_every: NotRequired[int]
-    """Write a checkpoint every N steps."""
-
-    eval_limit: NotRequired[int | None]
-    """Held-out tasks evaluated per pass@1 measurement (null: all)."""
-
-    device: NotRequired[str]
-    """auto, cpu, cuda, cuda:N."""
-
-    goal_in_prompt: NotRequired[bool | None]
-    """Put the goal state at the hole in the prompt (null: when the tasks carry a goal)."""
-
-    temperature: NotRequired[float]
-    """Sampling temperature for rollouts. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
-
-    top_p: NotRequired[float]
-    """Nucleus sampling threshold for rollouts."""
-
-    sft_learning_rate: NotRequired[float]
-    """AdamW learning rate of the SFT warm start. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
-
-    sft_batch_size: NotRequired[int]
-    """Examples per SFT step."""
-
-    verify_timeout_s: NotRequired[float]
-    """Slack on the wait for a batch, seconds: it counts as unanswered once the verifier made no progress on it for this long plus the longest one check can take (VerifierBudget); it is then sent again once, and a second silence counts its items as the candidates' timeouts (never masked). Also how long a lost service connection is retried."""
-
-    max_prompt_tokens: NotRequired[int]
-    """Prompt budget: the prefix is cut from the left and the suffix from the right to fit. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
-
-    lora_r: NotRequired[int | None]
-    """LoRA rank (peft); null: full fine-tuning."""
-
-    lora_alpha: NotRequired[int | None]
-    """LoRA alpha (null: twice lora_r)."""
-
-    lora_targets: NotRequired[list[str] | None]
-    """Module names LoRA adapts (null: every linear layer but the output head, peft's "all-linear")."""
-
-    lora_dropout: NotRequired[float]
-    """Dropout on the LoRA branch."""
-
-    load_in_4bit: NotRequired[bool]
-    """QLoRA: load the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r)."""
-
-    gradient_checkpointing: NotRequired[bool]
-    """Recompute activations in the backward pass (less memory, about a third more compute)."""
-
-    bf16: NotRequired[bool | None]
-    """Train in bfloat16 (null: on CUDA GPUs that support it)."""
-
-    unsloth: NotRequired[bool | None]
-    """Load the model through Unsloth (null: when Unsloth is importable, on CUDA, with LoRA)."""
-
-    rollout_backend: NotRequired[Literal["auto", "transformers", "vllm"]]
-    """What generates rollouts: vllm, transformers, or auto (vLLM when importable, on CUDA, with a model path)."""
-
-    vllm_mode: NotRequired[Literal["colocate", "server"]]
-    """colocate: a vLLM engine in the trainer process, asleep while the trainer optimises; server: a `trl vllm-serve` at vllm_server_url."""
-
-    vllm_server_url: NotRequired[str | None]
-    """The vLLM server's base URL (vllm_mode server), e.g. http://localhost:8000."""
-
-    vllm_gpu_memory_utilization: NotRequired[float]
-    """Share of GPU memory the colocated vLLM engine may take."""
-
-    timeout_reward: NotRequired[Literal["failure", "mask"]]
-    """How a timeout the candidate caused is scored: failure (reward 0, kept in the group statistics; default) or mask (left out of training, which lets the policy drift toward hanging)."""
-
-    validation_every: NotRequired[int]
-    """Evaluate the validation split every N RL steps (greedy pass@1, sampled pass@k); 0: never."""
-
-    validation_samples: NotRequired[int]
-    """Completions sampled per validation task at the training temperature for the unbiased pass@k."""
-
-    repair_turns: NotRequired[int]
-    """Repair turns in RL rollouts: a sample whose check failed gets up to this many more turns, prompted with its last attempt and the verifier's diagnostics (the prompt of `fim-rlvr eval --repair`); each turn is a sample of its own in its task's group. 0 (default): none."""
-
-    repair_discount: NotRequired[float]
-    """A repair turn's reward is the verifier's reward times repair_discount ** turn (turn 1 is the first repair; default 0.5)."""
-
-    baseline: NotRequired[Literal["sft"] | None]
-    """sft: instead of RL, continue SFT for as many sequences through forward and backward passes as the RL steps would train on (the compute-matched baseline); null: the RL run."""
-
-    prompt_style: NotRequired[Literal["auto", "fim", "chat", "instruction"]]
-    """auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction."""
-
-    prompt_template: NotRequired[str | None]
-    """The prompt's text with {prefix} {suffix} {goal} {hole} {kind}: the whole prompt for fim and instruction, the user's message for chat (null: the style's own)."""
-
-    prompt_thinking: NotRequired[bool]
-    """The model reasons before answering: nothing pre-filled, the candidate is the answer's last ```lean block."""
-
-    micro_batch_size: NotRequired[int | None]
-    """Completions per forward/backward pass; gradients accumulate with batch-wide normalisers (null: one pass). Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
-
-    num_iterations: NotRequired[int]
-    """Optimiser passes over each generated batch (TRL's num_iterations)."""
-
-    steps_per_generation: NotRequired[int]
-    """Optimiser steps each generated batch is split into, by groups (TRL's name)."""
-
-    lr_scheduler: NotRequired[Literal["constant", "linear", "cosine"]]
-    """Learning-rate schedule over the optimiser steps, after the warm-up."""
-
-    warmup_ratio: NotRequired[float]
-    """Share of the optimiser steps over which the learning rate rises linearly from 0."""
-
-    weight_decay: NotRequired[float]
-    """AdamW weight decay for RL (default 0.01)."""
-
-    max_grad_norm: NotRequired[float]
-    """The gradient is clipped to this global norm before every optimiser step, of RL and of the SFT warm start (default 1.0, TRL's); 0 or less: no clipping."""
-
-    logprob_memory_mb: NotRequired[float]
-    """The memory bound, in MiB, of one pass that recomputes old log-probs after sampling: each pass takes as many completions as keep their logits ((longest + 1) positions x vocabulary x 16 bytes each) within it, one at least (default 4096)."""
-
-    report_to: NotRequired[ReportTarget | list[ReportTarget]]
-    """Where each metrics line also goes: none, tensorboard (RUN/runs), wandb, trackio, or a list of them."""
-
-
 class VerifierServiceAddress(TypedDict, closed=True):
     """
     Where the run's verifier service listens, and the token every request to it must carry.
@@ -562,6 +400,9 @@ class TrainLogParams(TypedDict, closed=True):
     """The text, one line or a few."""
 
 
+BaselineArm: TypeAlias = Literal["sft", "rft"]
+
+
 class GroupScore(TypedDict, closed=True):
     """
     pass@1 on one group of held-out tasks.
@@ -718,6 +559,177 @@ class ModelGenerateFailed(TypedDict, closed=True):
     """What went wrong, one line."""
 
 
+class TrainConfig(TypedDict, closed=True):
+    """
+    The trainer's TrainConfig (trainer/fim_rlvr/core/config.py), snake_case as a user writes it in --config FILE. Every key is optional on the wire: the trainer fills its defaults and answers an unknown key with an error listing the valid ones.
+    """
+
+    algorithm: NotRequired[AlgorithmName]
+    """Objective to optimise (default grpo)."""
+
+    algo_config: NotRequired[dict[str, Any]]
+    """AlgorithmConfig overrides, TRL option names (epsilon, epsilon_high, beta, max_completion_length, num_generations, dpo_beta, dpo_coef, overlong_cache_len ...)."""
+
+    model: NotRequired[str | None]
+    """A Hugging Face causal LM directory, or null for the embedded tiny model built locally."""
+
+    steps: NotRequired[int]
+    """RL optimiser steps."""
+
+    group_size: NotRequired[int]
+    """Completions sampled per prompt (a GRPO group)."""
+
+    batch_size: NotRequired[int]
+    """Groups per optimiser step."""
+
+    seed: NotRequired[int]
+    """Seed for data order, sampling and initialisation."""
+
+    kinds: NotRequired[list[HoleKind]]
+    """Hole kinds to train on."""
+
+    max_new_tokens: NotRequired[int]
+    """Longest completion generated. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
+
+    learning_rate: NotRequired[float]
+    """Optimiser learning rate. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
+
+    sft_steps: NotRequired[int | None]
+    """Supervised warm-start steps on the train split's middles (null: the trainer's default, on for the embedded model)."""
+
+    curriculum: NotRequired[bool]
+    """Order hole kinds tactic -> block -> steps -> proof by measured pass rate."""
+
+    checkpoint_every: NotRequired[int]
+    """Write a checkpoint every N steps."""
+
+    eval_limit: NotRequired[int | None]
+    """Held-out tasks evaluated per pass@1 measurement (null: all)."""
+
+    device: NotRequired[str]
+    """auto, cpu, cuda, cuda:N."""
+
+    goal_in_prompt: NotRequired[bool | None]
+    """Put the goal state at the hole in the prompt (null: when the tasks carry a goal)."""
+
+    temperature: NotRequired[float]
+    """Sampling temperature for rollouts. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
+
+    top_p: NotRequired[float]
+    """Nucleus sampling threshold for rollouts."""
+
+    sft_learning_rate: NotRequired[float]
+    """AdamW learning rate of the SFT warm start. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
+
+    sft_batch_size: NotRequired[int]
+    """Examples per SFT step."""
+
+    verify_timeout_s: NotRequired[float]
+    """Slack on the wait for a batch, seconds: it counts as unanswered once the verifier made no progress on it for this long plus the longest one check can take (VerifierBudget); it is then sent again once, and a second silence counts its items as the candidates' timeouts (never masked). Also how long a lost service connection is retried."""
+
+    max_prompt_tokens: NotRequired[int]
+    """Prompt budget: the prefix is cut from the left and the suffix from the right to fit. Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
+
+    lora_r: NotRequired[int | None]
+    """LoRA rank (peft); null: full fine-tuning."""
+
+    lora_alpha: NotRequired[int | None]
+    """LoRA alpha (null: twice lora_r)."""
+
+    lora_targets: NotRequired[list[str] | None]
+    """Module names LoRA adapts (null: every linear layer but the output head, peft's "all-linear")."""
+
+    lora_dropout: NotRequired[float]
+    """Dropout on the LoRA branch."""
+
+    load_in_4bit: NotRequired[bool]
+    """QLoRA: load the base model in 4-bit NF4 through bitsandbytes (CUDA only; needs lora_r)."""
+
+    gradient_checkpointing: NotRequired[bool]
+    """Recompute activations in the backward pass (less memory, about a third more compute)."""
+
+    bf16: NotRequired[bool | None]
+    """Train in bfloat16 (null: on CUDA GPUs that support it)."""
+
+    unsloth: NotRequired[bool | None]
+    """Load the model through Unsloth (null: when Unsloth is importable, on CUDA, with LoRA)."""
+
+    rollout_backend: NotRequired[Literal["auto", "transformers", "vllm"]]
+    """What generates rollouts: vllm, transformers, or auto (vLLM when importable, on CUDA, with a model path)."""
+
+    vllm_mode: NotRequired[Literal["colocate", "server"]]
+    """colocate: a vLLM engine in the trainer process, asleep while the trainer optimises; server: a `trl vllm-serve` at vllm_server_url."""
+
+    vllm_server_url: NotRequired[str | None]
+    """The vLLM server's base URL (vllm_mode server), e.g. http://localhost:8000."""
+
+    vllm_gpu_memory_utilization: NotRequired[float]
+    """Share of GPU memory the colocated vLLM engine may take."""
+
+    timeout_reward: NotRequired[Literal["failure", "mask"]]
+    """How a timeout the candidate caused is scored: failure (reward 0, kept in the group statistics; default) or mask (left out of training, which lets the policy drift toward hanging)."""
+
+    validation_every: NotRequired[int]
+    """Evaluate the validation split every N RL steps (greedy pass@1, sampled pass@k); 0: never."""
+
+    validation_samples: NotRequired[int]
+    """Completions sampled per validation task at the training temperature for the unbiased pass@k."""
+
+    repair_turns: NotRequired[int]
+    """Repair turns in RL rollouts: a sample whose check failed gets up to this many more turns, prompted with its last attempt and the verifier's diagnostics (the prompt of `fim-rlvr eval --repair`); each turn is a sample of its own in its task's group. 0 (default): none."""
+
+    repair_discount: NotRequired[float]
+    """A repair turn's reward is the verifier's reward times repair_discount ** turn (turn 1 is the first repair; default 0.5)."""
+
+    baseline: NotRequired[BaselineArm | None]
+    """Instead of RL, one compute-matched baseline arm from the same warm start: sft continues SFT for as many sequences through forward and backward passes as the RL steps would train on; rft is expert iteration (RL's draws, samples and checks, trained on the run's own verified proofs); null: the RL run."""
+
+    compare: NotRequired[list[BaselineArm]]
+    """Compute-matched baseline arms run after RL, each from the SFT warm start's weights, evaluated like RL (default [sft] for the embedded model, [] for a model path; ignored with baseline)."""
+
+    eval_samples: NotRequired[int]
+    """Held-out pass@k besides greedy pass@1: completions sampled per test task at the training temperature (0: greedy only)."""
+
+    eval_split: NotRequired[Literal["test", "validation"]]
+    """The held-out split the run's evaluations measure (validation: to choose settings without looking at the test split)."""
+
+    prompt_style: NotRequired[Literal["auto", "fim", "chat", "instruction"]]
+    """auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction."""
+
+    prompt_template: NotRequired[str | None]
+    """The prompt's text with {prefix} {suffix} {goal} {hole} {kind}: the whole prompt for fim and instruction, the user's message for chat (null: the style's own)."""
+
+    prompt_thinking: NotRequired[bool]
+    """The model reasons before answering: nothing pre-filled, the candidate is the answer's last ```lean block."""
+
+    micro_batch_size: NotRequired[int | None]
+    """Completions per forward/backward pass; gradients accumulate with batch-wide normalisers (null: one pass). Default: by what is trained (the embedded model, full fine-tuning or LoRA of a model path: trainer/README.md, TrainConfig)."""
+
+    num_iterations: NotRequired[int]
+    """Optimiser passes over each generated batch (TRL's num_iterations)."""
+
+    steps_per_generation: NotRequired[int]
+    """Optimiser steps each generated batch is split into, by groups (TRL's name)."""
+
+    lr_scheduler: NotRequired[Literal["constant", "linear", "cosine"]]
+    """Learning-rate schedule over the optimiser steps, after the warm-up."""
+
+    warmup_ratio: NotRequired[float]
+    """Share of the optimiser steps over which the learning rate rises linearly from 0."""
+
+    weight_decay: NotRequired[float]
+    """AdamW weight decay for RL (default 0.01)."""
+
+    max_grad_norm: NotRequired[float]
+    """The gradient is clipped to this global norm before every optimiser step, of RL and of the SFT warm start (default 1.0, TRL's); 0 or less: no clipping."""
+
+    logprob_memory_mb: NotRequired[float]
+    """The memory bound, in MiB, of one pass that recomputes old log-probs after sampling: each pass takes as many completions as keep their logits ((longest + 1) positions x vocabulary x 16 bytes each) within it, one at least (default 4096)."""
+
+    report_to: NotRequired[ReportTarget | list[ReportTarget]]
+    """Where each metrics line also goes: none, tensorboard (RUN/runs), wandb, trackio, or a list of them."""
+
+
 class InitializeParams(TypedDict, closed=True):
     """
     Host -> trainer, request `initialize`: the run to do. The trainer starts it right after answering.
@@ -763,6 +775,21 @@ class NoveltyScores(TypedDict, closed=True):
     """Test tasks the dataset does not mark (beside marked ones)."""
 
 
+class HeldOutScores(TypedDict, closed=True):
+    """
+    Held-out pass@1 per held-out set: statements of families training has (instance) and families training never saw (family). Groups without tasks are absent; unknown holds the tasks the dataset does not mark.
+    """
+
+    instance: NotRequired[GroupScore]
+    """Held-out instances: declarations never trained on, of families training has."""
+
+    family: NotRequired[GroupScore]
+    """Held-out families: declarations of families training never saw."""
+
+    unknown: NotRequired[GroupScore]
+    """Held-out tasks the dataset does not mark (beside marked ones)."""
+
+
 ModelAnswer: TypeAlias = ModelLoaded | ModelLoadFailed | ModelGenerateResult | ModelGenerateFailed
 
 
@@ -771,11 +798,14 @@ class TrainEvalParams(TypedDict, closed=True):
     Trainer -> host, notification `train/eval`: held-out pass@1 (greedy) at one stage of the run.
     """
 
-    stage: Literal["before", "sft", "after"]
-    """Before training, after the SFT warm start, or after RL."""
+    stage: Literal["before", "sft", "after", "baseline"]
+    """Before training, after the SFT warm start, after RL (or after the baseline a baseline run trains instead), or after a compute-matched baseline arm run after RL (named by arm)."""
+
+    arm: NotRequired[BaselineArm]
+    """The baseline arm a baseline stage measures."""
 
     split: str
-    """The split evaluated ("test")."""
+    """The split evaluated ("test", or "validation" when the run measures that)."""
 
     passAt1: float
     """Share of evaluated tasks proved."""
@@ -788,3 +818,6 @@ class TrainEvalParams(TypedDict, closed=True):
 
     byNovelty: NotRequired[NoveltyScores]
     """pass@1 on novel and on memorised test tasks, when the dataset marks its test tasks `novel`."""
+
+    byHeldOut: NotRequired[HeldOutScores]
+    """pass@1 on held-out instances and on held-out families, when the dataset says which task is which (`heldOut`)."""

@@ -17,6 +17,7 @@ from ..model.rollout import RolloutBackend
 from ..tasks.data import Task
 from ..tasks.prompts import build_prompts
 from ..verifier.check import Verifier, send
+from .estimators import ks_for, pass_at_k
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,15 @@ class EvalResult:
     proved: list[str] = field(default_factory=list)
     """Ids of the tasks proved, for paired comparisons of runs on the same tasks (bench/seeds.ts)."""
     by_held_out: dict[str, dict[str, float]] = field(default_factory=dict)
-    """"instance" / "family" (/ "unknown") -> {pass_at_1, tasks}; empty when the dataset does not say."""
+    """"instance" / "family" (/ "unknown") -> {pass_at_1, tasks} (and pass_at_<n> with `samples`); empty when the
+    dataset does not say."""
+    samples: int = 0
+    """Completions sampled per task for pass@k (0: greedy only)."""
+    pass_at_k: dict[str, float] = field(default_factory=dict)
+    """k (a string) -> mean unbiased pass@k over the tasks, from `samples` completions at the training temperature."""
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "pass_at_1": self.pass_at_1,
             "by_kind": self.by_kind,
             "tasks": self.tasks,
@@ -43,6 +49,9 @@ class EvalResult:
             "by_held_out": self.by_held_out,
             "proved": self.proved,
         }
+        if self.samples:
+            out |= {"samples": self.samples, "pass_at_k": self.pass_at_k}
+        return out
 
 
 NOVELTY_GROUPS = ("novel", "memorised", "unknown")
@@ -108,19 +117,40 @@ def pass_at_1(
     budget: int,
     silence_s: float,
     stop: threading.Event | None = None,
+    sampled: SampledPassAtK | None = None,
 ) -> EvalResult:
-    """Greedy completions for `tasks`, cleaned and verified in one batch."""
+    """Greedy completions for `tasks` (and `sampled.samples` sampled ones each for pass@k), cleaned and verified in
+    one batch."""
     if not tasks:
         return EvalResult(0.0, {}, 0, 0)
     prompts = build_prompts(tasks, policy.style, policy.tokenizer, show_goal=show_goal, budget=budget)
     rollouts = backend.generate(
         prompts, num_return=1, max_new_tokens=max_new_tokens, temperature=0.0, top_p=1.0, seed=0
     )
+    n = sampled.samples if sampled is not None else 0
+    drawn = (
+        backend.generate(
+            prompts,
+            num_return=n,
+            max_new_tokens=max_new_tokens,
+            temperature=sampled.temperature,
+            top_p=sampled.top_p,
+            seed=sampled.seed,
+        )
+        if sampled is not None and n > 0
+        else []
+    )
     items: list[VerifyItem] = [
         {"taskId": t.id, "candidate": policy.style.candidate(r.text, t.indent)}
         for t, r in zip(tasks, rollouts, strict=True)
     ]
-    verdicts, _ = send(verifier, items).collect(verifier, silence_s, stop)
+    owners = [t for t in tasks for _ in range(n)]
+    items += [
+        {"taskId": t.id, "candidate": policy.style.candidate(r.text, t.indent)}
+        for t, r in zip(owners, drawn, strict=True)
+    ]
+    answered, _ = send(verifier, items).collect(verifier, silence_s, stop)
+    verdicts, sampled_verdicts = answered[: len(tasks)], answered[len(tasks) :]
     proved: dict[str, int] = {}
     total: dict[str, int] = {}
     for task, verdict in zip(tasks, verdicts, strict=True):
@@ -128,12 +158,37 @@ def pass_at_1(
         proved[task.kind] = proved.get(task.kind, 0) + (verdict.kind == "proved")
     wins = sum(proved.values())
     solved = [v.kind == "proved" for v in verdicts]
+    ks = ks_for(n) if n else []
+    # Per task: greedy proved, and pass@k from its n samples.
+    rows = [
+        (ok, {k: pass_at_k(n, sum(v.kind == "proved" for v in sampled_verdicts[i * n : (i + 1) * n]), k) for k in ks})
+        for i, ok in enumerate(solved)
+    ]
+
+    def summarise(members: list[tuple[bool, dict[int, float]]]) -> dict[str, float]:
+        out = {"pass_at_1": sum(r[0] for r in members) / len(members)}
+        if n:
+            out[f"pass_at_{n}"] = sum(r[1][n] for r in members) / len(members)
+        return out
+
     return EvalResult(
         pass_at_1=wins / len(tasks),
         by_kind={k: proved[k] / total[k] for k in total},
         tasks=len(tasks),
-        masked=sum(v.outside_candidate_control for v in verdicts),
+        masked=sum(v.outside_candidate_control for v in answered),
         by_novelty=by_novelty(tasks, solved, lambda rows: {"pass_at_1": sum(rows) / len(rows)}),
         proved=[t.id for t, ok in zip(tasks, solved, strict=True) if ok],
-        by_held_out=by_held_out(tasks, solved, lambda rows: {"pass_at_1": sum(rows) / len(rows)}),
+        by_held_out=by_held_out(tasks, rows, summarise),
+        samples=n,
+        pass_at_k={str(k): sum(r[1][k] for r in rows) / len(rows) for k in ks},
     )
+
+
+@dataclass(frozen=True)
+class SampledPassAtK:
+    """How an evaluation samples for pass@k: `samples` completions per task at `temperature` and `top_p`."""
+
+    samples: int
+    temperature: float
+    top_p: float
+    seed: int

@@ -1,38 +1,69 @@
 """What a run says about its measurements: held-out pass@1 at the stages of the run as `train/eval` params, the
-validation curve's log line and schedule, and the run's last line.
+validation curve's log line and schedule, what each arm spent, and the run's last line.
 
-The compute-matched SFT baseline (`baseline: sft`) is the same run up to the SFT warm start and its evaluation (same
-seed, same weights), after which it continues SFT, with the warm start's recipe, for as many sequences through the
-model's forward and backward passes as the RL steps would train on (steps x batch_size x group_size x num_iterations:
-TrainConfig.baseline_sequences; RL also spends generation and verification, which the baseline does not get). Its
-`after` evaluation is then the figure to compare with an RL run's `after` (run/trainer.py `_sft_baseline`).
+The compute-matched baselines start from the RL run's SFT warm start (same seed, same weights: the step-0
+checkpoint), either after RL in the same run (`compare`, eval.json `baseline-sft` / `baseline-rft`) or instead of
+it (`baseline`, whose `after` evaluation is then the baseline's):
+- SFT (`sft`) continues SFT, with the warm start's recipe, for as many sequences through the model's forward and
+  backward passes as the RL steps train on (steps x batch_size x group_size x num_iterations:
+  TrainConfig.baseline_sequences), on the reference proofs only; it spends no generation or verification, and takes
+  more optimiser steps of fewer sequences (sft_batch_size each).
+- Expert iteration (`rft`, step/rft.py) spends RL's generation and verification on RL's first draws and takes RL's
+  optimiser steps on as many sequences, with the supervised loss on its own verified proofs.
+Every stage after training records what it spent (`compute`: optimiser steps, sequences trained, completions
+generated, verifier calls), so the match is read off the run, not assumed.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..core.config import TrainConfig
+from ..core.config import BASELINE_ARMS, TrainConfig
 from ..core.protocol import TrainEvalParams
 from .evaluate import EvalResult
 from .validation import ValidationResult
 
+BASELINE_STAGES = tuple(f"baseline-{arm}" for arm in BASELINE_ARMS)
+"""eval.json's keys of the baseline arms run after RL."""
 
-def eval_params(stage: str, result: EvalResult) -> TrainEvalParams:
-    """The `train/eval` notification of one held-out evaluation."""
+
+def eval_params(stage: str, result: EvalResult, arm: str | None = None, split: str = "test") -> TrainEvalParams:
+    """The `train/eval` notification of one held-out evaluation (`arm`: the baseline a "baseline" stage measures)."""
     params: dict[str, Any] = {
         "stage": stage,
-        "split": "test",
+        "split": split,
         "passAt1": result.pass_at_1,
         "byKind": result.by_kind,
         "tasks": result.tasks,
     }
+    if arm is not None:
+        params["arm"] = arm
     if result.by_novelty:
         params["byNovelty"] = {
             group: {"passAt1": scores["pass_at_1"], "tasks": int(scores["tasks"])}
             for group, scores in result.by_novelty.items()
         }
+    if result.by_held_out:
+        params["byHeldOut"] = {
+            group: {"passAt1": scores["pass_at_1"], "tasks": int(scores["tasks"])}
+            for group, scores in result.by_held_out.items()
+        }
     return params  # type: ignore[return-value]
+
+
+def rl_compute(metrics: list[dict[str, Any]], config: TrainConfig) -> dict[str, int]:
+    """What the RL steps spent, from their metrics.jsonl lines: optimiser steps, sequences trained (training groups x
+    group_size x num_iterations), completions generated and verifier calls (every checked sample, refills and repair
+    turns included)."""
+    checked = sum(sum(int(n) for n in line.get("verdicts", {}).values()) for line in metrics)
+    return {
+        "optimizer_steps": sum(int(line.get("optimizer_steps", 0)) for line in metrics),
+        "sequences": sum(int(line.get("groups_trained", 0)) for line in metrics)
+        * config.group_size
+        * config.num_iterations,
+        "generated": checked,
+        "verifier_calls": checked,
+    }
 
 
 def validation_due(step: int, total: int, every: int) -> bool:
@@ -53,11 +84,28 @@ def validation_line(result: ValidationResult) -> str:
 def baseline_line(config: TrainConfig) -> str:
     """What the compute-matched SFT baseline will do instead of RL."""
     return (
-        f"compute-matched SFT baseline instead of RL: {config.baseline_sft_steps()} more SFT steps of "
+        f"compute-matched SFT baseline: {config.baseline_sft_steps()} more SFT steps of "
         f"{config.sft_batch_size} ({config.baseline_sequences()} sequences through forward and backward passes, as "
         f"{config.steps} RL steps of {config.batch_size} x {config.group_size}, {config.num_iterations} pass(es) "
         "each, would train on)"
     )
+
+
+def rft_line(config: TrainConfig) -> str:
+    """What the compute-matched expert-iteration baseline will do."""
+    sequences = config.steps * config.batch_size * config.group_size
+    return (
+        f"compute-matched expert iteration (RFT): {config.steps} steps of {config.batch_size} x {config.group_size} "
+        f"samples ({sequences} generated and checked, as RL's), each followed by "
+        f"{config.num_iterations * config.steps_per_generation} optimiser step(s) of the SFT loss on the run's own "
+        f"verified proofs, at RL's learning rate {config.learning_rate:g}"
+    )
+
+
+def arm_line(arm: str, config: TrainConfig) -> str:
+    """Said before a baseline arm that runs after RL."""
+    name = "the SFT baseline" if arm == "sft" else "expert iteration (RFT)"
+    return f"compute-matched baseline: {name}, from the SFT warm start's weights (checkpoint step-0)"
 
 
 def no_reference_line(tasks: int, sft_steps: int) -> str:
@@ -72,7 +120,7 @@ def no_reference_line(tasks: int, sft_steps: int) -> str:
 def held_out_summary(evals: dict[str, Any], holes: int) -> str:
     """The run's last line: held-out pass@1 before, after SFT and after RL, with novel and memorised holes apart,
     then per held-out set (instances, families) at each stage when the dataset says which task is in which."""
-    stages = [stage for stage in ("before", "sft", "after") if stage in evals]
+    stages = [stage for stage in ("before", "sft", "after", *BASELINE_STAGES) if stage in evals]
     parts = [f"{stage} {evals[stage]['pass_at_1']:.1%}" for stage in stages]
     novelty = (evals.get("after") or {}).get("by_novelty") or {}
     groups = [f"{name} {v['pass_at_1']:.1%} of {int(v['tasks'])}" for name, v in novelty.items()]

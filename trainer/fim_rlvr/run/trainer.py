@@ -53,6 +53,7 @@ from ..step.loss import LossModels
 from ..step.metrics import ClipWarning, metrics_line
 from ..step.optimise import make_optimizer, optimise
 from ..step.repair_turns import with_repairs
+from ..step.rft import ArmCompute, run_rft
 from ..step.sample import Sampling, sample_groups
 from ..step.sft import warm_start
 from ..tasks.curriculum import Curriculum, TaskSampler
@@ -60,13 +61,16 @@ from ..tasks.data import by_kind, load_tasks, require_tasks, select
 from ..tasks.prompts import style_for
 from ..verifier.check import Budget, PendingCheck, Stopped, Verifier, send, silence_bound_s
 from . import distributed
-from .evaluate import eval_subset, pass_at_1
+from .evaluate import SampledPassAtK, eval_subset, pass_at_1
 from .files import RunFiles
 from .measure import (
+    arm_line,
     baseline_line,
     eval_params,
     held_out_summary,
     no_reference_line,
+    rft_line,
+    rl_compute,
     validation_due,
     validation_line,
 )
@@ -124,6 +128,7 @@ class Trainer:
         self.last_checkpoint: str | None = None
         self.resumed_from: int | None = None
         self.reports = Reports()
+        self.arm_compute: dict[str, dict[str, int]] = {}
 
     # ----------------------------------------------------------------------------------------------- set-up
 
@@ -149,7 +154,7 @@ class Trainer:
         except UserError as error:  # a bad dataset, model, prompt option, algorithm option or report target
             raise TrainerError(str(error)) from error
         self.train_tasks = select(tasks, "train", config.kinds)
-        self.test_tasks = eval_subset(select(tasks, "test", config.kinds), config.eval_limit, config.seed)
+        self.test_tasks = eval_subset(select(tasks, config.eval_split, config.kinds), config.eval_limit, config.seed)
         self.validation_tasks = eval_subset(select(tasks, "validation", config.kinds), config.eval_limit, config.seed)
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
@@ -255,16 +260,31 @@ class Trainer:
                     self._make_reference()
                 self._snapshot_boundary()
                 self._validate(0)
-                if config.baseline == "sft" and not self._sft_baseline():
-                    return "stopped", "stopped during the SFT baseline (no checkpoint after the warm start)"
-                if config.baseline == "sft":
+                if config.baseline is not None:
+                    compute = self._arm(config.baseline)
+                    if compute is None:
+                        return (
+                            "stopped",
+                            f"stopped during the {config.baseline} baseline (no checkpoint after the warm start)",
+                        )
+                    self.arm_compute[config.baseline] = compute
+                    self.step = config.steps  # the baseline stands in for the RL steps
                     self._validate(self.step)
                 self._checkpoint(self.step, pending=None)
             stopped = self._rl()
             if stopped:
                 return "stopped", f"stopped at step {self.step}; continue with --resume"
             evals["after"] = self._evaluate("after")
+            evals["after"]["compute"] = self._after_compute()
             self.files.write_evals(evals)
+            for arm in self._arms_to_run(evals):
+                self.log("info", arm_line(arm, config))
+                self._restore_warm_start()
+                compute = self._arm(arm)
+                if compute is None:
+                    return "stopped", f"stopped during the {arm} baseline; continue with --resume (it starts again)"
+                evals[f"baseline-{arm}"] = self._evaluate("baseline", arm) | {"compute": compute}
+                self.files.write_evals(evals)
         except Stopped:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
         return "completed", held_out_summary(evals, len(self.test_tasks))
@@ -396,10 +416,17 @@ class Trainer:
 
     # ----------------------------------------------------------------------------------------------- measurements
 
-    def _evaluate(self, stage: str) -> dict[str, Any]:
-        """Held-out pass@1 (greedy, the test split) now; emitted as train/eval and returned for eval.json."""
+    def _evaluate(self, stage: str, arm: str | None = None) -> dict[str, Any]:
+        """Held-out pass@1 (greedy, the test split; pass@k too with eval_samples) now; emitted as train/eval and
+        returned for eval.json. `arm`: which baseline a "baseline" stage measures."""
         if not self.ranks.is_main:  # rank 0 measures; the others wait for it at the next collective
             return {"pass_at_1": 0.0, "by_kind": {}, "tasks": 0}
+        config = self.config
+        sampled = (
+            SampledPassAtK(config.eval_samples, config.temperature, config.top_p, config.seed * 7_919 + 1)
+            if config.eval_samples > 0
+            else None
+        )
         result = pass_at_1(
             self.policy,
             self.backend,
@@ -410,8 +437,9 @@ class Trainer:
             budget=self.config.max_prompt_tokens,
             silence_s=self.verify_silence_s,
             stop=self.stop_event,
+            sampled=sampled,
         )
-        self.events.emit(TRAIN_EVAL, eval_params(stage, result))
+        self.events.emit(TRAIN_EVAL, eval_params(stage, result, arm, config.eval_split))
         if result.masked:
             self.log("warning", f"eval {stage}: {result.masked} checks failed outside the model's control (not proved)")
         return result.to_json()
@@ -440,15 +468,58 @@ class Trainer:
         self.files.append_validation(result.to_json())
         self.log("info", validation_line(result))
 
-    def _sft_baseline(self) -> bool:
-        """Continue SFT for the compute of the RL steps instead of RL (measure.py explains the baseline); the run then
-        stands at its last step. Returns False when stopped on the way (no checkpoint: the baseline starts again)."""
-        self.log("info", baseline_line(self.config))
-        self.sft(self.config.baseline_sft_steps(), seed=self.config.seed + 1)
-        if self.stop_event.is_set():
-            return False
-        self.step = self.config.steps
-        return True
+    def _arm(self, arm: str) -> dict[str, int] | None:
+        """One compute-matched baseline arm from the policy as it stands (the warm start): "sft" continues SFT for the
+        sequences RL trains on (measure.py), "rft" is expert iteration with RL's generation and verification
+        (step/rft.py). Returns what it spent, or None when stopped on the way (an arm is never checkpointed: it starts
+        again from the warm start)."""
+        config = self.config
+        if arm == "sft":
+            self.log("info", baseline_line(config))
+            self.sft(config.baseline_sft_steps(), seed=config.seed + 1)
+            if self.stop_event.is_set():
+                return None
+            sequences = config.baseline_sft_steps() * config.sft_batch_size
+            return ArmCompute(config.baseline_sft_steps(), sequences).to_json()
+        self.log("info", rft_line(config))
+        result = run_rft(
+            self._sampling(),
+            self.train_tasks,
+            self.verifier,
+            config,
+            seed=self.ranks.seed(config.seed),
+            silence_s=self.verify_silence_s,
+            stop=self._collect_stop,
+            log=lambda message: self.log("info", message),
+        )
+        return result.compute.to_json() if result.completed else None
+
+    def _arms_to_run(self, evals: dict[str, Any]) -> list[str]:
+        """The baseline arms still to run after RL (a resumed run skips those already evaluated); none with several
+        ranks (an arm runs in one process; say so)."""
+        arms = [arm for arm in self.config.arms() if f"baseline-{arm}" not in evals]
+        if arms and self.ranks.distributed:
+            self.log("warning", f"the compute-matched baseline(s) {', '.join(arms)} run in one process only: skipped")
+            return []
+        return arms
+
+    def _restore_warm_start(self) -> None:
+        """The policy's weights back to the SFT warm start's (the step-0 checkpoint), for a baseline arm after RL."""
+        folder = checkpoint.checkpoints_dir(self.run_dir) / "step-0"
+        if not (folder / "state.json").is_file():
+            raise TrainerError(
+                f"the baseline arms start from the warm start's checkpoint, and {folder} is missing; run again in a "
+                "fresh run folder"
+            )
+        warm = adapters.load_policy(self.config, self.plan, self.policy.device, self.dataset_dir, [], folder)
+        self.policy.model.load_state_dict(warm.model.state_dict())
+        self.backend.sync_weights(self.policy.model)
+
+    def _after_compute(self) -> dict[str, int]:
+        """What the `after` stage's training spent: the RL steps' (from metrics.jsonl), or the baseline's."""
+        if self.config.baseline is not None:
+            return self.arm_compute.get(self.config.baseline, {})
+        return rl_compute(self.files.read_metrics(), self.config)
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:
         if self.ranks.is_main:  # the other ranks' records reached rank 0 in _rl (gather_flat)

@@ -105,9 +105,7 @@ def _fit(
         pick = torch.randint(len(data), (min(batch_size, len(data)),), generator=generator).tolist()
         prompts = [data[i][0] for i in pick]
         targets = [data[i][1] for i in pick]
-        with compute(compute_dtype, model):
-            logp, mask = token_logprobs(model, prompts, targets, pad)  # [B, T] each
-        loss = -(logp * mask).sum() / mask.sum()
+        loss = target_nll(model, prompts, targets, pad, compute_dtype)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if max_grad_norm > 0:
@@ -118,3 +116,19 @@ def _fit(
         if on_progress is not None:
             on_progress(step + 1, losses[-1])
     return losses
+
+
+def target_nll(
+    model: Any,
+    prompts: Sequence[Sequence[int]],
+    targets: Sequence[Sequence[int]],
+    pad: int,
+    compute_dtype: torch.dtype | None,
+    tokens: int | None = None,
+) -> torch.Tensor:
+    """The supervised loss: the negative log-likelihood of the targets' tokens after their prompts, summed and divided
+    by `tokens` (a whole batch's count, when this is one micro-batch of it), else by these targets' token count (the
+    warm start's loss, and expert iteration's on the model's own verified proofs: step/rft.py)."""
+    with compute(compute_dtype, model):
+        logp, mask = token_logprobs(model, prompts, targets, pad)  # [B, T] each
+    return -(logp * mask).sum() / (tokens if tokens is not None else mask.sum())

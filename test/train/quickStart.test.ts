@@ -1,0 +1,67 @@
+/**
+ * The quick start (`fim-rlvr train lean-env`, README's first line) shows what training did (issue 22 item 7): held-out
+ * pass@1 on held-out instances and on held-out families before training, after SFT, after RL and for the
+ * compute-matched SFT baseline, which runs by default for the embedded model. Here with the real trainer and the
+ * simulator at tiny settings (a few SFT and RL steps), so the lines are checked, not the figures. Skipped, with the
+ * reason, where trainer/.venv is missing.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { EXAMPLE, REPO, runCli } from "../helpers";
+import { toolSkip } from "../toolSkip";
+
+const CLI = join(REPO, "dist", "cli.js");
+const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
+const missing = existsSync(PYTHON) ? undefined : `${PYTHON} is missing (npm run test:setup creates it)`;
+toolSkip("the quick start through the real trainer", missing);
+/** No `lake` on PATH: the run falls back to the simulator, as on a machine without Lean. */
+const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
+
+test(
+  "train lean-env prints held-out pass@1 on instances and families before, after SFT, after RL and for the compute-matched SFT baseline",
+  { skip: missing ?? false, timeout: 600_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fim-quick-"));
+    const config = join(dir, "tiny.json");
+    writeFileSync(config, JSON.stringify({ sft_steps: 2, validation_every: 0, max_new_tokens: 8 }));
+    const out = join(dir, "run");
+    const args = ["train", EXAMPLE, "--python", PYTHON, "--out", out, "--config", config];
+    const r = await runCli(CLI, [...args, "--steps", "1", "--batch-size", "2", "--group-size", "2"], ENV);
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    const pct = String.raw`\d+\.\d%`;
+    const lines = r.stdout.trim().split("\n");
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        String.raw`^held-out pass@1 \(test split, 55 tasks, greedy\): before ${pct} -> after SFT ${pct} -> after RL ${pct}; compute-matched baseline: SFT ${pct}$`,
+      ),
+    );
+    assert.match(
+      lines[1]!,
+      new RegExp(
+        String.raw`^  held-out instances \(39 tasks\): ${pct} -> ${pct} -> ${pct}; compute-matched baseline: SFT ${pct}$`,
+      ),
+    );
+    assert.match(
+      lines[2]!,
+      new RegExp(
+        String.raw`^  held-out families \(16 tasks\): ${pct} -> ${pct} -> ${pct}; compute-matched baseline: SFT ${pct}$`,
+      ),
+    );
+    // The figures are the run's own: eval.json holds each stage, the baseline's from the warm start's weights.
+    const evals = JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as Record<
+      string,
+      { by_held_out: Record<string, { pass_at_1: number; tasks: number }>; compute?: Record<string, number> }
+    >;
+    assert.deepEqual(Object.keys(evals), ["before", "sft", "after", "baseline-sft"]);
+    const shown = (x: number) => `${(100 * x).toFixed(1)}%`;
+    assert.ok(lines[1]!.endsWith(`SFT ${shown(evals["baseline-sft"]!.by_held_out.instance!.pass_at_1)}`));
+    assert.equal(evals["after"]!.compute!.sequences, 4); // 1 RL step of 2 x 2
+    assert.ok(evals["baseline-sft"]!.compute!.sequences! >= 4, "the SFT baseline trains on at least as many");
+    assert.match(r.stderr, /compute-matched baseline: the SFT baseline, from the SFT warm start's weights/);
+    assert.match(r.stderr, /not Lean/);
+  },
+);
