@@ -18,7 +18,8 @@
  * training procedure; the split is the same for every seed, `train` mines with seed 0; with N seeds p cannot go below
  * 2 / 2^N: 6 seeds are the fewest that can reach p < 0.05, and only with every seed one way). Beside them, trivial
  * provers on the same held-out tasks (bench/trivialProvers.ts), the floor an arm must clear to mean something, and
- * what each arm spent (eval.json `compute`). `--json FILE` writes the result (format "fim-rlvr-seeds/2",
+ * what each arm spent (eval.json `compute`), and RL's learning signal per seed: the share of its groups whose rewards were
+ * all equal (bench/rewardSignal.ts). `--json FILE` writes the result (format "fim-rlvr-seeds/2",
  * bench/seeds.schema.json).
  *
  * `--split validation` measures the validation split (for choosing settings without looking at the test split).
@@ -43,6 +44,7 @@ import {
   type SeedRun,
   type SeedsJson,
 } from "./seedsReport";
+import { runRewardSignal } from "./rewardSignal";
 import { trivialProofs, trivialScores } from "./trivialProvers";
 
 const REPO = resolve(__dirname, "..", "..");
@@ -198,6 +200,14 @@ async function main(): Promise<number> {
       `${String(runConfig.steps)} steps of ${String(runConfig.batch_size)} x ${String(runConfig.group_size)}; verifier: the simulator (not Lean)`,
   );
   out(seedsText(result, usable));
+  const signals = usable.map(({ seed }) => {
+    const s = runRewardSignal(join(outDir, `seed-${seed}`, "samples.jsonl"));
+    const share = (n: number) => (s && s.groups ? `${((100 * n) / s.groups).toFixed(0)}%` : "–");
+    return s ? `seed ${seed} ${share(s.flat)} (${share(s.allFailed)} all failed)` : `seed ${seed} –`;
+  });
+  out(
+    `RL groups with every reward equal (no group-relative advantage: they train nothing): ${signals.join(", ")}`,
+  );
   const trivial = await trivialProofs(join(firstDir, "dataset"), target);
   out(`trivial provers on the same held-out tasks (${values.split} split; ${trivial.verifierLabel}):`);
   for (const t of trivialScores(trivial, values.split))
