@@ -19,8 +19,11 @@ const nodeFiles = (only.length ? only.filter((f) => !f.endsWith(".py")) : find("
 const pyFiles = only.filter((f) => f.endsWith(".py"));
 const runPytest = only.length === 0 || pyFiles.length > 0;
 
+// Each entry: [name, status, seconds]; the summary says how long each part took (where the test line's time goes).
 const results = [];
+const seconds = (started) => Math.round((performance.now() - started) / 1000);
 if (nodeFiles.length > 0) {
+  const nodeStarted = performance.now();
   const node = spawnSync(
     process.execPath,
     [
@@ -38,7 +41,7 @@ if (nodeFiles.length > 0) {
       stdio: "inherit",
     },
   );
-  results.push(["node tests", node.status ?? 1]);
+  results.push(["node tests", node.status ?? 1, seconds(nodeStarted)]);
 }
 
 if (runPytest) {
@@ -55,6 +58,7 @@ if (runPytest) {
     console.log(
       `\npytest: ${python} -m pytest ${(targets.length ? targets : tests).join(" ")} (in trainer/)`,
     );
+    const pyStarted = performance.now();
     const py = spawnSync(
       join(".venv", "bin", "python"),
       ["-m", "pytest", ...(targets.length ? targets : tests)],
@@ -63,12 +67,12 @@ if (runPytest) {
         stdio: "inherit",
       },
     );
-    results.push(["trainer pytest", py.status ?? 1]);
+    results.push(["trainer pytest", py.status ?? 1, seconds(pyStarted)]);
   }
 }
 
 const failed = results.filter(([, status]) => status !== 0 && status !== "skipped");
 console.log(
-  `\nsummary: ${results.map(([name, status]) => `${name} ${status === 0 ? "passed" : status === "skipped" ? "skipped" : `FAILED (${typeof status === "number" ? `exit ${status}` : status})`}`).join(", ")}`,
+  `\nsummary: ${results.map(([name, status, took]) => `${name} ${status === 0 ? "passed" : status === "skipped" ? "skipped" : `FAILED (${typeof status === "number" ? `exit ${status}` : status})`}${took === undefined ? "" : ` in ${took} s`}`).join(", ")}`,
 );
 process.exit(failed.length ? 1 : 0);
