@@ -5,8 +5,8 @@
  * build that this machine kind installs from disk; plain `torch` would pull a multi-GB CUDA build.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../util/atomicWrite";
@@ -150,20 +150,36 @@ function runStreaming(
   });
 }
 
+/** The managed environment at `dir`, when one is there and complete (its `.complete` marker is written last). */
+function completeVenv(dir: string): PythonResult | undefined {
+  const python = join(dir, "bin", "python");
+  if (!existsSync(join(dir, ".complete")) || !existsSync(python)) return undefined;
+  const checked = checkGivenPython(python);
+  return checked.kind === "ok" ? { ...checked, managed: true } : undefined;
+}
+
 /**
  * The managed environment: made with `python3 -m venv` and filled with `pip install torch==2.13.0 <the
- * trainer's dependencies>` on first use; a `.complete` marker is written last, so an interrupted install is
- * redone rather than trusted.
+ * trainer's dependencies>` on first use. It is built in a staging folder of this process's own and renamed into
+ * place when complete (a venv run as `python -m` does not depend on its folder's name), so an interrupted install
+ * never looks finished and two runs started at once on a fresh machine (bench:seeds --jobs 2, two cluster jobs)
+ * never build into, or delete, the same folder: the first to finish is used by both.
  */
 export async function managedPython(options: ManagedVenvOptions): Promise<PythonResult> {
   const dir = options.dir ?? managedVenvDir(options.trainerRoot);
-  const python = join(dir, "bin", "python");
-  const marker = join(dir, ".complete");
   const say = options.onProgress ?? (() => undefined);
-  if (existsSync(marker) && existsSync(python)) {
-    const checked = checkGivenPython(python);
-    if (checked.kind === "ok") return { ...checked, managed: true };
-    say(`the managed environment ${dir} is incomplete (${checked.message}); rebuilding it`);
+  const ready = completeVenv(dir);
+  if (ready) return ready;
+  if (existsSync(dir)) {
+    say(`the managed environment ${dir} is incomplete; rebuilding it`);
+    // Moved aside first: the rename is atomic, so a run starting now sees it either whole or gone.
+    const stale = `${dir}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      renameSync(dir, stale);
+      rmSync(stale, { recursive: true, force: true });
+    } catch {
+      // Another run moved or replaced it first.
+    }
   }
   const base = options.basePython ?? "python3";
   const inspected = inspectPython(base);
@@ -173,34 +189,57 @@ export async function managedPython(options: ManagedVenvOptions): Promise<Python
       message: `no Python 3.10+ to build the trainer's environment from (${base}: ${inspected.kind === "error" ? inspected.message : `version ${inspected.info.version}`})`,
       hint: "Install Python 3.10 or newer with venv support (Debian/Ubuntu: apt install python3 python3-venv), or pass --python PATH.",
     };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const steps: string[][] = [
-    [base, "-m", "venv", dir],
-    [
-      python,
-      "-m",
-      "pip",
-      "install",
-      "--disable-pip-version-check",
-      ...trainerDependencies(readFileSync(join(options.trainerRoot, "pyproject.toml"), "utf8")),
-    ],
-  ];
-  for (const argv of steps) {
-    const shown = argv.map((a) => (/[\s"'<>|&;]/.test(a) ? `'${a}'` : a)).join(" ");
-    say(`$ ${shown}`);
-    const ran = await runStreaming(argv, say);
-    if (ran.code !== 0)
+  const staging = `${dir}.building-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    const stagedPython = join(staging, "bin", "python");
+    const steps: string[][] = [
+      [base, "-m", "venv", staging],
+      [
+        stagedPython,
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        ...trainerDependencies(readFileSync(join(options.trainerRoot, "pyproject.toml"), "utf8")),
+      ],
+    ];
+    for (const argv of steps) {
+      const shown = argv.map((a) => (/[\s"'<>|&;]/.test(a) ? `'${a}'` : a)).join(" ");
+      say(`$ ${shown}`);
+      const ran = await runStreaming(argv, say);
+      if (ran.code !== 0)
+        return {
+          kind: "error",
+          message: `setting up the trainer's Python environment failed (${ran.error ?? `exit code ${ran.code}`}):\n${ran.tail.trim().split("\n").slice(-8).join("\n")}`,
+          hint: `Run it yourself to see why:\n  ${shown}\nor pass --python PATH to an interpreter that has torch, transformers and tokenizers.`,
+        };
+    }
+    const checked = checkGivenPython(stagedPython);
+    if (checked.kind === "error") return checked;
+    writeFileAtomic(join(staging, ".complete"), new Date().toISOString() + "\n");
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      // Another run put its complete environment there first: use that one.
+      const theirs = completeVenv(dir);
+      if (theirs) return theirs;
       return {
         kind: "error",
-        message: `setting up the trainer's Python environment failed (${ran.error ?? `exit code ${ran.code}`}):\n${ran.tail.trim().split("\n").slice(-8).join("\n")}`,
-        hint: `Run it yourself to see why:\n  ${shown}\nor pass --python PATH to an interpreter that has torch, transformers and tokenizers.`,
+        message: `could not move the trainer's Python environment into ${dir}: ${(error as Error).message}`,
+        hint: `Remove ${dir} and run again, or pass --python PATH.`,
       };
+    }
+    const placed = completeVenv(dir);
+    return (
+      placed ?? {
+        kind: "error",
+        message: `the trainer's Python environment in ${dir} does not run after being moved there`,
+        hint: `Remove ${dir} and run again, or pass --python PATH.`,
+      }
+    );
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
-  const checked = checkGivenPython(python);
-  if (checked.kind === "error") return checked;
-  writeFileAtomic(marker, new Date().toISOString() + "\n");
-  return { ...checked, managed: true };
 }
 
 /** `--python` when given, else the managed environment. */

@@ -4,7 +4,15 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
@@ -199,7 +207,8 @@ test("the managed environment prints the exact failing command, and needs a Pyth
   assert.equal(r.kind, "error");
   if (r.kind === "error") {
     assert.match(r.message, /ensurepip is not available/);
-    assert.ok(r.hint.includes(`${failing} -m venv ${join(dir, "venv")}`), r.hint);
+    // Built in a staging folder of its own (renamed into place when complete): that is the command shown.
+    assert.ok(r.hint.includes(`${failing} -m venv ${join(dir, "venv")}.building-`), r.hint);
   }
   assert.ok(
     lines.some((l) => l.startsWith("$ ")),
@@ -213,6 +222,61 @@ test("the managed environment prints the exact failing command, and needs a Pyth
   assert.equal(none.kind, "error");
   if (none.kind === "error")
     assert.match(none.message, /no Python 3\.10\+ to build the trainer's environment from/);
+});
+
+test("two runs that build the managed environment at once each build their own, and both use the first finished", async () => {
+  const dir = tmp();
+  const barrier = join(dir, "barrier");
+  mkdirSync(barrier);
+  // A stand-in base Python: `-m venv D` makes D/bin/python, a stand-in whose `-m pip install` waits until both
+  // runs are installing (a barrier, so the two installs overlap for certain; it gives up, failing, when the other
+  // never comes) and then succeeds.
+  const venvPython = join(dir, "venv-python");
+  writeFileSync(
+    venvPython,
+    `#!/bin/sh\nif [ "$1" = "-c" ]; then echo '{"version": "3.11.0", "ok": true, "missing": []}'; exit 0; fi\n` +
+      `touch "${barrier}/$$"\nn=0; while [ "$(ls "${barrier}" | wc -l)" -lt 2 ]; do n=$((n+1)); [ $n -gt 1500 ] && exit 1; sleep 0.02; done\nexit 0\n`,
+  );
+  const base = join(dir, "python3");
+  writeFileSync(
+    base,
+    `#!/bin/sh\nif [ "$1" = "-c" ]; then echo '{"version": "3.11.0", "ok": true, "missing": []}'; exit 0; fi\n` +
+      `mkdir -p "$3/bin" && cp "${venvPython}" "$3/bin/python"\n`,
+  );
+  chmodSync(venvPython, 0o755);
+  chmodSync(base, 0o755);
+  const target = join(dir, "cache", "venv-x");
+  mkdirSync(dirname(target), { recursive: true });
+  const lines: string[][] = [[], []];
+  const runs = await Promise.all(
+    lines.map((out) =>
+      managedPython({
+        trainerRoot: join(REPO, "trainer"),
+        basePython: base,
+        dir: target,
+        onProgress: (l) => out.push(l),
+      }),
+    ),
+  );
+  assert.deepEqual(
+    runs.map((r) => r.kind === "ok" && r.python),
+    [join(target, "bin", "python"), join(target, "bin", "python")],
+    JSON.stringify(runs),
+  );
+  const built = lines.map((out) => out.find((l) => l.includes(" -m venv "))!.split(" -m venv ")[1]);
+  assert.notEqual(built[0], built[1], "each run built in a folder of its own");
+  assert.ok(existsSync(join(target, ".complete")));
+  assert.deepEqual(readdirSync(dirname(target)), ["venv-x"], "no staging folder is left behind");
+  // A later run finds it complete and builds nothing.
+  const later: string[] = [];
+  const again = await managedPython({
+    trainerRoot: join(REPO, "trainer"),
+    basePython: base,
+    dir: target,
+    onProgress: (l) => later.push(l),
+  });
+  assert.equal(again.kind, "ok");
+  assert.deepEqual(later, []);
 });
 
 test("the latest checkpoint: the rule the trainer follows too (test/fixtures/latest-checkpoint.json)", () => {
