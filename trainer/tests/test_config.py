@@ -60,14 +60,14 @@ def test_the_start_line_names_the_defaults_their_source_and_what_the_run_changed
     assert "DeepSeek-Prover-V1.5" in line and "TRL" in line
     assert line.endswith("; set for this run: temperature 0.7 (default 1)")
     embedded = defaults_line(from_dict({}))
-    assert "temperature 0.4" in embedded and "grpo's beta 0.2" in embedded and "set for this run" not in embedded
+    assert "temperature 0.4" in embedded and "grpo's beta 0;" in embedded and "set for this run" not in embedded
 
 
-def test_embedded_grpo_anchors_to_the_sft_policy_and_other_runs_keep_paper_defaults() -> None:
+def test_embedded_grpo_uses_its_own_beta_and_other_runs_keep_paper_defaults() -> None:
     embedded = from_dict({"max_new_tokens": 20, "group_size": 4}).resolved_algo_config()
     assert embedded == {"max_completion_length": 20, "num_generations": 4, "beta": EMBEDDED_GRPO_BETA}
     assert make("grpo", embedded).config.beta == EMBEDDED_GRPO_BETA != make("grpo").config.beta
-    assert from_dict({"algo_config": {"beta": 0.0}}).resolved_algo_config()["beta"] == 0.0  # explicit wins
+    assert from_dict({"algo_config": {"beta": 0.1}}).resolved_algo_config()["beta"] == 0.1  # explicit wins
     assert "beta" not in from_dict({"model": "/models/x"}).resolved_algo_config()  # paper default for a model path
     for name in ("drgrpo", "dapo", "gspo", "dgpo"):
         resolved = from_dict({"algorithm": name}).resolved_algo_config()

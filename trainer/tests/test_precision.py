@@ -124,10 +124,12 @@ def test_lora_in_bf16_keeps_float32_adapters_over_a_bf16_base_without_autocast(t
 
 
 def test_a_bf16_full_fine_tuning_run_trains_with_a_bf16_reference(toy_dataset: Path, tmp_path: Path) -> None:
-    """The whole loop in bf16 with master weights: GRPO on the embedded model keeps a KL reference (beta 0.2), stored
-    in bf16 (it is never updated), and the run's weights change."""
+    """The whole loop in bf16 with master weights: GRPO with a KL anchor (beta 0.2) keeps a reference, stored in bf16
+    (it is never updated), and the run's weights change."""
     events = RecordingEvents()
-    trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), events, steps=1, sft_steps=0, bf16=True)
+    trainer = make_trainer(
+        toy_dataset, tmp_path, ParityVerifier(), events, steps=1, sft_steps=0, bf16=True, algo_config={"beta": 0.2}
+    )
     before = {n: p.detach().clone() for n, p in trainer.policy.model.named_parameters()}
     trainer.run()
     assert events.of("train/done")[-1]["status"] == "completed", events.of("train/done")
