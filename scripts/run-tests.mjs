@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 
 function find(dir, out = []) {
   for (const name of readdirSync(dir)) {
