@@ -110,6 +110,12 @@ function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
+/** The KL weight the runs' objective used (config.json's resolved algorithm options), for the printout's first line. */
+function betaOf(runConfig: Record<string, unknown>): string {
+  const resolved = runConfig.algo_config_resolved as Record<string, unknown> | undefined;
+  return typeof resolved?.beta === "number" ? ` (beta ${resolved.beta})` : "";
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     options: {
@@ -196,7 +202,7 @@ async function main(): Promise<number> {
     unknown
   >;
   out(
-    `bench:seeds on ${target}: ${usable.length} seed(s); RL objective ${String(runConfig.algorithm)}, ` +
+    `bench:seeds on ${target}: ${usable.length} seed(s); RL objective ${String(runConfig.algorithm)}${betaOf(runConfig)}, ` +
       `${String(runConfig.steps)} steps of ${String(runConfig.batch_size)} x ${String(runConfig.group_size)}; verifier: the simulator (not Lean)`,
   );
   out(seedsText(result, usable));
