@@ -235,7 +235,7 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
   // What the quick start runs (the embedded model's GRPO beta) is shown beside the paper's, with where it is set.
   assert.match(
     r.stdout,
-    /grpo .*\n.*\n +defaults: .*beta=0\.04.*\n +on the embedded model \(the quick start\): beta=0\.2, set in\n +trainer\/fim_rlvr\/core\/config\.py PRESETS/,
+    /grpo .*\n.*\n +defaults: .*beta=0\.04.*\n +on the embedded model \(the quick start\): beta=0, set in\n +trainer\/fim_rlvr\/core\/config\.py PRESETS/,
   );
 });
 
