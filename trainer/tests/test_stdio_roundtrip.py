@@ -16,6 +16,7 @@ SMALL = {
     "max_new_tokens": 8,
     "eval_limit": 4,
     "checkpoint_every": 1,
+    "compare": [],  # no compute-matched baseline arm: this run is about the pipes
 }
 
 

@@ -93,6 +93,7 @@ CONFIG = {
     "eval_limit": 2,
     "checkpoint_every": 10,
     "curriculum": False,
+    "compare": [],  # no baseline arm: its evaluation would be one more batch
     "verify_timeout_s": 0.05,  # far less than one wave of checks takes
 }
 

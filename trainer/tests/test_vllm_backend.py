@@ -314,7 +314,15 @@ def test_a_run_syncs_after_every_step_and_samples_from_the_updated_weights(tmp_p
 
     monkeypatch.setattr(train, "make_backend", stand_in_backend)
     dataset = write_dataset(tmp_path / "data", per_pattern=4)
-    config = {"sft_steps": 0, "steps": 3, "batch_size": 2, "group_size": 3, "max_new_tokens": 4, "eval_limit": 2}
+    config = {
+        "sft_steps": 0,
+        "steps": 3,
+        "batch_size": 2,
+        "group_size": 3,
+        "max_new_tokens": 4,
+        "eval_limit": 2,
+        "compare": [],
+    }
     trainer = train.Trainer(
         from_dict({**config, "curriculum": False, "seed": 5, "checkpoint_every": 10}),
         dataset,
@@ -493,7 +501,15 @@ def test_the_trainer_syncs_after_the_warm_start_and_every_optimiser_step(tmp_pat
 
     monkeypatch.setattr(train, "make_backend", recording_backend)
     dataset = write_dataset(tmp_path / "data", per_pattern=4)
-    config = {"sft_steps": 2, "steps": 2, "batch_size": 2, "group_size": 2, "max_new_tokens": 4, "eval_limit": 2}
+    config = {
+        "sft_steps": 2,
+        "steps": 2,
+        "batch_size": 2,
+        "group_size": 2,
+        "max_new_tokens": 4,
+        "eval_limit": 2,
+        "compare": [],
+    }
     trainer = train.Trainer(
         from_dict({**config, "curriculum": False, "seed": 5}),
         dataset,
