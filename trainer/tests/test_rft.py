@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -15,32 +14,15 @@ import pytest
 import torch
 from conftest import write_dataset
 from fakes import ExactMatchVerifier, RecordingEvents, verdict_for
-from test_loop import make_trainer
+from test_loop import ParityVerifier, make_trainer
 
-from fim_rlvr.core.protocol import BatchVerdict, Verdict, VerifyItem
+from fim_rlvr.core.protocol import Verdict
 from fim_rlvr.model.rollout import Rollout
 from fim_rlvr.run.files import RunFiles
 from fim_rlvr.step import rft, sft
 from fim_rlvr.step.batch import Group
 from fim_rlvr.step.rft import ProofBuffer, verified_proofs
 from fim_rlvr.tasks.data import load_tasks
-
-
-class EvenLengthVerifier:
-    """Proves a candidate of even length, whatever its task (varied verdicts with nothing to learn first)."""
-
-    def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
-        future: Future[list[BatchVerdict]] = Future()
-        future.set_result(
-            [
-                verdict_for(i["taskId"], i["candidate"], i["candidate"] if len(i["candidate"]) % 2 == 0 else None)
-                for i in items
-            ]
-        )
-        return future
-
-    def cancel(self, future: Future[list[BatchVerdict]]) -> None:
-        pass
 
 
 def half_without_reference(folder: Path) -> tuple[Path, set[str]]:
@@ -114,7 +96,7 @@ def test_rft_trains_only_on_its_own_verified_proofs_and_sft_never_on_a_task_with
     monkeypatch.setattr(rft, "target_nll", recording("rft"))
     monkeypatch.setattr(sft, "target_nll", recording("sft"))
     config = {"steps": 4, "batch_size": 4, "group_size": 4, "sft_steps": 3, "validation_every": 0}
-    trainer = make_trainer(dataset, tmp_path / "run", EvenLengthVerifier(), baseline="rft", **config)
+    trainer = make_trainer(dataset, tmp_path / "run", ParityVerifier(), baseline="rft", **config)
     tokenizer = trainer.policy.tokenizer
     trainer.run()
     # The warm start's targets: reference proofs only, never a task without one (its `sorry` is no proof).
