@@ -8,7 +8,7 @@ import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trai
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import { savedRunConfig } from "../../lean-bridge/train/config";
 import type { TrainingOptions } from "../../lean-bridge/train/session";
-import type { VerifierSpec } from "../../lean-bridge/verify/startVerifier";
+import type { VerifierSpec } from "../../lean-bridge/verifiers/startVerifier";
 import { ALGORITHM_CHOICES } from "./algorithms";
 import { chooseProject, type ProjectFs } from "./leanProject";
 

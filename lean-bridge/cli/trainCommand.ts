@@ -12,7 +12,7 @@ import { isDatasetDir } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
 import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
-import { defaultSlots } from "../verify/startVerifier";
+import { defaultSlots } from "../verifiers/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
 import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";

@@ -19,7 +19,7 @@ import type { ExportRunner } from "../dataset/workerProtocol";
 import { packageRoot } from "../server/launch";
 import { checkKinds, prepareTarget, withGoals } from "./dataset";
 import type { ServiceVerifier } from "../serve/service";
-import { defaultSlots, startVerifier, type VerifierSpec } from "../verify/startVerifier";
+import { defaultSlots, startVerifier, type VerifierSpec } from "../verifiers/startVerifier";
 import { findPython } from "./python";
 import { latestCheckpoint } from "./checkpoints";
 import { TrainerRun, emit } from "./run";
@@ -49,7 +49,7 @@ export interface TrainingOptions {
    * The simulator (a test double, never Lean), Lean (optionally through a given server command line) or a Kimina
    * Lean Server (`{ kind: "kimina", url }`), with the
    * verifier's limits (slots, time limit per check, candidate policy, memory): built by the same function as every
-   * command's verifier (lean-bridge/verify/startVerifier.ts).
+   * command's verifier (lean-bridge/verifiers/startVerifier.ts).
    */
   verifier: VerifierSpec;
   /** Continue from runDir/checkpoints/latest. */
