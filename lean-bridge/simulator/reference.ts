@@ -16,7 +16,7 @@ import { basename, join } from "node:path";
 import { parseFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { isCommentKind, tokenText } from "../lean/tokens";
-import { IMPORTED_STATEMENTS_DIR } from "../statements/location";
+import { PROJECT_DIR, importedStatementsPath } from "../util/projectLayout";
 
 export interface OracleFile {
   alternatives?: Record<string, string[]>;
@@ -35,7 +35,7 @@ export function normalizedKey(text: string): string {
   return codeTokens(text).join(" ");
 }
 
-const SKIPPED_DIRS = new Set([".lake", ".git", "node_modules", "dist", ".fim-rlvr", "build"]);
+const SKIPPED_DIRS = new Set([".lake", ".git", "node_modules", "dist", PROJECT_DIR, "build"]);
 
 function listLeanFiles(root: string, out: { path: string; mtimeMs: number }[] = [], depth = 0): typeof out {
   if (depth > 12) return out;
@@ -81,7 +81,7 @@ export class ReferenceIndex {
     // The project's own files, and the statements `fim-rlvr import` generated (under .fim-rlvr/, which the
     // walk skips with every dot folder): their rows' own proofs are references like any other.
     const files = listLeanFiles(this.root);
-    listLeanFiles(join(this.root, ...IMPORTED_STATEMENTS_DIR.split("/")), files);
+    listLeanFiles(importedStatementsPath(this.root), files);
     const signature = files.map((f) => `${f.path}:${f.mtimeMs}`).join("|");
     if (signature === this.signature) return;
     this.signature = signature;

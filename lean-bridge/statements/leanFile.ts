@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { codeTokens } from "../simulator/reference";
 import { isBlank, signatureTokens, type StatementRow } from "./shapes";
 
-import { IMPORT_NAMESPACE } from "./location";
+import { IMPORT_NAMESPACE } from "../util/projectLayout";
 
 export { IMPORT_NAMESPACE };
 

@@ -16,7 +16,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
-import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../statements/location";
+import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../util/projectLayout";
 import { nameParts } from "./policyWords";
 import type { VerdictOutcome, VerifierIdentity } from "./verdict";
 import { verdictKey } from "./verdictCache";
