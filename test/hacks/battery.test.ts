@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
