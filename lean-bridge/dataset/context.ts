@@ -124,7 +124,7 @@ function reused<T extends Uint16Array | Int32Array>(
   return old && old.length >= n ? old : new make(Math.max(n, Math.ceil((old?.length ?? 0) * 1.5)));
 }
 
-function codeTokens(ts: TokenStream): CodeTokens {
+function codeTokenUnits(ts: TokenStream): CodeTokens {
   if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
   const units = unitsOf(text);
@@ -173,6 +173,6 @@ export function tokensMiddleKey(ts: TokenStream, first: number, last: number): n
   while (first <= last && isCommentKind(kinds[first]!)) first++;
   while (last >= first && isCommentKind(kinds[last]!)) last--;
   if (first > last) return hash53("");
-  const { codes, from, to } = codeTokens(ts);
+  const { codes, from, to } = codeTokenUnits(ts);
   return hash53Units(codes, from[first]!, to[last]!);
 }
