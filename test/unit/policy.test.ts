@@ -67,7 +67,8 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
     "set_option pp.all 1 in simp",
     "set_option trace.Meta.synthInstance true in simp",
     "set_option compiler.extract_closed false in rfl",
-    "set_option backward.synthInstance.canonInstances false in simp",
+    "set_option backward.privateInPublic true in simp",
+    "set_option backward.isDefEq.respectTransparency 0 in simp",
     "set_option maxHeartbeats 0 in simp",
     "set_option maxHeartbeats 100000000 in simp",
     "set_option maxRecDepth 100 simp",
@@ -82,10 +83,11 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
   assert.equal(rejected("set_option pp.proofs true in simp"), "allowed");
   assert.equal(rejected("set_option maxRecDepth 10000 in simp"), "allowed");
   assert.equal(rejected("set_option maxRecDepth 16384 in simp"), "allowed");
-  assert.equal(rejected("set_option maxRecDepth 16385 in simp"), "set-option");
+  assert.equal(rejected("set_option maxRecDepth 100000 in simp"), "allowed");
+  assert.equal(rejected("set_option maxRecDepth 100001 in simp"), "set-option");
 });
 
-test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses named native, extern, IO or lemma", () => {
+test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses named native or lemma", () => {
   for (const c of [
     'have s : String := "a{b}"\nomega',
     'exact "}".length',
@@ -93,8 +95,6 @@ test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses nam
     "have : #s ≤ #t := h\nomega",
     "intro native\nexact native",
     "have native : 1 = 1 := rfl\nomega",
-    "intro extern\nexact extern",
-    "intro IO\nexact IO",
     "have lemma : 1 = 1 := rfl\nomega",
     "obtain ⟨lemma, h⟩ := h\nexact lemma",
   ])
@@ -105,10 +105,13 @@ test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses nam
     ['exact (toString s!"{by native_decide}").length', "native-code"],
     ['exact mySyntax "{by run_tac pure ()}"', "code-execution"],
     ['throwError "{IO.println 1}"', "code-execution"],
-    ['exact "}{".length', "ambiguous-string"],
+    ['exact f "}{".length', "ambiguous-string"],
     ["decide +native", "native-code"],
     ["decide (config := { native := true })", "native-code"],
     ["exact IO.println", "code-execution"],
+    // `IO` alone too: `open IO` would reach `FS.writeFile` without naming `IO`.
+    ["intro IO\nexact IO", "code-execution"],
+    ["intro extern\nexact extern", "code-execution"],
     ["exact unsafeBaseIO (pure ())", "code-execution"],
     ["lemma foo : 1 = 1 := rfl", "escape"],
     ["omega\n#exit", "escape"],
@@ -210,9 +213,9 @@ test("code in any string's braces is checked as candidate code, wherever the str
     // Braces that cannot be read one way: nested strings, unterminated braces, a comment swallowing `}`.
     ['trace[x] "{"a"}"', "ambiguous-string"],
     ['exact s!"{"a"}".length', "ambiguous-string"],
-    ['exact "{by simp".length', "ambiguous-string"],
-    ['exact "{x -- }".length', "ambiguous-string"],
-    ['exact "{x /- }".length', "ambiguous-string"],
+    ['exact f "{by simp".length', "ambiguous-string"],
+    ['exact f "{x -- }".length', "ambiguous-string"],
+    ['exact f "{x /- }".length', "ambiguous-string"],
     ['trace[x] "{\\"a\\"}"', "ambiguous-string"],
   ] as const)
     assert.equal(rejected(c), rule, c);
