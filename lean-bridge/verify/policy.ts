@@ -11,6 +11,7 @@ import { TokenKind, bracketDelta, isCommentKind, tokenText } from "../lean/token
 import {
   ALSO_A_NAME,
   CODE_EXECUTION_IDENTIFIERS,
+  CODE_NAMESPACE_HEADS,
   ESCAPE_IDENTIFIERS,
   NATIVE_IDENTIFIERS,
   SEARCH_IDENTIFIERS,
@@ -59,6 +60,16 @@ export interface CandidatePolicy {
   allowNative: boolean;
   /** Options a candidate may set with `set_option … in`, with their upper bounds. */
   optionLimits: OptionLimits;
+  /**
+   * Namespaces refused as a name's first component (after `_root_.`), because their functions reach files,
+   * processes, the network or the environment: CODE_NAMESPACE_HEADS.
+   */
+  codeNamespaces: readonly string[];
+  /**
+   * The `x%` term elaborators a candidate may write (PERCENT_ELABORATORS); every other identifier written
+   * against `%` is refused. `"any"` refuses none (a policy that refuses nothing, for tests of later layers).
+   */
+  percentElaborators: ReadonlySet<string> | "any";
 }
 
 export const DEFAULT_POLICY: CandidatePolicy = {
@@ -73,6 +84,8 @@ export const DEFAULT_POLICY: CandidatePolicy = {
   maxChars: 20_000,
   allowNative: false,
   optionLimits: DEFAULT_OPTION_LIMITS,
+  codeNamespaces: CODE_NAMESPACE_HEADS,
+  percentElaborators: PERCENT_ELABORATORS,
 };
 
 export type PolicyResult = { kind: "allowed" } | { kind: "rejected"; rule: string; reason: string };
@@ -181,7 +194,7 @@ function checkCode(
           rule: ruleFor(hit),
           reason: `${who} uses \`${hit}\`, which the verification policy forbids`,
         };
-      const namespace = codeNamespaceIn(text);
+      const namespace = codeNamespaceIn(text, policy.codeNamespaces);
       if (namespace)
         return {
           kind: "rejected",
@@ -192,7 +205,8 @@ function checkCode(
         ts.kinds[i + 1] === TokenKind.Symbol &&
         tokenText(ts, i + 1) === "%" &&
         ts.starts[i + 1] === ts.ends[i] &&
-        !PERCENT_ELABORATORS.has(text)
+        policy.percentElaborators !== "any" &&
+        !policy.percentElaborators.has(text)
       )
         return {
           kind: "rejected",
@@ -378,6 +392,8 @@ export function policyFromFile(
       maxChars: file.maxChars ?? DEFAULT_POLICY.maxChars,
       allowNative: file.allowNative ?? false,
       optionLimits: DEFAULT_POLICY.optionLimits,
+      codeNamespaces: DEFAULT_POLICY.codeNamespaces,
+      percentElaborators: DEFAULT_POLICY.percentElaborators,
     },
   };
 }

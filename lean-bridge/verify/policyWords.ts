@@ -191,14 +191,18 @@ export const HASH_WORDS = new Set(["adaptation_note", "univ"]);
  * The first part of a name that reaches the operating system, if any (see CODE_NAMESPACE_HEADS):
  * `System.FilePath.x`, `_root_.FS.writeFile`, `Lean.Environment.x`; `Lean.Omega.x` passes.
  */
-export function codeNamespaceIn(ident: string): string | undefined {
+export function codeNamespaceIn(
+  ident: string,
+  heads: readonly string[] = CODE_NAMESPACE_HEADS,
+): string | undefined {
   const parts = nameParts(ident);
   while (parts[0] === "_root_") parts.shift();
   const head = parts[0] ?? "";
-  if (head === "Lean") return LEAN_PURE_NAMESPACES.has(parts[1] ?? "") ? undefined : "Lean";
+  if (head === "Lean" && heads.includes("Lean"))
+    return LEAN_PURE_NAMESPACES.has(parts[1] ?? "") ? undefined : "Lean";
   const two = parts.slice(0, 2).join(".");
-  if (CODE_NAMESPACE_HEADS.includes(two)) return two;
-  return CODE_NAMESPACE_HEADS.includes(head) ? head : undefined;
+  if (heads.includes(two)) return two;
+  return heads.includes(head) ? head : undefined;
 }
 
 /**
