@@ -691,7 +691,12 @@ where
     { name: "decide +native", hole: "example", candidate: "decide +native", proved: false },
     { name: "a hypothesis named lemma", hole: "target", candidate: "have lemma := h\nomega", proved: true },
     { name: "a lemma command", hole: "target", candidate: "omega\nlemma x : 1 = 1 := rfl", proved: false },
-    { name: "a hypothesis named extern", hole: "target", candidate: "have extern := h\nomega", proved: false },
+    {
+      name: "a hypothesis named extern",
+      hole: "target",
+      candidate: "have extern := h\nomega",
+      proved: false,
+    },
     { name: "stop in a bullet", hole: "pair", candidate: "constructor\n· stop\ntrivial", proved: false },
   ];
 
