@@ -138,12 +138,15 @@ export const SEARCH_IDENTIFIERS = [
 
 /**
  * Namespaces whose functions reach the operating system (files, processes, the network, the clock, the
- * standard streams), refused as a name's first component (after any `_root_.`): `System.FilePath.pathExists`,
- * and, where the file has `open IO` or `open System`, `FS.writeFile`, `Process.exit` and
- * `FilePath.readDir`. With them a term that Lean evaluates (a tactic's configuration, `eval%`) could act,
- * since `(act).run ()` runs any `IO` action from pure code. `Lean` is refused as a first component too,
- * unless the next component is one of LEAN_PURE_NAMESPACES: the rest of `Lean` is the compiler, the
- * elaborator, the environment and the server, whose functions read and write files.
+ * standard streams) or the elaborator, refused as a name's first component or first two (after any
+ * `_root_.`): `System.FilePath.pathExists`, and, where the file has `open IO` or `open System`,
+ * `FS.writeFile`, `Process.exit` and `FilePath.readDir`. With them a term that Lean evaluates (a tactic's
+ * configuration, `eval%`) could act, since `(act).run ()` runs any `IO` action from pure code. `Lean` is
+ * refused as a first component too, unless the next component is one of LEAN_PURE_NAMESPACES: the rest of
+ * `Lean` is the compiler, the elaborator, the environment and the server, whose functions read and write
+ * files (`Lean.saveModuleData` writes an `.olean`). The tactic namespaces of Mathlib, Batteries, Aesop, Qq,
+ * ProofWidgets, Plausible and Lake hold metaprograms and `IO` actions (Mathlib's `polyrith` asks a web
+ * service), and no proof cites them.
  */
 export const CODE_NAMESPACE_HEADS = [
   "System",
@@ -153,6 +156,19 @@ export const CODE_NAMESPACE_HEADS = [
   "Std.Internal",
   "Std.Net",
   "Lean",
+  "Lake",
+  "Mathlib.Tactic",
+  "Mathlib.Meta",
+  "Mathlib.Util",
+  "Mathlib.Linter",
+  "Batteries.Tactic",
+  "Batteries.Lean",
+  "Batteries.CodeAction",
+  "Batteries.Util",
+  "Aesop",
+  "Qq",
+  "ProofWidgets",
+  "Plausible",
 ];
 
 /** Parts of `Lean` that hold only lemmas and pure definitions that proofs cite. */
@@ -202,7 +218,11 @@ export function codeNamespaceIn(
     return LEAN_PURE_NAMESPACES.has(parts[1] ?? "") ? undefined : "Lean";
   const two = parts.slice(0, 2).join(".");
   if (heads.includes(two)) return two;
-  return heads.includes(head) ? head : undefined;
+  if (heads.includes(head)) return head;
+  // `open Mathlib in` would make `Tactic.…` name `Mathlib.Tactic.…`: the first part of a two-part head is
+  // refused alone.
+  if (parts.length === 1 && heads.some((h) => h.startsWith(`${head}.`))) return head;
+  return undefined;
 }
 
 /**
