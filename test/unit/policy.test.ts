@@ -273,3 +273,68 @@ test("words read as Lean's tokenizer reads them: a keyword is a whole identifier
   ] as const)
     assert.equal(rejected(c), rule, c);
 });
+
+test("the Mathlib spellings once refused pass, each beside the attack it resembles", () => {
+  for (const c of [
+    "#adaptation_note /-- nightly: simp was simp only -/\nsimp",
+    "#adaptation_note\n/-- a note on its own line -/\nset_option maxSynthPendingDepth 2 in\nrw [h]",
+    "show #univ = 4\nsimp",
+    "exact a + stop",
+    "show p.1.stop = 3\nexact h",
+    "intro start stop h\nexact h",
+    'exact "{"',
+    'have : "{" ≠ "}" := by decide\nsimp',
+    "set_option maxSynthPendingDepth 2 in simp",
+    "set_option push_neg.use_distrib true in push_neg",
+    "set_option backward.isDefEq.respectTransparency false in simp",
+    "set_option backward.synthInstance.canonInstances false in simp",
+    "set_option maxHeartbeats 800000 in simp",
+    "set_option maxRecDepth 100000 in simp",
+    "have : a % 2 < 2 := Nat.mod_lt _ (by omega)\nomega",
+    "exact type_of% h",
+  ])
+    assert.equal(rejected(c), "allowed", c);
+  for (const [c, rule] of [
+    ["#adaptation_notes", "escape"],
+    ["show #universe = 4", "escape"],
+    ["exact by stop", "sorry"],
+    ["all_goals stop", "sorry"],
+    ['exact f "{"', "ambiguous-string"],
+    ['exact s!"{"', "escape"],
+    ["set_option backward.privateInPublic true in simp", "set-option"],
+    ["set_option maxHeartbeats 1600001 in simp", "set-option"],
+    ["set_option maxRecDepth 0 in simp", "set-option"],
+    ["set_option maxSynthPendingDepth 5 in simp", "set-option"],
+    ["exact eval% 2 ^ 10", "code-execution"],
+    ["exact n%2", "code-execution"],
+  ] as const)
+    assert.equal(rejected(c), rule, c);
+});
+
+test("code-execution routes are refused however they are spelled or opened", () => {
+  for (const c of [
+    "open IO in omega",
+    "open _root_.IO in omega",
+    "open «IO» in omega",
+    'exact (FS.writeFile "x" "").run ()',
+    "exact (Process.exit 0).run ()",
+    'exact (System.FilePath.pathExists "x").run ()',
+    "open System in omega",
+    "open Lean in omega",
+    "open Mathlib in omega",
+    "exact Mathlib.Tactic.Polyrith.sageOutput",
+    "exact (EIO.toBaseIO x).run ()",
+    "exact BaseIO.toIO x",
+    "plausible",
+    "with_panel_widgets [W] simp",
+    "conv => run_conv pure ()",
+    'exact include_str "/etc/passwd"',
+    "polyrith",
+    "have := dbgSleep 1 fun _ => h\nomega",
+  ])
+    assert.notEqual(rejected(c), "allowed", c);
+  for (const c of ["observe h : a = b", "rw_search", "aesop?", "try?", "rw??", "library_search", "exact?%"])
+    assert.equal(rejected(c), "search-tactic", c);
+  // Lean's pure lemma namespaces stay citable.
+  assert.equal(rejected("exact Lean.Omega.LinearCombo.coordinate_eval 0 v"), "allowed");
+});
