@@ -1,0 +1,4 @@
+prelude
+import FimPrelude.Core
+import FimPrelude.Meta
+import FimPrelude.Tactics
