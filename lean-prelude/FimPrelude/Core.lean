@@ -125,6 +125,10 @@ theorem congr {α : Sort u} {β : Sort v} {f₁ f₂ : α → β} {a₁ a₂ : �
 theorem congrFun {α : Sort u} {β : α → Sort v} {f g : (x : α) → β x} (h : Eq f g) (a : α) : Eq (f a) (g a) :=
   @Eq.subst ((x : α) → β x) (fun k => Eq (f a) (k a)) f g h (Eq.refl (f a))
 
+/-- `congrFun` for a function whose type does not depend on its argument; `simp` uses it. -/
+theorem congrFun' {α : Sort u} {β : Sort v} {f g : α → β} (h : Eq f g) (a : α) : Eq (f a) (g a) :=
+  congrFun h a
+
 /-- A heterogeneous equality between terms of one type is an equality; noConfusion needs it. -/
 theorem eq_of_heq {α : Sort u} {a a' : α} (h : HEq a a') : Eq a a' :=
   let motive := fun {β : Sort u} (b : β) (_ : HEq a b) => (e : Eq α β) → Eq (cast e a) b
@@ -241,6 +245,10 @@ def Nat.beq : (@& Nat) → (@& Nat) → Bool
   | .succ _, .zero => false
   | .succ n, .succ m => Nat.beq n m
 
+theorem Nat.beq_refl : (n : Nat) → Eq (Nat.beq n n) true
+  | .zero => rfl
+  | .succ n => Nat.beq_refl n
+
 /-- Boolean `≤` on natural numbers (the kernel computes it on literals). -/
 @[extern "lean_nat_dec_le"]
 def Nat.ble : (@& Nat) → (@& Nat) → Bool
@@ -249,7 +257,7 @@ def Nat.ble : (@& Nat) → (@& Nat) → Bool
   | .succ n, .succ m => Nat.ble n m
 
 /-- Addition by recursion on the second argument; the kernel computes it on literals in binary. -/
-@[extern "lean_nat_add"]
+@[extern "lean_nat_add", match_pattern]
 protected def Nat.add : (@& Nat) → (@& Nat) → Nat
   | n, .zero => n
   | n, .succ m => .succ (Nat.add n m)
@@ -289,3 +297,17 @@ def Nat.decEq (n m : @& Nat) : Decidable (Eq n m) :=
   | false => isFalse (Nat.ne_of_beq_eq_false h)
 
 @[inline] instance : DecidableEq Nat := Nat.decEq
+
+/-- The index of a number's constructor: `0` for `zero`, `1` for `succ` (Lean generates this for other
+types; `Nat` is declared without it, as its literals are not constructor applications). -/
+def Nat.ctorIdx : Nat → Nat
+  | .zero => 0
+  | .succ _ => 1
+
+/-- Equal terms have equal images under `f`, as a `Prop` that `cases` and `injection` reduce on literals;
+Lean's no-confusion construction for types with many constructors goes through it. -/
+theorem noConfusion_of_Nat {α : Sort u} (f : α → Nat) {a b : α} (h : Eq a b) :
+    Bool.rec (motive := fun _ => Prop) False True (Nat.beq (f a) (f b)) :=
+  @Eq.subst α (fun x => Bool.rec (motive := fun _ => Prop) False True (Nat.beq (f a) (f x))) a b h
+    (@Eq.subst Bool (fun c => Bool.rec (motive := fun _ => Prop) False True c) true (Nat.beq (f a) (f a))
+      (Eq.symm (Nat.beq_refl (f a))) True.intro)

@@ -75,6 +75,12 @@ def Macro : Type := Syntax → Macro.Context → Macro.State → Macro.Result
 
 instance : Inhabited Macro := ⟨fun _ _ _ => PUnit.unit⟩
 
+/-- The type Lean's `@[app_unexpander f]` attribute requires: it turns `f a b` back into notation when a
+goal is printed. It takes the syntax, the reference syntax and a unit state. -/
+def PrettyPrinter.Unexpander : Type := Syntax → Syntax → Unit → Macro.Result
+
+instance : Inhabited PrettyPrinter.Unexpander := ⟨fun _ _ _ => PUnit.unit⟩
+
 end Lean
 
 /-- `p <|> q` in a syntax declaration: the first of two parsers that succeeds. -/

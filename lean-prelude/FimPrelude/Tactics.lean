@@ -1,5 +1,5 @@
 prelude
-import FimPrelude.Meta
+import FimPrelude.Notation
 /-!
 # FimPrelude.Tactics
 
@@ -12,9 +12,6 @@ macro functions by name (see `FimPrelude.Meta`), so the expansion is Lean's own.
 -/
 
 namespace Lean
-
-/-- A binder name or `_`. -/
-syntax binderIdent := ident <|> hole
 
 namespace Parser.Tactic
 
@@ -178,6 +175,8 @@ syntax (name := tacticSorry) "sorry" : tactic
 syntax (name := «tacticExists_,,») "exists" sepBy1(ppSpace colGt term, ",") : tactic
 /-- `refine_lift e` refines with `e` and makes its `?_` the main goal (used by `have`). -/
 syntax (name := tacticRefine_lift_) "refine_lift " term : tactic
+/-- `have h : t := e` adds the hypothesis `h : t` proven by `e` (`have : t := e` names it `this`). -/
+syntax (name := tacticHave__) "have" letConfig letDecl : tactic
 /-- `trivial` tries `assumption`, `rfl`, `contradiction`, `decide`, `True.intro` and `And.intro`. -/
 syntax (name := tacticTrivial) "trivial" : tactic
 /-- `exfalso` turns the goal into `False`. -/
@@ -206,6 +205,8 @@ opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticSorry_1 : Macro
 opaque «_aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticExists_,,_1» : Macro
 @[macro tacticRefine_lift_, extern "fim_native_macro"]
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticRefine_lift__1 : Macro
+@[macro tacticHave__, extern "fim_native_macro"]
+opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticHave___1 : Macro
 @[macro tacticExfalso, extern "fim_native_macro"]
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticExfalso_1 : Macro
 @[macro tacticTrivial, extern "fim_native_macro"]
