@@ -41,7 +41,7 @@ theorem forall_prop_domain_congr {p₁ p₂ : Prop} {q₁ : p₁ → Prop} {q₂
     (fun hq a => Eq.mp (h₂ a) (hq (Eq.mpr h₁ a)))
     (fun hq a => Eq.mpr (h₂ (Eq.mp h₁ a)) (hq (Eq.mp h₁ a))))
 
-theorem ne_eq {α : Sort u} (a b : α) : (a ≠ b) = ¬(a = b) := rfl
+@[simp] theorem ne_eq {α : Sort u} (a b : α) : (a ≠ b) = ¬(a = b) := rfl
 
 /-! ## The connectives with `True` and `False` -/
 
