@@ -20,7 +20,8 @@ structure Iff (a b : Prop) : Prop where
   mp : a → b
   mpr : b → a
 
-theorem Iff.refl (a : Prop) : a ↔ a := Iff.intro (fun h => h) (fun h => h)
+/-- Every proposition is equivalent to itself; `rfl` closes `a ↔ a` with it. -/
+@[refl] theorem Iff.refl (a : Prop) : a ↔ a := Iff.intro (fun h => h) (fun h => h)
 protected theorem Iff.rfl {a : Prop} : a ↔ a := Iff.refl a
 theorem Iff.symm {a b : Prop} (h : a ↔ b) : b ↔ a := Iff.intro h.mpr h.mp
 theorem Iff.trans {a b c : Prop} (h₁ : a ↔ b) (h₂ : b ↔ c) : a ↔ c :=

@@ -41,6 +41,15 @@ syntax (name := contradiction) "contradiction" : tactic
 /-- `subst h` substitutes a variable by the other side of the equation `h`. -/
 syntax (name := subst) "subst" many1(ppSpace colGt term:1024) : tactic
 
+/-- `revert h` moves the hypothesis `h` back into the goal. -/
+syntax (name := revert) "revert" many1(ppSpace colGt term:1024) : tactic
+/-- `clear h` removes the hypothesis `h`. -/
+syntax (name := clear) "clear" many1(ppSpace colGt term:1024) : tactic
+/-- `specialize h a` replaces the hypothesis `h : ∀ x, p x` by `h : p a`. -/
+syntax (name := specialize) "specialize " term : tactic
+/-- `rename_i a b` names the most recent inaccessible hypotheses. -/
+syntax (name := renameI) "rename_i" many1(ppSpace colGt binderIdent) : tactic
+
 /-! ## Constructors and case analysis -/
 
 /-- `constructor` applies the first constructor of the goal's inductive type that fits. -/
@@ -179,6 +188,8 @@ syntax (name := tacticRefine_lift_) "refine_lift " term : tactic
 syntax (name := tacticHave__) "have" letConfig letDecl : tactic
 /-- `trivial` tries `assumption`, `rfl`, `contradiction`, `decide`, `True.intro` and `And.intro`. -/
 syntax (name := tacticTrivial) "trivial" : tactic
+/-- `next x y => tacs` solves the next goal with `tacs`, naming its inaccessible hypotheses. -/
+syntax (name := «tacticNext_=>_») "next " many(binderIdent) " => " tacticSeq : tactic
 /-- `exfalso` turns the goal into `False`. -/
 syntax (name := tacticExfalso) "exfalso" : tactic
 
@@ -197,6 +208,8 @@ opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticRfl_1 : Macro
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticRfl_2 : Macro
 @[macro tacticRfl, extern "fim_native_macro"]
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticRfl_3 : Macro
+@[macro tacticRfl, extern "fim_native_macro"]
+opaque _root_._aux_Init_Core___macroRules_Lean_Parser_Tactic_tacticRfl_1 : Macro
 @[macro rwSeq, extern "fim_native_macro"]
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_rwSeq_1 : Macro
 @[macro tacticSorry, extern "fim_native_macro"]
@@ -207,6 +220,8 @@ opaque «_aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticExists_,,_1» :
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticRefine_lift__1 : Macro
 @[macro tacticHave__, extern "fim_native_macro"]
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticHave___1 : Macro
+@[macro «tacticNext_=>_», extern "fim_native_macro"]
+opaque «_aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticNext_=>__1» : Macro
 @[macro tacticExfalso, extern "fim_native_macro"]
 opaque _aux_Init_Tactics___macroRules_Lean_Parser_Tactic_tacticExfalso_1 : Macro
 @[macro tacticTrivial, extern "fim_native_macro"]
@@ -234,6 +249,8 @@ syntax calcStep := ppIndent(colGe term " := " term)
 syntax calcSteps := ppLine withPosition(calcFirstStep) withPosition(many(calcStep ppLine))
 /-- `calc a = b := p₁; _ = c := p₂` proves `a = c` by chaining the relations through `Trans`. -/
 syntax (name := calcTactic) "calc" calcSteps : tactic
+/-- `calc` in term mode: `calc a = b := p₁\n _ = c := p₂` is a proof of `a = c`. -/
+syntax (name := «calc») "calc" calcSteps : term
 /-- The bullet `·` (or `.`). -/
 syntax cdotTk := patternIgnore("· " <|> ". ")
 /-- `· tacs` focuses on the main goal and requires `tacs` to close it. -/
