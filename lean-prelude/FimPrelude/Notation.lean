@@ -3,7 +3,7 @@ import FimPrelude.Meta
 /-!
 # FimPrelude.Notation
 
-The notation of arithmetic and logic: `+ - * = ≠ ≤ < ≥ > ∧ ∨ ¬ ↔` and `∃ x, p`. Each operator is a syntax
+The notation of arithmetic and logic: `+ - * = ≠ ≤ < ≥ > ∧ ∨ ¬ ↔`, `∃ x, p` and `if … then … else …`. Each operator is a syntax
 declaration of our own under the kind name Lean's `Init` gives it, with Lean's precedences, bound to Lean's
 compiled macro for that kind (see `FimPrelude.Meta`). The macros expand `a + b` to `binop% HAdd.hAdd a b`,
 `a = b` to `binrel% Eq a b` and so on, so Lean's builtin `binop%`/`binrel%` elaborators insert the same
@@ -44,6 +44,11 @@ end Lean
 /-- `∃ x, p x`: there is an `x` with `p x` (`Exists fun x => p x`). -/
 syntax:1022 (name := «term∃_,_») "∃" Lean.explicitBinders ", " term : term
 
+/-- `if c then t else e` is `ite c t e`. -/
+syntax (name := termIfThenElse) "if " term " then " term " else " term : term
+/-- `if h : c then t else e` is `dite c (fun h => t) (fun h => e)`. -/
+syntax (name := termDepIfThenElse) "if " Lean.binderIdent " : " term " then " term " else " term : term
+
 /-
 Lean's compiled macros for these kinds. Where Lean has two for a kind (the plain application and the
 `binop%`/`binrel%` form), both are bound in Lean's order, so that the later one is tried first.
@@ -71,4 +76,5 @@ Lean's compiled macros for these kinds. Where Lean has two for a kind (the plain
 @[macro «term¬_», extern "fim_native_macro"] opaque «_aux_Init_Notation___macroRules_term¬__1» : Lean.Macro
 @[macro «term_↔_», extern "fim_native_macro"] opaque «_aux_Init_Core___macroRules_term_↔__1» : Lean.Macro
 @[macro «term∃_,_», extern "fim_native_macro"] opaque «_aux_Init_NotationExtra___macroRules_term∃_,__1» : Lean.Macro
-
+@[macro termIfThenElse, extern "fim_native_macro"] opaque _aux_Init_Notation___macroRules_termIfThenElse_1 : Lean.Macro
+@[macro termDepIfThenElse, extern "fim_native_macro"] opaque _aux_Init_Notation___macroRules_termDepIfThenElse_1 : Lean.Macro

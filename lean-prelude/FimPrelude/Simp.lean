@@ -41,6 +41,12 @@ theorem forall_prop_domain_congr {p₁ p₂ : Prop} {q₁ : p₁ → Prop} {q₂
     (fun hq a => Eq.mp (h₂ a) (hq (Eq.mpr h₁ a)))
     (fun hq a => Eq.mpr (h₂ (Eq.mp h₁ a)) (hq (Eq.mp h₁ a))))
 
+/-- `simp`'s builtin procedures for closed comparisons evaluate `decide p` and conclude with these. -/
+theorem eq_true_of_decide {p : Prop} [Decidable p] (h : decide p = true) : p = True :=
+  eq_true (of_decide_eq_true h)
+theorem eq_false_of_decide {p : Prop} [Decidable p] (h : decide p = false) : p = False :=
+  eq_false (of_decide_eq_false h)
+
 @[simp] theorem ne_eq {α : Sort u} (a b : α) : (a ≠ b) = ¬(a = b) := rfl
 
 /-! ## The connectives with `True` and `False` -/
@@ -71,9 +77,59 @@ theorem forall_prop_domain_congr {p₁ p₂ : Prop} {q₁ : p₁ → Prop} {q₂
   propext (Iff.intro (fun h => h trivial) (fun h _ => h))
 @[simp] theorem false_implies (p : Prop) : (False → p) = True := eq_true (fun f => False.elim f)
 
+/-! ## `if … then … else …` (the lemmas `simp`'s builtin `reduceIte`/`reduceDIte` conclude with, under their 4.35 names) -/
+
+theorem ite_eq_left_of_eq_true {α : Sort u} {c : Prop} {inst : Decidable c} (a b : α) (h : c = True) :
+    (if c then a else b) = a :=
+  match inst with
+  | isTrue _ => rfl
+  | isFalse hn => absurd (of_eq_true h) hn
+
+theorem ite_eq_right_of_eq_false {α : Sort u} {c : Prop} {inst : Decidable c} (a b : α) (h : c = False) :
+    (if c then a else b) = b :=
+  match inst with
+  | isTrue hc => absurd hc (of_eq_false h)
+  | isFalse _ => rfl
+
+theorem dite_eq_left_of_eq_true {α : Sort u} {c : Prop} {inst : Decidable c} {t : c → α} {e : ¬c → α}
+    (h : c = True) : dite c t e = t (of_eq_true h) :=
+  match inst with
+  | isTrue _ => rfl
+  | isFalse hn => absurd (of_eq_true h) hn
+
+theorem dite_eq_right_of_eq_false {α : Sort u} {c : Prop} {inst : Decidable c} {t : c → α} {e : ¬c → α}
+    (h : c = False) : dite c t e = e (of_eq_false h) :=
+  match inst with
+  | isTrue hc => absurd hc (of_eq_false h)
+  | isFalse _ => rfl
+
+theorem if_pos {c : Prop} {h : Decidable c} (hc : c) {α : Sort u} {t e : α} : (ite c t e) = t :=
+  match h with
+  | isTrue _ => rfl
+  | isFalse hn => absurd hc hn
+
+theorem if_neg {c : Prop} {h : Decidable c} (hnc : ¬c) {α : Sort u} {t e : α} : (ite c t e) = e :=
+  match h with
+  | isTrue hc => absurd hc hnc
+  | isFalse _ => rfl
+
 /-! ## Natural numbers -/
 
 @[simp] theorem Nat.succ_ne_zero_eq (n : Nat) : (n + 1 = 0) = False := eq_false (Nat.succ_ne_zero n)
 @[simp] theorem Nat.lt_irrefl_eq (n : Nat) : (n < n) = False := eq_false (Nat.lt_irrefl n)
 @[simp] theorem Nat.le_refl_eq (n : Nat) : (n ≤ n) = True := eq_true (Nat.le_refl n)
 @[simp] theorem Nat.zero_le_eq (n : Nat) : (0 ≤ n) = True := eq_true (Nat.zero_le n)
+
+theorem Nat.add_right_cancel {n m k : Nat} (h : n + m = k + m) : n = k := by
+  induction m with
+  | zero => exact h
+  | succ m ih => exact ih (congrArg Nat.pred h)
+
+theorem Nat.add_left_cancel {n m k : Nat} (h : n + m = n + k) : m = k :=
+  Nat.add_right_cancel (Eq.trans (Nat.add_comm m n) (Eq.trans h (Nat.add_comm n k)))
+
+@[simp] theorem Nat.add_right_cancel_iff {n m k : Nat} : n + m = k + m ↔ n = k :=
+  Iff.intro Nat.add_right_cancel (fun h => congrArg (fun x => x + m) h)
+
+@[simp] theorem Nat.add_left_cancel_iff {n m k : Nat} : n + m = n + k ↔ m = k :=
+  Iff.intro Nat.add_left_cancel (fun h => congrArg (fun x => n + x) h)
