@@ -151,7 +151,8 @@ describe("the prelude on the embedded Lean", { skip }, () => {
 
   test("simp closes a + 0 = a with the library's lemmas, and does not prove a non-theorem", () => {
     proves("theorem t (a : Nat) : a + 0 = a := by simp");
-    proves("theorem t (n : Nat) : n + 1 ≠ 0 ∧ 2 + 3 = 5 := by simp");
+    proves("theorem t (n : Nat) : n + 1 ≠ 0 ∧ 2 + 3 = 5 ∧ 10 < 20 := by simp");
+    proves("theorem t (a : Nat) : (if 2 < 1 then a else 3) = 3 := by simp");
     proves("theorem t (a b : Nat) (p : Prop) (hp : p) : (0 + a) * 1 = a ∧ (p ∨ False) := by simp [hp]");
     refuses("theorem t (a : Nat) : a + 1 = a := by simp", /unsolved goals|`simp` made no progress/);
     refuses("theorem t (a b : Nat) : a + b = a := by simp", /`simp` made no progress/);
