@@ -5,7 +5,9 @@
  * why; where CI=true that is a failing test. The axioms the library declares on purpose are `sorryAx` (behind
  * `sorry`) and `propext` (behind `simp`'s lemmas about propositions); its `Nat` lemmas use neither.
  */
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import assert from "node:assert/strict";
 import { toolSkip } from "../toolSkip";
 import {
@@ -50,6 +52,11 @@ function refuses(body: string, pattern: RegExp): void {
 }
 
 describe("the prelude on the embedded Lean", { skip }, () => {
+  // The build and every check file live under one temporary directory.
+  after(() => {
+    if (build?.kind === "built") rmSync(dirname(build.root), { recursive: true, force: true });
+  });
+
   test("the library builds in import order with no error and no sorry", () => {
     assert.equal(build?.kind, "built", JSON.stringify(build?.kind === "failed" ? build : ""));
     if (build?.kind !== "built") return;
