@@ -275,6 +275,14 @@ describe("the prelude on the embedded Lean", { skip }, () => {
       assert.ok(goal.includes(hyp), `${hyp} in\n${goal}`);
   });
 
+  test("Lean's own lemma names prove the statements they prove in Lean's library", () => {
+    proves("theorem t (a b : Nat) (h : a ≤ b) : a + 3 ≤ b + 3 := Nat.add_le_add_right h 3");
+    proves("theorem t (x : Nat) (h : 3 ≤ x) : x - 3 + 3 = x := Nat.sub_add_cancel h");
+    proves("theorem t (a b : Nat) (h : a + 2 < b) : a < b := Nat.lt_of_le_of_lt (Nat.le_add_right a 2) h");
+    proves("theorem t (n m : Nat) : n * m + 2 * n = m * n + (n + n) := by rw [Nat.mul_comm, Nat.two_mul]");
+    refuses("theorem t (x : Nat) : x - 3 + 3 = x := Nat.sub_add_cancel", /[Tt]ype mismatch/);
+  });
+
   test("the library's lemmas rest on no axiom but the ones it declares on purpose", () => {
     const run = check(
       [
