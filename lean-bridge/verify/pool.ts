@@ -93,6 +93,8 @@ export class VerifierPool implements Verifier {
     private readonly options: PoolOptions,
     slotCount: number,
     restartable: boolean,
+    /** Memory all workers together may use, MB: the option, or the machine's default when none was given. */
+    readonly memoryBudgetMb: number,
   ) {
     this.supervisor = new ServerSupervisor(
       server,
@@ -119,17 +121,13 @@ export class VerifierPool implements Verifier {
     if (started.kind === "failed") return { kind: "error", message: started.message, stderr: started.stderr };
     const budget = options.memoryBudgetMb ?? defaultMemoryBudgetMb();
     const slots = effectiveSlots(options.slots, options.memoryPerWorkerMb, budget);
-    return { kind: "ok", pool: new VerifierPool(started.server, options, slots, true) };
+    return { kind: "ok", pool: new VerifierPool(started.server, options, slots, true, budget) };
   }
 
   /** Wraps an already connected server (in-memory tests); it is not restarted when it dies. */
   static fromServer(server: LeanServer, options: PoolOptions): VerifierPool {
-    return new VerifierPool(server, options, Math.max(1, options.slots), false);
-  }
-
-  /** Memory all Lean workers together may use (MB). */
-  get memoryBudgetMb(): number {
-    return this.options.memoryBudgetMb ?? 0;
+    const budget = options.memoryBudgetMb ?? defaultMemoryBudgetMb();
+    return new VerifierPool(server, options, Math.max(1, options.slots), false, budget);
   }
 
   get slotCount(): number {
