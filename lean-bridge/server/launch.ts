@@ -156,13 +156,23 @@ export function buildLaunch(
       ];
       break;
   }
+  return { kind: "ok", spec: { command: limited(command, projectRoot, limits, env), cwd: projectRoot, env } };
+}
+
+/** A server command under the CPU limit (when `prlimit` exists) and inside the sandbox (when `bwrap` does). */
+export function limited(
+  command: string[],
+  projectRoot: string,
+  limits: Limits,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (limits.cpuSeconds > 0 && which("prlimit", env))
     command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
   if (limits.sandbox && which("bwrap", env)) {
     mkdirSync(sandboxTmpDir(projectRoot), { recursive: true });
     command = sandboxed(command, projectRoot);
   }
-  return { kind: "ok", spec: { command, cwd: projectRoot, env } };
+  return command;
 }
 
 /**

@@ -65,6 +65,13 @@ export interface PoolOptions {
    * what it is (the simulator's model or real Lean's); none: proofs stand on the server's word.
    */
   kernelGate?: (identity: VerifierIdentity) => KernelGateConfig | undefined;
+  /** Who the verifier is, when its launcher knows better than the server's name (the embedded Lean). */
+  identity?: VerifierIdentity;
+  /**
+   * Why a file (relative to the project root) cannot be judged by this verifier, or undefined when it can: its
+   * holes get `environment` with that reason, unchecked (the embedded Lean and a file that needs Init).
+   */
+  refuseFile?: (file: string) => { reason: string; action: string } | undefined;
 }
 
 /** Attempts of one check: a crash is retried once on a fresh worker (see `check`). */
@@ -103,7 +110,7 @@ export class VerifierPool implements Verifier {
     this.scheduler = new SlotScheduler(options.projectRoot, slotCount);
     this.files = new TaskFiles(options.projectRoot);
     this.cache = new VerdictCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
-    this.identity = identify(server, options.toolchain);
+    this.identity = options.identity ?? identify(server, options.toolchain);
     this.features = featuresOfToolchain(options.toolchain);
     this.verdictSettings = {
       policy: options.policy ?? DEFAULT_POLICY,
@@ -160,6 +167,8 @@ export class VerifierPool implements Verifier {
         verifier: this.identity,
         ...(cached ? { cached } : {}),
       }) as Verdict;
+    const refused = this.options.refuseFile?.(task.file);
+    if (refused) return finish({ kind: "environment", ...refused, diagnostics: [] });
     const prepared = prepareCheck(this.files, task, candidate, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
