@@ -103,9 +103,10 @@ export async function buildWorkspace(
   for (const module of modules) {
     const failedImport = module.imports.find((m) => results.get(m)?.kind === "failed");
     if (failedImport !== undefined) {
+      const cause = results.get(failedImport);
       results.set(module.name, {
         kind: "failed",
-        message: `it imports ${failedImport}, which did not build`,
+        message: `it imports ${failedImport}, which did not build: ${cause?.kind === "failed" ? cause.message : ""}`,
       });
       report.failed++;
       continue;

@@ -73,6 +73,13 @@ export interface EmbeddedStart {
 /** Time one module's build may take (a workspace's own prelude modules build in well under a second). */
 const MODULE_BUILD_TIMEOUT_MS = 300_000;
 
+/**
+ * Lean's `-M` for building the workspace's own modules. The checks' limit is for candidates; the workspace is
+ * the user's own code, and Lean counts its 230 MB runtime against `-M`, so a small check limit (a test's, a
+ * crowded machine's) must not make the workspace itself fail to build.
+ */
+const MIN_BUILD_MEMORY_MB = 4096;
+
 /** Checks the binary, builds the workspace's modules, and describes the server to start. */
 export async function startEmbedded(
   root: string,
@@ -92,7 +99,7 @@ export async function startEmbedded(
   const build = await buildWorkspace(root, decision.view.modules, {
     lean: decision.lean,
     versionText: version.text,
-    memoryMb: limits.memoryMb,
+    memoryMb: Math.max(limits.memoryMb, MIN_BUILD_MEMORY_MB),
     timeoutMs: MODULE_BUILD_TIMEOUT_MS,
   });
   const { view } = decision;
