@@ -33,8 +33,24 @@ export function announceTier(file: string): void {
 export function tierTest(name: string, body: (t: TestContext) => Promise<void>): void {
   if (EMBEDDED_GATE.kind === "skip") count("skip", name);
   realLeanTest(name, EMBEDDED_GATE, async (t) => {
-    count("run", name);
-    await body(t);
+    // A test that skips itself (no bubblewrap here) counts as skipped, not run.
+    let skipped = false;
+    const counted = new Proxy(t, {
+      get(target, prop) {
+        if (prop === "skip")
+          return (message?: string) => {
+            skipped = true;
+            target.skip(message);
+          };
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      await body(counted);
+    } finally {
+      count(skipped ? "skip" : "run", name);
+    }
   });
 }
 
