@@ -15,7 +15,7 @@ import {
 } from "../../lean-bridge/embedded/install";
 import { viewWorkspace } from "../../lean-bridge/embedded/workspace";
 import { REPO } from "../helpers";
-import { announceTier, freshWorkspace, tierTest } from "./embeddedTier";
+import { announceTier, freshWorkspace, recordTierVersion, tierTest } from "./embeddedTier";
 
 announceTier("test/real-lean/embeddedBuild.test.ts");
 
@@ -27,6 +27,7 @@ async function buildOptions(): Promise<BuildOptions> {
   assert.equal(version.kind, "ok", JSON.stringify(version));
   if (version.kind !== "ok") throw new Error("unreachable");
   assert.equal(version.release, "4.35.0");
+  recordTierVersion(version.release);
   return { lean: located.lean, versionText: version.text, memoryMb: 4096, timeoutMs: 120_000 };
 }
 

@@ -24,6 +24,12 @@ function count(what: "run" | "skip", name: string): void {
   if (file) appendFileSync(file, `${what}\t${name.replace(/\s+/g, " ")}\n`);
 }
 
+/** Records the Lean release the tier ran on, for the summary line of scripts/run-tests.mjs. */
+export function recordTierVersion(release: string): void {
+  const file = process.env[TIER_COUNT_VARIABLE];
+  if (file) appendFileSync(file, `version\t${release}\n`);
+}
+
 /** Says once per file why its tests are skipped or failing. */
 export function announceTier(file: string): void {
   announce(file, EMBEDDED_GATE);
@@ -32,6 +38,8 @@ export function announceTier(file: string): void {
 /** A test of the tier: skipped (and counted so) only where the gate says skip, failing where Lean is missing on CI. */
 export function tierTest(name: string, body: (t: TestContext) => Promise<void>): void {
   if (EMBEDDED_GATE.kind === "skip") count("skip", name);
+  // Where the embedded Lean was required but is missing, the test runs only to fail: it counts as run.
+  if (EMBEDDED_GATE.kind === "missing") count("run", name);
   realLeanTest(name, EMBEDDED_GATE, async (t) => {
     // A test that skips itself (no bubblewrap here) counts as skipped, not run.
     let skipped = false;

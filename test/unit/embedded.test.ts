@@ -19,6 +19,7 @@ import {
 import { embeddedEnv, embeddedServerLaunch } from "../../lean-bridge/embedded/launch";
 import { firstRefusal, readHeader, viewWorkspace } from "../../lean-bridge/embedded/workspace";
 import { REPO } from "../helpers";
+import { embeddedGate } from "../real-lean/gate";
 
 const FIXTURE = join(REPO, "test", "fixtures", "prelude-workspace");
 
@@ -189,4 +190,14 @@ test("auto uses the embedded Lean only without lake and only for a workspace it 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the embedded tier never skips where the embedded Lean is installed, and fails where CI=true lacks it", () => {
+  const found = { kind: "found", lean: "/x/lean", from: "cache" } as const;
+  const missing = { kind: "missing", reason: "not installed" } as const;
+  assert.deepEqual(embeddedGate(found, {}), { kind: "run" });
+  assert.deepEqual(embeddedGate(found, { CI: "true" }), { kind: "run" });
+  assert.equal(embeddedGate(missing, {}).kind, "skip");
+  assert.equal(embeddedGate(missing, { CI: "true" }).kind, "missing");
+  assert.equal(embeddedGate(missing, { FIM_REAL_LEAN: "1" }).kind, "missing");
 });
