@@ -222,6 +222,35 @@ tierTest(
   },
 );
 
+tierTest(
+  "embedded Lean: a candidate that runs Lean past the time limit times out as its own failure (not masked)",
+  async () => {
+    const ws = freshWorkspace();
+    // An honest check of this hole takes about a tenth of a second here; the endless instance search, for ever.
+    const pool = await embeddedVerifier(ws.root, { timeoutMs: 3_000 });
+    try {
+      const text = readFileSync(join(ws.root, BASIC), "utf8");
+      const task = { file: BASIC, hole: proofHole(text, "and_swap") };
+      assert.equal((await pool.verify(task, "intro h\n  exact And.intro h.right h.left")).kind, "proved");
+      const v = await pool.verify(
+        task,
+        "intro h\n  exact (fun (_ : Endless Nat.zero) => And.intro h.right h.left) inferInstance",
+      );
+      assert.equal(v.kind, "timeout", JSON.stringify(v));
+      if (v.kind === "timeout") assert.equal(v.cause, "candidate");
+      assert.equal(isMasked(v), false, "the candidate's own timeout is trained on");
+      assert.equal(
+        (await pool.verify(task, "intro h\n  exact And.intro h.right h.left")).kind,
+        "proved",
+        "the pool recovers",
+      );
+    } finally {
+      await pool.stop();
+      ws.remove();
+    }
+  },
+);
+
 tierTest("embedded Lean: inside the sandbox (bubblewrap) the verdicts are the same", async (t) => {
   if (!which("bwrap")) {
     t.skip("bwrap is not installed: the sandbox is not used here");
