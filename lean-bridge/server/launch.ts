@@ -1,18 +1,19 @@
 /**
  * How a Lean server is started: the default `lake serve` with the flags verification needs, a user's own
- * command line, or the simulator. Resource limits and the sandbox wrap whatever command is chosen.
+ * command line, or the simulator. Resource limits and the sandbox (sandbox.ts) wrap whatever command is chosen.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LaunchSpec } from "./leanServer";
+import { sandboxed } from "./sandbox";
 
 export interface Limits {
   /** Lean's `-M` (MB) for the default command. */
   memoryMb: number;
   /** RLIMIT_CPU in seconds for the server and its workers (through `prlimit`), 0 for none. */
   cpuSeconds: number;
-  /** Run inside bubblewrap without network when `bwrap` is installed. */
+  /** Run inside the sandbox (sandbox.ts) when `bwrap` is installed. */
   sandbox: boolean;
 }
 
@@ -23,7 +24,15 @@ export type ServerChoice =
   | { kind: "command"; commandLine: string }
   | { kind: "simulator"; oracle?: string; extraArgs?: string[] };
 
-export type LaunchResult = { kind: "ok"; spec: LaunchSpec } | { kind: "error"; message: string };
+export type LaunchResult =
+  /** `warning`: what the caller must say before it goes on (the sandbox asked for and not there). */
+  { kind: "ok"; spec: LaunchSpec; warning?: string } | { kind: "error"; message: string };
+
+/** Said when the sandbox is on but bubblewrap is missing: candidates' code then runs with the verifier's rights. */
+export const SANDBOX_MISSING_WARNING =
+  "fim-rlvr: WARNING: bubblewrap (`bwrap`) is not installed, so Lean runs WITHOUT the sandbox: code a candidate " +
+  "runs at elaboration time can write the workspace's .olean files and the kernel gate's files, signal the " +
+  "verifier and use the network. Install it (apt-get install bubblewrap), or pass --no-sandbox to say you mean it.";
 
 export function which(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (program.includes("/")) return existsSync(program) ? program : undefined;
@@ -136,47 +145,11 @@ export function buildLaunch(
   }
   if (limits.cpuSeconds > 0 && which("prlimit", env))
     command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
-  if (limits.sandbox && which("bwrap", env)) {
-    mkdirSync(sandboxTmpDir(projectRoot), { recursive: true });
-    command = sandboxed(command, projectRoot);
-  }
-  return { kind: "ok", spec: { command, cwd: projectRoot, env } };
-}
-
-/**
- * bubblewrap: the whole file system read-only (so the toolchain, this program and its dependencies stay
- * visible wherever they live, /tmp included) except the project, which Lean writes (.lake/, .ilean files);
- * a private TMPDIR inside the project; no network; dies with its parent.
- */
-export function sandboxed(command: string[], projectRoot: string): string[] {
-  const root = resolve(projectRoot);
-  return [
-    "bwrap",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--bind",
-    root,
-    root,
-    "--setenv",
-    "TMPDIR",
-    sandboxTmpDir(root),
-    "--unshare-net",
-    "--die-with-parent",
-    "--chdir",
-    root,
-    "--",
-    ...command,
-  ];
-}
-
-/** The sandbox's writable temporary folder (created by `buildLaunch`). */
-export function sandboxTmpDir(projectRoot: string): string {
-  return join(resolve(projectRoot), ".fim-rlvr", "tmp");
+  if (!limits.sandbox) return { kind: "ok", spec: { command, cwd: projectRoot, env } };
+  if (!which("bwrap", env))
+    return { kind: "ok", spec: { command, cwd: projectRoot, env }, warning: SANDBOX_MISSING_WARNING };
+  // The server and its workers write nothing: the check documents travel over LSP, never to disk.
+  return { kind: "ok", spec: { command: sandboxed(command, projectRoot, { env }), cwd: projectRoot, env } };
 }
 
 /** The toolchain a project pins, e.g. "leanprover/lean4:v4.24.0", if any. */

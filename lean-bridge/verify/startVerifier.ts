@@ -123,6 +123,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       message: launch.message,
       hint: "",
     };
+  if (launch.warning) process.stderr.write(launch.warning + "\n");
   const started = await VerifierPool.start({
     projectRoot,
     launch: launch.spec,
