@@ -10,7 +10,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { buildLaunch, which } from "../../lean-bridge/server/launch";
+import { LeanServer } from "../../lean-bridge/server/leanServer";
 import { sandboxed } from "../../lean-bridge/server/sandbox";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
@@ -173,6 +175,44 @@ test(
       const refused = compile(join(w.root, ".lake", "build", "lib", "lean", "Ws", "Basic.olean"));
       assert.notEqual(refused.status, 0, "Lean cannot write over an import");
       assert.equal(readFileSync(w.judged[0]!, "utf8"), "the judge's own bytes\n");
+    } finally {
+      rmSync(w.root, { recursive: true, force: true });
+      rmSync(w.home, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  "real Lean's server runs in the sandbox on a read-only project and answers: it needs nothing writable",
+  { skip: leanSkip },
+  async () => {
+    const w = workspace();
+    try {
+      const spec = { command: sandboxed([LEAN, "--server"], w.root), cwd: w.root };
+      const started = await LeanServer.start(spec, 60_000);
+      assert.equal(
+        started.kind,
+        "started",
+        started.kind === "failed" ? started.message + started.stderr : "",
+      );
+      if (started.kind !== "started") return;
+      const server = started.server;
+      try {
+        const uri = pathToFileURL(join(w.root, "Check.lean")).href;
+        const text = "prelude\ninductive Two where | a | b\ntheorem keep (p : Prop) (h : p) : p := hh\n";
+        const opened = await server.openDocument(uri, text);
+        assert.equal(opened.kind, "ok");
+        if (opened.kind !== "ok") return;
+        const answer = await server.waitForDiagnostics(uri, opened.version, 60_000);
+        assert.equal(answer.kind, "ready", JSON.stringify(answer));
+        if (answer.kind === "ready")
+          assert.ok(
+            answer.diagnostics.some((d) => d.severity === 1 && /hh/.test(d.message)),
+            JSON.stringify(answer.diagnostics),
+          );
+      } finally {
+        await server.stop();
+      }
     } finally {
       rmSync(w.root, { recursive: true, force: true });
       rmSync(w.home, { recursive: true, force: true });
