@@ -14,7 +14,11 @@ import { buildLaunch } from "../../lean-bridge/server/launch";
 import { IMPORTS_TAMPERED_RULE } from "../../lean-bridge/verify/importFingerprint";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
+import { ImportFingerprint } from "../../lean-bridge/verify/importFingerprint";
+import { rewardOf } from "../../lean-bridge/verify/rewards";
+import { poolOver } from "../harness";
 import { EXAMPLE, proofHole } from "../helpers";
+import { leanLike } from "./leanLike";
 
 const OWN = join(".lake", "build", "lib", "lean", "FimExamples", "Arith.olean");
 const DEP = join(".lake", "packages", "dep", ".lake", "build", "lib", "lean", "Dep.olean");
@@ -92,3 +96,46 @@ for (const [route, file] of [
       rmSync(join(root, ".."), { recursive: true, force: true });
     }
   });
+
+const FILE = `namespace N
+
+theorem target (a b : Nat) (h : a ≤ b) : a + 1 ≤ b + 1 := by
+  omega
+
+theorem pair : True ∧ True := by
+  constructor
+  trivial
+  trivial
+
+end N
+`;
+
+test("through the lean-like server: partial credit and proofs after a poisoned import earn nothing, none masked", async () => {
+  const root = mkdtempSync(join(tmpdir(), "fim-tamper-like-"));
+  mkdirSync(join(root, DEP, ".."), { recursive: true });
+  writeFileSync(join(root, DEP), "compiled module\n");
+  const lean = await leanLike({ goalsAtHole: 2 });
+  const pool = poolOver(lean.server, { projectRoot: root, imports: ImportFingerprint.take(root) });
+  const task = (name: string) => ({
+    file: "FimExamples/Hacks.lean",
+    text: FILE,
+    hole: proofHole(FILE, name),
+  });
+  try {
+    assert.equal((await pool.verify(task("pair"), "trivial\ntrivial")).kind, "proved");
+    const partial = await pool.verify(task("pair"), "trivial");
+    assert.equal(partial.kind, "incomplete", JSON.stringify(partial));
+    assert.ok(rewardOf(partial, "partial").reward > 0, "progress earns partial credit before the change");
+    // A fresh spelling of the proof (not the cached one), checked while its IO poisons a package's import.
+    const attacked = pool.verify(task("pair"), "trivial\n  trivial");
+    writeFileSync(join(root, DEP), "compiled module\naxiom cheat : False\n");
+    assertTampered(await attacked, DEP);
+    const after = await pool.verify(task("pair"), "trivial");
+    assertTampered(after, DEP);
+    assert.equal(rewardOf(after, "partial").reward, 0, "no partial credit after the change");
+    assertTampered(await pool.verify(task("pair"), "trivial\ntrivial"), DEP);
+  } finally {
+    await lean.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
