@@ -2,7 +2,7 @@
  * How a Lean server is started: the default `lake serve` with the flags verification needs, a user's own
  * command line, or the simulator. Resource limits and the sandbox (sandbox.ts) wrap whatever command is chosen.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { LaunchSpec } from "./leanServer";
@@ -148,8 +148,13 @@ export function buildLaunch(
   if (!limits.sandbox) return { kind: "ok", spec: { command, cwd: projectRoot, env } };
   if (!which("bwrap", env))
     return { kind: "ok", spec: { command, cwd: projectRoot, env }, warning: SANDBOX_MISSING_WARNING };
-  // The server and its workers write nothing: the check documents travel over LSP, never to disk.
-  return { kind: "ok", spec: { command: sandboxed(command, projectRoot, { env }), cwd: projectRoot, env } };
+  // The server and its workers write nothing: the check documents travel over LSP, never to disk. This
+  // package is shown to it wherever it lives (the simulator, and `fim-rlvr` as a server, run from it).
+  const self = packageRoot(typeof __filename === "string" ? __filename : process.cwd());
+  const modules = join(self, "node_modules");
+  const readable = [self, ...(existsSync(modules) ? [realpathSync(modules)] : [])];
+  const sandbox = sandboxed(command, projectRoot, { env, readable });
+  return { kind: "ok", spec: { command: sandbox, cwd: projectRoot, env } };
 }
 
 /** The toolchain a project pins, e.g. "leanprover/lean4:v4.24.0", if any. */

@@ -9,13 +9,13 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildLaunch, which } from "../../lean-bridge/server/launch";
 import { LeanServer } from "../../lean-bridge/server/leanServer";
 import { sandboxed } from "../../lean-bridge/server/sandbox";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
-import { EXAMPLE, proofHole, readExample } from "../helpers";
+import { EXAMPLE, REPO, proofHole, readExample } from "../helpers";
 import { toolSkip } from "../toolSkip";
 
 const skip = which("bwrap")
@@ -220,38 +220,48 @@ test(
   },
 );
 
-test("a verifier pool runs its server inside the sandbox and still verifies", { skip }, async () => {
-  const project = join(mkdtempSync(join(tmpdir(), "fim-sandbox-")), "ws");
-  cpSync(EXAMPLE, project, { recursive: true });
-  const launch = buildLaunch({ kind: "simulator" }, project, {
-    memoryMb: 1024,
-    cpuSeconds: 600,
-    sandbox: true,
-  });
-  assert.equal(launch.kind, "ok");
-  if (launch.kind !== "ok") return;
-  assert.equal(launch.spec.command[0], "bwrap");
-  assert.ok(launch.spec.command.includes("--unshare-net"));
-  assert.ok(launch.spec.command.includes("--unshare-pid"));
-  const started = await VerifierPool.start({
-    projectRoot: project,
-    launch: launch.spec,
-    slots: 1,
-    timeoutMs: 20_000,
-    memoryPerWorkerMb: 1,
-  });
-  assert.equal(started.kind, "ok", started.kind === "error" ? started.message + started.stderr : "");
-  if (started.kind !== "ok") return;
-  try {
-    const text = readFileSync(join(project, "FimExamples", "Arith.lean"), "utf8");
-    assert.equal(text, readExample("FimExamples/Arith.lean"));
-    const v = await started.pool.verify(
-      { file: "FimExamples/Arith.lean", hole: proofHole(text, "add_le_add_2") },
-      "omega",
-    );
-    assert.equal(v.kind, "proved");
-  } finally {
-    await started.pool.stop();
-    rmSync(join(project, ".."), { recursive: true, force: true });
-  }
-});
+for (const [where, env] of [
+  ["", process.env],
+  // The checkout inside the (hidden) home, as on a developer's machine: what the server needs is shown again.
+  [", with this checkout inside the hidden home", { ...process.env, HOME: dirname(REPO) }],
+] as const)
+  test(
+    `a verifier pool runs its server inside the sandbox and still verifies${where}`,
+    { skip },
+    async () => {
+      const project = join(mkdtempSync(join(tmpdir(), "fim-sandbox-")), "ws");
+      cpSync(EXAMPLE, project, { recursive: true });
+      const launch = buildLaunch(
+        { kind: "simulator" },
+        project,
+        { memoryMb: 1024, cpuSeconds: 600, sandbox: true },
+        env,
+      );
+      assert.equal(launch.kind, "ok");
+      if (launch.kind !== "ok") return;
+      assert.equal(launch.spec.command[0], "bwrap");
+      assert.ok(launch.spec.command.includes("--unshare-net"));
+      assert.ok(launch.spec.command.includes("--unshare-pid"));
+      const started = await VerifierPool.start({
+        projectRoot: project,
+        launch: launch.spec,
+        slots: 1,
+        timeoutMs: 20_000,
+        memoryPerWorkerMb: 1,
+      });
+      assert.equal(started.kind, "ok", started.kind === "error" ? started.message + started.stderr : "");
+      if (started.kind !== "ok") return;
+      try {
+        const text = readFileSync(join(project, "FimExamples", "Arith.lean"), "utf8");
+        assert.equal(text, readExample("FimExamples/Arith.lean"));
+        const v = await started.pool.verify(
+          { file: "FimExamples/Arith.lean", hole: proofHole(text, "add_le_add_2") },
+          "omega",
+        );
+        assert.equal(v.kind, "proved");
+      } finally {
+        await started.pool.stop();
+        rmSync(join(project, ".."), { recursive: true, force: true });
+      }
+    },
+  );
