@@ -59,6 +59,8 @@ export function decideEmbedded(
 export interface EmbeddedStart {
   kind: "ready";
   launch: LaunchSpec;
+  /** What must be said before the verifier goes on (the sandbox asked for, and bubblewrap missing). */
+  warning?: string;
   /** "4.35.0", from `lean --version`. */
   release: string;
   /** The name verdicts and reports show. */
@@ -79,6 +81,10 @@ const MODULE_BUILD_TIMEOUT_MS = 300_000;
  * crowded machine's) must not make the workspace itself fail to build.
  */
 const MIN_BUILD_MEMORY_MB = 4096;
+
+function launchOf(started: { spec: LaunchSpec; warning?: string }): { launch: LaunchSpec; warning?: string } {
+  return { launch: started.spec, ...(started.warning ? { warning: started.warning } : {}) };
+}
 
 /** Checks the binary, builds the workspace's modules, and describes the server to start. */
 export async function startEmbedded(
@@ -124,7 +130,7 @@ export async function startEmbedded(
   };
   return {
     kind: "ready",
-    launch: embeddedServerLaunch(decision.lean, root, limits, env),
+    ...launchOf(embeddedServerLaunch(decision.lean, root, limits, env)),
     release: version.release,
     label: embeddedLabel(version.release),
     toolchain: `leanprover/lean4:v${version.release}`,

@@ -130,7 +130,11 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
   if (embedded?.kind === "error") return embedded;
   const launch =
     embedded?.kind === "ready"
-      ? { kind: "ok" as const, spec: embedded.launch }
+      ? {
+          kind: "ok" as const,
+          spec: embedded.launch,
+          ...(embedded.warning ? { warning: embedded.warning } : {}),
+        }
       : buildLaunch(server, projectRoot, limits);
   if (launch.kind === "error")
     return {
@@ -138,6 +142,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       message: launch.message,
       hint: "",
     };
+  if (launch.warning) process.stderr.write(launch.warning + "\n");
   const started = await VerifierPool.start({
     projectRoot,
     launch: launch.spec,

@@ -7,13 +7,15 @@
  *     `lake env lean --run KernelReplay.lean <doc>.olean …`: it reads the compiled module's constants (none of
  *     its code runs there) and replays the checked declaration and what it depends on through the kernel.
  * Each process runs in its own process group under the gate's deadline, inside the verifier's sandbox
- * (bubblewrap without network, where the pool uses it) and CPU limit, and is killed with what it started.
+ * (server/sandbox.ts, where the pool uses it: the compile may write only its fresh output folder, the replay
+ * nothing) and CPU limit, and is killed with what it started.
  * The program is checked once, before the first candidate, on a document of the gate's own: a Lean on which it
  * cannot run makes the gate unavailable (the workspace's matter), never a candidate's failure.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandboxed, sandboxTmpDir, which, type Limits } from "../server/launch";
+import { which, type Limits } from "../server/launch";
+import { sandboxed } from "../server/sandbox";
 import { kernelGatePath } from "../util/projectLayout";
 import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
@@ -132,16 +134,17 @@ export class LeanKernelGate implements KernelGateBackend {
     return this.options.env ?? process.env;
   }
 
-  /** A command line wrapped in the verifier's CPU limit and sandbox, as the server's own (launch.ts). */
-  private command(args: string[]): string[] {
+  /**
+   * A command line wrapped in the verifier's CPU limit and sandbox, as the server's own (launch.ts): everything
+   * read-only to it (the replay program, the check document, the workspace's imports) but `writable`.
+   */
+  private command(args: string[], writable: readonly string[] = []): string[] {
     let command = ["lake", "env", "lean", ...args];
     const { cpuSeconds, sandbox } = this.options.limits;
     if (cpuSeconds > 0 && which("prlimit", this.env))
       command = ["prlimit", `--cpu=${cpuSeconds}`, "--", ...command];
-    if (sandbox && which("bwrap", this.env)) {
-      mkdirSync(sandboxTmpDir(this.options.projectRoot), { recursive: true });
-      command = sandboxed(command, this.options.projectRoot);
-    }
+    if (sandbox && which("bwrap", this.env))
+      command = sandboxed(command, this.options.projectRoot, { writable, env: this.env });
     return command;
   }
 
@@ -205,9 +208,11 @@ export class LeanKernelGate implements KernelGateBackend {
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
     const dir = join(gateDir(this.options.projectRoot), `run-${process.pid}-${++runCounter}`);
     const source = join(dir, "FimRlvrGateCheck.lean");
-    const olean = join(dir, "FimRlvrGateCheck.olean");
+    // The compile's fresh output folder, the one place it may write (the candidate's code runs there).
+    const out = join(dir, "out");
+    const olean = join(out, "FimRlvrGateCheck.olean");
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(out, { recursive: true });
       writeFileSync(source, request.documentText);
       const step = (stage: GateStage, result: ProcessResult): GateReport | undefined => {
         switch (result.kind) {
@@ -233,11 +238,14 @@ export class LeanKernelGate implements KernelGateBackend {
       };
       const left = () => Math.max(1, deadline - performance.now());
       const compile = () =>
-        runGateProcess(this.command(["--json", `-M${this.options.limits.memoryMb}`, "-o", olean, source]), {
-          cwd: this.options.projectRoot,
-          env: this.env,
-          timeoutMs: left(),
-        });
+        runGateProcess(
+          this.command(["--json", `-M${this.options.limits.memoryMb}`, "-o", olean, source], [out]),
+          {
+            cwd: this.options.projectRoot,
+            env: this.env,
+            timeoutMs: left(),
+          },
+        );
       let compiled = await compile();
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
       const blanked =
