@@ -251,6 +251,41 @@ tierTest(
   },
 );
 
+tierTest(
+  "embedded Lean: a candidate whose worker dies twice (killed by the CPU limit) is crashed, charged to it",
+  async (t) => {
+    if (!which("prlimit")) {
+      t.skip("prlimit is not installed: the CPU limit is not applied here");
+      return;
+    }
+    const ws = freshWorkspace();
+    // RLIMIT_CPU is per process: the endless search spends the worker's seconds, the idle watchdog keeps its own.
+    const pool = await embeddedVerifier(ws.root, { cpuSeconds: 3, timeoutMs: 120_000 });
+    try {
+      const text = readFileSync(join(ws.root, BASIC), "utf8");
+      const task = { file: BASIC, hole: proofHole(text, "and_swap") };
+      const v = await pool.verify(
+        task,
+        "intro h\n  exact (fun (_ : Endless Nat.zero) => And.intro h.right h.left) inferInstance",
+      );
+      assert.equal(v.kind, "crashed", JSON.stringify(v));
+      if (v.kind === "crashed") {
+        assert.equal(v.cause, "candidate");
+        assert.match(v.reason, /crashed again on a fresh Lean worker/);
+      }
+      assert.equal(isMasked(v), false);
+      assert.equal(
+        (await pool.verify(task, "intro h\n  exact And.intro h.right h.left")).kind,
+        "proved",
+        "the pool recovers",
+      );
+    } finally {
+      await pool.stop();
+      ws.remove();
+    }
+  },
+);
+
 tierTest("embedded Lean: inside the sandbox (bubblewrap) the verdicts are the same", async (t) => {
   if (!which("bwrap")) {
     t.skip("bwrap is not installed: the sandbox is not used here");
