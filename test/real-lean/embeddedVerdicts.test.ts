@@ -1,7 +1,9 @@
 /**
  * The real-Lean tier, verdicts: the pool on the embedded Lean 4.35.0 over the prelude fixture workspace, as
- * every command starts it (startVerifier with `lean: embedded`). Every verdict kind and partial reward, a
- * timeout, a memory cap too small for Lean, the sandbox, and the files the embedded Lean cannot judge.
+ * every command starts it (startVerifier with `lean: embedded`). Every verdict kind (proved, failed,
+ * incomplete, rejected, environment, timeout, crashed) and partial reward; timeouts of the infrastructure and of
+ * the candidate, a crash the candidate causes, the memory cap on every worker, a worker killed during a check,
+ * the sandbox, and the files the embedded Lean cannot judge.
  */
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
