@@ -1,0 +1,414 @@
+/**
+ * The C source of the kernel gate's replay tool for the embedded Lean (nativeReplayTool.ts builds it with `cc`
+ * against that Lean's libleanshared and caches it). On a Lean without its standard library's `.olean` files the
+ * gate's Lean replay program (kernelReplayProgram.ts), which imports `Lean`, cannot run; this program reaches
+ * the same functions of Lean's (reading a compiled module, importing, `Lean.Kernel.Environment.replay`) as
+ * compiled code in the library, and answers in the same format. Our own text, written from Lean's documented
+ * C ABI and the signatures of the library's functions; it stands in a raw template literal, so it holds no
+ * backquote and no dollar-brace.
+ */
+
+/** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
+export const NATIVE_REPLAY_VERSION = 1;
+
+export const NATIVE_REPLAY_SOURCE = String.raw`/*
+ * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
+ * It is linked against that Lean's own libleanshared and calls Lean's compiled functions: it reads one compiled
+ * check module (its .olean: data only, none of the module's code runs), imports what the module imports, sends
+ * the checked declaration and every constant of the module it depends on through Lean's own kernel replay, and
+ * lists the axioms the declaration rests on. It answers with one line, "FIMRLVR-GATE <json>", in the format the
+ * gate's Lean replay program prints.
+ *
+ * Usage: fimrlvr-replay --self-test
+ *        fimrlvr-replay <module.olean> (exact|may-be-private) <name component>...
+ * The imports are found through LEAN_PATH.
+ *
+ * The declarations below are our own, written from Lean's documented C ABI (doc/dev/ffi.md: an object is a
+ * header of a 32-bit reference count and 16+8+8 bits of size, field count and tag; a constructor's object
+ * fields follow the header; scalars are boxed as (n << 1) | 1) and from the signatures of the functions in
+ * this build (an IO action returns a constructor of one field: tag 0 holds the value, tag 1 the IO.Error).
+ * ABI_VERSION names the Lean this file was written against; the gate's self-test checks it on the machine.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ABI_VERSION "4.35.0"
+
+typedef struct lobj {
+    int rc;
+    unsigned cs_sz : 16;
+    unsigned other : 8;
+    unsigned tag : 8;
+} lobj;
+
+typedef struct {
+    lobj header;
+    size_t size;
+    size_t capacity;
+    lobj *data[];
+} larray;
+
+typedef struct {
+    lobj header;
+    size_t size; /* bytes, with the final NUL */
+    size_t capacity;
+    size_t length;
+    char data[];
+} lstring;
+
+static int is_scalar(lobj *o) { return ((uintptr_t)o & 1) == 1; }
+static lobj *box(size_t n) { return (lobj *)((n << 1) | 1); }
+static unsigned tag_of(lobj *o) { return is_scalar(o) ? (unsigned)((uintptr_t)o >> 1) : o->tag; }
+static lobj *field(lobj *o, unsigned k) { return ((lobj **)((char *)o + sizeof(lobj)))[k]; }
+
+/*
+ * Every object this program hands to Lean gets one more reference first, so a function that consumes its
+ * argument never frees what the program still reads. The program is short-lived: what this leaks is nothing.
+ */
+static lobj *keep(lobj *o) {
+    if (!is_scalar(o)) {
+        if (o->rc > 0)
+            o->rc++;
+        else if (o->rc < 0)
+            __atomic_fetch_sub(&o->rc, 1, __ATOMIC_RELAXED);
+    }
+    return o;
+}
+
+extern void lean_initialize(void);
+extern void lean_io_mark_end_initialization(void);
+extern void lean_init_task_manager(void);
+extern lobj *lean_mk_string(const char *);
+extern lobj *lean_io_error_to_string(lobj *);
+extern lobj *lean_array_mk(lobj *list);
+extern lobj *l_Lean_initSearchPath(lobj *sysroot, lobj *searchPath);
+extern lobj *l_Lean_readModuleData(lobj *fname);
+extern lobj *l_Lean_importModules(lobj *imports, lobj *opts, uint32_t trust, lobj *plugins, uint8_t leakEnv,
+                                  uint8_t loadExts, uint8_t level, lobj *arts);
+extern lobj *l_Lean_Environment_find_x3f(lobj *env, lobj *name, uint8_t skipRealize);
+extern lobj *lean_elab_environment_to_kernel_env(lobj *env);
+extern lobj *l_Lean_Kernel_Environment_replay(lobj *constants, lobj *env);
+extern lobj *l_Lean_Expr_getUsedConstants(lobj *e);
+extern lobj *l_Lean_Name_toString(lobj *n, uint8_t escape);
+extern lobj *l_Std_HashMap_emptyWithCapacity___redArg(lobj *capacity);
+extern lobj *l_Std_HashMap_insert___redArg(lobj *beq, lobj *hash, lobj *map, lobj *key, lobj *value);
+extern lobj *l_Lean_Name_instBEq;
+extern lobj *l_Lean_Options_empty;
+extern lobj *l_Lean_instHashableName;
+
+/* Lean's constructor tags, in declaration order (src/Lean/Declaration.lean, src/Lean/Expr.lean). */
+enum { CI_AXIOM, CI_DEFN, CI_THM, CI_OPAQUE, CI_QUOT, CI_INDUCT, CI_CTOR, CI_REC };
+enum { NAME_ANONYMOUS, NAME_STR, NAME_NUM };
+enum { EXPR_CONST = 4, EXPR_APP = 5 };
+
+/* ---- JSON output ---- */
+
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static const char *cstr(lobj *s) { return ((lstring *)s)->data; }
+
+static void say_message(const char *kind, const char *declaration, const char *message) {
+    printf("FIMRLVR-GATE {\"kind\":");
+    json_string(stdout, kind);
+    if (declaration) {
+        printf(",\"declaration\":");
+        json_string(stdout, declaration);
+    }
+    printf(",\"message\":");
+    json_string(stdout, message);
+    printf("}\n");
+    fflush(stdout);
+}
+
+/* ---- names ---- */
+
+/* A name's components joined by the unit separator (a number as its digits): a key no two names share. */
+static void name_key(lobj *n, char *buf, size_t cap) {
+    if (tag_of(n) == NAME_ANONYMOUS) {
+        buf[0] = 0;
+        return;
+    }
+    name_key(field(n, 0), buf, cap);
+    size_t len = strlen(buf);
+    char part[64];
+    const char *text = part;
+    if (n->tag == NAME_STR)
+        text = cstr(field(n, 1));
+    else {
+        lobj *num = field(n, 1);
+        snprintf(part, sizeof part, is_scalar(num) ? "%zu" : "#big", (size_t)((uintptr_t)num >> 1));
+    }
+    snprintf(buf + len, cap - len, "%s%s", len > 0 ? "\x1f" : "", text);
+}
+
+static char *name_text(lobj *n) {
+    lobj *s = l_Lean_Name_toString(keep(n), 1);
+    return strdup(cstr(s));
+}
+
+/* Whether a name is exactly the components of a Lean constant (e.g. "Eq", or "Bool\x1ftrue" for Bool.true). */
+static int name_is(lobj *n, const char *wanted) {
+    char buf[4096];
+    name_key(n, buf, sizeof buf);
+    return strcmp(buf, wanted) == 0;
+}
+
+/* ---- a set of names, by key ---- */
+
+typedef struct entry {
+    char *key;
+    lobj *name;
+    lobj *info; /* the module's ConstantInfo, when the name is the module's */
+    struct entry *next;
+} entry;
+
+typedef struct {
+    entry **slots;
+    size_t count, cap;
+} table;
+
+static size_t hash_key(const char *s) {
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static entry *table_find(table *t, const char *key) {
+    for (entry *e = t->slots[hash_key(key) % t->cap]; e; e = e->next)
+        if (strcmp(e->key, key) == 0) return e;
+    return NULL;
+}
+
+static entry *table_add(table *t, lobj *name, lobj *info) {
+    char buf[4096];
+    name_key(name, buf, sizeof buf);
+    entry *found = table_find(t, buf);
+    if (found) return found;
+    entry *e = calloc(1, sizeof *e);
+    e->key = strdup(buf);
+    e->name = name;
+    e->info = info;
+    size_t slot = hash_key(buf) % t->cap;
+    e->next = t->slots[slot];
+    t->slots[slot] = e;
+    t->count++;
+    return e;
+}
+
+static table table_new(size_t cap) {
+    table t = {calloc(cap, sizeof(entry *)), 0, cap};
+    return t;
+}
+
+/* ---- constants ---- */
+
+/* The constants the kernel reads to check ci (for an inductive type its block and constructors too). */
+static void push_all(lobj ***todo, size_t *n, size_t *cap, lobj *arr) {
+    larray *a = (larray *)arr;
+    for (size_t k = 0; k < a->size; k++) {
+        if (*n == *cap) *todo = realloc(*todo, (*cap *= 2) * sizeof(lobj *));
+        (*todo)[(*n)++] = a->data[k];
+    }
+}
+
+static void push_list(lobj ***todo, size_t *n, size_t *cap, lobj *list) {
+    for (; !is_scalar(list); list = field(list, 1)) {
+        if (*n == *cap) *todo = realloc(*todo, (*cap *= 2) * sizeof(lobj *));
+        (*todo)[(*n)++] = field(list, 0);
+    }
+}
+
+static lobj *info_type(lobj *ci) { return field(field(field(ci, 0), 0), 2); }
+
+static void push_uses(lobj ***todo, size_t *n, size_t *cap, lobj *ci) {
+    lobj *val = field(ci, 0);
+    push_all(todo, n, cap, l_Lean_Expr_getUsedConstants(keep(info_type(ci))));
+    switch (ci->tag) {
+        case CI_DEFN:
+        case CI_THM:
+        case CI_OPAQUE:
+            push_all(todo, n, cap, l_Lean_Expr_getUsedConstants(keep(field(val, 1))));
+            break;
+        case CI_INDUCT:
+            push_list(todo, n, cap, field(val, 3)); /* all */
+            push_list(todo, n, cap, field(val, 4)); /* ctors */
+            break;
+        case CI_CTOR:
+            if (*n == *cap) *todo = realloc(*todo, (*cap *= 2) * sizeof(lobj *));
+            (*todo)[(*n)++] = field(val, 1); /* induct */
+            break;
+        case CI_REC:
+            push_list(todo, n, cap, field(val, 1)); /* all */
+            break;
+        default:
+            break;
+    }
+}
+
+/* The type of the axiom Lean's nativeEqTrue adds for one native computation: @Eq Bool e Bool.true. */
+static int native_shaped(lobj *type) {
+    if (tag_of(type) != EXPR_APP) return 0;
+    lobj *rhs = field(type, 1), *f2 = field(type, 0);
+    if (tag_of(f2) != EXPR_APP) return 0;
+    lobj *f1 = field(f2, 0);
+    if (tag_of(f1) != EXPR_APP) return 0;
+    lobj *ty = field(f1, 1), *eq = field(f1, 0);
+    return tag_of(eq) == EXPR_CONST && name_is(field(eq, 0), "Eq") && tag_of(ty) == EXPR_CONST &&
+           name_is(field(ty, 0), "Bool") && tag_of(rhs) == EXPR_CONST && name_is(field(rhs, 0), "Bool\x1ftrue");
+}
+
+/* Whether the name is the wanted components, or where allowed Lean's private form of them (_private.<M>.0.<want>). */
+static int is_checked(lobj *n, char **want, int wanted, int may_be_private) {
+    char *parts[512];
+    int count = 0;
+    char texts[512][128];
+    for (lobj *m = n; tag_of(m) != NAME_ANONYMOUS && count < 512; m = field(m, 0), count++) {
+        if (m->tag == NAME_STR)
+            parts[count] = (char *)cstr(field(m, 1));
+        else {
+            lobj *num = field(m, 1);
+            snprintf(texts[count], sizeof texts[count], is_scalar(num) ? "%zu" : "#big",
+                     (size_t)((uintptr_t)num >> 1));
+            parts[count] = texts[count];
+        }
+    }
+    /* parts[] holds the components last first. */
+    if (count < wanted) return 0;
+    for (int k = 0; k < wanted; k++)
+        if (strcmp(parts[k], want[wanted - 1 - k]) != 0) return 0;
+    if (count == wanted) return 1;
+    if (!may_be_private || count < wanted + 3) return 0;
+    return strcmp(parts[count - 1], "_private") == 0 && strcmp(parts[wanted], "0") == 0;
+}
+
+static lobj *io_value(lobj *result, const char *what) {
+    if (tag_of(result) == 0) return field(result, 0);
+    fprintf(stderr, "fimrlvr-replay: %s failed: %s\n", what, cstr(lean_io_error_to_string(keep(field(result, 0)))));
+    exit(3);
+}
+
+static int replay_module(const char *olean, int may_be_private, char **want, int wanted) {
+    lobj *path = lean_mk_string(olean);
+    lobj *pair = io_value(l_Lean_readModuleData(path), "reading the compiled module");
+    lobj *mod = field(pair, 0);
+    lobj *imports = field(mod, 0);
+    larray *names = (larray *)field(mod, 1);
+    larray *infos = (larray *)field(mod, 2);
+    if (names->size != infos->size) {
+        fprintf(stderr, "fimrlvr-replay: the module's names and constants differ in number (not Lean %s's layout)\n",
+                ABI_VERSION);
+        return 3;
+    }
+    table module = table_new(names->size * 2 + 16);
+    lobj *checked = NULL;
+    for (size_t k = 0; k < names->size; k++) {
+        table_add(&module, names->data[k], infos->data[k]);
+        if (!checked && is_checked(names->data[k], want, wanted, may_be_private)) checked = names->data[k];
+    }
+    if (!checked) {
+        char message[8192] = "the compiled module holds no declaration ";
+        for (int k = 0; k < wanted; k++) {
+            if (k > 0) strncat(message, ".", sizeof message - strlen(message) - 1);
+            strncat(message, want[k], sizeof message - strlen(message) - 1);
+        }
+        say_message("missing", NULL, message);
+        return 0;
+    }
+    lobj *env = io_value(
+        l_Lean_importModules(keep(imports), keep(l_Lean_Options_empty), 0, lean_array_mk(box(0)), 0, 0, 2, box(1)),
+        "importing the module's imports");
+
+    /* The module's constants the checked declaration depends on, itself included. */
+    table needed = table_new(names->size * 2 + 16);
+    size_t n = 0, cap = 64;
+    lobj **todo = malloc(cap * sizeof(lobj *));
+    todo[n++] = checked;
+    while (n > 0) {
+        lobj *name = todo[--n];
+        char key[4096];
+        name_key(name, key, sizeof key);
+        entry *own = table_find(&module, key);
+        if (!own || table_find(&needed, key)) continue;
+        table_add(&needed, own->name, own->info);
+        push_uses(&todo, &n, &cap, own->info);
+    }
+
+    /* Through the kernel, on top of the imports, by Lean's own replay. */
+    lobj *map = l_Std_HashMap_emptyWithCapacity___redArg(box(needed.count * 2 + 8));
+    for (size_t k = 0; k < needed.cap; k++)
+        for (entry *e = needed.slots[k]; e; e = e->next)
+            map = l_Std_HashMap_insert___redArg(keep(l_Lean_Name_instBEq), keep(l_Lean_instHashableName), map,
+                                                keep(e->name), keep(e->info));
+    char *checked_text = name_text(checked);
+    lobj *replayed = l_Lean_Kernel_Environment_replay(keep(map), lean_elab_environment_to_kernel_env(keep(env)));
+    if (tag_of(replayed) != 0) {
+        say_message("kernel-rejected", checked_text, cstr(lean_io_error_to_string(keep(field(replayed, 0)))));
+        return 0;
+    }
+
+    /* Every axiom the checked declaration rests on, through the module's constants and the imported ones. */
+    table seen = table_new(4096);
+    n = 0;
+    todo[n++] = checked;
+    printf("FIMRLVR-GATE {\"kind\":\"replayed\",\"declaration\":");
+    json_string(stdout, checked_text);
+    printf(",\"replayed\":%zu,\"axioms\":[", needed.count);
+    int first = 1;
+    while (n > 0) {
+        lobj *name = todo[--n];
+        char key[4096];
+        name_key(name, key, sizeof key);
+        if (table_find(&seen, key)) continue;
+        table_add(&seen, name, NULL);
+        entry *own = table_find(&module, key);
+        lobj *info = own ? own->info : NULL;
+        if (!info) {
+            lobj *found = l_Lean_Environment_find_x3f(keep(env), keep(name), 0);
+            if (tag_of(found) == 0) continue;
+            info = field(found, 0);
+        }
+        if (info->tag == CI_AXIOM) {
+            printf("%s{\"name\":", first ? "" : ",");
+            json_string(stdout, name_text(name));
+            printf(",\"declaredInDocument\":%s,\"nativeShape\":%s}", own ? "true" : "false",
+                   native_shaped(info_type(info)) ? "true" : "false");
+            first = 0;
+        }
+        push_uses(&todo, &n, &cap, info);
+    }
+    printf("]}\n");
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--self-test") == 0) {
+        printf("FIMRLVR-GATE {\"kind\":\"ready\",\"abi\":\"%s\"}\n", ABI_VERSION);
+        return 0;
+    }
+    if (argc < 4 || (strcmp(argv[2], "exact") != 0 && strcmp(argv[2], "may-be-private") != 0)) {
+        fprintf(stderr, "usage: fimrlvr-replay (--self-test | <module.olean> (exact|may-be-private) <name component>...)\n");
+        return 2;
+    }
+    lean_initialize();
+    lean_io_mark_end_initialization();
+    lean_init_task_manager();
+    const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
+    io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
+             "setting the search path from LEAN_PATH");
+    return replay_module(argv[1], strcmp(argv[2], "may-be-private") == 0, argv + 3, argc - 3);
+}
+`;
