@@ -30,7 +30,7 @@ import {
   type KernelGateBackend,
 } from "./kernelGate";
 import { GATE_ANSWER_PREFIX, KERNEL_REPLAY_PROGRAM, KERNEL_REPLAY_VERSION } from "./kernelReplayProgram";
-import { ensureNativeReplayTool } from "./nativeReplayTool";
+import { embeddedLeanPath, ensureNativeReplayTool } from "./nativeReplayTool";
 
 /** Which Lean the gate runs: the project's through Lake, or the embedded runtime (no standard library on disk). */
 export type GateToolchain =
@@ -48,6 +48,16 @@ export interface LeanGateOptions {
   env?: NodeJS.ProcessEnv;
   /** Default: Lake. */
   toolchain?: GateToolchain;
+}
+
+/**
+ * The Lean the gate runs on this machine: the project's through Lake where `lake` is on PATH, else the embedded
+ * Lean where it is installed (or named by FIM_EMBEDDED_LEAN); undefined where there is neither.
+ */
+export function localGateToolchain(env: NodeJS.ProcessEnv = process.env): GateToolchain | undefined {
+  if (which("lake", env)) return { kind: "lake" };
+  const lean = embeddedLeanPath(env);
+  return lean ? { kind: "embedded", lean } : undefined;
 }
 
 /** The types of the embedded gate's own documents (its self-test): a prelude file needs nothing of the workspace. */
@@ -155,7 +165,7 @@ let runCounter = 0;
 
 export class LeanKernelGate implements KernelGateBackend {
   readonly name = "kernel-replay" as const;
-  private ready: Promise<GateReport | undefined> | undefined;
+  private selfTested: Promise<GateReport | undefined> | undefined;
 
   constructor(private readonly options: LeanGateOptions) {}
 
@@ -215,7 +225,7 @@ export class LeanKernelGate implements KernelGateBackend {
 
   /** The gate's own check, once: the program runs here and replays a document of the gate's own. */
   private selfTest(timeoutMs: number): Promise<GateReport | undefined> {
-    this.ready ??= (async () => {
+    this.selfTested ??= (async () => {
       const started = performance.now();
       const elapsed = () => performance.now() - started;
       const toolchain = this.toolchain;
@@ -256,7 +266,7 @@ export class LeanKernelGate implements KernelGateBackend {
         elapsedMs: elapsed(),
       };
     })();
-    return this.ready;
+    return this.selfTested;
   }
 
   /**
@@ -349,6 +359,10 @@ export class LeanKernelGate implements KernelGateBackend {
       case "signalled":
         return { kind: "loads" };
     }
+  }
+
+  ready(timeoutMs: number): Promise<GateReport | undefined> {
+    return this.selfTest(timeoutMs);
   }
 
   async run(request: GateRequest, timeoutMs: number): Promise<GateReport> {

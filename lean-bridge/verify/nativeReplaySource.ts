@@ -3,20 +3,23 @@
  * against that Lean's libleanshared and caches it). On a Lean without its standard library's `.olean` files the
  * gate's Lean replay program (kernelReplayProgram.ts), which imports `Lean`, cannot run; this program reaches
  * the same functions of Lean's (reading a compiled module, importing, `Lean.Kernel.Environment.replay`) as
- * compiled code in the library, and answers in the same format. Our own text, written from Lean's documented
+ * compiled code in the library, and answers in the same format. Unlike that program it trusts no import: the
+ * embedded Lean's imports are all the workspace's own modules, so the checked declaration's whole closure, the
+ * imported constants included, is replayed from an empty environment (an import compiled under
+ * `debug.skipKernelTC` is refused like the document's own declarations). Our own text, written from Lean's documented
  * C ABI and the signatures of the library's functions; it stands in a raw template literal, so it holds no
  * backquote and no dollar-brace.
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 1;
+export const NATIVE_REPLAY_VERSION = 2;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
  * It is linked against that Lean's own libleanshared and calls Lean's compiled functions: it reads one compiled
  * check module (its .olean: data only, none of the module's code runs), imports what the module imports, sends
- * the checked declaration and every constant of the module it depends on through Lean's own kernel replay, and
- * lists the axioms the declaration rests on. It answers with one line, "FIMRLVR-GATE <json>", in the format the
+ * the checked declaration and every constant it depends on, the module's and the imports' alike, through Lean's
+ * own kernel replay from an empty environment, and lists the axioms the declaration rests on. It answers with one line, "FIMRLVR-GATE <json>", in the format the
  * gate's Lean replay program prints.
  *
  * Usage: fimrlvr-replay --self-test
@@ -87,6 +90,7 @@ extern lobj *l_Lean_initSearchPath(lobj *sysroot, lobj *searchPath);
 extern lobj *l_Lean_readModuleData(lobj *fname);
 extern lobj *l_Lean_importModules(lobj *imports, lobj *opts, uint32_t trust, lobj *plugins, uint8_t leakEnv,
                                   uint8_t loadExts, uint8_t level, lobj *arts);
+extern lobj *l_Lean_mkEmptyEnvironment(uint32_t trust);
 extern lobj *l_Lean_Environment_find_x3f(lobj *env, lobj *name, uint8_t skipRealize);
 extern lobj *lean_elab_environment_to_kernel_env(lobj *env);
 extern lobj *l_Lean_Kernel_Environment_replay(lobj *constants, lobj *env);
@@ -331,29 +335,41 @@ static int replay_module(const char *olean, int may_be_private, char **want, int
         l_Lean_importModules(keep(imports), keep(l_Lean_Options_empty), 0, lean_array_mk(box(0)), 0, 0, 2, box(1)),
         "importing the module's imports");
 
-    /* The module's constants the checked declaration depends on, itself included. */
-    table needed = table_new(names->size * 2 + 16);
-    size_t n = 0, cap = 64;
+    /*
+     * Every constant the checked declaration depends on, itself included, the module's and the imported ones
+     * alike: the imports are the workspace's own modules (the embedded Lean has no library of its own), and
+     * an import is only as sound as the kernel made it, so none is trusted.
+     */
+    table needed = table_new(names->size * 2 + 4096);
+    size_t n = 0, cap = 64, from_module = 0;
     lobj **todo = malloc(cap * sizeof(lobj *));
     todo[n++] = checked;
     while (n > 0) {
         lobj *name = todo[--n];
         char key[4096];
         name_key(name, key, sizeof key);
+        if (table_find(&needed, key)) continue;
         entry *own = table_find(&module, key);
-        if (!own || table_find(&needed, key)) continue;
-        table_add(&needed, own->name, own->info);
-        push_uses(&todo, &n, &cap, own->info);
+        lobj *info = own ? own->info : NULL;
+        if (!info) {
+            lobj *found = l_Lean_Environment_find_x3f(keep(env), keep(name), 0);
+            if (tag_of(found) == 0) continue; /* unknown: the kernel says so when it meets the reference */
+            info = field(found, 0);
+        } else
+            from_module++;
+        table_add(&needed, name, info);
+        push_uses(&todo, &n, &cap, info);
     }
 
-    /* Through the kernel, on top of the imports, by Lean's own replay. */
+    /* Through the kernel, from an empty environment, by Lean's own replay. */
     lobj *map = l_Std_HashMap_emptyWithCapacity___redArg(box(needed.count * 2 + 8));
     for (size_t k = 0; k < needed.cap; k++)
         for (entry *e = needed.slots[k]; e; e = e->next)
             map = l_Std_HashMap_insert___redArg(keep(l_Lean_Name_instBEq), keep(l_Lean_instHashableName), map,
                                                 keep(e->name), keep(e->info));
     char *checked_text = name_text(checked);
-    lobj *replayed = l_Lean_Kernel_Environment_replay(keep(map), lean_elab_environment_to_kernel_env(keep(env)));
+    lobj *empty = io_value(l_Lean_mkEmptyEnvironment(0), "making an empty environment");
+    lobj *replayed = l_Lean_Kernel_Environment_replay(keep(map), lean_elab_environment_to_kernel_env(keep(empty)));
     if (tag_of(replayed) != 0) {
         say_message("kernel-rejected", checked_text, cstr(lean_io_error_to_string(keep(field(replayed, 0)))));
         return 0;
@@ -365,7 +381,7 @@ static int replay_module(const char *olean, int may_be_private, char **want, int
     todo[n++] = checked;
     printf("FIMRLVR-GATE {\"kind\":\"replayed\",\"declaration\":");
     json_string(stdout, checked_text);
-    printf(",\"replayed\":%zu,\"axioms\":[", needed.count);
+    printf(",\"replayed\":%zu,\"fromModule\":%zu,\"axioms\":[", needed.count, from_module);
     int first = 1;
     while (n > 0) {
         lobj *name = todo[--n];

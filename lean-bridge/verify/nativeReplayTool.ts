@@ -8,7 +8,17 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { NATIVE_REPLAY_SOURCE, NATIVE_REPLAY_VERSION } from "./nativeReplaySource";
@@ -23,6 +33,23 @@ export type NativeReplayTool =
 export function embeddedCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const cache = env.FIM_RLVR_CACHE || join(env.HOME || homedir(), ".cache", "fim-rlvr");
   return join(cache, "lean", "4.35.0-embedded");
+}
+
+/**
+ * The embedded `lean` (FIM_EMBEDDED_LEAN first, then the install's bin/lean), when it is executable. The
+ * embedded Lean's own locator (lean-bridge/embedded/) says why when it is not; the gate only needs the path.
+ */
+export function embeddedLeanPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const path of [env.FIM_EMBEDDED_LEAN, join(embeddedCacheDir(env), "bin", "lean")]) {
+    if (!path) continue;
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // Not there, or not executable: the next place.
+    }
+  }
+  return undefined;
 }
 
 /**

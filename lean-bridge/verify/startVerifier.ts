@@ -5,18 +5,12 @@
  * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
  */
 import { availableParallelism } from "node:os";
-import {
-  DEFAULT_LIMITS,
-  buildLaunch,
-  readToolchain,
-  which,
-  type Limits,
-  type ServerChoice,
-} from "../server/launch";
+import { DEFAULT_LIMITS, buildLaunch, readToolchain, type Limits, type ServerChoice } from "../server/launch";
 import { KiminaVerifier } from "../kimina/verifier";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { kernelGateFor } from "./gateConfig";
-import type { KernelGateMode } from "./gateStage";
+import { DEFAULT_KERNEL_GATE, type KernelGateMode } from "./gateStage";
+import { localGateToolchain } from "./leanKernelGate";
 import type { CandidatePolicy } from "./policy";
 import { VerifierPool } from "./pool";
 import type { VerifierIdentity } from "./verdict";
@@ -79,7 +73,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
       sandbox: spec.sandbox ?? DEFAULT_LIMITS.sandbox,
     };
-    const gate = which("lake")
+    const gate = localGateToolchain()
       ? kernelGateFor(
           identity,
           projectRoot,
@@ -89,6 +83,14 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
           spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
         )
       : undefined;
+    // No gate here (no local Lean to run it on): a silent loss would pay every proof on Kimina's word alone.
+    if (!gate && (spec.kernelGate ?? DEFAULT_KERNEL_GATE).kind !== "off")
+      return {
+        kind: "error",
+        message:
+          "the Kimina verifier has no kernel gate here: the gate runs on this machine, and neither `lake` is on PATH nor the embedded Lean is installed",
+        hint: "Install Lean (elan, or npm run setup:lean for the embedded Lean), or pass --kernel-gate off to train on Kimina's word alone (every proved verdict then says confirmedBy: server).",
+      };
     const pool = new KiminaVerifier({
       url: spec.url,
       projectRoot,
