@@ -21,7 +21,7 @@ import { judgeWithGate, type GateRequest } from "../../lean-bridge/verify/kernel
 import { LeanKernelGate } from "../../lean-bridge/verify/leanKernelGate";
 import { embeddedLeanPath } from "../../lean-bridge/verify/nativeReplayTool";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
-import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
+import { isMasked, type VerdictOutcome } from "../../lean-bridge/verify/verdict";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { proofHole, REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
@@ -98,13 +98,13 @@ test(
   async () => {
     const root = builtWorkspace(LEAN!);
     const g = gate(root, LEAN!);
-    const proved: Verdict = {
+    const proved: VerdictOutcome = {
       kind: "proved",
       axioms: [],
       axiomsChecked: true,
       confirmedBy: "server",
       diagnostics: [],
-    } as Verdict;
+    };
     try {
       const real = await g.run(
         ONE("prelude\nimport GatePrelude.Core\ntheorem t (n : Num) : Eq n n := @Eq.refl Num n\n", "t", 2),
