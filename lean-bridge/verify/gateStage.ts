@@ -215,6 +215,15 @@ export class KernelGateStage {
   readonly priorRefutations: number;
   /** The backend's own check, asked once before the first draw (undefined: it can run). */
   private availability: Promise<GateReport | undefined> | undefined;
+
+  /**
+   * Whether the gate can run here: undefined when it can, else its `unavailable` report (the backend's
+   * self-test, asked once and shared with `confirm`). A verifier asks it at start, to refuse to run without it.
+   */
+  unavailable(): Promise<GateReport | undefined> {
+    this.availability ??= this.config.backend.ready?.(this.config.timeoutMs) ?? Promise.resolve(undefined);
+    return this.availability;
+  }
   /** A refutation the record could not take, said once. */
   logProblem: string | undefined;
 
@@ -258,8 +267,7 @@ export class KernelGateStage {
       legacyNativeExists: input.legacyNativeExists,
     };
     // Before any draw: a gate that cannot run answers every proof (masked), none passes on the server's word.
-    this.availability ??= this.config.backend.ready?.(this.config.timeoutMs) ?? Promise.resolve(undefined);
-    const unavailable = await this.availability;
+    const unavailable = await this.unavailable();
     if (unavailable) {
       this.stats.gated++;
       return judgeWithGate(proved, unavailable, this.config.backend.name, rules);

@@ -100,7 +100,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       ...(spec.policy ? { policy: spec.policy } : {}),
       ...(gate ? { kernelGate: gate } : {}),
     });
-    return { kind: "ok", pool };
+    return refuseWithoutGate(pool);
   }
   const simulator = spec.kind === "simulator";
   const server: ServerChoice =
@@ -155,5 +155,21 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       hint: "Check that the project builds with `lake build`, or use --simulator for a dry run, or --no-sandbox if bubblewrap is the problem.",
     };
   }
-  return { kind: "ok", pool: started.pool };
+  return refuseWithoutGate(started.pool);
+}
+
+/**
+ * A verifier whose kernel gate cannot run here (its self-test failed: no Lean to run it on, a replay tool that
+ * does not build) does not start: it would mask every proof. `--kernel-gate off` is the explicit way to run on
+ * the server's word alone.
+ */
+async function refuseWithoutGate(pool: Verifier): Promise<VerifierStart> {
+  const away = await pool.kernelGate?.unavailable();
+  if (away?.kind !== "unavailable") return { kind: "ok", pool };
+  await pool.stop();
+  return {
+    kind: "error",
+    message: `the kernel gate cannot run here: ${away.message}`,
+    hint: `${away.action[0]?.toUpperCase() ?? ""}${away.action.slice(1)}.`,
+  };
 }
