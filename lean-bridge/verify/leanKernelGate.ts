@@ -386,7 +386,7 @@ export class LeanKernelGate implements KernelGateBackend {
           case "not-started":
             return {
               kind: "unavailable",
-              message: `\`lake\` could not be started: ${result.message}`,
+              message: `${this.toolchain.kind === "lake" ? "`lake`" : "the embedded Lean"} could not be started: ${result.message}`,
               action: GATE_UNAVAILABLE_ACTION,
               elapsedMs: elapsed(),
             };
