@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 3;
+export const NATIVE_REPLAY_VERSION = 4;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -163,7 +163,11 @@ static void name_key(lobj *n, char *buf, size_t cap) {
         lobj *num = field(n, 1);
         snprintf(part, sizeof part, is_scalar(num) ? "%zu" : "#big", (size_t)((uintptr_t)num >> 1));
     }
-    snprintf(buf + len, cap - len, "%s%s", len > 0 ? "\x1f" : "", text);
+    if ((size_t)snprintf(buf + len, cap - len, "%s%s", len > 0 ? "\x1f" : "", text) >= cap - len) {
+        /* A name longer than any key here: refuse rather than compare it cut short (two could meet). */
+        fprintf(stderr, "fimrlvr-replay: a constant's name is longer than %zu bytes; not replayed\n", cap);
+        exit(4);
+    }
 }
 
 static char *name_text(lobj *n) {
