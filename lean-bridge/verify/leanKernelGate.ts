@@ -30,6 +30,7 @@ import {
   type KernelGateBackend,
 } from "./kernelGate";
 import { GATE_ANSWER_PREFIX, KERNEL_REPLAY_PROGRAM, KERNEL_REPLAY_VERSION } from "./kernelReplayProgram";
+import { CompileZygote } from "./compileZygote";
 import { embeddedLeanPath, ensureNativeReplayTool } from "./nativeReplayTool";
 
 /** Which Lean the gate runs: the project's through Lake, or the embedded runtime (no standard library on disk). */
@@ -206,12 +207,39 @@ export class LeanKernelGate implements KernelGateBackend {
       : this.command([this.replayTool ?? "fimrlvr-replay", ...target]);
   }
 
+  /**
+   * The embedded gate's compile server (compileZygote.ts), once the self-test has found the tool: each compile
+   * a fresh child of a Lean already started, instead of a Lean process that starts from nothing.
+   */
+  private zygote: CompileZygote | undefined;
+
+  private compileServer(): CompileZygote | undefined {
+    if (this.toolchain.kind !== "embedded" || !this.replayTool) return undefined;
+    this.zygote ??= new CompileZygote(this.sandboxed([this.replayTool, "--compile-server"]), {
+      cwd: this.options.projectRoot,
+      env: this.processEnv,
+      cpuSeconds: this.options.limits.cpuSeconds,
+    });
+    return this.zygote;
+  }
+
+  /** Stops the embedded gate's compile server, if it runs (it also ends by itself when this process does). */
+  stop(): void {
+    this.zygote?.stop();
+  }
+
   /** A command line wrapped in the verifier's CPU limit and sandbox, as the server's own (launch.ts). */
   private command(base: string[]): string[] {
-    let command = base;
-    const { cpuSeconds, sandbox } = this.options.limits;
+    const { cpuSeconds } = this.options.limits;
     if (cpuSeconds > 0 && which("prlimit", this.env))
-      command = ["prlimit", `--cpu=${cpuSeconds}`, "--", ...command];
+      return this.sandboxed(["prlimit", `--cpu=${cpuSeconds}`, "--", ...base]);
+    return this.sandboxed(base);
+  }
+
+  /** A command line inside the verifier's sandbox (bubblewrap without network), where the pool uses it. */
+  private sandboxed(base: string[]): string[] {
+    let command = base;
+    const { sandbox } = this.options.limits;
     if (sandbox && which("bwrap", this.env)) {
       mkdirSync(sandboxTmpDir(this.options.projectRoot), { recursive: true });
       command = sandboxed(command, this.options.projectRoot);
@@ -404,11 +432,18 @@ export class LeanKernelGate implements KernelGateBackend {
         }
       };
       const left = () => Math.max(1, deadline - performance.now());
-      const compileFile = (file: string, output: string) =>
-        runGateProcess(
-          this.leanCommand(["--json", `-M${this.options.limits.memoryMb}`, "-o", output, file]),
-          { cwd: this.options.projectRoot, env: this.processEnv, timeoutMs: left() },
+      const compileFile = async (file: string, output: string): Promise<ProcessResult> => {
+        const args = ["--json", `-M${this.options.limits.memoryMb}`, "-o", output, file];
+        const served = await this.compileServer()?.run(args, dir, left());
+        return (
+          served ??
+          runGateProcess(this.leanCommand(args), {
+            cwd: this.options.projectRoot,
+            env: this.processEnv,
+            timeoutMs: left(),
+          })
         );
+      };
       const compile = () => compileFile(source, olean);
       let compiled = await compile();
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.

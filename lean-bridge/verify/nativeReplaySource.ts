@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 4;
+export const NATIVE_REPLAY_VERSION = 5;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -24,7 +24,15 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
  *
  * Usage: fimrlvr-replay --self-test
  *        fimrlvr-replay <module.olean> (exact|may-be-private) <name component>...
+ *        fimrlvr-replay --compile-server
  * The imports are found through LEAN_PATH.
+ *
+ * --compile-server is the gate's compile step without Lean's start-up cost: the process initializes Lean once
+ * and then, for each request line on stdin, forks a fresh child that runs Lean's own command line (lean_main)
+ * on the check document. Each child is a new process in its own session, its output sent to files of the
+ * request's, so a candidate's code in one child never reaches the server or another child; the server itself
+ * never elaborates anything. Request: "<id>	<cpu seconds>	<stdout file>	<stderr file>	<lean argument>..."
+ * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>".
  *
  * The declarations below are our own, written from Lean's documented C ABI (doc/dev/ffi.md: an object is a
  * header of a 32-bit reference count and 16+8+8 bits of size, field count and tag; a constructor's object
@@ -36,6 +44,13 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define ABI_VERSION "4.35.0"
 
@@ -81,6 +96,8 @@ static lobj *keep(lobj *o) {
 }
 
 extern lobj *initialize_Lean_Replay(uint8_t builtin);
+extern void lean_initialize(void);
+extern int lean_main(int argc, char **argv);
 /* The C++ side of Lean's start-up (src/initialize/init.cpp), by their exported (mangled) names. */
 extern void _ZN4lean15save_stack_infoEb(int main_thread);
 extern void _ZN4lean22initialize_util_moduleEv(void);
@@ -422,7 +439,127 @@ static int replay_module(const char *olean, int may_be_private, char **want, int
     return 0;
 }
 
+/* ---- the compile server ---- */
+
+static int child_signal[2];
+
+static void on_child(int sig) {
+    (void)sig;
+    int saved = errno;
+    if (write(child_signal[1], "c", 1) < 0) { /* full: a wake-up is pending already */ }
+    errno = saved;
+}
+
+/* Runs one request in a forked child; answers "started <id> <pid>". */
+static void start_compile(char *line) {
+    char *fields[4096];
+    int count = 0;
+    for (char *p = line; count < 4096;) {
+        fields[count++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab) break;
+        *tab = 0;
+        p = tab + 1;
+    }
+    if (count < 5) {
+        printf("refused %s\n", fields[0]);
+        fflush(stdout);
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        signal(SIGCHLD, SIG_DFL);
+        close(child_signal[0]);
+        close(child_signal[1]);
+        long cpu = atol(fields[1]);
+        if (cpu > 0) {
+            struct rlimit limit = {(rlim_t)cpu, (rlim_t)cpu};
+            setrlimit(RLIMIT_CPU, &limit);
+        }
+        int in = open("/dev/null", O_RDONLY);
+        int out = open(fields[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int err = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0 || err < 0) _exit(125);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        close(in);
+        close(out);
+        close(err);
+        char *args[4096];
+        int n = 0;
+        args[n++] = "lean";
+        for (int k = 4; k < count; k++) args[n++] = fields[k];
+        args[n] = NULL;
+        exit(lean_main(n, args));
+    }
+    if (pid < 0)
+        printf("refused %s\n", fields[0]);
+    else
+        printf("started %s %d\n", fields[0], (int)pid);
+    fflush(stdout);
+}
+
+static void report_children(void) {
+    char drain[256];
+    while (read(child_signal[0], drain, sizeof drain) > 0) {
+    }
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (WIFEXITED(status))
+            printf("exited %d %d\n", (int)pid, WEXITSTATUS(status));
+        else if (WIFSIGNALED(status))
+            printf("signalled %d %d\n", (int)pid, WTERMSIG(status));
+    }
+    fflush(stdout);
+}
+
+static int compile_server(void) {
+    /* The whole of Lean: the children elaborate. lean_main in each child finishes the start-up. */
+    lean_initialize();
+    if (pipe(child_signal) < 0) return 3;
+    for (int k = 0; k < 2; k++) {
+        fcntl(child_signal[k], F_SETFL, O_NONBLOCK);
+        fcntl(child_signal[k], F_SETFD, FD_CLOEXEC);
+    }
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_child;
+    action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &action, NULL);
+    printf("FIMRLVR-ZYGOTE ready\n");
+    fflush(stdout);
+    size_t cap = 1 << 16, len = 0;
+    char *buffer = malloc(cap);
+    for (;;) {
+        struct pollfd fds[2] = {{0, POLLIN, 0}, {child_signal[0], POLLIN, 0}};
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return 3;
+        }
+        if (fds[1].revents & POLLIN) report_children();
+        if (fds[0].revents & (POLLIN | POLLHUP)) {
+            if (len + 4096 > cap) buffer = realloc(buffer, cap *= 2);
+            ssize_t got = read(0, buffer + len, cap - len - 1);
+            if (got <= 0) return 0; /* the gate went away: so does the server */
+            len += (size_t)got;
+            char *start = buffer, *end;
+            while ((end = memchr(start, '\n', buffer + len - start))) {
+                *end = 0;
+                start_compile(start);
+                start = end + 1;
+            }
+            len -= (size_t)(start - buffer);
+            memmove(buffer, start, len);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--compile-server") == 0) return compile_server();
     if (argc == 2 && strcmp(argv[1], "--self-test") == 0) {
         printf("FIMRLVR-GATE {\"kind\":\"ready\",\"abi\":\"%s\"}\n", ABI_VERSION);
         return 0;

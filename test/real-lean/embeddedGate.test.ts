@@ -21,7 +21,8 @@ import { join } from "node:path";
 import { buildLaunch } from "../../lean-bridge/server/launch";
 import { judgeWithGate, type GateRequest } from "../../lean-bridge/verify/kernelGate";
 import { LeanKernelGate } from "../../lean-bridge/verify/leanKernelGate";
-import { embeddedLeanPath } from "../../lean-bridge/verify/nativeReplayTool";
+import { CompileZygote } from "../../lean-bridge/verify/compileZygote";
+import { embeddedLeanPath, ensureNativeReplayTool } from "../../lean-bridge/verify/nativeReplayTool";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { isMasked, type VerdictOutcome } from "../../lean-bridge/verify/verdict";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
@@ -278,6 +279,43 @@ test(
       );
     } finally {
       await pool.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  "embedded Lean: the gate's compile server runs each compile in a fresh child; one past its deadline is killed and reported, a dead server is started again",
+  { skip },
+  async () => {
+    const root = builtWorkspace(LEAN!);
+    const tool = ensureNativeReplayTool(LEAN!);
+    assert.equal(tool.kind, "ok");
+    if (tool.kind !== "ok") return;
+    const env = { ...process.env, LEAN_PATH: join(root, ".lake", "build", "lib", "lean") };
+    const zygote = new CompileZygote([tool.path, "--compile-server"], { cwd: root, env, cpuSeconds: 0 });
+    const dir = mkdtempSync(join(root, "run-"));
+    const args = (name: string) => [
+      "--json",
+      "-o",
+      join(dir, `${name}.olean`),
+      join("GatePrelude", "Tasks.lean"),
+    ];
+    try {
+      const ok = await zygote.run(args("a"), dir, 60_000);
+      assert.deepEqual([ok?.kind, ok?.kind === "exited" && ok.code], ["exited", 0], JSON.stringify(ok));
+      assert.ok(existsSync(join(dir, "a.olean")));
+      const late = await zygote.run(args("b"), dir, 1);
+      assert.equal(late?.kind, "timeout", JSON.stringify(late));
+      zygote.stop();
+      const again = await zygote.run(args("c"), dir, 60_000);
+      assert.deepEqual(
+        [again?.kind, again?.kind === "exited" && again.code],
+        ["exited", 0],
+        JSON.stringify(again),
+      );
+    } finally {
+      zygote.stop();
       rmSync(root, { recursive: true, force: true });
     }
   },

@@ -27,7 +27,7 @@ function fakeInstall(): { root: string; lean: string; env: NodeJS.ProcessEnv } {
   writeFileSync(lean, "#!/bin/sh\nexit 0\n");
   chmodSync(lean, 0o755);
   writeFileSync(join(install, "lib", "libleanshared.so"), "");
-  const env = { ...process.env, FIM_RLVR_CACHE: root, CC: "false" };
+  const env: NodeJS.ProcessEnv = { ...process.env, FIM_RLVR_CACHE: root, CC: "false" };
   delete env.FIM_EMBEDDED_LEAN;
   return { root, lean, env };
 }
