@@ -246,6 +246,11 @@ export class KernelGateStage {
     return this.config.mode.kind === "off" ? 0 : 2 * this.config.timeoutMs;
   }
 
+  /** Stops what the backend keeps running between proofs (the embedded gate's compile server). */
+  stop(): void {
+    this.config.backend.stop?.();
+  }
+
   /** A fresh candidate check took `ms` (the measure of "a check" for `auto`). */
   noteCheck(ms: number): void {
     this.costs.noteCheck(ms);

@@ -89,6 +89,8 @@ export interface KernelGateBackend {
    * undefined when it can, else the `unavailable` report every proof gets. Asked once, before the first draw.
    */
   ready?(timeoutMs: number): Promise<GateReport | undefined>;
+  /** Stops what the backend keeps running between proofs (when its verifier stops). */
+  stop?(): void;
 }
 
 /** How the verifier judges a gate's axioms: the same allow-list and native rules as classify.ts. */

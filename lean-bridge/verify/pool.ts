@@ -422,6 +422,7 @@ export class VerifierPool implements Verifier {
    */
   async stop(): Promise<void> {
     this.scheduler.close();
+    this.kernelGate?.stop();
     await this.supervisor.stop();
   }
 
