@@ -4,7 +4,8 @@
  * which runs Lean's own command line on the check document. Each child is a new process in its own session (so
  * a deadline kills it with what it started), its output in files of its own request, under a CPU limit set in
  * the child; the server never elaborates anything itself. This module speaks its line protocol and answers as
- * gateProcess.ts does, so the gate reads both alike. A server that dies takes its compiles with it (each is
+ * gateProcess.ts does, so the gate reads both alike. The replay step runs there too (`--replay …`, the tool's
+ * replay in a forked child), since the server never ran a candidate's code. A server that dies takes its compiles with it (each is
  * reported `signalled`, as a dead gate process is) and is started again for the next compile.
  */
 import { spawn, type ChildProcess } from "node:child_process";

@@ -479,11 +479,23 @@ export class LeanKernelGate implements KernelGateBackend {
           elapsedMs: elapsed(),
         };
       }
-      const replayed = await runGateProcess(this.replayCommand(olean, request), {
-        cwd: this.options.projectRoot,
-        env: this.processEnv,
-        timeoutMs: left(),
-      });
+      // On the embedded Lean the replay too is a child of the compile server: the server never ran candidate
+      // code, so the child starts as clean as a new process, without Lean's start-up.
+      const served =
+        this.toolchain.kind === "embedded"
+          ? await this.compileServer()?.run(
+              ["--replay", olean, request.mayBePrivate ? "may-be-private" : "exact", ...request.declaration],
+              dir,
+              left(),
+            )
+          : undefined;
+      const replayed =
+        served ??
+        (await runGateProcess(this.replayCommand(olean, request), {
+          cwd: this.options.projectRoot,
+          env: this.processEnv,
+          timeoutMs: left(),
+        }));
       const replayFailure = step("replay", replayed);
       if (replayFailure) return replayFailure;
       const answer = replayed.kind === "exited" ? parseReplayAnswer(replayed.stdout, elapsed()) : undefined;

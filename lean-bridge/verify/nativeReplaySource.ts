@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 5;
+export const NATIVE_REPLAY_VERSION = 6;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -31,7 +31,9 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * and then, for each request line on stdin, forks a fresh child that runs Lean's own command line (lean_main)
  * on the check document. Each child is a new process in its own session, its output sent to files of the
  * request's, so a candidate's code in one child never reaches the server or another child; the server itself
- * never elaborates anything. Request: "<id>	<cpu seconds>	<stdout file>	<stderr file>	<lean argument>..."
+ * never elaborates anything. Request: "<id>\t<cpu seconds>\t<stdout file>\t<stderr file>\t<lean argument>..."
+ * A request whose first argument is --replay runs this program's replay (arguments as above) in the child
+ * instead, on the Lean already started: no candidate code ever ran in the server, so its children start clean.
  * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>".
  *
  * The declarations below are our own, written from Lean's documented C ABI (doc/dev/ffi.md: an object is a
@@ -488,6 +490,16 @@ static void start_compile(char *line) {
         close(in);
         close(out);
         close(err);
+        if (strcmp(fields[4], "--replay") == 0 && count >= 8) {
+            lean_io_mark_end_initialization();
+            lean_init_task_manager();
+            const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
+            io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
+                     "setting the search path from LEAN_PATH");
+            int code = replay_module(fields[5], strcmp(fields[6], "may-be-private") == 0, fields + 7, count - 7);
+            fflush(stdout);
+            _exit(code);
+        }
         char *args[4096];
         int n = 0;
         args[n++] = "lean";
