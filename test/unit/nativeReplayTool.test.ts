@@ -16,6 +16,7 @@ import {
   nativeReplayToolPath,
 } from "../../lean-bridge/verify/nativeReplayTool";
 import { NATIVE_REPLAY_SOURCE, NATIVE_REPLAY_VERSION } from "../../lean-bridge/verify/nativeReplaySource";
+import { isPreludeWorkspace } from "../../lean-bridge/verify/leanKernelGate";
 
 /** An install laid out as the installer writes it: bin/lean and lib/libleanshared.so (empty stand-ins). */
 function fakeInstall(): { root: string; lean: string; env: NodeJS.ProcessEnv } {
@@ -77,4 +78,21 @@ test("a build that fails makes the gate unavailable, says what to do, and leaves
 test("the C source answers in the gate's format, its JSON strings escaped", () => {
   assert.match(NATIVE_REPLAY_SOURCE, /FIMRLVR-GATE \{\\"kind\\":\\"replayed\\"/);
   assert.match(NATIVE_REPLAY_SOURCE, /\\u%04x/, "control characters are escaped in JSON strings");
+});
+
+test("the embedded gate is for prelude workspaces only: every Lean file outside hidden folders begins with prelude", () => {
+  const root = mkdtempSync(join(tmpdir(), "fimrlvr-prelude-ws-"));
+  try {
+    assert.equal(isPreludeWorkspace(root), false, "no Lean file at all");
+    mkdirSync(join(root, "A"), { recursive: true });
+    writeFileSync(join(root, "A", "B.lean"), "/-! doc /- nested -/ -/\n-- a line\nprelude\nimport A.C\n");
+    writeFileSync(join(root, "A", "C.lean"), "prelude\n");
+    mkdirSync(join(root, ".lake", "packages"), { recursive: true });
+    writeFileSync(join(root, ".lake", "packages", "Dep.lean"), "import Mathlib\n");
+    assert.equal(isPreludeWorkspace(root), true);
+    writeFileSync(join(root, "Main.lean"), "import A.B\n");
+    assert.equal(isPreludeWorkspace(root), false, "a file that needs Init");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
