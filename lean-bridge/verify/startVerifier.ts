@@ -89,7 +89,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
         kind: "error",
         message:
           "the Kimina verifier has no kernel gate here: the gate runs on this machine, and neither is `lake` on PATH nor is the embedded Lean installed for a prelude workspace",
-        hint: "Install Lean (elan, or npm run setup:lean for the embedded Lean), or pass --kernel-gate off to train on Kimina's word alone (every proved verdict then says confirmedBy: server).",
+        hint: "Install Lean (elan, or npm run setup:lean for the embedded Lean on a prelude workspace); or, for verify, verify-batch, serve and train, pass --kernel-gate off to run on Kimina's word alone (every proved verdict then says confirmedBy: server).",
       };
     const pool = new KiminaVerifier({
       url: spec.url,
