@@ -467,6 +467,7 @@ export class VerifierPool implements Verifier {
    */
   async stop(): Promise<void> {
     this.scheduler.close();
+    this.kernelGate?.stop();
     await this.supervisor.stop();
   }
 
