@@ -292,8 +292,8 @@ class VerifierPool:
                 f"no live node has the resource {resource!r}: start each node with "
                 f'`ray start … --resources \'{{"{resource}": 1}}\'` (or ray.init(resources={{"{resource}": 1}}))'
             )
-        remote = ray.remote(VerifierActor)
-        actors = []
+        remote: Any = ray.remote(VerifierActor)
+        actors: list[Any] = []
         for k in range(units):
             options: dict[str, Any] = {
                 "resources": {resource: 1},

@@ -36,9 +36,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from fim_rlvr.integrations._scoring import candidate, reward_or_none
-
 # Absolute imports: verl loads this file by path (custom_reward_function.path), outside its package.
+from fim_rlvr.core.protocol import BatchVerdict
+from fim_rlvr.integrations._scoring import candidate, reward_or_none
 from fim_rlvr.integrations.datasets_view import DATA_SOURCE
 from fim_rlvr.verifier.client import ServiceClient
 
@@ -148,7 +148,7 @@ class _Batcher:
                 future.set_result(verdict)
 
 
-async def _verify(items: list[dict[str, Any]], options: VerlOptions) -> list[Mapping[str, Any]]:
+async def _verify(items: list[dict[str, Any]], options: VerlOptions) -> list[BatchVerdict]:
     if options.ray_pool is not None:
         from fim_rlvr.integrations.ray import pool_by_name
 
@@ -170,7 +170,7 @@ def _batcher(options: VerlOptions) -> _Batcher:
 _UNREACHABLE_MARK = "no verifier service answered"
 
 
-def _result(verdict: Mapping[str, Any], options: VerlOptions) -> dict[str, Any]:
+def _result(verdict: BatchVerdict, options: VerlOptions) -> dict[str, Any]:
     reward = reward_or_none(verdict)
     kind = str(verdict.get("kind", "environment"))
     if reward is None:
