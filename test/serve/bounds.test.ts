@@ -88,7 +88,7 @@ async function serveApart(
   bounds: Partial<FrameBounds>,
 ): Promise<{
   port: number;
-  memory(): Promise<NodeJS.MemoryUsage>;
+  memory(): Promise<NodeJS.MemoryUsage & { maxRss: number }>;
   stats(): Promise<ServiceStats & VerifierService["admission"]>;
   stop(): void;
 }> {
@@ -198,6 +198,7 @@ test(
       // (0.4 MiB) and the connections' own objects; the resident set also keeps the allocator's high-water mark
       // of the 64 KiB reads that drop what closing clients still send.
       const grewRss = (after.rss - before.rss) / MiB;
+      const grewPeak = (after.maxRss - before.maxRss) / MiB;
       const grewJs =
         (after.heapUsed +
           after.external +
@@ -207,6 +208,7 @@ test(
           before.arrayBuffers) /
         MiB;
       assert.ok(grewRss < 128, `resident set grew ${grewRss.toFixed(1)} MiB`);
+      assert.ok(grewPeak < 192, `the peak resident set grew ${grewPeak.toFixed(1)} MiB`);
       assert.ok(grewJs < 32, `heap and buffers grew ${grewJs.toFixed(1)} MiB`);
       const end = await service.stats();
       assert.ok(end.connections <= cap);

@@ -2,7 +2,7 @@
  * A verifier service with the fake verifier in a process of its own, so that a test measures the service's memory
  * and nothing of its clients. Run with --expose-gc: argv[2] is the JSON of its connection limits, argv[3] of its
  * frame bounds (over DEFAULT_FRAME_BOUNDS). It prints `port N`, then answers each `memory` line on stdin with the
- * JSON of process.memoryUsage() after a full collection, and each `stats` line with the service's stats.
+ * JSON of process.memoryUsage() after a full collection (with `maxRss`, the peak), and each `stats` line with the service's stats.
  */
 import { createInterface } from "node:readline";
 import { DEFAULT_FRAME_BOUNDS } from "../../lean-bridge/serve/frameBounds";
@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === "memory") {
       gc?.();
-      process.stdout.write(`${JSON.stringify(process.memoryUsage())}\n`);
+      // maxRss: the peak resident set so far (resourceUsage gives KiB).
+      const maxRss = process.resourceUsage().maxRSS * 1024;
+      process.stdout.write(`${JSON.stringify({ ...process.memoryUsage(), maxRss })}\n`);
     } else if (line === "stats")
       process.stdout.write(`${JSON.stringify({ ...service.stats(), ...service.admission })}\n`);
   }
