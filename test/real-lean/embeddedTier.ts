@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { startVerifier, type VerifierSpec } from "../../lean-bridge/verify/startVerifier";
+import { startVerifier, type VerifierSpec } from "../../lean-bridge/verifiers/startVerifier";
 import type { Verifier } from "../../lean-bridge/verify/verifier";
 import { REPO } from "../helpers";
 import { announce, processEmbeddedGate, realLeanTest } from "./gate";
