@@ -22,6 +22,7 @@ import {
   referenceWithoutNoops,
   tokenIndexAt,
   withoutNoopSteps,
+  withoutOptionScopes,
   withoutParenBlocks,
 } from "./tacticText";
 
@@ -184,7 +185,7 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
     accepted.some((a) => a.length === texts.length && a.every((t, k) => t === texts[k]));
   const body = withoutNoopSteps(
     ts,
-    withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken)),
+    withoutOptionScopes(ts, withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken))),
     isAccepted,
   );
   const bodyTexts = body.map((i) => tokenText(ts, i));
