@@ -20,7 +20,13 @@ import {
   outcomeOf,
   readConformanceCases,
 } from "./conformance";
-import { TIER_COUNT_VARIABLE, announceTier, embeddedVerifier, recordTierVersion, tierTest } from "./embeddedTier";
+import {
+  TIER_COUNT_VARIABLE,
+  announceTier,
+  embeddedVerifier,
+  recordTierVersion,
+  tierTest,
+} from "./embeddedTier";
 
 announceTier("test/real-lean/agreement.test.ts");
 
@@ -73,7 +79,10 @@ tierTest(
       const listed = listedDifferences(doc);
       const known = new Set(cases.map((c) => c.id));
       for (const row of listed)
-        assert.ok(known.has(row.id), `docs/LEAN_FIDELITY_SIMULATOR.md lists ${row.id}, no case of cases.json`);
+        assert.ok(
+          known.has(row.id),
+          `docs/LEAN_FIDELITY_SIMULATOR.md lists ${row.id}, no case of cases.json`,
+        );
       assert.deepEqual(
         differing.map((m) => m.id).sort(),
         listed.map((row) => row.id).sort(),

@@ -77,7 +77,10 @@ export function conformanceWorkspace(): { root: string; remove: () => void } {
   cpSync(CONFORMANCE_FIXTURE, root, { recursive: true });
   // Only the library's modules: its lakefile and toolchain are the prelude's, not this workspace's.
   const notBuilt = (src: string) => !src.split(sep).includes(".lake");
-  cpSync(join(PRELUDE_LIBRARY, "FimPrelude"), join(root, "FimPrelude"), { recursive: true, filter: notBuilt });
+  cpSync(join(PRELUDE_LIBRARY, "FimPrelude"), join(root, "FimPrelude"), {
+    recursive: true,
+    filter: notBuilt,
+  });
   cpSync(join(PRELUDE_LIBRARY, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
