@@ -6,4 +6,5 @@ import FimPrelude.Tactics
 import FimPrelude.Logic
 import FimPrelude.Nat
 import FimPrelude.Simp
+import FimPrelude.NatLemmas
 import FimPrelude.Pretty

@@ -22,7 +22,12 @@ inductive Name : Type where
 
 /-
 The `syntax` command quotes its names with these functions. Lean's runtime has compiled code under the same
-names, and the interpreter prefers it, so the names it builds carry the runtime's hash.
+names, and the interpreter runs that code for an imported declaration that has it, so the names built carry
+the hash the runtime stores in every name. (A name built with the constructors directly lacks it, and Lean's
+tables of syntax kinds do not find it: a `ParserDescr.node` under such a name registers a parser whose
+tactic "has not been implemented".) The same holds for any declaration here whose name Lean's runtime also
+compiles (`Nat.add`, `Nat.decEq`, …): code that runs it gets Lean's implementation, which is why their
+definitions must mean what Lean's do. Proofs are unaffected; the kernel reads only the definitions.
 -/
 def Name.mkStr (p : Name) (s : String) : Name := Name.str p s
 def Name.mkStr1 (a : String) : Name := .str .anonymous a

@@ -5,7 +5,9 @@
  * why; where CI=true that is a failing test. The axioms the library declares on purpose are `sorryAx` (behind
  * `sorry`) and `propext` (behind `simp`'s lemmas about propositions); its `Nat` lemmas use neither.
  */
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import assert from "node:assert/strict";
 import { toolSkip } from "../toolSkip";
 import {
@@ -50,6 +52,11 @@ function refuses(body: string, pattern: RegExp): void {
 }
 
 describe("the prelude on the embedded Lean", { skip }, () => {
+  // The build and every check file live under one temporary directory.
+  after(() => {
+    if (build?.kind === "built") rmSync(dirname(build.root), { recursive: true, force: true });
+  });
+
   test("the library builds in import order with no error and no sorry", () => {
     assert.equal(build?.kind, "built", JSON.stringify(build?.kind === "failed" ? build : ""));
     if (build?.kind !== "built") return;
@@ -266,6 +273,14 @@ describe("the prelude on the embedded Lean", { skip }, () => {
       "h6 : a < b",
     ])
       assert.ok(goal.includes(hyp), `${hyp} in\n${goal}`);
+  });
+
+  test("Lean's own lemma names prove the statements they prove in Lean's library", () => {
+    proves("theorem t (a b : Nat) (h : a ≤ b) : a + 3 ≤ b + 3 := Nat.add_le_add_right h 3");
+    proves("theorem t (x : Nat) (h : 3 ≤ x) : x - 3 + 3 = x := Nat.sub_add_cancel h");
+    proves("theorem t (a b : Nat) (h : a + 2 < b) : a < b := Nat.lt_of_le_of_lt (Nat.le_add_right a 2) h");
+    proves("theorem t (n m : Nat) : n * m + 2 * n = m * n + (n + n) := by rw [Nat.mul_comm, Nat.two_mul]");
+    refuses("theorem t (x : Nat) : x - 3 + 3 = x := Nat.sub_add_cancel", /[Tt]ype mismatch/);
   });
 
   test("the library's lemmas rest on no axiom but the ones it declares on purpose", () => {

@@ -90,7 +90,8 @@ export type PreludeBuild =
 
 /**
  * Copies lean-prelude/ (without its build folder) to a temporary directory and compiles its modules in
- * import order with `lean -o … -i …`, into `.lake/build/lib/lean` as `lake build` would.
+ * import order with `lean -o … -i …`, into `.lake/build/lib/lean` as `lake build` would. The copy's parent
+ * directory is the caller's to remove (check files are written beside the copy).
  */
 export function buildPrelude(lean: string): PreludeBuild {
   const root = join(mkdtempSync(join(tmpdir(), "fim-prelude-")), "lean-prelude");
