@@ -106,11 +106,11 @@ export const LEAN_MISSING_MESSAGE =
   "then open a new shell (or `source ~/.elan/env`), or pass --simulator to use the Lean server simulator (dry run, not Lean).";
 
 /**
- * Lean's server waits `server.reportDelayMs` (200 ms by default) before it publishes what a file worker has
- * found, so that an editor is not flooded while its user types. A verifier only ever waits for those reports,
- * so every Lean server command it runs, a user's `--server` included, sets the delay to 0 (more than twice the
- * checks per second). A command that is not `lean --server` or `lake serve` (a wrapper script, the simulator)
- * is left as it is: its flags cannot be known. A delay the command sets itself is kept.
+ * Lean's server waits `server.reportDelayMs` (200 ms by default; an option only the command line can set)
+ * before it publishes what a file worker has found, so that an editor does not flicker while its user types. A
+ * verifier only ever waits for those reports, so every Lean server command it runs, a user's `--server`
+ * included, sets the delay to 0. A command that is not `lean --server` or `lake serve` (a wrapper script, the
+ * simulator) is left as it is: its flags cannot be known. A delay the command sets itself is kept.
  */
 export const IMMEDIATE_REPORTS_FLAG = "-Dserver.reportDelayMs=0";
 
