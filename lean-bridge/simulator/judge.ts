@@ -44,7 +44,7 @@ export interface JudgedDeclaration {
 
 /**
  * Type heads the simulator takes for data. Lean knows every type; the simulator only reads the statement,
- * so it knows the core data types and takes anything else for a proposition.
+ * so it knows the core data types and takes any other type for a proposition (an instance's class aside, below).
  */
 const DATA_TYPE_HEADS = new Set([
   "Nat",
@@ -62,8 +62,25 @@ const DATA_TYPE_HEADS = new Set([
   "Decidable",
 ]);
 
-/** Whether a declaration's type (after its top-level `:`) starts with a core data type. */
+/**
+ * Classes whose instances are proofs (their type is a `Prop`). Every other class is taken for data, as most are
+ * (`Inhabited`, `Add`, `BEq`: structures in `Type`): an instance of an unknown class is then refused as not a
+ * proposition, never paid for any value of its type.
+ */
+const PROP_CLASS_HEADS = new Set(["Nonempty", "Subsingleton", "Fact", "Nontrivial", "IsEmpty"]);
+
+/**
+ * Whether a declaration's type is data as far as the simulator can tell: it starts with a core data type, or the
+ * declaration is an instance of a class not known to be a proposition.
+ */
 function statesData(ts: TokenStream, decl: Declaration): boolean {
+  const head = typeHead(ts, decl);
+  if (head !== undefined && DATA_TYPE_HEADS.has(head)) return true;
+  return decl.keyword === "instance" && !(head !== undefined && PROP_CLASS_HEADS.has(head));
+}
+
+/** The first token of a declaration's type (after its top-level `:`), if it has one. */
+function typeHead(ts: TokenStream, decl: Declaration): string | undefined {
   const first = tokenIndexAt(ts, decl.keywordStart, decl.firstToken, decl.lastToken);
   const statementEnd = decl.keywordStart + decl.statement.length;
   let depth = 0;
@@ -72,10 +89,10 @@ function statesData(ts: TokenStream, decl: Declaration): boolean {
     if (depth === 0 && tokenText(ts, i) === ":") {
       let k = i + 1;
       while (k <= decl.lastToken && isCommentKind(ts.kinds[k] ?? 0)) k++;
-      return DATA_TYPE_HEADS.has(tokenText(ts, k));
+      return tokenText(ts, k);
     }
   }
-  return false;
+  return undefined;
 }
 
 /** The prefix the verifier gives anonymous declarations it renames (lean-bridge/verify/checkDocument.ts). */
