@@ -9,6 +9,7 @@ import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lea
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
 import type { LineIndex } from "../text/positions";
+import { sameUpToIntroducedNames } from "./binderNames";
 import type { ReferenceIndex } from "./reference";
 import { MODULE_AXIOMS_REFUSAL, defPropWarning, sorryWarningText, type SimulatedLean } from "./leanVersion";
 
@@ -198,8 +199,8 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   const accepted = reference
     .accepted(referenceStatement(decl), [decl.fullName, decl.name])
     .map(referenceWithoutNoops);
-  const isAccepted = (texts: string[]) =>
-    accepted.some((a) => a.length === texts.length && a.every((t, k) => t === texts[k]));
+  // A reference as written, or with the names its `intro`s bind chosen differently (binderNames.ts).
+  const isAccepted = (texts: string[]) => accepted.some((a) => sameUpToIntroducedNames(a, texts));
   const body = withoutNoopSteps(
     ts,
     withoutOptionScopes(ts, withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken))),
