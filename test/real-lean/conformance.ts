@@ -74,9 +74,11 @@ export function holeOf(text: string, c: ConformanceCase): Range {
 /** The conformance workspace with the prelude library beside it, in a temporary folder. */
 export function conformanceWorkspace(): { root: string; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), "fim-conformance-"));
-  cpSync(CONFORMANCE_FIXTURE, root, { recursive: true });
+  // Sources only: a .lake/ (or .fim-rlvr/) left by building or checking either folder in place would make the
+  // copy look built.
+  const notBuilt = (src: string) => !src.split(sep).some((part) => part === ".lake" || part === ".fim-rlvr");
+  cpSync(CONFORMANCE_FIXTURE, root, { recursive: true, filter: notBuilt });
   // Only the library's modules: its lakefile and toolchain are the prelude's, not this workspace's.
-  const notBuilt = (src: string) => !src.split(sep).includes(".lake");
   cpSync(join(PRELUDE_LIBRARY, "FimPrelude"), join(root, "FimPrelude"), {
     recursive: true,
     filter: notBuilt,
