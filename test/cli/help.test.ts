@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandHelp, parseCommandArgs } from "../../lean-bridge/cli/command";
@@ -102,7 +102,7 @@ test("dist/cli.js is executable and runs by itself (what npx and npm link call)"
   assert.match(r.stdout, /^fim-rlvr /);
 });
 
-test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
+test("`npx fim-rlvr` and `npm link` run the built CLI", (t) => {
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const npx = spawnSync("npx", ["--no-install", "fim-rlvr", "--version"], {
     cwd: REPO,
@@ -113,6 +113,7 @@ test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
   assert.match(npx.stdout, /^fim-rlvr \d+\.\d+\.\d+/);
   // npm link into a private prefix (never the machine's global one).
   const prefix = mkdtempSync(join(tmpdir(), "fim-link-"));
+  t.after(() => rmSync(prefix, { recursive: true, force: true }));
   const env = { ...process.env, npm_config_prefix: prefix };
   const link = spawnSync(npm, ["link", "--ignore-scripts", "--no-audit", "--no-fund"], {
     cwd: REPO,
@@ -142,4 +143,28 @@ test("every option the README's CLI and dataset sections name is an option of so
   const otherTools = new Set(["no-install", "default-toolchain"]);
   const unknown = [...named].filter((n) => !known.has(n) && !otherTools.has(n));
   assert.deepEqual(unknown, [], "options the README names that no command accepts");
+});
+
+test("verify's example checks a hole inside the committed example workspace, and proves it with the simulator", () => {
+  const verify = COMMANDS.find((c) => c.name === "verify")!;
+  const example = verify.examples[0]!;
+  const hole = /--hole (\d+):(\d+)-(\d+):(\d+)/.exec(example);
+  const file = /--file (\S+)/.exec(example);
+  const candidate = /--candidate (\S+)/.exec(example);
+  assert.ok(hole && file && candidate, example);
+  const lines = readFileSync(join(REPO, "lean-env", file[1]!), "utf8").split("\n");
+  const [sl, sc, el, ec] = hole.slice(1).map(Number) as [number, number, number, number];
+  assert.equal(sl, el, "the example's hole is one line");
+  assert.equal(
+    lines[sl]?.slice(sc, ec),
+    candidate[1],
+    `line ${sl} of ${file[1]} holds the example's candidate`,
+  );
+  const r = spawnSync(process.execPath, [CLI, ...example.split(" ").slice(1)], {
+    cwd: REPO,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^proved/);
 });

@@ -11,6 +11,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -318,5 +319,31 @@ test("a resumed run's summary keeps the earlier stages' novel and memorised figu
   const summary = passAtOneSummary(evalsWithEarlier(runDir, thisSession));
   assert.match(summary, /before 0\.0% -> after SFT 50\.0% -> after RL 75\.0%/);
   assert.match(summary, /novel \(2 tasks\): 0\.0% -> 25\.0% -> 50\.0%/, summary);
+  assert.doesNotMatch(summary, /–/);
+});
+
+test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", (t) => {
+  const runDir = mkdtempSync(join(tmpdir(), "fim-resume-heldout-"));
+  t.after(() => rmSync(runDir, { recursive: true, force: true }));
+  const stage = (p: number) => ({
+    pass_at_1: p,
+    tasks: 4,
+    by_kind: {},
+    by_held_out: { instance: { pass_at_1: p / 2, tasks: 2 }, family: { pass_at_1: p, tasks: 2 } },
+  });
+  writeFileSync(join(runDir, "eval.json"), JSON.stringify({ before: stage(0), sft: stage(0.5) }));
+  const thisSession: TrainEvalParams[] = [
+    {
+      stage: "after",
+      split: "test",
+      passAt1: 0.75,
+      byKind: {},
+      tasks: 4,
+      byHeldOut: { instance: { passAt1: 0.5, tasks: 2 }, family: { passAt1: 1, tasks: 2 } },
+    },
+  ];
+  const summary = passAtOneSummary(evalsWithEarlier(runDir, thisSession));
+  assert.match(summary, /held-out instances \(2 tasks\): 0\.0% -> 25\.0% -> 50\.0%/, summary);
+  assert.match(summary, /held-out families \(2 tasks\): 0\.0% -> 50\.0% -> 100\.0%/, summary);
   assert.doesNotMatch(summary, /–/);
 });
