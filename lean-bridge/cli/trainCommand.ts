@@ -17,7 +17,7 @@ import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./
 import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
-import { UsageError, parseCount } from "./usage";
+import { UsageError, parseCount, requireExisting } from "./usage";
 
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -274,6 +274,10 @@ export const trainCommand: CliCommand = {
       throw new UsageError(
         "give the Lean workspace or dataset folder to train on, e.g. `fim-rlvr train lean-env`",
       );
+    requireExisting(
+      target,
+      "a Lean workspace, a dataset folder written by `fim-rlvr export`, or a statement file (JSONL/Parquet) with --project",
+    );
     const reward = stringOption(values, "reward") ?? "binary";
     if (reward !== "binary" && reward !== "partial")
       throw new UsageError(`--reward must be binary or partial, got "${reward}"`);

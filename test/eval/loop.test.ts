@@ -3,9 +3,9 @@
  * then recorded apart (never as misses), failures no retry fixes stop the evaluation, repair turns carry Lean's
  * messages, Ctrl-C keeps only whole tasks; and the summary's figures from those lines.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PromptParts } from "../../lean-bridge/models/backend";
@@ -22,6 +22,7 @@ import {
 import { readResults, resumeMismatch } from "../../lean-bridge/eval/resultsFile";
 import { runEvalLoop, type EvalTask } from "../../lean-bridge/eval/runEval";
 import { summarise } from "../../lean-bridge/eval/summary";
+import { summaryText } from "../../lean-bridge/eval/summaryText";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 
 const SIM = { kind: "simulator" as const, version: "0", label: "simulator (not Lean)" };
@@ -64,6 +65,7 @@ function task(id: string, novel: boolean | null = null): EvalTask {
     kind: "proof",
     split: "test",
     novel,
+    heldOut: null,
     middle: "good",
     range: { start: { line: 1, character: 2 }, end: { line: 1, character: 9 } },
     parts,
@@ -93,6 +95,7 @@ function judge(counts: Map<string, number> = new Map()) {
 
 function options(script: Script, extra: Partial<Parameters<typeof runEvalLoop>[0]> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "fim-eval-loop-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const backend = new FakeBackend(script);
   return {
     backend,
@@ -154,6 +157,28 @@ test("a task's samples, their outcomes, and pass@k that leaves infrastructure ou
   // Each line carries the run's identity and a reproducible request seed.
   assert.deepEqual(lines[0]!.run, RUN);
   assert.equal(typeof lines[0]!.seed, "number");
+});
+
+test("eval's summary splits held-out instances from held-out families, as the quick start's summary does", async () => {
+  const held = (id: string, heldOut: "instance" | "family"): EvalTask => ({ ...task(id), heldOut });
+  const { loop, resultsPath } = options((_p, i) => (i === 0 ? "good" : "bad"), {
+    tasks: [held("a", "instance"), held("b", "family"), held("c", "family")],
+  });
+  assert.deepEqual(await runEvalLoop(loop), { kind: "done" });
+  const { lines } = readResults(resultsPath, 3);
+  assert.deepEqual(new Set(lines.map((l) => l.held_out)), new Set(["instance", "family"]));
+  const summary = summarise(lines, { run: RUN, ks: [1], selected: 3, partial: false, wallSeconds: 1 });
+  assert.equal(summary.byHeldOut?.instance?.tasks, 1);
+  assert.equal(summary.byHeldOut?.family?.tasks, 2);
+  const text = summaryText(summary, "out");
+  assert.match(text, /^ {2}held-out instances: pass@1 33\.3% over 1 task\(s\)$/m, text);
+  assert.match(text, /^ {2}held-out families: pass@1 33\.3% over 2 task\(s\)$/m, text);
+  // A dataset that marks no task held out prints no such line.
+  const plain = summarise(
+    lines.map((l) => ({ ...l, held_out: null })),
+    { run: RUN, ks: [1], selected: 3, partial: false, wallSeconds: 1 },
+  );
+  assert.doesNotMatch(summaryText(plain, "out"), /held-out/);
 });
 
 test("infrastructure verdicts are retried a bounded number of times, then left out of n", async () => {

@@ -56,6 +56,7 @@ function task(id: string): EvalTask {
     kind: "proof",
     split: "test",
     novel: null,
+    heldOut: null,
     middle: "good",
     range: { start: { line: 1, character: 2 }, end: { line: 1, character: 9 } },
     parts,

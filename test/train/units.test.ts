@@ -19,6 +19,7 @@ import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
+import { TRAIN_CONFIG_PROPERTIES, UNDERSTOOD_KEYWORDS } from "../../lean-bridge/train/configCheck";
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
@@ -168,6 +169,85 @@ test("TrainConfig: the file first, flags on top, algo-config merged, unknown key
   );
   writeFileSync(join(dir, "lora.yaml"), "lora_r: 8\n");
   assert.equal(buildTrainConfig({ config: join(dir, "lora.yaml"), loadIn4bit: true }).kind, "ok");
+});
+
+test("TrainConfig values are checked against the schema before start-up, with what to write", () => {
+  const dir = tmp();
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  // The command line's spellings of compare are a file's too.
+  assert.deepEqual(buildTrainConfig({ config: file("none.yaml", "compare: none\n") }), {
+    kind: "ok",
+    config: { compare: [] },
+  });
+  assert.deepEqual(buildTrainConfig({ config: file("both.yaml", "compare: sft,rft\n") }), {
+    kind: "ok",
+    config: { compare: ["sft", "rft"] },
+  });
+  const refused = (flags: Parameters<typeof buildTrainConfig>[0], pattern: RegExp) => {
+    const r = buildTrainConfig(flags);
+    assert.equal(r.kind, "error", JSON.stringify(flags));
+    if (r.kind === "error") assert.match(r.message, pattern);
+  };
+  refused(
+    { config: file("cmp.yaml", "compare: ppo\n") },
+    /compare must be a list of one of: sft, rft; got \["ppo"\]/,
+  );
+  refused(
+    { config: file("lr.yaml", "learning_rate: -1\n") },
+    /learning_rate must be a number above 0; got -1/,
+  );
+  refused(
+    { config: file("steps.yaml", "steps: many\n") },
+    /steps must be a whole number at least 0; got "many"/,
+  );
+  refused(
+    { config: file("eval.yaml", "eval_limit: 0\n") },
+    /eval_limit must be a whole number at least 1, or null/,
+  );
+  refused(
+    { config: file("style.yaml", "prompt_style: xml\n") },
+    /prompt_style must be one of: auto, fim, chat/,
+  );
+  refused(
+    { config: file("g1.yaml", "group_size: 1\n") },
+    /--config .*g1\.yaml: group_size must be at least 2: GRPO/,
+  );
+  refused({ groupSize: "1" }, /--group-size must be at least 2: GRPO-family advantages compare/);
+  refused(
+    { algoConfig: '{"nope": 1}' },
+    /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta,/,
+  );
+  refused(
+    { config: file("algo.yaml", "algo_config:\n  nope: 1\n") },
+    /algo\.yaml: unknown algorithm option nope; valid options: epsilon,/,
+  );
+  refused(
+    { config: join(dir, "absent.yaml") },
+    /--config .*absent\.yaml: no such file; give a TrainConfig file in YAML or JSON/,
+  );
+  refused({ config: dir }, /is a folder, not a file/);
+  const enoent = buildTrainConfig({ config: join(dir, "absent.yaml") });
+  assert.doesNotMatch(JSON.stringify(enoent), /ENOENT/);
+});
+
+test("the config checker reads every keyword the TrainConfig schema uses", () => {
+  const seen = new Set<string>();
+  const walk = (node: unknown) => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      seen.add(key);
+      if (key === "oneOf") (value as unknown[]).forEach(walk);
+      if (key === "items") walk(value);
+    }
+  };
+  for (const property of Object.values(TRAIN_CONFIG_PROPERTIES)) walk(property);
+  assert.deepEqual(
+    [...seen].filter((k) => !UNDERSTOOD_KEYWORDS.includes(k)),
+    [],
+  );
 });
 
 test("Python: a given interpreter is checked for the trainer's dependencies, with the install command", (t) => {
