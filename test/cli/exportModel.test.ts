@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO } from "../helpers";
@@ -175,14 +175,18 @@ test(
   },
 );
 
-test("export-model usage and run-folder errors need no Python", () => {
+test("export-model usage and run-folder errors need no Python", (t) => {
   const empty = mkdtempSync(join(tmpdir(), "fim-export-model-empty-"));
+  t.after(() => rmSync(empty, { recursive: true, force: true }));
   const noRun = cli(["export-model", empty, "--format", "merged", "--python", "/nonexistent/python"]);
   assert.equal(noRun.status, 1);
   assert.match(noRun.stderr, /is not a training run folder \(it has no checkpoints\/ folder\)/);
   const noFolder = cli(["export-model", join(empty, "nope"), "--format", "onnx"]);
-  assert.equal(noFolder.status, 1);
-  assert.match(noFolder.stderr, /nope is not a folder/);
+  assert.equal(noFolder.status, 2, "a nonexistent input is bad usage, as in export, import and verify");
+  assert.match(
+    noFolder.stderr,
+    /nope: no such file or folder; give the run folder that `fim-rlvr train` printed/,
+  );
   const format = cli(["export-model", empty, "--format", "gguf"]);
   assert.equal(format.status, 2);
   assert.match(format.stderr, /unknown --format "gguf" \(one of adapter, merged, onnx\)/);

@@ -3,10 +3,10 @@
  * fake trainer standing in for Python: the flag contract, a whole run, the loud simulator fallback, Ctrl-C
  * (exit 130 with a checkpoint), usage errors (exit 2) and start-up errors (exit 1).
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
@@ -34,7 +34,9 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
+  const dir = mkdtempSync(join(tmpdir(), "fim-train-cli-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project, #22's --compare)", () => {
@@ -178,6 +180,20 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
+    // Found before anything starts, each with what to write instead.
+    [
+      ["train", "/nonexistent/workspace"],
+      /\/nonexistent\/workspace: no such file or folder; give a Lean workspace/,
+    ],
+    [
+      ["train", EXAMPLE, "--algo-config", '{"nope": 1}'],
+      /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta/,
+    ],
+    [["train", EXAMPLE, "--group-size", "1"], /--group-size must be at least 2: GRPO-family advantages/],
+    [
+      ["train", EXAMPLE, "--config", "/nonexistent.yaml"],
+      /^fim-rlvr train: --config \/nonexistent\.yaml: no such file; give a TrainConfig file in YAML or JSON/,
+    ],
   ];
   for (const [args, pattern] of cases) {
     const r = cli(args);
@@ -189,6 +205,11 @@ test("bad usage exits 2 with what to fix", () => {
   const r = cli(["train", EXAMPLE, "--config", config]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown key\(s\) learnin_rate; valid keys: .*learning_rate/);
+  writeFileSync(config, "compare: [ppo]\n");
+  const value = cli(["train", EXAMPLE, "--config", config]);
+  assert.equal(value.status, 2, value.stderr);
+  assert.match(value.stderr, /compare must be a list of one of: sft, rft; got \["ppo"\]/);
+  assert.doesNotMatch(value.stderr, /ENOENT|verifier|mining/i, "refused before start-up");
 });
 
 test("start-up errors exit 1 with one message, and leave an earlier run's files alone", () => {
