@@ -54,6 +54,9 @@ export function passAtOneSummary(
   });
   const ref = present[present.length - 1]?.[1] ?? arms[0]?.[1];
   if (!ref) return "held-out pass@1: not measured";
+  // Percentages of nothing say nothing: a split with no task is named as such, with how to get one.
+  if (ref.tasks === 0)
+    return `held-out pass@1: no held-out tasks (the dataset's ${ref.split} split is empty), so nothing was measured; export a workspace with more declarations, or train on a dataset whose ${ref.split} split has tasks`;
   const figure = (x: number | undefined) => (x === undefined ? "–" : percent(x));
   const beside = (score: (e: TrainEvalParams) => number | undefined) =>
     arms.length

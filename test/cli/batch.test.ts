@@ -90,6 +90,11 @@ test("--input takes a dataset (folder or tasks.jsonl): each task's own middle is
       "a workspace's own proofs verify, its open goals' sorry does not",
     );
     assert.ok([...reference.values()].some((r) => !r) && [...reference.values()].some((r) => r));
+    // The open goals are tallied as what they are, not as rejected proofs.
+    const open = [...reference.values()].filter((r) => !r).length;
+    const last = r.stderr.trim().split("\n").at(-1)!;
+    assert.match(last, new RegExp(`open goals \\(sorry, no reference proof\\) ${open}\\b`), last);
+    assert.doesNotMatch(last, /rejected/, last);
   }
 });
 

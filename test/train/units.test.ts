@@ -402,6 +402,19 @@ test("a resumed run's summary keeps the earlier stages' novel and memorised figu
   assert.doesNotMatch(summary, /–/);
 });
 
+test("a run with no held-out tasks says so instead of percentages of 0 tasks", () => {
+  const empty = (stage: TrainEvalParams["stage"]): TrainEvalParams => ({
+    stage,
+    split: "test",
+    passAt1: 0,
+    byKind: {},
+    tasks: 0,
+  });
+  const summary = passAtOneSummary([empty("before"), empty("sft"), empty("after")]);
+  assert.match(summary, /^held-out pass@1: no held-out tasks \(the dataset's test split is empty\)/);
+  assert.doesNotMatch(summary, /%/);
+});
+
 test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", (t) => {
   const runDir = mkdtempSync(join(tmpdir(), "fim-resume-heldout-"));
   t.after(() => rmSync(runDir, { recursive: true, force: true }));
