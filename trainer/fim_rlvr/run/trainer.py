@@ -80,6 +80,16 @@ from .validation import validate
 __all__ = ["Events", "Trainer", "TrainerError"]
 
 
+PROGRESS_EVERY_S = 10.0
+"""A long phase (the SFT warm start) says where it is at least this often, so a run is never silent for minutes."""
+
+
+def progress_due(step: int, steps: int, since_last_s: float, every_s: float = PROGRESS_EVERY_S) -> bool:
+    """Whether step `step` of `steps` gets a progress line: the first and the last, and any step `every_s` or more
+    after the previous line."""
+    return step == 1 or step == steps or since_last_s >= every_s
+
+
 class Events(Protocol):
     """Where the trainer's notifications go (the host connection, or a test's recorder)."""
 
@@ -292,10 +302,14 @@ class Trainer:
     def sft(self, steps: int, seed: int | None = None) -> None:
         """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
         started = time.perf_counter()
+        last_said = [started]
+        self.log("info", f"SFT warm start: {steps} steps on the training proofs (batch {self.config.sft_batch_size})")
 
         def progress(step: int, loss: float) -> None:
-            if step % 50 == 0 or step == steps:
-                self.log("info", f"SFT step {step}/{steps}: loss {loss:.3f}")
+            now = time.perf_counter()
+            if progress_due(step, steps, now - last_said[0]):
+                last_said[0] = now
+                self.log("info", f"SFT step {step}/{steps}: loss {loss:.3f} ({now - started:.0f} s)")
 
         warm_start(
             self.policy,
