@@ -130,6 +130,16 @@ test("`npx fim-rlvr` and `npm link` run the built CLI", (t) => {
   assert.match(linked.stdout, /^fim-rlvr /);
 });
 
+test("the README documents every command: a synopsis line in its CLI section, and for filter its own section", () => {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const cli = readme.slice(readme.indexOf("## The CLI"), readme.indexOf("## Datasets"));
+  for (const name of NAMES)
+    assert.match(cli, new RegExp(`^fim-rlvr ${name} `, "m"), `the README's CLI section shows ${name}`);
+  assert.match(readme, /^## Filtering a dataset by difficulty \(`fim-rlvr filter`\)$/m);
+  const architecture = readFileSync(join(REPO, "docs", "ARCHITECTURE.md"), "utf8");
+  assert.match(architecture, /filter\/ +runFilter\.ts \(`filter`/);
+});
+
 test("every option the README's CLI and dataset sections name is an option of some command", () => {
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
   const start = readme.indexOf("## The CLI");
