@@ -227,3 +227,28 @@ test("held-out pass@1 per held-out set: instances and families, per stage; nothi
   assert.match(html, /<td>before training<\/td><td>12\.5%<\/td><td>0\.0%<\/td>/);
   assert.match(html, /<td>after the SFT baseline<\/td><td>50\.0%<\/td><td>25\.0%<\/td>/);
 });
+
+test("the report's configuration shows what the trainer resolved each default to, never null", () => {
+  const html = reportHtml(
+    run({
+      algorithm: "grpo",
+      steps: 2,
+      model: null,
+      sft_steps: null,
+      micro_batch_size: null,
+      vllm_server_url: null,
+      resolved: {
+        model: "the embedded tiny model",
+        sft_steps: 60,
+        micro_batch_size: "one pass over the whole batch",
+      },
+    }),
+    SIM,
+  );
+  const table = html.slice(html.indexOf("<h2>Configuration</h2>"));
+  assert.match(table, /<code>sft_steps<\/code><\/td><td>60 \(the trainer's default\)/);
+  assert.match(table, /<code>model<\/code><\/td><td>the embedded tiny model \(the trainer's default\)/);
+  assert.match(table, /<code>vllm_server_url<\/code><\/td><td>the trainer's default/);
+  assert.doesNotMatch(table, /null/);
+  assert.doesNotMatch(table, /<code>resolved<\/code>/);
+});

@@ -252,6 +252,7 @@ class Trainer:
                         "algo_config_resolved": self.algorithm.config.to_dict(),
                         "verifier": self.verifier_identity,
                         "prompt_style_resolved": self.policy.style.name,
+                        "resolved": self._resolved_defaults(),
                     }
                 )
                 evals["before"] = self._evaluate("before")
@@ -298,6 +299,29 @@ class Trainer:
         except Stopped:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
         return "completed", held_out_summary(evals, len(self.test_tasks))
+
+    def _resolved_defaults(self) -> dict[str, Any]:
+        """What each option left at None ("the trainer decides") became in this run, for report.html's configuration
+        table: the value, or what None means here in words."""
+        config, plan = self.config, self.plan
+        lora = plan.lora_r is not None
+        return {
+            "model": config.model or "the embedded tiny model",
+            "sft_steps": config.resolved_sft_steps(),
+            "eval_limit": f"all {len(self.test_tasks)} {config.eval_split} tasks"
+            if config.eval_limit is None
+            else config.eval_limit,
+            "goal_in_prompt": self.show_goal,
+            "lora_r": plan.lora_r if lora else "none: full fine-tuning",
+            "lora_alpha": plan.lora_alpha if lora else "none: full fine-tuning",
+            "lora_targets": plan.lora_targets if lora else "none: full fine-tuning",
+            "bf16": plan.compute_dtype == torch.bfloat16 or plan.dtype == torch.bfloat16,
+            "unsloth": plan.unsloth,
+            "vllm_server_url": config.vllm_server_url or "none",
+            "baseline": config.baseline or "none: RL",
+            "prompt_template": config.prompt_template or f"the built-in {self.policy.style.name} layout",
+            "micro_batch_size": config.micro_batch_size or "one pass over the whole batch",
+        }
 
     def sft(self, steps: int, seed: int | None = None) -> None:
         """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
