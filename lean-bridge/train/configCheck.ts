@@ -37,7 +37,7 @@ export const UNDERSTOOD_KEYWORDS: readonly string[] = [
 ];
 
 const DEFS = schema.$defs as unknown as Record<string, PropertySchema>;
-export const TRAIN_CONFIG_PROPERTIES = DEFS.TrainConfig!.properties as unknown as Record<
+export const TRAIN_CONFIG_PROPERTIES = schema.$defs.TrainConfig.properties as unknown as Record<
   string,
   PropertySchema
 >;

@@ -4,19 +4,18 @@
  * run's identity, infrastructure is left out, repair turns count; usage errors; Ctrl-C then --resume gives the
  * same results as one uninterrupted run; --compare.
  */
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXAMPLE, REPO, runCli } from "../helpers";
 import type { ResultLine } from "../../lean-bridge/eval/records";
 import { near, resultsOf, summaryOf } from "../eval/evalOutput";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
-const TMP = mkdtempSync(join(tmpdir(), "fim-eval-cli-"));
-after(() => rmSync(TMP, { recursive: true, force: true }));
+const TMP = tempDir("fim-eval-cli-");
 
 function run(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 240_000 });

@@ -2,12 +2,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { commandHelp, parseCommandArgs } from "../../lean-bridge/cli/command";
 import { COMMANDS } from "../../lean-bridge/cli/main";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const NAMES = COMMANDS.map((c) => c.name);
@@ -102,7 +102,7 @@ test("dist/cli.js is executable and runs by itself (what npx and npm link call)"
   assert.match(r.stdout, /^fim-rlvr /);
 });
 
-test("`npx fim-rlvr` and `npm link` run the built CLI", (t) => {
+test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   const npx = spawnSync("npx", ["--no-install", "fim-rlvr", "--version"], {
     cwd: REPO,
@@ -112,8 +112,7 @@ test("`npx fim-rlvr` and `npm link` run the built CLI", (t) => {
   assert.equal(npx.status, 0, npx.stderr);
   assert.match(npx.stdout, /^fim-rlvr \d+\.\d+\.\d+/);
   // npm link into a private prefix (never the machine's global one).
-  const prefix = mkdtempSync(join(tmpdir(), "fim-link-"));
-  t.after(() => rmSync(prefix, { recursive: true, force: true }));
+  const prefix = tempDir("fim-link-");
   const env = { ...process.env, npm_config_prefix: prefix };
   const link = spawnSync(npm, ["link", "--ignore-scripts", "--no-audit", "--no-fund"], {
     cwd: REPO,

@@ -3,10 +3,9 @@
  * then recorded apart (never as misses), failures no retry fixes stop the evaluation, repair turns carry Lean's
  * messages, Ctrl-C keeps only whole tasks; and the summary's figures from those lines.
  */
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PromptParts } from "../../lean-bridge/models/backend";
 import { FakeBackend, type Script } from "../../lean-bridge/models/fakeBackend";
@@ -24,6 +23,7 @@ import { runEvalLoop, type EvalTask } from "../../lean-bridge/eval/runEval";
 import { summarise } from "../../lean-bridge/eval/summary";
 import { summaryText } from "../../lean-bridge/eval/summaryText";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0", label: "simulator (not Lean)" };
 
@@ -94,8 +94,7 @@ function judge(counts: Map<string, number> = new Map()) {
 }
 
 function options(script: Script, extra: Partial<Parameters<typeof runEvalLoop>[0]> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "fim-eval-loop-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("fim-eval-loop-");
   const backend = new FakeBackend(script);
   return {
     backend,
@@ -303,7 +302,7 @@ test("Ctrl-C: results that come back after the signal are not written; only whol
   const controller = new AbortController();
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const dir = mkdtempSync(join(tmpdir(), "fim-eval-abort-"));
+  const dir = tempDir("fim-eval-abort-");
   const resultsPath = join(dir, "results.jsonl");
   let calls = 0;
   const backend = new FakeBackend(() => "good", {
@@ -328,7 +327,7 @@ test("Ctrl-C: results that come back after the signal are not written; only whol
 });
 
 test("a torn last line is dropped with its task; settings that differ are named", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-eval-torn-"));
+  const dir = tempDir("fim-eval-torn-");
   const path = join(dir, "results.jsonl");
   const line = (taskId: string, sample: number): ResultLine =>
     ({ task_id: taskId, sample, turn: 0, final: true, outcome: "proved", run: RUN }) as ResultLine;

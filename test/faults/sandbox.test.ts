@@ -2,13 +2,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildLaunch, sandboxTmpDir, sandboxed, which } from "../../lean-bridge/server/launch";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const skip = which("bwrap")
   ? false
@@ -19,7 +19,7 @@ test(
   "inside the sandbox: no network but loopback, a read-only system and /tmp, a writable project and TMPDIR",
   { skip },
   () => {
-    const project = mkdtempSync(join(tmpdir(), "fim-sandbox-"));
+    const project = tempDir("fim-sandbox-");
     mkdirSync(sandboxTmpDir(project), { recursive: true });
     const script =
       'touch /tmp/fim-rlvr-probe 2>/dev/null && echo tmp-writable; touch "$TMPDIR/probe" && echo tmpdir-writable; ' +
@@ -32,7 +32,7 @@ test(
 );
 
 test("a verifier pool runs its server inside the sandbox and still verifies", { skip }, async () => {
-  const project = join(mkdtempSync(join(tmpdir(), "fim-sandbox-")), "ws");
+  const project = join(tempDir("fim-sandbox-"), "ws");
   cpSync(EXAMPLE, project, { recursive: true });
   const launch = buildLaunch({ kind: "simulator" }, project, {
     memoryMb: 1024,

@@ -3,17 +3,17 @@
  * fake trainer standing in for Python: the flag contract, a whole run, the loud simulator fallback, Ctrl-C
  * (exit 130 with a checkpoint), usage errors (exit 2) and start-up errors (exit 1).
  */
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
 import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
 import { claimRunFolder } from "../../lean-bridge/train/runFolder";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
@@ -33,11 +33,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   });
 }
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "fim-train-cli-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const runTemp = () => tempDir("fim-train-cli-");
 
 test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project, #22's --compare)", () => {
   const r = cli(["train", "--help"]);
@@ -92,7 +88,7 @@ test("train's options are exactly the issues' flags (#7's, #9's LoRA and launche
 });
 
 test("a run on the workspace without lake says loudly that the simulator is used, and prints pass@1 before and after", () => {
-  const out = join(tempDir(), "run");
+  const out = join(runTemp(), "run");
   const r = cli([
     "train",
     EXAMPLE,
@@ -130,7 +126,7 @@ test("a run on the workspace without lake says loudly that the simulator is used
 });
 
 test("Ctrl-C asks the trainer to checkpoint, then exits 130 and says how to resume", async () => {
-  const out = join(tempDir(), "run");
+  const out = join(runTemp(), "run");
   const child = spawn(
     process.execPath,
     [CLI, "train", EXAMPLE, "--simulator", "--python", FAKE_PYTHON, "--steps", "100000", "--out", out],
@@ -200,7 +196,7 @@ test("bad usage exits 2 with what to fix", () => {
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, pattern, args.join(" "));
   }
-  const config = join(tempDir(), "config.yaml");
+  const config = join(runTemp(), "config.yaml");
   writeFileSync(config, "steps: 3\nlearnin_rate: 0.1\n");
   const r = cli(["train", EXAMPLE, "--config", config]);
   assert.equal(r.status, 2);
@@ -213,7 +209,7 @@ test("bad usage exits 2 with what to fix", () => {
 });
 
 test("start-up errors exit 1 with one message, and leave an earlier run's files alone", () => {
-  const out = join(tempDir(), "run");
+  const out = join(runTemp(), "run");
   assert.equal(
     cli(["train", EXAMPLE, "--simulator", "--python", FAKE_PYTHON, "--steps", "1", "--out", out]).status,
     0,
@@ -241,7 +237,7 @@ test("start-up errors exit 1 with one message, and leave an earlier run's files 
 });
 
 test("algorithms lists every algorithm from the trainer, or says how to get a trainer Python", (t) => {
-  const none = cli(["algorithms"], { XDG_CACHE_HOME: tempDir() });
+  const none = cli(["algorithms"], { XDG_CACHE_HOME: runTemp() });
   assert.equal(none.status, 1);
   assert.match(none.stderr, /Pass --python PATH/);
   if (venvSkip) {
@@ -261,7 +257,7 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
 });
 
 test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --project beside a workspace is bad usage (issue 25 item 4)", () => {
-  const dir = tempDir();
+  const dir = runTemp();
   const dataset = join(dir, "dataset");
   const exported = cli(["export", EXAMPLE, "--out", dataset]);
   assert.equal(exported.status, 0, exported.stderr);
@@ -313,7 +309,7 @@ test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --proje
 });
 
 test("a train that fails to start leaves no run folder it made; runs started in the same second get folders of their own (issue 25 item 8)", () => {
-  const cwd = tempDir();
+  const cwd = runTemp();
   const inCwd = (args: string[]) =>
     spawnSync(process.execPath, [CLI, ...args], {
       cwd,

@@ -4,8 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
@@ -18,9 +17,10 @@ import {
 } from "../../lean-bridge/train/reportMeasures";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
 import { signFlipP, signTestP } from "../../bench/pairedStats";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
-const tmp = () => mkdtempSync(join(tmpdir(), "fim-measures-"));
+const tmp = () => tempDir("fim-measures-");
 
 const novelty = (novel: number, memorised: number) => ({
   novel: { pass_at_1: novel, tasks: 11 },

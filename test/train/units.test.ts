@@ -4,17 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
@@ -31,6 +21,7 @@ import { REPO } from "../helpers";
 import { evalsWithEarlier } from "../../lean-bridge/train/run";
 import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
 const LEAN = {
@@ -38,7 +29,7 @@ const LEAN = {
   version: "leanprover/lean4:v4.24.0",
   label: "Lean (leanprover/lean4:v4.24.0)",
 };
-const tmp = () => mkdtempSync(join(tmpdir(), "fim-units-"));
+const tmp = () => tempDir("fim-units-");
 
 function runFolder(): string {
   const dir = tmp();
@@ -378,7 +369,7 @@ test("the latest checkpoint: the rule the trainer follows too (test/fixtures/lat
 });
 
 test("a resumed run's summary keeps the earlier stages' novel and memorised figures (issue 25 item 13)", () => {
-  const runDir = mkdtempSync(join(tmpdir(), "fim-resume-evals-"));
+  const runDir = tempDir("fim-resume-evals-");
   const stage = (p: number) => ({
     pass_at_1: p,
     tasks: 4,
@@ -415,9 +406,8 @@ test("a run with no held-out tasks says so instead of percentages of 0 tasks", (
   assert.doesNotMatch(summary, /%/);
 });
 
-test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", (t) => {
-  const runDir = mkdtempSync(join(tmpdir(), "fim-resume-heldout-"));
-  t.after(() => rmSync(runDir, { recursive: true, force: true }));
+test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", () => {
+  const runDir = tempDir("fim-resume-heldout-");
   const stage = (p: number) => ({
     pass_at_1: p,
     tasks: 4,
