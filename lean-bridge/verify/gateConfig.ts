@@ -76,7 +76,7 @@ export function kernelGateFor(
       ...(sim.headerMs !== undefined ? { headerMs: sim.headerMs } : {}),
       ...(sim.declMs !== undefined ? { declMs: sim.declMs } : {}),
     });
-  } else backend = new LeanKernelGate({ projectRoot, limits });
+  } else backend = new LeanKernelGate({ projectRoot, limits, ...(spec.env ? { env: spec.env } : {}) });
   return {
     backend,
     mode,

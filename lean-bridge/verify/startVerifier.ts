@@ -52,6 +52,11 @@ export type VerifierSpec = VerifierChoice & {
    * (eval, export --verify, Fill Hole) set `all`.
    */
   kernelGate?: KernelGateMode;
+  /**
+   * The environment Lean runs in, its PATH finding `lake` (default: this process's). The editor passes the
+   * toolchain the user set up for the Lean 4 extension here, never by changing its shared `process.env`.
+   */
+  env?: NodeJS.ProcessEnv;
 };
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
@@ -79,7 +84,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
       sandbox: spec.sandbox ?? DEFAULT_LIMITS.sandbox,
     };
-    const gate = which("lake")
+    const gate = which("lake", spec.env)
       ? kernelGateFor(
           identity,
           projectRoot,
@@ -116,7 +121,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
     sandbox: !simulator && (spec.sandbox ?? DEFAULT_LIMITS.sandbox),
   };
-  const launch = buildLaunch(server, projectRoot, limits);
+  const launch = buildLaunch(server, projectRoot, limits, spec.env);
   if (launch.kind === "error")
     return {
       kind: "error",
