@@ -110,12 +110,15 @@ ${report.views.length ? report.views.map((v) => `- \`${v}\``).join("\n") + "\n" 
 With 🤗 \`datasets\`:
 
 \`\`\`python
+import os
+
 from datasets import load_dataset
 
-tasks = load_dataset(".")["tasks"]  # this folder (or its Hub id): the card's configs say which file is which
+here = os.getcwd()  # this folder; once pushed to the Hub, its id ("you/lean-fim") works the same
+tasks = load_dataset(here)["tasks"]  # the card's configs say which file is which
 train = tasks.filter(lambda t: t["split"] == "train")
 validation = tasks.filter(lambda t: t["split"] == "validation")
-contexts = load_dataset(".", "contexts")["contexts"]  # also "files", and each view written with --format
+contexts = load_dataset(here, "contexts")["contexts"]  # also "files", and each view written with --format
 \`\`\`
 
 With the standard library only (run in this folder): a bounded prompt per task from its row and its

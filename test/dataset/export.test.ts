@@ -75,7 +75,7 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   const arith = files.find((f) => f.file === "FimExamples/Arith.lean")!;
   assert.equal(arith.text, readFileSync(join(EXAMPLE, "FimExamples", "Arith.lean"), "utf8"));
   const card = readFileSync(join(a, "README.md"), "utf8");
-  assert.match(card, /load_dataset\("\."\)/);
+  assert.match(card, /load_dataset\(here\)/);
   assert.ok(card.includes(`Lean toolchain: ${readFileSync(join(EXAMPLE, "lean-toolchain"), "utf8").trim()}`));
   const report = JSON.parse(readFileSync(join(a, "report.json"), "utf8")) as {
     declarations: { skipped: Record<string, number> };
