@@ -19,9 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fim_rlvr.data import lean_texts, load_tasks
-from fim_rlvr.datasets_view import load_view
+from fim_rlvr.integrations.datasets_view import load_view
 from fim_rlvr.integrations.trl import lean_reward
+from fim_rlvr.tasks.data import lean_texts, load_tasks
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,6 +55,8 @@ def main() -> int:
     parser.add_argument("--batch-size", type=int, default=8, help="completions per device step")
     parser.add_argument("--num-generations", type=int, default=4, help="completions per prompt (a GRPO group)")
     parser.add_argument("--max-completion-length", type=int, default=32)
+    parser.add_argument("--max-prompt-tokens", type=int, default=256, help="prompts are fitted to this many tokens")
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--output-dir", default="out/trl-grpo")
     args = parser.parse_args()
 
@@ -74,11 +76,17 @@ def main() -> int:
             tokenizer = AutoTokenizer.from_pretrained(args.model)
             model = AutoModelForCausalLM.from_pretrained(args.model)
         else:
-            from fim_rlvr.tiny_model import build_model, train_tokenizer
+            from fim_rlvr.model.tiny_model import build_model, train_tokenizer
 
             tokenizer = train_tokenizer(lean_texts(args.dataset, load_tasks(args.dataset)))
             model = build_model(tokenizer, seed=0)
-        train = load_view(args.dataset, split="train", kinds=args.kinds.split(","), tokenizer=tokenizer)
+        train = load_view(
+            args.dataset,
+            split="train",
+            kinds=args.kinds.split(","),
+            tokenizer=tokenizer,
+            max_prompt_tokens=args.max_prompt_tokens,
+        )
         reward = lean_reward(services, token=args.token)
         config = GRPOConfig(
             output_dir=args.output_dir,
@@ -86,6 +94,7 @@ def main() -> int:
             per_device_train_batch_size=args.batch_size,
             num_generations=args.num_generations,
             max_completion_length=args.max_completion_length,
+            learning_rate=args.learning_rate,
             logging_steps=1,
             save_strategy="no",
             report_to="none",
@@ -99,7 +108,7 @@ def main() -> int:
         last = [e for e in trainer.state.log_history if "reward" in e]
         if last:
             print(f"last step: reward {last[-1]['reward']:.3f}", file=sys.stderr)
-        reward.client.close()
+        reward.close()
     finally:
         if process is not None:
             process.send_signal(signal.SIGINT)

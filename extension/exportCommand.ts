@@ -3,7 +3,7 @@ import * as vscode from "vscode";
 import { join } from "node:path";
 import { runExportFlow, type ExportUi, type VerifyChoice } from "./exportFlow";
 import { childProcessRunner } from "./exportProcess";
-import { findLake } from "./settings";
+import { findLake, leanToolchainHere } from "./settings";
 
 function vscodeUi(): ExportUi {
   return {
@@ -103,7 +103,10 @@ function vscodeUi(): ExportUi {
 export async function exportWorkspaceAsDataset(): Promise<void> {
   try {
     // The bundled worker sits beside dist/extension.js.
-    await runExportFlow(vscodeUi(), childProcessRunner(join(__dirname, "exportWorker.js")));
+    await runExportFlow(
+      vscodeUi(),
+      childProcessRunner(join(__dirname, "exportWorker.js"), undefined, () => leanToolchainHere().env),
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const copy = "Copy Details";

@@ -26,10 +26,11 @@ export class ExportChild {
     workerPath: string,
     options: WorkerExportOptions,
     onProgress: (p: ExportProgress) => void,
+    env: NodeJS.ProcessEnv,
   ) {
     // In VS Code, process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it a plain Node for the child.
     this.child = fork(workerPath, [], {
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" },
+      env: { ...env, ELECTRON_RUN_AS_NODE: "1" },
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       execArgv: [],
     });
@@ -66,12 +67,14 @@ export class ExportChild {
     this.send({ type: "start", options });
   }
 
+  /** `env`: the child's environment (the editor's Lean toolchain in its PATH; default this process's). */
   static start(
     workerPath: string,
     options: WorkerExportOptions,
     onProgress: (p: ExportProgress) => void,
+    env: NodeJS.ProcessEnv = process.env,
   ): ExportChild {
-    return new ExportChild(workerPath, options, onProgress);
+    return new ExportChild(workerPath, options, onProgress, env);
   }
 
   get pid(): number | undefined {
@@ -95,9 +98,13 @@ export class ExportChild {
  * The runner the editor uses for the export command and for mining before training: each export in its own
  * child process. `onChild` sees each child as it starts (tests check that it is a separate process).
  */
-export function childProcessRunner(workerPath: string, onChild?: (child: ExportChild) => void): ExportRunner {
+export function childProcessRunner(
+  workerPath: string,
+  onChild?: (child: ExportChild) => void,
+  env: () => NodeJS.ProcessEnv = () => process.env,
+): ExportRunner {
   return (options, onProgress, signal) => {
-    const child = ExportChild.start(workerPath, options, onProgress);
+    const child = ExportChild.start(workerPath, options, onProgress, env());
     onChild?.(child);
     if (signal.aborted) child.cancel();
     else signal.addEventListener("abort", () => child.cancel(), { once: true });

@@ -12,6 +12,7 @@ import { HolesTree } from "./holesTree";
 import { log, mirrorLogToConsole, outputChannel } from "./log";
 import { REPORT_VIEW_TYPE, ReportPanels } from "./reportPanel";
 import { RunStatusBar } from "./statusBar";
+import { leanToolchainHere } from "./settings";
 import { HoleStore } from "./state/holeStore";
 import { TrainingController, type StartTraining } from "./trainingController";
 
@@ -60,7 +61,12 @@ export function activate(context: vscode.ExtensionContext): FimRlvrApi {
     dashboard,
     statusBar,
     reports,
-    startTraining satisfies StartTraining,
+    // The run's verifier finds Lean as the user set it up for the Lean 4 extension, through its own environment.
+    ((options, events) =>
+      startTraining(
+        { ...options, verifier: { ...options.verifier, env: leanToolchainHere().env } },
+        events,
+      )) satisfies StartTraining,
     editorExport,
   );
   reports.locate = (run) => controller.reportOf(run);

@@ -1,9 +1,8 @@
 /** Reads the `fimRlvr.*` settings (documented with their defaults in package.json). */
-import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
 import * as vscode from "vscode";
 import type { AlgorithmName } from "../lean-bridge/protocol/trainer";
+import { leanToolchain, type LeanToolchain } from "./state/leanToolchain";
 import type { TrainSettings } from "./state/startFlow";
 
 function section(): vscode.WorkspaceConfiguration {
@@ -51,21 +50,32 @@ export function pythonSetting(): string {
 }
 
 /**
- * Finds Lean's `lake`: the `fimRlvr.verifier.lakePath` setting, PATH, or elan's ~/.elan/bin. The folder
- * found is put first on this extension host's PATH so the verifier (which runs `lake serve`) uses it.
+ * Lean's toolchain as the user set it up (state/leanToolchain.ts): our `fimRlvr.verifier.lakePath`, the Lean 4
+ * extension's `lean4.envPathExtensions` and `lean4.toolchainPath`, PATH, elan's ~/.elan/bin. The environment it
+ * gives is a copy for the processes FIM-RLVR starts; the extension host's shared PATH is never changed.
  */
+export function leanToolchainHere(): LeanToolchain {
+  const lean4 = vscode.workspace.getConfiguration("lean4");
+  const extensions = lean4.get<unknown>("envPathExtensions", []);
+  return leanToolchain(
+    {
+      lakePath: section().get<string>("verifier.lakePath", ""),
+      envPathExtensions: Array.isArray(extensions)
+        ? extensions.filter((e): e is string => typeof e === "string")
+        : [],
+      toolchainPath: lean4.get<string>("toolchainPath", ""),
+    },
+    {
+      base: process.env,
+      home: homedir(),
+      ...(vscode.workspace.workspaceFolders?.[0]
+        ? { workspaceRoot: vscode.workspace.workspaceFolders[0].uri.fsPath }
+        : {}),
+    },
+  );
+}
+
+/** The `lake` binary the verifier will run, if any (see leanToolchainHere). */
 export function findLake(): string | undefined {
-  const configured = section().get<string>("verifier.lakePath", "").trim();
-  const candidates = [
-    ...(configured ? [configured] : []),
-    ...(process.env.PATH ?? "")
-      .split(delimiter)
-      .filter(Boolean)
-      .map((dir) => join(dir, "lake")),
-    join(homedir(), ".elan", "bin", "lake"),
-  ];
-  const lake = candidates.find((path) => existsSync(path));
-  if (lake && !(process.env.PATH ?? "").split(delimiter).includes(dirname(lake)))
-    process.env.PATH = `${dirname(lake)}${delimiter}${process.env.PATH ?? ""}`;
-  return lake;
+  return leanToolchainHere().lake;
 }

@@ -21,7 +21,7 @@ import { declarationsOf, fileFs, runFiles } from "./runFolder";
 import { verifierLabel, vscodeStartUi } from "./trainingUi";
 import { latestCheckpoint } from "../lean-bridge/train/checkpoints";
 import { pythonFromExtension } from "./python";
-import { findLake, pythonSetting, trainSettings } from "./settings";
+import { findLake, leanToolchainHere, pythonSetting, trainSettings } from "./settings";
 import type { RunStatusBar } from "./statusBar";
 import type { HoleStore } from "./state/holeStore";
 import { restoredRunMessages, runHistory } from "./state/runHistory";
@@ -205,7 +205,11 @@ export class TrainingController implements vscode.Disposable {
       ...plan.options,
       // Mining a workspace runs in a child process (dist/exportWorker.js, next to this bundle), as the export
       // command does, so that a large workspace never stalls the extension host.
-      exporter: childProcessRunner(join(__dirname, "exportWorker.js")),
+      exporter: childProcessRunner(
+        join(__dirname, "exportWorker.js"),
+        undefined,
+        () => leanToolchainHere().env,
+      ),
       signal: startCancel.signal,
       advanced: { trainerRoot, ...plan.options.advanced },
     };

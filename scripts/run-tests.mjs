@@ -43,6 +43,10 @@ function find(dir, out = []) {
   return out;
 }
 
+/** The project's temp folders (every test names its folder fim-…): those the run leaves behind are listed at the end. */
+const ourTempFolders = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("fim-")));
+const tempBefore = ourTempFolders();
+
 const only = process.argv.slice(2);
 const nodeFiles = (only.length ? only.filter((f) => !f.endsWith(".py")) : find("test")).sort();
 const pyFiles = only.filter((f) => f.endsWith(".py"));
@@ -106,6 +110,13 @@ const agreement = agreementLines();
 rmSync(tierDir, { recursive: true, force: true });
 if (tier) console.log(`\n${tier}`);
 for (const line of agreement) console.log(line);
+// Tests remove what they make (test/tempDirs.ts); a folder left here names the test that leaks it by its prefix.
+// Other processes on the machine may make fim- folders too, so this is a report, not a failure.
+const left = [...ourTempFolders()].filter((name) => !tempBefore.has(name));
+if (left.length)
+  console.log(
+    `\ntemp folders left in ${tmpdir()} by this run (or by another process meanwhile): ${left.join(", ")}`,
+  );
 
 const failed = results.filter(([, status]) => status !== 0 && status !== "skipped");
 console.log(

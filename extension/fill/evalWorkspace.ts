@@ -9,7 +9,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import { evalRunPath } from "../../lean-bridge/util/projectLayout";
 import { log } from "../log";
-import { findLake, trainSettings } from "../settings";
+import { findLake, leanToolchainHere, trainSettings } from "../settings";
 import { chooseProject } from "../state/leanProject";
 import { fillModel } from "./modelSettings";
 import { openEvalReport } from "./reportPanel";
@@ -106,7 +106,8 @@ export async function evaluateWorkspace(
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const child = fork(cli, args, {
           env: {
-            ...process.env,
+            // Lean as the user set it up for the Lean 4 extension, in the child's PATH only.
+            ...leanToolchainHere().env,
             ELECTRON_RUN_AS_NODE: "1",
             ...(model.model.backend.apiKey ? { OPENAI_API_KEY: model.model.backend.apiKey } : {}),
           },

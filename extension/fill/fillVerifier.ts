@@ -7,7 +7,16 @@ import * as vscode from "vscode";
 import { startVerifier } from "../../lean-bridge/verifiers/startVerifier";
 import type { Verifier } from "../../lean-bridge/verify/verifier";
 import { log } from "../log";
-import { findLake, trainSettings } from "../settings";
+import { leanToolchainHere, trainSettings } from "../settings";
+
+/**
+ * Why Fill Hole checks candidates with Lean servers of its own beside the Lean 4 extension's. That extension
+ * exports no request a candidate check could go through (its client's API is for its own views), and a check
+ * edits a document: done in the user's open file it would show every rejected candidate in their editor and
+ * reset its elaboration. The goal shown in the hole's prompt comes from the dataset or the user's text.
+ */
+export const OWN_SERVER_REASON =
+  "Fill Hole checks candidates in Lean servers of its own: the Lean 4 extension offers no way to check a candidate in the user's server without editing the open file (every attempt would show in the editor and re-elaborate it). Its servers start once per project and keep the file's imports loaded for the next fill.";
 
 export type PoolResult = { kind: "ok"; pool: Verifier } | { kind: "error"; message: string };
 
@@ -31,23 +40,25 @@ export class FillVerifiers implements vscode.Disposable {
 
   private async start(project: string): Promise<PoolResult> {
     const settings = trainSettings();
+    const toolchain = leanToolchainHere();
     const useSimulator =
       settings.verifierMode === "simulator" ||
-      (settings.verifierMode === "auto" && !settings.serverCommand.length && findLake() === undefined);
+      (settings.verifierMode === "auto" && !settings.serverCommand.length && toolchain.lake === undefined);
     const choice = useSimulator
       ? { kind: "simulator" as const }
       : settings.serverCommand.length
         ? { kind: "lean" as const, serverCommand: settings.serverCommand }
         : { kind: "lean" as const };
-    if (settings.verifierMode === "lean" && !settings.serverCommand.length && findLake() === undefined)
+    if (settings.verifierMode === "lean" && !settings.serverCommand.length && toolchain.lake === undefined)
       return {
         kind: "error",
         message:
-          "Lean's `lake` was not found (PATH, ~/.elan/bin, fimRlvr.verifier.lakePath). Install Lean with elan, or set fimRlvr.verifier.mode to auto.",
+          "Lean's `lake` was not found (fimRlvr.verifier.lakePath, lean4.envPathExtensions, PATH, ~/.elan/bin). Install Lean with elan, or set fimRlvr.verifier.mode to auto.",
       };
     log.info(
-      `Fill Hole: starting the verifier in ${project} (${useSimulator ? "simulator (not Lean)" : "Lean"}).`,
+      `Fill Hole: starting the verifier in ${project} (${useSimulator ? "simulator (not Lean)" : `Lean, ${toolchain.lake}`}).`,
     );
+    if (!useSimulator) log.info(OWN_SERVER_REASON);
     const started = await startVerifier(project, {
       ...choice,
       slots: Math.max(1, settings.verifierSlots ?? 2),
@@ -55,6 +66,7 @@ export class FillVerifiers implements vscode.Disposable {
       ...(settings.memoryBudgetMb !== null ? { memoryBudgetMb: settings.memoryBudgetMb } : {}),
       // A proof inserted into the user's file is a result: the kernel gate confirms every one.
       kernelGate: { kind: "all" },
+      env: toolchain.env,
     });
     return started.kind === "ok" ? started : { kind: "error", message: `${started.message} ${started.hint}` };
   }

@@ -18,8 +18,14 @@ import { SERVER_OPTIONS, WORKERS_OPTION, openPool, requireProject } from "./pool
 import { UsageError, parseCount } from "./usage";
 import { rewardMode, verdictJson } from "./verdictOutput";
 
+/**
+ * A dataset's open goals (tasks without a reference proof, whose middle is the workspace's `sorry`) are tallied
+ * apart: their `sorry` is refused as every `sorry` is, but that is what an open goal is, not a rejected proof.
+ */
+export const OPEN_GOAL = "open goals (sorry, no reference proof)";
+
 /** Verdict kinds in the order the tally lists them (kinds added later come last). */
-const KIND_ORDER = ["proved", "failed", "incomplete", "rejected", "timeout", "crashed"];
+const KIND_ORDER = ["proved", "failed", "incomplete", "rejected", "timeout", "crashed", OPEN_GOAL];
 
 /** The running tally: every line written is counted, bad lines (rejected as bad tasks) included. */
 export class Tally {
@@ -84,7 +90,9 @@ export const verifyBatchCommand: CliCommand = {
     "of FILE is checked in the hole of the task with that id (score model outputs; several per id are fine).",
     'Writes one line per input line, in order, with its fields and a "verdict" added; a malformed line gets a',
     "rejected/bad-task verdict. The output appears atomically when the batch is done. Progress and the tally",
-    "(which counts every line written) go to stderr. Exit 0 when done, 2 for bad usage, 130 on Ctrl-C.",
+    "(which counts every line written) go to stderr; a dataset's open goals (tasks without a reference proof,",
+    "whose middle is the workspace's `sorry`) are checked and tallied apart as open goals, never as rejected.",
+    "Exit 0 when done, 2 for bad usage, 130 on Ctrl-C.",
   ].join("\n"),
   options: {
     project: { type: "string", value: "DIR", help: "Root of the Lean project the files are relative to." },
@@ -141,17 +149,25 @@ export const verifyBatchCommand: CliCommand = {
       process.stderr.write(`verify-batch: ${total} to check — verifier: ${pool.identity.label}\n`);
       let lineNumber = 0;
       for await (const lines of windows) {
-        const jobs = lines.flatMap((p, line) =>
-          p.kind === "ok" ? [{ line, task: p.task, candidate: p.candidate }] : [],
-        );
+        const jobsOf = (open: boolean) =>
+          lines.flatMap((p, line) =>
+            p.kind === "ok" && (p.openGoal === true) === open
+              ? [{ line, task: p.task, candidate: p.candidate }]
+              : [],
+          );
         for (const p of lines) if (p.kind === "error") tally.add("rejected", true);
-        const verdicts = await pool.verifyMany(jobs, (_d, _t, verdict) => {
-          if (guard.interrupted) return; // Checks cut short by Ctrl-C are not results.
-          tally.add(verdict.kind);
-          report();
-        });
-        if (guard.interrupted) return 130;
-        const byLine = new Map(jobs.map((j, i) => [j.line, verdicts[i]!]));
+        const byLine = new Map<number, Verdict>();
+        for (const open of [false, true]) {
+          const jobs = jobsOf(open);
+          if (!jobs.length) continue;
+          const verdicts = await pool.verifyMany(jobs, (_d, _t, verdict) => {
+            if (guard.interrupted) return; // Checks cut short by Ctrl-C are not results.
+            tally.add(open ? OPEN_GOAL : verdict.kind);
+            report();
+          });
+          if (guard.interrupted) return 130;
+          jobs.forEach((j, i) => byLine.set(j.line, verdicts[i]!));
+        }
         lines.forEach((p, k) => {
           const verdict: Verdict = byLine.get(k) ?? {
             kind: "rejected",

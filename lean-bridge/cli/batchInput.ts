@@ -16,7 +16,17 @@ import { UsageError } from "./usage";
 export type LineFields = Record<string, unknown>;
 
 export type BatchLine =
-  | { kind: "ok"; task: VerifyTask; candidate: string; fields: LineFields }
+  | {
+      kind: "ok";
+      task: VerifyTask;
+      candidate: string;
+      fields: LineFields;
+      /**
+       * A dataset task without a reference proof (`reference: false`): the workspace's `sorry`, an open goal. Its
+       * check says whether the statement still elaborates; it is no rejected proof, and the tally says so.
+       */
+      openGoal?: true;
+    }
   | { kind: "error"; message: string; fields: LineFields };
 
 function isPosition(value: unknown): value is { line: number; character: number } {
@@ -58,7 +68,13 @@ export function parseBatchLine(line: string): BatchLine {
       return { kind: "error", message: 'task line with a malformed "range"', fields };
     if (typeof fields.middle !== "string")
       return { kind: "error", message: 'task line without a "middle" (a string)', fields };
-    return { kind: "ok", task: { file: fields.file, hole: fields.range }, candidate: fields.middle, fields };
+    return {
+      kind: "ok",
+      task: { file: fields.file, hole: fields.range },
+      candidate: fields.middle,
+      fields,
+      ...(fields.reference === false ? { openGoal: true as const } : {}),
+    };
   }
   if (!isRange(fields.hole))
     return {

@@ -19,11 +19,12 @@ import { evaluate, type EvalSettings } from "../eval/evaluate";
 import { SPLITS, type SplitChoice } from "../eval/evalTasks";
 import { parseKs } from "../eval/passAtK";
 import { summaryText } from "../eval/summaryText";
+import { discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { type CliCommand, flagOption, stringOption, type ParsedArgs } from "./command";
 import { compareEvaluations } from "./evalCompare";
 import { statementTarget } from "./importCommand";
 import { SERVER_OPTIONS, chooseVerifier, openPool } from "./pool";
-import { UsageError, parseCount } from "./usage";
+import { UsageError, parseCount, requireExisting } from "./usage";
 
 function number(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
@@ -72,6 +73,10 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     throw new UsageError(
       "give one DATASET_DIR (a folder written by `fim-rlvr export` or `import`), or a statement FILE with --project DIR",
     );
+  requireExisting(
+    positionals[0]!,
+    "a dataset folder written by `fim-rlvr export` or `import`, or a statement file (JSONL/Parquet) with --project",
+  );
   const modelText = stringOption(values, "model");
   if (!modelText) throw new UsageError("--model is required: openai:URL#MODEL, onnx:DIR or hf:PATH");
   const spec = parseModelSpec(modelText);
@@ -156,6 +161,9 @@ async function run(args: ParsedArgs): Promise<number> {
   const controller = new AbortController();
   // Parse before installing the handler: a usage error must not leave it behind.
   const settings = evalSettings(args, controller.signal);
+  // A folder this evaluation makes is removed again if it fails before writing a result, so a failed start
+  // leaves no empty EVAL_DIR behind; one that existed before (--resume, an earlier evaluation) is never removed.
+  const folder = givenRunFolder(settings.out);
   // A statement file is imported into EVAL_DIR/dataset first (checked by this evaluation's verifier), as train does.
   const target = await statementTarget(
     settings.dataset,
@@ -165,6 +173,7 @@ async function run(args: ParsedArgs): Promise<number> {
     chooseVerifier(args.values, settings.workers, "results").spec,
   );
   if (target.kind === "error") {
+    discardUnstarted(folder);
     process.stderr.write(`fim-rlvr eval: ${target.message}\n`);
     return 1;
   }
@@ -185,6 +194,7 @@ async function run(args: ParsedArgs): Promise<number> {
       process.stderr.write(`fim-rlvr eval: ${outcome.message}\n${outcome.hint ? outcome.hint + "\n" : ""}`);
       if (outcome.summary)
         process.stderr.write(`What was done is in ${settings.out} (--resume continues).\n`);
+      else discardUnstarted(folder);
       return 1;
     }
     if (outcome.summary) process.stdout.write(summaryText(outcome.summary, outcome.dir) + "\n");

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { EvalSummary } from "../eval/records";
-import { evalReportHtml, type NamedSummary } from "../eval/report";
+import { comparabilityNotes, evalReportHtml, type NamedSummary } from "../eval/report";
 import { summaryText } from "../eval/summaryText";
 import { writeFileAtomic } from "../util/atomicWrite";
 import { UsageError } from "./usage";
@@ -36,6 +36,11 @@ export function compareEvaluations(paths: readonly string[], out: string | undef
     if (count > 1) run.name = `${run.name} (${count})`;
   }
   process.stdout.write(runs.map((r, k) => summaryText(r.summary, paths[k]!)).join("\n\n") + "\n");
+  const notes = comparabilityNotes(runs);
+  if (notes.length)
+    process.stderr.write(
+      `eval: warning: not like for like: ${notes.join("; ")}; compare evaluations of one dataset, split and verifier with the same -n\n`,
+    );
   if (out) {
     writeFileAtomic(resolve(out), evalReportHtml(runs));
     process.stderr.write(`eval: the comparison is in ${resolve(out)}\n`);

@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { checkGivenPython, managedVenvDir } from "../train/python";
 import { defaultTrainerRoot } from "../train/session";
 import { type CliCommand, flagOption, stringOption } from "./command";
-import { UsageError } from "./usage";
+import { UsageError, requireExisting } from "./usage";
 
 export const MODEL_EXPORT_FORMATS = ["adapter", "merged", "onnx"] as const;
 export type ModelExportFormat = (typeof MODEL_EXPORT_FORMATS)[number];
@@ -254,6 +254,7 @@ export const exportModelCommand: CliCommand = {
       process.stderr.write(`fim-rlvr export-model: ${message}\n`);
       return 1;
     };
+    requireExisting(given, "the run folder that `fim-rlvr train` printed (it holds checkpoints/)");
     const problem = runFolderProblem(runDir);
     if (problem) return fail(problem);
     const trainerRoot = defaultTrainerRoot();

@@ -17,7 +17,7 @@ import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./
 import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
-import { UsageError, parseCount } from "./usage";
+import { UsageError, parseCount, requireExisting } from "./usage";
 
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -54,6 +54,9 @@ export function passAtOneSummary(
   });
   const ref = present[present.length - 1]?.[1] ?? arms[0]?.[1];
   if (!ref) return "held-out pass@1: not measured";
+  // Percentages of nothing say nothing: a split with no task is named as such, with how to get one.
+  if (ref.tasks === 0)
+    return `held-out pass@1: no held-out tasks (the dataset's ${ref.split} split is empty), so nothing was measured; export a workspace with more declarations, or train on a dataset whose ${ref.split} split has tasks`;
   const figure = (x: number | undefined) => (x === undefined ? "–" : percent(x));
   const beside = (score: (e: TrainEvalParams) => number | undefined) =>
     arms.length
@@ -274,6 +277,10 @@ export const trainCommand: CliCommand = {
       throw new UsageError(
         "give the Lean workspace or dataset folder to train on, e.g. `fim-rlvr train lean-env`",
       );
+    requireExisting(
+      target,
+      "a Lean workspace, a dataset folder written by `fim-rlvr export`, or a statement file (JSONL/Parquet) with --project",
+    );
     const reward = stringOption(values, "reward") ?? "binary";
     if (reward !== "binary" && reward !== "partial")
       throw new UsageError(`--reward must be binary or partial, got "${reward}"`);

@@ -1,7 +1,16 @@
+import { existsSync } from "node:fs";
 import { readWholeNumber } from "../util/wholeNumber";
 
 /** Usage errors: the CLI prints the message and what to do, then exits with code 2. */
 export class UsageError extends Error {}
+
+/**
+ * A command's input that does not exist is bad usage (exit 2) in every command, as in export, import and verify:
+ * `what` says what to give instead.
+ */
+export function requireExisting(path: string, what: string): void {
+  if (!existsSync(path)) throw new UsageError(`${path}: no such file or folder; give ${what}`);
+}
 
 export function parseHole(text: string): {
   start: { line: number; character: number };

@@ -45,7 +45,7 @@ export const verifyCommand: CliCommand = {
     ...SERVER_OPTIONS,
   },
   examples: [
-    "fim-rlvr verify --project lean-env --file FimExamples/Arith.lean --hole 8:2-8:7 --candidate omega --simulator",
+    "fim-rlvr verify --project lean-env --file FimExamples/Arith.lean --hole 11:2-11:7 --candidate omega --simulator",
   ],
   async run({ values }) {
     const projectRoot = requireProject(stringOption(values, "project"));

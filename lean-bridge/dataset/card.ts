@@ -1,4 +1,8 @@
-/** The dataset card (README.md of an exported dataset). */
+/**
+ * The dataset card (README.md of an exported dataset): YAML front matter that 🤗 `datasets` and the Hub read
+ * (cardSchema.ts), then the card. It names no path of the machine that wrote it: the folder may be shared.
+ */
+import { cardFrontMatter } from "./cardSchema";
 import type { ExportReport } from "./exporter";
 
 function percent(share: number): string {
@@ -35,11 +39,12 @@ export function datasetCard(report: ExportReport): string {
   const warnings = report.warnings.length
     ? `\n**Warnings:**\n\n${report.warnings.map((w) => `- ${w}`).join("\n")}\n`
     : "";
-  return `# FIM-RLVR dataset: ${report.workspaceName}
+  return `${cardFrontMatter(report.views, `FIM-RLVR: ${report.workspaceName}`)}
+# FIM-RLVR dataset: ${report.workspaceName}
 
 Fill-in-the-middle tasks cut out of the tactic proofs of a Lean 4 workspace by \`fim-rlvr export\`.
 
-- Source workspace: \`${report.workspace}\`
+- Source workspace: \`${report.workspaceName}\`
 - Lean toolchain: ${report.toolchain ?? "not pinned (no lean-toolchain file)"}
 - Files: ${report.files.mined} mined, ${report.files.skipped.length} skipped
 - Declarations with tactic proofs: ${report.declarations.withTacticProofs}; statements without proofs (\`sorry\`): ${report.declarations.withoutProofs}; skipped: ${Object.entries(
@@ -81,16 +86,16 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
 
 - \`tasks.jsonl\`: one hole per line: \`id\`, \`file\`, \`kind\`, \`split\`, \`novel\` (validation and test tasks:
   whether no training task has the same normalised middle), \`heldOut\` (validation and test tasks:
-  \`"instance"\` when training has their family, \`"family"\` when it has none), \`decl\`, \`declKind\`, \`context\` (the line of
+  \`"instance"\` when training has their family, \`"family"\` when it has none), \`decl\`, \`context\` (the line of
   \`contexts.jsonl\` holding the declaration's context), \`range\` (LSP range in the file: 0-based lines,
   characters in UTF-16 code units), \`middle\`, \`indent\`, \`prefix\`/\`suffix\` (the declaration's text just
   before and after the hole, bounded: at most ${report.contextChars} and ${Math.ceil(report.contextChars / 4)} characters, cut at
   line breaks; the file text before the hole ends with \`prefix\`, the text after it starts with \`suffix\`),
-  \`declStart\`, \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
+  \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
   \`offsetsCodePoints\` (the same in **code points**, as Python and Rust count). They differ in files with
   characters outside the Basic Multilingual Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
   With \`--verify\`, \`goal\`: the goal state at the hole as Lean prints it (absent where it showed none).
-  \`reference: false\` on a statement without a proof (its \`middle\` is the workspace's \`sorry\`): no answer to
+  \`reference\`, \`false\` on a statement without a proof (its \`middle\` is the workspace's \`sorry\`): no answer to
   imitate; absent on every other task.
 - \`contexts.jsonl\`: one line per declaration with holes, shared by its tasks: \`context\`, \`file\`, \`decl\`,
   \`declKind\`, \`declStart\`, \`offsets\`/\`offsetsCodePoints\` (the declaration in its file), \`imports\`, \`scope\`
@@ -105,11 +110,15 @@ ${report.views.length ? report.views.map((v) => `- \`${v}\``).join("\n") + "\n" 
 With 🤗 \`datasets\`:
 
 \`\`\`python
+import os
+
 from datasets import load_dataset
 
-tasks = load_dataset("json", data_files="tasks.jsonl", split="train")
+here = os.getcwd()  # this folder; once pushed to the Hub, its id ("you/lean-fim") works the same
+tasks = load_dataset(here)["tasks"]  # the card's configs say which file is which
 train = tasks.filter(lambda t: t["split"] == "train")
 validation = tasks.filter(lambda t: t["split"] == "validation")
+contexts = load_dataset(here, "contexts")["contexts"]  # also "files", and each view written with --format
 \`\`\`
 
 With the standard library only (run in this folder): a bounded prompt per task from its row and its

@@ -105,10 +105,17 @@ export function selectTasks(
     kind: task.kind,
     split: task.split,
     novel: typeof task.novel === "boolean" ? task.novel : null,
+    heldOut: heldOutOf(task),
     range: task.range,
     parts: partsOf(task, contexts.get(task.context)),
     middle: task.middle,
   }));
+}
+
+/** How a held-out task is held out (tasks.jsonl `heldOut`), or null where the dataset does not say. */
+function heldOutOf(task: TaskRecord): "instance" | "family" | null {
+  const heldOut = (task as TaskRecord & { heldOut?: unknown }).heldOut;
+  return heldOut === "instance" || heldOut === "family" ? heldOut : null;
 }
 
 /** Scripted test models answer with a task's own proof: found by the prompt's prefix and suffix. */

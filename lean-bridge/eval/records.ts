@@ -34,6 +34,11 @@ export interface ResultLine {
   split: string;
   /** The dataset's de-duplication mark: true novel, false memorised, null unknown. */
   novel: boolean | null;
+  /**
+   * How the dataset holds the task out: "instance" (a declaration of a family training has), "family" (a family
+   * training never sees), null where it does not say (absent on lines written before it was recorded).
+   */
+  held_out?: "instance" | "family" | null;
   /** Which of the n samples (0-based). */
   sample: number;
   /** 0 for the first attempt, 1..R for repair turns. */
@@ -100,6 +105,11 @@ export interface EvalSummary {
   byFile: Record<string, GroupFigures>;
   /** novel / memorised / unknown (tasks the dataset does not mark). */
   byNovelty: Record<string, GroupFigures>;
+  /**
+   * Held-out instances / families / unknown, as the quick start's summary splits them; empty when no task says
+   * (absent in summaries written before it was recorded).
+   */
+  byHeldOut?: Record<string, GroupFigures>;
   /** Final verdicts by kind (the verifier's words: proved, failed, incomplete, rejected, timeout, crashed, environment). */
   verdicts: Record<string, number>;
   /** Model latency per request, ms (p50/p95 over the candidates that have one). */

@@ -49,9 +49,12 @@ function verifierBanner(runs: readonly NamedSummary[]): string {
     : `<div class="banner lean">Verifier: <b>${text}</b></div>`;
 }
 
-/** Warnings when the columns were not measured on the same thing. */
-function comparability(runs: readonly NamedSummary[]): string {
-  if (runs.length < 2) return "";
+/**
+ * What differs between evaluations set side by side, so their figures are not like for like (empty when they are):
+ * the HTML page's banner and the terminal's warning say the same.
+ */
+export function comparabilityNotes(runs: readonly NamedSummary[]): string[] {
+  if (runs.length < 2) return [];
   const notes: string[] = [];
   const distinct = (f: (s: EvalSummary) => string) => new Set(runs.map((r) => f(r.summary))).size > 1;
   if (distinct((s) => s.run.dataset.sha256)) notes.push("different datasets (dataset SHA-256 differs)");
@@ -59,6 +62,12 @@ function comparability(runs: readonly NamedSummary[]): string {
   if (distinct((s) => `${s.run.verifier.kind} ${s.run.verifier.version}`)) notes.push("different verifiers");
   if (distinct((s) => String(s.run.sampling.n))) notes.push("different numbers of samples per task");
   if (runs.some((r) => r.summary.partial)) notes.push("at least one evaluation is partial");
+  return notes;
+}
+
+/** Warnings when the columns were not measured on the same thing. */
+function comparability(runs: readonly NamedSummary[]): string {
+  const notes = comparabilityNotes(runs);
   return notes.length ? `<div class="banner warn">Not like for like: ${esc(notes.join("; "))}.</div>` : "";
 }
 

@@ -33,6 +33,8 @@ export interface EvalTask {
   kind: string;
   split: string;
   novel: boolean | null;
+  /** How the dataset holds the task out ("instance", "family"), or null where it does not say. */
+  heldOut: "instance" | "family" | null;
   range: Range;
   parts: PromptParts;
   /** The task's own proof (scripted test models answer with it; never shown to a real model). */
@@ -231,6 +233,7 @@ async function evalTask(task: EvalTask, options: EvalLoopOptions): Promise<Resul
     kind: task.kind,
     split: task.split,
     novel: task.novel,
+    held_out: task.heldOut,
     run: options.run,
   };
   const infrastructureLine = (

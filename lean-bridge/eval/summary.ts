@@ -111,6 +111,9 @@ export function summarise(
     byKind: grouped(finals, (l) => l.kind, options.ks),
     byFile: grouped(finals, (l) => l.file, options.ks),
     byNovelty: grouped(finals, (l) => noveltyGroup(l.novel), options.ks),
+    byHeldOut: finals.some((l) => l.held_out)
+      ? grouped(finals, (l) => l.held_out ?? "unknown", options.ks)
+      : {},
     verdicts,
     latencyMs: {
       p50: percentile(latencies, 0.5),

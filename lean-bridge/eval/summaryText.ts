@@ -22,6 +22,15 @@ export function summaryText(summary: EvalSummary, dir: string): string {
   for (const [name, group] of Object.entries(summary.byNovelty))
     if (name !== "unknown")
       lines.push(`  ${name}: ${passLine(group, summary.ks)} over ${group.tasks} task(s)`);
+  // As the quick start's summary names them, so an outside model's figures line up with a training run's.
+  for (const [set, name] of [
+    ["instance", "held-out instances"],
+    ["family", "held-out families"],
+    ["unknown", "held-out, not marked"],
+  ] as const) {
+    const group = summary.byHeldOut?.[set];
+    if (group) lines.push(`  ${name}: ${passLine(group, summary.ks)} over ${group.tasks} task(s)`);
+  }
   for (const [kind, group] of Object.entries(summary.byKind))
     lines.push(`  ${kind}: ${passLine(group, summary.ks)}`);
   const o = summary.overall.outcomes;

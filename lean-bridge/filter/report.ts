@@ -1,4 +1,6 @@
 /** The `filter` section of a filtered dataset's report.json, and its README.md (the dataset card). */
+import { basename } from "node:path";
+import { cardFrontMatter } from "../dataset/cardSchema";
 import type { KeepBand } from "./band";
 import type { DropReason } from "./passRates";
 
@@ -30,9 +32,11 @@ export interface FilterReport {
 export function filterCard(report: FilterReport, out: string): string {
   const t = report.tasks;
   const histogram = report.histogram.map(([rate, n]) => `| ${rate} | ${n} |`).join("\n") || "| (none) | 0 |";
-  return `# FIM-RLVR dataset: filtered by pass rate
+  // The front matter 🤗 datasets reads, as an export's card has; the card names folders, never machine paths.
+  return `${cardFrontMatter([], "FIM-RLVR: filtered by pass rate")}
+# FIM-RLVR dataset: filtered by pass rate
 
-Made by \`fim-rlvr filter\` from \`${report.source}\`: every selected task was sampled ${report.sampling.n} times
+Made by \`fim-rlvr filter\` from \`${basename(report.source)}\`: every selected task was sampled ${report.sampling.n} times
 from **${report.model.spec}** (temperature ${report.sampling.temperature}, top-p ${report.sampling.topP}, seed
 ${report.sampling.seed}), each sample verified by **${report.verifier}**, and a task was kept when its pass rate
 (proved samples over samples, infrastructure failures left out) lies in **${report.keep.low}–${report.keep.high}**,
@@ -48,6 +52,6 @@ ${histogram}
 
 Each evaluated task's rate is in \`pass_rates.jsonl\`; the samples themselves in \`filter/results.jsonl\`, their
 summary in \`filter/summary.json\` and \`filter/report.html\`. Tasks keep their ids and splits; files.jsonl holds
-the files of the kept tasks. Train on it with \`fim-rlvr train ${out}\`.
+the files of the kept tasks. Train on it with \`fim-rlvr train ${basename(out)}\`.
 `;
 }

@@ -356,7 +356,13 @@ export class VerifierService {
         items.length > this.options.queueLimit
           ? `a batch of ${items.length} items is larger than the queue (${this.options.queueLimit}): split it, or restart the service with a larger --max-queue`
           : `busy: ${this.pending} items are queued (limit ${this.options.queueLimit}); retry shortly, or start more services and give them all to the client`;
-      return new ResponseError(SERVICE_BUSY, why);
+      // The bound travels with the refusal, so a client splits a batch that can never fit instead of waiting. The
+      // protocol's request type declares no error data, so the data is typed here, where it is written.
+      const data: { queueLimit: number; queued: number } = {
+        queueLimit: this.options.queueLimit,
+        queued: this.pending,
+      };
+      return new ResponseError(SERVICE_BUSY, why, data) as unknown as ResponseError;
     }
     this.pending += items.length;
     const progress =

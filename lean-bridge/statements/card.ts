@@ -1,4 +1,5 @@
 /** README.md of an imported dataset: where the statements came from, what became of each row, how to use it. */
+import { cardFrontMatter } from "../dataset/cardSchema";
 import type { ImportReport } from "./report";
 
 function table(entries: [string, number][]): string {
@@ -16,7 +17,9 @@ export function importCard(report: ImportReport): string {
     .slice(0, 5)
     .map((d) => `- row ${d.row} (${d.label}): ${d.message.split("\n")[0]}`)
     .join("\n");
-  return `# FIM-RLVR dataset: ${report.datasetId} (imported statements)
+  // The front matter 🤗 datasets reads (one config per file of the export's layout), as an export's card has.
+  return `${cardFrontMatter([], `FIM-RLVR: ${report.datasetId}`)}
+# FIM-RLVR dataset: ${report.datasetId} (imported statements)
 
 Tasks made by \`fim-rlvr import\` from the statement dataset \`${report.source}\` (${report.format}).
 Each kept row is a Lean file under \`${report.generatedDir}/\` in the project \`${report.project}\` (where mining

@@ -1,14 +1,15 @@
 /**
  * The run's TrainConfig from the command line: `--config FILE` (YAML or JSON, the trainer's snake_case keys)
- * first, then the flags on top, `--algo-config JSON` merged into `algo_config`. Key names are checked against
- * the protocol schema here, so a typo fails before anything starts; values are checked by the trainer,
- * which owns their meaning and answers with an error that says what to do.
+ * first, then the flags on top, `--algo-config JSON` merged into `algo_config`. Key names and values are checked
+ * against the protocol schema here (configCheck.ts), so a typo or a bad value fails before anything starts; the
+ * trainer checks them again, as it owns their meaning (and the algorithm options' values).
  */
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import schema from "../protocol/trainer.schema.json";
 import { ALGORITHM_NAMES, type AlgorithmName, type TrainConfigWire } from "../protocol/trainer";
 import { readWholeNumber } from "../util/wholeNumber";
+import { checkAlgorithmOptions, checkGroupSize, checkTrainConfig } from "./configCheck";
 
 export const TRAIN_CONFIG_KEYS: readonly string[] = Object.keys(schema.$defs.TrainConfig.properties);
 
@@ -43,10 +44,7 @@ function readConfigFile(path: string): ConfigResult {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    return {
-      kind: "error",
-      message: `--config ${path}: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return { kind: "error", message: unreadableConfig(path, error) };
   }
   let raw: unknown;
   try {
@@ -66,7 +64,35 @@ function readConfigFile(path: string): ConfigResult {
       kind: "error",
       message: `--config ${path}: unknown key(s) ${unknown.join(", ")}; valid keys: ${TRAIN_CONFIG_KEYS.join(", ")}`,
     };
-  return { kind: "ok", config: raw as TrainConfigWire };
+  const config = withCompareWords(raw);
+  const checked = checkTrainConfig(config, `--config ${path}`);
+  if (checked.kind === "error") return checked;
+  return { kind: "ok", config: config as TrainConfigWire };
+}
+
+/** Why a config file could not be read, in words, with what to give instead (not Node's ENOENT line). */
+function unreadableConfig(path: string, error: unknown): string {
+  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  const what =
+    code === "ENOENT"
+      ? "no such file"
+      : code === "EISDIR"
+        ? "is a folder, not a file"
+        : code === "EACCES"
+          ? "cannot be read (permission denied)"
+          : `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+  return `--config ${path}: ${what}; give a TrainConfig file in YAML or JSON with the trainer's snake_case keys (e.g. a run.yaml holding \`steps: 50\`)`;
+}
+
+/**
+ * `compare` as the command line spells it (`none`, `sft,rft`) is accepted in a file too, read as the list the
+ * schema wants; anything else is left for the schema check to refuse.
+ */
+function withCompareWords(raw: Record<string, unknown>): Record<string, unknown> {
+  const compare = raw.compare;
+  if (typeof compare !== "string") return raw;
+  const arms = compare === "none" ? [] : compare.split(",").map((a) => a.trim());
+  return { ...raw, compare: arms };
 }
 
 export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
@@ -95,6 +121,8 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
     }
     if (!isPlainObject(parsed))
       return { kind: "error", message: `--algo-config must be a JSON object, e.g. '{"epsilon": 0.1}'` };
+    const options = checkAlgorithmOptions(parsed, "--algo-config");
+    if (options.kind === "error") return options;
     config.algo_config = { ...(config.algo_config ?? {}), ...parsed };
   }
   if (flags.model !== undefined) config.model = flags.model;
@@ -112,6 +140,8 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
     if (n.kind === "error") return n;
     (config as Record<string, unknown>)[key] = n.value;
   }
+  const group = checkGroupSize(config.group_size, "--group-size", "--group-size 4");
+  if (group.kind === "error") return group;
   if (flags.loraTargets !== undefined) {
     const targets = flags.loraTargets
       .split(",")

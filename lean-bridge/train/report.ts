@@ -88,6 +88,23 @@ function table(head: string[], rows: string[][]): string {
 }
 
 /** The page's HTML from the run's files (exported for tests). */
+/**
+ * config.json as the report's configuration table: every option with the value the run used. An option the user
+ * left to the trainer (null in the TrainConfig) shows what the trainer resolved it to (its `resolved` record), so
+ * the table never says null where the run had a value; config.json itself keeps the null as given.
+ */
+export function configTableRows(config: Record<string, unknown>): [string, string][] {
+  const resolved = (config.resolved ?? {}) as Record<string, unknown>;
+  return Object.entries(config)
+    .filter(([key]) => key !== "resolved")
+    .map(([key, value]) => {
+      if (value !== null) return [key, JSON.stringify(value)];
+      const chosen = resolved[key];
+      if (chosen === undefined || chosen === null) return [key, "the trainer's default"];
+      return [key, `${typeof chosen === "string" ? chosen : JSON.stringify(chosen)} (the trainer's default)`];
+    });
+}
+
 export function reportHtml(runDir: string, verifier: VerifierIdentity | undefined): string {
   const metrics = readLines<MetricsLine>(join(runDir, "metrics.jsonl")).filter(
     (m) => typeof m.step === "number",
@@ -208,10 +225,7 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
         );
       })()
     : "";
-  const configRows = Object.entries(config).map(([k, v]) => [
-    `<code>${esc(k)}</code>`,
-    `<code>${esc(JSON.stringify(v))}</code>`,
-  ]);
+  const configRows = configTableRows(config).map(([k, v]) => [`<code>${esc(k)}</code>`, esc(v)]);
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>FIM-RLVR run ${esc(basename(runDir))}</title>

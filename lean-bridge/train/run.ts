@@ -22,7 +22,6 @@ import {
   type InitializeParams,
   type InitializeResult,
   type TrainDoneParams,
-  type NoveltyScores,
   type TrainEvalParams,
 } from "../protocol/trainer";
 import { renderReport } from "./report";
@@ -328,7 +327,13 @@ export class TrainerRun {
 export function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams[]): TrainEvalParams[] {
   let file: Record<
     string,
-    { pass_at_1?: unknown; by_kind?: unknown; tasks?: unknown; by_novelty?: unknown } | null
+    {
+      pass_at_1?: unknown;
+      by_kind?: unknown;
+      tasks?: unknown;
+      by_novelty?: unknown;
+      by_held_out?: unknown;
+    } | null
   > = {};
   try {
     file = JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as typeof file;
@@ -345,22 +350,30 @@ export function evalsWithEarlier(runDir: string, evals: readonly TrainEvalParams
       passAt1: entry.pass_at_1,
       byKind: (entry.by_kind ?? {}) as Record<string, number>,
       tasks: typeof entry.tasks === "number" ? entry.tasks : 0,
-      ...noveltyOf(entry.by_novelty),
+      ...scoresOf("byNovelty", ["novel", "memorised", "unknown"], entry.by_novelty),
+      ...scoresOf("byHeldOut", ["instance", "family", "unknown"], entry.by_held_out),
     });
   }
   return [...earlier, ...evals];
 }
 
-/** eval.json's `by_novelty` ({group: {pass_at_1, tasks}}) as the protocol's `byNovelty`, where it has any. */
-function noveltyOf(written: unknown): { byNovelty?: NoveltyScores } {
+/**
+ * eval.json's `by_novelty` or `by_held_out` ({group: {pass_at_1, tasks}}) as the protocol's `byNovelty` or
+ * `byHeldOut`, where it has any: a resumed run's summary shows the earlier stages' figures on every line.
+ */
+function scoresOf<Key extends "byNovelty" | "byHeldOut">(
+  key: Key,
+  groups: readonly string[],
+  written: unknown,
+): Partial<Record<Key, Record<string, { passAt1: number; tasks: number }>>> {
   if (typeof written !== "object" || written === null) return {};
-  const byNovelty: NoveltyScores = {};
-  for (const group of ["novel", "memorised", "unknown"] as const) {
+  const scores: Record<string, { passAt1: number; tasks: number }> = {};
+  for (const group of groups) {
     const g = (written as Record<string, { pass_at_1?: unknown; tasks?: unknown } | undefined>)[group];
     if (typeof g?.pass_at_1 === "number" && typeof g.tasks === "number")
-      byNovelty[group] = { passAt1: g.pass_at_1, tasks: g.tasks };
+      scores[group] = { passAt1: g.pass_at_1, tasks: g.tasks };
   }
-  return Object.keys(byNovelty).length ? { byNovelty } : {};
+  return Object.keys(scores).length ? ({ [key]: scores } as Partial<Record<Key, typeof scores>>) : {};
 }
 
 /** A hint for well-known trainer failures, read from its message or stderr. */

@@ -82,6 +82,7 @@ export function kernelGateFor(
       projectRoot,
       limits,
       toolchain: localGateToolchain(projectRoot) ?? { kind: "lake" },
+      ...(spec.env ? { env: spec.env } : {}),
     });
   return {
     backend,

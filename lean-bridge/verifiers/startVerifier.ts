@@ -5,13 +5,7 @@
  * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
  */
 import { availableParallelism } from "node:os";
-import {
-  DEFAULT_LIMITS,
-  buildLaunch,
-  readToolchain,
-  type Limits,
-  type ServerChoice,
-} from "../server/launch";
+import { DEFAULT_LIMITS, buildLaunch, readToolchain, type Limits, type ServerChoice } from "../server/launch";
 import { prepareEmbedded, type LeanRequest } from "../embedded/choose";
 import { KiminaVerifier } from "../kimina/verifier";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
@@ -58,6 +52,11 @@ export type VerifierSpec = VerifierChoice & {
    * (eval, export --verify, Fill Hole) set `all`.
    */
   kernelGate?: KernelGateMode;
+  /**
+   * The environment Lean runs in, its PATH finding `lake` (default: this process's). The editor passes the
+   * toolchain the user set up for the Lean 4 extension here, never by changing its shared `process.env`.
+   */
+  env?: NodeJS.ProcessEnv;
 };
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
@@ -133,7 +132,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
   // The embedded Lean (lean-bridge/embedded/) where no lake is on PATH and it can judge the workspace, or on request.
   const embedded =
     spec.kind === "lean" && !spec.serverCommand
-      ? await prepareEmbedded(projectRoot, spec.lean ?? "auto", limits)
+      ? await prepareEmbedded(projectRoot, spec.lean ?? "auto", limits, spec.env)
       : undefined;
   if (embedded?.kind === "error") return embedded;
   const launch =
@@ -143,7 +142,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
           spec: embedded.launch,
           ...(embedded.warning ? { warning: embedded.warning } : {}),
         }
-      : buildLaunch(server, projectRoot, limits);
+      : buildLaunch(server, projectRoot, limits, spec.env);
   if (launch.kind === "error")
     return {
       kind: "error",

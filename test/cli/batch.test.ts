@@ -2,10 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXAMPLE, REPO, proofHole, readExample } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const ARITH = "FimExamples/Arith.lean";
@@ -27,7 +27,7 @@ const kindOf = (row: Record<string, unknown>) => (row.verdict as { kind: string 
 
 /** One small dataset of the example workspace, shared by the tests below. */
 const dataset = (() => {
-  const out = join(mkdtempSync(join(tmpdir(), "fim-batch-ds-")), "ds");
+  const out = join(tempDir("fim-batch-ds-"), "ds");
   // Every whole proof of the workspace, and its open goals (`sorry`, tasks without a reference).
   const r = run(["export", EXAMPLE, "--out", out, "--kinds", "proof", "--split", "declaration"]);
   assert.equal(r.code, 0, r.stderr);
@@ -35,7 +35,7 @@ const dataset = (() => {
 })();
 
 test("the tally counts every line written, bad lines included", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-tally-"));
+  const dir = tempDir("fim-tally-");
   const input = join(dir, "in.jsonl");
   const good = JSON.stringify({ file: ARITH, hole: proofHole(arith, "add_le_add_1"), candidate: "omega" });
   writeFileSync(input, [good, "{not json", JSON.stringify({ file: ARITH }), "[1]", good].join("\n") + "\n");
@@ -70,7 +70,7 @@ test("the tally counts every line written, bad lines included", () => {
 });
 
 test("--input takes a dataset (folder or tasks.jsonl): each task's own middle is re-verified", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-reverify-"));
+  const dir = tempDir("fim-reverify-");
   const tasks = rows(join(dataset, "tasks.jsonl"));
   for (const input of [dataset, join(dataset, "tasks.jsonl")]) {
     const out = join(dir, "v.jsonl");
@@ -90,11 +90,16 @@ test("--input takes a dataset (folder or tasks.jsonl): each task's own middle is
       "a workspace's own proofs verify, its open goals' sorry does not",
     );
     assert.ok([...reference.values()].some((r) => !r) && [...reference.values()].some((r) => r));
+    // The open goals are tallied as what they are, not as rejected proofs.
+    const open = [...reference.values()].filter((r) => !r).length;
+    const last = r.stderr.trim().split("\n").at(-1)!;
+    assert.match(last, new RegExp(`open goals \\(sorry, no reference proof\\) ${open}\\b`), last);
+    assert.doesNotMatch(last, /rejected/, last);
   }
 });
 
 test("--candidates scores {id, candidate} lines against the dataset's tasks by id", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-candidates-"));
+  const dir = tempDir("fim-candidates-");
   const tasks = rows(join(dataset, "tasks.jsonl")) as { id: string; decl: string; middle: string }[];
   const task = tasks.find((t) => t.decl.endsWith("add_le_add_1"))!;
   const candidates = join(dir, "samples.jsonl");
@@ -150,7 +155,7 @@ test("--candidates scores {id, candidate} lines against the dataset's tasks by i
 
 for (const command of ["verify", "verify-batch"] as const)
   test(`Ctrl-C on ${command} stops the server, writes no output, and exits 130`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fim-sigint-"));
+    const dir = tempDir("fim-sigint-");
     const hole = proofHole(arith, "add_le_add_1");
     const input = join(dir, "in.jsonl");
     writeFileSync(input, JSON.stringify({ file: ARITH, hole, candidate: "omega" }) + "\n");
@@ -207,7 +212,7 @@ for (const command of ["verify", "verify-batch"] as const)
   });
 
 test("verify refuses files that are not Lean source, saying what they are", () => {
-  const project = mkdtempSync(join(tmpdir(), "fim-notlean-"));
+  const project = tempDir("fim-notlean-");
   writeFileSync(join(project, "bin.lean"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
   writeFileSync(
     join(project, "latin1.lean"),

@@ -2,10 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXAMPLE, REPO, proofHole, readExample } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 
@@ -113,7 +113,7 @@ test("without lake on PATH and without a verifier option, every command that ver
     readme,
   )?.[1];
   assert.ok(install, "the README's elan line");
-  const dir = mkdtempSync(join(tmpdir(), "fim-nolake-"));
+  const dir = tempDir("fim-nolake-");
   const dataset = join(dir, "dataset");
   assert.equal(run(["export", EXAMPLE, "--out", dataset]).code, 0);
   const commands: string[][] = [
@@ -144,7 +144,7 @@ test("--server runs any command speaking the protocol, e.g. the simulator subcom
 });
 
 test("verify-batch keeps order, one verdict per line, bad lines included, progress on stderr", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-batch-"));
+  const dir = tempDir("fim-batch-");
   const input = join(dir, "in.jsonl");
   const out = join(dir, "out.jsonl");
   const line = (name: string, candidate: string) =>
@@ -186,7 +186,7 @@ test("verify-batch keeps order, one verdict per line, bad lines included, progre
 });
 
 test("--policy changes the candidate policy: forbid more, allow a default back", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-policy-"));
+  const dir = tempDir("fim-policy-");
   const policy = join(dir, "policy.json");
   writeFileSync(policy, JSON.stringify({ forbid: ["omega"], allow: ["exact?"] }));
   const verdict = (candidate: string) =>

@@ -7,15 +7,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXAMPLE, REPO, runCli } from "../helpers";
 import type { ResultLine } from "../../lean-bridge/eval/records";
 import { near, resultsOf, summaryOf } from "../eval/evalOutput";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
-const TMP = mkdtempSync(join(tmpdir(), "fim-eval-cli-"));
+const TMP = tempDir("fim-eval-cli-");
 
 function run(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 240_000 });
@@ -157,6 +157,29 @@ test("usage errors: n < k, no model, unknown split; results present without --re
   assert.equal(run(["eval", ...base]).code, 2);
   assert.equal(run(["eval", ...base, "--model", "fake:pattern:r", "--split", "dev"]).code, 2);
   assert.equal(run(["eval", ...base, "--model", "nope:x"]).code, 2);
+  // A nonexistent dataset is bad usage, as in export, import and verify.
+  const absent = run([
+    "eval",
+    join(TMP, "no-dataset"),
+    "--model",
+    "fake:pattern:r",
+    "--out",
+    join(TMP, "absent"),
+  ]);
+  assert.equal(absent.code, 2, absent.stderr);
+  assert.match(absent.stderr, /no-dataset: no such file or folder; give a dataset folder/);
+  assert.ok(!existsSync(join(TMP, "absent")));
+  // A failed evaluation leaves no EVAL_DIR it made: here no task is of the split and kind asked for.
+  const failed = join(TMP, "failed", "eval");
+  const none = run(
+    ["eval", dataset, "--model", "fake:pattern:r", "--split", "train", "--kinds", "block"].concat([
+      "--simulator",
+      "--out",
+      failed,
+    ]),
+  );
+  assert.equal(none.code, 1, none.stderr);
+  assert.ok(!existsSync(failed), "the failed evaluation's folder is gone");
   const twice = join(TMP, "twice");
   const args = [
     "eval",
@@ -271,6 +294,14 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
   const page = readFileSync(html, "utf8");
   assert.match(page, /cmp-a pass@1[\s\S]*cmp-b pass@1/);
   assert.match(page, /fake:pattern:r[\s\S]*fake:pattern:x/);
+  assert.doesNotMatch(r.stderr, /not like for like/, "the same dataset, split, verifier and n");
+  // Unlike evaluations: the terminal warns as the page does.
+  const c = join(TMP, "cmp-c");
+  const two = ["eval", dataset, "--model", "fake:pattern:r", "-n", "2", "-k", "1", "--kinds", "proof"];
+  assert.equal(run([...two, "--limit", "2", "--simulator", "--out", c]).code, 0);
+  const unlike = run(["eval", "--compare", a, c]);
+  assert.equal(unlike.code, 0, unlike.stderr);
+  assert.match(unlike.stderr, /warning: not like for like: different numbers of samples per task/);
   assert.equal(run(["eval", "--compare", a]).code, 2);
   assert.equal(run(["eval", "--compare", a, join(TMP, "nothing")]).code, 2);
   assert.ok(existsSync(join(a, "report.html")));

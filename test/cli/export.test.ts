@@ -2,19 +2,19 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationReport } from "../../lean-bridge/dataset/verifyTasks";
 import { EXAMPLE, REPO } from "../helpers";
 import { droppedReasons } from "../../lean-bridge/cli/exportCommand";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const run = (args: string[]) =>
   spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 120_000 });
 
 test("export --verify --simulator with views writes the contract files and a summary", () => {
-  const out = join(mkdtempSync(join(tmpdir(), "fim-cli-export-")), "ds");
+  const out = join(tempDir("fim-cli-export-"), "ds");
   const r = run([
     "export",
     EXAMPLE,
@@ -100,7 +100,7 @@ test("export usage errors exit 2 with what to fix", () => {
 });
 
 test("export of a folder with nothing to mine exits 1 and says what was found and what is needed", () => {
-  const ws = mkdtempSync(join(tmpdir(), "fim-cli-empty-"));
+  const ws = tempDir("fim-cli-empty-");
   writeFileSync(join(ws, "T.lean"), "theorem t : True := trivial\n");
   const r = run(["export", ws, "--out", join(ws, "out")]);
   assert.equal(r.status, 1, r.stderr);
@@ -109,7 +109,7 @@ test("export of a folder with nothing to mine exits 1 and says what was found an
 });
 
 test("a declaration whose proof has a syntax error is named in the summary and report.json, never vanishes silently (issue 25 item 6)", () => {
-  const ws = mkdtempSync(join(tmpdir(), "fim-export-syntax-"));
+  const ws = tempDir("fim-export-syntax-");
   writeFileSync(join(ws, "lakefile.toml"), 'name = "s"\n');
   writeFileSync(
     join(ws, "Bad.lean"),
@@ -146,7 +146,7 @@ test("export --verify's summary lists every reason a hole was dropped for, addin
 });
 
 test("export --verify names every reason it dropped a task for on a workspace, the counts adding up to the drops (issue 25 item 1)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-cli-export-drops-"));
+  const dir = tempDir("fim-cli-export-drops-");
   const ws = join(dir, "ws");
   mkdirSync(ws);
   writeFileSync(

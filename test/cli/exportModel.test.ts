@@ -8,12 +8,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { loadTransformersJs, type Tensor } from "../tools/transformersJs";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -44,7 +44,7 @@ function cli(args: string[]) {
 
 /** A run folder with one checkpoint (step 3) of the given kind and architecture, and the PyTorch reference. */
 function fixtureRun(kind: "full" | "lora", arch: "llama" | "qwen2"): { run: string; reference: Reference } {
-  const run = join(mkdtempSync(join(tmpdir(), "fim-export-model-")), "run");
+  const run = join(tempDir("fim-export-model-"), "run");
   const made = spawnSync(PYTHON, [FIXTURE, run, "--kind", kind, "--arch", arch], {
     encoding: "utf8",
     timeout: 300_000,
@@ -176,13 +176,16 @@ test(
 );
 
 test("export-model usage and run-folder errors need no Python", () => {
-  const empty = mkdtempSync(join(tmpdir(), "fim-export-model-empty-"));
+  const empty = tempDir("fim-export-model-empty-");
   const noRun = cli(["export-model", empty, "--format", "merged", "--python", "/nonexistent/python"]);
   assert.equal(noRun.status, 1);
   assert.match(noRun.stderr, /is not a training run folder \(it has no checkpoints\/ folder\)/);
   const noFolder = cli(["export-model", join(empty, "nope"), "--format", "onnx"]);
-  assert.equal(noFolder.status, 1);
-  assert.match(noFolder.stderr, /nope is not a folder/);
+  assert.equal(noFolder.status, 2, "a nonexistent input is bad usage, as in export, import and verify");
+  assert.match(
+    noFolder.stderr,
+    /nope: no such file or folder; give the run folder that `fim-rlvr train` printed/,
+  );
   const format = cli(["export-model", empty, "--format", "gguf"]);
   assert.equal(format.status, 2);
   assert.match(format.stderr, /unknown --format "gguf" \(one of adapter, merged, onnx\)/);

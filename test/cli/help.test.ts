@@ -2,12 +2,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { commandHelp, parseCommandArgs } from "../../lean-bridge/cli/command";
 import { COMMANDS } from "../../lean-bridge/cli/main";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const NAMES = COMMANDS.map((c) => c.name);
@@ -112,7 +112,7 @@ test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
   assert.equal(npx.status, 0, npx.stderr);
   assert.match(npx.stdout, /^fim-rlvr \d+\.\d+\.\d+/);
   // npm link into a private prefix (never the machine's global one).
-  const prefix = mkdtempSync(join(tmpdir(), "fim-link-"));
+  const prefix = tempDir("fim-link-");
   const env = { ...process.env, npm_config_prefix: prefix };
   const link = spawnSync(npm, ["link", "--ignore-scripts", "--no-audit", "--no-fund"], {
     cwd: REPO,
@@ -129,6 +129,16 @@ test("`npx fim-rlvr` and `npm link` run the built CLI", () => {
   assert.match(linked.stdout, /^fim-rlvr /);
 });
 
+test("the README documents every command: a synopsis line in its CLI section, and for filter its own section", () => {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const cli = readme.slice(readme.indexOf("## The CLI"), readme.indexOf("## Datasets"));
+  for (const name of NAMES)
+    assert.match(cli, new RegExp(`^fim-rlvr ${name} `, "m"), `the README's CLI section shows ${name}`);
+  assert.match(readme, /^## Filtering a dataset by difficulty \(`fim-rlvr filter`\)$/m);
+  const architecture = readFileSync(join(REPO, "docs", "ARCHITECTURE.md"), "utf8");
+  assert.match(architecture, /filter\/ +runFilter\.ts \(`filter`/);
+});
+
 test("every option the README's CLI and dataset sections name is an option of some command", () => {
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
   const start = readme.indexOf("## The CLI");
@@ -142,4 +152,28 @@ test("every option the README's CLI and dataset sections name is an option of so
   const otherTools = new Set(["no-install", "default-toolchain"]);
   const unknown = [...named].filter((n) => !known.has(n) && !otherTools.has(n));
   assert.deepEqual(unknown, [], "options the README names that no command accepts");
+});
+
+test("verify's example checks a hole inside the committed example workspace, and proves it with the simulator", () => {
+  const verify = COMMANDS.find((c) => c.name === "verify")!;
+  const example = verify.examples[0]!;
+  const hole = /--hole (\d+):(\d+)-(\d+):(\d+)/.exec(example);
+  const file = /--file (\S+)/.exec(example);
+  const candidate = /--candidate (\S+)/.exec(example);
+  assert.ok(hole && file && candidate, example);
+  const lines = readFileSync(join(REPO, "lean-env", file[1]!), "utf8").split("\n");
+  const [sl, sc, el, ec] = hole.slice(1).map(Number) as [number, number, number, number];
+  assert.equal(sl, el, "the example's hole is one line");
+  assert.equal(
+    lines[sl]?.slice(sc, ec),
+    candidate[1],
+    `line ${sl} of ${file[1]} holds the example's candidate`,
+  );
+  const r = spawnSync(process.execPath, [CLI, ...example.split(" ").slice(1)], {
+    cwd: REPO,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^proved/);
 });

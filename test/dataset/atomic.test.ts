@@ -5,17 +5,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StagingDir, type SwapStep } from "../../lean-bridge/dataset/atomicDir";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const STEPS: SwapStep[] = ["journal-written", "old-moved-aside", "new-moved-in"];
 
 /** Writes a dataset "v2" over `target` in a child process that is SIGKILLed right after `step`. */
 function crashDuringSwap(target: string, step: SwapStep): void {
-  const script = join(mkdtempSync(join(tmpdir(), "fim-crash-script-")), "crash.ts");
+  const script = join(tempDir("fim-crash-script-"), "crash.ts");
   writeFileSync(
     script,
     `import { StagingDir } from ${JSON.stringify(join(REPO, "lean-bridge", "dataset", "atomicDir"))};
@@ -45,7 +45,7 @@ function writeDataset(target: string, content: string): void {
 
 for (const step of STEPS)
   test(`a crash after "${step}" is finished by the next run; the target is never lost`, () => {
-    const root = mkdtempSync(join(tmpdir(), "fim-swap-"));
+    const root = tempDir("fim-swap-");
     const target = join(root, "ds");
     writeDataset(target, "v1\n");
     crashDuringSwap(target, step);
@@ -59,7 +59,7 @@ for (const step of STEPS)
   });
 
 test("a crash before any swap leaves the old dataset, and the dead run's staging folder is removed", () => {
-  const root = mkdtempSync(join(tmpdir(), "fim-swap-"));
+  const root = tempDir("fim-swap-");
   const target = join(root, "ds");
   writeDataset(target, "v1\n");
   // A staging folder of a process that no longer exists (pid 2^22 + 1 is above Linux's pid_max default).

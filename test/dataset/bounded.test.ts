@@ -5,8 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   boundPrefix,
@@ -25,9 +24,10 @@ import { promptPrefix } from "../../lean-bridge/dataset/views";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { lex } from "../../lean-bridge/lean/lexer";
 import { exportOptions, tasksOf } from "./exampleExport";
+import { tempDir } from "../tempDirs";
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "fim-bounded-"));
+  return tempDir("fim-bounded-");
 }
 
 function options(workspace: string, out: string, extra: Partial<ExportOptions> = {}): ExportOptions {

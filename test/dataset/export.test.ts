@@ -1,16 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportDataset, type ExportOptions } from "../../lean-bridge/dataset/exporter";
 import { FIM_TOKEN_SETS } from "../../lean-bridge/dataset/views";
 import { EXAMPLE, REPO } from "../helpers";
 import { exportOptions, tasksOf } from "./exampleExport";
+import { tempDir } from "../tempDirs";
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "fim-export-"));
+  return tempDir("fim-export-");
 }
 
 function options(out: string, extra: Partial<ExportOptions> = {}): ExportOptions {
@@ -75,7 +75,7 @@ test("export writes files, tasks, a card and a report; ids and splits are determ
   const arith = files.find((f) => f.file === "FimExamples/Arith.lean")!;
   assert.equal(arith.text, readFileSync(join(EXAMPLE, "FimExamples", "Arith.lean"), "utf8"));
   const card = readFileSync(join(a, "README.md"), "utf8");
-  assert.match(card, /load_dataset\("json"/);
+  assert.match(card, /load_dataset\(here\)/);
   assert.ok(card.includes(`Lean toolchain: ${readFileSync(join(EXAMPLE, "lean-toolchain"), "utf8").trim()}`));
   const report = JSON.parse(readFileSync(join(a, "report.json"), "utf8")) as {
     declarations: { skipped: Record<string, number> };

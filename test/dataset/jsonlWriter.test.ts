@@ -5,10 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
+import { tempDir } from "../tempDirs";
 
 function textOf(length: number, seed: number): Buffer {
   const bytes = Buffer.alloc(length);
@@ -17,7 +17,7 @@ function textOf(length: number, seed: number): Buffer {
 }
 
 test("lines copied from a held text are the lines written as strings", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-jsonl-"));
+  const dir = tempDir("fim-jsonl-");
   const out = new JsonlWriter(join(dir, "out.jsonl"));
   const expected: string[] = [];
   // 3 MB and 40 bytes of held text; lines of a few bytes to 2.5 MB; a plain line between the two texts.

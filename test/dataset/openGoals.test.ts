@@ -8,7 +8,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
@@ -21,9 +20,10 @@ import type { Verifier } from "../../lean-bridge/verify/verifier";
 import { inMemory } from "../harness";
 import { exportOptions, tasksOf } from "./exampleExport";
 import { rowsOf, sketchTasks } from "./sketchedTasks";
+import { tempDir } from "../tempDirs";
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "fim-open-goals-"));
+  return tempDir("fim-open-goals-");
 }
 
 const OPEN = `theorem open_a (n : Nat) : n + 0 = n := by sorry

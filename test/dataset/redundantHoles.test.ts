@@ -7,8 +7,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mineText } from "../../lean-bridge/holes/mine";
 import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
@@ -19,6 +18,7 @@ import { recordsOf, rowsOf, sketchTasks } from "./sketchedTasks";
 import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { datasetCard } from "../../lean-bridge/dataset/card";
 import { inMemory } from "../harness";
+import { tempDir } from "../tempDirs";
 
 const FILE = "Redundant.lean";
 const TEXT = `theorem closed_before (a : Nat) : a + 0 = a := by
@@ -31,7 +31,7 @@ theorem closes_anyway (a b : Nat) (h : a + 0 ≤ b) : a ≤ b + 1 := by
 `;
 
 test("holes whose proof is complete without their middle are dropped and counted", async () => {
-  const ws = mkdtempSync(join(tmpdir(), "fim-redundant-"));
+  const ws = tempDir("fim-redundant-");
   writeFileSync(join(ws, FILE), TEXT);
   const sketched = sketchTasks(ws, [{ file: FILE, text: TEXT, holes: mineText(TEXT).holes }]);
   const tasks = recordsOf(sketched);

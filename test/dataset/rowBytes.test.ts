@@ -8,8 +8,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mineText } from "../../lean-bridge/holes/mine";
 import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
@@ -20,6 +19,7 @@ import { FileRows } from "../../lean-bridge/dataset/rowBytes";
 import { sketchedRows } from "../../lean-bridge/dataset/taskRows";
 import { NO_REFERENCE, SKETCH_INTS, Sketch } from "../../lean-bridge/dataset/taskSketches";
 import { sketchTasks } from "./sketchedTasks";
+import { tempDir } from "../tempDirs";
 
 const TEXT = [
   "import Mathlib.Data.Real.Basic",
@@ -76,7 +76,7 @@ test("files and contexts rows are byte for byte JSON.stringify of their records"
   const mined = mineText(TEXT);
   assert.ok(mined.holes.length >= 8, "the text has holes to write");
   for (const contextChars of [0, 7, 96]) {
-    const dir = mkdtempSync(join(tmpdir(), "fim-rowbytes-"));
+    const dir = tempDir("fim-rowbytes-");
     const context = {
       file: 'Ä "q\\x"/Name.lean',
       imports: mined.imports,
@@ -128,7 +128,7 @@ test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task
   let marked = 0;
   let withGoal = 0;
   for (const contextChars of [0, 1, 7, 96, 1000]) {
-    const dir = mkdtempSync(join(tmpdir(), "fim-taskrows-"));
+    const dir = tempDir("fim-taskrows-");
     const sketched = sketchTasks(dir, files, contextChars);
     assert.ok(sketched.tasks.length >= 30, "the files have holes to write");
     // Bounds never split a surrogate pair (holes and windows end at tokens, lines or whole characters), but

@@ -6,17 +6,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateCorpusFile, mulberry32 } from "../../bench/corpus";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const HEAP_MB = 32;
 const WORKSPACE_BYTES = 3_000_000;
 
 test(`a ${WORKSPACE_BYTES / 1e6} MB workspace exports with a ${HEAP_MB} MB heap, its dataset larger than that heap`, () => {
-  const root = mkdtempSync(join(tmpdir(), "fim-scale-"));
+  const root = tempDir("fim-scale-");
   const ws = join(root, "ws");
   mkdirSync(ws);
   const rand = mulberry32(42);

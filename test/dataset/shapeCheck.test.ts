@@ -7,8 +7,7 @@
 import { test } from "node:test";
 import { lex } from "../../lean-bridge/lean/lexer";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mineText } from "../../lean-bridge/holes/mine";
 import { JsonlWriter } from "../../lean-bridge/dataset/jsonl";
@@ -18,6 +17,7 @@ import { NOT_WHOLE, verifySketches } from "../../lean-bridge/dataset/verifyTasks
 import { recordsOf, rowsOf, sketchTasks } from "./sketchedTasks";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { inMemory } from "../harness";
+import { tempDir } from "../tempDirs";
 
 const FILE = "Shape.lean";
 const TEXT = `theorem by_cases_ok (n : Nat) : n + 0 = n := by
@@ -27,7 +27,7 @@ const TEXT = `theorem by_cases_ok (n : Nat) : n + 0 = n := by
 `;
 
 test("a hole cut mid-tactic fails the sorry check and is dropped; whole holes are kept", async () => {
-  const ws = mkdtempSync(join(tmpdir(), "fim-shape-"));
+  const ws = tempDir("fim-shape-");
   writeFileSync(join(ws, FILE), TEXT);
   const mined = mineText(TEXT);
   assert.ok(mined.holes.length >= 3, "the miner finds the proof and the two alternatives' bodies");

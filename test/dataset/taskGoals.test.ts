@@ -5,16 +5,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import { loadDataset, withGoals } from "../../lean-bridge/train/dataset";
 import { inMemory } from "../harness";
 import { exportOptions, tasksOf } from "./exampleExport";
+import { tempDir } from "../tempDirs";
 
 test("a mined dataset gets the goal at every hole from the verifier, once", async () => {
-  const out = join(mkdtempSync(join(tmpdir(), "fim-goals-")), "ds");
+  const out = join(tempDir("fim-goals-"), "ds");
   assert.equal((await exportDataset(exportOptions(out, { kinds: ["proof", "block"] }))).kind, "ok");
   const before = tasksOf(out);
   assert.ok(

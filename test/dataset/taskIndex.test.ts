@@ -4,17 +4,17 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import type { TaskRecord } from "../../lean-bridge/dataset/records";
 import { TaskIndex } from "../../lean-bridge/dataset/taskIndex";
 import { loadDataset } from "../../lean-bridge/train/dataset";
 import { exportOptions } from "./exampleExport";
+import { tempDir } from "../tempDirs";
 
 async function exported(): Promise<string> {
-  const out = join(mkdtempSync(join(tmpdir(), "fim-index-")), "ds");
+  const out = join(tempDir("fim-index-"), "ds");
   const r = await exportDataset(exportOptions(out));
   assert.equal(r.kind, "ok");
   return out;
@@ -65,7 +65,7 @@ test("the index keeps serving after its file is removed; bad lines and repeated 
   assert.equal(opened.kind, "ok");
   rmSync(dir, { recursive: true });
   if (opened.kind === "ok") assert.deepEqual(opened.index.get(first.id), first);
-  const bad = join(mkdtempSync(join(tmpdir(), "fim-index-bad-")), "tasks.jsonl");
+  const bad = join(tempDir("fim-index-bad-"), "tasks.jsonl");
   writeFileSync(bad, JSON.stringify(first) + "\n\n{oops\n");
   const refused = TaskIndex.open(bad);
   assert.equal(refused.kind, "error");

@@ -5,13 +5,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSource } from "../../lean-bridge/dataset/workspace";
+import { tempDir } from "../tempDirs";
 
 test("a file's bytes come with its text when they are its UTF-8, and not after a byte-order mark", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-read-"));
+  const dir = tempDir("fim-read-");
   const text = "theorem t : ∀ n : ℕ, n = n := by\r\n  intro n; rfl -- 𝔽\n";
   writeFileSync(join(dir, "A.lean"), text);
   writeFileSync(join(dir, "B.lean"), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]));

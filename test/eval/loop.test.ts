@@ -5,8 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PromptParts } from "../../lean-bridge/models/backend";
 import { FakeBackend, type Script } from "../../lean-bridge/models/fakeBackend";
@@ -22,7 +21,9 @@ import {
 import { readResults, resumeMismatch } from "../../lean-bridge/eval/resultsFile";
 import { runEvalLoop, type EvalTask } from "../../lean-bridge/eval/runEval";
 import { summarise } from "../../lean-bridge/eval/summary";
+import { summaryText } from "../../lean-bridge/eval/summaryText";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0", label: "simulator (not Lean)" };
 
@@ -64,6 +65,7 @@ function task(id: string, novel: boolean | null = null): EvalTask {
     kind: "proof",
     split: "test",
     novel,
+    heldOut: null,
     middle: "good",
     range: { start: { line: 1, character: 2 }, end: { line: 1, character: 9 } },
     parts,
@@ -92,7 +94,7 @@ function judge(counts: Map<string, number> = new Map()) {
 }
 
 function options(script: Script, extra: Partial<Parameters<typeof runEvalLoop>[0]> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "fim-eval-loop-"));
+  const dir = tempDir("fim-eval-loop-");
   const backend = new FakeBackend(script);
   return {
     backend,
@@ -154,6 +156,28 @@ test("a task's samples, their outcomes, and pass@k that leaves infrastructure ou
   // Each line carries the run's identity and a reproducible request seed.
   assert.deepEqual(lines[0]!.run, RUN);
   assert.equal(typeof lines[0]!.seed, "number");
+});
+
+test("eval's summary splits held-out instances from held-out families, as the quick start's summary does", async () => {
+  const held = (id: string, heldOut: "instance" | "family"): EvalTask => ({ ...task(id), heldOut });
+  const { loop, resultsPath } = options((_p, i) => (i === 0 ? "good" : "bad"), {
+    tasks: [held("a", "instance"), held("b", "family"), held("c", "family")],
+  });
+  assert.deepEqual(await runEvalLoop(loop), { kind: "done" });
+  const { lines } = readResults(resultsPath, 3);
+  assert.deepEqual(new Set(lines.map((l) => l.held_out)), new Set(["instance", "family"]));
+  const summary = summarise(lines, { run: RUN, ks: [1], selected: 3, partial: false, wallSeconds: 1 });
+  assert.equal(summary.byHeldOut?.instance?.tasks, 1);
+  assert.equal(summary.byHeldOut?.family?.tasks, 2);
+  const text = summaryText(summary, "out");
+  assert.match(text, /^ {2}held-out instances: pass@1 33\.3% over 1 task\(s\)$/m, text);
+  assert.match(text, /^ {2}held-out families: pass@1 33\.3% over 2 task\(s\)$/m, text);
+  // A dataset that marks no task held out prints no such line.
+  const plain = summarise(
+    lines.map((l) => ({ ...l, held_out: null })),
+    { run: RUN, ks: [1], selected: 3, partial: false, wallSeconds: 1 },
+  );
+  assert.doesNotMatch(summaryText(plain, "out"), /held-out/);
 });
 
 test("infrastructure verdicts are retried a bounded number of times, then left out of n", async () => {
@@ -278,7 +302,7 @@ test("Ctrl-C: results that come back after the signal are not written; only whol
   const controller = new AbortController();
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const dir = mkdtempSync(join(tmpdir(), "fim-eval-abort-"));
+  const dir = tempDir("fim-eval-abort-");
   const resultsPath = join(dir, "results.jsonl");
   let calls = 0;
   const backend = new FakeBackend(() => "good", {
@@ -303,7 +327,7 @@ test("Ctrl-C: results that come back after the signal are not written; only whol
 });
 
 test("a torn last line is dropped with its task; settings that differ are named", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-eval-torn-"));
+  const dir = tempDir("fim-eval-torn-");
   const path = join(dir, "results.jsonl");
   const line = (taskId: string, sample: number): ResultLine =>
     ({ task_id: taskId, sample, turn: 0, final: true, outcome: "proved", run: RUN }) as ResultLine;

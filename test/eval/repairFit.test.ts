@@ -8,8 +8,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ModelBackend, PromptParts } from "../../lean-bridge/models/backend";
 import { parseModelSpec } from "../../lean-bridge/models/backend";
@@ -29,6 +27,7 @@ import { summarise } from "../../lean-bridge/eval/summary";
 import { summaryText } from "../../lean-bridge/eval/summaryText";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { startStub } from "../models/openaiStub";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0", label: "simulator (not Lean)" };
 
@@ -56,6 +55,7 @@ function task(id: string): EvalTask {
     kind: "proof",
     split: "test",
     novel: null,
+    heldOut: null,
     middle: "good",
     range: { start: { line: 1, character: 2 }, end: { line: 1, character: 9 } },
     parts,
@@ -96,7 +96,7 @@ const verify = async (_task: EvalTask, candidate: string): Promise<Verdict> =>
     : FAILED;
 
 function loop(backend: ModelBackend, tasks: EvalTask[], n = 2) {
-  const resultsPath = join(mkdtempSync(join(tmpdir(), "fim-eval-fit-")), "results.jsonl");
+  const resultsPath = join(tempDir("fim-eval-fit-"), "results.jsonl");
   return {
     resultsPath,
     options: {

@@ -4,8 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   OPEN_CARD,
@@ -17,6 +16,7 @@ import {
 import { childProcessRunner, ExportChild } from "../../extension/exportProcess";
 import { EXAMPLE, REPO } from "../helpers";
 import { generateCorpusFile, mulberry32 } from "../../bench/corpus";
+import { tempDir } from "../tempDirs";
 
 const WORKER = join(REPO, "dist", "exportWorker.js");
 const run = childProcessRunner(WORKER);
@@ -66,7 +66,7 @@ function fakeUi(
 }
 
 function workspaceCopy(): string {
-  const ws = join(mkdtempSync(join(tmpdir(), "fim-flow-")), "ws");
+  const ws = join(tempDir("fim-flow-"), "ws");
   cpSync(EXAMPLE, ws, { recursive: true });
   return ws;
 }
@@ -152,7 +152,7 @@ test("the export runs in its own process, and a process that dies says so instea
   const result = await child.result;
   assert.equal(result.kind, "ok");
   assert.ok(phases.has("mining") && phases.has("writing"));
-  const dead = join(mkdtempSync(join(tmpdir(), "fim-dead-")), "dies.js");
+  const dead = join(tempDir("fim-dead-"), "dies.js");
   writeFileSync(dead, "process.stderr.write('out of memory, say\\n'); process.exit(3);\n");
   const died = await childProcessRunner(dead)(
     { workspace: ws, out, kinds: ["proof"], seed: 0, maxFileBytes: 1 << 20, formats: ["native"] },
@@ -167,7 +167,7 @@ test("the export runs in its own process, and a process that dies says so instea
 });
 
 test("an empty workspace gives an error that says what was found", async () => {
-  const ws = mkdtempSync(join(tmpdir(), "fim-flow-empty-"));
+  const ws = tempDir("fim-flow-empty-");
   writeFileSync(join(ws, "T.lean"), "theorem t : True := trivial\n");
   const { ui, log } = fakeUi(ws, (s) => s);
   assert.equal(await runExportFlow(ui, run), "failed");

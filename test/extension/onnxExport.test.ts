@@ -7,12 +7,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
 import { trainerOnnxExporter, type OnnxExportRequest } from "../../extension/fill/onnxExport";
+import { tempDir } from "../tempDirs";
 
 const TRAINER = join(REPO, "trainer");
 const PYTHON = join(TRAINER, ".venv", "bin", "python");
@@ -26,7 +26,7 @@ const skipReal = toolSkip("Export for the editor with the real trainer", missing
 
 /** A run folder with complete checkpoints step-1 and step-2 (no weights: enough for everything before Python). */
 function runWithCheckpoints(): string {
-  const run = join(mkdtempSync(join(tmpdir(), "fim-editor-export-")), "run");
+  const run = join(tempDir("fim-editor-export-"), "run");
   for (const step of [1, 2]) {
     mkdirSync(join(run, "checkpoints", `step-${step}`), { recursive: true });
     writeFileSync(join(run, "checkpoints", `step-${step}`, "state.json"), "{}");
@@ -46,7 +46,7 @@ function request(runDir: string, python: string | undefined, lines: string[] = [
 
 /** A stand-in interpreter: a shell script that writes `stderr` and exits 1, as a Python lacking a module does. */
 function fakePython(stderr: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "fim-fake-python-")), "python");
+  const path = join(tempDir("fim-fake-python-"), "python");
   writeFileSync(path, `#!/bin/sh\necho ${JSON.stringify(stderr)} >&2\nexit 1\n`);
   chmodSync(path, 0o755);
   return path;
@@ -62,7 +62,7 @@ test("an export of the latest checkpoint already in the run folder is used as it
 });
 
 test("no checkpoint, or no Python: what happened and what to do", async () => {
-  const empty = join(mkdtempSync(join(tmpdir(), "fim-editor-export-")), "run");
+  const empty = join(tempDir("fim-editor-export-"), "run");
   mkdirSync(empty);
   const none = await trainerOnnxExporter(request(empty, PYTHON));
   assert.equal(none.kind, "error");
@@ -88,7 +88,7 @@ test(
   "the real trainer exports the latest checkpoint into RUN_DIR/exports/step-N-onnx, with progress",
   { skip: skipReal, timeout: 600_000 },
   async () => {
-    const run = join(mkdtempSync(join(tmpdir(), "fim-editor-export-real-")), "run");
+    const run = join(tempDir("fim-editor-export-real-"), "run");
     const made = spawnSync(PYTHON, [FIXTURE, run, "--kind", "full", "--arch", "qwen2"], {
       encoding: "utf8",
       timeout: 300_000,

@@ -5,14 +5,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { childProcessRunner } from "../../extension/exportProcess";
 import type { ExportRunner } from "../../lean-bridge/dataset/workerProtocol";
 import { inProcessExport, prepareTarget } from "../../lean-bridge/train/dataset";
 import { startTraining, type TrainingOptions } from "../../lean-bridge/train/session";
 import { EXAMPLE, REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const WORKER = join(REPO, "dist", "exportWorker.js");
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
@@ -20,7 +20,7 @@ const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
 function options(exporter: ExportRunner, extra: Partial<TrainingOptions> = {}): TrainingOptions {
   return {
     target: EXAMPLE,
-    runDir: mkdtempSync(join(tmpdir(), "fim-train-mine-")),
+    runDir: tempDir("fim-train-mine-"),
     config: { steps: 1, group_size: 2, kinds: ["tactic"] },
     reward: "binary",
     verifier: { kind: "simulator", slots: 2, timeoutMs: 5_000 },
@@ -45,7 +45,7 @@ test("training from the editor mines in a separate process and trains on what it
   assert.ok(pids[0] !== undefined && pids[0] !== process.pid, "a separate process");
 
   // The child mines exactly what the CLI mines in its own process.
-  const cliRun = mkdtempSync(join(tmpdir(), "fim-train-mine-cli-"));
+  const cliRun = tempDir("fim-train-mine-cli-");
   const inProcess = await prepareTarget(EXAMPLE, cliRun, {
     resume: false,
     verifier: "simulator",

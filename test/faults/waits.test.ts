@@ -6,12 +6,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { LeanServer, type LaunchSpec } from "../../lean-bridge/server/leanServer";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const FAKE = join(import.meta.dirname, "..", "fixtures", "fake-server", "fakeServer.mjs");
 const ARITH = "FimExamples/Arith.lean";
@@ -28,7 +28,7 @@ interface Fake {
 }
 
 function fake(mode: string, grandchild = false): Fake {
-  const state = mkdtempSync(join(tmpdir(), "fim-fake-"));
+  const state = tempDir("fim-fake-");
   const lines = (name: string) =>
     existsSync(join(state, name))
       ? readFileSync(join(state, name), "utf8").trim().split("\n").filter(Boolean)

@@ -7,17 +7,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXAMPLE, REPO, runCli } from "../helpers";
 import { parseKeepBand } from "../../lean-bridge/filter/band";
 import { taskRates } from "../../lean-bridge/filter/passRates";
 import { filterWorkDir } from "../../lean-bridge/filter/runFilter";
 import type { ResultLine } from "../../lean-bridge/eval/records";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
-const TMP = mkdtempSync(join(tmpdir(), "fim-filter-"));
+const TMP = tempDir("fim-filter-");
 
 const jsonl = <T>(path: string): T[] =>
   readFileSync(path, "utf8")

@@ -11,14 +11,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { getEventListeners } from "node:events";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
 import type { GenerateResult, PromptParts, SamplingSettings } from "../../lean-bridge/models/backend";
 import { OnnxBackend } from "../../lean-bridge/models/onnxBackend";
 import { openBackend } from "../../lean-bridge/models/open";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -44,7 +44,7 @@ interface Reference {
 let built: { run: string; onnx: string; reference: Reference } | undefined;
 function fixture(): { run: string; onnx: string; reference: Reference } {
   if (built) return built;
-  const run = join(mkdtempSync(join(tmpdir(), "fim-local-models-")), "run");
+  const run = join(tempDir("fim-local-models-"), "run");
   const made = spawnSync(PYTHON, [FIXTURE, run, "--kind", "full", "--arch", "llama"], {
     encoding: "utf8",
     timeout: 300_000,

@@ -10,8 +10,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
@@ -20,6 +19,7 @@ import { buildPrompt, chooseStyle } from "../../lean-bridge/models/prompts";
 import { promptHeader } from "../../lean-bridge/models/promptContext";
 import { candidateText, styleName } from "../../lean-bridge/models/style";
 import { LoadedTokenizer } from "../../lean-bridge/models/tokenizer";
+import { tempDir } from "../tempDirs";
 
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
 const FIXTURE = join(REPO, "test", "fixtures", "models", "prompt_parity.py");
@@ -304,7 +304,7 @@ interface Answer {
 }
 
 test("prompts and candidates match the trainer's Python byte for byte", { skip: missing }, () => {
-  const out = mkdtempSync(join(tmpdir(), "fim-prompt-parity-"));
+  const out = tempDir("fim-prompt-parity-");
   const request = { tokenizers: TOKENIZERS, configs: CONFIGS, tasks: TASKS, raws: RAWS, probes: PROBES };
   const run = spawnSync(PYTHON, [FIXTURE, out], {
     input: JSON.stringify(request),

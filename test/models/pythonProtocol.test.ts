@@ -8,14 +8,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
 import { generateRequest, parseModelAnswer } from "../../lean-bridge/models/pythonBackend";
 import type { ModelLoadRequest } from "../../lean-bridge/protocol/trainer";
+import { tempDir } from "../tempDirs";
 
 const schema = JSON.parse(
   readFileSync(join(REPO, "lean-bridge", "protocol", "trainer.schema.json"), "utf8"),
@@ -97,7 +97,7 @@ test("the host accepts exactly the declared answers", () => {
 });
 
 test("the trainer's model process answers with declared messages", { skip: missing }, () => {
-  const empty = mkdtempSync(join(tmpdir(), "fim-no-model-"));
+  const empty = tempDir("fim-no-model-");
   const lines = [
     "{not json",
     JSON.stringify(generateRequest("1", "by ", 1, { temperature: 0, topP: 1, maxNewTokens: 4 }, [])),

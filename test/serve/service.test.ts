@@ -169,6 +169,7 @@ test(
       );
       assert.equal(tooBig.code, SERVICE_BUSY);
       assert.match(tooBig.message, /larger than the queue \(4\): split it/);
+      assert.deepEqual(tooBig.data, { queueLimit: 4, queued: 3 }, "the bound a client splits by");
       assert.equal(verifier.seen.length, 3, "refused batches were not checked");
       verifier.gate.resolve();
       assert.deepEqual(

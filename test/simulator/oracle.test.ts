@@ -7,8 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveOracle } from "../../lean-bridge/simulator/reference";
 import { startVerifier } from "../../lean-bridge/verifiers/startVerifier";
@@ -20,6 +19,7 @@ import {
   readWorkspaceOracle,
   workspaceDeclarations,
 } from "../workspaceOracle";
+import { tempDir } from "../tempDirs";
 
 test("the oracle covers every open goal of lean-env and names only its declarations", () => {
   const oracle = readWorkspaceOracle();
@@ -65,7 +65,7 @@ test("the simulator proves every oracle entry, names the oracle, and proves noth
 });
 
 test("a workspace without an oracle file: the simulator judges by its proofs alone and says no oracle", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-no-oracle-"));
+  const dir = tempDir("fim-no-oracle-");
   cpSync(join(EXAMPLE, "FimExamples"), join(dir, "FimExamples"), { recursive: true });
   assert.deepEqual(resolveOracle(dir), { kind: "ok", resolved: { oracle: {} } });
   const h = await inMemory({ cwd: dir }, { projectRoot: dir });
@@ -80,7 +80,7 @@ test("a workspace without an oracle file: the simulator judges by its proofs alo
 });
 
 test("a malformed workspace oracle stops the simulator with the reason; --oracle replaces the workspace's", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-bad-oracle-"));
+  const dir = tempDir("fim-bad-oracle-");
   writeFileSync(join(dir, "fim-oracle.json"), '{"alternatives": {"A.b": "by omega"}}');
   const bad = resolveOracle(dir);
   assert.equal(bad.kind, "error");

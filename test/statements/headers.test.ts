@@ -7,11 +7,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inMemory } from "../harness";
 import { EXAMPLE, proofHole } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 /** Files come in pairs of one header, then a pair of the other: A A B B A A … */
 const headerOf = (k: number) => (Math.floor(k / 2) % 2 === 0 ? "A" : "B");
@@ -20,7 +20,7 @@ function project(files: number): {
   root: string;
   items: { task: { file: string; hole: ReturnType<typeof proofHole> }; candidate: string }[];
 } {
-  const root = mkdtempSync(join(tmpdir(), "fim-headers-"));
+  const root = tempDir("fim-headers-");
   cpSync(join(EXAMPLE, "lean-toolchain"), join(root, "lean-toolchain"));
   mkdirSync(join(root, "Base"));
   writeFileSync(join(root, "Base", "A.lean"), "def baseA : Nat := 1\n");

@@ -12,19 +12,18 @@ import {
   createWriteStream,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { REPO, runCli } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), "fim-import-"));
+  const dir = tempDir("fim-import-");
   cpSync(join(REPO, "lean-env", "lean-toolchain"), join(dir, "lean-toolchain"));
   writeFileSync(join(dir, "lakefile.toml"), 'name = "imp"\n');
   return dir;
@@ -198,7 +197,7 @@ test(`${ROWS} rows import with a ${HEAP_MB} MB heap (rows, files and tasks strea
 });
 
 test("import never changes what export of the project produces (issue 25 item 1), and the simulator still proves imported rows", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-import-clean-"));
+  const dir = tempDir("fim-import-clean-");
   cpSync(join(REPO, "lean-env"), dir, { recursive: true, filter: (p) => !p.includes(".lake") });
   const exportTo = (out: string) => {
     const r = spawnSync(process.execPath, [CLI, "export", dir, "--out", out], {

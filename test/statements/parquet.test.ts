@@ -6,12 +6,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetMetadataAsync } from "hyparquet";
 import { REPO, runCli } from "../helpers";
 import { CLI, ENV, lines } from "./statementRun";
+import { tempDir } from "../tempDirs";
 
 const FIXTURES = join(REPO, "test", "fixtures", "import");
 const PARQUET = join(FIXTURES, "statements.parquet");
@@ -23,7 +23,7 @@ test("the Parquet fixture spans several row groups (so the import reads group af
 });
 
 test("import reads a Parquet statement file into golden Lean files (simulator)", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-import-pq-"));
+  const dir = tempDir("fim-import-pq-");
   cpSync(join(REPO, "lean-env", "lean-toolchain"), join(dir, "lean-toolchain"));
   writeFileSync(join(dir, "lakefile.toml"), 'name = "pq"\n');
   const out = join(dir, "ds");

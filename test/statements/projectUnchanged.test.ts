@@ -7,20 +7,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { prepareTarget } from "../../lean-bridge/train/dataset";
 import { IMPORT_MARKER } from "../../lean-bridge/util/projectLayout";
 import { REPO, runCli } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const THEOREMS = join(REPO, "test", "fixtures", "import", "theorems.jsonl");
@@ -29,7 +21,7 @@ const DATA_FILES = ["tasks.jsonl", "files.jsonl", "contexts.jsonl", "README.md"]
 
 /** A copy of the example workspace, without build output or files of ours. */
 function workspace(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "fim-unchanged-")), "ws");
+  const dir = join(tempDir("fim-unchanged-"), "ws");
   cpSync(join(REPO, "lean-env"), dir, {
     recursive: true,
     filter: (src) => !/[\\/](\.lake|\.fim-rlvr)$/.test(src),
@@ -52,7 +44,7 @@ async function exportTo(ws: string, out: string): Promise<Record<string, string>
 
 /** What `train WORKSPACE` trains on: the workspace mined into RUN_DIR/dataset (train/dataset.ts). */
 async function minedForTraining(ws: string): Promise<string> {
-  const runDir = mkdtempSync(join(tmpdir(), "fim-unchanged-run-"));
+  const runDir = tempDir("fim-unchanged-run-");
   const prepared = await prepareTarget(ws, runDir, { resume: false, verifier: "simulator" });
   assert.equal(prepared.kind, "ok", prepared.kind === "error" ? prepared.message : "");
   return readFileSync(join(runDir, "dataset", "tasks.jsonl"), "utf8");
@@ -60,7 +52,7 @@ async function minedForTraining(ws: string): Promise<string> {
 
 test("train's mining, and export's report and card, are the same before and after an import into the project", async () => {
   const ws = workspace();
-  const scratch = mkdtempSync(join(tmpdir(), "fim-unchanged-out-"));
+  const scratch = tempDir("fim-unchanged-out-");
   const before = await exportTo(ws, join(scratch, "before"));
   const trainBefore = await minedForTraining(ws);
 
@@ -77,7 +69,7 @@ test("train's mining, and export's report and card, are the same before and afte
 
 test("a folder an earlier import wrote among the sources is not mined, and the export says so", async () => {
   const ws = workspace();
-  const scratch = mkdtempSync(join(tmpdir(), "fim-unchanged-out-"));
+  const scratch = tempDir("fim-unchanged-out-");
   const before = await exportTo(ws, join(scratch, "before"));
   const legacy = join(ws, "FimRlvrImported", "theorems", "H0123456789", "P0000");
   mkdirSync(legacy, { recursive: true });

@@ -6,14 +6,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SERVER_OPTIONS } from "../../lean-bridge/cli/pool";
 import { ALGORITHM_NAMES } from "../../lean-bridge/protocol/trainer";
 import { REPO, EXAMPLE } from "../helpers";
 import { claimRunFolder } from "../../lean-bridge/train/runFolder";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
@@ -33,9 +33,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   });
 }
 
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "fim-train-cli-"));
-}
+const runTemp = () => tempDir("fim-train-cli-");
 
 test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project, #22's --compare)", () => {
   const r = cli(["train", "--help"]);
@@ -90,7 +88,7 @@ test("train's options are exactly the issues' flags (#7's, #9's LoRA and launche
 });
 
 test("a run on the workspace without lake says loudly that the simulator is used, and prints pass@1 before and after", () => {
-  const out = join(tempDir(), "run");
+  const out = join(runTemp(), "run");
   const r = cli([
     "train",
     EXAMPLE,
@@ -128,7 +126,7 @@ test("a run on the workspace without lake says loudly that the simulator is used
 });
 
 test("Ctrl-C asks the trainer to checkpoint, then exits 130 and says how to resume", async () => {
-  const out = join(tempDir(), "run");
+  const out = join(runTemp(), "run");
   const child = spawn(
     process.execPath,
     [CLI, "train", EXAMPLE, "--simulator", "--python", FAKE_PYTHON, "--steps", "100000", "--out", out],
@@ -178,21 +176,40 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
+    // Found before anything starts, each with what to write instead.
+    [
+      ["train", "/nonexistent/workspace"],
+      /\/nonexistent\/workspace: no such file or folder; give a Lean workspace/,
+    ],
+    [
+      ["train", EXAMPLE, "--algo-config", '{"nope": 1}'],
+      /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta/,
+    ],
+    [["train", EXAMPLE, "--group-size", "1"], /--group-size must be at least 2: GRPO-family advantages/],
+    [
+      ["train", EXAMPLE, "--config", "/nonexistent.yaml"],
+      /^fim-rlvr train: --config \/nonexistent\.yaml: no such file; give a TrainConfig file in YAML or JSON/,
+    ],
   ];
   for (const [args, pattern] of cases) {
     const r = cli(args);
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, pattern, args.join(" "));
   }
-  const config = join(tempDir(), "config.yaml");
+  const config = join(runTemp(), "config.yaml");
   writeFileSync(config, "steps: 3\nlearnin_rate: 0.1\n");
   const r = cli(["train", EXAMPLE, "--config", config]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /unknown key\(s\) learnin_rate; valid keys: .*learning_rate/);
+  writeFileSync(config, "compare: [ppo]\n");
+  const value = cli(["train", EXAMPLE, "--config", config]);
+  assert.equal(value.status, 2, value.stderr);
+  assert.match(value.stderr, /compare must be a list of one of: sft, rft; got \["ppo"\]/);
+  assert.doesNotMatch(value.stderr, /ENOENT|verifier|mining/i, "refused before start-up");
 });
 
 test("start-up errors exit 1 with one message, and leave an earlier run's files alone", () => {
-  const out = join(tempDir(), "run");
+  const out = join(runTemp(), "run");
   assert.equal(
     cli(["train", EXAMPLE, "--simulator", "--python", FAKE_PYTHON, "--steps", "1", "--out", out]).status,
     0,
@@ -220,7 +237,7 @@ test("start-up errors exit 1 with one message, and leave an earlier run's files 
 });
 
 test("algorithms lists every algorithm from the trainer, or says how to get a trainer Python", (t) => {
-  const none = cli(["algorithms"], { XDG_CACHE_HOME: tempDir() });
+  const none = cli(["algorithms"], { XDG_CACHE_HOME: runTemp() });
   assert.equal(none.status, 1);
   assert.match(none.stderr, /Pass --python PATH/);
   if (venvSkip) {
@@ -240,7 +257,7 @@ test("algorithms lists every algorithm from the trainer, or says how to get a tr
 });
 
 test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --project beside a workspace is bad usage (issue 25 item 4)", () => {
-  const dir = tempDir();
+  const dir = runTemp();
   const dataset = join(dir, "dataset");
   const exported = cli(["export", EXAMPLE, "--out", dataset]);
   assert.equal(exported.status, 0, exported.stderr);
@@ -292,7 +309,7 @@ test("train DATASET_DIR --project DIR checks the dataset's files in DIR; --proje
 });
 
 test("a train that fails to start leaves no run folder it made; runs started in the same second get folders of their own (issue 25 item 8)", () => {
-  const cwd = tempDir();
+  const cwd = runTemp();
   const inCwd = (args: string[]) =>
     spawnSync(process.execPath, [CLI, ...args], {
       cwd,

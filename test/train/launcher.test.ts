@@ -7,13 +7,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { trainerArgs } from "../../lean-bridge/train/launcher";
 import { hintFor } from "../../lean-bridge/train/run";
 import { EXAMPLE, runCli, REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -155,7 +155,7 @@ test(
       ],
     ];
     for (const [flags, message] of cases) {
-      const out = join(mkdtempSync(join(tmpdir(), "fim-launch-usage-")), "run");
+      const out = join(tempDir("fim-launch-usage-"), "run");
       const result = await run(["train", EXAMPLE, "--simulator", "--out", out, ...flags]);
       assert.equal(result.code, 2, `${flags.join(" ")}: ${result.stderr}`);
       assert.match(result.stderr, message);
@@ -167,7 +167,7 @@ test(
   "fim-rlvr train --launcher accelerate --num-processes 2: two CPU ranks, metrics over both ranks' groups",
   { skip: missing ?? false, timeout: 300_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fim-launch-"));
+    const dir = tempDir("fim-launch-");
     const config = smallConfig(dir);
     const out = join(dir, "run");
     const result = await run(twoRanks(config, out, "--steps", "2"));
@@ -211,7 +211,7 @@ test(
   "Ctrl-C under accelerate: the stop reaches both ranks, they checkpoint and exit; --resume continues",
   { skip: missing ?? false, timeout: 300_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fim-launch-stop-"));
+    const dir = tempDir("fim-launch-stop-");
     const config = smallConfig(dir);
     const out = join(dir, "run");
     const args = (steps: number) => twoRanks(config, out, "--steps", String(steps));
@@ -250,7 +250,7 @@ test(
   "a launcher killed with SIGKILL takes its ranks with it, and the run says how to resume",
   { skip: missing ?? false, timeout: 300_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fim-launch-kill-"));
+    const dir = tempDir("fim-launch-kill-");
     const out = join(dir, "run");
     let below: number[] = [];
     const result = await run(twoRanks(smallConfig(dir), out, "--steps", "1000"), (all, child) => {
@@ -274,7 +274,7 @@ test(
   "a start that fails on every rank is reported with rank 0's message",
   { skip: missing ?? false, timeout: 120_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fim-launch-bad-"));
+    const dir = tempDir("fim-launch-bad-");
     const model = join(dir, "model");
     mkdirSync(model);
     writeFileSync(join(model, "config.json"), '{"model_type": "gpt2"}'); // no weights

@@ -7,11 +7,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EXAMPLE, REPO, runCli } from "../helpers";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -24,7 +24,7 @@ test(
   "train lean-env prints held-out pass@1 on instances and families before, after SFT, after RL and for the compute-matched SFT baseline",
   { skip: missing ?? false, timeout: 600_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fim-quick-"));
+    const dir = tempDir("fim-quick-");
     const config = join(dir, "tiny.json");
     writeFileSync(config, JSON.stringify({ sft_steps: 2, validation_every: 0, max_new_tokens: 8 }));
     const out = join(dir, "run");

@@ -7,11 +7,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EXAMPLE, runCli, REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -24,7 +24,7 @@ toolSkip("real trainer tests", missing);
 const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
 
 function smallConfig(): string {
-  const path = join(mkdtempSync(join(tmpdir(), "fim-real-cfg-")), "config.yaml");
+  const path = join(tempDir("fim-real-cfg-"), "config.yaml");
   writeFileSync(
     path,
     "sft_steps: 0\neval_limit: 4\nmax_new_tokens: 12\ncheckpoint_every: 1\nbatch_size: 2\ngroup_size: 2\nkinds: [tactic]\n",
@@ -55,7 +55,7 @@ test(
   "a trainer killed with SIGKILL is reported, and --resume continues from the last checkpoint",
   { skip: missing ?? false, timeout: 300_000 },
   async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "fim-real-")), "run");
+    const out = join(tempDir("fim-real-"), "run");
     const args = [
       "train",
       EXAMPLE,
@@ -104,7 +104,7 @@ test(
   "Ctrl-C with the real trainer writes a checkpoint and exits 130",
   { skip: missing ?? false, timeout: 300_000 },
   async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "fim-real-")), "run");
+    const out = join(tempDir("fim-real-"), "run");
     let pressed = false;
     const result = await run(
       [

@@ -4,8 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
@@ -18,9 +17,10 @@ import {
 } from "../../lean-bridge/train/reportMeasures";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
 import { signFlipP, signTestP } from "../../bench/pairedStats";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
-const tmp = () => mkdtempSync(join(tmpdir(), "fim-measures-"));
+const tmp = () => tempDir("fim-measures-");
 
 const novelty = (novel: number, memorised: number) => ({
   novel: { pass_at_1: novel, tasks: 11 },
@@ -226,4 +226,29 @@ test("held-out pass@1 per held-out set: instances and families, per stage; nothi
   assert.match(html, /<th>held-out instances \(32 tasks\)<\/th><th>held-out families \(18 tasks\)<\/th>/);
   assert.match(html, /<td>before training<\/td><td>12\.5%<\/td><td>0\.0%<\/td>/);
   assert.match(html, /<td>after the SFT baseline<\/td><td>50\.0%<\/td><td>25\.0%<\/td>/);
+});
+
+test("the report's configuration shows what the trainer resolved each default to, never null", () => {
+  const html = reportHtml(
+    run({
+      algorithm: "grpo",
+      steps: 2,
+      model: null,
+      sft_steps: null,
+      micro_batch_size: null,
+      vllm_server_url: null,
+      resolved: {
+        model: "the embedded tiny model",
+        sft_steps: 60,
+        micro_batch_size: "one pass over the whole batch",
+      },
+    }),
+    SIM,
+  );
+  const table = html.slice(html.indexOf("<h2>Configuration</h2>"));
+  assert.match(table, /<code>sft_steps<\/code><\/td><td>60 \(the trainer's default\)/);
+  assert.match(table, /<code>model<\/code><\/td><td>the embedded tiny model \(the trainer's default\)/);
+  assert.match(table, /<code>vllm_server_url<\/code><\/td><td>the trainer's default/);
+  assert.doesNotMatch(table, /null/);
+  assert.doesNotMatch(table, /<code>resolved<\/code>/);
 });

@@ -7,9 +7,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from "vscode-jsonrpc/node";
@@ -30,6 +29,7 @@ import { TrainerProcess } from "../../lean-bridge/train/trainerProcess";
 import { REPO } from "../helpers";
 import { exportOptions } from "../dataset/exampleExport";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
 const TRAINER_ROOT = join(REPO, "trainer");
@@ -58,7 +58,7 @@ test(
           `${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`,
         );
     };
-    const work = mkdtempSync(join(tmpdir(), "fim-roundtrip-"));
+    const work = tempDir("fim-roundtrip-");
     const datasetDir = join(work, "dataset");
     const exported = await exportDataset(exportOptions(datasetDir, { kinds: ["tactic"] }));
     assert.equal(exported.kind, "ok");

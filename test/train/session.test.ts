@@ -5,8 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTraining, type TrainingOptions, type TrainingEvents } from "../../lean-bridge/train/session";
 import type {
@@ -17,11 +16,12 @@ import type {
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import { EXAMPLE, REPO } from "../helpers";
 import { exportOptions } from "../dataset/exampleExport";
+import { tempDir } from "../tempDirs";
 
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
 
 function runDir(script?: object): string {
-  const dir = mkdtempSync(join(tmpdir(), "fim-train-"));
+  const dir = tempDir("fim-train-");
   if (script) writeFileSync(join(dir, "fake-script.json"), JSON.stringify(script));
   return dir;
 }

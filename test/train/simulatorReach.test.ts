@@ -5,18 +5,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { reachWarning, simulatorReach } from "../../lean-bridge/train/simulatorReach";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const FAKE_PYTHON = join(REPO, "test", "fixtures", "fake-trainer", "python");
 const PATH = [dirname(process.execPath), "/usr/bin", "/bin"].join(":");
 
 function dataset(rows: object[]): string {
-  const dir = mkdtempSync(join(tmpdir(), "fim-reach-"));
+  const dir = tempDir("fim-reach-");
   writeFileSync(join(dir, "tasks.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
   return dir;
 }
@@ -48,7 +48,7 @@ test("the reach counts training tasks without a reference that no oracle proof c
 });
 
 function workspace(theorems: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "fim-reach-ws-"));
+  const dir = tempDir("fim-reach-ws-");
   cpSync(join(REPO, "lean-env", "lean-toolchain"), join(dir, "lean-toolchain"));
   writeFileSync(join(dir, "lakefile.toml"), 'name = "reach"\n');
   mkdirSync(join(dir, "Reach"));

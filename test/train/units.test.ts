@@ -4,20 +4,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
+import { TRAIN_CONFIG_PROPERTIES, UNDERSTOOD_KEYWORDS } from "../../lean-bridge/train/configCheck";
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
@@ -29,6 +21,7 @@ import { REPO } from "../helpers";
 import { evalsWithEarlier } from "../../lean-bridge/train/run";
 import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
+import { tempDir } from "../tempDirs";
 
 const SIM = { kind: "simulator" as const, version: "0.1.0", label: "simulator 0.1.0 (not Lean)" };
 const LEAN = {
@@ -36,7 +29,7 @@ const LEAN = {
   version: "leanprover/lean4:v4.24.0",
   label: "Lean (leanprover/lean4:v4.24.0)",
 };
-const tmp = () => mkdtempSync(join(tmpdir(), "fim-units-"));
+const tmp = () => tempDir("fim-units-");
 
 function runFolder(): string {
   const dir = tmp();
@@ -169,6 +162,85 @@ test("TrainConfig: the file first, flags on top, algo-config merged, unknown key
   assert.equal(buildTrainConfig({ config: join(dir, "lora.yaml"), loadIn4bit: true }).kind, "ok");
 });
 
+test("TrainConfig values are checked against the schema before start-up, with what to write", () => {
+  const dir = tmp();
+  const file = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  // The command line's spellings of compare are a file's too.
+  assert.deepEqual(buildTrainConfig({ config: file("none.yaml", "compare: none\n") }), {
+    kind: "ok",
+    config: { compare: [] },
+  });
+  assert.deepEqual(buildTrainConfig({ config: file("both.yaml", "compare: sft,rft\n") }), {
+    kind: "ok",
+    config: { compare: ["sft", "rft"] },
+  });
+  const refused = (flags: Parameters<typeof buildTrainConfig>[0], pattern: RegExp) => {
+    const r = buildTrainConfig(flags);
+    assert.equal(r.kind, "error", JSON.stringify(flags));
+    if (r.kind === "error") assert.match(r.message, pattern);
+  };
+  refused(
+    { config: file("cmp.yaml", "compare: ppo\n") },
+    /compare must be a list of one of: sft, rft; got \["ppo"\]/,
+  );
+  refused(
+    { config: file("lr.yaml", "learning_rate: -1\n") },
+    /learning_rate must be a number above 0; got -1/,
+  );
+  refused(
+    { config: file("steps.yaml", "steps: many\n") },
+    /steps must be a whole number at least 0; got "many"/,
+  );
+  refused(
+    { config: file("eval.yaml", "eval_limit: 0\n") },
+    /eval_limit must be a whole number at least 1, or null/,
+  );
+  refused(
+    { config: file("style.yaml", "prompt_style: xml\n") },
+    /prompt_style must be one of: auto, fim, chat/,
+  );
+  refused(
+    { config: file("g1.yaml", "group_size: 1\n") },
+    /--config .*g1\.yaml: group_size must be at least 2: GRPO/,
+  );
+  refused({ groupSize: "1" }, /--group-size must be at least 2: GRPO-family advantages compare/);
+  refused(
+    { algoConfig: '{"nope": 1}' },
+    /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta,/,
+  );
+  refused(
+    { config: file("algo.yaml", "algo_config:\n  nope: 1\n") },
+    /algo\.yaml: unknown algorithm option nope; valid options: epsilon,/,
+  );
+  refused(
+    { config: join(dir, "absent.yaml") },
+    /--config .*absent\.yaml: no such file; give a TrainConfig file in YAML or JSON/,
+  );
+  refused({ config: dir }, /is a folder, not a file/);
+  const enoent = buildTrainConfig({ config: join(dir, "absent.yaml") });
+  assert.doesNotMatch(JSON.stringify(enoent), /ENOENT/);
+});
+
+test("the config checker reads every keyword the TrainConfig schema uses", () => {
+  const seen = new Set<string>();
+  const walk = (node: unknown) => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      seen.add(key);
+      if (key === "oneOf") (value as unknown[]).forEach(walk);
+      if (key === "items") walk(value);
+    }
+  };
+  for (const property of Object.values(TRAIN_CONFIG_PROPERTIES)) walk(property);
+  assert.deepEqual(
+    [...seen].filter((k) => !UNDERSTOOD_KEYWORDS.includes(k)),
+    [],
+  );
+});
+
 test("Python: a given interpreter is checked for the trainer's dependencies, with the install command", (t) => {
   assert.equal(checkGivenPython(join(REPO, "test", "fixtures", "fake-trainer", "python")).kind, "ok");
   const notPython = checkGivenPython("/bin/true");
@@ -297,7 +369,7 @@ test("the latest checkpoint: the rule the trainer follows too (test/fixtures/lat
 });
 
 test("a resumed run's summary keeps the earlier stages' novel and memorised figures (issue 25 item 13)", () => {
-  const runDir = mkdtempSync(join(tmpdir(), "fim-resume-evals-"));
+  const runDir = tempDir("fim-resume-evals-");
   const stage = (p: number) => ({
     pass_at_1: p,
     tasks: 4,
@@ -318,5 +390,43 @@ test("a resumed run's summary keeps the earlier stages' novel and memorised figu
   const summary = passAtOneSummary(evalsWithEarlier(runDir, thisSession));
   assert.match(summary, /before 0\.0% -> after SFT 50\.0% -> after RL 75\.0%/);
   assert.match(summary, /novel \(2 tasks\): 0\.0% -> 25\.0% -> 50\.0%/, summary);
+  assert.doesNotMatch(summary, /–/);
+});
+
+test("a run with no held-out tasks says so instead of percentages of 0 tasks", () => {
+  const empty = (stage: TrainEvalParams["stage"]): TrainEvalParams => ({
+    stage,
+    split: "test",
+    passAt1: 0,
+    byKind: {},
+    tasks: 0,
+  });
+  const summary = passAtOneSummary([empty("before"), empty("sft"), empty("after")]);
+  assert.match(summary, /^held-out pass@1: no held-out tasks \(the dataset's test split is empty\)/);
+  assert.doesNotMatch(summary, /%/);
+});
+
+test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", () => {
+  const runDir = tempDir("fim-resume-heldout-");
+  const stage = (p: number) => ({
+    pass_at_1: p,
+    tasks: 4,
+    by_kind: {},
+    by_held_out: { instance: { pass_at_1: p / 2, tasks: 2 }, family: { pass_at_1: p, tasks: 2 } },
+  });
+  writeFileSync(join(runDir, "eval.json"), JSON.stringify({ before: stage(0), sft: stage(0.5) }));
+  const thisSession: TrainEvalParams[] = [
+    {
+      stage: "after",
+      split: "test",
+      passAt1: 0.75,
+      byKind: {},
+      tasks: 4,
+      byHeldOut: { instance: { passAt1: 0.5, tasks: 2 }, family: { passAt1: 1, tasks: 2 } },
+    },
+  ];
+  const summary = passAtOneSummary(evalsWithEarlier(runDir, thisSession));
+  assert.match(summary, /held-out instances \(2 tasks\): 0\.0% -> 25\.0% -> 50\.0%/, summary);
+  assert.match(summary, /held-out families \(2 tasks\): 0\.0% -> 50\.0% -> 100\.0%/, summary);
   assert.doesNotMatch(summary, /–/);
 });

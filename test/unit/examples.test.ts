@@ -1,14 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { EXAMPLE } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 test("the example workspace and its oracle are what lean-env/generate_examples.py writes", () => {
-  const out = mkdtempSync(join(tmpdir(), "fim-examples-"));
+  const out = tempDir("fim-examples-");
   const r = spawnSync("python3", [join(EXAMPLE, "generate_examples.py")], {
     env: { ...process.env, FIM_EXAMPLES_OUT: out },
     encoding: "utf8",

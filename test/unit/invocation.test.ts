@@ -1,13 +1,13 @@
 /** The command a hint prints to run this CLI again: `fim-rlvr` only where that name on PATH is this program. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { invocation } from "../../lean-bridge/cli/invocation";
+import { tempDir } from "../tempDirs";
 
 test("invocation names fim-rlvr only when PATH's fim-rlvr is this script, else node and the script's path", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fim-invocation-"));
+  const dir = tempDir("fim-invocation-");
   const script = join(dir, "cli.js");
   writeFileSync(script, "");
   const bin = join(dir, "bin");

@@ -5,8 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { blankFailingCommands } from "../../lean-bridge/verify/gateDocument";
 import { judgeWithGate, type GateRequest } from "../../lean-bridge/verify/kernelGate";
@@ -19,6 +18,7 @@ import {
 } from "../../lean-bridge/verify/leanKernelGate";
 import { KERNEL_REPLAY_PROGRAM } from "../../lean-bridge/verify/kernelReplayProgram";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 const FAKE_LAKE = join(REPO, "test", "fixtures", "fake-lake");
 
@@ -92,7 +92,7 @@ interface Setup {
 }
 
 function setup(extra: NodeJS.ProcessEnv = {}, withLake = true): Setup {
-  const root = mkdtempSync(join(tmpdir(), "fim-gate-"));
+  const root = tempDir("fim-gate-");
   const log = join(root, "lake-calls.jsonl");
   const path = withLake ? `${FAKE_LAKE}${delimiter}${dirname(process.execPath)}` : dirname(process.execPath);
   const env = { ...process.env, PATH: path, FAKE_LAKE_LOG: log, ...extra };

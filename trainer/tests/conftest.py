@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -12,6 +13,22 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 sys.path.insert(0, str(TESTS.parent))
+
+# No test reaches the network: a name lookup of anything but this machine fails loudly, naming the host, instead
+# of waiting on a resolver (CI runners and sandboxes have none) or fetching from the Hub behind the test's back.
+_LOOPBACK = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "", None}
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _loopback_only(host: object, *args: object, **kwargs: object) -> object:
+    name = host.decode() if isinstance(host, bytes) else host
+    if name not in _LOOPBACK and not (isinstance(name, str) and name.startswith("127.")):
+        raise OSError(f"a test tried a network lookup of {name!r}: tests use only this machine (tests/conftest.py)")
+    return _real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+
+
+socket.getaddrinfo = _loopback_only  # type: ignore[assignment]
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # transformers and datasets read local files only
 
 # One intra-op thread whatever the machine: seeded runs (the learning and resume tests) then take the same
 # floating-point path on every CI runner.

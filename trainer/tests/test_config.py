@@ -96,6 +96,7 @@ def test_unknown_keys_list_the_valid_ones() -> None:
         ({"kinds": []}, "kinds must be"),
         ({"kinds": ["lemma"]}, "kinds must be"),
         ({"group_size": 0}, "group_size must be a positive integer"),
+        ({"group_size": 1}, "group_size must be at least 2"),
         ({"steps": -1}, "steps must be a non-negative integer"),
         ({"top_p": 0}, "top_p"),
         ({"eval_limit": 0}, "eval_limit"),

@@ -17,6 +17,8 @@ from fim_rlvr.core.protocol import VERDICT_KINDS
 from fim_rlvr.integrations.datasets_view import TRL_COLUMNS, load_view, trl_rows, write_view
 from fim_rlvr.integrations.trl import AsyncLeanReward, LeanReward, lean_reward
 from fim_rlvr.tasks.prompt_context import prompt_header
+from fim_rlvr.tasks.prompts import HOLE_MARK
+from fim_rlvr.verifier.client import ServiceClient
 
 HAVE_DATASETS = importlib.util.find_spec("datasets") is not None
 HAVE_TRL = importlib.util.find_spec("trl") is not None
@@ -151,3 +153,102 @@ def test_two_grpo_trainer_steps_on_a_tiny_local_model(service: ServiceProcess, d
         assert any("rewards/lean_verifier/mean" in entry for entry in trainer.state.log_history)
     finally:
         reward.client.close()
+
+
+def _proof_rows(dataset: Path, count: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Whole-proof training rows with a reference, and every task's middle."""
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    rows = [r for r in trl_rows(dataset, split="train") if r["kind"] == "proof" and r["task_id"] in referenced]
+    return rows[:count], {t["id"]: t["middle"] for t in read_tasks(dataset)}
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_the_reward_pickles_and_builds_its_client_in_the_process_that_calls_it(
+    service: ServiceProcess, dataset: Path, asynchronous: bool
+) -> None:
+    """TRL's AsyncGRPOTrainer pickles its reward functions into a spawned rollout worker and calls them there with
+    keyword arguments and chat-message completions."""
+    import multiprocessing
+    import pickle
+
+    from reward_worker import score_in_worker
+    from trl.trainer.utils import is_async_callable
+
+    rows, middles = _proof_rows(dataset, 2)
+    chat = [[{"role": "assistant", "content": f"```lean\n{middles[r['task_id']]}\n```"}] for r in rows]
+    columns = _columns(rows) | {"fim": [False, False]}
+    reward = lean_reward(service.address, asynchronous=asynchronous)
+    assert is_async_callable(reward) is asynchronous
+    assert reward.client is not None  # a client made in this process...
+    copy = pickle.loads(pickle.dumps(reward))  # ...does not travel: the copy makes its own on first use
+    assert copy._client is None
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(score_in_worker, (reward, chat, columns)) == [1.0, 1.0]
+    reward.close()
+    given = lean_reward(ServiceClient(service.address))
+    with pytest.raises(TypeError, match="build it from addresses"):
+        pickle.dumps(given)
+    given.client.close()
+
+
+def test_the_view_offers_chat_message_prompts(dataset: Path) -> None:
+    rows = trl_rows(dataset, split="train", prompt_format="messages")
+    text = trl_rows(dataset, split="train")
+    assert [r["task_id"] for r in rows] == [r["task_id"] for r in text]
+    for row in rows[:20]:
+        ((message,),) = [row["prompt"]]
+        assert message["role"] == "user" and HOLE_MARK in message["content"]
+        assert row["fim"] is False, "the answer's ```lean block is the candidate"
+    with pytest.raises(ValueError, match="prompt_format must be text or messages"):
+        trl_rows(dataset, prompt_format="xml")
+
+
+def test_a_batch_larger_than_the_services_queue_is_split_to_fit(dataset: Path) -> None:
+    import time
+
+    small = ServiceProcess(dataset, "--max-queue", "3")
+    rows, middles = _proof_rows(dataset, 4)
+    items = [{"taskId": r["task_id"], "candidate": middles[r["task_id"]]} for r in rows for _ in range(2)]
+    try:
+        with ServiceClient(small.address, busy_window=30) as client:
+            started = time.monotonic()
+            verdicts = client.verify(items)
+            assert [v["kind"] for v in verdicts] == ["proved"] * len(items)
+            assert client._services[0].queue_limit == 3
+            assert time.monotonic() - started < 30, "split at once, not waited on as a busy service"
+    finally:
+        small.stop()
+
+
+def test_one_name_for_the_service_address_the_old_one_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fim_rlvr.verifier.environment import SERVICE_ENV, TOKEN_ENV, setting
+
+    for name in (SERVICE_ENV, TOKEN_ENV, "FIM_RLVR_SERVICE", "FIM_RLVR_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    assert setting(SERVICE_ENV) is None
+    monkeypatch.setenv("FIM_RLVR_SERVICE", "10.0.0.7:8470")
+    with pytest.warns(FutureWarning, match="FIM_RLVR_SERVICE is an old name: set FIM_RLVR_VERIFIER_SERVICE"):
+        assert setting(SERVICE_ENV) == "10.0.0.7:8470"
+    monkeypatch.setenv(SERVICE_ENV, "10.0.0.8:8470")
+    assert setting(SERVICE_ENV) == "10.0.0.8:8470", "the name wins over the old one"
+
+
+def test_the_trl_example_runs_with_a_tiny_model(service: ServiceProcess, dataset: Path, tmp_path: Path) -> None:
+    """examples/trl_grpo.py as a user runs it, on the installed (newest) TRL, with tiny settings."""
+    import os
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "trl_grpo.py"
+    settings = ["--max-steps", "1", "--batch-size", "4", "--num-generations", "2", "--max-completion-length", "8"]
+    settings += ["--max-prompt-tokens", "96", "--output-dir", str(tmp_path / "out")]
+    run = subprocess.run(
+        [sys.executable, str(example), "--dataset", str(dataset), "--service", service.address, *settings],
+        env={**os.environ, "PYTHONPATH": str(example.parents[1] / "trainer")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "last step: reward" in run.stderr

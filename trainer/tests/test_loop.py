@@ -269,3 +269,20 @@ def test_sft_is_skipped_with_a_reason_when_no_training_task_has_a_proof(tmp_path
     assert not any(m.startswith("SFT:") or m.startswith("SFT step") for m in messages), messages
     assert "sft" not in RunFiles(tmp_path / "run").read_evals()
     assert events.of("train/done")[-1]["status"] == "completed"
+
+
+def test_config_json_records_what_each_default_resolved_to(tmp_path: Path) -> None:
+    """report.html's configuration table shows these for the options left at None, never null."""
+    import json
+
+    from fim_rlvr.core.config import valid_keys
+
+    dataset = write_dataset(tmp_path / "dataset", per_pattern=2)
+    events = RecordingEvents()
+    make_trainer(dataset, tmp_path / "run", ExactMatchVerifier(dataset), events, steps=0, sft_steps=0).run()
+    config = json.loads((tmp_path / "run" / "config.json").read_text(encoding="utf-8"))
+    left_to_trainer = sorted(key for key in valid_keys() if config.get(key, 0) is None)
+    assert left_to_trainer, "the run leaves some options to the trainer"
+    resolved = config["resolved"]
+    assert [key for key in left_to_trainer if resolved.get(key) is None] == []
+    assert resolved["goal_in_prompt"] in (True, False)

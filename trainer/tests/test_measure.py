@@ -211,3 +211,13 @@ def test_metrics_report_the_timeout_rate_and_what_was_masked(
         assert timeouts > 0 and line["timeout_rate"] == pytest.approx(timeouts / 6, abs=1e-6)
         assert line["candidate_timeouts"] == timeouts
         assert line["masked_samples"] == (timeouts if timeout_reward == "mask" else 0)
+
+
+def test_the_sft_warm_start_says_where_it_is_at_least_every_ten_seconds() -> None:
+    from fim_rlvr.run.trainer import PROGRESS_EVERY_S, progress_due
+
+    assert PROGRESS_EVERY_S <= 10
+    assert progress_due(1, 60, 0.0), "the first step says the phase has begun"
+    assert progress_due(60, 60, 0.0), "the last step says it is done"
+    assert not progress_due(2, 60, 1.5)
+    assert progress_due(7, 60, PROGRESS_EVERY_S), "a slow step is followed by a line"

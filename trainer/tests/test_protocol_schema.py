@@ -130,3 +130,10 @@ def test_the_service_client_speaks_the_schemas_service_protocol(toy_dataset: Pat
         assert service.violations and "VerifyBatchParams" in service.violations[0]
     finally:
         service.close()
+
+
+def test_the_schemas_algorithm_options_are_algorithm_configs_fields() -> None:
+    """The host refuses an unknown `--algo-config` key before start-up from this list; it must be the trainer's."""
+    from fim_rlvr.algorithms.config import VALID_KEYS
+
+    assert schema()["x-algorithmOptions"] == list(VALID_KEYS)

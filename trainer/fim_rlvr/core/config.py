@@ -408,6 +408,11 @@ def _validate(config: TrainConfig) -> None:
     for name, value in positive.items():
         if not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be a positive integer (got {value!r})")
+    if config.group_size < 2:
+        raise ConfigError(
+            f"group_size must be at least 2 (got {config.group_size}): GRPO-family advantages compare the "
+            "completions of one prompt with each other, so a group of one teaches nothing"
+        )
     if not isinstance(config.steps, int) or config.steps < 0:
         raise ConfigError(f"steps must be a non-negative integer (got {config.steps!r})")
     if config.eval_limit is not None and config.eval_limit < 1:

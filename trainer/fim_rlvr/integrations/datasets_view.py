@@ -9,7 +9,12 @@ and `extra_info` (the same fields), as verl's RL datasets are laid out.
     from fim_rlvr.integrations.datasets_view import load_view
     train = load_view("out/dataset", split="train", tokenizer=tokenizer)   # a datasets.Dataset
 
-Without a tokenizer, prompts use the Qwen FIM tokens and are not cut to a token budget.
+Without a tokenizer, prompts use the Qwen FIM tokens and are not cut to a token budget. `prompt_format="messages"`
+gives chat-message prompts instead (`[{"role": "user", "content": …}]`, TRL's conversational format, which
+`AsyncGRPOTrainer` needs): the instruction of the chat prompt, the chat template left to the trainer, and the
+reward told to read the answer's ```lean block (`fim` False).
+
+    chat = load_view("out/dataset", split="train", tokenizer=tokenizer, prompt_format="messages")
 """
 
 from __future__ import annotations
@@ -22,12 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks.data import Task, load_tasks
-from ..tasks.prompts import FIM_CONVENTIONS, PromptStyle, build_prompt, detect_style
+from ..tasks.prompts import FIM_CONVENTIONS, PromptStyle, build_messages, build_prompt, detect_style
 
 DATA_SOURCE = "fim-rlvr-lean"
 """verl's `data_source` for our rows; `fim_rlvr.integrations.verl.compute_score` scores only these."""
 
 TRL_COLUMNS = ("prompt", "task_id", "kind", "split", "file", "indent", "fim", "stops")
+PROMPT_FORMATS = ("text", "messages")
+"""A row's prompt: the text our trainer feeds the model, or chat messages for a trainer that applies the template."""
 
 
 class _WholeText:
@@ -52,22 +59,28 @@ def iter_trl_rows(
     tokenizer: Any | None = None,
     max_prompt_tokens: int = 1024,
     show_goal: bool = True,
+    prompt_format: str = "text",
 ) -> Iterator[dict[str, Any]]:
     """One row per task of the split (all splits for None) and kinds, columns TRL_COLUMNS, one at a time (the
     dataset is indexed, so a million tasks stream through without their text in memory)."""
+    if prompt_format not in PROMPT_FORMATS:
+        raise ValueError(f"prompt_format must be text or messages (got {prompt_format!r})")
+    messages = prompt_format == "messages"
     style = _style(tokenizer)
     budget = max_prompt_tokens if tokenizer is not None else 10**9
     fitter = tokenizer if tokenizer is not None else _WholeText()
     for task in _selected(load_tasks(dataset_dir), split, kinds):
         yield (
             {
-                "prompt": build_prompt(task, style, fitter, show_goal=show_goal, budget=budget),
+                "prompt": (build_messages if messages else build_prompt)(
+                    task, style, fitter, show_goal=show_goal, budget=budget
+                ),
                 "task_id": task.id,
                 "kind": task.kind,
                 "split": task.split,
                 "file": task.file,
                 "indent": task.indent,
-                "fim": style.mode == "fim",
+                "fim": style.mode == "fim" and not messages,
                 "stops": list(style.stop_strings),
             }
         )

@@ -14,6 +14,11 @@ loss; a timeout or crash the completion caused (`sleep`, a looping `simp`) is a 
 escape its penalty by hanging (`timeout_reward="mask"` restores masking of the completion's own timeouts, for
 comparison). `lean_reward(..., asynchronous=True)` gives an async function, which TRL awaits on its event loop
 beside other async rewards.
+
+The reward pickles: it holds the services' addresses, and each process builds its own client on first use (TRL's
+`AsyncGRPOTrainer` spawns its rollout worker and pickles the reward functions into it; a client's sockets, threads
+and locks stay in the process that made them). A batch larger than a service's queue (`fim-rlvr serve --max-queue`)
+is split to fit by the client.
 """
 
 from __future__ import annotations
@@ -33,14 +38,47 @@ class LeanReward:
 
     __name__ = "lean_verifier"
 
-    def __init__(self, client: ServiceClient, timeout_reward: str = "failure") -> None:
+    def __init__(
+        self,
+        services: str | Address | Sequence[str | Address] | ServiceClient,
+        timeout_reward: str = "failure",
+        *,
+        token: str | None = None,
+        **client_options: Any,
+    ) -> None:
         if timeout_reward not in TIMEOUT_REWARDS:
             raise ValueError(f"timeout_reward must be failure or mask (got {timeout_reward!r})")
-        self.client = client
+        self._client: ServiceClient | None = services if isinstance(services, ServiceClient) else None
+        self._services = None if isinstance(services, ServiceClient) else services
+        """What a process builds its client from (None: a client object was given, which cannot travel)."""
+        self._token = token
+        self._client_options = client_options
         self.timeout_reward = timeout_reward
         """How a timeout the completion caused is scored (fim_rlvr.core.outcomes)."""
         self.last_verdicts: list[BatchVerdict] = []
         """The verdicts of the last call, in order (for inspection and tests)."""
+
+    @property
+    def client(self) -> ServiceClient:
+        """This process's client of the services, built on first use."""
+        if self._client is None:
+            assert self._services is not None
+            self._client = ServiceClient(self._services, token=self._token, **self._client_options)
+        return self._client
+
+    def close(self) -> None:
+        """Closes this process's client, if it made one (a later call makes another)."""
+        if self._client is not None and self._services is not None:
+            self._client.close()
+            self._client = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        if self._services is None:
+            raise TypeError(
+                "this reward was built on a ServiceClient object, which cannot be pickled (it holds sockets and "
+                "threads): build it from addresses, lean_reward('HOST:PORT'), so each process makes its own client"
+            )
+        return {**self.__dict__, "_client": None, "last_verdicts": []}
 
     def items(self, completions: Sequence[Any], columns: dict[str, Any]) -> list[dict[str, Any]]:
         """verify/batch items for the completions, from the view's columns."""
@@ -99,6 +137,5 @@ def lean_reward(
     **client_options: Any,
 ) -> LeanReward:
     """A TRL reward function verifying through the given service(s) (`HOST:PORT`, several to balance over)."""
-    client = services if isinstance(services, ServiceClient) else ServiceClient(services, token=token, **client_options)
     kind = AsyncLeanReward if asynchronous else LeanReward
-    return kind(client, timeout_reward)
+    return kind(services, timeout_reward, token=token, **client_options)

@@ -21,6 +21,7 @@ from ..core.errors import TrainerError
 from ..core.protocol import INITIALIZE, PROTOCOL_VERSION, SHUTDOWN, TRAIN_STOP, TRAINER_ERROR, StopResult
 from ..verifier.check import Budget
 from ..verifier.client import Address, ServiceClient, parse_address
+from ..verifier.environment import SERVICE_ENV, TOKEN_ENV, setting
 from . import distributed
 from .rpc import Connection
 
@@ -131,11 +132,8 @@ class TrainerServer:
             os._exit(0)
 
 
-SERVICE_ENV = "FIM_RLVR_VERIFIER_SERVICE"
-"""HOST:PORT of the verifier service this process uses instead of the one the host names (the ranks of other
-machines); several, comma-separated, are balanced over."""
-TOKEN_ENV = "FIM_RLVR_VERIFIER_TOKEN"
-"""The token of the service named by FIM_RLVR_VERIFIER_SERVICE, if it has one."""
+# SERVICE_ENV names the verifier service this process uses instead of the one the host names (the ranks of other
+# machines); fim_rlvr.verifier.environment reads it, and its old name with a warning.
 
 
 def make_trainer(params: dict[str, Any], events: Any) -> Any:
@@ -161,7 +159,7 @@ def make_trainer(params: dict[str, Any], events: Any) -> Any:
     except ValueError as error:
         raise TrainerError(f"initialize: {error}") from error
     # A lost service connection is retried for verify_timeout_s; what is still lost then is masked.
-    elsewhere = os.environ.get(SERVICE_ENV)
+    elsewhere = setting(SERVICE_ENV)
     service: Any = params.get("verifierService")
     if elsewhere:  # a node of a multi-node run whose ranks cannot reach the main node's loopback service
         try:
@@ -170,7 +168,7 @@ def make_trainer(params: dict[str, Any], events: Any) -> Any:
             raise TrainerError(f"{SERVICE_ENV}: {error}") from error
         if not addresses:
             raise TrainerError(f"{SERVICE_ENV} is empty: give HOST:PORT (several, comma-separated, to balance)")
-        verifier = ServiceClient(addresses, token=os.environ.get(TOKEN_ENV), retry_window=config.verify_timeout_s)
+        verifier = ServiceClient(addresses, token=setting(TOKEN_ENV), retry_window=config.verify_timeout_s)
     else:
         try:
             address = Address(str(service["host"]), int(service["port"]))

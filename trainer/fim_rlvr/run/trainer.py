@@ -80,6 +80,16 @@ from .validation import validate
 __all__ = ["Events", "Trainer", "TrainerError"]
 
 
+PROGRESS_EVERY_S = 10.0
+"""A long phase (the SFT warm start) says where it is at least this often, so a run is never silent for minutes."""
+
+
+def progress_due(step: int, steps: int, since_last_s: float, every_s: float = PROGRESS_EVERY_S) -> bool:
+    """Whether step `step` of `steps` gets a progress line: the first and the last, and any step `every_s` or more
+    after the previous line."""
+    return step == 1 or step == steps or since_last_s >= every_s
+
+
 class Events(Protocol):
     """Where the trainer's notifications go (the host connection, or a test's recorder)."""
 
@@ -242,6 +252,7 @@ class Trainer:
                         "algo_config_resolved": self.algorithm.config.to_dict(),
                         "verifier": self.verifier_identity,
                         "prompt_style_resolved": self.policy.style.name,
+                        "resolved": self._resolved_defaults(),
                     }
                 )
                 evals["before"] = self._evaluate("before")
@@ -289,13 +300,40 @@ class Trainer:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
         return "completed", held_out_summary(evals, len(self.test_tasks))
 
+    def _resolved_defaults(self) -> dict[str, Any]:
+        """What each option left at None ("the trainer decides") became in this run, for report.html's configuration
+        table: the value, or what None means here in words."""
+        config, plan = self.config, self.plan
+        lora = plan.lora_r is not None
+        return {
+            "model": config.model or "the embedded tiny model",
+            "sft_steps": config.resolved_sft_steps(),
+            "eval_limit": f"all {len(self.test_tasks)} {config.eval_split} tasks"
+            if config.eval_limit is None
+            else config.eval_limit,
+            "goal_in_prompt": self.show_goal,
+            "lora_r": plan.lora_r if lora else "none: full fine-tuning",
+            "lora_alpha": plan.lora_alpha if lora else "none: full fine-tuning",
+            "lora_targets": plan.lora_targets if lora else "none: full fine-tuning",
+            "bf16": plan.compute_dtype == torch.bfloat16 or plan.dtype == torch.bfloat16,
+            "unsloth": plan.unsloth,
+            "vllm_server_url": config.vllm_server_url or "none",
+            "baseline": config.baseline or "none: RL",
+            "prompt_template": config.prompt_template or f"the built-in {self.policy.style.name} layout",
+            "micro_batch_size": config.micro_batch_size or "one pass over the whole batch",
+        }
+
     def sft(self, steps: int, seed: int | None = None) -> None:
         """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
         started = time.perf_counter()
+        last_said = [started]
+        self.log("info", f"SFT warm start: {steps} steps on the training proofs (batch {self.config.sft_batch_size})")
 
         def progress(step: int, loss: float) -> None:
-            if step % 50 == 0 or step == steps:
-                self.log("info", f"SFT step {step}/{steps}: loss {loss:.3f}")
+            now = time.perf_counter()
+            if progress_due(step, steps, now - last_said[0]):
+                last_said[0] = now
+                self.log("info", f"SFT step {step}/{steps}: loss {loss:.3f} ({now - started:.0f} s)")
 
         warm_start(
             self.policy,

@@ -298,6 +298,16 @@ def build_prompt(task: Task, style: PromptStyle, tokenizer: Any, *, show_goal: b
     return f"{style.bos}{instruction}\nLean code for {HOLE_MARK}:\n```lean\n"
 
 
+def build_messages(
+    task: Task, style: PromptStyle, tokenizer: Any, *, show_goal: bool, budget: int
+) -> list[dict[str, str]]:
+    """The chat prompt for one task as messages, before any chat template (the user's message of `build_prompt`'s
+    chat form): for trainers that apply the template themselves, such as TRL's conversational datasets."""
+    prefix, suffix = fit(tokenizer, _headed(task), task.suffix, budget, task.statement, _goal_comment(task, show_goal))
+    default = THINKING_INSTRUCTION if style.thinking else DEFAULT_INSTRUCTION
+    return [{"role": "user", "content": _render(style.template or default, task, prefix, suffix, show_goal)}]
+
+
 def _chat(tokenizer: Any, messages: list[dict[str, str]], generation_prompt: bool, thinking: bool) -> str:
     rendered: str = tokenizer.apply_chat_template(
         messages,

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import re
 import socket
 import threading
 import time
@@ -142,6 +143,8 @@ class _Connection:
         self._on_progress = on_progress
         self.outstanding = 0
         self.reconnects = 0
+        self.queue_limit: int | None = None
+        """The service's queue bound (`fim-rlvr serve --max-queue`), once a batch larger than it was refused."""
         self._connect_timeout = connect_timeout
         self._lock = threading.Lock()
         self._endpoint: Endpoint | None = None
@@ -331,7 +334,7 @@ class ServiceClient:
             requests = [
                 (service, chunk)
                 for service, indices in self._route(todo, items, live).items()
-                for chunk in _chunks(indices, self.max_batch_items)
+                for chunk in _chunks(indices, min(self.max_batch_items, service.queue_limit or self.max_batch_items))
             ]
             for k in todo:
                 sends[k] += 1
@@ -360,7 +363,13 @@ class ServiceClient:
                     if answered:
                         self._identity = answered[0]["verifier"]
                 elif isinstance(error, JsonRpcException) and error.code == SERVICE_BUSY:
-                    busy = True
+                    limit = _queue_limit(error)
+                    if limit is not None and len(chunk) > limit:
+                        # More than the service can ever queue: sent again at once in chunks that fit, no waiting.
+                        service.queue_limit = max(1, limit)
+                        _sends_back(sends, chunk)
+                    else:
+                        busy = True
                     todo.extend(chunk)
                 elif isinstance(error, JsonRpcException) and error.code is not None and error.code > -32090:
                     raise ServiceRefused(f"{service.address} refused the batch: {error.message}")
@@ -463,6 +472,22 @@ class ServiceClient:
         with self._lock:
             for key in [k for k, s in self._affinity.items() if s is service]:
                 del self._affinity[key]
+
+
+def _queue_limit(error: JsonRpcException) -> int | None:
+    """The queue bound a busy answer names: its `data.queueLimit`, or from the message of an older service."""
+    data = error.data if isinstance(error.data, Mapping) else {}
+    limit = data.get("queueLimit")
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        return limit
+    found = re.search(r"larger than the queue \((\d+)\)", str(error.message))
+    return int(found.group(1)) if found else None
+
+
+def _sends_back(sends: list[int], chunk: list[int]) -> None:
+    """A chunk refused for its size was never checked: its sends do not count towards MAX_SENDS."""
+    for k in chunk:
+        sends[k] -= 1
 
 
 def _chunks(indices: list[int], size: int) -> list[list[int]]:

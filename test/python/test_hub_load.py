@@ -1,0 +1,76 @@
+"""An export loads with 🤗 `datasets` as a Hub dataset does: `load_dataset(DIR)` reads the card's YAML configs.
+
+The export of the example workspace (with both views) is loaded by folder, each config by name; every row of a
+config has every field the card declares (a key a row leaves out loads as null), and the rows are the file's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a local folder: nothing to fetch
+
+import datasets
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CLI = REPO / "dist" / "cli.js"
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the export needs it")
+    if not CLI.exists():
+        pytest.fail(f"{CLI} is missing: run `npm run build` first")
+    out = tmp_path_factory.mktemp("hub") / "dataset"
+    views = ["--format", "native,lean-grpo,fim-text", "--fim-tokens", "qwen"]
+    subprocess.run(
+        [node, str(CLI), "export", str(REPO / "lean-env"), "--out", str(out), *views],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    return out
+
+
+def rows(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def test_load_dataset_of_the_folder_gives_the_tasks(export: Path) -> None:
+    loaded = datasets.load_dataset(str(export))
+    assert list(loaded) == ["tasks"]
+    tasks = loaded["tasks"]
+    written = rows(export / "tasks.jsonl")
+    assert tasks.num_rows == len(written)
+    assert tasks["id"] == [r["id"] for r in written]
+    # Every row has every field; what a row leaves out (novel on a training task, reference on a proved one) is null.
+    first_train = next(i for i, r in enumerate(written) if r["split"] == "train")
+    assert tasks[first_train]["novel"] is None and tasks[first_train]["heldOut"] is None
+    assert set(tasks.column_names) >= {k for r in written for k in r}
+    held_out = {r["heldOut"] for r in written if "heldOut" in r}
+    assert set(tasks.filter(lambda t: t["heldOut"] is not None)["heldOut"]) == held_out
+
+
+@pytest.mark.parametrize(
+    ("config", "file"),
+    [
+        ("contexts", "contexts.jsonl"),
+        ("files", "files.jsonl"),
+        ("lean-grpo", "lean-grpo.jsonl"),
+        ("fim-text", "fim-text.jsonl"),
+    ],
+)
+def test_each_file_is_a_config_of_its_own(export: Path, config: str, file: str) -> None:
+    loaded = datasets.load_dataset(str(export), config)
+    ((_, table),) = loaded.items()
+    written = rows(export / file)
+    assert table.num_rows == len(written)
+    assert table.column_names == list(written[0])
+    assert table[0] == written[0]
