@@ -36,8 +36,8 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture()
 def service(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceProcess]:
     process = ServiceProcess(dataset, token=TOKEN)
-    monkeypatch.setenv("FIM_RLVR_SERVICE", process.address)
-    monkeypatch.setenv("FIM_RLVR_TOKEN", TOKEN)
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", process.address)
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_TOKEN", TOKEN)
     yield process
     verl.close_clients()
     process.stop()
@@ -123,8 +123,8 @@ def test_a_sample_past_its_timeout_scores_nothing_and_says_so(
 ) -> None:
     # Imports take 5 s (simulated) on the service: the right answer cannot arrive within the sample's 0.5 s.
     process = ServiceProcess(dataset, "--sim-header-ms", "5000", token=TOKEN)
-    monkeypatch.setenv("FIM_RLVR_SERVICE", process.address)
-    monkeypatch.setenv("FIM_RLVR_TOKEN", TOKEN)
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_SERVICE", process.address)
+    monkeypatch.setenv("FIM_RLVR_VERIFIER_TOKEN", TOKEN)
     try:
         [row] = proof_rows(dataset, 1)
         with caplog.at_level(logging.WARNING, logger="fim_rlvr.verl"):
@@ -146,7 +146,7 @@ def test_a_sample_past_its_timeout_scores_nothing_and_says_so(
 def test_an_unreachable_verifier_stops_the_run_instead_of_scoring_zeros(dataset: Path) -> None:
     [row] = proof_rows(dataset, 1)
     # Port 9 (discard) on loopback: nothing listens.
-    with pytest.raises(verl.VerifierUnavailable, match="FIM_RLVR_SERVICE"):
+    with pytest.raises(verl.VerifierUnavailable, match="FIM_RLVR_VERIFIER_SERVICE"):
         asyncio.run(as_verl_calls(row, "simp", service="127.0.0.1:9", unreachable_s=0.3))
     verl.close_clients()
 
@@ -279,8 +279,8 @@ def test_verls_reward_loop_manager_scores_a_batch(service: ServiceProcess, datas
         runtime_env={
             "env_vars": {
                 "PYTHONPATH": trainer,
-                "FIM_RLVR_SERVICE": service.address,
-                "FIM_RLVR_TOKEN": TOKEN,
+                "FIM_RLVR_VERIFIER_SERVICE": service.address,
+                "FIM_RLVR_VERIFIER_TOKEN": TOKEN,
             }
         },
     )

@@ -21,8 +21,9 @@ is `masked`, it is logged with its reason, and with `on_masked: raise` it stops 
 reached stops the run at once (VerifierUnavailable, after `unreachable_s`), never scoring silently. No outcome here
 pays: the per-sample timeout scores 0.0.
 
-The service comes from reward_kwargs (`service`, `token`) or the environment: FIM_RLVR_SERVICE (`HOST:PORT`, several
-separated by commas) and FIM_RLVR_TOKEN; with `ray_pool: NAME` (or FIM_RLVR_RAY_POOL) the calls go to the Ray
+The service comes from reward_kwargs (`service`, `token`) or the environment: FIM_RLVR_VERIFIER_SERVICE
+(`HOST:PORT`, several separated by commas) and FIM_RLVR_VERIFIER_TOKEN (the old names are still read, with a
+warning); with `ray_pool: NAME` (or FIM_RLVR_RAY_POOL) the calls go to the Ray
 verifier pool of that name instead (fim_rlvr.integrations.ray). verl loads this file by path, so `trainer/` must be
 on PYTHONPATH of every Ray worker (`ray start` inherits it, or a runtime_env).
 """
@@ -41,6 +42,7 @@ from fim_rlvr.core.protocol import BatchVerdict
 from fim_rlvr.integrations._scoring import candidate, reward_or_none
 from fim_rlvr.integrations.datasets_view import DATA_SOURCE
 from fim_rlvr.verifier.client import ServiceClient
+from fim_rlvr.verifier.environment import SERVICE_ENV, TOKEN_ENV, setting
 
 log = logging.getLogger("fim_rlvr.verl")
 
@@ -78,8 +80,8 @@ class VerlOptions(NamedTuple):
         if not timeout_s > 0:
             raise ValueError(f"fim_rlvr's compute_score: timeout_s must be positive, got {timeout_s!r}")
         return VerlOptions(
-            service=str(kwargs.get("service") or os.environ.get("FIM_RLVR_SERVICE", "127.0.0.1:8470")),
-            token=kwargs.get("token") or os.environ.get("FIM_RLVR_TOKEN"),
+            service=str(kwargs.get("service") or setting(SERVICE_ENV) or "127.0.0.1:8470"),
+            token=kwargs.get("token") or setting(TOKEN_ENV),
             ray_pool=kwargs.get("ray_pool") or os.environ.get("FIM_RLVR_RAY_POOL"),
             timeout_s=timeout_s,
             unreachable_s=float(kwargs.get("unreachable_s", DEFAULT_UNREACHABLE_S)),
@@ -178,7 +180,7 @@ def _result(verdict: BatchVerdict, options: VerlOptions) -> dict[str, Any]:
         if _UNREACHABLE_MARK in why:
             raise VerifierUnavailable(
                 f"fim_rlvr's compute_score: {why}. Start the service (node dist/cli.js serve …) or the Ray pool, and "
-                "point FIM_RLVR_SERVICE (or reward_kwargs.service) at it"
+                "point FIM_RLVR_VERIFIER_SERVICE (or reward_kwargs.service) at it"
             )
         message = (
             f"fim_rlvr's compute_score: task {verdict.get('taskId')}: a {kind} verdict the completion did not cause "
