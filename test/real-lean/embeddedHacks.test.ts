@@ -8,14 +8,18 @@
  */
 import { after } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isMaskedVerdict } from "../../lean-bridge/protocol/trainer";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import type { Verifier, VerifyTask } from "../../lean-bridge/verify/verifier";
+import type { Range } from "vscode-languageserver-protocol";
 import { CONTROLS, exampleHole, HACKS, middleHole, type Hack } from "../hacks/battery.cases";
+import { CODE_ATTACKS, CODE_FILE } from "../hacks/codeExecution.cases";
+import { fileTextCases, MIDLINE_FILE } from "../hacks/fileText.cases";
+import { GATE_FILE, gateCases, type GateCase } from "../hacks/kernelGate.cases";
 import { proofHole, REPO } from "../helpers";
 import { announceTier, embeddedVerifier, tierTest } from "./embeddedTier";
 
@@ -24,6 +28,12 @@ announceTier("test/real-lean/embeddedHacks.test.ts");
 const FIXTURE = join(REPO, "test", "fixtures", "prelude-hacks");
 const PRELUDE = join(REPO, "lean-prelude");
 const FILE = "Hacks.lean";
+/** The kernel-gate class's file, spelled for the prelude (test/fixtures/prelude-hacks/HacksGate.lean). */
+const GATE = "HacksGate.lean";
+/** The file-text class's file, which needs nothing the prelude lacks: written from the battery's own text. */
+const MIDLINE = "Midline.lean";
+const PRELUDE_HEADER = "prelude\nimport FimPrelude\n\n";
+const MIDLINE_TEXT = PRELUDE_HEADER + MIDLINE_FILE;
 
 /** The battery's proof of `target` is `omega`; the prelude's tactics prove it so. */
 const TARGET_PROOF = "exact Nat.succ_le_succ h";
@@ -42,17 +52,28 @@ function hacksWorkspace(): { root: string; remove: () => void } {
   cpSync(join(PRELUDE, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
   cpSync(join(PRELUDE, "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
   cpSync(FIXTURE, root, { recursive: true });
+  writeFileSync(join(root, MIDLINE), MIDLINE_TEXT);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-let shared: Promise<{ pool: Verifier; text: string; remove: () => void }> | undefined;
+interface Shared {
+  pool: Verifier;
+  /** The text of each task file, by its path in the workspace. */
+  texts: Record<string, string>;
+  remove: () => void;
+}
+
+let shared: Promise<Shared> | undefined;
 /** One pool for every case of the file (starting one builds the prelude), with the kernel gate on every proof. */
-function sharedPool(): Promise<{ pool: Verifier; text: string; remove: () => void }> {
+function sharedPool(): Promise<Shared> {
   shared ??= (async () => {
     const ws = hacksWorkspace();
     try {
       const pool = await embeddedVerifier(ws.root, { kernelGate: { kind: "all" }, timeoutMs: 120_000 });
-      return { pool, text: readFileSync(join(ws.root, FILE), "utf8"), remove: ws.remove };
+      const texts = Object.fromEntries(
+        [FILE, GATE, MIDLINE].map((f) => [f, readFileSync(join(ws.root, f), "utf8")]),
+      );
+      return { pool, texts, remove: ws.remove };
     } catch (e) {
       ws.remove();
       throw e;
@@ -68,14 +89,20 @@ after(async () => {
   s.remove();
 });
 
-function taskOf(text: string, hole: string): VerifyTask {
+/** A hole of the battery's file by the battery's names (a declaration, `example`, `steps-middle`), or a range. */
+function taskOf(texts: Record<string, string>, c: Case): VerifyTask {
+  const file = c.file ?? FILE;
+  const text = texts[file]!;
+  const hole = c.hole;
   const at =
-    hole === "example"
-      ? exampleHole(text)
-      : hole === "steps-middle"
-        ? middleHole(text)
-        : proofHole(text, hole);
-  return { file: FILE, text, hole: at };
+    typeof hole !== "string"
+      ? hole
+      : hole === "example"
+        ? exampleHole(text)
+        : hole === "steps-middle"
+          ? middleHole(text)
+          : proofHole(text, hole);
+  return { file, text, hole: at };
 }
 
 /** The verdict earns nothing in either reward mode, and is no outcome training masks. */
@@ -88,22 +115,24 @@ function unrewarded(v: Verdict, label: string): void {
 
 interface Case {
   name: string;
-  hole: string;
+  hole: string | Range;
   candidate: string;
+  /** The task file (default: the battery's file, Hacks.lean). */
+  file?: string;
 }
 
 async function attack(cases: readonly Case[]): Promise<void> {
-  const { pool, text } = await sharedPool();
+  const { pool, texts } = await sharedPool();
   const verdicts = await pool.verifyMany(
-    cases.map((c) => ({ task: taskOf(text, c.hole), candidate: c.candidate })),
+    cases.map((c) => ({ task: taskOf(texts, c), candidate: c.candidate })),
   );
   cases.forEach((c, i) => unrewarded(verdicts[i]!, c.name));
 }
 
 async function control(cases: readonly Case[]): Promise<void> {
-  const { pool, text } = await sharedPool();
+  const { pool, texts } = await sharedPool();
   const verdicts = await pool.verifyMany(
-    cases.map((c) => ({ task: taskOf(text, c.hole), candidate: c.candidate })),
+    cases.map((c) => ({ task: taskOf(texts, c), candidate: c.candidate })),
   );
   cases.forEach((c, i) => {
     const v = verdicts[i]!;
@@ -260,7 +289,7 @@ tierTest("embedded Lean: a candidate that hangs gets the candidate's timeout, no
   try {
     const text = readFileSync(join(ws.root, FILE), "utf8");
     const v = await pool.verify(
-      taskOf(text, "target"),
+      taskOf({ [FILE]: text }, { name: "target", hole: "target", candidate: "" }),
       `exact (fun (_ : Endless Nat.zero) => Nat.succ_le_succ h) inferInstance`,
     );
     assert.equal(v.kind, "timeout", JSON.stringify(v));
@@ -271,3 +300,78 @@ tierTest("embedded Lean: a candidate that hangs gets the candidate's timeout, no
     ws.remove();
   }
 });
+
+tierTest(
+  "embedded Lean: a candidate that aborts its worker (a macro bound to a missing compiled function) is crashed, charged to it, and the pool recovers",
+  async () => {
+    const { pool, texts } = await sharedPool();
+    const target = taskOf(texts, { name: "target", hole: "target", candidate: "" });
+    const v = await pool.verify(target, "fim_trap");
+    assert.equal(v.kind, "crashed", JSON.stringify(v));
+    assert.equal(v.kind === "crashed" && v.cause, "candidate", JSON.stringify(v));
+    unrewarded(v, "a candidate that aborts Lean");
+    const after = await pool.verify(target, TARGET_PROOF);
+    assert.equal(after.kind, "proved", `the next check after the crash: ${JSON.stringify(after)}`);
+    assert.equal(after.kind === "proved" && after.confirmedBy, "kernel-replay");
+  },
+);
+
+/** The declaration whose proof holds a battery case's hole (the last `theorem` that starts above it). */
+function declarationAt(text: string, hole: Range): string {
+  const above = text
+    .split("\n")
+    .slice(0, hole.start.line + 1)
+    .reverse();
+  const name = above.map((l) => /^\s*(?:private )?theorem (\S+)/.exec(l)?.[1]).find((n) => n !== undefined);
+  assert.ok(name, `no theorem above line ${hole.start.line}`);
+  return name;
+}
+
+/** The kernel-gate class without metaprograms (the prelude has no `run_tac`) or the lexer-divergence model. */
+const preludeCanExpressGate = (c: GateCase): boolean => !c.modelledDivergence && c.policy === undefined;
+
+tierTest(
+  "embedded Lean, kernel gate all: the kernel-gate class: what skipped the kernel above the hole and a document's axiom earn nothing; its controls are confirmed",
+  async () => {
+    const cases = gateCases().filter(preludeCanExpressGate);
+    const asCase = (c: GateCase): Case => ({
+      name: c.name,
+      file: GATE,
+      hole: declarationAt(GATE_FILE, c.hole),
+      candidate: spelled(c.candidate),
+    });
+    const attacks = cases.filter((c) => !c.proved).map(asCase);
+    const controls = cases.filter((c) => c.proved).map(asCase);
+    assert.ok(
+      attacks.length >= 2 && controls.length >= 2,
+      `${attacks.length} attacks, ${controls.length} controls`,
+    );
+    await attack(attacks);
+    await control(controls);
+    const { pool } = await sharedPool();
+    assert.ok((pool.kernelGate?.stats.runs ?? 0) >= controls.length, "the kernel gate never ran");
+  },
+);
+
+tierTest(
+  "embedded Lean, kernel gate all: the code-execution class earns nothing (on the battery's own hole)",
+  async () => {
+    // Every case of the class fills the whole proof of `target`, which this file's `target` states alike.
+    assert.equal(declarationAt(CODE_FILE, CODE_ATTACKS[0]!.hole), "target");
+    assert.ok(CODE_ATTACKS.every((c) => declarationAt(CODE_FILE, c.hole) === "target"));
+    await attack(
+      CODE_ATTACKS.map((c) => ({ name: c.name, hole: "target", candidate: spelled(c.candidate) })),
+    );
+  },
+);
+
+tierTest(
+  "embedded Lean, kernel gate all: the file-text class (comments swallowing a line, tokens run into the file): attacks earn nothing, controls are confirmed",
+  async () => {
+    const { attacks, controls } = fileTextCases(MIDLINE_TEXT);
+    await attack(attacks.map((c) => ({ name: c.name, file: MIDLINE, hole: c.hole, candidate: c.candidate })));
+    await control(
+      controls.map((c) => ({ name: c.name, file: MIDLINE, hole: c.hole, candidate: c.candidate })),
+    );
+  },
+);
