@@ -19,7 +19,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import { CONTROLS, exampleHole, HACKS, middleHole, type Hack } from "../hacks/battery.cases";
 import { CODE_ATTACKS, CODE_FILE } from "../hacks/codeExecution.cases";
 import { fileTextCases, MIDLINE_FILE } from "../hacks/fileText.cases";
-import { GATE_FILE, gateCases, type GateCase } from "../hacks/kernelGate.cases";
+import { GATE_FILE, gateCases, NO_POLICY, type GateCase } from "../hacks/kernelGate.cases";
 import { proofHole, REPO } from "../helpers";
 import { announceTier, embeddedVerifier, tierTest } from "./embeddedTier";
 
@@ -373,5 +373,34 @@ tierTest(
     await control(
       controls.map((c) => ({ name: c.name, file: MIDLINE, hole: c.hole, candidate: c.candidate })),
     );
+  },
+);
+
+tierTest(
+  "embedded Lean, kernel gate all, the policy's word lists emptied: Lean, the check document and the gate alone still pay no attack",
+  async () => {
+    // What the word lists refuse (sorry's names, native evaluation, IO) reaches Lean here; the command, option and
+    // character checks stay, being the check document's shape rather than a list of words. The code-execution
+    // class is left out: some of its cases are attacks only by the words they use (`have extern := h` proves).
+    const ws = hacksWorkspace();
+    const pool = await embeddedVerifier(ws.root, {
+      kernelGate: { kind: "all" },
+      timeoutMs: 120_000,
+      policy: NO_POLICY,
+    });
+    try {
+      const texts = Object.fromEntries([FILE, GATE].map((f) => [f, readFileSync(join(ws.root, f), "utf8")]));
+      const cases: Case[] = [
+        ...PRELUDE_ATTACKS,
+        ...HACKS.filter(preludeCanExpress).map((h) => ({ ...h, candidate: spelled(h.candidate) })),
+      ];
+      const verdicts = await pool.verifyMany(
+        cases.map((c) => ({ task: taskOf(texts, c), candidate: c.candidate })),
+      );
+      cases.forEach((c, i) => unrewarded(verdicts[i]!, `policy off: ${c.name}`));
+    } finally {
+      await pool.stop();
+      ws.remove();
+    }
   },
 );
