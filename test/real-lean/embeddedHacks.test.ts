@@ -4,7 +4,12 @@
  * spell, run on the embedded Lean 4.35.0 through the pool with the kernel gate on every proof (`all`). Every
  * attack earns nothing in either reward mode and gets no masked outcome; every legitimate control is proved and
  * confirmed by the kernel. The workspace is a temporary copy of lean-prelude's library beside the battery's file
- * spelled for it (test/fixtures/prelude-hacks/Hacks.lean); one pool serves every case, through verifyMany.
+ * spelled for it (test/fixtures/prelude-hacks/Hacks.lean, HacksGate.lean for the kernel-gate class, and the
+ * file-text class's own file behind a prelude header); one pool serves most cases, through verifyMany. Besides:
+ * the same attacks with the policy's word lists emptied (Lean, the check document and the gate alone), a
+ * candidate that hangs (the candidate's timeout) and one that aborts its worker through a tactic the workspace
+ * bound by `@[extern]` to a missing compiled function (crashed, charged to it, never masked; a candidate never
+ * reaches command level to bind one itself).
  */
 import { after } from "node:test";
 import assert from "node:assert/strict";
