@@ -367,6 +367,16 @@ export class LeanServer {
   }
 
   /**
+   * Whether Lean reported a version of a document stopped by a fatal error (a `fatalError` progress report):
+   * a header it could not load, or a worker that died. A worker that dies before Lean receives the wait for
+   * its diagnostics leaves that wait unanswered (Lean queues it until the next edit): this tells the two apart
+   * from a wait that merely ran out of time.
+   */
+  stoppedFatally(uri: string, version: number): boolean {
+    return this.store.read(uri, version).fatal;
+  }
+
+  /**
    * Waits until every diagnostic of `version` has arrived. This, not `$/lean/fileProgress`, is the barrier:
    * Lean 4.22+ can report "processing []" before the last diagnostics of a version.
    */

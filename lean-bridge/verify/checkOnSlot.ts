@@ -75,6 +75,11 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
     outcome: { kind: "timeout", timeoutMs: ctx.timeoutMs, cause, diagnostics: [] },
     aftermath: "recycle",
   });
+  // Charged to the candidate only if it crashes a fresh worker too (the pool retries once).
+  const workerCrashed = (reason: string): SlotCheck => ({
+    outcome: { kind: "crashed", reason, cause: "infrastructure", diagnostics: [] },
+    aftermath: "recycle",
+  });
   const result = await server.waitForDiagnostics(slot.uri, version, ctx.timeoutMs);
   switch (result.kind) {
     case "ready": {
@@ -103,17 +108,20 @@ export async function checkOnSlot(ctx: SlotCheckContext, slot: Slot, doc: CheckD
       return { outcome: confirmed.outcome, aftermath: "keep" };
     }
     case "timeout":
+      // Lean said it stopped this version (fatal) yet never answered the wait: its worker died before the wait
+      // reached it, and Lean holds such a wait until the next edit. A crash, then, which the pool retries and
+      // charges to the candidate if it comes back; never a timeout of the infrastructure, which is masked.
+      if (server.stoppedFatally(slot.uri, version)) return workerCrashed(WAIT_LOST_TO_CRASH);
       return timedOut(timeoutCause(server, slot.uri, version, doc));
     case "crashed":
-      return {
-        // Charged to the candidate only if it crashes a fresh worker too (the pool retries once).
-        outcome: { kind: "crashed", reason: result.reason, cause: "infrastructure", diagnostics: [] },
-        aftermath: "recycle",
-      };
+      return workerCrashed(result.reason);
     case "closed":
       return lost(result.reason);
   }
 }
+
+const WAIT_LOST_TO_CRASH =
+  "the Lean worker for this document stopped with a fatal error and never answered (it crashed before Lean received the wait for its diagnostics)";
 
 /**
  * Whose time a timeout spent, from Lean's last `$/lean/fileProgress`: the candidate's when Lean was at the
