@@ -203,6 +203,115 @@ function importOrder(root: string, modules: string[]): string[] {
   return order;
 }
 
+/**
+ * A workspace of the project's prelude library with the modules `imports` need built where the embedded Lean's
+ * workspace build puts them; `extra` files are copied in from the gate fixture.
+ */
+function preludeWorkspace(imports: string[], extra: [string, string][] = []): string {
+  const root = mkdtempSync(join(tmpdir(), "fimrlvr-embedded-prelude-"));
+  cpSync(join(PRELUDE, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
+  cpSync(join(PRELUDE, "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
+  for (const [from, to] of extra) cpSync(join(FIXTURE, from), join(root, to));
+  const build = join(root, ".lake", "build", "lib", "lean");
+  for (const m of importOrder(root, imports)) {
+    const olean = join(build, ...m.split(".")) + ".olean";
+    mkdirSync(join(olean, ".."), { recursive: true });
+    const r = spawnSync(LEAN!, ["-o", olean, join(...m.split(".")) + ".lean"], {
+      cwd: root,
+      env: { ...process.env, LEAN_PATH: build },
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    assert.equal(r.status, 0, `building ${m} failed: ${r.stdout}${r.stderr}`);
+  }
+  return root;
+}
+
+test(
+  "embedded Lean: a compiled declaration that states something else than the file (as a metaprogram could make it) is refuted, not masked; the same statement is confirmed; the statement check's cost is printed",
+  { skip: poolSkip },
+  async () => {
+    const root = preludeWorkspace(["FimPrelude.Tactics"]);
+    const g = gate(root, LEAN!);
+    const proved: VerdictOutcome = {
+      kind: "proved",
+      axioms: [],
+      axiomsChecked: true,
+      confirmedBy: "server",
+      diagnostics: [],
+    };
+    const header = "prelude\nimport FimPrelude.Tactics\n";
+    const statement = "theorem refl (p : Prop) : Eq p p := by\n  ";
+    // The request of one hole: the document the gate compiles, and its statement with sorry in the hole.
+    const holed = (documentText: string, name = "refl"): GateRequest => ({
+      documentText,
+      declaration: [name],
+      mayBePrivate: false,
+      headerEndLine: 1,
+      declarationLine: 2,
+      referenceText: `${header}${statement}sorry\n`,
+    });
+    try {
+      assert.equal(await g.ready(120_000), undefined);
+      const timed = async (request: GateRequest) => {
+        const started = performance.now();
+        const report = await g.run(request, 120_000);
+        return { report, ms: performance.now() - started };
+      };
+      const honest = `${header}${statement}exact Eq.refl p\n`;
+      const first = await timed(holed(honest));
+      assert.equal(first.report.kind, "replayed", JSON.stringify(first.report));
+      assert.deepEqual(first.report.kind === "replayed" && first.report.statement, { kind: "same" });
+      const confirmed = judgeWithGate(proved, first.report, "kernel-replay", RULES("refl"));
+      assert.equal(
+        confirmed.kind === "proved" && confirmed.confirmedBy,
+        "kernel-replay",
+        JSON.stringify(confirmed),
+      );
+      const again = await timed(holed(`${header}${statement}exact @Eq.refl Prop p\n`));
+      assert.deepEqual(again.report.kind === "replayed" && again.report.statement, { kind: "same" });
+      const plain = await timed(ONE(honest, "refl", 2));
+      assert.equal(plain.report.kind === "replayed" && plain.report.statement, undefined);
+
+      // What a metaprogram in the candidate could leave behind: a constant of the checked name stating `True`
+      // (here the gate's compile is simply fed such a document), the right type as a definition, or a
+      // universe-polymorphic statement over other universe parameters.
+      const polymorphic = "theorem poly.{u} (α : Sort u) (a : α) : Eq a a := by\n  ";
+      for (const [what, request, message] of [
+        ["a weaker type", holed(`${header}theorem refl (p : Prop) : True := True.intro\n`), /type differs/],
+        ["another kind", holed(`${header}def refl (p : Prop) : Eq p p := Eq.refl p\n`), /kind/],
+        [
+          "other universe parameters",
+          {
+            ...holed(`${header}theorem poly.{v} (α : Sort v) (a : α) : Eq a a := Eq.refl a\n`, "poly"),
+            referenceText: `${header}${polymorphic}sorry\n`,
+          },
+          /universe parameters/,
+        ],
+      ] as const) {
+        const report = await g.run(request, 120_000);
+        assert.equal(
+          report.kind === "replayed" && report.statement?.kind,
+          "differs",
+          `${what}: ${JSON.stringify(report)}`,
+        );
+        if (report.kind === "replayed" && report.statement?.kind === "differs")
+          assert.match(report.statement.message, message, what);
+        const verdict = judgeWithGate(proved, report, "kernel-replay", RULES("refl"));
+        assert.equal(verdict.kind, "rejected", `${what}: ${JSON.stringify(verdict)}`);
+        assert.equal(isMasked(verdict), false, what);
+        assert.equal(rewardOf(verdict).reward, 0, what);
+      }
+      process.stderr.write(
+        `kernel gate's statement check on the embedded Lean: ${plain.ms.toFixed(0)} ms per gate run without it; ${first.ms.toFixed(0)} ms for a hole's first proof (its reference compile included), ${again.ms.toFixed(0)} ms for a later proof of the hole (${(again.ms / Math.max(1e-3, plain.ms)).toFixed(2)}x the gate without the check)\n`,
+      );
+    } finally {
+      g.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
 test(
   "embedded Lean: through the pool on `lean --server`, every control the server proves is confirmed by the gate, every attack earns nothing, and the gate's cost against a check is printed",
   { skip: poolSkip },
