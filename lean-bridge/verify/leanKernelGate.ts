@@ -647,14 +647,12 @@ export class LeanKernelGate implements KernelGateBackend {
       };
       const left = () => Math.max(1, deadline - performance.now());
       const compileFile = (file: string, output: string) => this.compileFile(file, output, dir, deadline);
-      // The statement's reference first (once per hole; a process that runs no candidate text).
-      let reference: string | undefined;
-      if (request.referenceText !== undefined) {
-        const made = await this.reference(request.referenceText, request, timeoutMs);
-        if (made.kind === "failed")
-          return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
-        reference = made.olean;
-      }
+      // The statement's reference (once per hole; a process that runs no candidate text), compiled while the
+      // candidate's document is: awaited only before the replay, which reads it.
+      const referenced =
+        request.referenceText === undefined
+          ? undefined
+          : this.reference(request.referenceText, request, timeoutMs);
       const compile = () => compileFile(source, olean);
       let compiled = await compile();
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
@@ -689,6 +687,13 @@ export class LeanKernelGate implements KernelGateBackend {
           inHeader: false,
           elapsedMs: elapsed(),
         };
+      }
+      let reference: string | undefined;
+      if (referenced) {
+        const made = await referenced;
+        if (made.kind === "failed")
+          return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
+        reference = made.olean;
       }
       // On the embedded Lean the replay too is a child of the compile server: the server never ran candidate
       // code, so the child starts as clean as a new process, without Lean's start-up.
