@@ -22,7 +22,7 @@ import { dirname, join } from "node:path";
 import { realpathSync } from "node:fs";
 import { which, type Limits } from "../server/launch";
 import { sandboxed } from "../server/sandbox";
-import { kernelGatePath } from "../util/projectLayout";
+import { kernelGatePath, kernelGateReferencePath } from "../util/projectLayout";
 import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
 import {
@@ -368,7 +368,12 @@ export class LeanKernelGate implements KernelGateBackend {
     const known = this.references.get(key);
     if (known) return known;
     const made = (async (): Promise<ReferenceModule> => {
-      const dir = join(gateDir(this.options.projectRoot), `reference-${process.pid}-${key.slice(0, 24)}`);
+      // Outside the gate's folder, and compiled by a fresh process (not a child of the compile server, whose
+      // sandbox may write the gate's folder): no candidate's compile can reach the reference in the sandbox.
+      const dir = join(
+        kernelGateReferencePath(this.options.projectRoot),
+        `${process.pid}-${key.slice(0, 24)}`,
+      );
       const source = join(dir, "FimRlvrGateCheck.lean");
       const olean = join(dir, "FimRlvrGateCheck.olean");
       const deadline = performance.now() + timeoutMs;
@@ -377,7 +382,7 @@ export class LeanKernelGate implements KernelGateBackend {
         mkdirSync(dir, { recursive: true });
         writeFileSync(source, referenceText);
         this.referenceDirs.add(dir);
-        let compiled = await this.compileFile(source, olean, dir, deadline);
+        let compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
         const blanked =
           compiled.kind === "exited" && compiled.code !== 0
             ? blankFailingCommands(
@@ -389,7 +394,7 @@ export class LeanKernelGate implements KernelGateBackend {
             : undefined;
         if (blanked !== undefined) {
           writeFileSync(source, blanked);
-          compiled = await this.compileFile(source, olean, dir, deadline);
+          compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
         }
         if (compiled.kind === "exited" && compiled.code === 0) return { kind: "ok", olean };
         const first = compiled.kind === "exited" ? compileErrors(compiled.stdout)[0] : undefined;
@@ -420,16 +425,20 @@ export class LeanKernelGate implements KernelGateBackend {
     return made;
   }
 
-  /** Compiles one file to `output` by the deadline: a child of the compile server, or a fresh Lean process. */
+  /**
+   * Compiles one file to `output` by the deadline: a child of the compile server where there is one and
+   * `fresh` is not asked for, else a fresh Lean process able to write only `output`'s folder.
+   */
   private async compileFile(
     file: string,
     output: string,
     dir: string,
     deadline: number,
+    how: { fresh: boolean } = { fresh: false },
   ): Promise<ProcessResult> {
     const left = Math.max(1, deadline - performance.now());
     const args = ["--json", `-M${this.options.limits.memoryMb}`, "-o", output, file];
-    const served = await this.compileServer()?.run(args, dir, left);
+    const served = how.fresh ? undefined : await this.compileServer()?.run(args, dir, left);
     return (
       served ??
       runGateProcess(this.leanCommand(args, [dirname(output)]), {

@@ -23,7 +23,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildLaunch } from "../../lean-bridge/server/launch";
 import { judgeWithGate, type GateRequest } from "../../lean-bridge/verify/kernelGate";
-import { LeanKernelGate, gateDir } from "../../lean-bridge/verify/leanKernelGate";
+import { LeanKernelGate } from "../../lean-bridge/verify/leanKernelGate";
+import { kernelGateReferencePath } from "../../lean-bridge/util/projectLayout";
 import { CompileZygote } from "../../lean-bridge/verify/compileZygote";
 import { embeddedLeanPath, ensureNativeReplayTool } from "../../lean-bridge/verify/nativeReplayTool";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
@@ -320,7 +321,7 @@ test(
         }
       }
       assert.deepEqual(
-        readdirSync(gateDir(root)).filter((f) => f.startsWith("reference-")).length,
+        readdirSync(kernelGateReferencePath(root)).length,
         2,
         "one reference compiled per hole (refl, poly), however many proofs of it",
       );

@@ -18,6 +18,7 @@ import {
   parseReplayAnswer,
 } from "../../lean-bridge/verify/leanKernelGate";
 import { KERNEL_REPLAY_PROGRAM } from "../../lean-bridge/verify/kernelReplayProgram";
+import { kernelGateReferencePath } from "../../lean-bridge/util/projectLayout";
 import { REPO } from "../helpers";
 
 const FAKE_LAKE = join(REPO, "test", "fixtures", "fake-lake");
@@ -255,16 +256,16 @@ test("the statement: compiled once per hole without the candidate; a replayed de
     assert.equal(verdict.kind, "rejected", JSON.stringify(verdict));
     if (verdict.kind === "rejected") assert.match(verdict.reason, /does not state the file's statement/);
     assert.equal(isMasked({ kind: verdict.kind }), false);
-    const references = s.calls().filter((c) => c.includes("-o") && c.at(-1)!.includes("reference-"));
+    const references = s.calls().filter((c) => c.includes("-o") && c.at(-1)!.includes("gate-reference"));
     assert.equal(references.length, 1, "one reference compile for the hole's two candidates");
     const replays = s
       .calls()
       .filter((c) => c.includes("--run"))
       .slice(-2);
-    for (const replay of replays) assert.match(replay.at(-3)!, /reference-.*FimRlvrGateCheck\.olean$/);
+    for (const replay of replays) assert.match(replay.at(-3)!, /gate-reference\/.*FimRlvrGateCheck\.olean$/);
     s.gate.stop();
     assert.deepEqual(
-      readdirSync(gateDir(s.root)).filter((f) => f.startsWith("reference-")),
+      readdirSync(kernelGateReferencePath(s.root)),
       [],
       "the references are removed when the gate stops",
     );
