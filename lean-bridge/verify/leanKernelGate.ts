@@ -437,7 +437,16 @@ export class LeanKernelGate implements KernelGateBackend {
     how: { fresh: boolean } = { fresh: false },
   ): Promise<ProcessResult> {
     const left = Math.max(1, deadline - performance.now());
-    const args = ["--json", `-M${this.options.limits.memoryMb}`, "-o", output, file];
+    // The module's name from its own folder alone: a private constant's name holds the module's, so the
+    // reference and the candidate's document, compiled in different folders, name theirs alike.
+    const args = [
+      "--json",
+      `-M${this.options.limits.memoryMb}`,
+      "-o",
+      output,
+      `--root=${dirname(file)}`,
+      file,
+    ];
     const served = how.fresh ? undefined : await this.compileServer()?.run(args, dir, left);
     return (
       served ??

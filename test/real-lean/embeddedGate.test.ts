@@ -274,6 +274,25 @@ test(
       );
       const again = await timed(holed(`${header}${statement}exact @Eq.refl Prop p\n`));
       assert.deepEqual(again.report.kind === "replayed" && again.report.statement, { kind: "same" });
+      // A private declaration over a private definition: the reference, compiled in another folder, names the
+      // document's private constants alike.
+      const privateText = `${header}private def P : Prop := True\nprivate theorem own : P := by\n  `;
+      const privately = await g.run(
+        {
+          documentText: `${privateText}exact True.intro\n`,
+          declaration: ["own"],
+          mayBePrivate: true,
+          headerEndLine: 1,
+          declarationLine: 3,
+          referenceText: `${privateText}sorry\n`,
+        },
+        120_000,
+      );
+      assert.deepEqual(
+        privately.kind === "replayed" && privately.statement,
+        { kind: "same" },
+        JSON.stringify(privately),
+      );
       const plain = await g.run(ONE(honest, "refl", 2), 120_000);
       assert.equal(plain.kind === "replayed" && plain.statement, undefined, "no reference, no comparison");
 
@@ -322,8 +341,8 @@ test(
       }
       assert.deepEqual(
         readdirSync(kernelGateReferencePath(root)).length,
-        2,
-        "one reference compiled per hole (refl, poly), however many proofs of it",
+        3,
+        "one reference compiled per hole (refl, own, poly), however many proofs of it",
       );
       process.stderr.write(
         `kernel gate's statement check on the embedded Lean: a hole's first proof ${first.ms.toFixed(0)} ms (its reference compile included); then per proof, median of 9: ${median(withCheck).toFixed(0)} ms with the check, ${median(without).toFixed(0)} ms without (${(median(withCheck) / Math.max(1e-3, median(without))).toFixed(2)}x)\n`,
