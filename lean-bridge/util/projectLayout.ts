@@ -30,6 +30,14 @@ export function kernelGatePath(projectRoot: string): string {
   return join(projectRoot, PROJECT_DIR, "gate");
 }
 
+/**
+ * The kernel gate's statement references (each hole's check document compiled with \`sorry\` in the hole): apart
+ * from the gate's folder, which the embedded gate's compile server (and so candidate code) may write.
+ */
+export function kernelGateReferencePath(projectRoot: string): string {
+  return join(projectRoot, PROJECT_DIR, "gate-reference");
+}
+
 /** Where `fim-rlvr export` offers to write a project's dataset. */
 export function defaultDatasetPath(projectRoot: string): string {
   return join(projectRoot, PROJECT_DIR, "dataset");

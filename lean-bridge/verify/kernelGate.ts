@@ -39,14 +39,39 @@ export interface GateAxiom {
 /** Where in the gate's work something happened: compiling the check document, or replaying it. */
 export type GateStage = "compile" | "replay";
 
+/**
+ * Whether the replayed declaration states what the file states. The compile that made the replayed module ran
+ * the candidate's code, which can leave a constant of the checked name with a weaker type; the reference is the
+ * same document with the verifier's `sorry` in the hole, compiled by a process that ran no candidate code.
+ * `same`: the same kind, universe parameters and (alpha-equivalent) type. `differs`: a hack, refuted.
+ * `no-reference`: the reference holds no such declaration (no candidate can cause that: the workspace's).
+ */
+export type GateStatement =
+  { kind: "same" } | { kind: "differs"; message: string } | { kind: "no-reference"; message: string };
+
 /** What a gate backend found, before the verifier judges it (`judgeWithGate`). */
 export type GateReport =
-  /** Every declaration of the closure passed the kernel; `axioms` are those the checked declaration rests on. */
-  | { kind: "replayed"; declaration: string; replayed: number; axioms: GateAxiom[]; elapsedMs: number }
+  /**
+   * Every declaration of the closure passed the kernel; `axioms` are those the checked declaration rests on.
+   * `statement`: its type against the reference's; absent only where the request gave no reference.
+   */
+  | {
+      kind: "replayed";
+      declaration: string;
+      replayed: number;
+      axioms: GateAxiom[];
+      statement?: GateStatement;
+      elapsedMs: number;
+    }
   /** The kernel refused a declaration of the closure (`message` is its error, naming the declaration). */
   | { kind: "kernel-rejected"; declaration: string; message: string; elapsedMs: number }
   /** The compiled module holds no declaration of the checked name. */
   | { kind: "missing"; message: string; elapsedMs: number }
+  /**
+   * The statement's reference (the document with `sorry` in the hole, no candidate text) could not be
+   * compiled or read: nothing the candidate did, so the workspace's; `message` says what happened.
+   */
+  | { kind: "no-reference"; message: string; elapsedMs: number }
   /**
    * The check document did not compile in the fresh process. `inHeader`: the error is in its header (imports
    * out of date or missing: the workspace's fault, as classify.ts reads the server's header errors).
@@ -77,6 +102,12 @@ export interface GateRequest {
    * document compiled again: removing what the candidate does not depend on cannot make its proof pass.
    */
   declarationLine: number;
+  /**
+   * The check document with the verifier's `sorry` in the hole instead of the candidate (no candidate text):
+   * the gate compiles it once per hole, in a process of its own, and requires the replayed declaration to
+   * state what this one states. Absent only for the gate's own documents (its self-test).
+   */
+  referenceText?: string;
 }
 
 /** A way to run the gate: real Lean (leanKernelGate.ts) or the simulator's model (simulator/kernelReplay.ts). */
@@ -153,6 +184,17 @@ function refuted(gate: GateName, why: string): VerdictOutcome {
   };
 }
 
+/** The statement's reference could not be had: the proof is not confirmed, and the candidate is not to blame. */
+function noReference(message: string, candidate: VerdictOutcome): VerdictOutcome {
+  return {
+    kind: "environment",
+    reason: `the kernel gate could not establish the declaration's statement without the candidate (the check document with \`sorry\` in the hole): ${message}`,
+    action:
+      "check that the workspace builds and that `sorry` elaborates in it (a prelude workspace must declare `sorryAx` and the `sorry` tactic), then verify again",
+    diagnostics: candidate.diagnostics,
+  };
+}
+
 /**
  * The candidate's verdict, given the gate's report on its proof. Replayed with allowed axioms only: proved,
  * confirmed by the gate. The kernel refusing a declaration, the checked declaration missing or another one in
@@ -177,6 +219,12 @@ export function judgeWithGate(
           gate,
           `the replay confirmed '${report.declaration}', not the checked declaration '${rules.checkedName}'`,
         );
+      if (report.statement?.kind === "differs")
+        return refuted(
+          gate,
+          `the compiled '${report.declaration}' does not state the file's statement (${report.statement.message}): code run while compiling changed what it says`,
+        );
+      if (report.statement?.kind === "no-reference") return noReference(report.statement.message, candidate);
       const failures = report.axioms.map((a) => axiomFailure(a, rules)).filter((f) => f !== undefined);
       if (failures.length > 0) return refuted(gate, failures.join("; "));
       return {
@@ -189,6 +237,8 @@ export function judgeWithGate(
       return refuted(gate, `the kernel refused a declaration it depends on: ${report.message}`);
     case "missing":
       return refuted(gate, report.message);
+    case "no-reference":
+      return noReference(report.message, candidate);
     case "compile-failed":
       if (report.inHeader)
         return {

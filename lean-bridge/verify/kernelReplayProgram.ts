@@ -6,7 +6,10 @@
  * (src/Lean/Replay.lean: `Lean.Environment.replay` up to 4.34, `Lean.Kernel.Environment.replay` in 4.35 and
  * later, whose module calls it the same definitions as lean4checker's), and lists the axioms the declaration
  * rests on, saying which the module declared itself and which have the shape of a native computation's
- * (`@Eq Bool e true`, src/Lean/Meta/Native.lean). It prints one line `FIMRLVR-GATE <json>`.
+ * (`@Eq Bool e true`, src/Lean/Meta/Native.lean). Given a reference module (the same document compiled with the
+ * verifier's `sorry` in the hole, by a process that ran no candidate code) it also says whether the checked
+ * declaration states what the reference's does: the same kind, universe parameters and (`Expr.eqv`) type.
+ * It prints one line `FIMRLVR-GATE <json>`.
  *
  * One text serves every supported release (4.24 on): where Lean's API differs between them, the program tries
  * each known form in order (`first | exact … | exact …`, which backtracks over an elaboration error such as an
@@ -15,7 +18,7 @@
  */
 
 /** Bumped with every change of the program: names the file, so a project never runs a stale copy. */
-export const KERNEL_REPLAY_VERSION = 2;
+export const KERNEL_REPLAY_VERSION = 3;
 
 /** The marker of the program's answer line. */
 export const GATE_ANSWER_PREFIX = "FIMRLVR-GATE ";
@@ -26,7 +29,7 @@ import Lean.Replay
 /-!
 fim-rlvr's kernel gate, replay step (version ${KERNEL_REPLAY_VERSION}; written by lean-bridge/verify/leanKernelGate.ts).
 Usage: lean --run <this file> --self-test
-       lean --run <this file> <module.olean> (exact|may-be-private) <name component>...
+       lean --run <this file> <module.olean> (exact|may-be-private) (<reference.olean>|-) <name component>...
 -/
 
 open Lean
@@ -120,10 +123,45 @@ def kernelReplay (consts : Std.HashMap Name ConstantInfo) (base : Environment) :
   | exact (Lean.Environment.replay consts base.toKernelEnv) *> pure ()
   | exact (Lean.Environment.replay consts base) *> pure ()
 
+/-- The kind of a constant, as the statement check compares it. -/
+def kindOf : ConstantInfo → String
+  | .defnInfo _ => "definition"
+  | .thmInfo _ => "theorem"
+  | .opaqueInfo _ => "opaque"
+  | .axiomInfo _ => "axiom"
+  | .quotInfo _ => "quot"
+  | .inductInfo _ => "inductive"
+  | .ctorInfo _ => "constructor"
+  | .recInfo _ => "recursor"
+
+/--
+The answer's statement fields: whether ci states what the reference module's declaration of the checked name
+states (none when no reference was given, "-": the gate's self-test).
+-/
+def statementFields (ci : ConstantInfo) (reference : String) (mayBePrivate : Bool) (want : List String) :
+    IO (List (String × Json)) := do
+  if reference == "-" then return []
+  let noReference (why : String) : List (String × Json) :=
+    [("statement", Json.str "no-reference"), ("statementMessage", Json.str why)]
+  let read : Option ModuleData ← try pure (some (← readModuleData (System.FilePath.mk reference)).1)
+    catch _ => pure none
+  let some mod := read | return noReference "the reference module could not be read"
+  let some (_, r) := (mod.constNames.zip mod.constants).find? (fun p => isChecked want mayBePrivate p.1)
+    | return noReference "the reference module holds no declaration of the checked name"
+  let why : Option String :=
+    if kindOf ci != kindOf r then some "its kind (theorem, definition, ...) differs from the statement's"
+    else if ci.levelParams != r.levelParams then some "its universe parameters differ from the statement's"
+    else if !ci.type.eqv r.type then some "its type differs from the statement's"
+    else none
+  match why with
+  | none => return [("statement", Json.str "same")]
+  | some w => return [("statement", Json.str "differs"), ("statementMessage", Json.str w)]
+
 def say (fields : List (String × Json)) : IO Unit :=
   IO.println ("${GATE_ANSWER_PREFIX}" ++ (Json.mkObj fields).compress)
 
-def replayModule (olean : String) (mayBePrivate : Bool) (want : List String) : IO Unit := do
+def replayModule (olean : String) (mayBePrivate : Bool) (reference : String) (want : List String) :
+    IO Unit := do
   let (mod, _) ← readModuleData (System.FilePath.mk olean)
   let mut consts : Std.HashMap Name ConstantInfo := {}
   for name in mod.constNames, ci in mod.constants do
@@ -140,10 +178,13 @@ def replayModule (olean : String) (mayBePrivate : Bool) (want : List String) : I
       ("message", Json.str (toString e))]
     return
   let axioms := axiomsOf consts base checked
-  say [("kind", Json.str "replayed"), ("declaration", Json.str checked.toString),
-    ("replayed", toJson needed.size),
+  let statement ← match consts[checked]? with
+    | some ci => statementFields ci reference mayBePrivate want
+    | none => pure []
+  say ([("kind", Json.str "replayed"), ("declaration", Json.str checked.toString),
+    ("replayed", toJson needed.size)] ++ statement ++ [
     ("axioms", Json.arr (axioms.map fun a => Json.mkObj [("name", Json.str a.name.toString),
-      ("declaredInDocument", Json.bool a.inModule), ("nativeShape", Json.bool a.nativeShape)]))]
+      ("declaredInDocument", Json.bool a.inModule), ("nativeShape", Json.bool a.nativeShape)]))])
 
 end FimRlvrGate
 
@@ -152,11 +193,11 @@ def main (args : List String) : IO UInt32 := do
   | ["--self-test"] =>
     FimRlvrGate.say [("kind", Json.str "ready"), ("version", toJson ${KERNEL_REPLAY_VERSION})]
     return 0
-  | olean :: privacy :: component :: rest =>
+  | olean :: privacy :: reference :: component :: rest =>
     initSearchPath (← findSysroot)
-    FimRlvrGate.replayModule olean (privacy == "may-be-private") (component :: rest)
+    FimRlvrGate.replayModule olean (privacy == "may-be-private") reference (component :: rest)
     return 0
   | _ =>
-    IO.eprintln "usage: lean --run <this file> (--self-test | <module.olean> (exact|may-be-private) <name component>...)"
+    IO.eprintln "usage: lean --run <this file> (--self-test | <module.olean> (exact|may-be-private) (<reference.olean>|-) <name component>...)"
     return 2
 `;

@@ -16,12 +16,13 @@
  * The program is checked once, before the first candidate, on a document of the gate's own: a Lean on which it
  * cannot run makes the gate unavailable (the workspace's matter), never a candidate's failure.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, type Dirent } from "node:fs";
 import { dirname, join } from "node:path";
 import { realpathSync } from "node:fs";
 import { which, type Limits } from "../server/launch";
 import { sandboxed } from "../server/sandbox";
-import { kernelGatePath } from "../util/projectLayout";
+import { kernelGatePath, kernelGateReferencePath } from "../util/projectLayout";
 import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
 import {
@@ -30,6 +31,7 @@ import {
   type GateReport,
   type GateRequest,
   type GateStage,
+  type GateStatement,
   type KernelGateBackend,
 } from "./kernelGate";
 import { GATE_ANSWER_PREFIX, KERNEL_REPLAY_PROGRAM, KERNEL_REPLAY_VERSION } from "./kernelReplayProgram";
@@ -135,6 +137,9 @@ const EMBEDDED_SELF_TEST_TYPES = [
   "",
 ].join("\n");
 
+/** The statement's reference module, compiled without the candidate, or why there is none. */
+type ReferenceModule = { kind: "ok"; olean: string } | { kind: "failed"; message: string };
+
 /** What compiling the header alone said: it loads, or the workspace's failure (or the gate's trouble) to report. */
 type HeaderCheck =
   | { kind: "loads" }
@@ -213,7 +218,16 @@ export function parseReplayAnswer(stdout: string, elapsedMs: number): GateReport
           return undefined;
         axioms.push({ name, declaredInDocument: o.declaredInDocument, nativeShape: o.nativeShape });
       }
-      return { kind: "replayed", declaration, replayed: a.replayed, axioms, elapsedMs };
+      const statement = readStatement(a.statement, text(a.statementMessage));
+      if (statement === "malformed") return undefined;
+      return {
+        kind: "replayed",
+        declaration,
+        replayed: a.replayed,
+        axioms,
+        ...(statement ? { statement } : {}),
+        elapsedMs,
+      };
     }
     case "kernel-rejected": {
       const declaration = text(a.declaration);
@@ -228,6 +242,15 @@ export function parseReplayAnswer(stdout: string, elapsedMs: number): GateReport
     default:
       return undefined;
   }
+}
+
+/** The answer's `statement` field: absent (no reference given), one of its kinds, or malformed. */
+function readStatement(value: unknown, message: string | undefined): GateStatement | undefined | "malformed" {
+  if (value === undefined) return undefined;
+  if (value === "same") return { kind: "same" };
+  if ((value === "differs" || value === "no-reference") && message !== undefined)
+    return { kind: value, message };
+  return "malformed";
 }
 
 /** The last lines a process said, for a report. */
@@ -274,9 +297,19 @@ export class LeanKernelGate implements KernelGateBackend {
     );
   }
 
+  /** The replay step's arguments: the compiled module, the privacy, the reference module ("-": none), the name. */
+  private replayTarget(olean: string, request: GateRequest, reference: string | undefined): string[] {
+    return [
+      olean,
+      request.mayBePrivate ? "may-be-private" : "exact",
+      reference ?? "-",
+      ...request.declaration,
+    ];
+  }
+
   /** The replay step for a compiled module. */
-  private replayCommand(olean: string, request: GateRequest): string[] {
-    const target = [olean, request.mayBePrivate ? "may-be-private" : "exact", ...request.declaration];
+  private replayCommand(olean: string, request: GateRequest, reference: string | undefined): string[] {
+    const target = this.replayTarget(olean, request, reference);
     return this.toolchain.kind === "lake"
       ? this.command(["lake", "env", "lean", "--run", this.programPath(), ...target])
       : this.command([this.replayTool ?? "fimrlvr-replay", ...target]);
@@ -307,6 +340,122 @@ export class LeanKernelGate implements KernelGateBackend {
   /** Stops the embedded gate's compile server, if it runs (it also ends by itself when this process does). */
   stop(): void {
     this.zygote?.stop();
+    for (const dir of this.referenceDirs) rmSync(dir, { recursive: true, force: true });
+    this.referenceDirs.clear();
+    this.references.clear();
+  }
+
+  /** The statements' references, compiled once per hole: by the reference text and the toolchain. */
+  private readonly references = new Map<string, Promise<ReferenceModule>>();
+  private readonly referenceDirs = new Set<string>();
+
+  /**
+   * The compiled reference of a request's statement (its check document with the verifier's `sorry` in the
+   * hole): compiled once per hole in a fresh process that runs no candidate text, under its own time limit
+   * (the candidate's deadline is not charged for it), and kept until the gate stops. A failure is not kept:
+   * the next proof of the hole tries again.
+   */
+  private reference(
+    referenceText: string,
+    request: GateRequest,
+    timeoutMs: number,
+  ): Promise<ReferenceModule> {
+    const key = createHash("sha256")
+      .update(JSON.stringify(this.toolchain))
+      .update("\0")
+      .update(referenceText)
+      .digest("hex");
+    const known = this.references.get(key);
+    if (known) return known;
+    const made = (async (): Promise<ReferenceModule> => {
+      // Outside the gate's folder, and compiled by a fresh process (not a child of the compile server, whose
+      // sandbox may write the gate's folder): no candidate's compile can reach the reference in the sandbox.
+      const dir = join(
+        kernelGateReferencePath(this.options.projectRoot),
+        `${process.pid}-${key.slice(0, 24)}`,
+      );
+      const source = join(dir, "FimRlvrGateCheck.lean");
+      const olean = join(dir, "FimRlvrGateCheck.olean");
+      const deadline = performance.now() + timeoutMs;
+      try {
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(source, referenceText);
+        this.referenceDirs.add(dir);
+        let compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
+        const blanked =
+          compiled.kind === "exited" && compiled.code !== 0
+            ? blankFailingCommands(
+                referenceText,
+                compileErrors(compiled.stdout).map((e) => e.line),
+                request.headerEndLine,
+                request.declarationLine,
+              )
+            : undefined;
+        if (blanked !== undefined) {
+          writeFileSync(source, blanked);
+          compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
+        }
+        if (compiled.kind === "exited" && compiled.code === 0) return { kind: "ok", olean };
+        const first = compiled.kind === "exited" ? compileErrors(compiled.stdout)[0] : undefined;
+        const said =
+          compiled.kind === "exited"
+            ? first
+              ? `line ${first.line + 1}: ${first.text}`
+              : `lean exited with ${compiled.code}${tail(compiled)}`
+            : compiled.kind === "timeout"
+              ? `it ran past ${timeoutMs} ms`
+              : compiled.kind === "signalled"
+                ? `killed by ${compiled.signal}`
+                : compiled.message;
+        this.references.delete(key);
+        return {
+          kind: "failed",
+          message: `compiling the statement with \`sorry\` in the hole failed: ${said}`,
+        };
+      } catch (error) {
+        this.references.delete(key);
+        return {
+          kind: "failed",
+          message: `could not write the statement's reference under ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+        };
+      }
+    })();
+    this.references.set(key, made);
+    return made;
+  }
+
+  /**
+   * Compiles one file to `output` by the deadline: a child of the compile server where there is one and
+   * `fresh` is not asked for, else a fresh Lean process able to write only `output`'s folder.
+   */
+  private async compileFile(
+    file: string,
+    output: string,
+    dir: string,
+    deadline: number,
+    how: { fresh: boolean } = { fresh: false },
+  ): Promise<ProcessResult> {
+    const left = Math.max(1, deadline - performance.now());
+    // The module's name from its own folder alone: a private constant's name holds the module's, so the
+    // reference and the candidate's document, compiled in different folders, name theirs alike.
+    const args = [
+      "--json",
+      `-M${this.options.limits.memoryMb}`,
+      "-o",
+      output,
+      `--root=${dirname(file)}`,
+      file,
+    ];
+    const served = how.fresh ? undefined : await this.compileServer()?.run(args, dir, left);
+    return (
+      served ??
+      runGateProcess(this.leanCommand(args, [dirname(output)]), {
+        cwd: this.options.projectRoot,
+        env: this.processEnv,
+        timeoutMs: left,
+      })
+    );
   }
 
   /**
@@ -515,18 +664,13 @@ export class LeanKernelGate implements KernelGateBackend {
         }
       };
       const left = () => Math.max(1, deadline - performance.now());
-      const compileFile = async (file: string, output: string): Promise<ProcessResult> => {
-        const args = ["--json", `-M${this.options.limits.memoryMb}`, "-o", output, file];
-        const served = await this.compileServer()?.run(args, dir, left());
-        return (
-          served ??
-          runGateProcess(this.leanCommand(args, [dirname(output)]), {
-            cwd: this.options.projectRoot,
-            env: this.processEnv,
-            timeoutMs: left(),
-          })
-        );
-      };
+      const compileFile = (file: string, output: string) => this.compileFile(file, output, dir, deadline);
+      // The statement's reference (once per hole; a process that runs no candidate text), compiled while the
+      // candidate's document is: awaited only before the replay, which reads it.
+      const referenced =
+        request.referenceText === undefined
+          ? undefined
+          : this.reference(request.referenceText, request, timeoutMs);
       const compile = () => compileFile(source, olean);
       let compiled = await compile();
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
@@ -562,19 +706,26 @@ export class LeanKernelGate implements KernelGateBackend {
           elapsedMs: elapsed(),
         };
       }
+      let reference: string | undefined;
+      if (referenced) {
+        const made = await referenced;
+        if (made.kind === "failed")
+          return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
+        reference = made.olean;
+      }
       // On the embedded Lean the replay too is a child of the compile server: the server never ran candidate
       // code, so the child starts as clean as a new process, without Lean's start-up.
       const served =
         this.toolchain.kind === "embedded"
           ? await this.compileServer()?.run(
-              ["--replay", olean, request.mayBePrivate ? "may-be-private" : "exact", ...request.declaration],
+              ["--replay", ...this.replayTarget(olean, request, reference)],
               dir,
               left(),
             )
           : undefined;
       const replayed =
         served ??
-        (await runGateProcess(this.replayCommand(olean, request), {
+        (await runGateProcess(this.replayCommand(olean, request, reference), {
           cwd: this.options.projectRoot,
           env: this.processEnv,
           timeoutMs: left(),
@@ -582,7 +733,9 @@ export class LeanKernelGate implements KernelGateBackend {
       const replayFailure = step("replay", replayed);
       if (replayFailure) return replayFailure;
       const answer = replayed.kind === "exited" ? parseReplayAnswer(replayed.stdout, elapsed()) : undefined;
-      if (replayed.kind === "exited" && replayed.code === 0 && answer) return answer;
+      // Given a reference, a replayed answer must say how the statement compares: none is no confirmation.
+      const unjudged = answer?.kind === "replayed" && reference !== undefined && !answer.statement;
+      if (replayed.kind === "exited" && replayed.code === 0 && answer && !unjudged) return answer;
       return {
         kind: "crashed",
         stage: "replay",

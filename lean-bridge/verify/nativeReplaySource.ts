@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 6;
+export const NATIVE_REPLAY_VERSION = 7;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -23,7 +23,10 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * gate's Lean replay program prints.
  *
  * Usage: fimrlvr-replay --self-test
- *        fimrlvr-replay <module.olean> (exact|may-be-private) <name component>...
+ *        fimrlvr-replay <module.olean> (exact|may-be-private) (<reference.olean>|-) <name component>...
+ * The reference is the same check document compiled with the verifier's sorry in the hole, by a process that
+ * ran no candidate code: the checked declaration must state exactly what the reference's does (see
+ * statement_check), since the compile that made <module.olean> ran the candidate's code.
  *        fimrlvr-replay --compile-server
  * The imports are found through LEAN_PATH.
  *
@@ -123,6 +126,7 @@ extern lobj *lean_elab_environment_to_kernel_env(lobj *env);
 extern lobj *l_Lean_Kernel_Environment_replay(lobj *constants, lobj *env);
 extern lobj *l_Lean_Expr_getUsedConstants(lobj *e);
 extern lobj *l_Lean_Name_toString(lobj *n, uint8_t escape);
+extern uint8_t lean_expr_eqv(lobj *a, lobj *b); /* Expr.eqv: both borrowed */
 extern lobj *l_Std_HashMap_emptyWithCapacity___redArg(lobj *capacity);
 extern lobj *l_Std_HashMap_insert___redArg(lobj *beq, lobj *hash, lobj *map, lobj *key, lobj *value);
 extern lobj *l_Lean_Name_instBEq;
@@ -335,7 +339,53 @@ static lobj *io_value(lobj *result, const char *what) {
     exit(3);
 }
 
-static int replay_module(const char *olean, int may_be_private, char **want, int wanted) {
+/*
+ * Whether the checked declaration states what the reference module's declaration of the same name states:
+ * the same kind (theorem, definition, ...), the same universe parameters in order, and alpha-equivalent types
+ * (Lean's Expr.eqv). Both modules come from the same statement text, so anything else means the candidate's
+ * code changed what the compiled constant says. Prints the answer's "statement" field (and its message).
+ */
+static void statement_check(FILE *out, lobj *info, const char *reference, char **want, int wanted, int may_be_private) {
+    const char *why = NULL;
+    lobj *read = l_Lean_readModuleData(lean_mk_string(reference));
+    if (tag_of(read) != 0) {
+        fprintf(out, ",\"statement\":\"no-reference\",\"statementMessage\":");
+        json_string(out, cstr(lean_io_error_to_string(keep(field(read, 0)))));
+        return;
+    }
+    lobj *pair = field(read, 0);
+    larray *names = (larray *)field(field(pair, 0), 1);
+    larray *infos = (larray *)field(field(pair, 0), 2);
+    lobj *ref = NULL;
+    for (size_t k = 0; k < names->size && k < infos->size && !ref; k++)
+        if (is_checked(names->data[k], want, wanted, may_be_private)) ref = infos->data[k];
+    if (!ref) {
+        fprintf(out, ",\"statement\":\"no-reference\",\"statementMessage\":");
+        json_string(out, "the reference module (the statement with sorry in the hole) holds no declaration of the checked name");
+        return;
+    }
+    if (info->tag != ref->tag) why = "its kind (theorem, definition, ...) differs from the statement's";
+    if (!why) {
+        lobj *a = field(field(field(info, 0), 0), 1), *b = field(field(field(ref, 0), 0), 1);
+        for (; !why && !is_scalar(a) && !is_scalar(b); a = field(a, 1), b = field(b, 1)) {
+            char ka[4096], kb[4096];
+            name_key(field(a, 0), ka, sizeof ka);
+            name_key(field(b, 0), kb, sizeof kb);
+            if (strcmp(ka, kb) != 0) why = "its universe parameters differ from the statement's";
+        }
+        if (!why && is_scalar(a) != is_scalar(b)) why = "its universe parameters differ from the statement's";
+    }
+    if (!why && !lean_expr_eqv(info_type(info), info_type(ref)))
+        why = "its type differs from the statement's (the file's statement, compiled with sorry in the hole)";
+    if (!why) {
+        fprintf(out, ",\"statement\":\"same\"");
+        return;
+    }
+    fprintf(out, ",\"statement\":\"differs\",\"statementMessage\":");
+    json_string(out, why);
+}
+
+static int replay_module(const char *olean, int may_be_private, const char *reference, char **want, int wanted) {
     lobj *path = lean_mk_string(olean);
     lobj *pair = io_value(l_Lean_readModuleData(path), "reading the compiled module");
     lobj *mod = field(pair, 0);
@@ -406,13 +456,28 @@ static int replay_module(const char *olean, int may_be_private, char **want, int
         return 0;
     }
 
+    /*
+     * The statement against the reference, written aside first so that the answer line is whole. "-": no
+     * reference given (the gate's own self-test), so no "statement" field; the gate requires one otherwise.
+     */
+    char *statement = NULL;
+    size_t statement_len = 0;
+    if (strcmp(reference, "-") != 0) {
+        FILE *aside = open_memstream(&statement, &statement_len);
+        char key[4096];
+        name_key(checked, key, sizeof key);
+        statement_check(aside, table_find(&module, key)->info, reference, want, wanted, may_be_private);
+        fclose(aside);
+    }
+
     /* Every axiom the checked declaration rests on, through the module's constants and the imported ones. */
     table seen = table_new(4096);
     n = 0;
     todo[n++] = checked;
     printf("FIMRLVR-GATE {\"kind\":\"replayed\",\"declaration\":");
     json_string(stdout, checked_text);
-    printf(",\"replayed\":%zu,\"fromModule\":%zu,\"axioms\":[", needed.count, from_module);
+    printf(",\"replayed\":%zu,\"fromModule\":%zu%s,\"axioms\":[", needed.count, from_module,
+           statement ? statement : "");
     int first = 1;
     while (n > 0) {
         lobj *name = todo[--n];
@@ -490,13 +555,14 @@ static void start_compile(char *line) {
         close(in);
         close(out);
         close(err);
-        if (strcmp(fields[4], "--replay") == 0 && count >= 8) {
+        if (strcmp(fields[4], "--replay") == 0 && count >= 9) {
             lean_io_mark_end_initialization();
             lean_init_task_manager();
             const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
             io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
                      "setting the search path from LEAN_PATH");
-            int code = replay_module(fields[5], strcmp(fields[6], "may-be-private") == 0, fields + 7, count - 7);
+            int code = replay_module(fields[5], strcmp(fields[6], "may-be-private") == 0, fields[7], fields + 8,
+                                     count - 8);
             fflush(stdout);
             _exit(code);
         }
@@ -576,8 +642,8 @@ int main(int argc, char **argv) {
         printf("FIMRLVR-GATE {\"kind\":\"ready\",\"abi\":\"%s\"}\n", ABI_VERSION);
         return 0;
     }
-    if (argc < 4 || (strcmp(argv[2], "exact") != 0 && strcmp(argv[2], "may-be-private") != 0)) {
-        fprintf(stderr, "usage: fimrlvr-replay (--self-test | <module.olean> (exact|may-be-private) <name component>...)\n");
+    if (argc < 5 || (strcmp(argv[2], "exact") != 0 && strcmp(argv[2], "may-be-private") != 0)) {
+        fprintf(stderr, "usage: fimrlvr-replay (--self-test | <module.olean> (exact|may-be-private) (<reference.olean>|-) <name component>...)\n");
         return 2;
     }
     /*
@@ -598,6 +664,6 @@ int main(int argc, char **argv) {
     const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
     io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
              "setting the search path from LEAN_PATH");
-    return replay_module(argv[1], strcmp(argv[2], "may-be-private") == 0, argv + 3, argc - 3);
+    return replay_module(argv[1], strcmp(argv[2], "may-be-private") == 0, argv[3], argv + 4, argc - 4);
 }
 `;

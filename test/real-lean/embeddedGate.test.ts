@@ -4,7 +4,10 @@
  * attacks a prelude workspace can express earn nothing: a theorem that reached the environment under
  * `debug.skipKernelTC` over an `unsafe` definition (Lean's server proves what cites it), an `axiom` of the check
  * document, and one under an allowed axiom's name. A header that fails by itself is the workspace's
- * (`environment`). The gate's cost against a check's is measured on the controls and printed. The fixture is a
+ * (`environment`). A compiled declaration that states something else than the file's statement (a weaker type,
+ * another kind, other universe parameters: what code run at compile time could leave) is refuted against the
+ * statement compiled with `sorry` in the hole, once per hole. The gate's cost against a check's is measured on
+ * the controls and printed, and the statement check's cost per proof beside the gate without it. The fixture is a
  * small prelude workspace of these tests' own, test/fixtures/gate-prelude.
  *
  * Where the embedded Lean is missing the tests skip, saying why, or fail where CI=true (toolSkip.ts); the
@@ -15,12 +18,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildLaunch } from "../../lean-bridge/server/launch";
 import { judgeWithGate, type GateRequest } from "../../lean-bridge/verify/kernelGate";
 import { LeanKernelGate } from "../../lean-bridge/verify/leanKernelGate";
+import { kernelGateReferencePath } from "../../lean-bridge/util/projectLayout";
 import { CompileZygote } from "../../lean-bridge/verify/compileZygote";
 import { embeddedLeanPath, ensureNativeReplayTool } from "../../lean-bridge/verify/nativeReplayTool";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
@@ -202,6 +206,153 @@ function importOrder(root: string, modules: string[]): string[] {
   modules.forEach(visit);
   return order;
 }
+
+/**
+ * A workspace of the project's prelude library with the modules `imports` need built where the embedded Lean's
+ * workspace build puts them; `extra` files are copied in from the gate fixture.
+ */
+function preludeWorkspace(imports: string[], extra: [string, string][] = []): string {
+  const root = mkdtempSync(join(tmpdir(), "fimrlvr-embedded-prelude-"));
+  cpSync(join(PRELUDE, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
+  cpSync(join(PRELUDE, "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
+  for (const [from, to] of extra) cpSync(join(FIXTURE, from), join(root, to));
+  const build = join(root, ".lake", "build", "lib", "lean");
+  for (const m of importOrder(root, imports)) {
+    const olean = join(build, ...m.split(".")) + ".olean";
+    mkdirSync(join(olean, ".."), { recursive: true });
+    const r = spawnSync(LEAN!, ["-o", olean, join(...m.split(".")) + ".lean"], {
+      cwd: root,
+      env: { ...process.env, LEAN_PATH: build },
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    assert.equal(r.status, 0, `building ${m} failed: ${r.stdout}${r.stderr}`);
+  }
+  return root;
+}
+
+test(
+  "embedded Lean: a compiled declaration that states something else than the file (as a metaprogram could make it) is refuted, not masked; the same statement is confirmed; the statement check's cost is printed",
+  { skip: poolSkip },
+  async () => {
+    const root = preludeWorkspace(["FimPrelude.Tactics"]);
+    const g = gate(root, LEAN!);
+    const proved: VerdictOutcome = {
+      kind: "proved",
+      axioms: [],
+      axiomsChecked: true,
+      confirmedBy: "server",
+      diagnostics: [],
+    };
+    const header = "prelude\nimport FimPrelude.Tactics\n";
+    const statement = "theorem refl (p : Prop) : Eq p p := by\n  ";
+    // The request of one hole: the document the gate compiles, and its statement with sorry in the hole.
+    const holed = (documentText: string, name = "refl"): GateRequest => ({
+      documentText,
+      declaration: [name],
+      mayBePrivate: false,
+      headerEndLine: 1,
+      declarationLine: 2,
+      referenceText: `${header}${statement}sorry\n`,
+    });
+    try {
+      assert.equal(await g.ready(120_000), undefined);
+      const timed = async (request: GateRequest) => {
+        const started = performance.now();
+        const report = await g.run(request, 120_000);
+        return { report, ms: performance.now() - started };
+      };
+      const honest = `${header}${statement}exact Eq.refl p\n`;
+      const first = await timed(holed(honest));
+      assert.equal(first.report.kind, "replayed", JSON.stringify(first.report));
+      assert.deepEqual(first.report.kind === "replayed" && first.report.statement, { kind: "same" });
+      const confirmed = judgeWithGate(proved, first.report, "kernel-replay", RULES("refl"));
+      assert.equal(
+        confirmed.kind === "proved" && confirmed.confirmedBy,
+        "kernel-replay",
+        JSON.stringify(confirmed),
+      );
+      const again = await timed(holed(`${header}${statement}exact @Eq.refl Prop p\n`));
+      assert.deepEqual(again.report.kind === "replayed" && again.report.statement, { kind: "same" });
+      // A private declaration over a private definition: the reference, compiled in another folder, names the
+      // document's private constants alike.
+      const privateText = `${header}private def P : Prop := True\nprivate theorem own : P := by\n  `;
+      const privately = await g.run(
+        {
+          documentText: `${privateText}exact True.intro\n`,
+          declaration: ["own"],
+          mayBePrivate: true,
+          headerEndLine: 1,
+          declarationLine: 3,
+          referenceText: `${privateText}sorry\n`,
+        },
+        120_000,
+      );
+      assert.deepEqual(
+        privately.kind === "replayed" && privately.statement,
+        { kind: "same" },
+        JSON.stringify(privately),
+      );
+      const plain = await g.run(ONE(honest, "refl", 2), 120_000);
+      assert.equal(plain.kind === "replayed" && plain.statement, undefined, "no reference, no comparison");
+
+      // What a metaprogram in the candidate could leave behind: a constant of the checked name stating `True`
+      // (here the gate's compile is simply fed such a document), the right type as a definition, or a
+      // universe-polymorphic statement over other universe parameters.
+      const polymorphic = "theorem poly.{u} (α : Sort u) (a : α) : Eq a a := by\n  ";
+      for (const [what, request, message] of [
+        ["a weaker type", holed(`${header}theorem refl (p : Prop) : True := True.intro\n`), /type differs/],
+        ["another kind", holed(`${header}def refl (p : Prop) : Eq p p := Eq.refl p\n`), /kind/],
+        [
+          "other universe parameters",
+          {
+            ...holed(`${header}theorem poly.{v} (α : Sort v) (a : α) : Eq a a := Eq.refl a\n`, "poly"),
+            referenceText: `${header}${polymorphic}sorry\n`,
+          },
+          /universe parameters/,
+        ],
+      ] as const) {
+        const report = await g.run(request, 120_000);
+        assert.equal(
+          report.kind === "replayed" && report.statement?.kind,
+          "differs",
+          `${what}: ${JSON.stringify(report)}`,
+        );
+        if (report.kind === "replayed" && report.statement?.kind === "differs")
+          assert.match(report.statement.message, message, what);
+        const verdict = judgeWithGate(proved, report, "kernel-replay", RULES("refl"));
+        assert.equal(verdict.kind, "rejected", `${what}: ${JSON.stringify(verdict)}`);
+        assert.equal(isMasked(verdict), false, what);
+      }
+      // The cost per proof once the hole's reference is compiled: runs with and without the check, alternated,
+      // their medians compared (one machine's noise falls on both alike).
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const withCheck: number[] = [];
+      const without: number[] = [];
+      for (let k = 0; k < 9; k++) {
+        // Alternated, so that neither always runs first.
+        if (k % 2 === 0) {
+          withCheck.push((await timed(holed(honest))).ms);
+          without.push((await timed(ONE(honest, "refl", 2))).ms);
+        } else {
+          without.push((await timed(ONE(honest, "refl", 2))).ms);
+          withCheck.push((await timed(holed(honest))).ms);
+        }
+      }
+      assert.deepEqual(
+        readdirSync(kernelGateReferencePath(root)).length,
+        3,
+        "one reference compiled per hole (refl, own, poly), however many proofs of it",
+      );
+      process.stderr.write(
+        `kernel gate's statement check on the embedded Lean: a hole's first proof ${first.ms.toFixed(0)} ms (its reference compile included); then per proof, median of 9: ${median(withCheck).toFixed(0)} ms with the check, ${median(without).toFixed(0)} ms without (${(median(withCheck) / Math.max(1e-3, median(without))).toFixed(2)}x)\n`,
+      );
+    } finally {
+      g.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
 
 test(
   "embedded Lean: through the pool on `lean --server`, every control the server proves is confirmed by the gate, every attack earns nothing, and the gate's cost against a check is printed",

@@ -17,6 +17,7 @@ import {
   parseReplayAnswer,
 } from "../../lean-bridge/verify/leanKernelGate";
 import { KERNEL_REPLAY_PROGRAM } from "../../lean-bridge/verify/kernelReplayProgram";
+import { kernelGateReferencePath } from "../../lean-bridge/util/projectLayout";
 import { REPO } from "../helpers";
 import { tempDir } from "../tempDirs";
 
@@ -136,7 +137,11 @@ test("a proof: the self-test once, then compile and replay, in the project's gat
     assert.deepEqual(compile.slice(0, 4), ["env", "lean", "--json", "-M1024"]);
     assert.equal(compile[4], "-o");
     assert.deepEqual(replay.slice(0, 3), ["env", "lean", "--run"]);
-    assert.deepEqual(replay.slice(-3), ["exact", "N", "t"]);
+    assert.deepEqual(
+      replay.slice(-4),
+      ["exact", "-", "N", "t"],
+      "no reference for a document without a hole",
+    );
     assert.ok(
       readFileSync(replay[3]!, "utf8").includes("FIMRLVR-GATE"),
       "the program written into the project",
@@ -230,4 +235,77 @@ test("a candidate that prints Lean's message on the header line is rejected, not
   } finally {
     rmSync(s.root, { recursive: true, force: true });
   }
+});
+
+/** A request of one hole (`trivial`) whose reference is its document with `sorry` there. */
+const holed = (candidate: string, after = ""): GateRequest => ({
+  ...request(`namespace N\ntheorem t : True := by\n  ${candidate}\nend N\n${after}`, 1),
+  referenceText: `namespace N\ntheorem t : True := by\n  sorry\nend N\n${after}`,
+});
+
+test("the statement: compiled once per hole without the candidate; a replayed declaration that states something else is refuted, not masked", async () => {
+  const s = setup();
+  try {
+    const same = await s.gate.run(holed("trivial"), 20_000);
+    assert.equal(same.kind, "replayed", JSON.stringify(same));
+    assert.deepEqual(same.kind === "replayed" && same.statement, { kind: "same" });
+    assert.equal(judgeWithGate(PROVED, same, "kernel-replay", RULES).kind, "proved");
+    const other = await s.gate.run(holed("trivial -- fake:other-statement"), 20_000);
+    assert.equal(other.kind === "replayed" && other.statement?.kind, "differs", JSON.stringify(other));
+    const verdict = judgeWithGate(PROVED, other, "kernel-replay", RULES);
+    assert.equal(verdict.kind, "rejected", JSON.stringify(verdict));
+    if (verdict.kind === "rejected") assert.match(verdict.reason, /does not state the file's statement/);
+    assert.equal(isMasked({ kind: verdict.kind }), false);
+    const references = s.calls().filter((c) => c.includes("-o") && c.at(-1)!.includes("gate-reference"));
+    assert.equal(references.length, 1, "one reference compile for the hole's two candidates");
+    const replays = s
+      .calls()
+      .filter((c) => c.includes("--run"))
+      .slice(-2);
+    for (const replay of replays) assert.match(replay.at(-3)!, /gate-reference\/.*FimRlvrGateCheck\.olean$/);
+    s.gate.stop();
+    assert.deepEqual(
+      readdirSync(kernelGateReferencePath(s.root)),
+      [],
+      "the references are removed when the gate stops",
+    );
+  } finally {
+    rmSync(s.root, { recursive: true, force: true });
+  }
+});
+
+test("a reference that does not compile is the workspace's (masked); a replay that does not compare the statement confirms nothing", async () => {
+  const s = setup();
+  try {
+    const none = await s.gate.run(holed("trivial", "-- fake:no-sorry\n"), 20_000);
+    assert.equal(none.kind, "no-reference", JSON.stringify(none));
+    const verdict = judgeWithGate(PROVED, none, "kernel-replay", RULES);
+    assert.equal(verdict.kind, "environment", JSON.stringify(verdict));
+    const unjudged = await s.gate.run(holed("trivial -- fake:no-statement"), 20_000);
+    assert.equal(unjudged.kind, "crashed", JSON.stringify(unjudged));
+    assert.equal(judgeWithGate(PROVED, unjudged, "kernel-replay", RULES).kind, "rejected");
+  } finally {
+    rmSync(s.root, { recursive: true, force: true });
+  }
+});
+
+test("the replay's statement field is read strictly", () => {
+  const base = '{"kind":"replayed","declaration":"N.t","replayed":1,"axioms":[]';
+  const read = (extra: string) => parseReplayAnswer(`FIMRLVR-GATE ${base}${extra}}`, 1);
+  assert.deepEqual(read(',"statement":"same"')?.kind === "replayed" && read(',"statement":"same"'), {
+    kind: "replayed",
+    declaration: "N.t",
+    replayed: 1,
+    axioms: [],
+    statement: { kind: "same" },
+    elapsedMs: 1,
+  });
+  const differs = read(',"statement":"differs","statementMessage":"its type differs"');
+  assert.deepEqual(differs?.kind === "replayed" && differs.statement, {
+    kind: "differs",
+    message: "its type differs",
+  });
+  assert.equal(read(',"statement":"differs"'), undefined, "a difference without its message");
+  assert.equal(read(',"statement":"equal"'), undefined);
+  assert.equal(read("")?.kind === "replayed" && read("")?.kind, "replayed");
 });
