@@ -14,7 +14,13 @@ import { parseArgs } from "node:util";
 import { exportDataset } from "../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../lean-bridge/holes/mine";
 import { viewWorkspace } from "../lean-bridge/embedded/workspace";
-import { formatPortfolioReport, portfolioBaselines } from "./portfolio";
+import {
+  REAL_LEAN_SPLIT_FRACTIONS,
+  formatPortfolioReport,
+  formatSplitSummary,
+  portfolioBaselines,
+  splitSummary,
+} from "./portfolio";
 import { trivialProofs, type Row } from "./trivialProvers";
 
 /** Whether the embedded Lean can judge every file of `workspace` (then it, not the simulator, is the judge). */
@@ -36,6 +42,7 @@ async function main(): Promise<void> {
     throw new Error(`--verifier ${verifier}: expected auto, embedded or simulator`);
   const workspace = resolve(values.workspace!);
   const out = join(mkdtempSync(join(tmpdir(), "fim-baselines-")), "ds");
+  const real = verifier === "embedded" || (verifier === "auto" && embeddedCanJudge(workspace));
   const exported = await exportDataset({
     workspace,
     out,
@@ -43,12 +50,15 @@ async function main(): Promise<void> {
     seed: Number(values.seed),
     maxFileBytes: 4 << 20,
     formats: ["native"],
+    // The real-Lean workspace is measured on larger held-out splits; lean-env keeps the default.
+    ...(real ? { splitFractions: REAL_LEAN_SPLIT_FRACTIONS } : {}),
   });
   if (exported.kind !== "ok") throw new Error(`export: ${exported.kind}`);
-  if (verifier === "embedded" || (verifier === "auto" && embeddedCanJudge(workspace))) {
+  if (real) {
     const report = await portfolioBaselines(out, workspace);
     process.stdout.write(
       `${exported.report.workspaceName}, split ${exported.report.split.mode}, seed ${values.seed}\n` +
+        formatSplitSummary(splitSummary(out)) +
         formatPortfolioReport(report),
     );
     return;

@@ -14,6 +14,8 @@
  */
 import { join } from "node:path";
 import type { TaskRecord } from "../lean-bridge/dataset/records";
+import type { SplitFractions } from "../lean-bridge/dataset/split";
+import { familyShapeOverlap, type FamilyShapeOverlap } from "../lean-bridge/dataset/statementShape";
 import { startVerifier } from "../lean-bridge/verifiers/startVerifier";
 import { readRows } from "./trivialProvers";
 
@@ -40,6 +42,12 @@ export const PORTFOLIO =
 
 /** Files of the library the workspace carries, whose tasks are not scored. */
 export const LIBRARY_PREFIX = "FimPrelude";
+
+/**
+ * The split the real-Lean workspace is measured on: a quarter of the tasks in test (at least 150 held-out test
+ * tasks on lean-env-prelude/) and 15% in validation, where settings and the best single tactic are chosen.
+ */
+export const REAL_LEAN_SPLIT_FRACTIONS: SplitFractions = { train: 0.6, validation: 0.15, test: 0.25 };
 
 export type Row = TaskRecord & { heldOut?: "instance" | "family" };
 
@@ -156,4 +164,49 @@ export function formatPortfolioReport(report: PortfolioReport): string {
     }
   }
   return `${lines.join("\n")}\n`;
+}
+
+export interface SplitSummary {
+  /** Held-out tasks of the test split (instances and families), outside the library. */
+  heldoutTasks: number;
+  /** The most tasks one declaration has, outside the library. */
+  maxHolesPerTheorem: number;
+  /** Held-out families, by name. */
+  heldOutFamilies: string[];
+  shapes: FamilyShapeOverlap;
+}
+
+/** What bench:seeds' `split` reports: the test set's size, holes per theorem, and held-out families' novelty. */
+export function splitSummary(datasetDir: string): SplitSummary {
+  const rows = readRows<Row>(join(datasetDir, "tasks.jsonl"));
+  const contexts = readRows<{ file: string; scope: string[]; statement: string }>(
+    join(datasetDir, "contexts.jsonl"),
+  );
+  const scored = (file: string) => !file.startsWith(LIBRARY_PREFIX);
+  const ours = rows.filter((t) => scored(t.file));
+  const perDecl = new Map<number, number>();
+  for (const t of ours) perDecl.set(t.context, (perDecl.get(t.context) ?? 0) + 1);
+  return {
+    heldoutTasks: ours.filter((t) => t.split === "test").length,
+    maxHolesPerTheorem: Math.max(0, ...perDecl.values()),
+    heldOutFamilies: [
+      ...new Set(ours.filter((t) => t.heldOut === "family").map((t) => familyOf(contexts, t))),
+    ].sort(),
+    shapes: familyShapeOverlap(
+      ours,
+      contexts.map((c) => c.statement),
+      scored,
+    ),
+  };
+}
+
+/** The split summary as the terminal shows it. */
+export function formatSplitSummary(s: SplitSummary): string {
+  return (
+    `split: ${s.heldoutTasks} held-out test tasks, at most ${s.maxHolesPerTheorem} holes per theorem; ` +
+    `held-out families ${s.heldOutFamilies.join(", ") || "none"}\n` +
+    `statement shapes: ${s.shapes.familyShapesInTraining} of ${s.shapes.heldOutFamilyDeclarations} held-out-family ` +
+    `declarations have a shape training has (held-out instances: ${s.shapes.instanceShapesInTraining} of ` +
+    `${s.shapes.heldOutInstanceDeclarations})\n`
+  );
 }
