@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../../lean-bridge/holes/mine";
-import { formatPortfolioReport, portfolioBaselines } from "../../bench/portfolio";
+import { REAL_LEAN_SPLIT_FRACTIONS, formatPortfolioReport, portfolioBaselines } from "../../bench/portfolio";
 import { toolSkip } from "../toolSkip";
 import { REPO } from "../helpers";
 import { findEmbeddedLean } from "./preludeLean";
@@ -35,13 +35,14 @@ test(
         seed: 0,
         maxFileBytes: 4 << 20,
         formats: ["native"],
+        splitFractions: REAL_LEAN_SPLIT_FRACTIONS,
       });
       assert.equal(exported.kind, "ok");
       const report = await portfolioBaselines(out, workspace);
       process.stdout.write(formatPortfolioReport(report));
       const p = report.portfolio;
       const proved = p.instances.proved + p.families.proved;
-      assert.ok(report.testTasks >= 50, `${report.testTasks} held-out test tasks`);
+      assert.ok(report.testTasks >= 150, `${report.testTasks} held-out test tasks`);
       assert.ok(proved < 0.35 * report.testTasks, `portfolio ${proved}/${report.testTasks}`);
       assert.ok(report.bestTactic.instances.proved <= p.instances.proved + p.families.proved);
       // Closed evaluations are what any portfolio proves: zero there would mean the check itself is broken.
