@@ -106,7 +106,11 @@ export async function portfolioBaselines(datasetDir: string, workspace: string):
   const testInstances = rows.filter((t) => t.split === "test" && t.heldOut === "instance");
   const testFamilies = rows.filter((t) => t.split === "test" && t.heldOut === "family");
 
-  const started = await startVerifier(workspace, { kind: "lean", lean: "embedded", kernelGate: "off" });
+  const started = await startVerifier(workspace, {
+    kind: "lean",
+    lean: "embedded",
+    kernelGate: { kind: "off" },
+  });
   if (started.kind === "error") throw new Error(`${started.message} (${started.hint})`);
   const pool = started.pool;
   const check = async (tasks: readonly Row[], candidate: string) =>
