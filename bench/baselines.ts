@@ -4,6 +4,8 @@
  * trained arm must clear for its figure to mean something. The workspace is exported as `fim-rlvr train` mines it
  * (every kind, the default family split, seed S: train always mines with seed 0), and each held-out set (instances,
  * families; the test split and validation + test) is tried. The simulator checks them, with the workspace's oracle.
+ * Where the embedded Lean can judge every file of the workspace (lean-env-prelude/), or with `--verifier embedded`,
+ * it prints bench/portfolio.ts's baselines instead: the best single tactic and a fixed portfolio, judged by Lean.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,14 +13,36 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { exportDataset } from "../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../lean-bridge/holes/mine";
+import { viewWorkspace } from "../lean-bridge/embedded/workspace";
+import {
+  REAL_LEAN_SPLIT_FRACTIONS,
+  formatPortfolioReport,
+  formatSplitSummary,
+  portfolioBaselines,
+  splitSummary,
+} from "./portfolio";
 import { trivialProofs, type Row } from "./trivialProvers";
+
+/** Whether the embedded Lean can judge every file of `workspace` (then it, not the simulator, is the judge). */
+function embeddedCanJudge(workspace: string): boolean {
+  const view = viewWorkspace(workspace);
+  return view.workspaceRefusal === undefined && view.refused.size === 0;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { workspace: { type: "string", default: "lean-env" }, seed: { type: "string", default: "0" } },
+    options: {
+      workspace: { type: "string", default: "lean-env" },
+      seed: { type: "string", default: "0" },
+      verifier: { type: "string", default: "auto" },
+    },
   });
+  const verifier = values.verifier!;
+  if (!["auto", "embedded", "simulator"].includes(verifier))
+    throw new Error(`--verifier ${verifier}: expected auto, embedded or simulator`);
   const workspace = resolve(values.workspace!);
   const out = join(mkdtempSync(join(tmpdir(), "fim-baselines-")), "ds");
+  const real = verifier === "embedded" || (verifier === "auto" && embeddedCanJudge(workspace));
   const exported = await exportDataset({
     workspace,
     out,
@@ -26,8 +50,19 @@ async function main(): Promise<void> {
     seed: Number(values.seed),
     maxFileBytes: 4 << 20,
     formats: ["native"],
+    // The real-Lean workspace is measured on larger held-out splits; lean-env keeps the default.
+    ...(real ? { splitFractions: REAL_LEAN_SPLIT_FRACTIONS } : {}),
   });
   if (exported.kind !== "ok") throw new Error(`export: ${exported.kind}`);
+  if (real) {
+    const report = await portfolioBaselines(out, workspace);
+    process.stdout.write(
+      `${exported.report.workspaceName}, split ${exported.report.split.mode}, seed ${values.seed}\n` +
+        formatSplitSummary(splitSummary(out)) +
+        formatPortfolioReport(report),
+    );
+    return;
+  }
   const { heldOut, provers, verifierLabel } = await trivialProofs(out, workspace);
   process.stdout.write(
     `${exported.report.workspaceName}, split ${exported.report.split.mode}, seed ${values.seed}; verifier: ${verifierLabel}\n` +

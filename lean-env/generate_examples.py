@@ -309,6 +309,8 @@ def nat_cases(i: int, rng: random.Random) -> Instance:
         f"nat_cases_{i}",
         f"({n} : Nat) : {n} = 0 ∨ {k} ≤ {n} + {k - 1}",
         [f"cases {n} with", "| zero => exact Or.inl rfl", "| succ m => exact Or.inr (by omega)"],
+        # omega decides linear Nat facts joined by ∨ (and ∧, ¬, →) itself: the case split is not needed.
+        [["omega"]],
     )
 
 
@@ -445,6 +447,8 @@ def have_split(i: int, rng: random.Random) -> Instance:
         f"have_split_{i}",
         f"{nat_binders(rng, (a, b, c))} ({h} : {a} ≤ {b} ∧ {b} ≤ {c}) : {a} ≤ {c} + {k}",
         [f"obtain ⟨h₁, h₂⟩ := {h}", "omega"],
+        # omega splits a conjunction among the hypotheses itself.
+        [["omega"]],
     )
 
 
@@ -453,7 +457,8 @@ def have_split(i: int, rng: random.Random) -> Instance:
 
 def small_lt(i: int, rng: random.Random) -> Instance:
     k, m = (i, 3) if i <= 3 else (rng.randint(1, 30), rng.randint(2, 9))
-    return Instance(f"small_lt_{i}", f": {k} * {m} < {k} * {m} + 1", ["decide"], [["omega"]])
+    # simp evaluates closed Nat arithmetic and comparisons with Lean's literal simprocs (Nat.reduceMul, …).
+    return Instance(f"small_lt_{i}", f": {k} * {m} < {k} * {m} + 1", ["decide"], [["omega"], ["simp"]])
 
 
 def mod_shift(i: int, rng: random.Random) -> Instance:
@@ -462,14 +467,14 @@ def mod_shift(i: int, rng: random.Random) -> Instance:
         f"mod_shift_{i}",
         f": ({k} + {m * j}) % {m} = {k} % {m}",
         ["decide"],
-        [["omega"]],
+        [["omega"], ["simp"]],
         same_line=True,
     )
 
 
 def closed_eq(i: int, rng: random.Random) -> Instance:
     a, b, c = rng.randint(0, 30), rng.randint(1, 9), rng.randint(1, 9)
-    return Instance(f"closed_eq_{i}", f": {a} + {b} * {c} = {a + b * c}", ["rfl"], [["decide"], ["omega"]])
+    return Instance(f"closed_eq_{i}", f": {a} + {b} * {c} = {a + b * c}", ["rfl"], [["decide"], ["omega"], ["simp"]])
 
 
 BOOL_SHAPES: list[tuple[str, Callable[[bool, bool, bool], bool]]] = [

@@ -22,7 +22,7 @@ import { TERM_SORRY } from "./openGoals";
 import { PendingHeads } from "./pendingHeads";
 import { sketchedRows } from "./taskRows";
 import { TaskSketchWriter } from "./taskSketches";
-import { SPLIT_FRACTIONS } from "./split";
+import { SPLIT_FRACTIONS, splitFractionsProblem, type SplitFractions } from "./split";
 import {
   DEFAULT_SPLIT_MODE,
   declarationTable,
@@ -55,6 +55,11 @@ export interface ExportOptions {
   contextChars?: number;
   /** Default `family`: held-out instances and held-out families (splitPlan.ts); `dedup` and `declaration` by name. */
   splitMode?: SplitMode;
+  /**
+   * Target share of tasks per split (default SPLIT_FRACTIONS, 80/10/10). A workspace meant for measuring, such
+   * as lean-env-prelude/, asks for larger held-out splits so that the test set is not a few dozen tasks.
+   */
+  splitFractions?: SplitFractions;
   formats: ExportFormat[];
   fimTokens?: FimTokens;
   /** Verify each hole's own middle and keep only those that verify. */
@@ -75,7 +80,7 @@ export interface ExportReport {
   toolchain: string | undefined;
   seed: number;
   kinds: HoleKind[];
-  splitFractions: typeof SPLIT_FRACTIONS;
+  splitFractions: SplitFractions;
   /** The prefix window of every task (its suffix: a quarter of it). */
   contextChars: number;
   /** Holes whose middle is longer than this many characters were dropped (`holes.tooLongDropped`). */
@@ -190,6 +195,9 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
   const workspace = resolve(options.workspace);
   if (options.formats.includes("fim-text") && !options.fimTokens)
     return { kind: "error", message: "--format fim-text needs --fim-tokens qwen|starcoder|custom" };
+  const fractions = options.splitFractions ?? SPLIT_FRACTIONS;
+  const fractionsProblem = splitFractionsProblem(fractions);
+  if (fractionsProblem) return { kind: "error", message: fractionsProblem };
   const prepared = StagingDir.prepare(resolve(options.out));
   if (prepared.kind === "error") return prepared;
   const staging = prepared.staging;
@@ -277,6 +285,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       splitMode,
       options.kinds,
       declarationTable(source.heads(), mined.declKeys, mined.declFamilies, options.kinds),
+      fractions,
     );
     const written = writeTasks(staging, source, plan, {
       splitMode,
@@ -302,7 +311,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportResul
       toolchain: readToolchain(workspace),
       seed: options.seed,
       kinds: options.kinds,
-      splitFractions: SPLIT_FRACTIONS,
+      splitFractions: fractions,
       contextChars: options.contextChars ?? DEFAULT_CONTEXT_CHARS,
       maxMiddleChars: options.maxMiddleChars ?? DEFAULT_MAX_MIDDLE_CHARS,
       overlap: written.overlap,

@@ -31,6 +31,20 @@ export const SPLITS: readonly Split[] = ["train", "validation", "test"];
 
 export const SPLIT_FRACTIONS = { train: 0.8, validation: 0.1, test: 0.1 } as const;
 
+/** The target share of tasks per split (each in [0, 1], summing to 1). */
+export type SplitFractions = Readonly<Record<Split, number>>;
+
+/** Why `fractions` cannot be split targets, or undefined when they can. */
+export function splitFractionsProblem(fractions: SplitFractions): string | undefined {
+  const values = SPLITS.map((s) => fractions[s]);
+  if (values.some((v) => !Number.isFinite(v) || v < 0 || v > 1))
+    return `split fractions must be numbers in [0, 1]: ${SPLITS.map((s) => `${s} ${fractions[s]}`).join(", ")}`;
+  const sum = values.reduce((a, b) => a + b, 0);
+  if (Math.abs(sum - 1) > 1e-9) return `split fractions must sum to 1 (they sum to ${sum})`;
+  if (fractions.train <= 0) return "the training split's fraction must be above 0";
+  return undefined;
+}
+
 /** A number in [0, 1) from the seed and the declaration's key, uniform over keys. */
 export function unitHash(seed: number, key: string): number {
   // The digest's first four bytes as a big-endian number.
@@ -38,9 +52,9 @@ export function unitHash(seed: number, key: string): number {
 }
 
 /** The split a hash in [0, 1) gives at the target fractions. */
-export function hashSplit(u: number): Split {
-  if (u < SPLIT_FRACTIONS.train) return "train";
-  if (u < SPLIT_FRACTIONS.train + SPLIT_FRACTIONS.validation) return "validation";
+export function hashSplit(u: number, fractions: SplitFractions = SPLIT_FRACTIONS): Split {
+  if (u < fractions.train) return "train";
+  if (u < fractions.train + fractions.validation) return "validation";
   return "test";
 }
 

@@ -21,7 +21,7 @@
  * declarations have still keeps one of them in training (a workspace whose `block` holes all sat in held-out
  * declarations trained on none). The result depends only on the seed and the tasks.
  */
-import { SPLITS, SPLIT_FRACTIONS, hashSplit, unitHash, type Split } from "./split";
+import { SPLITS, SPLIT_FRACTIONS, hashSplit, unitHash, type Split, type SplitFractions } from "./split";
 
 export type SplitMode = "family" | "declaration" | "dedup";
 export const SPLIT_MODES: readonly SplitMode[] = ["family", "declaration", "dedup"];
@@ -109,13 +109,14 @@ type Counts = Float64Array[];
 
 /**
  * The splits of `table`'s declarations under `mode`, deterministic in the seed and the tasks (not their order).
- * `kinds` names the columns of `table.counts`.
+ * `kinds` names the columns of `table.counts`; `fractions` are the target shares (default 80/10/10).
  */
 export function planSplits(
   seed: number,
   mode: SplitMode,
   kinds: readonly string[],
   table: DeclarationTable,
+  fractions: SplitFractions = SPLIT_FRACTIONS,
 ): SplitPlan {
   const n = table.keys.length;
   const kindCount = kinds.length;
@@ -168,8 +169,7 @@ export function planSplits(
       .map((name, f) => [f, unitHash(seed, `family\0${name}`)] as const)
       .sort((a, b) => a[1] - b[1])
       .map(([f]) => f);
-    const target = (s: "validation" | "test") =>
-      FAMILY_SHARE_OF_HELD_OUT * SPLIT_FRACTIONS[s] * totals[TOTAL]!;
+    const target = (s: "validation" | "test") => FAMILY_SHARE_OF_HELD_OUT * fractions[s] * totals[TOTAL]!;
     let inTraining = familyNames.length;
     for (const f of familyOrder) {
       const v = familyTasks[f]!;
@@ -204,7 +204,7 @@ export function planSplits(
   const all = totals[TOTAL]!;
   const rest = all - held.validation[TOTAL]! - held.test[TOTAL]!;
   const share = (s: "validation" | "test") =>
-    rest > 0 ? Math.max(0, SPLIT_FRACTIONS[s] * all - held[s][TOTAL]!) / rest : SPLIT_FRACTIONS[s];
+    rest > 0 ? Math.max(0, fractions[s] * all - held[s][TOTAL]!) / rest : fractions[s];
   const validationShare = share("validation");
   const testShare = share("test");
   const splits = new Uint8Array(n);
@@ -217,7 +217,7 @@ export function planSplits(
       movable[i] = 1;
       splits[i] =
         rest === all
-          ? SPLIT_CODE[hashSplit(u)]
+          ? SPLIT_CODE[hashSplit(u, fractions)]
           : u < 1 - validationShare - testShare
             ? 0
             : u < 1 - testShare
@@ -246,7 +246,7 @@ export function planSplits(
       if (first !== undefined) moveTo(first, 0);
     });
   }
-  const targets: Counts = SPLITS.map((s) => totals.map((t) => SPLIT_FRACTIONS[s] * t));
+  const targets: Counts = SPLITS.map((s) => totals.map((t) => fractions[s] * t));
   const canLeaveTrain = (i: number) => mode !== "family" || trainOf[familyOfDecl[i]!]! > 1;
   balance(n, width, vec, splits, counts, targets, order, movable, canLeaveTrain, moveTo);
 

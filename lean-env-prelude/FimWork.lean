@@ -1,0 +1,21 @@
+prelude
+import FimWork.ShiftInd
+import FimWork.ScaleInd
+import FimWork.CountUpInd
+import FimWork.ExistsLin
+import FimWork.ExistsBound
+import FimWork.ExistsAddN
+import FimWork.PropChain
+import FimWork.AndPick
+import FimWork.OrCases
+import FimWork.IntroChain
+import FimWork.RwComm
+import FimWork.RwDistrib
+import FimWork.SubCancel
+import FimWork.AddNPrem
+import FimWork.MulNPrem
+import FimWork.DoublePrem
+import FimWork.LeChain
+import FimWork.AddLeMono
+import FimWork.EvalDef
+import FimWork.ClosedArith
