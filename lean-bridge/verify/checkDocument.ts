@@ -302,6 +302,11 @@ export function buildCheckDocument(
   hole: HoleLocation,
   candidate: string,
   features: LeanFeatures = UNKNOWN_LEAN,
+  /**
+   * What stands before the declaration instead of the file's text: the prefix-import form's blanked text
+   * (prefixForm.ts), exactly as long, so every offset stays the file's. The file's own text when absent.
+   */
+  blankedBefore?: string,
 ): BuildResult {
   const source = file.tokens.text;
   const decl = hole.declaration;
@@ -330,7 +335,9 @@ export function buildCheckDocument(
       head.text.replace(/^noncomputable /, "") +
       decl.statement.slice(head.to - decl.keywordStart)
     : decl.statement;
-  const before = source.slice(0, decl.start) + silence;
+  if (blankedBefore !== undefined && blankedBefore.length !== decl.start)
+    throw new Error("a prefix-import form must be exactly as long as the text it stands for");
+  const before = (blankedBefore ?? source.slice(0, decl.start)) + silence;
   const prefix = head
     ? before + source.slice(decl.start, head.from) + head.text + source.slice(head.to, hole.start)
     : before + source.slice(decl.start, hole.start);

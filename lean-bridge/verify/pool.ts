@@ -21,6 +21,7 @@ import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
 import { TaskFiles } from "./taskFiles";
 import { prepareCheck } from "./prepareCheck";
+import type { PrefixModules } from "./prefixModules";
 import { judgeStatement, type StatementCheck } from "./statementCheck";
 import type { Verifier } from "./verifier";
 import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
@@ -65,6 +66,11 @@ export interface PoolOptions {
    * what it is (the simulator's model or real Lean's); none: proofs stand on the server's word.
    */
   kernelGate?: (identity: VerifierIdentity) => KernelGateConfig | undefined;
+  /**
+   * The prefix-import form's modules (prefixForm.ts), where this verifier's Lean can compile them and its
+   * server searches their folder: checks deep in a long file then elaborate only their own declaration.
+   */
+  prefixes?: PrefixModules;
 }
 
 /** Attempts of one check: a crash is retried once on a fresh worker (see `check`). */
@@ -165,6 +171,7 @@ export class VerifierPool implements Verifier {
     const prepared = prepareCheck(this.files, task, candidate, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
+      prefixes: this.options.prefixes,
     });
     if (prepared.kind === "rejected")
       return finish({ kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] });
@@ -210,6 +217,7 @@ export class VerifierPool implements Verifier {
     const prepared = prepareCheck(this.files, task, NOOP_PROBE, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
+      prefixes: this.options.prefixes,
       checkPolicy: false,
     });
     if (prepared.kind === "rejected")
@@ -421,6 +429,7 @@ export class VerifierPool implements Verifier {
    * call at any moment, any number of times, concurrently.
    */
   async stop(): Promise<void> {
+    this.options.prefixes?.stop();
     this.scheduler.close();
     await this.supervisor.stop();
   }
@@ -434,6 +443,7 @@ export class VerifierPool implements Verifier {
     const prepared = prepareCheck(this.files, task, SHAPE_PROBE, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
+      prefixes: this.options.prefixes,
       checkPolicy: false,
     });
     if (prepared.kind === "rejected") return { kind: "inconclusive", reason: prepared.reason };
