@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TaskRecord } from "../lean-bridge/dataset/records";
-import { startVerifier } from "../lean-bridge/verify/startVerifier";
+import { startVerifier } from "../lean-bridge/verifiers/startVerifier";
 
 export type Row = TaskRecord & { heldOut?: string };
 

@@ -14,6 +14,7 @@ import { VerifierPool } from "../lean-bridge/verify/pool";
 import { TaskFiles } from "../lean-bridge/verify/taskFiles";
 import type { Verdict } from "../lean-bridge/verify/verdict";
 import { EXAMPLE, readExample } from "../test/helpers";
+import { PROJECT_DIR } from "../lean-bridge/util/projectLayout";
 import { ReplPoolModel, type SimulatedCosts } from "./replModel";
 import { checkDocumentText, groups, holes, statementProject, type Hole } from "./workload";
 
@@ -122,7 +123,7 @@ async function kiminaPerCheck(hs: Hole[], declMs: string): Promise<number> {
   let seconds = 0;
   for (const [k, h] of hs.entries()) {
     const text = checkDocumentText(files, h.task, h.middle);
-    const uri = pathToFileURL(join(EXAMPLE, ".fim-rlvr", `Kimina${k}.lean`)).href;
+    const uri = pathToFileURL(join(EXAMPLE, PROJECT_DIR, `Kimina${k}.lean`)).href;
     const t0 = performance.now();
     const opened = await server.openDocument(uri, text);
     if (opened.kind !== "ok") throw new Error(opened.reason);

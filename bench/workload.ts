@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildCheckDocument, locateHole } from "../lean-bridge/verify/checkDocument";
-import type { VerifyTask } from "../lean-bridge/verify/pool";
+import type { VerifyTask } from "../lean-bridge/verify/verifier";
 import { TaskFiles } from "../lean-bridge/verify/taskFiles";
 import { proofHole } from "../test/helpers";
 import { oracleCandidate, readWorkspaceOracle, workspaceDeclarations } from "../test/workspaceOracle";

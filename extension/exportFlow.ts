@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { ExportProgress, ExportReport } from "../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../lean-bridge/holes/mine";
 import type { WorkerVerifier } from "../lean-bridge/dataset/workerProtocol";
+import { defaultDatasetPath } from "../lean-bridge/util/projectLayout";
 import type { ExportRunner } from "./exportProcess";
 
 /** Whether (and with what) the export verifies each hole's own proof; "none" keeps every mined hole. */
@@ -66,7 +67,7 @@ export type FlowResult = "exported" | "cancelled" | "backed-out" | "failed";
 export async function runExportFlow(ui: ExportUi, run: ExportRunner): Promise<FlowResult> {
   const workspace = await ui.pickWorkspace();
   if (!workspace) return "backed-out";
-  const out = await ui.pickOutput(join(workspace, ".fim-rlvr", "dataset"));
+  const out = await ui.pickOutput(defaultDatasetPath(workspace));
   if (!out) return "backed-out";
   const verify = await ui.pickVerification();
   if (!verify) return "backed-out";

@@ -7,6 +7,7 @@ import { fork } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
+import { evalRunPath } from "../../lean-bridge/util/projectLayout";
 import { log } from "../log";
 import { findLake, trainSettings } from "../settings";
 import { chooseProject } from "../state/leanProject";
@@ -67,7 +68,7 @@ export async function evaluateWorkspace(
     .toISOString()
     .replace(/\.\d+Z$/, "")
     .replace(/:/g, "-");
-  const dir = join(project, ".fim-rlvr", "evals", stamp);
+  const dir = evalRunPath(project, stamp);
   const n = model.model.n;
   const ks = [1, 8, 32].filter((k) => k <= n);
   const args = [

@@ -4,7 +4,7 @@
  * `lake` is found (or the configured server command), the simulator otherwise, named as such everywhere.
  */
 import * as vscode from "vscode";
-import { startVerifier } from "../../lean-bridge/verify/startVerifier";
+import { startVerifier } from "../../lean-bridge/verifiers/startVerifier";
 import type { Verifier } from "../../lean-bridge/verify/verifier";
 import { log } from "../log";
 import { findLake, trainSettings } from "../settings";

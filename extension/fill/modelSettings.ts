@@ -17,6 +17,7 @@ import {
   type SamplingSettings,
 } from "../../lean-bridge/models/backend";
 import { lastRunOnnxExport } from "../../lean-bridge/fill/lastRunExport";
+import { defaultRunsPath } from "../../lean-bridge/util/projectLayout";
 
 export const API_KEY_SECRET = "fimRlvr.fill.endpointApiKey";
 /** Workspace state: the ONNX folder "Export for the editor" wrote last, which the "lastRun" model uses first. */
@@ -60,7 +61,7 @@ function positive(value: unknown, fallback: number): number {
 
 /** The runs folder training writes into for this project (fimRlvr.trainer.outputDir, else .fim-rlvr/runs). */
 export function runsFolder(project: string): string {
-  return section().get<string>("trainer.outputDir", "").trim() || join(project, ".fim-rlvr", "runs");
+  return section().get<string>("trainer.outputDir", "").trim() || defaultRunsPath(project);
 }
 
 /** `state`: the workspace state, where "Export for the editor" records the export it made. */

@@ -1,4 +1,4 @@
-/** The model commands of issue 17 (Fill Hole, the API key, Evaluate Model) and the `sorry` code action, registered in one place. */
+/** The model commands (Fill Hole, the API key, Evaluate Model) and the `sorry` code action, registered in one place. */
 import * as vscode from "vscode";
 import { evaluateWorkspace } from "./evalWorkspace";
 import { FillCodeActions, FillHoleCommand } from "./fillCommand";

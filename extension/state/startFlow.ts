@@ -8,7 +8,8 @@ import type { AlgorithmName, TrainConfig } from "../../lean-bridge/protocol/trai
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import { savedRunConfig } from "../../lean-bridge/train/config";
 import type { TrainingOptions } from "../../lean-bridge/train/session";
-import type { VerifierSpec } from "../../lean-bridge/verify/startVerifier";
+import { defaultRunsPath } from "../../lean-bridge/util/projectLayout";
+import type { VerifierSpec } from "../../lean-bridge/verifiers/startVerifier";
 import { ALGORITHM_CHOICES } from "./algorithms";
 import { chooseProject, type ProjectFs } from "./leanProject";
 
@@ -149,7 +150,7 @@ function verifierLimits(settings: TrainSettings): Omit<VerifierSpec, "kind"> {
 }
 
 function runsParent(project: string, env: StartEnv): string {
-  return env.settings.outputDir.trim() || join(project, ".fim-rlvr", "runs");
+  return env.settings.outputDir.trim() || defaultRunsPath(project);
 }
 
 /** A checkpoint's model folder when it is one a new run can start from (a full model: config.json). */

@@ -164,7 +164,7 @@ export const verifyBatchCommand: CliCommand = {
           writer.line(
             JSON.stringify({
               ...p.fields,
-              verdict: verdictJson(verdict, mode, p.kind === "ok" ? p.candidate : ""),
+              verdict: verdictJson(verdict, mode),
             }),
           );
         });

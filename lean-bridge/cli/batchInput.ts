@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Range } from "vscode-languageserver-protocol";
 import { TaskIndex } from "../dataset/taskIndex";
-import type { VerifyTask } from "../verify/pool";
+import type { VerifyTask } from "../verify/verifier";
 import { UsageError } from "./usage";
 
 /** An input line's own fields, kept in the output line beside the verdict. */

@@ -1,9 +1,10 @@
 /**
- * `fim-rlvr eval DATASET_DIR --model openai:URL#MODEL|onnx:DIR|hf:PATH … --out EVAL_DIR` (issue 17's contract):
- * samples n candidates per task, verifies each, and writes EVAL_DIR/results.jsonl, summary.json and report.html
- * with unbiased pass@k. `fim-rlvr eval --compare A B [--out FILE]` sets two or more evaluations side by side.
- * Exit codes: 0 done, 1 failed (the model or the dataset; the message says what to do), 2 bad usage, 130
- * interrupted (what was done is written; --resume continues).
+ * `fim-rlvr eval DATASET_DIR --model openai:URL#MODEL|onnx:DIR|hf:PATH … --out EVAL_DIR` (a public interface,
+ * spelled as README.md documents it): samples n candidates per task, verifies each, and writes
+ * EVAL_DIR/results.jsonl, summary.json and report.html with unbiased pass@k. `fim-rlvr eval --compare A B
+ * [--out FILE]` sets two or more evaluations side by side. Exit codes: 0 done, 1 failed (the model or the
+ * dataset; the message says what to do), 2 bad usage, 130 interrupted (what was done is written; --resume
+ * continues).
  */
 import { resolve } from "node:path";
 import { HOLE_KINDS } from "../holes/mine";

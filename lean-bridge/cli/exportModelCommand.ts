@@ -1,9 +1,10 @@
 /**
- * `fim-rlvr export-model RUN_DIR --format adapter|merged|onnx` (issue #9's contract): a training run's checkpoint
- * as a LoRA adapter, a merged transformers model, or an ONNX model folder that @huggingface/transformers
- * (transformers.js) loads in Node. The trainer's Python does the work (`python -m fim_rlvr.model.export`, which
- * prints progress on stderr and one JSON answer on stdout); this file checks what it can without Python, runs it,
- * and turns its answer into a summary and an exit code (0 exported, 1 failed, 2 bad usage, 130 interrupted).
+ * `fim-rlvr export-model RUN_DIR --format adapter|merged|onnx` (a public interface, spelled as README.md
+ * documents it): a training run's checkpoint as a LoRA adapter, a merged transformers model, or an ONNX model
+ * folder that @huggingface/transformers (transformers.js) loads in Node. The trainer's Python does the work
+ * (`python -m fim_rlvr.model.export`, which prints progress on stderr and one JSON answer on stdout); this
+ * file checks what it can without Python, runs it, and turns its answer into a summary and an exit code (0
+ * exported, 1 failed, 2 bad usage, 130 interrupted).
  */
 import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";

@@ -1,10 +1,11 @@
 /**
- * `fim-rlvr filter DATASET --model … -n 8 --keep 0.1-0.9` (issue 18's contract; miles' "data filter + RL"):
- * samples the base model n times on every task of DATASET, verifies each sample, and writes a new dataset of the
- * tasks whose pass rate lies in the band (both ends included), with report.json (kept and dropped, and why),
- * pass_rates.jsonl and the samples. Sampling and verification are `eval`'s (evalSettings, evaluate): the same
- * model options, the same verifier options. Exit codes: 0 written, 1 failed (the message says what to do), 2 bad
- * usage, 130 interrupted (the samples so far are kept; the same command continues).
+ * `fim-rlvr filter DATASET --model … -n 8 --keep 0.1-0.9` (a public interface, as README.md documents it; the
+ * step is miles' "data filter + RL"): samples the base model n times on every task of DATASET, verifies each
+ * sample, and writes a new dataset of the tasks whose pass rate lies in the band (both ends included), with
+ * report.json (kept and dropped, and why), pass_rates.jsonl and the samples. Sampling and verification are
+ * `eval`'s (evalSettings, evaluate): the same model options, the same verifier options. Exit codes: 0
+ * written, 1 failed (the message says what to do), 2 bad usage, 130 interrupted (the samples so far are kept;
+ * the same command continues).
  */
 import { resolve } from "node:path";
 import { isDatasetDir } from "../train/dataset";

@@ -21,6 +21,7 @@ import {
 } from "./command";
 import { SERVER_OPTIONS, openPool, requireProject } from "./pool";
 import { UsageError, parseCount } from "./usage";
+import { IMPORTED_STATEMENTS_DIR, PROJECT_DIR } from "../util/projectLayout";
 
 export const IMPORT_OPTIONS = {
   project: {
@@ -32,7 +33,7 @@ export const IMPORT_OPTIONS = {
     type: "string",
     value: "DATASET_DIR",
     help: "The dataset folder to write (replaced atomically if it is a dataset).",
-    default: "DIR/.fim-rlvr/imported/<id>",
+    default: `DIR/${PROJECT_DIR}/imported/<id>`,
   },
   columns: {
     type: "string",
@@ -42,7 +43,7 @@ export const IMPORT_OPTIONS = {
   id: {
     type: "string",
     value: "NAME",
-    help: "Names the generated folder DIR/.fim-rlvr/statements/NAME and the dataset.",
+    help: `Names the generated folder DIR/${IMPORTED_STATEMENTS_DIR}/NAME and the dataset.`,
     default: "the file's name",
   },
   kinds: { type: "string", value: "K,…", help: "Hole kinds to keep.", default: HOLE_KINDS.join(",") },
@@ -242,7 +243,7 @@ export const importCommand: CliCommand = {
     "Reads rows in the shapes statement datasets come in: lean-grpo {name, statement, context, imports};",
     "{formal_statement, header, informal_prefix} (miniF2F, ProofNet, Lean Workbook); NuminaMath-LEAN",
     "{formal_statement, formal_ground_truth}; or any columns named with --columns. Each statement becomes a Lean",
-    "file under DIR/.fim-rlvr/statements/<id>/ (where mining of the project never looks) whose proof is the",
+    `file under DIR/${IMPORTED_STATEMENTS_DIR}/<id>/ (where mining of the project never looks) whose proof is the`,
     "hole; a row's own tactic proof also gives the finer holes. Each statement is first checked with `sorry` as",
     "its proof on the project's toolchain: those that do not elaborate are dropped with Lean's message",
     "(dropped.jsonl). Duplicate statements are kept once. Exit 0 when written, 1 when no row became a task, 2",

@@ -1,13 +1,13 @@
 /**
  * The verifier options every command that starts a verifier takes (one table, one parser), turned into the
- * `VerifierSpec` that lean-bridge/verify/startVerifier.ts builds every verifier from.
+ * `VerifierSpec` that lean-bridge/verifiers/startVerifier.ts builds every verifier from.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_LIMITS, INSTALL_LEAN, splitCommandLine, which } from "../server/launch";
 import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import type { Verifier } from "../verify/verifier";
-import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verify/startVerifier";
+import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verifiers/startVerifier";
 import { DEFAULT_KERNEL_GATE, parseKernelGateMode, type KernelGateMode } from "../verify/gateStage";
 import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parseCount } from "./usage";

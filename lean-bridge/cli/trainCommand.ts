@@ -1,6 +1,6 @@
 /**
- * `fim-rlvr train WORKSPACE|DATASET_DIR …` (the issue's contract; flags spelled exactly so). It is
- * thin: the training host (lean-bridge/train/session.ts) does the work, the
+ * `fim-rlvr train WORKSPACE|DATASET_DIR …` (a public interface: its flags are spelled as README.md
+ * documents them). It is thin: the training host (lean-bridge/train/session.ts) does the work, the
  * progress reporter draws it, and this file turns outcomes into messages and exit codes (0 done, 130 after
  * Ctrl-C with a checkpoint, 1 for a failed run or a start-up error, 2 for bad usage).
  */
@@ -12,7 +12,7 @@ import { isDatasetDir } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
 import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
-import { defaultSlots } from "../verify/startVerifier";
+import { defaultSlots } from "../verifiers/startVerifier";
 import { type CliCommand, type ParsedValues, flagOption, stringOption } from "./command";
 import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";

@@ -9,8 +9,8 @@ export function rewardMode(text: string | undefined): RewardMode {
   throw new UsageError(`--reward must be binary or partial, got "${text}"`);
 }
 
-export function verdictJson(verdict: Verdict, mode: RewardMode, candidate: string): Record<string, unknown> {
-  const { reward } = rewardOf(verdict, mode, candidate.split("\n").length);
+export function verdictJson(verdict: Verdict, mode: RewardMode): Record<string, unknown> {
+  const { reward } = rewardOf(verdict, mode);
   const { kind, elapsedMs, verifier, diagnostics, ...details } = verdict;
   return {
     kind,

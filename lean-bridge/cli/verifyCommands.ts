@@ -66,7 +66,7 @@ export const verifyCommand: CliCommand = {
       const verdict = await pool.verify({ file, hole }, candidate);
       if (guard.interrupted) return 130;
       if (verdict.kind === "rejected" && verdict.rule === "bad-task") throw new UsageError(verdict.reason);
-      const json = verdictJson(verdict, mode, candidate);
+      const json = verdictJson(verdict, mode);
       process.stdout.write(
         flagOption(values, "json")
           ? JSON.stringify(json) + "\n"

@@ -2,11 +2,9 @@
  * A picture of the dataset for its card: one horizontal bar per hole kind, split into train / validation /
  * test, as a self-contained SVG (no fonts or scripts to fetch; it renders in VS Code's preview and on the Hub).
  */
-const SPLIT_COLOURS: Record<string, string> = { train: "#4c78a8", validation: "#f58518", test: "#54a24b" };
+import { escapeXml } from "../charts/svgCharts";
 
-export function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
+const SPLIT_COLOURS: Record<string, string> = { train: "#4c78a8", validation: "#f58518", test: "#54a24b" };
 
 export function kindSplitChart(table: Record<string, Record<string, number>>, title: string): string {
   const kinds = Object.keys(table);

@@ -5,6 +5,7 @@
  * beside the imports, the `variable`s and the statement. The full text stays in files.jsonl, found by offsets.
  */
 import type { ParsedFile } from "../lean/commands";
+import { firstTokenAt } from "../lean/sameCode";
 import { isCommentKind, type TokenStream } from "../lean/tokens";
 import { hash53, hash53Units } from "./hash53";
 import { unitsOf } from "../text/units";
@@ -96,32 +97,9 @@ export function scopesInEffect(parsed: ParsedFile): string[][] {
   });
 }
 
-/** The index of the first token starting at or after `offset` (binary search over the token starts). */
-function firstTokenAt(ts: TokenStream, offset: number): number {
-  let lo = 0;
-  let hi = ts.count;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ts.starts[mid]! < offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/**
- * A middle as Lean reads it, for telling whether two holes ask for the same text: its tokens without
- * comments, one space apart (so layout and comments do not count, but `a b` and `ab` stay different).
- */
-export function normalisedMiddle(ts: TokenStream, start: number, end: number): string {
-  const parts: string[] = [];
-  for (let i = firstTokenAt(ts, start); i < ts.count && ts.ends[i]! <= end; i++)
-    if (!isCommentKind(ts.kinds[i]!)) parts.push(ts.text.slice(ts.starts[i], ts.ends[i]));
-  return parts.join(" ");
-}
-
 /**
  * A file's code tokens (comments left out) one space apart, as UTF-16 codes, with where each token starts and
- * ends there: the normalised middle of any run of tokens is one slice of it. Built once per token stream, so
+ * ends there: the normalised middle (lean/sameCode.ts) of any run of tokens is one slice of it. Built once per token stream, so
  * that the many nested holes of a proof each hash one slice instead of walking their tokens.
  */
 interface CodeTokens {
@@ -146,7 +124,7 @@ function reused<T extends Uint16Array | Int32Array>(
   return old && old.length >= n ? old : new make(Math.max(n, Math.ceil((old?.length ?? 0) * 1.5)));
 }
 
-function codeTokens(ts: TokenStream): CodeTokens {
+function codeTokenUnits(ts: TokenStream): CodeTokens {
   if (lastCodeTokens?.ts === ts) return lastCodeTokens;
   const { text, starts, ends, kinds, count } = ts;
   const units = unitsOf(text);
@@ -195,6 +173,6 @@ export function tokensMiddleKey(ts: TokenStream, first: number, last: number): n
   while (first <= last && isCommentKind(kinds[first]!)) first++;
   while (last >= first && isCommentKind(kinds[last]!)) last--;
   if (first > last) return hash53("");
-  const { codes, from, to } = codeTokens(ts);
+  const { codes, from, to } = codeTokenUnits(ts);
   return hash53Units(codes, from[first]!, to[last]!);
 }

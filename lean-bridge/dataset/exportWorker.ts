@@ -3,7 +3,7 @@
  * exporter, reports progress, honours "cancel", sends the result and exits. An internal error becomes an
  * error result, so the editor always hears how the export ended.
  */
-import { startVerifier } from "../verify/startVerifier";
+import { startVerifier } from "../verifiers/startVerifier";
 import { exportDataset, type ExportResult } from "./exporter";
 import type { WorkerExportOptions, WorkerReply, WorkerRequest } from "./workerProtocol";
 

@@ -1,7 +1,7 @@
 /** Finds a workspace's Lean sources and reads them defensively: nothing in it may stop an export. */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { IMPORT_MARKER, IMPORTED_FOLDER_SKIPPED } from "../statements/location";
+import { IMPORT_MARKER, IMPORTED_FOLDER_SKIPPED, PROJECT_DIR } from "../util/projectLayout";
 
 export interface SourceFile {
   /** Path relative to the workspace, with forward slashes. */
@@ -18,7 +18,7 @@ export interface SkippedFile {
 
 /**
  * Build output, dependencies and VCS folders are never sources of the workspace itself; nor is `.fim-rlvr/`
- * (our own files, imported statements among them: statements/location.ts), nor any folder an import
+ * (our own files, imported statements among them: util/projectLayout.ts), nor any folder an import
  * marked as its own (an earlier layout's), which is listed as skipped with why.
  */
 const IGNORED_DIRS = new Set([
@@ -27,7 +27,7 @@ const IGNORED_DIRS = new Set([
   ".git",
   "node_modules",
   "build",
-  ".fim-rlvr",
+  PROJECT_DIR,
   "dist",
 ]);
 

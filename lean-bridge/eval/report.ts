@@ -3,8 +3,7 @@
  * CSS and SVG, no script, nothing fetched) from one or more summaries, one column per evaluation. The verifier is
  * named at the top; an evaluation checked by the simulator says "simulator (not Lean)" there.
  */
-import { escapeXml as esc } from "../dataset/chart";
-import { PALETTE, lineChart, stackedBar } from "../train/charts";
+import { PALETTE, escapeXml as esc, lineChart, stackedBar } from "../charts/svgCharts";
 import { OUTCOMES } from "./outcomes";
 import type { EvalSummary, GroupFigures, ResultLine } from "./records";
 

@@ -19,7 +19,7 @@
  * does not (a lone CR, \v, \f, \x1c–\x1e, \x85, U+2028, U+2029): Lean reads `-- note<U+2028>exact cheat` as one
  * comment, Kimina's REPL reads a comment and then code. Such snippets are never sent (`kiminaLineBreak`).
  */
-import { pyIsSpace, pySplitlines } from "../models/pyText";
+import { pyIsSpace, pySplitlines } from "../text/pyText";
 import type { CheckDocument } from "../verify/checkDocument";
 import type { VerdictOutcome } from "../verify/verdict";
 import type { KiminaMessage, KiminaPos } from "./protocol";

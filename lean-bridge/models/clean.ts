@@ -4,7 +4,7 @@
  * lines are re-indented to the hole's column. The parity test (test/models/promptParity.test.ts) runs the
  * Python on the same inputs and compares byte for byte.
  */
-import { pyRstrip, pyStrip } from "./pyText";
+import { pyRstrip, pyStrip } from "../text/pyText";
 
 const FENCE_OPEN = /^\s*```[A-Za-z0-9_+-]*[ \t]*\n/;
 

@@ -5,7 +5,7 @@
  * earlier lemmas, most recent first. What is kept stays in file order; the result is never longer than the
  * budget. A prompt's prefix starts with the file's header (`promptHeader`).
  */
-import { pyIsSpace, pyRstrip, pySplitlines, pyStrip } from "./pyText";
+import { pyIsSpace, pyRstrip, pySplitlines, pyStrip } from "../text/pyText";
 
 /** Tokens in a text (the model's tokenizer, no special tokens added). */
 export type Count = (text: string) => number;

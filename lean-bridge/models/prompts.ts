@@ -7,7 +7,7 @@
  */
 import type { PromptOptions, PromptParts, PromptStyleName } from "./backend";
 import { fitPrefix } from "./promptContext";
-import { pySplitlines } from "./pyText";
+import { pySplitlines } from "../text/pyText";
 import {
   conventionTokens,
   FIM_CONVENTIONS,

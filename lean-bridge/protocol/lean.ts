@@ -69,7 +69,11 @@ export interface WaitForDiagnosticsParams {
 /** The reply is an empty object; its only meaning is "every diagnostic of that version was sent before me". */
 export type WaitForDiagnosticsResult = Record<string, never>;
 
-/** `$/lean/plainGoal` and `$/lean/plainTermGoal` take a plain text-document position. */
+/**
+ * `$/lean/plainGoal` and `$/lean/plainTermGoal` take a plain text-document position. The verifier never sends
+ * them (it reads goals from Lean's messages about its own `done` probe: verify/goals.ts, goalAtHole.ts); these
+ * types describe what the simulator answers, as Lean does.
+ */
 export type PlainGoalParams = TextDocumentPositionParams;
 
 export interface PlainGoal {
@@ -125,10 +129,6 @@ export const PublishDiagnostics = new NotificationType<LeanPublishDiagnosticsPar
 export const FileProgress = new NotificationType<LeanFileProgressParams>("$/lean/fileProgress");
 export const WaitForDiagnostics = new RequestType<WaitForDiagnosticsParams, WaitForDiagnosticsResult, void>(
   "textDocument/waitForDiagnostics",
-);
-export const PlainGoalRequest = new RequestType<PlainGoalParams, PlainGoal | null, void>("$/lean/plainGoal");
-export const PlainTermGoalRequest = new RequestType<PlainGoalParams, PlainTermGoal | null, void>(
-  "$/lean/plainTermGoal",
 );
 
 /** Messages whose text the verifier recognises, in every spelling Lean has used. */

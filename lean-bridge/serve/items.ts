@@ -1,6 +1,6 @@
 /** A request's items as pool tasks, or the reason an item cannot be checked (a bad item never fails its batch). */
 import type { Range } from "vscode-languageserver-protocol";
-import type { VerifyTask } from "../verify/pool";
+import type { VerifyTask } from "../verify/verifier";
 import type { ServiceItem } from "../protocol/trainer";
 
 /** Tasks by id: a Map, or an index that reads each task from its dataset when asked (train/runService.ts). */

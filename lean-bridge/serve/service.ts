@@ -15,7 +15,7 @@ import {
   SocketMessageWriter,
   type MessageConnection,
 } from "vscode-jsonrpc/node";
-import type { VerifyTask } from "../verify/pool";
+import type { VerifyTask } from "../verify/verifier";
 import type { RewardMode } from "../verify/rewards";
 import type { Verdict, VerifierIdentity } from "../verify/verdict";
 import { socketReader } from "../util/messageReaders";

@@ -8,11 +8,31 @@ import { join } from "node:path";
 import { exportDataset } from "../dataset/exporter";
 import { HOLE_KINDS } from "../holes/mine";
 import { readJsonl } from "../dataset/jsonl";
+import type { TaskRecord } from "../dataset/records";
 import { TaskIndex } from "../dataset/taskIndex";
-import { taskTable } from "../train/runService";
-
 import type { TaskTable } from "./items";
 export type { TaskTable };
+
+/**
+ * A dataset as a service's task table (file texts attached, so ranges match what was mined). Each
+ * task is looked up in the dataset's index when a batch names it: nothing is copied up front.
+ */
+export function taskTable(
+  tasks: { get(id: string): TaskRecord | undefined; readonly size: number },
+  files: ReadonlyMap<string, string>,
+): TaskTable {
+  return {
+    get size() {
+      return tasks.size;
+    },
+    get(id) {
+      const task = tasks.get(id);
+      if (!task) return undefined;
+      const text = files.get(task.file);
+      return { file: task.file, hole: task.range, ...(text !== undefined ? { text } : {}) };
+    },
+  };
+}
 
 export type TasksLoad = { kind: "ok"; tasks: TaskTable } | { kind: "error"; message: string };
 

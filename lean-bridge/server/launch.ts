@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { sandboxTmpPath } from "../util/projectLayout";
 import type { LaunchSpec } from "./leanServer";
 
 export interface Limits {
@@ -176,7 +177,7 @@ export function sandboxed(command: string[], projectRoot: string): string[] {
 
 /** The sandbox's writable temporary folder (created by `buildLaunch`). */
 export function sandboxTmpDir(projectRoot: string): string {
-  return join(resolve(projectRoot), ".fim-rlvr", "tmp");
+  return sandboxTmpPath(projectRoot);
 }
 
 /** The toolchain a project pins, e.g. "leanprover/lean4:v4.24.0", if any. */

@@ -14,28 +14,15 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseFile } from "../lean/commands";
-import { lex } from "../lean/lexer";
-import { isCommentKind, tokenText } from "../lean/tokens";
-import { IMPORTED_STATEMENTS_DIR } from "../statements/location";
+import { codeTokens, normalisedCode } from "../lean/sameCode";
+import { PROJECT_DIR, importedStatementsPath } from "../util/projectLayout";
 
 export interface OracleFile {
   alternatives?: Record<string, string[]>;
   axioms?: Record<string, string[]>;
 }
 
-/** Token texts of `text` without comments: the simulator's notion of "the same proof". */
-export function codeTokens(text: string): string[] {
-  const ts = lex(text);
-  const out: string[] = [];
-  for (let i = 0; i < ts.count; i++) if (!isCommentKind(ts.kinds[i] ?? 0)) out.push(tokenText(ts, i));
-  return out;
-}
-
-export function normalizedKey(text: string): string {
-  return codeTokens(text).join(" ");
-}
-
-const SKIPPED_DIRS = new Set([".lake", ".git", "node_modules", "dist", ".fim-rlvr", "build"]);
+const SKIPPED_DIRS = new Set([".lake", ".git", "node_modules", "dist", PROJECT_DIR, "build"]);
 
 function listLeanFiles(root: string, out: { path: string; mtimeMs: number }[] = [], depth = 0): typeof out {
   if (depth > 12) return out;
@@ -81,7 +68,7 @@ export class ReferenceIndex {
     // The project's own files, and the statements `fim-rlvr import` generated (under .fim-rlvr/, which the
     // walk skips with every dot folder): their rows' own proofs are references like any other.
     const files = listLeanFiles(this.root);
-    listLeanFiles(join(this.root, ...IMPORTED_STATEMENTS_DIR.split("/")), files);
+    listLeanFiles(importedStatementsPath(this.root), files);
     const signature = files.map((f) => `${f.path}:${f.mtimeMs}`).join("|");
     if (signature === this.signature) return;
     this.signature = signature;
@@ -96,7 +83,7 @@ export class ReferenceIndex {
       for (const command of parseFile(text).commands) {
         const d = command.declaration;
         if (!d || d.bodyStart === undefined) continue;
-        const key = normalizedKey(d.statement);
+        const key = normalisedCode(d.statement);
         const list = bodies.get(key) ?? [];
         list.push(codeTokens(text.slice(d.bodyStart, d.end)));
         bodies.set(key, list);
@@ -107,7 +94,7 @@ export class ReferenceIndex {
 
   /** Accepted bodies (as token lists) for a declaration; empty when the simulator cannot judge it. */
   accepted(statement: string, names: (string | undefined)[]): string[][] {
-    const key = normalizedKey(statement);
+    const key = normalisedCode(statement);
     let found = this.bodies.get(key);
     if (!found) {
       this.refresh(true);

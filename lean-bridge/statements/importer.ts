@@ -2,7 +2,7 @@
  * `fim-rlvr import`: a statement dataset (JSONL or Parquet) → Lean files under the project → a dataset folder
  * in the export's format, in bounded memory. Pass 1 reads the rows one at a time, keeps each statement once
  * and writes its Lean file (PROJECT/.fim-rlvr/statements/<id>/H<header>/P<n>/R<row>_<name>.lean, where mining
- * never looks: location.ts); pass 2 checks, in batches, that each statement elaborates with `sorry` as its proof (the verifier's statement pre-check),
+ * never looks: util/projectLayout.ts); pass 2 checks, in batches, that each statement elaborates with `sorry` as its proof (the verifier's statement pre-check),
  * drops those that do not (with Lean's message, in dropped.jsonl) and mines the rest; pass 3 assigns splits
  * and writes tasks.jsonl. The dataset folder is swapped in atomically; the generated folder replaces an earlier
  * import's only when everything succeeded.
@@ -19,7 +19,7 @@ import { declarationKey } from "../dataset/split";
 import { importCard } from "./card";
 import { tasksOfFile } from "./importedTasks";
 import { generatedFile, headerKey, rowFileName, statementKey } from "./leanFile";
-import { IMPORT_MARKER, IMPORTED_STATEMENTS_DIR } from "./location";
+import { IMPORT_MARKER, importedDatasetPath, importedStatementsPath } from "../util/projectLayout";
 import { readRows, rowFormatOf } from "./readRows";
 import { shapeRow, type ColumnMap } from "./shapes";
 import { writeImportedTasks } from "./writeImported";
@@ -88,8 +88,8 @@ export async function importStatements(options: ImportOptions): Promise<ImportRe
       kind: "error",
       message: `--id ${id}: use letters, digits and _ (it becomes a Lean module name)`,
     };
-  const generated = join(project, ...IMPORTED_STATEMENTS_DIR.split("/"), id);
-  const out = resolve(options.out ?? join(project, ".fim-rlvr", "imported", id));
+  const generated = importedStatementsPath(project, id);
+  const out = resolve(options.out ?? importedDatasetPath(project, id));
   const aside = setAside(generated);
   if (aside.kind === "error") return aside;
   const prepared = StagingDir.prepare(out);

@@ -5,10 +5,10 @@
  * byte-identical header text, so a Lean worker that loaded it for one row reuses it for the next.
  */
 import { createHash } from "node:crypto";
-import { codeTokens } from "../simulator/reference";
+import { normalisedCode } from "../lean/sameCode";
 import { isBlank, signatureTokens, type StatementRow } from "./shapes";
 
-import { IMPORT_NAMESPACE } from "./location";
+import { IMPORT_NAMESPACE } from "../util/projectLayout";
 
 export { IMPORT_NAMESPACE };
 
@@ -40,7 +40,7 @@ export function generatedFile(row: StatementRow): GeneratedFile {
 
 /** A short hash naming a header (its folder): rows with equal headers share it. */
 export function headerKey(header: string): string {
-  return createHash("sha256").update(codeTokens(header).join(" ")).digest("hex").slice(0, 10);
+  return createHash("sha256").update(normalisedCode(header)).digest("hex").slice(0, 10);
 }
 
 /**
@@ -49,9 +49,9 @@ export function headerKey(header: string): string {
  */
 export function statementKey(row: StatementRow): string {
   return createHash("sha1")
-    .update(codeTokens(row.header).join(" "))
+    .update(normalisedCode(row.header))
     .update("\0")
-    .update(codeTokens(row.context).join(" "))
+    .update(normalisedCode(row.context))
     .update("\0")
     .update(signatureTokens(row.head, row.name !== undefined).join(" "))
     .digest("base64");

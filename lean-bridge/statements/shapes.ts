@@ -15,7 +15,7 @@
 import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
-import { codeTokens } from "../simulator/reference";
+import { codeTokens } from "../lean/sameCode";
 import { withoutTrailingComments } from "../verify/checkDocument";
 
 export type RowShape = "lean-grpo" | "formal-statement" | "numina" | "columns";

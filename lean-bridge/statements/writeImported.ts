@@ -8,12 +8,12 @@ import type { StagingDir } from "../dataset/atomicDir";
 import { JsonlWriter, readJsonl } from "../dataset/jsonl";
 import { declKeyOf } from "../dataset/records";
 import { assignSplits, declarationKey } from "../dataset/split";
-import { codeTokens } from "../simulator/reference";
+import { normalisedCode } from "../lean/sameCode";
 import type { ImportedTask } from "./importedTasks";
 import type { ImportReport } from "./report";
 
 function middleDigest(middle: string): string {
-  return createHash("sha1").update(codeTokens(middle).join(" ")).digest("base64");
+  return createHash("sha1").update(normalisedCode(middle)).digest("base64");
 }
 
 export function writeImportedTasks(

@@ -10,7 +10,10 @@
  * overrides its count.
  */
 import { createServer } from "node:net";
-import type { TrainerLauncher } from "./session";
+
+/** How the trainer is started: one process, or `accelerate launch` (its process count and config file). */
+export type TrainerLauncher =
+  { kind: "single" } | { kind: "accelerate"; numProcesses?: number; configFile?: string };
 
 const TRAINER_MODULE = ["-m", "fim_rlvr", "--stdio"];
 

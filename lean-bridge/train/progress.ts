@@ -3,7 +3,7 @@
  * rate, verifier checks/s) with messages printed above it; elsewhere (CI logs, pipes) one plain line per step.
  */
 import type { TrainLogParams, TrainProgressParams } from "../protocol/trainer";
-import type { TrainingEvents, TrainingPhase, VerifierStats } from "./session";
+import type { TrainingEvents, TrainingPhase, VerifierStats } from "./sessionTypes";
 
 const BAR_WIDTH = 24;
 

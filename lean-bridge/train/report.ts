@@ -5,10 +5,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { escapeXml } from "../dataset/chart";
 import type { VerifierIdentity } from "../protocol/trainer";
 import { writeFileAtomic } from "../util/atomicWrite";
-import { PALETTE, lineChart, stackedBar, type Series } from "./charts";
+import { PALETTE, escapeXml, lineChart, stackedBar, type Series } from "../charts/svgCharts";
 import {
   baselineNote,
   EVAL_STAGES,

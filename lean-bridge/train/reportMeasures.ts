@@ -5,8 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { escapeXml } from "../dataset/chart";
-import { lineChart, type Series } from "./charts";
+import { escapeXml, lineChart, type Series } from "../charts/svgCharts";
 
 const esc = escapeXml;
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);

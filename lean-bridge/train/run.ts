@@ -27,7 +27,7 @@ import {
 } from "../protocol/trainer";
 import { renderReport } from "./report";
 import type { RunService } from "./runService";
-import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./session";
+import type { TrainingEvents, TrainingOutcome, TrainingPhase, TrainingSession } from "./sessionTypes";
 import { describeExit, type TrainerProcess } from "./trainerProcess";
 import type { Verifier } from "../verify/verifier";
 import { latestCheckpoint } from "./checkpoints";

@@ -5,7 +5,6 @@
  * the same path. Every batch it answers is shown to `observe` (the verdicts it sent, rewards included), which
  * keeps the host's figures (checks/s, cache hits) and its stop on a broken Lean environment working.
  */
-import type { TaskRecord } from "../dataset/records";
 import type { BatchVerdict, VerifierServiceAddress } from "../protocol/trainer";
 import { generateToken } from "../serve/auth";
 import { DEFAULT_QUEUE_LIMIT, VerifierService, type ServiceVerifier } from "../serve/service";
@@ -21,27 +20,6 @@ export interface RunService {
 
 export type RunServiceStart =
   { kind: "ok"; service: RunService } | { kind: "error"; message: string; hint: string };
-
-/**
- * The run's dataset as the service's task table (file texts attached, so ranges match what was mined). Each
- * task is looked up in the dataset's index when a batch names it: nothing is copied up front.
- */
-export function taskTable(
-  tasks: { get(id: string): TaskRecord | undefined; readonly size: number },
-  files: ReadonlyMap<string, string>,
-): TaskTable {
-  return {
-    get size() {
-      return tasks.size;
-    },
-    get(id) {
-      const task = tasks.get(id);
-      if (!task) return undefined;
-      const text = files.get(task.file);
-      return { file: task.file, hole: task.range, ...(text !== undefined ? { text } : {}) };
-    },
-  };
-}
 
 export async function startRunService(
   verifier: ServiceVerifier,

@@ -6,30 +6,33 @@
  */
 import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  TRAINER_PROTOCOL_VERSION,
-  type TrainCheckpointParams,
-  type TrainConfigWire,
-  type TrainEvalParams,
-  type TrainLogParams,
-  type TrainProgressParams,
-  type TrainSampleParams,
-} from "../protocol/trainer";
+import { TRAINER_PROTOCOL_VERSION, type TrainConfigWire } from "../protocol/trainer";
 import type { ExportRunner } from "../dataset/workerProtocol";
 import { packageRoot } from "../server/launch";
 import { checkKinds, prepareTarget, withGoals } from "./dataset";
 import type { ServiceVerifier } from "../serve/service";
-import { defaultSlots, startVerifier, type VerifierSpec } from "../verify/startVerifier";
+import { defaultSlots, startVerifier, type VerifierSpec } from "../verifiers/startVerifier";
 import { findPython } from "./python";
 import { latestCheckpoint } from "./checkpoints";
 import { TrainerRun, emit } from "./run";
-import { startRunService, taskTable } from "./runService";
+import { startRunService } from "./runService";
+import { taskTable } from "../serve/tasks";
 import { TrainerProcess } from "./trainerProcess";
+import type { TrainerLauncher } from "./launcher";
+import type { TrainingEvents, TrainingPhase, TrainingSession } from "./sessionTypes";
 import { reachWarning, simulatorReach } from "./simulatorReach";
 import { resolveOracle } from "../simulator/reference";
 
 export type { TrainConfigWire } from "../protocol/trainer";
 export { latestCheckpoint } from "./checkpoints";
+export type { TrainerLauncher } from "./launcher";
+export type {
+  TrainingEvents,
+  TrainingOutcome,
+  TrainingPhase,
+  TrainingSession,
+  VerifierStats,
+} from "./sessionTypes";
 
 export interface TrainingOptions {
   /** A Lean workspace (mined first) or a dataset folder (one that holds tasks.jsonl). */
@@ -49,7 +52,7 @@ export interface TrainingOptions {
    * The simulator (a test double, never Lean), Lean (optionally through a given server command line) or a Kimina
    * Lean Server (`{ kind: "kimina", url }`), with the
    * verifier's limits (slots, time limit per check, candidate policy, memory): built by the same function as every
-   * command's verifier (lean-bridge/verify/startVerifier.ts).
+   * command's verifier (lean-bridge/verifiers/startVerifier.ts).
    */
   verifier: VerifierSpec;
   /** Continue from runDir/checkpoints/latest. */
@@ -73,9 +76,6 @@ export interface TrainingOptions {
   advanced?: AdvancedOptions;
 }
 
-export type TrainerLauncher =
-  { kind: "single" } | { kind: "accelerate"; numProcesses?: number; configFile?: string };
-
 export interface AdvancedOptions {
   /** The folder holding the `fim_rlvr` package (default: trainer/ of this program's installation). */
   trainerRoot?: string;
@@ -85,41 +85,6 @@ export interface AdvancedOptions {
   stopTimeoutMs?: number;
   /** Wraps the verifier the run's service calls (benchmarks add a simulated cost per check). */
   wrapVerifier?: (verifier: ServiceVerifier) => ServiceVerifier;
-}
-
-export type TrainingPhase =
-  "preparing-python" | "mining" | "starting-verifier" | "starting-trainer" | "training" | "stopping";
-
-export interface VerifierStats {
-  /** Checks run (not counting cache hits). */
-  checks: number;
-  cacheHits: number;
-  /** Checks per second over the run so far (cache hits included). */
-  checksPerSecond: number;
-}
-
-/** Every callback is optional; none may throw (a throwing callback is logged and ignored). */
-export interface TrainingEvents {
-  onPhase?(phase: TrainingPhase, detail?: string): void;
-  onProgress?(p: TrainProgressParams): void;
-  onSample?(s: TrainSampleParams): void;
-  onCheckpoint?(c: TrainCheckpointParams): void;
-  onLog?(l: TrainLogParams): void;
-  onEval?(e: TrainEvalParams): void;
-  onVerifierStats?(s: VerifierStats): void;
-}
-
-export type TrainingOutcome =
-  | { kind: "completed"; runDir: string; evals: TrainEvalParams[]; reportPath: string }
-  | { kind: "stopped"; runDir: string; checkpoint: string | null; reportPath: string }
-  | { kind: "failed"; runDir: string; message: string; hint: string };
-
-export interface TrainingSession {
-  readonly runDir: string;
-  /** Asks the trainer to checkpoint and stop; resolves once `done` has settled. */
-  stop(): Promise<void>;
-  /** Settles once, when the run ends for any reason; never rejects. */
-  readonly done: Promise<TrainingOutcome>;
 }
 
 export type TrainingStart =

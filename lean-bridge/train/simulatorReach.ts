@@ -3,7 +3,7 @@
  * own proof in the workspace (modulo layout) and the proofs its oracle lists (`fim-oracle.json`, `--oracle`). A
  * task without a reference (`"reference": false`: a `sorry` in the workspace, an imported statement without a
  * proof) whose declaration the oracle does not list can never earn reward through it, however the model answers:
- * training on it spends samples on zeros. The run says so before it starts (issue 25).
+ * training on it spends samples on zeros. The run says so before it starts, before it has spent anything.
  */
 import { join } from "node:path";
 import { readJsonl } from "../dataset/jsonl";

@@ -9,8 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { delimiter } from "node:path";
 import { createMessageConnection, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
 import { streamReader } from "../util/messageReaders";
-import { trainerArgs } from "./launcher";
-import type { TrainerLauncher } from "./session";
+import { trainerArgs, type TrainerLauncher } from "./launcher";
 
 export interface TrainerLaunch {
   python: string;

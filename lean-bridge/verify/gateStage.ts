@@ -16,7 +16,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import type { CheckDocument } from "./checkDocument";
 import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
-import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../statements/location";
+import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../util/projectLayout";
 import { nameParts } from "./policyWords";
 import type { VerdictOutcome, VerifierIdentity } from "./verdict";
 import { verdictKey } from "./verdictCache";
@@ -32,7 +32,10 @@ export type KernelGateMode =
 
 export const DEFAULT_KERNEL_GATE: KernelGateMode = { kind: "auto" };
 
-/** `auto` gates everything while one gate costs less than this many checks (issue 23: "under 2× a check"). */
+/**
+ * `auto` gates everything while one gate costs less than this many checks: the budget that keeps the gate from
+ * costing more than checking itself, twice over at most.
+ */
 export const AUTO_COST_RATIO = 2;
 /** `auto` never gates fewer than this share of the proved candidates, however costly the gate. */
 export const MIN_AUTO_SHARE = 0.1;
@@ -52,23 +55,10 @@ export function parseKernelGateMode(text: string): KernelGateMode | { kind: "err
   };
 }
 
-export function describeKernelGate(mode: KernelGateMode): string {
-  switch (mode.kind) {
-    case "all":
-      return "every proof";
-    case "off":
-      return "off (the server's word alone)";
-    case "share":
-      return `a random ${Math.round(mode.share * 1000) / 10}% of proofs`;
-    case "auto":
-      return `every proof while it costs under ${AUTO_COST_RATIO}× a check, else a share (at least ${MIN_AUTO_SHARE * 100}%)`;
-  }
-}
-
 /** Whether a check document's declaration is an imported statement (a `fim-rlvr import` task). */
 export function isImportedStatement(file: string, checkedName: string): boolean {
   const path = file.split(/[\\/]/).join("/");
-  // Before issue 25 imports wrote under PROJECT/FimRlvrImported/: such files still exist in older projects.
+  // Imports by earlier versions wrote under PROJECT/FimRlvrImported/: such files still exist in older projects.
   return (
     nameParts(checkedName)[0] === IMPORT_NAMESPACE ||
     path.startsWith(IMPORTED_STATEMENTS_DIR + "/") ||

@@ -14,6 +14,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandboxed, sandboxTmpDir, which, type Limits } from "../server/launch";
+import { kernelGatePath } from "../util/projectLayout";
 import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
 import {
@@ -35,7 +36,7 @@ export interface LeanGateOptions {
 
 /** The gate's folder in the project (inside the sandbox's writable project). */
 export function gateDir(projectRoot: string): string {
-  return join(projectRoot, ".fim-rlvr", "gate");
+  return kernelGatePath(projectRoot);
 }
 
 /** A Lean message as `lean --json` prints it (src/Lean/Message.lean, `SerialMessage`). */

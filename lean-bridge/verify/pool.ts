@@ -5,7 +5,6 @@
  * and checkOnSlot (one check on one slot). One hung or crashed check is cut off by its own timeout and
  * never blocks the other slots.
  */
-import type { Range } from "vscode-languageserver-protocol";
 import { LeanServer, START_TIMEOUT_MS, type LaunchSpec } from "../server/leanServer";
 import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
@@ -23,22 +22,13 @@ import { TaskFiles } from "./taskFiles";
 import { prepareCheck } from "./prepareCheck";
 import type { PrefixModules } from "./prefixModules";
 import { judgeStatement, type StatementCheck } from "./statementCheck";
-import type { Verifier } from "./verifier";
+import type { Verifier, VerifyTask } from "./verifier";
 import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
 import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "./verdictCache";
 import type { Verdict, VerdictOutcome, VerifierIdentity } from "./verdict";
 
 export { effectiveSlots } from "./memoryBudget";
 export { identify } from "./identity";
-
-export interface VerifyTask {
-  /** Path of the Lean file, relative to the project root. */
-  file: string;
-  /** LSP range: 0-based lines, UTF-16 characters. */
-  hole: Range;
-  /** The file's text, when the caller already has it (otherwise it is read from disk). */
-  text?: string;
-}
 
 export interface PoolOptions {
   projectRoot: string;

@@ -27,11 +27,8 @@ export function goalsClosedShare(goalsAtHole: number | undefined, goalsAfter: nu
   return (goalsAtHole - Math.max(0, goalsAfter)) / goalsAtHole;
 }
 
-/**
- * The reward of a verdict. `_candidateLineCount` is kept for callers of the earlier line-share rule; the
- * reward no longer depends on the candidate's length in any way.
- */
-export function rewardOf(verdict: Verdict, mode: RewardMode = "binary", _candidateLineCount = 1): RewardInfo {
+/** The reward of a verdict. It never depends on the candidate's length. */
+export function rewardOf(verdict: Verdict, mode: RewardMode = "binary"): RewardInfo {
   const proved = verdict.kind === "proved" ? 1 : 0;
   if (mode === "binary") return { reward: proved, metrics: { proved } };
   switch (verdict.kind) {

@@ -3,9 +3,9 @@
  * declaration prefix, so the edit Lean sees is only the hole and Lean reuses the elaboration of everything
  * above it. For a batch, work is queued per hole so one slot stays on one hole (see `HoleQueues`).
  */
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Range } from "vscode-languageserver-protocol";
+import { slotDocumentPath } from "../util/projectLayout";
 
 /** One document on the server that checks are run in, one at a time. */
 export interface Slot {
@@ -66,7 +66,7 @@ export class SlotScheduler {
   constructor(projectRoot: string, count: number) {
     this.slots = Array.from({ length: count }, (_, index) => ({
       index,
-      uri: pathToFileURL(join(projectRoot, ".fim-rlvr", `Slot${index}.lean`)).href,
+      uri: pathToFileURL(slotDocumentPath(projectRoot, index)).href,
       text: undefined,
       busy: false,
       lastUsed: 0,

@@ -12,8 +12,12 @@ import type { VerdictOutcome, VerifierIdentity } from "./verdict";
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Outcomes that say nothing about the candidate, only about this run (a slow or dead server, a broken
- * environment): checking again may give a different answer, so they are never cached.
+ * Outcomes that depend on this run as well as on the candidate: a timeout on the machine's load and the limit,
+ * a crash on the worker, `environment` on the workspace's state. Checking again may give a different answer, so
+ * they are never cached and the next identical check runs afresh. Not caching changes nothing about whose fault
+ * an outcome is: a timeout or crash whose cause is the candidate is the candidate's failure (reward 0, not
+ * masked: verdict.ts `isMasked`, the trainer's core/outcomes.py, where only the comparison setting
+ * `timeout_reward: mask` masks it); `environment` and the infrastructure's timeouts and crashes are masked.
  */
 const NEVER_CACHED: ReadonlySet<string> = new Set(["timeout", "crashed", "environment"]);
 

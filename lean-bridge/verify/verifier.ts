@@ -3,11 +3,21 @@
  * the simulator), or a Kimina Lean Server (kimina/verifier.ts). Both put the same policy and check document
  * in front of Lean and classify its answer the same way; verdicts name the verifier that made them.
  */
+import type { Range } from "vscode-languageserver-protocol";
 import type { KernelGateStage } from "./gateStage";
 import type { HoleShape } from "./holeShape";
-import type { VerifyTask } from "./pool";
 import type { StatementCheck } from "./statementCheck";
 import type { Verdict, VerifierIdentity } from "./verdict";
+
+/** One hole to check: the file it is in, where, and the file's text when the caller has it. */
+export interface VerifyTask {
+  /** Path of the Lean file, relative to the project root. */
+  file: string;
+  /** LSP range: 0-based lines, UTF-16 characters. */
+  hole: Range;
+  /** The file's text, when the caller already has it (otherwise it is read from disk). */
+  text?: string;
+}
 
 export interface VerifierStatsCounters {
   checks: number;

@@ -11,12 +11,12 @@ import { join } from "node:path";
 import {
   boundPrefix,
   boundSuffix,
-  normalisedMiddle,
   normalisedMiddleKey,
   scopesInEffect,
   suffixChars,
   tokensMiddleKey,
 } from "../../lean-bridge/dataset/context";
+import { normalisedMiddle } from "../../lean-bridge/lean/sameCode";
 import { mineText } from "../../lean-bridge/holes/mine";
 import { exportDataset, type ExportOptions, type ExportReport } from "../../lean-bridge/dataset/exporter";
 import type { ContextRecord, TaskRecord } from "../../lean-bridge/dataset/records";

@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";
@@ -245,7 +245,7 @@ function unrewarded(v: Verdict, label: string): void {
   // A candidate's failure must never pass for the workspace's (masked, and able to stop a run).
   assert.notEqual(v.kind, "environment", `${label}: ${JSON.stringify(v)}`);
   assert.equal(rewardOf(v, "binary").reward, 0, label);
-  assert.equal(rewardOf(v, "partial", 10).reward, 0, `${label}: partial ${JSON.stringify(v)}`);
+  assert.equal(rewardOf(v, "partial").reward, 0, `${label}: partial ${JSON.stringify(v)}`);
 }
 
 test("hack battery through a lean-like server: no hack earns reward, every control is proved", async () => {

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { inMemory, poolOver } from "../harness";

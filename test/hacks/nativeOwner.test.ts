@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DEFAULT_POLICY } from "../../lean-bridge/verify/policy";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { inMemory } from "../harness";
 import { proofHole } from "../helpers";

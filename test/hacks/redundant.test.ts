@@ -7,7 +7,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked, type Verdict } from "../../lean-bridge/verify/verdict";

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeBackend } from "../../lean-bridge/models/fakeBackend";
 import { argmax, sampleToken, seededRandom } from "../../lean-bridge/models/sampling";
-import { pySplitlines, pyStrip } from "../../lean-bridge/models/pyText";
+import { pySplitlines, pyStrip } from "../../lean-bridge/text/pyText";
 import { fimStyle } from "../../lean-bridge/models/style";
 import type { PromptParts } from "../../lean-bridge/models/backend";
 

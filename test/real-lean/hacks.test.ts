@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { DEFAULT_POLICY } from "../../lean-bridge/verify/policy";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { COMPLETE_WITHOUT_HOLE } from "../../lean-bridge/verify/noopProbe";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { isMasked } from "../../lean-bridge/verify/verdict";

@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import type { Range } from "vscode-languageserver-protocol";
-import type { VerifierPool, VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifierPool } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { LineIndex } from "../../lean-bridge/text/positions";

@@ -1,5 +1,5 @@
 /** Stand-ins for the pool behind a service, whose checks finish exactly when a test says so. */
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import type { Verdict, VerifierIdentity } from "../../lean-bridge/verify/verdict";
 import type { ServiceVerifier } from "../../lean-bridge/serve/service";
 

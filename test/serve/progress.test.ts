@@ -18,7 +18,7 @@ import {
 } from "../../lean-bridge/protocol/trainer";
 import { BatchProgress, type ProgressClock } from "../../lean-bridge/serve/progress";
 import { VerifierService, type ServiceVerifier } from "../../lean-bridge/serve/service";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { FAKE_IDENTITY, deferred, holeItem, type Deferred } from "./fakes";
 

@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveOracle } from "../../lean-bridge/simulator/reference";
-import { startVerifier } from "../../lean-bridge/verify/startVerifier";
+import { startVerifier } from "../../lean-bridge/verifiers/startVerifier";
 import { EXAMPLE, REPO } from "../helpers";
 import { inMemory } from "../harness";
 import {

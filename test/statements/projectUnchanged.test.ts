@@ -19,7 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareTarget } from "../../lean-bridge/train/dataset";
-import { IMPORT_MARKER } from "../../lean-bridge/statements/location";
+import { IMPORT_MARKER } from "../../lean-bridge/util/projectLayout";
 import { REPO, runCli } from "../helpers";
 
 const CLI = join(REPO, "dist", "cli.js");

@@ -9,7 +9,7 @@ import type { BatchVerdict } from "../../lean-bridge/protocol/trainer";
 import { VerifierClient } from "../../lean-bridge/serve/client";
 import { startRunService } from "../../lean-bridge/train/runService";
 import type { ServiceVerifier } from "../../lean-bridge/serve/service";
-import type { VerifyTask } from "../../lean-bridge/verify/pool";
+import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 
 const IDENTITY = { kind: "simulator" as const, version: "stub", label: "stub verifier (not Lean)" };

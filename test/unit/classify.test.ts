@@ -116,8 +116,8 @@ test("rewards: binary by default; partial pays only for fewer goals than at the 
   assert.equal(rewardOf(proved, "partial").reward, 1);
   assert.equal(rewardOf(failedAt(3)).reward, 0);
   // No-op lines before an error no longer buy anything.
-  assert.equal(rewardOf(failedAt(3), "partial", 4).reward, 0);
-  assert.equal(rewardOf(failedAt(30), "partial", 40).reward, 0);
+  assert.equal(rewardOf(failedAt(3), "partial").reward, 0);
+  assert.equal(rewardOf(failedAt(30), "partial").reward, 0);
   // Doing nothing leaves the goals as they were: exactly 0.
   assert.equal(rewardOf(left(1, 1), "partial").reward, 0);
   assert.equal(rewardOf(left(3, 2), "partial").reward, 0);

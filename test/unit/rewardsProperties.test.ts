@@ -51,7 +51,7 @@ test("partial reward under gaming: no-ops earn 0, padding never helps, failures 
     const text = lines.join("\n");
     if (text.trim() === "") return { reward: 0, kind: "rejected" };
     const v = await pool.verify(task, text);
-    return { reward: rewardOf(v, "partial", lines.length).reward, kind: v.kind };
+    return { reward: rewardOf(v, "partial").reward, kind: v.kind };
   };
   const rand = random(20_261_123);
   let sawPartial = false;

@@ -184,9 +184,6 @@ class Ranks:
             return None
         return dict(ranks[self.rank])
 
-    def any_true(self, flag: bool) -> bool:
-        return any(self.all_gather(bool(flag)))
-
     def share_params(self, params: dict[str, Any] | None) -> None:
         """Rank 0: send `initialize` params (None: the run will not start) to the other ranks."""
         self.broadcast(params)

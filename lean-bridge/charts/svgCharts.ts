@@ -1,9 +1,14 @@
 /**
- * Line and bar charts for the training report, as self-contained SVG in the style of the dataset card's
- * chart (lean-bridge/dataset/chart.ts): white background, sans-serif 13 px, the same palette, a <title> per
- * mark so a hover shows the value. No script, no font or file to fetch: the report reads offline.
+ * Line and bar charts for the training and evaluation reports, as self-contained SVG in the style of the dataset
+ * card's chart (lean-bridge/dataset/chart.ts): white background, sans-serif 13 px, the same palette, a <title>
+ * per mark so a hover shows the value. No script, no font or file to fetch: the reports read offline. Every
+ * report reaches them here, below the folders that write reports.
  */
-import { escapeXml } from "../dataset/chart";
+
+/** Text made safe inside SVG and HTML elements and attribute values. */
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
 
 export const PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
 

@@ -7,11 +7,11 @@ import { resolve } from "node:path";
 import type { Limits } from "../server/launch";
 import { SimulatedKernelGate } from "../simulator/kernelReplay";
 import { resolveOracle } from "../simulator/reference";
-import { DEFAULT_KERNEL_GATE, type KernelGateConfig } from "./gateStage";
-import type { KernelGateBackend } from "./kernelGate";
-import { LeanKernelGate } from "./leanKernelGate";
+import { DEFAULT_KERNEL_GATE, type KernelGateConfig } from "../verify/gateStage";
+import type { KernelGateBackend } from "../verify/kernelGate";
+import { LeanKernelGate } from "../verify/leanKernelGate";
 import type { VerifierSpec } from "./startVerifier";
-import type { VerifierIdentity } from "./verdict";
+import type { VerifierIdentity } from "../verify/verdict";
 
 /**
  * The gate's time limit, as a multiple of a check's: it elaborates the whole document afresh (header, every

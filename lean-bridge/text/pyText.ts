@@ -1,6 +1,7 @@
 /**
- * Python's str methods where they differ from JavaScript's, so the ports of the trainer's prompt code
- * (prompts.ts, promptContext.ts, clean.ts) split, strip and test characters exactly as the Python does.
+ * Python's str methods where they differ from JavaScript's, so the ports of Python code (the trainer's prompts in
+ * models/prompts.ts, promptContext.ts, clean.ts; Kimina's snippet splitting in kimina/positions.ts) split, strip
+ * and test characters exactly as the Python does.
  */
 
 /** Python's `str.isspace()` set (Unicode White_Space plus the separators \x1c-\x1f). */
@@ -39,10 +40,4 @@ export function pySplitlines(text: string, keepends = false): string[] {
   }
   if (start < text.length) lines.push(text.slice(start));
   return lines;
-}
-
-/** `s.rpartition(sep)`. */
-export function pyRpartition(text: string, sep: string): [string, string, string] {
-  const at = text.lastIndexOf(sep);
-  return at < 0 ? ["", "", text] : [text.slice(0, at), sep, text.slice(at + sep.length)];
 }

@@ -16,11 +16,11 @@ import {
 import { KiminaVerifier } from "../kimina/verifier";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { kernelGateFor } from "./gateConfig";
-import type { KernelGateMode } from "./gateStage";
-import type { CandidatePolicy } from "./policy";
-import { VerifierPool } from "./pool";
-import type { VerifierIdentity } from "./verdict";
-import type { Verifier } from "./verifier";
+import type { KernelGateMode } from "../verify/gateStage";
+import type { CandidatePolicy } from "../verify/policy";
+import { VerifierPool } from "../verify/pool";
+import type { VerifierIdentity } from "../verify/verdict";
+import type { Verifier } from "../verify/verifier";
 
 /**
  * Which verifier: the simulator (a test double, never Lean), Lean (`lake serve`, or the user's command line),
