@@ -7,15 +7,18 @@
 import { isCommandKeyword } from "../lean/commandWords";
 import { lex } from "../lean/lexer";
 import { stringCode } from "../lean/stringCode";
-import { TokenKind, bracketDelta, tokenText } from "../lean/tokens";
+import { TokenKind, bracketDelta, isCommentKind, tokenText } from "../lean/tokens";
 import {
   ALSO_A_NAME,
   CODE_EXECUTION_IDENTIFIERS,
+  CODE_NAMESPACE_HEADS,
   ESCAPE_IDENTIFIERS,
   NATIVE_IDENTIFIERS,
   SEARCH_IDENTIFIERS,
   SORRY_IDENTIFIERS,
   TIME_IDENTIFIERS,
+  PERCENT_ELABORATORS,
+  codeNamespaceIn,
   forbiddenWordIn,
   isTermHash,
   nameInPlace,
@@ -26,6 +29,9 @@ import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setO
 // The word lists and the readings of a word are policyWords.ts's; they are part of this module's interface.
 export {
   CODE_EXECUTION_IDENTIFIERS,
+  CODE_NAMESPACE_HEADS,
+  HASH_WORDS,
+  PERCENT_ELABORATORS,
   ESCAPE_IDENTIFIERS,
   NATIVE_IDENTIFIERS,
   SEARCH_IDENTIFIERS,
@@ -54,6 +60,16 @@ export interface CandidatePolicy {
   allowNative: boolean;
   /** Options a candidate may set with `set_option … in`, with their upper bounds. */
   optionLimits: OptionLimits;
+  /**
+   * Namespaces refused as a name's first component (after `_root_.`), because their functions reach files,
+   * processes, the network or the environment: CODE_NAMESPACE_HEADS.
+   */
+  codeNamespaces: readonly string[];
+  /**
+   * The `x%` term elaborators a candidate may write (PERCENT_ELABORATORS); every other identifier written
+   * against `%` is refused. `"any"` refuses none (a policy that refuses nothing, for tests of later layers).
+   */
+  percentElaborators: ReadonlySet<string> | "any";
 }
 
 export const DEFAULT_POLICY: CandidatePolicy = {
@@ -68,6 +84,8 @@ export const DEFAULT_POLICY: CandidatePolicy = {
   maxChars: 20_000,
   allowNative: false,
   optionLimits: DEFAULT_OPTION_LIMITS,
+  codeNamespaces: CODE_NAMESPACE_HEADS,
+  percentElaborators: PERCENT_ELABORATORS,
 };
 
 export type PolicyResult = { kind: "allowed" } | { kind: "rejected"; rule: string; reason: string };
@@ -176,6 +194,25 @@ function checkCode(
           rule: ruleFor(hit),
           reason: `${who} uses \`${hit}\`, which the verification policy forbids`,
         };
+      const namespace = codeNamespaceIn(text, policy.codeNamespaces);
+      if (namespace)
+        return {
+          kind: "rejected",
+          rule: "code-execution",
+          reason: `${who} names \`${text}\` in \`${namespace}\`, a namespace whose functions reach files, processes or the environment; a proof needs none of them`,
+        };
+      if (
+        ts.kinds[i + 1] === TokenKind.Symbol &&
+        tokenText(ts, i + 1) === "%" &&
+        ts.starts[i + 1] === ts.ends[i] &&
+        policy.percentElaborators !== "any" &&
+        !policy.percentElaborators.has(text)
+      )
+        return {
+          kind: "rejected",
+          rule: "code-execution",
+          reason: `${who} uses the term elaborator \`${text}%\`, which is not on the policy's list of elaborators that never evaluate code (\`eval%\` runs its argument); write the remainder operator with spaces (\`a % b\`)`,
+        };
       if (text === "set_option") {
         const option = checkSetOption(ts, i, policy.optionLimits);
         if (option.kind === "rejected")
@@ -192,7 +229,16 @@ function checkCode(
           reason: `${who} contains the command \`${text}\``,
         };
     } else if (kind === TokenKind.String) {
-      const inner = checkStringCode(ts.text, ts.starts[i] ?? 0, ts.ends[i] ?? 0, policy, forbidden, nesting);
+      const plain = plainStringAt(ts, i);
+      const inner = checkStringCode(
+        ts.text,
+        ts.starts[i] ?? 0,
+        ts.ends[i] ?? 0,
+        policy,
+        forbidden,
+        nesting,
+        plain,
+      );
       if (inner.kind === "rejected") return inner;
     } else if (kind === TokenKind.Symbol) {
       if (policy.forbiddenSymbols.includes(text))
@@ -226,6 +272,47 @@ function checkCode(
 }
 
 /**
+ * Tokens after which a string literal is a term of its own, read plainly: a term keyword's argument, an
+ * operand, a list or tuple item. No syntax in core Lean, Batteries or Mathlib starts a term with an
+ * interpolated string, so `exact "{"` and `s = "{"` hold text; after an identifier (a macro may take an
+ * interpolated string, `s!`, `throwError`), `]` (`trace[cls] "…"`) or `)` (`throwErrorAt (stx) "…"`) the
+ * string may be read as interpolated, and is checked both ways (checkStringCode).
+ */
+const PLAIN_STRING_AFTER = new Set([
+  "exact",
+  "show",
+  "from",
+  "use",
+  "refine",
+  ":=",
+  ":",
+  "=",
+  "≠",
+  "<",
+  ">",
+  "≤",
+  "≥",
+  "∈",
+  "∉",
+  "←",
+  "<|",
+  "$",
+  "(",
+  "[",
+  ",",
+  "⟨",
+  "++",
+]);
+
+function plainStringAt(ts: ReturnType<typeof lex>, i: number): boolean {
+  // `s!"…"`, `m!"…"` and the like are interpolated whatever stands before them.
+  if (!tokenText(ts, i).startsWith('"')) return false;
+  let k = i - 1;
+  while (k >= 0 && isCommentKind(ts.kinds[k] ?? 0)) k--;
+  return k >= 0 && PLAIN_STRING_AFTER.has(tokenText(ts, k));
+}
+
+/**
  * The code inside a string literal's braces, checked as candidate code. Any syntax may take the string as
  * interpolated (`trace[cls] "…{e}…"`, `throwErrorAt stx "…"`, a library's macro), so every string is read so;
  * one whose two readings end in different places is refused, since then the text after it would be read two
@@ -238,10 +325,13 @@ function checkStringCode(
   policy: CandidatePolicy,
   forbidden: ReadonlySet<string>,
   nesting: number,
+  plain: boolean,
 ): PolicyResult {
   const brace = text.indexOf("{", start);
   if (brace === -1 || brace >= end) return { kind: "allowed" };
   const read = stringCode(text, start, end);
+  // A string no syntax takes as interpolated, whose braces hold no code that ends inside it, is text.
+  if (read.kind === "unreadable" && plain) return { kind: "allowed" };
   if (read.kind === "unreadable")
     return {
       kind: "rejected",
@@ -302,6 +392,8 @@ export function policyFromFile(
       maxChars: file.maxChars ?? DEFAULT_POLICY.maxChars,
       allowNative: file.allowNative ?? false,
       optionLimits: DEFAULT_POLICY.optionLimits,
+      codeNamespaces: DEFAULT_POLICY.codeNamespaces,
+      percentElaborators: DEFAULT_POLICY.percentElaborators,
     },
   };
 }

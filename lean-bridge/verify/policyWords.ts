@@ -16,7 +16,7 @@ export const SORRY_IDENTIFIERS = ["sorry", "admit", "sorryAx", "as_aux_lemma", "
  * Tactics that spend wall-clock time without heartbeats: `sleep` turns any failure into a timeout. A
  * candidate's timeout is its failure anyway, but a batch of them would hold the verifier for nothing.
  */
-export const TIME_IDENTIFIERS = ["sleep"];
+export const TIME_IDENTIFIERS = ["sleep", "dbgSleep"];
 
 /** Proofs that trust compiled code instead of the kernel (axioms `Lean.ofReduceBool`, `Lean.trustCompiler`). */
 export const NATIVE_IDENTIFIERS = [
@@ -62,13 +62,25 @@ export const ESCAPE_IDENTIFIERS = [
   "deriving",
 ];
 
-/** Ways to run arbitrary code during elaboration. */
+/**
+ * Ways to run arbitrary code during elaboration: commands and tactics that evaluate a term in the
+ * interpreter, the syntax that defines new syntax, the modifiers that swap compiled code in, and the
+ * constants through which code reaches the operating system. docs/POLICY.md names the source of each
+ * elaborator (core Lean, Mathlib, Batteries, ProofWidgets, Plausible).
+ */
 export const CODE_EXECUTION_IDENTIFIERS = [
   "run_tac",
   "run_cmd",
   "run_elab",
   "run_meta",
+  "run_conv",
   "by_elab",
+  "plausible",
+  "slim_check",
+  "with_panel_widgets",
+  "show_panel_widgets",
+  "polyrith",
+  "include_str",
   "elab",
   "elab_rules",
   "macro",
@@ -83,13 +95,19 @@ export const CODE_EXECUTION_IDENTIFIERS = [
   "postfix",
   "unsafe",
   "implemented_by",
+  "extern",
   "initialize",
   "builtin_initialize",
   "IO",
+  "EIO",
+  "BaseIO",
   "unsafeBaseIO",
   "unsafeIO",
   "unsafeEIO",
+  "unsafeCast",
   "evalExpr",
+  "evalTerm",
+  "evalConst",
   "Lean.Elab",
   "Lean.Meta",
   "TacticM",
@@ -99,8 +117,113 @@ export const CODE_EXECUTION_IDENTIFIERS = [
   "CoreM",
 ];
 
-/** Search tactics that once closed goals without a real proof (DeepSeek-Prover-V2) and are slow anyway. */
-export const SEARCH_IDENTIFIERS = ["apply?", "exact?", "rw?", "hint"];
+/**
+ * Search tactics: they once closed goals without a real proof (DeepSeek-Prover-V2) and are slow anyway.
+ * Every tactic that runs `exact?` (or `rw?`) under another name is one of them: Mathlib's `observe` and
+ * `rw_search`, `hint`, core's `try?`, and the `?` forms that search and print a suggestion.
+ */
+export const SEARCH_IDENTIFIERS = [
+  "apply?",
+  "exact?",
+  "rw?",
+  "rw??",
+  "hint",
+  "observe",
+  "observe?",
+  "rw_search",
+  "library_search",
+  "aesop?",
+  "try?",
+];
+
+/**
+ * Namespaces whose functions reach the operating system (files, processes, the network, the clock, the
+ * standard streams) or the elaborator, refused as a name's first component or first two (after any
+ * `_root_.`): `System.FilePath.pathExists`, and, where the file has `open IO` or `open System`,
+ * `FS.writeFile`, `Process.exit` and `FilePath.readDir`. With them a term that Lean evaluates (a tactic's
+ * configuration, `eval%`) could act, since `(act).run ()` runs any `IO` action from pure code. `Lean` is
+ * refused as a first component too, unless the next component is one of LEAN_PURE_NAMESPACES: the rest of
+ * `Lean` is the compiler, the elaborator, the environment and the server, whose functions read and write
+ * files (`Lean.saveModuleData` writes an `.olean`). The tactic namespaces of Mathlib, Batteries, Aesop, Qq,
+ * ProofWidgets, Plausible and Lake hold metaprograms and `IO` actions (Mathlib's `polyrith` asks a web
+ * service), and no proof cites them.
+ */
+export const CODE_NAMESPACE_HEADS = [
+  "System",
+  "FS",
+  "Process",
+  "FilePath",
+  "Std.Internal",
+  "Std.Net",
+  "Lean",
+  "Lake",
+  "Mathlib.Tactic",
+  "Mathlib.Meta",
+  "Mathlib.Util",
+  "Mathlib.Linter",
+  "Batteries.Tactic",
+  "Batteries.Lean",
+  "Batteries.CodeAction",
+  "Batteries.Util",
+  "Aesop",
+  "Qq",
+  "ProofWidgets",
+  "Plausible",
+];
+
+/** Parts of `Lean` that hold only lemmas and pure definitions that proofs cite. */
+export const LEAN_PURE_NAMESPACES = new Set(["Omega", "Grind", "Order"]);
+
+/**
+ * `x%` term elaborators a candidate may use: each elaborates its argument as a term and never evaluates it.
+ * Every other identifier written against `%` is refused, since `eval%` (Mathlib) runs its argument in the
+ * interpreter and a library may add more; write the remainder operator with spaces (`a % b`).
+ */
+export const PERCENT_ELABORATORS = new Set([
+  "type_of",
+  "ensure_type_of",
+  "ensure_expected_type",
+  "binop",
+  "binop_lazy",
+  "leftact",
+  "rightact",
+  "binrel",
+  "binrel_no_prop",
+  "unop",
+  "no_implicit_lambda",
+  "reassoc_of",
+  "elementwise_of",
+  "decl_name",
+]);
+
+/**
+ * The `#…` words a candidate may write: Mathlib's `#adaptation_note` (a tactic, a term and a command that
+ * only records a note) and Mathlib's `Finset.card` notation before `univ` (`#univ`). isTermHash reads the
+ * other `#` terms.
+ */
+export const HASH_WORDS = new Set(["adaptation_note", "univ"]);
+
+/**
+ * The first part of a name that reaches the operating system, if any (see CODE_NAMESPACE_HEADS):
+ * `System.FilePath.x`, `_root_.FS.writeFile`, `Lean.Environment.x`; `Lean.Omega.x` passes.
+ */
+export function codeNamespaceIn(
+  ident: string,
+  heads: readonly string[] = CODE_NAMESPACE_HEADS,
+): string | undefined {
+  const parts = nameParts(ident);
+  while (parts[0] === "_root_") parts.shift();
+  const head = parts[0] ?? "";
+  if (head === "Lean" && heads.includes("Lean"))
+    return LEAN_PURE_NAMESPACES.has(parts[1] ?? "") ? undefined : "Lean";
+  const two = parts.slice(0, 2).join(".");
+  if (heads.includes(two)) return two;
+  if (heads.includes(head)) return head;
+  // `open Mathlib in` would make `Tactic.…` name `Mathlib.Tactic.…`: the first part of a two-part head is
+  // refused alone.
+  if (parts.length === 1 && heads.some((h) => h.startsWith(`${head}.`))) return head;
+  return undefined;
+}
 
 /**
  * The names of constants among the default words: forbidden as any component or prefix of a name
@@ -116,10 +239,16 @@ const CONSTANT_NAMES = new Set([
   "reduceNat",
   "trustCompiler",
   "IO",
+  "EIO",
+  "BaseIO",
   "unsafeBaseIO",
   "unsafeIO",
   "unsafeEIO",
+  "unsafeCast",
   "evalExpr",
+  "evalTerm",
+  "evalConst",
+  "dbgSleep",
   "Lean.Elab",
   "Lean.Meta",
   "TacticM",
@@ -194,11 +323,11 @@ export function forbiddenWordIn(ident: string, forbidden: ReadonlySet<string>): 
 }
 
 /**
- * Forbidden words that are also ordinary names, allowed where they can only be a name (see nameInPlace): `IO`
- * alone (the type, or a hypothesis; `IO.println` and the like stay forbidden: running IO needs a qualified
- * function), and the words decided by their place.
+ * Forbidden words that are also ordinary names, allowed where they can only be a name (see nameInPlace).
+ * `IO` is not one of them: `open IO` would make `FS.writeFile` reachable without naming it, and no proof
+ * needs the type.
  */
-export const ALSO_A_NAME = new Set(["IO", "native", "lemma", "stop", "admit", "hint", "sleep"]);
+export const ALSO_A_NAME = new Set(["native", "lemma", "stop", "admit", "hint", "sleep"]);
 
 /**
  * Tactic words that Lean reads as the tactic only at a tactic's start, and as a name anywhere else: the
@@ -223,9 +352,83 @@ const NAME_BEFORE = new Set([
   "apply",
   "use",
   "show",
+  "from",
   "at",
   "⟨",
   ",",
+]);
+
+/**
+ * Symbols after which Lean's parser is inside a term (an operator's right-hand side, a `:=` value, a type
+ * after `:`, a rewrite's `←`), so a word after them on the same line is a name, never a tactic. Symbols that
+ * can open a tactic sequence (`(`, `[`, `;`, `<;>`, `|`, `=>`, `·`, `{`) are not here.
+ */
+const TERM_OPERATORS = new Set([
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "^",
+  "=",
+  "≠",
+  "<",
+  ">",
+  "≤",
+  "≥",
+  "∧",
+  "∨",
+  "¬",
+  "→",
+  "↔",
+  "∣",
+  "∘",
+  "•",
+  "×",
+  "∈",
+  "∉",
+  "⊆",
+  "⊂",
+  "∩",
+  "∪",
+  "\\",
+  "++",
+  "::",
+  "▸",
+  ":=",
+  ":",
+  "←",
+  "$",
+  "<|",
+  "|>",
+  "∑",
+  "∏",
+]);
+
+/**
+ * Words after which a tactic sequence may start on the same line (`exact by stop`, `⟨by hint, h⟩`, `try stop`):
+ * a name never reaches back past them to a binder.
+ */
+const BLOCK_OPENERS = new Set([
+  "by",
+  "try",
+  "repeat",
+  "repeat'",
+  "all_goals",
+  "any_goals",
+  "focus",
+  "first",
+  "iterate",
+  "then",
+  "else",
+  "do",
+  "classical",
+  "case",
+  "case'",
+  "next",
+  "on_goal",
+  "pick_goal",
+  "with",
 ]);
 
 function nextCodeToken(ts: TokenStream, i: number): number {
@@ -240,9 +443,34 @@ function prevCodeToken(ts: TokenStream, i: number): number {
   return k;
 }
 
-/** Whether the code token before token i, on i's own line, is one after which a word is a name. */
+/**
+ * Whether the word at token i stands, on its own line, where it can only be a name: after a binder or term
+ * keyword with only identifiers between (`intro start stop h`, `exact f stop`), right after a term operator
+ * (`a + stop`, `h ▸ stop`), or as a field written against a projection (`p.1.stop`: a `.` touching the token
+ * before it and this word).
+ */
 function namedAfterBinder(ts: TokenStream, i: number): boolean {
-  const prev = prevCodeToken(ts, i - 1);
+  let prev = prevCodeToken(ts, i - 1);
+  if (prev < 0 || ts.lines[prev] !== ts.lines[i]) return false;
+  const before = tokenText(ts, prev);
+  if (
+    before === "." &&
+    ts.kinds[prev] === TokenKind.Symbol &&
+    ts.ends[prev] === ts.starts[i] &&
+    prev > 0 &&
+    ts.ends[prev - 1] === ts.starts[prev]
+  )
+    return true;
+  if (ts.kinds[prev] === TokenKind.Symbol && TERM_OPERATORS.has(before)) return true;
+  while (
+    prev >= 0 &&
+    ts.lines[prev] === ts.lines[i] &&
+    ts.kinds[prev] === TokenKind.Ident &&
+    !BLOCK_OPENERS.has(tokenText(ts, prev))
+  ) {
+    if (NAME_BEFORE.has(tokenText(ts, prev))) return true;
+    prev = prevCodeToken(ts, prev - 1);
+  }
   return prev >= 0 && ts.lines[prev] === ts.lines[i] && NAME_BEFORE.has(tokenText(ts, prev));
 }
 
@@ -287,6 +515,7 @@ export function nameInPlace(ts: TokenStream, i: number): boolean {
  */
 export function isTermHash(ts: TokenStream, i: number): boolean {
   const name = tokenText(ts, i + 1);
+  if (HASH_WORDS.has(nameParts(name)[0] ?? "") && !name.startsWith("«")) return true;
   if (/^\p{L}['\u2080-\u2089]*$/u.test(nameParts(name)[0] ?? "") && !name.startsWith("«")) return true;
   return (
     name === "v" &&

@@ -183,7 +183,7 @@ const HACKS: Hack[] = [
   {
     name: "heartbeats just past the bound",
     hole: "target",
-    candidate: "set_option maxHeartbeats 400001 in omega",
+    candidate: "set_option maxHeartbeats 1600001 in omega",
   },
   { name: "a trace option", hole: "target", candidate: "set_option trace.Meta.synthInstance true in omega" },
   { name: "an option set without `in`", hole: "target", candidate: "set_option maxHeartbeats 1000\nomega" },
@@ -667,23 +667,36 @@ where
       proved: true,
     },
     {
-      name: "recursion depth past the bound",
+      name: "recursion depth 100000, as Mathlib sets it",
       hole: "target",
       candidate: "set_option maxRecDepth 100000 in omega",
+      proved: true,
+    },
+    {
+      name: "recursion depth past the bound",
+      hole: "target",
+      candidate: "set_option maxRecDepth 100001 in omega",
       proved: false,
     },
     { name: "Mathlib's #s", hole: "target", candidate: "have : #s = #s := rfl\nomega", proved: true },
     { name: "#exit", hole: "target", candidate: "omega\n#exit", proved: false },
     {
-      name: "hypotheses named native and IO",
+      name: "a hypothesis named native",
       hole: "target",
-      candidate: "have native := h\nhave IO := h\nomega",
+      candidate: "have native := h\nomega",
       proved: true,
     },
+    // `IO` and `extern` are refused even as names: `open IO` would reach `FS.writeFile` without naming `IO`.
+    { name: "a hypothesis named IO", hole: "target", candidate: "have IO := h\nomega", proved: false },
     { name: "decide +native", hole: "example", candidate: "decide +native", proved: false },
     { name: "a hypothesis named lemma", hole: "target", candidate: "have lemma := h\nomega", proved: true },
     { name: "a lemma command", hole: "target", candidate: "omega\nlemma x : 1 = 1 := rfl", proved: false },
-    { name: "a hypothesis named extern", hole: "target", candidate: "have extern := h\nomega", proved: true },
+    {
+      name: "a hypothesis named extern",
+      hole: "target",
+      candidate: "have extern := h\nomega",
+      proved: false,
+    },
     { name: "stop in a bullet", hole: "pair", candidate: "constructor\n· stop\ntrivial", proved: false },
   ];
 

@@ -83,7 +83,7 @@ const ESCAPES: Escape[] = [
 ];
 
 const CONTROLS = [
-  "open Lean in omega",
+  "open Nat in omega",
   "open Classical in omega",
   "have bv := h\nomega",
   "set_option maxHeartbeats 400000 in omega",

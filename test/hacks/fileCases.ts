@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import type { Range } from "vscode-languageserver-protocol";
 import { parseFile } from "../../lean-bridge/lean/commands";
+import { isMaskedVerdict } from "../../lean-bridge/protocol/trainer";
 import { reindent } from "../../lean-bridge/verify/checkDocument";
 import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
@@ -34,6 +35,7 @@ export interface FileCase {
 export function unrewarded(v: Verdict, label: string): void {
   assert.notEqual(v.kind, "proved", `${label}: ${JSON.stringify(v)}`);
   assert.notEqual(v.kind, "environment", `${label}: ${JSON.stringify(v)}`);
+  assert.equal(isMaskedVerdict(v), false, `${label}: a masked outcome ${JSON.stringify(v)}`);
   assert.equal(rewardOf(v, "binary").reward, 0, label);
   assert.equal(rewardOf(v, "partial").reward, 0, `${label}: partial ${JSON.stringify(v)}`);
 }

@@ -52,6 +52,8 @@ export const NO_POLICY: CandidatePolicy = {
   ...DEFAULT_POLICY,
   forbiddenIdentifiers: [],
   forbiddenSymbols: [],
+  codeNamespaces: [],
+  percentElaborators: "any",
 };
 
 export interface GateCase {

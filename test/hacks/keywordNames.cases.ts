@@ -44,6 +44,18 @@ theorem hint_name (h : 1 = 1) : 1 = 1 := by
 theorem stop_name : True → True := by
   intro stop
   exact stop
+
+theorem stop_after_op (stop : Nat) (h : 1 + stop = 3) : 1 + stop = 3 := by
+  show 1 + stop = 3
+  exact h
+
+theorem stop_proj (p : R × Nat) (h : p.1.stop = 3) : p.1.stop = 3 := by
+  show p.1.stop = 3
+  exact h
+
+theorem stop_intro : ∀ start stop : Nat, start = stop → start = stop := by
+  intro start stop h
+  exact h
 `;
 
 /** The whole tactic proof of `name` in `text` (from the first tactic to the end of its block). */
@@ -75,6 +87,9 @@ export function nameCases(text = NAMES_FILE): { attacks: FileCase[]; controls: F
     legit("mod_name", "exact @Foo.module"),
     legit("hint_name", "have hint := h\nexact hint"),
     legit("stop_name", "intro stop\nexact stop"),
+    legit("stop_after_op", "show 1 + stop = 3\nexact h"),
+    legit("stop_proj", "show p.1.stop = 3\nexact h"),
+    legit("stop_intro", "intro start stop h\nexact h"),
   ];
 
   const attack = (name: string, candidate: string, leanLikeToo = true): FileCase => ({
@@ -102,6 +117,9 @@ export function nameCases(text = NAMES_FILE): { attacks: FileCase[]; controls: F
     attack("IO as a component", "exact h.IO.println"),
     attack("native as a config item in guillemets", "decide +«native»"),
     attack("stop in guillemets", "«stop»\nexact h"),
+    attack("stop in a term's block", "exact by stop"),
+    attack("stop after a combinator", "all_goals stop"),
+    attack("stop after a bullet", "· stop"),
     // Mathlib reads `lemma` as a keyword: `intro` ends the proof there and `lemma` starts a declaration on the
     // next line, which Lean's range of the checked declaration shows. In core Lean it is a parse error.
     attack("lemma bound, then a declaration on the next line", "intro lemma\nfoo : 1 = 1 := rfl"),

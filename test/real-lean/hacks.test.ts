@@ -391,12 +391,16 @@ realLeanTest(
   },
 );
 
-// The issue's own Mathlib spellings: Finset's `#s` card notation before a field, a name component `module`,
-// and `hint` as a name where Mathlib defines the `hint` tactic (a tactic's leading word is not reserved).
+// Mathlib spellings the policy once refused: Finset's `#s` card notation before a field and before `univ`,
+// a name component `module`, `hint` as a name where Mathlib defines the `hint` tactic (a tactic's leading word
+// is not reserved), `#adaptation_note` inside a proof, and the option `push_neg.use_distrib`.
 const MATHLIB_NAMES = `import Mathlib.Data.Finset.Card
 import Mathlib.Data.Finset.Powerset
+import Mathlib.Data.Fintype.Card
 import Mathlib.Algebra.Module.Submodule.Defs
+import Mathlib.Tactic.AdaptationNote
 import Mathlib.Tactic.Hint
+import Mathlib.Tactic.PushNeg
 
 open Finset
 
@@ -411,17 +415,29 @@ theorem sub_mod (R M : Type) [Semiring R] [AddCommMonoid M] [Module R M] (p : Su
 theorem hint_name (h : 1 = 1) : 1 = 1 := by
   have hint := h
   exact hint
+
+theorem card_univ_fin : #(univ : Finset (Fin 4)) = 4 := by
+  show #univ = 4
+  simp
+
+theorem noted (h : 1 = 1) : 1 = 1 := by
+  #adaptation_note /-- a note inside a proof -/
+  exact h
+
+theorem distrib (p q : Prop) (h : ¬p ∨ ¬q) : ¬(p ∧ q) := by
+  set_option push_neg.use_distrib true in push_neg
+  exact h
 `;
 
 const mathlibGateHere = mathlibGate(which("lake"), process.env, () => mathlibProjectBuilt(MATHLIB_EXAMPLE));
 
 realLeanTest(
-  "real Lean + Mathlib: #s.powerset, Submodule.module and a hypothesis named hint are proved",
+  "real Lean + Mathlib: #s.powerset, Submodule.module, a hypothesis named hint, show #univ, #adaptation_note and push_neg.use_distrib are proved",
   mathlibGateHere,
   async () => {
     const pool = await leanPool({ root: MATHLIB_EXAMPLE, build: false });
     try {
-      for (const name of ["card_pow", "sub_mod", "hint_name"]) {
+      for (const name of ["card_pow", "sub_mod", "hint_name", "card_univ_fin", "noted", "distrib"]) {
         const hole = proofHole(MATHLIB_NAMES, name);
         const index = new LineIndex(MATHLIB_NAMES);
         const candidate = MATHLIB_NAMES.slice(index.offsetAt(hole.start), index.offsetAt(hole.end));

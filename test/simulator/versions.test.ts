@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SimulatedKernelGate } from "../../lean-bridge/simulator/kernelReplay";
-import { DEFAULT_POLICY } from "../../lean-bridge/verify/policy";
+import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
 import { inMemory } from "../harness";
 import { EXAMPLE, proofHole, readExample } from "../helpers";
 import { simulatedLean, sorryWarningText } from "../../lean-bridge/simulator/leanVersion";
@@ -133,8 +133,13 @@ const NATIVE_ORACLE = {
   alternatives: { own: ["by native_decide"], posing: ["by exact Lean.ofReduceBool.elim"] },
 };
 
-async function nativeOn(toolchain: string, name: string, candidate: string) {
-  const policy = { ...DEFAULT_POLICY, allowNative: true };
+async function nativeOn(
+  toolchain: string,
+  name: string,
+  candidate: string,
+  loosen: Partial<CandidatePolicy> = {},
+) {
+  const policy: CandidatePolicy = { ...DEFAULT_POLICY, allowNative: true, ...loosen };
   const kernelGate = () => ({
     backend: new SimulatedKernelGate({ cwd: EXAMPLE, toolchain, oracle: NATIVE_ORACLE }),
     mode: { kind: "all" as const },
@@ -170,7 +175,12 @@ test("native computation by version: legacy axioms before 4.29, the declaration'
 });
 
 test("from 4.35 an axiom named Lean.ofReduceBool is the document's own: allowNative does not take it for compiled code", async () => {
-  const v = await nativeOn("leanprover/lean4:v4.36.0", "posing", "exact Lean.ofReduceBool.elim");
+  // The default policy refuses `Lean.…` names outright; with that rule off, the axiom check is what refuses.
+  const v = await nativeOn("leanprover/lean4:v4.36.0", "posing", "exact Lean.ofReduceBool.elim", {
+    codeNamespaces: [],
+  });
   assert.equal(v.kind, "rejected", JSON.stringify(v));
   if (v.kind === "rejected") assert.match(v.reason, /Lean\.ofReduceBool.*(does not provide|declared)/);
+  const refused = await nativeOn("leanprover/lean4:v4.36.0", "posing", "exact Lean.ofReduceBool.elim");
+  assert.equal(refused.kind === "rejected" && refused.rule, "code-execution", JSON.stringify(refused));
 });

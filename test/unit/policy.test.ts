@@ -67,7 +67,8 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
     "set_option pp.all 1 in simp",
     "set_option trace.Meta.synthInstance true in simp",
     "set_option compiler.extract_closed false in rfl",
-    "set_option backward.synthInstance.canonInstances false in simp",
+    "set_option backward.privateInPublic true in simp",
+    "set_option backward.isDefEq.respectTransparency 0 in simp",
     "set_option maxHeartbeats 0 in simp",
     "set_option maxHeartbeats 100000000 in simp",
     "set_option maxRecDepth 100 simp",
@@ -82,10 +83,11 @@ test("options: only bounded resource limits may be set, and only with `in`", () 
   assert.equal(rejected("set_option pp.proofs true in simp"), "allowed");
   assert.equal(rejected("set_option maxRecDepth 10000 in simp"), "allowed");
   assert.equal(rejected("set_option maxRecDepth 16384 in simp"), "allowed");
-  assert.equal(rejected("set_option maxRecDepth 16385 in simp"), "set-option");
+  assert.equal(rejected("set_option maxRecDepth 100000 in simp"), "allowed");
+  assert.equal(rejected("set_option maxRecDepth 100001 in simp"), "set-option");
 });
 
-test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses named native, extern, IO or lemma", () => {
+test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses named native or lemma", () => {
   for (const c of [
     'have s : String := "a{b}"\nomega',
     'exact "}".length',
@@ -93,8 +95,6 @@ test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses nam
     "have : #s ≤ #t := h\nomega",
     "intro native\nexact native",
     "have native : 1 = 1 := rfl\nomega",
-    "intro extern\nexact extern",
-    "intro IO\nexact IO",
     "have lemma : 1 = 1 := rfl\nomega",
     "obtain ⟨lemma, h⟩ := h\nexact lemma",
   ])
@@ -105,10 +105,13 @@ test("legitimate proofs: plain strings with braces, Mathlib's #s, hypotheses nam
     ['exact (toString s!"{by native_decide}").length', "native-code"],
     ['exact mySyntax "{by run_tac pure ()}"', "code-execution"],
     ['throwError "{IO.println 1}"', "code-execution"],
-    ['exact "}{".length', "ambiguous-string"],
+    ['exact f "}{".length', "ambiguous-string"],
     ["decide +native", "native-code"],
     ["decide (config := { native := true })", "native-code"],
     ["exact IO.println", "code-execution"],
+    // `IO` alone too: `open IO` would reach `FS.writeFile` without naming `IO`.
+    ["intro IO\nexact IO", "code-execution"],
+    ["intro extern\nexact extern", "code-execution"],
     ["exact unsafeBaseIO (pure ())", "code-execution"],
     ["lemma foo : 1 = 1 := rfl", "escape"],
     ["omega\n#exit", "escape"],
@@ -210,9 +213,9 @@ test("code in any string's braces is checked as candidate code, wherever the str
     // Braces that cannot be read one way: nested strings, unterminated braces, a comment swallowing `}`.
     ['trace[x] "{"a"}"', "ambiguous-string"],
     ['exact s!"{"a"}".length', "ambiguous-string"],
-    ['exact "{by simp".length', "ambiguous-string"],
-    ['exact "{x -- }".length', "ambiguous-string"],
-    ['exact "{x /- }".length', "ambiguous-string"],
+    ['exact f "{by simp".length', "ambiguous-string"],
+    ['exact f "{x -- }".length', "ambiguous-string"],
+    ['exact f "{x /- }".length', "ambiguous-string"],
     ['trace[x] "{\\"a\\"}"', "ambiguous-string"],
   ] as const)
     assert.equal(rejected(c), rule, c);
@@ -269,4 +272,69 @@ test("words read as Lean's tokenizer reads them: a keyword is a whole identifier
     ["exact «sorry»", "sorry"],
   ] as const)
     assert.equal(rejected(c), rule, c);
+});
+
+test("the Mathlib spellings once refused pass, each beside the attack it resembles", () => {
+  for (const c of [
+    "#adaptation_note /-- nightly: simp was simp only -/\nsimp",
+    "#adaptation_note\n/-- a note on its own line -/\nset_option maxSynthPendingDepth 2 in\nrw [h]",
+    "show #univ = 4\nsimp",
+    "exact a + stop",
+    "show p.1.stop = 3\nexact h",
+    "intro start stop h\nexact h",
+    'exact "{"',
+    'have : "{" ≠ "}" := by decide\nsimp',
+    "set_option maxSynthPendingDepth 2 in simp",
+    "set_option push_neg.use_distrib true in push_neg",
+    "set_option backward.isDefEq.respectTransparency false in simp",
+    "set_option backward.synthInstance.canonInstances false in simp",
+    "set_option maxHeartbeats 800000 in simp",
+    "set_option maxRecDepth 100000 in simp",
+    "have : a % 2 < 2 := Nat.mod_lt _ (by omega)\nomega",
+    "exact type_of% h",
+  ])
+    assert.equal(rejected(c), "allowed", c);
+  for (const [c, rule] of [
+    ["#adaptation_notes", "escape"],
+    ["show #universe = 4", "escape"],
+    ["exact by stop", "sorry"],
+    ["all_goals stop", "sorry"],
+    ['exact f "{"', "ambiguous-string"],
+    ['exact s!"{"', "escape"],
+    ["set_option backward.privateInPublic true in simp", "set-option"],
+    ["set_option maxHeartbeats 1600001 in simp", "set-option"],
+    ["set_option maxRecDepth 0 in simp", "set-option"],
+    ["set_option maxSynthPendingDepth 5 in simp", "set-option"],
+    ["exact eval% 2 ^ 10", "code-execution"],
+    ["exact n%2", "code-execution"],
+  ] as const)
+    assert.equal(rejected(c), rule, c);
+});
+
+test("code-execution routes are refused however they are spelled or opened", () => {
+  for (const c of [
+    "open IO in omega",
+    "open _root_.IO in omega",
+    "open «IO» in omega",
+    'exact (FS.writeFile "x" "").run ()',
+    "exact (Process.exit 0).run ()",
+    'exact (System.FilePath.pathExists "x").run ()',
+    "open System in omega",
+    "open Lean in omega",
+    "open Mathlib in omega",
+    "exact Mathlib.Tactic.Polyrith.sageOutput",
+    "exact (EIO.toBaseIO x).run ()",
+    "exact BaseIO.toIO x",
+    "plausible",
+    "with_panel_widgets [W] simp",
+    "conv => run_conv pure ()",
+    'exact include_str "/etc/passwd"',
+    "polyrith",
+    "have := dbgSleep 1 fun _ => h\nomega",
+  ])
+    assert.notEqual(rejected(c), "allowed", c);
+  for (const c of ["observe h : a = b", "rw_search", "aesop?", "try?", "rw??", "library_search", "exact?%"])
+    assert.equal(rejected(c), "search-tactic", c);
+  // Lean's pure lemma namespaces stay citable.
+  assert.equal(rejected("exact Lean.Omega.LinearCombo.coordinate_eval 0 v"), "allowed");
 });
