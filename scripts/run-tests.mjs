@@ -2,9 +2,28 @@
 // suite with trainer/.venv/bin/python when that environment exists (`npm run test:setup` makes it), and
 // exits non-zero if either failed. Given test files, runs only those (a .py file goes to pytest).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+
+// The real-Lean tier on the embedded Lean (test/real-lean/embeddedTier.ts) appends one line per test to this file,
+// `run` or `skip` and its name, and the Lean version it ran on: the summary counts what really ran.
+const TIER_COUNT_VARIABLE = "FIM_REAL_LEAN_TIER_COUNT";
+const tierDir = mkdtempSync(join(tmpdir(), "fim-tier-"));
+const tierCount = join(tierDir, "count.tsv");
+
+/** `real-Lean tier: N run, S skipped (Lean X embedded)`, or undefined when no test of the tier was registered. */
+function tierSummary() {
+  const lines = existsSync(tierCount) ? readFileSync(tierCount, "utf8").split("\n").filter(Boolean) : [];
+  const runs = lines.filter((l) => l.startsWith("run\t")).length;
+  const skips = lines.filter((l) => l.startsWith("skip\t")).length;
+  if (runs + skips === 0) return undefined;
+  const seen = lines.find((l) => l.startsWith("version\t"))?.slice("version\t".length);
+  // Where no test got as far as asking Lean, the version is the one the installer pins.
+  const pinned = /^VERSION=(\S+)$/m.exec(readFileSync(join("scripts", "setup-lean.sh"), "utf8"))?.[1];
+  return `real-Lean tier: ${runs} run, ${skips} skipped (Lean ${seen ?? pinned ?? "?"} embedded)`;
+}
 
 function find(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -40,6 +59,7 @@ if (nodeFiles.length > 0) {
     ],
     {
       stdio: "inherit",
+      env: { ...process.env, [TIER_COUNT_VARIABLE]: tierCount },
     },
   );
   results.push(["node tests", node.status ?? 1, seconds(nodeStarted)]);
@@ -71,6 +91,10 @@ if (runPytest) {
     results.push(["trainer pytest", py.status ?? 1, seconds(pyStarted)]);
   }
 }
+
+const tier = tierSummary();
+rmSync(tierDir, { recursive: true, force: true });
+if (tier) console.log(`\n${tier}`);
 
 const failed = results.filter(([, status]) => status !== 0 && status !== "skipped");
 console.log(

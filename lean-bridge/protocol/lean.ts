@@ -71,8 +71,8 @@ export type WaitForDiagnosticsResult = Record<string, never>;
 
 /**
  * `$/lean/plainGoal` and `$/lean/plainTermGoal` take a plain text-document position. The verifier never sends
- * them (it reads goals from Lean's messages about its own `done` probe: verify/goals.ts, goalAtHole.ts); these
- * types describe what the simulator answers, as Lean does.
+ * them (it reads goals from Lean's messages about its own `done` probe: verify/goals.ts, goalAtHole.ts); the
+ * simulator answers them as Lean does, and the real-Lean tier asks the embedded Lean through them.
  */
 export type PlainGoalParams = TextDocumentPositionParams;
 
@@ -129,6 +129,10 @@ export const PublishDiagnostics = new NotificationType<LeanPublishDiagnosticsPar
 export const FileProgress = new NotificationType<LeanFileProgressParams>("$/lean/fileProgress");
 export const WaitForDiagnostics = new RequestType<WaitForDiagnosticsParams, WaitForDiagnosticsResult, void>(
   "textDocument/waitForDiagnostics",
+);
+export const PlainGoalRequest = new RequestType<PlainGoalParams, PlainGoal | null, void>("$/lean/plainGoal");
+export const PlainTermGoalRequest = new RequestType<PlainGoalParams, PlainTermGoal | null, void>(
+  "$/lean/plainTermGoal",
 );
 
 /** Messages whose text the verifier recognises, in every spelling Lean has used. */

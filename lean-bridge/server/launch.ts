@@ -105,6 +105,27 @@ export const LEAN_MISSING_MESSAGE =
   `Install Lean with elan: ${INSTALL_LEAN}\n` +
   "then open a new shell (or `source ~/.elan/env`), or pass --simulator to use the Lean server simulator (dry run, not Lean).";
 
+/**
+ * Lean's server waits `server.reportDelayMs` (200 ms by default; an option only the command line can set)
+ * before it publishes what a file worker has found, so that an editor does not flicker while its user types. A
+ * verifier only ever waits for those reports, so every Lean server command it runs, a user's `--server`
+ * included, sets the delay to 0. A command that is not `lean --server` or `lake serve` (a wrapper script, the
+ * simulator) is left as it is: its flags cannot be known. A delay the command sets itself is kept.
+ */
+export const IMMEDIATE_REPORTS_FLAG = "-Dserver.reportDelayMs=0";
+
+export function withImmediateReports(command: readonly string[]): string[] {
+  if (command.some((word) => word.startsWith("-Dserver.reportDelayMs"))) return [...command];
+  const program = basename(command[0] ?? "");
+  if (program === "lean" && command.includes("--server")) return [...command, IMMEDIATE_REPORTS_FLAG];
+  if (program === "lake" && command[1] === "serve")
+    // `lake serve` passes the words after `--` on to `lean --server`.
+    return command.includes("--")
+      ? [...command, IMMEDIATE_REPORTS_FLAG]
+      : [...command, "--", IMMEDIATE_REPORTS_FLAG];
+  return [...command];
+}
+
 export function buildLaunch(
   choice: ServerChoice,
   projectRoot: string,
@@ -116,7 +137,7 @@ export function buildLaunch(
     case "lake": {
       if (!which("lake", env)) return { kind: "error", message: LEAN_MISSING_MESSAGE };
       // Flags after `--` go to `lean --server`, whose watchdog passes them on to every file worker.
-      command = ["lake", "serve", "--", "-Dserver.reportDelayMs=0", `-M${limits.memoryMb}`];
+      command = ["lake", "serve", "--", IMMEDIATE_REPORTS_FLAG, `-M${limits.memoryMb}`];
       break;
     }
     case "command":
@@ -126,6 +147,7 @@ export function buildLaunch(
         return { kind: "error", message: `--server: \`${command[0]}\` was not found on PATH` };
       if (command[0] === "fim-rlvr" && !which("fim-rlvr", env))
         command = [...simulatorCommand().slice(0, -1), ...command.slice(1)];
+      command = withImmediateReports(command);
       break;
     case "simulator":
       command = [
@@ -135,13 +157,23 @@ export function buildLaunch(
       ];
       break;
   }
+  return { kind: "ok", spec: { command: limited(command, projectRoot, limits, env), cwd: projectRoot, env } };
+}
+
+/** A server command under the CPU limit (when `prlimit` exists) and inside the sandbox (when `bwrap` does). */
+export function limited(
+  command: string[],
+  projectRoot: string,
+  limits: Limits,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (limits.cpuSeconds > 0 && which("prlimit", env))
     command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
   if (limits.sandbox && which("bwrap", env)) {
     mkdirSync(sandboxTmpDir(projectRoot), { recursive: true });
     command = sandboxed(command, projectRoot);
   }
-  return { kind: "ok", spec: { command, cwd: projectRoot, env } };
+  return command;
 }
 
 /**

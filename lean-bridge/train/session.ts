@@ -175,7 +175,7 @@ export async function startTraining(
       level: "warning",
       message:
         `the verifier checks ${pool.slotCount} candidate(s) at a time instead of ${slots}: the memory budget ` +
-        `(${pool.memoryBudgetMb ? `${pool.memoryBudgetMb} MB` : "three quarters of this machine's memory"}) ` +
+        `(${pool.memoryBudgetMb} MB) ` +
         "allows no more Lean workers. " +
         "Raise the budget (fimRlvr.verifier.memoryBudgetMb in VS Code) for more parallel checks.",
     });

@@ -13,6 +13,7 @@ import {
   type Limits,
   type ServerChoice,
 } from "../server/launch";
+import { prepareEmbedded, type LeanRequest } from "../embedded/choose";
 import { KiminaVerifier } from "../kimina/verifier";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { kernelGateFor } from "./gateConfig";
@@ -28,7 +29,12 @@ import type { Verifier } from "../verify/verifier";
  */
 export type VerifierChoice =
   | { kind: "simulator"; oracle?: string; extraArgs?: string[] }
-  | { kind: "lean"; serverCommand?: string[] }
+  | {
+      kind: "lean";
+      serverCommand?: string[];
+      /** Which Lean without a server command: `auto` (default), the `embedded` Lean, or the `toolchain`'s. */
+      lean?: LeanRequest;
+    }
   | { kind: "kimina"; url: string };
 
 /** The choice and its limits; every limit has the default the CLI documents. */
@@ -116,7 +122,16 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
     sandbox: !simulator && (spec.sandbox ?? DEFAULT_LIMITS.sandbox),
   };
-  const launch = buildLaunch(server, projectRoot, limits);
+  // The embedded Lean (lean-bridge/embedded/) where no lake is on PATH and it can judge the workspace, or on request.
+  const embedded =
+    spec.kind === "lean" && !spec.serverCommand
+      ? await prepareEmbedded(projectRoot, spec.lean ?? "auto", limits)
+      : undefined;
+  if (embedded?.kind === "error") return embedded;
+  const launch =
+    embedded?.kind === "ready"
+      ? { kind: "ok" as const, spec: embedded.launch }
+      : buildLaunch(server, projectRoot, limits);
   if (launch.kind === "error")
     return {
       kind: "error",
@@ -130,7 +145,13 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     timeoutMs: spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
     // A simulator document costs almost nothing; a Lean worker up to its -M.
     memoryPerWorkerMb: simulator ? 64 : limits.memoryMb,
-    toolchain: readToolchain(projectRoot),
+    toolchain: embedded?.kind === "ready" ? embedded.toolchain : readToolchain(projectRoot),
+    ...(embedded?.kind === "ready"
+      ? {
+          identity: { kind: "lean", version: embedded.toolchain, label: embedded.label },
+          refuseFile: embedded.refuse,
+        }
+      : {}),
     ...(spec.policy ? { policy: spec.policy } : {}),
     ...(spec.memoryBudgetMb !== undefined ? { memoryBudgetMb: spec.memoryBudgetMb } : {}),
     kernelGate: (identity) =>

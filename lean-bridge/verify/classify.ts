@@ -185,6 +185,7 @@ function environmentFailure(
   diagnostics: readonly LeanDiagnostic[],
   index: LineIndex,
   declLine: number,
+  fatal: boolean,
 ): Outcome | undefined {
   const top: Position = { line: 0, character: 0 };
   const endOfDocument = index.positionAt(doc.text.length);
@@ -198,6 +199,14 @@ function environmentFailure(
       kind: "environment",
       reason: `Lean: ${firstLine(stale.message)} (the check ran against stale imports)`,
       action: REBUILD_ACTION,
+    };
+  const coreMissing = missingCoreLibrary(doc, diagnostics, fatal);
+  if (coreMissing)
+    return {
+      kind: "environment",
+      reason: `Lean could not load its core library for this file, which has no header and so imports \`Init\` (line 1): ${firstLine(coreMissing.message)}`,
+      action:
+        'install a Lean toolchain with its standard library (elan; README.md, "With real Lean"), or, on a Lean without one (the embedded Lean), start the file with `prelude`',
     };
   // Lean's own header message may start on the declaration's line (a file without imports whose first
   // line is the declaration); it spans the document, which nothing the declaration causes can.
@@ -235,6 +244,26 @@ function environmentFailure(
   return undefined;
 }
 
+/**
+ * A file without a header imports `Init` implicitly; where Lean cannot load it (a Lean without its standard
+ * library, or a broken one) the header fails with an error on the empty range at 0:0 and Lean stops there,
+ * saying so with a fatal-error progress report. Nothing the candidate writes can produce that: every message
+ * of the declaration has the range of its syntax, and processing never stops before the declaration when the
+ * header loaded. So the error is the environment's only with all three: no header, the fatal report, and
+ * that error alone.
+ */
+function missingCoreLibrary(
+  doc: CheckDocument,
+  diagnostics: readonly LeanDiagnostic[],
+  fatal: boolean,
+): LeanDiagnostic | undefined {
+  if (doc.headerStart >= 0 || !fatal || diagnostics.length !== 1) return undefined;
+  const only = diagnostics[0]!;
+  const { start, end } = only.range;
+  const atTopEmpty = start.line === 0 && start.character === 0 && end.line === 0 && end.character === 0;
+  return (only.severity ?? 1) === 1 && atTopEmpty ? only : undefined;
+}
+
 export function classify(
   doc: CheckDocument,
   diagnostics: readonly LeanDiagnostic[],
@@ -254,7 +283,7 @@ export function classify(
     ...(d.code !== undefined ? { code: d.code } : {}),
   }));
   const done = (outcome: Outcome): Classified => ({ ...outcome, diagnostics: mapped });
-  const environment = environmentFailure(doc, diagnostics, index, declLine);
+  const environment = environmentFailure(doc, diagnostics, index, declLine, fatal);
   if (environment) return done(environment);
   const onAxiomsLine = (d: LeanDiagnostic) => d.range.start.line >= doc.axiomsLine;
   const onPropCheckLine = (d: LeanDiagnostic) =>

@@ -61,6 +61,13 @@ export interface PoolOptions {
    * server searches their folder: checks deep in a long file then elaborate only their own declaration.
    */
   prefixes?: PrefixModules;
+  /** Who the verifier is, when its launcher knows better than the server's name (the embedded Lean). */
+  identity?: VerifierIdentity;
+  /**
+   * Why a file (relative to the project root) cannot be judged by this verifier, or undefined when it can: its
+   * holes get `environment` with that reason, unchecked (the embedded Lean and a file that needs Init).
+   */
+  refuseFile?: (file: string) => { reason: string; action: string } | undefined;
 }
 
 /** Attempts of one check: a crash is retried once on a fresh worker (see `check`). */
@@ -89,6 +96,8 @@ export class VerifierPool implements Verifier {
     private readonly options: PoolOptions,
     slotCount: number,
     restartable: boolean,
+    /** Memory all workers together may use, MB: the option, or the machine's default when none was given. */
+    readonly memoryBudgetMb: number,
   ) {
     this.supervisor = new ServerSupervisor(
       server,
@@ -97,7 +106,7 @@ export class VerifierPool implements Verifier {
     this.scheduler = new SlotScheduler(options.projectRoot, slotCount);
     this.files = new TaskFiles(options.projectRoot);
     this.cache = new VerdictCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
-    this.identity = identify(server, options.toolchain);
+    this.identity = options.identity ?? identify(server, options.toolchain);
     this.features = featuresOfToolchain(options.toolchain);
     this.verdictSettings = {
       policy: options.policy ?? DEFAULT_POLICY,
@@ -115,17 +124,13 @@ export class VerifierPool implements Verifier {
     if (started.kind === "failed") return { kind: "error", message: started.message, stderr: started.stderr };
     const budget = options.memoryBudgetMb ?? defaultMemoryBudgetMb();
     const slots = effectiveSlots(options.slots, options.memoryPerWorkerMb, budget);
-    return { kind: "ok", pool: new VerifierPool(started.server, options, slots, true) };
+    return { kind: "ok", pool: new VerifierPool(started.server, options, slots, true, budget) };
   }
 
   /** Wraps an already connected server (in-memory tests); it is not restarted when it dies. */
   static fromServer(server: LeanServer, options: PoolOptions): VerifierPool {
-    return new VerifierPool(server, options, Math.max(1, options.slots), false);
-  }
-
-  /** Memory all Lean workers together may use (MB). */
-  get memoryBudgetMb(): number {
-    return this.options.memoryBudgetMb ?? 0;
+    const budget = options.memoryBudgetMb ?? defaultMemoryBudgetMb();
+    return new VerifierPool(server, options, Math.max(1, options.slots), false, budget);
   }
 
   get slotCount(): number {
@@ -158,6 +163,8 @@ export class VerifierPool implements Verifier {
         verifier: this.identity,
         ...(cached ? { cached } : {}),
       }) as Verdict;
+    const refused = this.options.refuseFile?.(task.file);
+    if (refused) return finish({ kind: "environment", ...refused, diagnostics: [] });
     const prepared = prepareCheck(this.files, task, candidate, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { locateEmbeddedLean, type EmbeddedLocation } from "../../lean-bridge/embedded/install";
 import { which } from "../../lean-bridge/server/launch";
 import { REPO } from "../helpers";
 
@@ -137,3 +138,25 @@ export const LEAN_CHANGES = {
   /** lean4#13117: `#print axioms` answers in a `module` again (refused since lean4#8174, 4.20). */
   printAxiomsInModules: [4, 30, 0],
 } as const satisfies Record<string, LeanVersion>;
+
+/**
+ * What the embedded-Lean tier does here (the tests of test/real-lean/embedded*.test.ts, on Lean 4.35.0 built by
+ * scripts/setup-lean.sh). Unlike the toolchain's tier, this Lean installs from a registry on every machine the
+ * setup runs on, so it is never skipped where it is installed, and where CI=true (or FIM_REAL_LEAN=1) a missing
+ * one fails every test. Pure: the location and the environment are given.
+ */
+export function embeddedGate(located: EmbeddedLocation, env: NodeJS.ProcessEnv): RealLeanGate {
+  if (located.kind === "found") return { kind: "run" };
+  const reason = `the embedded Lean is missing: ${located.reason}`;
+  if (env.CI === "true" || env[REAL_LEAN_FLAG] === "1")
+    return {
+      kind: "missing",
+      reason: `${env.CI === "true" ? "CI=true" : `${REAL_LEAN_FLAG}=1`}, but ${reason}`,
+    };
+  return { kind: "skip", reason };
+}
+
+/** The embedded-Lean gate for this process. */
+export function processEmbeddedGate(): RealLeanGate {
+  return embeddedGate(locateEmbeddedLean(process.env), process.env);
+}

@@ -272,6 +272,27 @@ test("environment failures are told apart from the candidate's", () => {
   assert.equal(classify(d, [newer], false).kind, "incomplete");
 });
 
+test("a file without a header whose core library cannot be loaded is the environment's failure", () => {
+  const d = doc("rfl");
+  // Lean 4.35 without its standard library, on a file with no header (so an implicit `import Init`).
+  const noInit: LeanDiagnostic = {
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    severity: 1,
+    message:
+      "unknown module prefix 'Init'\n\nNo directory 'Init' or file 'Init.olean' in the search path entries:",
+  };
+  const r = classify(d, [noInit], true);
+  assert.equal(r.kind, "environment");
+  if (r.kind === "environment") {
+    assert.match(r.reason, /core library/);
+    assert.match(r.action, /prelude/);
+  }
+  // Without Lean's fatal report, or with anything else beside it, it is not the header's.
+  assert.notEqual(classify(d, [noInit], false).kind, "environment");
+  const more: LeanDiagnostic = { range: at(4, 2, 6), severity: 1, message: "type mismatch" };
+  assert.notEqual(classify(d, [noInit, more], true).kind, "environment");
+});
+
 test("Lean's view: exactly the checked declaration from its start on, under its name; anything else fails closed", () => {
   const d = doc("rfl");
   const index = new LineIndex(d.text);

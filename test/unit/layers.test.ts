@@ -36,10 +36,10 @@ export const FLOORS: readonly { floor: number; folders: readonly string[] }[] = 
 ];
 
 /**
- * Floors whose folder may not exist yet: the embedded Lean backend (locate, build, launch) is being written on its
- * own branch and has its floor already, so that its first import is held to it.
+ * Floors whose folder may not exist yet: a backend written on its own branch gets its floor first, so that its
+ * first import is held to it. Empty while every floor's folder exists.
  */
-const NOT_YET_WRITTEN = new Set(["embedded"]);
+const NOT_YET_WRITTEN = new Set<string>();
 
 /** One import of one lean-bridge file: the file, what it names, and how (for the message). */
 export interface ImportEdge {

@@ -2,15 +2,18 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { DiagnosticsStore } from "../../lean-bridge/server/diagnosticsStore";
 import {
+  IMMEDIATE_REPORTS_FLAG,
   LEAN_MISSING_MESSAGE,
   buildLaunch,
   sandboxed,
   splitCommandLine,
+  withImmediateReports,
 } from "../../lean-bridge/server/launch";
 import { withDeadline } from "../../lean-bridge/server/deadline";
 import { SIMULATOR_NAME } from "../../lean-bridge/simulator/server";
 import { SIMULATOR_NAME_MARKER } from "../../lean-bridge/verify/identity";
-import { effectiveSlots } from "../../lean-bridge/verify/memoryBudget";
+import { defaultMemoryBudgetMb, effectiveSlots } from "../../lean-bridge/verify/memoryBudget";
+import { inMemory } from "../harness";
 import { HoleQueues, SlotScheduler } from "../../lean-bridge/verify/scheduler";
 import {
   VerdictCache,
@@ -71,6 +74,57 @@ test("without lake on PATH, the default launch says how to install Lean or use t
     assert.equal(r.message, LEAN_MISSING_MESSAGE);
     assert.match(r.message, /elan/);
     assert.match(r.message, /--simulator/);
+  }
+});
+
+test("every Lean server command reports without delay, a user's --server command included", () => {
+  assert.deepEqual(withImmediateReports(["lean", "--server"]), ["lean", "--server", IMMEDIATE_REPORTS_FLAG]);
+  assert.deepEqual(withImmediateReports(["/opt/lean/bin/lean", "--server", "-M4096"]), [
+    "/opt/lean/bin/lean",
+    "--server",
+    "-M4096",
+    IMMEDIATE_REPORTS_FLAG,
+  ]);
+  assert.deepEqual(withImmediateReports(["lake", "serve"]), ["lake", "serve", "--", IMMEDIATE_REPORTS_FLAG]);
+  assert.deepEqual(withImmediateReports(["lake", "serve", "--", "-M1"]), [
+    "lake",
+    "serve",
+    "--",
+    "-M1",
+    IMMEDIATE_REPORTS_FLAG,
+  ]);
+  // A delay the user chose is theirs; a command whose flags are unknown is not touched.
+  assert.deepEqual(withImmediateReports(["lean", "--server", "-Dserver.reportDelayMs=50"]), [
+    "lean",
+    "--server",
+    "-Dserver.reportDelayMs=50",
+  ]);
+  assert.deepEqual(withImmediateReports(["./my-lean-wrapper.sh"]), ["./my-lean-wrapper.sh"]);
+  const launched = buildLaunch({ kind: "command", commandLine: `${process.execPath} --server` }, "/tmp", {
+    memoryMb: 1,
+    cpuSeconds: 0,
+    sandbox: false,
+  });
+  assert.equal(launched.kind, "ok");
+  // node is not lean: the flag is only added to programs named lean or lake.
+  if (launched.kind === "ok") assert.deepEqual(launched.spec.command, [process.execPath, "--server"]);
+  const lake = buildLaunch({ kind: "lake" }, "/tmp", { memoryMb: 1, cpuSeconds: 0, sandbox: false });
+  if (lake.kind === "ok") assert.ok(lake.spec.command.includes(IMMEDIATE_REPORTS_FLAG));
+});
+
+test("a pool without a memory budget reports the default it uses, never 0 MB", async () => {
+  const h = await inMemory();
+  try {
+    assert.equal(h.pool.memoryBudgetMb, defaultMemoryBudgetMb());
+    assert.ok(h.pool.memoryBudgetMb > 0);
+  } finally {
+    await h.close();
+  }
+  const given = await inMemory({}, { memoryBudgetMb: 1234 });
+  try {
+    assert.equal(given.pool.memoryBudgetMb, 1234);
+  } finally {
+    await given.close();
   }
 });
 
