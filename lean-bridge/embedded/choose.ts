@@ -59,6 +59,10 @@ export function decideEmbedded(
 export interface EmbeddedStart {
   kind: "ready";
   launch: LaunchSpec;
+  /** The `lean` binary the server runs, which also compiles the check documents' prefixes. */
+  lean: string;
+  /** `lean --version`'s whole answer: what a compiled module depends on besides its text. */
+  versionText: string;
   /** "4.35.0", from `lean --version`. */
   release: string;
   /** The name verdicts and reports show. */
@@ -125,6 +129,8 @@ export async function startEmbedded(
   return {
     kind: "ready",
     launch: embeddedServerLaunch(decision.lean, root, limits, env),
+    lean: decision.lean,
+    versionText: version.text,
     release: version.release,
     label: embeddedLabel(version.release),
     toolchain: `leanprover/lean4:v${version.release}`,

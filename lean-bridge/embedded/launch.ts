@@ -9,13 +9,16 @@
  * names the folder the workspace's modules are built into (build.ts). The same environment serves the
  * builds and the kernel gate.
  */
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
+import { prefixModulesPath } from "../util/projectLayout";
 import { IMMEDIATE_REPORTS_FLAG, limited, type Limits } from "../server/launch";
 import type { LaunchSpec } from "../server/leanServer";
 
 /** The environment every embedded `lean` runs in under `root`: LEAN_PATH set, Lake's pointers removed. */
 export function embeddedEnv(root: string, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, LEAN_PATH: join(root, ".lake", "build", "lib", "lean") };
+  // The workspace's modules, then the check documents' compiled prefixes (verify/prefixModules.ts).
+  const leanPath = [join(root, ".lake", "build", "lib", "lean"), prefixModulesPath(root)].join(delimiter);
+  const env: NodeJS.ProcessEnv = { ...base, LEAN_PATH: leanPath };
   // Either would send the file worker to some other Lean's `lake setup-file` (an elan toolchain's).
   delete env.LAKE;
   delete env.LEAN_SYSROOT;

@@ -14,6 +14,17 @@ import { join } from "node:path";
 import type { Declaration, ParsedFile } from "../lean/commands";
 import { planPrefix, type PrefixPlan } from "./prefixForm";
 
+/**
+ * Declarations above a hole from which its checks stand on a compiled prefix. Measured on the embedded Lean 4.35
+ * (bench:verify's real-Lean section): with 10 one-line theorems above, a check of the whole file costs about as
+ * much as one of the import form, and the compile (a fresh process) would not pay for itself.
+ */
+export const DEFAULT_PREFIX_MIN_DECLARATIONS = 16;
+/** A prefix compile longer than this is stopped; that declaration keeps the whole file. */
+export const PREFIX_COMPILE_TIMEOUT_MS = 300_000;
+/** Lean's `-M` for a prefix compile at least: it is the workspace's own code, not a candidate's (as for its build). */
+export const PREFIX_COMPILE_MEMORY_MB = 4096;
+
 export interface PrefixCompiler {
   /** The `lean` binary that compiles (the verifier's own). */
   lean: string;
