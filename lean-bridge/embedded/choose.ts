@@ -63,6 +63,8 @@ export interface EmbeddedStart {
   lean: string;
   /** `lean --version`'s whole answer: what a compiled module depends on besides its text. */
   versionText: string;
+  /** What must be said before the verifier goes on (the sandbox asked for, and bubblewrap missing). */
+  warning?: string;
   /** "4.35.0", from `lean --version`. */
   release: string;
   /** The name verdicts and reports show. */
@@ -83,6 +85,10 @@ const MODULE_BUILD_TIMEOUT_MS = 300_000;
  * crowded machine's) must not make the workspace itself fail to build.
  */
 const MIN_BUILD_MEMORY_MB = 4096;
+
+function launchOf(started: { spec: LaunchSpec; warning?: string }): { launch: LaunchSpec; warning?: string } {
+  return { launch: started.spec, ...(started.warning ? { warning: started.warning } : {}) };
+}
 
 /** Checks the binary, builds the workspace's modules, and describes the server to start. */
 export async function startEmbedded(
@@ -128,9 +134,9 @@ export async function startEmbedded(
   };
   return {
     kind: "ready",
-    launch: embeddedServerLaunch(decision.lean, root, limits, env),
     lean: decision.lean,
     versionText: version.text,
+    ...launchOf(embeddedServerLaunch(decision.lean, root, limits, env)),
     release: version.release,
     label: embeddedLabel(version.release),
     toolchain: `leanprover/lean4:v${version.release}`,

@@ -9,10 +9,20 @@
  * names the folder the workspace's modules are built into (build.ts). The same environment serves the
  * builds and the kernel gate.
  */
-import { delimiter, join } from "node:path";
+import { realpathSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import { prefixModulesPath } from "../util/projectLayout";
 import { IMMEDIATE_REPORTS_FLAG, limited, type Limits } from "../server/launch";
 import type { LaunchSpec } from "../server/leanServer";
+
+/** The folder of an install whose `bin/lean` this is (the binary's real path two levels up). */
+function installFolder(lean: string): string {
+  try {
+    return dirname(dirname(realpathSync(lean)));
+  } catch {
+    return dirname(dirname(lean));
+  }
+}
 
 /** The environment every embedded `lean` runs in under `root`: LEAN_PATH set, Lake's pointers removed. */
 export function embeddedEnv(root: string, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
@@ -34,8 +44,13 @@ export function embeddedServerLaunch(
   root: string,
   limits: Limits,
   base: NodeJS.ProcessEnv = process.env,
-): LaunchSpec {
+): { spec: LaunchSpec; warning?: string } {
   const command = [lean, "--server", IMMEDIATE_REPORTS_FLAG, `-M${limits.memoryMb}`];
   const env = embeddedEnv(root, base);
-  return { command: limited(command, root, limits, env), cwd: root, env };
+  // The install (bin/lean beside lib/) may live under the home, which the sandbox hides: it is shown read-only.
+  const wrapped = limited(command, root, limits, env, limits.sandbox ? [installFolder(lean)] : []);
+  return {
+    spec: { command: wrapped.command, cwd: root, env },
+    ...(wrapped.warning ? { warning: wrapped.warning } : {}),
+  };
 }

@@ -352,6 +352,7 @@ export class KiminaVerifier implements Verifier {
 
   stop(): Promise<void> {
     this.client.close();
+    this.kernelGate?.stop();
     return Promise.resolve();
   }
 }

@@ -1,19 +1,19 @@
 /**
  * How a Lean server is started: the default `lake serve` with the flags verification needs, a user's own
- * command line, or the simulator. Resource limits and the sandbox wrap whatever command is chosen.
+ * command line, or the simulator. Resource limits and the sandbox (sandbox.ts) wrap whatever command is chosen.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, delimiter, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { sandboxTmpPath } from "../util/projectLayout";
 import type { LaunchSpec } from "./leanServer";
+import { sandboxed } from "./sandbox";
 
 export interface Limits {
   /** Lean's `-M` (MB) for the default command. */
   memoryMb: number;
   /** RLIMIT_CPU in seconds for the server and its workers (through `prlimit`), 0 for none. */
   cpuSeconds: number;
-  /** Run inside bubblewrap without network when `bwrap` is installed. */
+  /** Run inside the sandbox (sandbox.ts) when `bwrap` is installed. */
   sandbox: boolean;
 }
 
@@ -24,7 +24,15 @@ export type ServerChoice =
   | { kind: "command"; commandLine: string }
   | { kind: "simulator"; oracle?: string; extraArgs?: string[] };
 
-export type LaunchResult = { kind: "ok"; spec: LaunchSpec } | { kind: "error"; message: string };
+export type LaunchResult =
+  /** `warning`: what the caller must say before it goes on (the sandbox asked for and not there). */
+  { kind: "ok"; spec: LaunchSpec; warning?: string } | { kind: "error"; message: string };
+
+/** Said when the sandbox is on but bubblewrap is missing: candidates' code then runs with the verifier's rights. */
+export const SANDBOX_MISSING_WARNING =
+  "fim-rlvr: WARNING: bubblewrap (`bwrap`) is not installed, so Lean runs WITHOUT the sandbox: code a candidate " +
+  "runs at elaboration time can write the workspace's .olean files and the kernel gate's files, signal the " +
+  "verifier and use the network. Install it (apt-get install bubblewrap), or pass --no-sandbox to say you mean it.";
 
 export function which(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (program.includes("/")) return existsSync(program) ? program : undefined;
@@ -157,59 +165,37 @@ export function buildLaunch(
       ];
       break;
   }
-  return { kind: "ok", spec: { command: limited(command, projectRoot, limits, env), cwd: projectRoot, env } };
+  const wrapped = limited(command, projectRoot, limits, env);
+  return {
+    kind: "ok",
+    spec: { command: wrapped.command, cwd: projectRoot, env },
+    ...(wrapped.warning ? { warning: wrapped.warning } : {}),
+  };
 }
 
-/** A server command under the CPU limit (when `prlimit` exists) and inside the sandbox (when `bwrap` does). */
+/**
+ * A server command under the CPU limit (when `prlimit` exists) and inside the sandbox (when `bwrap` does);
+ * `warning`: the sandbox was asked for and bubblewrap is missing. `extraReadable`: folders the sandbox must show
+ * (read-only) besides the project, the toolchain and this package.
+ */
 export function limited(
   command: string[],
   projectRoot: string,
   limits: Limits,
   env: NodeJS.ProcessEnv = process.env,
-): string[] {
+  extraReadable: readonly string[] = [],
+): { command: string[]; warning?: string } {
   if (limits.cpuSeconds > 0 && which("prlimit", env))
     command = ["prlimit", `--cpu=${limits.cpuSeconds}`, "--", ...command];
-  if (limits.sandbox && which("bwrap", env)) {
-    mkdirSync(sandboxTmpDir(projectRoot), { recursive: true });
-    command = sandboxed(command, projectRoot);
-  }
-  return command;
-}
-
-/**
- * bubblewrap: the whole file system read-only (so the toolchain, this program and its dependencies stay
- * visible wherever they live, /tmp included) except the project, which Lean writes (.lake/, .ilean files);
- * a private TMPDIR inside the project; no network; dies with its parent.
- */
-export function sandboxed(command: string[], projectRoot: string): string[] {
-  const root = resolve(projectRoot);
-  return [
-    "bwrap",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--bind",
-    root,
-    root,
-    "--setenv",
-    "TMPDIR",
-    sandboxTmpDir(root),
-    "--unshare-net",
-    "--die-with-parent",
-    "--chdir",
-    root,
-    "--",
-    ...command,
-  ];
-}
-
-/** The sandbox's writable temporary folder (created by `buildLaunch`). */
-export function sandboxTmpDir(projectRoot: string): string {
-  return sandboxTmpPath(projectRoot);
+  if (!limits.sandbox) return { command };
+  if (!which("bwrap", env)) return { command, warning: SANDBOX_MISSING_WARNING };
+  // The server and its workers write nothing: the check documents travel over LSP, never to disk. This
+  // package is shown to it wherever it lives (the simulator, and `fim-rlvr` as a server, run from it), and so
+  // is a Lean the caller names that lives in a hidden folder (the embedded Lean's install under the home).
+  const self = packageRoot(typeof __filename === "string" ? __filename : process.cwd());
+  const modules = join(self, "node_modules");
+  const readable = [self, ...(existsSync(modules) ? [realpathSync(modules)] : []), ...extraReadable];
+  return { command: sandboxed(command, projectRoot, { env, readable }) };
 }
 
 /** The toolchain a project pins, e.g. "leanprover/lean4:v4.24.0", if any. */

@@ -9,7 +9,8 @@ import { SimulatedKernelGate } from "../simulator/kernelReplay";
 import { resolveOracle } from "../simulator/reference";
 import { DEFAULT_KERNEL_GATE, type KernelGateConfig } from "../verify/gateStage";
 import type { KernelGateBackend } from "../verify/kernelGate";
-import { LeanKernelGate } from "../verify/leanKernelGate";
+import { LeanKernelGate, localGateToolchain } from "../verify/leanKernelGate";
+import { refutationLogPath } from "../verify/refutationLog";
 import type { VerifierSpec } from "./startVerifier";
 import type { VerifierIdentity } from "../verify/verdict";
 
@@ -76,12 +77,18 @@ export function kernelGateFor(
       ...(sim.headerMs !== undefined ? { headerMs: sim.headerMs } : {}),
       ...(sim.declMs !== undefined ? { declMs: sim.declMs } : {}),
     });
-  } else backend = new LeanKernelGate({ projectRoot, limits });
+  } else
+    backend = new LeanKernelGate({
+      projectRoot,
+      limits,
+      toolchain: localGateToolchain(projectRoot) ?? { kind: "lake" },
+    });
   return {
     backend,
     mode,
     timeoutMs: Math.max(MIN_GATE_TIMEOUT_MS, GATE_TIMEOUT_FACTOR * checkTimeoutMs),
     // Each run is a Lean process as large as a worker: half the slots' worth at most.
     concurrency: Math.max(1, Math.ceil(slots / 2)),
+    refutationLog: refutationLogPath(projectRoot),
   };
 }

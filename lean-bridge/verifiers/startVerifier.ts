@@ -9,7 +9,6 @@ import {
   DEFAULT_LIMITS,
   buildLaunch,
   readToolchain,
-  which,
   type Limits,
   type ServerChoice,
 } from "../server/launch";
@@ -24,7 +23,8 @@ import {
 } from "../verify/prefixModules";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { kernelGateFor } from "./gateConfig";
-import type { KernelGateMode } from "../verify/gateStage";
+import { DEFAULT_KERNEL_GATE, type KernelGateMode } from "../verify/gateStage";
+import { localGateToolchain } from "../verify/leanKernelGate";
 import type { CandidatePolicy } from "../verify/policy";
 import { VerifierPool } from "../verify/pool";
 import type { VerifierIdentity } from "../verify/verdict";
@@ -97,7 +97,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       cpuSeconds: spec.cpuSeconds ?? DEFAULT_LIMITS.cpuSeconds,
       sandbox: spec.sandbox ?? DEFAULT_LIMITS.sandbox,
     };
-    const gate = which("lake")
+    const gate = localGateToolchain(projectRoot)
       ? kernelGateFor(
           identity,
           projectRoot,
@@ -107,6 +107,14 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
           spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
         )
       : undefined;
+    // No gate here (no local Lean to run it on): a silent loss would pay every proof on Kimina's word alone.
+    if (!gate && (spec.kernelGate ?? DEFAULT_KERNEL_GATE).kind !== "off")
+      return {
+        kind: "error",
+        message:
+          "the Kimina verifier has no kernel gate here: the gate runs on this machine, and neither is `lake` on PATH nor is the embedded Lean installed for a prelude workspace",
+        hint: "Install Lean (elan, or npm run setup:lean for the embedded Lean on a prelude workspace); or, for verify, verify-batch, serve and train, pass --kernel-gate off to run on Kimina's word alone (every proved verdict then says confirmedBy: server).",
+      };
     const pool = new KiminaVerifier({
       url: spec.url,
       projectRoot,
@@ -116,7 +124,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       ...(spec.policy ? { policy: spec.policy } : {}),
       ...(gate ? { kernelGate: gate } : {}),
     });
-    return { kind: "ok", pool };
+    return refuseWithoutGate(pool);
   }
   const simulator = spec.kind === "simulator";
   const server: ServerChoice =
@@ -142,7 +150,11 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
   if (embedded?.kind === "error") return embedded;
   const launch =
     embedded?.kind === "ready"
-      ? { kind: "ok" as const, spec: embedded.launch }
+      ? {
+          kind: "ok" as const,
+          spec: embedded.launch,
+          ...(embedded.warning ? { warning: embedded.warning } : {}),
+        }
       : buildLaunch(server, projectRoot, limits);
   if (launch.kind === "error")
     return {
@@ -150,6 +162,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       message: launch.message,
       hint: "",
     };
+  if (launch.warning) process.stderr.write(launch.warning + "\n");
   const started = await VerifierPool.start({
     projectRoot,
     launch: launch.spec,
@@ -195,5 +208,21 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       hint: "Check that the project builds with `lake build`, or use --simulator for a dry run, or --no-sandbox if bubblewrap is the problem.",
     };
   }
-  return { kind: "ok", pool: started.pool };
+  return refuseWithoutGate(started.pool);
+}
+
+/**
+ * A verifier whose kernel gate cannot run here (its self-test failed: no Lean to run it on, a replay tool that
+ * does not build) does not start: it would mask every proof. `--kernel-gate off` is the explicit way to run on
+ * the server's word alone.
+ */
+async function refuseWithoutGate(pool: Verifier): Promise<VerifierStart> {
+  const away = await pool.kernelGate?.unavailable();
+  if (away?.kind !== "unavailable") return { kind: "ok", pool };
+  await pool.stop();
+  return {
+    kind: "error",
+    message: `the kernel gate cannot run here: ${away.message}`,
+    hint: `${away.action[0]?.toUpperCase() ?? ""}${away.action.slice(1)}.`,
+  };
 }

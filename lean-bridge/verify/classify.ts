@@ -6,6 +6,7 @@
  * declaration) are told apart as `environment`: the workspace must be fixed, the candidate is not at fault.
  * Errors in earlier declarations are the workspace's business and do not change the verdict.
  */
+import { parseFile } from "../lean/commands";
 import { LeanDiagnosticTag, LeanMessages, type LeanDiagnostic } from "../protocol/lean";
 import type { Position, Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
@@ -264,6 +265,23 @@ function missingCoreLibrary(
   return (only.severity ?? 1) === 1 && atTopEmpty ? only : undefined;
 }
 
+/**
+ * The names the check document declares itself (full names, namespaces included) among `names`: an allowed
+ * axiom's name declared there (a prelude workspace's own `axiom propext : False`) is that document's axiom,
+ * not the one the allow-list means, which comes from Lean's prelude or the workspace's imports. Read from the
+ * document's parse, the candidate's text included; only documents that spell the keyword `axiom` are parsed.
+ */
+export function declaredByDocument(text: string, names: readonly string[]): string[] {
+  if (names.length === 0 || !/\baxiom\b/.test(text)) return [];
+  const declared = new Set(
+    parseFile(text)
+      .commands.map((c) => c.declaration?.fullName)
+      .filter((n) => n !== undefined)
+      .map(axiomName),
+  );
+  return names.filter((n) => declared.has(n));
+}
+
 export function classify(
   doc: CheckDocument,
   diagnostics: readonly LeanDiagnostic[],
@@ -371,6 +389,15 @@ export function classify(
   if (axioms.includes("sorryAx")) return done({ kind: "incomplete", reason: "sorry", goalsLeft: 0 });
   const ownNative = (a: string) =>
     nativeAxiomAccepted(a, name, doc.isPrivate, doc.mayBePrivate, legacyNativeExists);
+  const posingAllowed = declaredByDocument(
+    doc.text,
+    axioms.filter((a) => allowedAxioms.includes(a)),
+  );
+  if (posingAllowed.length > 0)
+    return done({
+      kind: "failed",
+      reason: `the proof rests on ${posingAllowed.map((a) => `'${a}'`).join(", ")}, declared by the checked document itself: an allowed axiom is the one the imports provide, not a document's own of that name`,
+    });
   const foreign = axioms.filter((a) => !allowedAxioms.includes(a) && !(allowNative && ownNative(a)));
   const native = foreign.filter(isNativeAxiom);
   const posing = allowNative && !legacyNativeExists ? native.filter((a) => LEGACY_NATIVE_AXIOMS.has(a)) : [];

@@ -6,9 +6,14 @@
  * proved candidate near two checks', never under MIN_AUTO_SHARE. Some proofs are gated whatever the share:
  * those of imported statements (`fim-rlvr import` tasks, the statements the model could not have proved by
  * any honest means when false), and any candidate whose document the gate already refuted (a cached refutation
- * answers for every copy). Once the gate has refuted any proof, every later one is gated (`escalated`). The draw is random (node's crypto), never a function of the candidate's text, so a
- * candidate cannot choose to be left out. Gate reports are cached by document; those that say nothing about
- * the candidate (the gate out of time, or unavailable) are not.
+ * answers for every copy). Once the gate has refuted any proof, every later one is gated (`escalated`); the
+ * refutations are recorded in PROJECT/.fim-rlvr/refutations.jsonl (refutationLog.ts) and read when the stage
+ * starts, so the escalation survives a restart. A gate that cannot run here (its self-test, asked before the
+ * first draw) leaves no proof to the server's word: every proof gets its `environment` verdict, masked, so
+ * `share` and `auto` never pay a proof they did not draw while the gate is away. The draw is random (node's
+ * crypto), never a function of the candidate's text, so a candidate cannot choose to be left out. Gate reports
+ * are cached by document; those that say nothing about the candidate (the gate out of time, or unavailable)
+ * are not.
  */
 import { randomInt } from "node:crypto";
 import { LRUCache } from "lru-cache";
@@ -20,6 +25,7 @@ import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../util/projectLayout
 import { nameParts } from "./policyWords";
 import type { VerdictOutcome, VerifierIdentity } from "./verdict";
 import { verdictKey } from "./verdictCache";
+import { appendRefutation, countRefutations } from "./refutationLog";
 
 /** `--kernel-gate`: which proved candidates the kernel gate confirms. */
 export type KernelGateMode =
@@ -132,6 +138,11 @@ export interface KernelGateConfig {
   concurrency: number;
   /** Draws in [0, 1) for `share`/`auto` (tests pass their own). */
   draw?: () => number;
+  /**
+   * The project's refutation record (refutationLog.ts, PROJECT/.fim-rlvr/refutations.jsonl): read at start
+   * (any refutation in it escalates), appended to on each refutation. Absent: kept in memory only.
+   */
+  refutationLog?: string;
 }
 
 /** Counters of the gate, for logs and benchmarks. */
@@ -190,6 +201,21 @@ export class KernelGateStage {
   private readonly reports = new LRUCache<string, GateReport>({ max: 4096 });
   private readonly inflight = new Map<string, Promise<GateReport>>();
   private readonly limiter: Limiter;
+  /** Refutations the project's record held when the stage started. */
+  readonly priorRefutations: number;
+  /** The backend's own check, asked once before the first draw (undefined: it can run). */
+  private availability: Promise<GateReport | undefined> | undefined;
+
+  /**
+   * Whether the gate can run here: undefined when it can, else its `unavailable` report (the backend's
+   * self-test, asked once and shared with `confirm`). A verifier asks it at start, to refuse to run without it.
+   */
+  unavailable(): Promise<GateReport | undefined> {
+    this.availability ??= this.config.backend.ready?.(this.config.timeoutMs) ?? Promise.resolve(undefined);
+    return this.availability;
+  }
+  /** A refutation the record could not take, said once. */
+  logProblem: string | undefined;
 
   constructor(
     readonly config: KernelGateConfig,
@@ -198,6 +224,7 @@ export class KernelGateStage {
     private readonly settings: unknown,
   ) {
     this.limiter = new Limiter(Math.max(1, config.concurrency));
+    this.priorRefutations = config.refutationLog ? countRefutations(config.refutationLog) : 0;
   }
 
   get mode(): KernelGateMode {
@@ -207,6 +234,11 @@ export class KernelGateStage {
   /** The longest the gate can add to one verification, ms: its own run, and its self-test once. */
   get boundMs(): number {
     return this.config.mode.kind === "off" ? 0 : 2 * this.config.timeoutMs;
+  }
+
+  /** Stops what the backend keeps running between proofs (the embedded gate's compile server). */
+  stop(): void {
+    this.config.backend.stop?.();
   }
 
   /** A fresh candidate check took `ms` (the measure of "a check" for `auto`). */
@@ -221,6 +253,20 @@ export class KernelGateStage {
   async confirm(input: GateInput): Promise<VerdictOutcome> {
     const { proved, doc } = input;
     if (proved.kind !== "proved") return proved;
+    const rules = {
+      checkedName: doc.checkedName,
+      isPrivate: doc.isPrivate,
+      mayBePrivate: doc.mayBePrivate,
+      allowedAxioms: input.allowedAxioms,
+      allowNative: input.allowNative,
+      legacyNativeExists: input.legacyNativeExists,
+    };
+    // Before any draw: a gate that cannot run answers every proof (masked), none passes on the server's word.
+    const unavailable = await this.unavailable();
+    if (unavailable) {
+      this.stats.gated++;
+      return judgeWithGate(proved, unavailable, this.config.backend.name, rules);
+    }
     // The report is a property of the document and the declaration it checks, not of the hole: the holes of one
     // declaration filled with their own text (export --verify) share one document, and one gate run.
     const key = verdictKey({
@@ -242,16 +288,24 @@ export class KernelGateStage {
     }
     this.stats.gated++;
     const report = known ?? (await this.report(key, input));
-    const judged = judgeWithGate(proved, report, this.config.backend.name, {
-      checkedName: doc.checkedName,
-      isPrivate: doc.isPrivate,
-      mayBePrivate: doc.mayBePrivate,
-      allowedAxioms: input.allowedAxioms,
-      allowNative: input.allowNative,
-      legacyNativeExists: input.legacyNativeExists,
-    });
+    const judged = judgeWithGate(proved, report, this.config.backend.name, rules);
     if (judged.kind === "proved") this.stats.confirmed++;
-    else if (judged.kind === "rejected") this.stats.refuted++;
+    else if (judged.kind === "rejected") {
+      this.stats.refuted++;
+      if (this.config.refutationLog) {
+        const problem = appendRefutation(this.config.refutationLog, {
+          at: new Date().toISOString(),
+          file: input.file,
+          declaration: doc.checkedName,
+          gate: this.config.backend.name,
+          reason: judged.reason,
+        });
+        if (problem && !this.logProblem) {
+          this.logProblem = problem;
+          process.stderr.write(`fim-rlvr: ${problem}; the escalation it records holds for this run only\n`);
+        }
+      }
+    }
     return judged;
   }
 
@@ -261,7 +315,7 @@ export class KernelGateStage {
    * the gate's own trouble caused (its time limit) is as rare as it is worth a look, so it escalates too.
    */
   get escalated(): boolean {
-    return this.stats.refuted > 0 && this.config.mode.kind !== "off";
+    return this.stats.refuted + this.priorRefutations > 0 && this.config.mode.kind !== "off";
   }
 
   /** The gate's report on a document: from a run already under way for it, or a new one. */
@@ -284,6 +338,8 @@ export class KernelGateStage {
       this.stats.runs++;
       this.stats.runMs += ms;
       if (report.kind !== "unavailable") this.costs.noteGate(ms);
+      // A gate that stopped being able to run answers every later proof, drawn or not.
+      else this.availability = Promise.resolve(report);
       if (cacheable(report)) this.reports.set(key, report);
       return report;
     });

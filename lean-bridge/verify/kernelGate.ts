@@ -84,6 +84,13 @@ export interface KernelGateBackend {
   readonly name: GateName;
   /** Runs the gate on one document within `timeoutMs` (compile and replay together). Never throws. */
   run(request: GateRequest, timeoutMs: number): Promise<GateReport>;
+  /**
+   * Whether the gate can run here at all, whatever the candidate (its self-test, on documents of its own):
+   * undefined when it can, else the `unavailable` report every proof gets. Asked once, before the first draw.
+   */
+  ready?(timeoutMs: number): Promise<GateReport | undefined>;
+  /** Stops what the backend keeps running between proofs (when its verifier stops). */
+  stop?(): void;
 }
 
 /** How the verifier judges a gate's axioms: the same allow-list and native rules as classify.ts. */

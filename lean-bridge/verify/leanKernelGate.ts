@@ -1,19 +1,26 @@
 /**
  * The kernel gate on real Lean (kernelGate.ts says what it is for). For one proved check document:
- *  1. the document is written under PROJECT/.fim-rlvr/gate/ and compiled in a fresh process,
- *     `lake env lean --json -M<MB> -o <doc>.olean <doc>.lean` (Lake puts the project's imports on the path);
- *     Lean's messages come back as JSON lines, so an error is placed in the header or below it by line;
- *  2. the replay program (kernelReplayProgram.ts) runs in a second fresh process,
- *     `lake env lean --run KernelReplay.lean <doc>.olean …`: it reads the compiled module's constants (none of
- *     its code runs there) and replays the checked declaration and what it depends on through the kernel.
+ *  1. the document is written to a fresh folder under PROJECT/.fim-rlvr/gate/ and compiled in a fresh process,
+ *     `lake env lean --json -M<MB> -o <doc>.olean <doc>.lean` (Lake puts the project's imports on the path), or
+ *     on the embedded Lean `lean --json -M<MB> -o …` with LEAN_PATH at the workspace's build
+ *     (.lake/build/lib/lean, where the embedded Lean builds the workspace's modules). That process ran the
+ *     candidate's code, so nothing it prints decides a verdict: when it fails, the header alone is compiled
+ *     again, without the candidate, and only a header that fails by itself makes the failure the workspace's;
+ *  2. the replay runs in a second fresh process: the replay program (kernelReplayProgram.ts),
+ *     `lake env lean --run KernelReplay.lean <doc>.olean …`, or on the embedded Lean, whose standard library is
+ *     not on disk, the native replay tool (nativeReplaySource.ts, built by nativeReplayTool.ts). Either reads the
+ *     compiled module's constants (none of its code runs there) and replays the checked declaration and what it
+ *     depends on through the kernel.
  * Each process runs in its own process group under the gate's deadline, inside the verifier's sandbox
  * (bubblewrap without network, where the pool uses it) and CPU limit, and is killed with what it started.
  * The program is checked once, before the first candidate, on a document of the gate's own: a Lean on which it
  * cannot run makes the gate unavailable (the workspace's matter), never a candidate's failure.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { sandboxed, sandboxTmpDir, which, type Limits } from "../server/launch";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, type Dirent } from "node:fs";
+import { dirname, join } from "node:path";
+import { realpathSync } from "node:fs";
+import { which, type Limits } from "../server/launch";
+import { sandboxed } from "../server/sandbox";
 import { kernelGatePath } from "../util/projectLayout";
 import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
@@ -26,17 +33,126 @@ import {
   type KernelGateBackend,
 } from "./kernelGate";
 import { GATE_ANSWER_PREFIX, KERNEL_REPLAY_PROGRAM, KERNEL_REPLAY_VERSION } from "./kernelReplayProgram";
+import { CompileZygote } from "./compileZygote";
+import { embeddedLeanPath, ensureNativeReplayTool } from "./nativeReplayTool";
+
+/** Which Lean the gate runs: the project's through Lake, or the embedded runtime (no standard library on disk). */
+export type GateToolchain =
+  | { kind: "lake" }
+  /**
+   * `lean`: the embedded binary. `buildDir`: where the workspace's modules are built (default
+   * PROJECT/.lake/build/lib/lean), the check document's LEAN_PATH.
+   */
+  | { kind: "embedded"; lean: string; buildDir?: string };
 
 export interface LeanGateOptions {
   projectRoot: string;
   /** The verifier's limits: Lean's -M, the CPU limit, the sandbox. */
   limits: Limits;
   env?: NodeJS.ProcessEnv;
+  /** Default: Lake. */
+  toolchain?: GateToolchain;
 }
 
-/** The gate's folder in the project (inside the sandbox's writable project). */
+/**
+ * The Lean the gate runs on this machine for the project: its own through Lake where `lake` is on PATH, else
+ * the embedded Lean where it is installed (or named by FIM_EMBEDDED_LEAN) and the project is one it can judge
+ * (a prelude workspace); undefined where there is neither.
+ */
+export function localGateToolchain(
+  projectRoot: string,
+  env: NodeJS.ProcessEnv = process.env,
+): GateToolchain | undefined {
+  if (which("lake", env)) return { kind: "lake" };
+  const lean = embeddedLeanPath(env);
+  return lean && isPreludeWorkspace(projectRoot) ? { kind: "embedded", lean } : undefined;
+}
+
+/** The first token of a Lean file, past whitespace and comments (`--` lines, `/- … -/` blocks, nested). */
+function firstToken(text: string): string {
+  let k = 0;
+  while (k < text.length) {
+    if (/\s/.test(text[k]!)) k++;
+    else if (text.startsWith("--", k)) {
+      const end = text.indexOf("\n", k);
+      k = end < 0 ? text.length : end;
+    } else if (text.startsWith("/-", k)) {
+      let depth = 0;
+      while (k < text.length) {
+        if (text.startsWith("/-", k)) {
+          depth++;
+          k += 2;
+        } else if (text.startsWith("-/", k)) {
+          k += 2;
+          if (--depth === 0) break;
+        } else k++;
+      }
+    } else break;
+  }
+  return /^\S*/.exec(text.slice(k, k + 64))?.[0] ?? "";
+}
+
+/**
+ * Whether every Lean file of the project (outside hidden folders such as .lake) begins with `prelude`: the
+ * only workspaces the embedded Lean, which has no standard library, can judge. At most 20,000 files are read.
+ */
+export function isPreludeWorkspace(projectRoot: string): boolean {
+  let seen = 0;
+  const walk = (dir: string): boolean => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith(".") || e.name === "node_modules") continue;
+      const path = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!walk(path)) return false;
+      } else if (e.isFile() && e.name.endsWith(".lean")) {
+        if (++seen > 20_000) return false;
+        let text: string;
+        try {
+          text = readFileSync(path, "utf8");
+        } catch {
+          return false;
+        }
+        if (firstToken(text) !== "prelude") return false;
+      }
+    }
+    return true;
+  };
+  return walk(projectRoot) && seen > 0;
+}
+
+/** The types of the embedded gate's own documents (its self-test): a prelude file needs nothing of the workspace. */
+const EMBEDDED_SELF_TEST_TYPES = [
+  "prelude",
+  "inductive FimRlvrGateUnit : Prop where",
+  "  | intro : FimRlvrGateUnit",
+  "inductive FimRlvrGateEmpty : Prop",
+  "",
+].join("\n");
+
+/** What compiling the header alone said: it loads, or the workspace's failure (or the gate's trouble) to report. */
+type HeaderCheck =
+  | { kind: "loads" }
+  | { kind: "compile-failed"; message: string; inHeader: true }
+  | { kind: "report"; report: GateReport };
+
+/** The gate's folder in the project: the compiles write only their own fresh run folders inside it. */
 export function gateDir(projectRoot: string): string {
   return kernelGatePath(projectRoot);
+}
+
+/** The install folder whose `bin/` holds this `lean` (its real path two levels up). */
+function installFolder(lean: string): string {
+  try {
+    return dirname(dirname(realpathSync(lean)));
+  } catch {
+    return dirname(dirname(lean));
+  }
 }
 
 /** A Lean message as `lean --json` prints it (src/Lean/Message.lean, `SerialMessage`). */
@@ -124,7 +240,7 @@ let runCounter = 0;
 
 export class LeanKernelGate implements KernelGateBackend {
   readonly name = "kernel-replay" as const;
-  private ready: Promise<GateReport | undefined> | undefined;
+  private selfTested: Promise<GateReport | undefined> | undefined;
 
   constructor(private readonly options: LeanGateOptions) {}
 
@@ -132,17 +248,86 @@ export class LeanKernelGate implements KernelGateBackend {
     return this.options.env ?? process.env;
   }
 
-  /** A command line wrapped in the verifier's CPU limit and sandbox, as the server's own (launch.ts). */
-  private command(args: string[]): string[] {
-    let command = ["lake", "env", "lean", ...args];
-    const { cpuSeconds, sandbox } = this.options.limits;
+  private get toolchain(): GateToolchain {
+    return this.options.toolchain ?? { kind: "lake" };
+  }
+
+  /** The environment of the gate's processes: on the embedded Lean, LEAN_PATH is the workspace's build alone. */
+  private get processEnv(): NodeJS.ProcessEnv {
+    const toolchain = this.toolchain;
+    if (toolchain.kind === "lake") return this.env;
+    return {
+      ...this.env,
+      LEAN_PATH: toolchain.buildDir ?? join(this.options.projectRoot, ".lake", "build", "lib", "lean"),
+    };
+  }
+
+  /** The native replay tool's path, once the self-test has built or found it (embedded Lean only). */
+  private replayTool: string | undefined;
+
+  /** Lean itself with `args` (the compile step), able to write `writable` alone. */
+  private leanCommand(args: string[], writable: readonly string[]): string[] {
+    const toolchain = this.toolchain;
+    return this.command(
+      toolchain.kind === "lake" ? ["lake", "env", "lean", ...args] : [toolchain.lean, ...args],
+      writable,
+    );
+  }
+
+  /** The replay step for a compiled module. */
+  private replayCommand(olean: string, request: GateRequest): string[] {
+    const target = [olean, request.mayBePrivate ? "may-be-private" : "exact", ...request.declaration];
+    return this.toolchain.kind === "lake"
+      ? this.command(["lake", "env", "lean", "--run", this.programPath(), ...target])
+      : this.command([this.replayTool ?? "fimrlvr-replay", ...target]);
+  }
+
+  /**
+   * The embedded gate's compile server (compileZygote.ts), once the self-test has found the tool: each compile
+   * a fresh child of a Lean already started, instead of a Lean process that starts from nothing.
+   */
+  private zygote: CompileZygote | undefined;
+
+  private compileServer(): CompileZygote | undefined {
+    if (this.toolchain.kind !== "embedded" || !this.replayTool) return undefined;
+    // One sandbox serves every compile it forks, so it may write the gate's folder, where each run's own
+    // folder is made; a compile's candidate code could reach another run's folder there (the policy refuses
+    // code execution before any of this; the server path's own sandbox writes nothing).
+    this.zygote ??= new CompileZygote(
+      this.sandboxed([this.replayTool, "--compile-server"], [gateDir(this.options.projectRoot)]),
+      {
+        cwd: this.options.projectRoot,
+        env: this.processEnv,
+        cpuSeconds: this.options.limits.cpuSeconds,
+      },
+    );
+    return this.zygote;
+  }
+
+  /** Stops the embedded gate's compile server, if it runs (it also ends by itself when this process does). */
+  stop(): void {
+    this.zygote?.stop();
+  }
+
+  /**
+   * A command line wrapped in the verifier's CPU limit and sandbox, as the server's own (launch.ts): everything
+   * read-only to it (the replay program, the check document, the workspace's imports) but `writable`.
+   */
+  private command(base: string[], writable: readonly string[] = []): string[] {
+    const { cpuSeconds } = this.options.limits;
     if (cpuSeconds > 0 && which("prlimit", this.env))
-      command = ["prlimit", `--cpu=${cpuSeconds}`, "--", ...command];
-    if (sandbox && which("bwrap", this.env)) {
-      mkdirSync(sandboxTmpDir(this.options.projectRoot), { recursive: true });
-      command = sandboxed(command, this.options.projectRoot);
-    }
-    return command;
+      return this.sandboxed(["prlimit", `--cpu=${cpuSeconds}`, "--", ...base], writable);
+    return this.sandboxed(base, writable);
+  }
+
+  /** A command line inside the verifier's sandbox (server/sandbox.ts), where the pool uses it. */
+  private sandboxed(base: string[], writable: readonly string[]): string[] {
+    const { sandbox } = this.options.limits;
+    if (!sandbox || !which("bwrap", this.env)) return base;
+    // The embedded Lean and its replay tool live in their install, under the home the sandbox hides.
+    const toolchain = this.toolchain;
+    const readable = toolchain.kind === "embedded" ? [installFolder(toolchain.lean)] : [];
+    return sandboxed(base, this.options.projectRoot, { writable, readable, env: this.processEnv });
   }
 
   private programPath(): string {
@@ -151,9 +336,11 @@ export class LeanKernelGate implements KernelGateBackend {
 
   /** The gate's own check, once: the program runs here and replays a document of the gate's own. */
   private selfTest(timeoutMs: number): Promise<GateReport | undefined> {
-    this.ready ??= (async () => {
+    this.selfTested ??= (async () => {
       const started = performance.now();
       const elapsed = () => performance.now() - started;
+      const toolchain = this.toolchain;
+      if (toolchain.kind === "embedded") return this.embeddedSelfTest(toolchain.lean, timeoutMs, started);
       if (!which("lake", this.env))
         return {
           kind: "unavailable",
@@ -190,7 +377,103 @@ export class LeanKernelGate implements KernelGateBackend {
         elapsedMs: elapsed(),
       };
     })();
-    return this.ready;
+    return this.selfTested;
+  }
+
+  /**
+   * The embedded gate's check, once: the replay tool builds (or is cached), a theorem of the gate's own is
+   * replayed with no axioms, and one the elaborator let past the kernel (`debug.skipKernelTC` on a proof that
+   * uses an `unsafe` definition) is refused by it: a gate that cannot tell the two apart is unavailable.
+   */
+  private async embeddedSelfTest(
+    lean: string,
+    timeoutMs: number,
+    started: number,
+  ): Promise<GateReport | undefined> {
+    const elapsed = () => performance.now() - started;
+    const tool = ensureNativeReplayTool(lean, this.env);
+    if (tool.kind === "unavailable")
+      return { kind: "unavailable", message: tool.message, action: tool.action, elapsedMs: elapsed() };
+    this.replayTool = tool.path;
+    const own = (lines: string[], name: string): GateRequest => ({
+      documentText: EMBEDDED_SELF_TEST_TYPES + lines.join("\n") + "\n",
+      declaration: [name],
+      mayBePrivate: false,
+      headerEndLine: 0,
+      declarationLine: 4 + lines.length - 1,
+    });
+    const sound = await this.runOnce(
+      own(["theorem fimrlvrGateSelfTest : FimRlvrGateUnit := FimRlvrGateUnit.intro"], "fimrlvrGateSelfTest"),
+      timeoutMs,
+    );
+    const unsound = await this.runOnce(
+      own(
+        [
+          "unsafe def fimrlvrGateLoop : FimRlvrGateEmpty := fimrlvrGateLoop",
+          "set_option debug.skipKernelTC true in",
+          "theorem fimrlvrGateUnsound : FimRlvrGateEmpty := fimrlvrGateLoop",
+        ],
+        "fimrlvrGateUnsound",
+      ),
+      timeoutMs,
+    );
+    if (sound.kind === "replayed" && sound.axioms.length === 0 && unsound.kind === "kernel-rejected")
+      return undefined;
+    const said = (r: GateReport) => `${r.kind}${"message" in r ? ` (${r.message})` : ""}`;
+    return {
+      kind: "unavailable",
+      message: `the gate's self-test on the embedded Lean (${lean}, replay tool ${tool.path}) gave ${said(sound)} for a sound theorem of its own (expected replayed, no axioms) and ${said(unsound)} for one that skipped the kernel (expected kernel-rejected)`,
+      action: `${GATE_UNAVAILABLE_ACTION}; report the self-test's message`,
+      elapsedMs: elapsed(),
+    };
+  }
+
+  /**
+   * Compiles the request's header alone (its first `headerEndLine + 1` lines, no candidate text) in a fresh
+   * process: whether the workspace's imports load by themselves. Only this decides that a failed compile of the
+   * check document is the workspace's.
+   */
+  private async headerAlone(
+    request: GateRequest,
+    dir: string,
+    compileFile: (file: string, output: string) => Promise<ProcessResult>,
+  ): Promise<HeaderCheck> {
+    const lines = request.documentText.split("\n").slice(0, Math.max(0, request.headerEndLine + 1));
+    const source = join(dir, "header", "FimRlvrGateHeader.lean");
+    mkdirSync(join(dir, "header"), { recursive: true });
+    writeFileSync(source, lines.join("\n") + "\n");
+    const result = await compileFile(source, join(dir, "header", "FimRlvrGateHeader.olean"));
+    switch (result.kind) {
+      case "exited": {
+        if (result.code === 0) return { kind: "loads" };
+        const first = compileErrors(result.stdout)[0];
+        return {
+          kind: "compile-failed",
+          inHeader: true,
+          message: first
+            ? `line ${first.line + 1}: ${first.text}`
+            : `lean exited with ${result.code} on the header alone${tail(result)}`,
+        };
+      }
+      case "not-started":
+        return {
+          kind: "report",
+          report: {
+            kind: "unavailable",
+            message: `Lean could not be started: ${result.message}`,
+            action: GATE_UNAVAILABLE_ACTION,
+            elapsedMs: 0,
+          },
+        };
+      // The header alone out of time or killed says nothing of the workspace: the candidate's failure stands.
+      case "timeout":
+      case "signalled":
+        return { kind: "loads" };
+    }
+  }
+
+  ready(timeoutMs: number): Promise<GateReport | undefined> {
+    return this.selfTest(timeoutMs);
   }
 
   async run(request: GateRequest, timeoutMs: number): Promise<GateReport> {
@@ -214,7 +497,7 @@ export class LeanKernelGate implements KernelGateBackend {
           case "not-started":
             return {
               kind: "unavailable",
-              message: `\`lake\` could not be started: ${result.message}`,
+              message: `${this.toolchain.kind === "lake" ? "`lake`" : "the embedded Lean"} could not be started: ${result.message}`,
               action: GATE_UNAVAILABLE_ACTION,
               elapsedMs: elapsed(),
             };
@@ -232,12 +515,19 @@ export class LeanKernelGate implements KernelGateBackend {
         }
       };
       const left = () => Math.max(1, deadline - performance.now());
-      const compile = () =>
-        runGateProcess(this.command(["--json", `-M${this.options.limits.memoryMb}`, "-o", olean, source]), {
-          cwd: this.options.projectRoot,
-          env: this.env,
-          timeoutMs: left(),
-        });
+      const compileFile = async (file: string, output: string): Promise<ProcessResult> => {
+        const args = ["--json", `-M${this.options.limits.memoryMb}`, "-o", output, file];
+        const served = await this.compileServer()?.run(args, dir, left());
+        return (
+          served ??
+          runGateProcess(this.leanCommand(args, [dirname(output)]), {
+            cwd: this.options.projectRoot,
+            env: this.processEnv,
+            timeoutMs: left(),
+          })
+        );
+      };
+      const compile = () => compileFile(source, olean);
       let compiled = await compile();
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
       const blanked =
@@ -256,28 +546,39 @@ export class LeanKernelGate implements KernelGateBackend {
       const compileFailure = step("compile", compiled);
       if (compileFailure) return compileFailure;
       if (compiled.kind === "exited" && compiled.code !== 0) {
-        const errors = compileErrors(compiled.stdout);
-        const first = errors[0];
+        // What that process printed came from a process that ran the candidate's code (which can print a line
+        // shaped like Lean's message on the header): it words the refutation, never decides the kind. The
+        // failure is the workspace's only when the header fails by itself, compiled without the candidate.
+        const first = compileErrors(compiled.stdout)[0];
+        const header = await this.headerAlone(request, dir, compileFile);
+        if (header.kind === "report") return { ...header.report, elapsedMs: elapsed() };
+        if (header.kind === "compile-failed") return { ...header, elapsedMs: elapsed() };
         return {
           kind: "compile-failed",
           message: first
             ? `line ${first.line + 1}: ${first.text}`
             : `lean exited with ${compiled.code}${tail(compiled)}`,
-          // An error in the header, or none Lean could place (no header loaded, nothing elaborated).
-          inHeader: first ? first.line <= request.headerEndLine : false,
+          inHeader: false,
           elapsedMs: elapsed(),
         };
       }
-      const replayed = await runGateProcess(
-        this.command([
-          "--run",
-          this.programPath(),
-          olean,
-          request.mayBePrivate ? "may-be-private" : "exact",
-          ...request.declaration,
-        ]),
-        { cwd: this.options.projectRoot, env: this.env, timeoutMs: left() },
-      );
+      // On the embedded Lean the replay too is a child of the compile server: the server never ran candidate
+      // code, so the child starts as clean as a new process, without Lean's start-up.
+      const served =
+        this.toolchain.kind === "embedded"
+          ? await this.compileServer()?.run(
+              ["--replay", olean, request.mayBePrivate ? "may-be-private" : "exact", ...request.declaration],
+              dir,
+              left(),
+            )
+          : undefined;
+      const replayed =
+        served ??
+        (await runGateProcess(this.replayCommand(olean, request), {
+          cwd: this.options.projectRoot,
+          env: this.processEnv,
+          timeoutMs: left(),
+        }));
       const replayFailure = step("replay", replayed);
       if (replayFailure) return replayFailure;
       const answer = replayed.kind === "exited" ? parseReplayAnswer(replayed.stdout, elapsed()) : undefined;

@@ -14,6 +14,12 @@ import { KernelGateStage, type KernelGateConfig } from "./gateStage";
 import { GOAL_PROBE, judgeGoalAtHole } from "./goalAtHole";
 import { SHAPE_PROBE, judgeHoleShape, type HoleShape } from "./holeShape";
 import { identify } from "./identity";
+import {
+  IMPORTS_TAMPERED_ACTION,
+  IMPORTS_TAMPERED_RULE,
+  ImportFingerprint,
+  type ImportCheck,
+} from "./importFingerprint";
 import { NOOP_PROBE, judgeWithNoop } from "./noopProbe";
 import { defaultMemoryBudgetMb, effectiveSlots } from "./memoryBudget";
 import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
@@ -25,7 +31,7 @@ import { judgeStatement, type StatementCheck } from "./statementCheck";
 import type { Verifier, VerifyTask } from "./verifier";
 import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
 import { DEFAULT_CACHE_BYTES, VerdictCache, verdictKey } from "./verdictCache";
-import type { Verdict, VerdictOutcome, VerifierIdentity } from "./verdict";
+import { isMasked, type Verdict, type VerdictOutcome, type VerifierIdentity } from "./verdict";
 
 export { effectiveSlots } from "./memoryBudget";
 export { identify } from "./identity";
@@ -68,6 +74,11 @@ export interface PoolOptions {
    * holes get `environment` with that reason, unchecked (the embedded Lean and a file that needs Init).
    */
   refuseFile?: (file: string) => { reason: string; action: string } | undefined;
+  /**
+   * The fingerprint of the workspace's compiled imports (importFingerprint.ts): `start` takes one of the
+   * project root once the server is up unless one is given; `false`: none (in-memory tests).
+   */
+  imports?: ImportFingerprint | false;
 }
 
 /** Attempts of one check: a crash is retried once on a fresh worker (see `check`). */
@@ -87,7 +98,7 @@ export class VerifierPool implements Verifier {
   /** What the project's Lean does where releases differ. */
   readonly features: LeanFeatures;
   /** Counters for progress reports and benchmarks. */
-  readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0 };
+  readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0, tampered: 0 };
   /** The kernel gate proofs go through (undefined: the server's word alone). */
   readonly kernelGate: KernelGateStage | undefined;
 
@@ -122,6 +133,9 @@ export class VerifierPool implements Verifier {
   static async start(options: PoolOptions): Promise<PoolStart> {
     const started = await LeanServer.start(options.launch, options.initTimeoutMs);
     if (started.kind === "failed") return { kind: "error", message: started.message, stderr: started.stderr };
+    // After the server's start (Lake may refresh its own configuration then), before any candidate.
+    const imports = options.imports ?? ImportFingerprint.take(options.projectRoot);
+    options = { ...options, imports };
     const budget = options.memoryBudgetMb ?? defaultMemoryBudgetMb();
     const slots = effectiveSlots(options.slots, options.memoryPerWorkerMb, budget);
     return { kind: "ok", pool: new VerifierPool(started.server, options, slots, true, budget) };
@@ -155,6 +169,40 @@ export class VerifierPool implements Verifier {
   }
 
   async verify(task: VerifyTask, candidate: string): Promise<Verdict> {
+    // Imports found changed: the verifier has stopped, and says why to every candidate without checking it.
+    const known = this.options.imports ? this.options.imports.found : undefined;
+    if (known) return this.tamperedVerdict(known, 0);
+    return this.guardImports(await this.verifyUnguarded(task, candidate));
+  }
+
+  /**
+   * A verdict that pays or is masked, returned only after a sweep of the imports that started once its Lean
+   * processes had ended found them as they were at start; once any changed, every verdict is `rejected`
+   * (IMPORTS_TAMPERED_RULE), so none computed on a poisoned import pays or can be chosen as masked. A failure
+   * that pays nothing needs no sweep.
+   */
+  private async guardImports(verdict: Verdict): Promise<Verdict> {
+    const imports = this.options.imports;
+    if (!imports) return verdict;
+    const pays = verdict.kind === "proved" || verdict.kind === "incomplete";
+    const found = pays || isMasked(verdict) ? await imports.checkedSince(performance.now()) : imports.found;
+    if (!found || found.kind !== "tampered") return verdict;
+    return this.tamperedVerdict(found, verdict.elapsedMs);
+  }
+
+  private tamperedVerdict(found: ImportCheck & { kind: "tampered" }, elapsedMs: number): Verdict {
+    this.stats.tampered++;
+    return {
+      kind: "rejected",
+      rule: IMPORTS_TAMPERED_RULE,
+      reason: `${found.message}. What to do: ${IMPORTS_TAMPERED_ACTION}`,
+      diagnostics: [],
+      elapsedMs,
+      verifier: this.identity,
+    };
+  }
+
+  private async verifyUnguarded(task: VerifyTask, candidate: string): Promise<Verdict> {
     const started = performance.now();
     const finish = (outcome: VerdictOutcome, cached = false): Verdict =>
       ({
@@ -428,6 +476,7 @@ export class VerifierPool implements Verifier {
   async stop(): Promise<void> {
     this.options.prefixes?.stop();
     this.scheduler.close();
+    this.kernelGate?.stop();
     await this.supervisor.stop();
   }
 

@@ -44,9 +44,18 @@ test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeo
     const { dir, theorems } = statementProject();
     const dataset = join(dir, "ds");
     const kimina = `kimina:${stub.url}`;
-    const imported = await runCli(
+    // No Lean here to run the kernel gate on: Kimina starts only with the gate off, said explicitly.
+    const refused = await runCli(
       CLI,
       ["import", theorems, "--project", dir, "--out", dataset, "--verifier", kimina],
+      ENV,
+    );
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /no kernel gate here[\s\S]*--kernel-gate off/);
+    const off = ["--kernel-gate", "off"];
+    const imported = await runCli(
+      CLI,
+      ["import", theorems, "--project", dir, "--out", dataset, "--verifier", kimina, ...off],
       ENV,
     );
     assert.equal(imported.code, 0, imported.stderr);
@@ -83,6 +92,7 @@ test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeo
         verdictsPath,
         "--verifier",
         kimina,
+        ...off,
       ],
       ENV,
     );
@@ -103,7 +113,7 @@ test("import, verify-batch and serve with --verifier kimina:URL (stub)", { timeo
     }
 
     const serve = await startServe(
-      ["--project", dir, "--dataset", dataset, "--port", "0", "--verifier", kimina],
+      ["--project", dir, "--dataset", dataset, "--port", "0", "--verifier", kimina, ...off],
       ENV,
     );
     try {
@@ -143,7 +153,7 @@ test(
   { skip: missing ?? false, timeout: 300_000 },
   () =>
     withStub(async (stub) => {
-      const r = await trainOnStatements(["--verifier", `kimina:${stub.url}`]);
+      const r = await trainOnStatements(["--verifier", `kimina:${stub.url}`, "--kernel-gate", "off"]);
       assert.doesNotMatch(r.stderr, /SIMULATOR/);
       assertStatementRun(r.runDir, r.project, "kimina");
       const sampled = lines<{ verdict: string }>(join(r.runDir, "samples.jsonl")).length;

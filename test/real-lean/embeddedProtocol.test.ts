@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -51,7 +51,7 @@ async function session(): Promise<Session> {
     timeoutMs: WAIT_MS,
   });
   assert.equal(built.failed, 0, JSON.stringify([...built.results]));
-  const spec = embeddedServerLaunch(located.lean, ws.root, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
+  const { spec } = embeddedServerLaunch(located.lean, ws.root, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
   const child = spawn(spec.command[0]!, spec.command.slice(1), {
     cwd: spec.cwd,
     env: spec.env,
@@ -109,7 +109,10 @@ tierTest(
         "theorem bad (p : Prop) : p := by",
         "  exact missingName",
       ].join("\n");
+      // The fixture has a lakefile.toml and this machine may have no lake: the worker must not need one.
+      assert.ok(existsSync(join(s.root, "lakefile.toml")));
       const { uri, diagnostics } = await open(s, "Probe.lean", text);
+      assert.ok(!diagnostics.some((d) => /lake/i.test(d.message)), JSON.stringify(diagnostics));
       // Lean's watchdog asks to watch .lean and .ilean files once the client is initialized.
       const registration = s.messages.find((m) => isRequest(m, "client/registerCapability")) as
         RequestMessage | undefined;

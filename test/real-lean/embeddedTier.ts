@@ -65,7 +65,11 @@ export function tierTest(name: string, body: (t: TestContext) => Promise<void>):
 /** A copy of the fixture workspace in a temporary folder, removed by the returned function. */
 export function freshWorkspace(): { root: string; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), "fim-prelude-ws-"));
-  cpSync(PRELUDE_FIXTURE, root, { recursive: true });
+  // Only the sources: a build or a check run in the fixture itself (README's example) leaves .lake/ and .fim-rlvr/.
+  cpSync(PRELUDE_FIXTURE, root, {
+    recursive: true,
+    filter: (source) => !/[\\/]\.(lake|fim-rlvr)([\\/]|$)/.test(source.slice(PRELUDE_FIXTURE.length)),
+  });
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 

@@ -1,7 +1,9 @@
 /**
  * The real-Lean tier, verdicts: the pool on the embedded Lean 4.35.0 over the prelude fixture workspace, as
- * every command starts it (startVerifier with `lean: embedded`). Every verdict kind and partial reward, a
- * timeout, a memory cap too small for Lean, the sandbox, and the files the embedded Lean cannot judge.
+ * every command starts it (startVerifier with `lean: embedded`). Every verdict kind (proved, failed,
+ * incomplete, rejected, environment, timeout, crashed) and partial reward; timeouts of the infrastructure and of
+ * the candidate, a crash the candidate causes, the memory cap on every worker, a worker killed during a check,
+ * the sandbox, and the files the embedded Lean cannot judge.
  */
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -239,6 +241,41 @@ tierTest(
       assert.equal(v.kind, "timeout", JSON.stringify(v));
       if (v.kind === "timeout") assert.equal(v.cause, "candidate");
       assert.equal(isMasked(v), false, "the candidate's own timeout is trained on");
+      assert.equal(
+        (await pool.verify(task, "intro h\n  exact And.intro h.right h.left")).kind,
+        "proved",
+        "the pool recovers",
+      );
+    } finally {
+      await pool.stop();
+      ws.remove();
+    }
+  },
+);
+
+tierTest(
+  "embedded Lean: a candidate whose worker dies twice (killed by the CPU limit) is crashed, charged to it",
+  async (t) => {
+    if (!which("prlimit")) {
+      t.skip("prlimit is not installed: the CPU limit is not applied here");
+      return;
+    }
+    const ws = freshWorkspace();
+    // RLIMIT_CPU is per process: the endless search spends the worker's seconds, the idle watchdog keeps its own.
+    const pool = await embeddedVerifier(ws.root, { cpuSeconds: 3, timeoutMs: 120_000 });
+    try {
+      const text = readFileSync(join(ws.root, BASIC), "utf8");
+      const task = { file: BASIC, hole: proofHole(text, "and_swap") };
+      const v = await pool.verify(
+        task,
+        "intro h\n  exact (fun (_ : Endless Nat.zero) => And.intro h.right h.left) inferInstance",
+      );
+      assert.equal(v.kind, "crashed", JSON.stringify(v));
+      if (v.kind === "crashed") {
+        assert.equal(v.cause, "candidate");
+        assert.match(v.reason, /crashed again on a fresh Lean worker/);
+      }
+      assert.equal(isMasked(v), false);
       assert.equal(
         (await pool.verify(task, "intro h\n  exact And.intro h.right h.left")).kind,
         "proved",

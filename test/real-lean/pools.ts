@@ -14,6 +14,8 @@ export interface LeanPoolOptions {
   build?: boolean;
   /** The kernel gate for proofs (lean-bridge/verify/gateStage.ts); none by default. */
   kernelGate?: PoolOptions["kernelGate"];
+  /** Run the server in the sandbox (lean-bridge/server/sandbox.ts); off by default. */
+  sandbox?: boolean;
 }
 
 export async function leanPool(options: LeanPoolOptions = {}): Promise<VerifierPool> {
@@ -22,7 +24,11 @@ export async function leanPool(options: LeanPoolOptions = {}): Promise<VerifierP
     const built = spawnSync("lake", ["build"], { cwd: root, encoding: "utf8" });
     assert.equal(built.status, 0, `lake build failed in ${root}:\n${built.stdout}\n${built.stderr}`);
   }
-  const launch = buildLaunch({ kind: "lake" }, root, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
+  const launch = buildLaunch({ kind: "lake" }, root, {
+    memoryMb: 4096,
+    cpuSeconds: 0,
+    sandbox: options.sandbox ?? false,
+  });
   assert.equal(launch.kind, "ok");
   if (launch.kind !== "ok") throw new Error("unreachable");
   const started = await VerifierPool.start({

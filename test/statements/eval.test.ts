@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { near, resultsOf, summaryOf } from "../eval/evalOutput";
-import { runCli } from "../helpers";
+import { REPO, runCli } from "../helpers";
 import { startStub as startKimina } from "../kimina/stub";
 import { answer as kiminaAnswer } from "../kimina/theoremsAnswer";
 import { fimModelFlags, startStub as startModel } from "../models/openaiStub";
@@ -93,7 +93,14 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
       "--out",
       out,
     ];
-    const r = await runCli(CLI, args, ENV);
+    // eval's proofs are results, which the kernel gate always confirms: with no Lean here to run it on, the
+    // Kimina verifier does not start.
+    const refused = await runCli(CLI, args, ENV);
+    assert.notEqual(refused.code, 0, refused.stderr);
+    assert.match(refused.stderr, /no kernel gate here/);
+    // With a (scripted) local `lake`, the gate runs here and confirms Kimina's proofs.
+    const withGate = { ...ENV, PATH: `${join(REPO, "test", "fixtures", "fake-lake")}:${ENV.PATH}` };
+    const r = await runCli(CLI, args, withGate);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /import: checking statements with Kimina Lean Server/);
     assert.match(r.stderr, /4 statements kept/);
@@ -114,7 +121,7 @@ test("eval theorems.jsonl --project --verifier kimina:URL: imported, then every 
     assert.ok(codes.filter((c) => /\bsorry\b/.test(c)).length >= 4, "the sorry pre-check went to Kimina");
     assert.ok(codes.filter((c) => /\btrivial\b/.test(c)).length >= 4, "the samples went to Kimina");
     // Resume reuses the imported dataset and the finished results.
-    const again = await runCli(CLI, [...args, "--resume"], ENV);
+    const again = await runCli(CLI, [...args, "--resume"], withGate);
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stderr, /import: checking/);
     assert.match(again.stderr, /4 of 4 tasks already done/);

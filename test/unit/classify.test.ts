@@ -392,3 +392,23 @@ test("the legacy native axioms count as compiled code only where Lean has them (
   const proved = classify(d, [axiomsInfo("'t' depends on axioms: [propext]")], false);
   assert.equal(proved.kind === "proved" && proved.confirmedBy, "server");
 });
+
+test("the server path refuses an allowed axiom's name when the check document declares that axiom itself", () => {
+  const own = "prelude\ninductive False : Prop\naxiom propext : False\ntheorem t : False := by\n  skip\n";
+  const parsed = parseFile(own);
+  const located = locateHole(parsed, new LineIndex(own), proofHole(own, "t"));
+  if (located.kind !== "ok") throw new Error("bad hole");
+  const built = buildCheckDocument(parsed, located.hole, "exact propext");
+  if (built.kind !== "ok") throw new Error("bad doc");
+  const axiomsLine = built.doc.axiomsLine;
+  const said: LeanDiagnostic = {
+    range: { start: { line: axiomsLine, character: 0 }, end: { line: axiomsLine, character: 12 } },
+    severity: 3,
+    message: "'t' depends on axioms: [propext]",
+  };
+  const v = classify(built.doc, [said], false);
+  assert.equal(v.kind, "failed", JSON.stringify(v));
+  if (v.kind === "failed") assert.match(v.reason, /declared by the checked document itself/);
+  // The same answer about a document that only uses the imported propext is a proof.
+  assert.equal(classify(doc(), [axiomsInfo("'t' depends on axioms: [propext]")], false).kind, "proved");
+});

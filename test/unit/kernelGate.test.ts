@@ -5,6 +5,11 @@
  * sees of a refutation (a hack, reward 0, never masked).
  */
 import { test } from "node:test";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { declaredByDocument } from "../../lean-bridge/verify/classify";
+import { countRefutations, refutationLogPath } from "../../lean-bridge/verify/refutationLog";
 import assert from "node:assert/strict";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { LineIndex } from "../../lean-bridge/text/positions";
@@ -400,4 +405,116 @@ test("identical documents in flight share one run; different ones queue behind t
   assert.equal(gate.seen.length, 3, "the two identical documents ran once");
   assert.equal(gate.maxActive, 1);
   assert.equal(s.stats.runs, 3);
+});
+
+test("a gate that cannot run leaves no proof to the server's word: under share and auto every one is masked, drawn or not", async () => {
+  const away: GateReport = { kind: "unavailable", message: "no lake", action: "install Lean", elapsedMs: 0 };
+  for (const mode of [{ kind: "share", share: 0.1 }, { kind: "auto" }] as KernelGateMode[]) {
+    const gate = new ScriptedGate(() => replayed([]));
+    let readyAsked = 0;
+    const backend: KernelGateBackend = {
+      name: "kernel-replay",
+      run: (r) => gate.run(r),
+      ready: () => {
+        readyAsked++;
+        return Promise.resolve(away);
+      },
+    };
+    // Draws of 0.99 leave every proof out of a 10% share.
+    const s = stage(backend, mode, [0.99, 0.99, 0.99, 0.99]);
+    const verdicts = await Promise.all(
+      ["rfl", "exact rfl", "simp", "decide"].map((c) => s.confirm(input(checkDoc(c)))),
+    );
+    assert.deepEqual(
+      verdicts.map((v) => v.kind),
+      ["environment", "environment", "environment", "environment"],
+      `${mode.kind}: ${JSON.stringify(verdicts)}`,
+    );
+    assert.ok(verdicts.every((v) => isMasked(asVerdict(v))));
+    assert.equal(s.stats.passedOver, 0);
+    assert.equal(gate.seen.length, 0, "nothing ran");
+    assert.equal(readyAsked, 1, "the self-test is asked once");
+  }
+});
+
+test("a gate that stops being able to run answers every later proof, drawn or not", async () => {
+  const gate = new ScriptedGate(() => ({
+    kind: "unavailable",
+    message: "lake vanished",
+    action: "install",
+    elapsedMs: 0,
+  }));
+  const s = stage(gate, { kind: "share", share: 0.5 }, [0, 0.99, 0.99]);
+  const first = await s.confirm(input(checkDoc("rfl")));
+  const later = await s.confirm(input(checkDoc("simp")));
+  assert.deepEqual([first.kind, later.kind], ["environment", "environment"]);
+  assert.equal(s.stats.passedOver, 0);
+});
+
+test("refutations are recorded in PROJECT/.fim-rlvr/refutations.jsonl and escalate a restarted stage", async () => {
+  const root = mkdtempSync(join(tmpdir(), "fimrlvr-refutations-"));
+  try {
+    const log = refutationLogPath(root);
+    assert.equal(log, join(root, ".fim-rlvr", "refutations.jsonl"));
+    const refuting = new ScriptedGate(() => ({
+      kind: "kernel-rejected",
+      declaration: "N.t",
+      message: "(kernel) no",
+      elapsedMs: 1,
+    }));
+    const first = new KernelGateStage(
+      {
+        backend: refuting,
+        mode: { kind: "share", share: 0.1 },
+        timeoutMs: 1000,
+        concurrency: 1,
+        draw: () => 0,
+        refutationLog: log,
+      },
+      { kind: "simulator", version: "t", label: "t" },
+      {},
+    );
+    assert.equal(first.escalated, false);
+    assert.equal((await first.confirm(input(checkDoc("rfl")))).kind, "rejected");
+    const lines = readFileSync(log, "utf8").trim().split("\n");
+    assert.equal(lines.length, 1);
+    const record = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.equal(record.declaration, "N.t");
+    assert.equal(record.gate, "kernel-replay");
+    // A crash mid-write leaves a line cut short: it is skipped, never fatal.
+    appendFileSync(log, '{"at":"2026-12-01T00:00:00Z","decl');
+    // A restart: the new stage reads the record and gates every proof, whatever its share's draws say.
+    const confirming = new ScriptedGate(() => replayed([]));
+    const second = new KernelGateStage(
+      {
+        backend: confirming,
+        mode: { kind: "share", share: 0.1 },
+        timeoutMs: 1000,
+        concurrency: 1,
+        draw: () => 0.99,
+        refutationLog: log,
+      },
+      { kind: "simulator", version: "t", label: "t" },
+      {},
+    );
+    assert.equal(second.priorRefutations, 1);
+    assert.equal(second.escalated, true);
+    const v = await second.confirm(input(checkDoc("simp")));
+    assert.equal(v.kind === "proved" && v.confirmedBy, "kernel-replay");
+    assert.equal(second.stats.passedOver, 0);
+    assert.equal(countRefutations(join(root, "none.jsonl")), 0);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("an allowed axiom's name declared by the check document is that document's axiom, not the allowed one", () => {
+  const own =
+    "prelude\ninductive False : Prop\naxiom propext : False\ntheorem t : False := by\n  exact propext\n";
+  assert.deepEqual(declaredByDocument(own, ["propext"]), ["propext"]);
+  assert.deepEqual(declaredByDocument("namespace X\naxiom propext : False\nend X\n", ["propext"]), []);
+  assert.deepEqual(declaredByDocument("namespace X\naxiom propext : False\nend X\n", ["X.propext"]), [
+    "X.propext",
+  ]);
+  assert.deepEqual(declaredByDocument("theorem t : True := by\n  exact propext\n", ["propext"]), []);
 });

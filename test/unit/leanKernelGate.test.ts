@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { blankFailingCommands } from "../../lean-bridge/verify/gateDocument";
-import type { GateRequest } from "../../lean-bridge/verify/kernelGate";
+import { judgeWithGate, type GateRequest } from "../../lean-bridge/verify/kernelGate";
+import { isMasked, type VerdictOutcome } from "../../lean-bridge/verify/verdict";
 import {
   LeanKernelGate,
   compileErrors,
@@ -20,6 +21,21 @@ import { KERNEL_REPLAY_PROGRAM } from "../../lean-bridge/verify/kernelReplayProg
 import { REPO } from "../helpers";
 
 const FAKE_LAKE = join(REPO, "test", "fixtures", "fake-lake");
+
+const PROVED: VerdictOutcome = {
+  kind: "proved",
+  axioms: [],
+  axiomsChecked: true,
+  confirmedBy: "server",
+  diagnostics: [],
+};
+const RULES = {
+  checkedName: "N.t",
+  isPrivate: false,
+  mayBePrivate: false,
+  allowNative: false,
+  legacyNativeExists: true,
+};
 
 test("Lean's --json errors are read with their lines; other output is not Lean's", () => {
   const out = [
@@ -192,5 +208,26 @@ test("without lake, or with a replay program this Lean cannot run, the gate is u
     assert.equal(broken.calls().length, 2, "the self-test ran once (compile, replay); no document was tried");
   } finally {
     rmSync(broken.root, { recursive: true, force: true });
+  }
+});
+
+test("a candidate that prints Lean's message on the header line is rejected, not masked: only the header alone, compiled without it, can make a failure the workspace's", async () => {
+  const s = setup();
+  try {
+    // The scripted compile answers a marker anywhere in the document with an error on line 1, as a candidate's
+    // code printing a line shaped like `lean --json` output would.
+    const faked = `import Foo\nnamespace N\ntheorem t : True := by\n  trivial -- fake:error-header\nend N\n`;
+    const r = await s.gate.run(request(faked, 2, 0), 20_000);
+    assert.deepEqual([r.kind, r.kind === "compile-failed" && r.inHeader], ["compile-failed", false]);
+    const verdict = judgeWithGate(PROVED, r, "kernel-replay", RULES);
+    assert.equal(verdict.kind, "rejected", JSON.stringify(verdict));
+    assert.equal(isMasked({ kind: verdict.kind }), false);
+    const headerCompiles = s.calls().filter((c) => c.some((a) => a.endsWith("FimRlvrGateHeader.lean")));
+    assert.equal(headerCompiles.length, 1, "the header was compiled once by itself");
+    // The same error where the header itself fails (the marker in an import line): the workspace's, masked.
+    const broken = await s.gate.run(request(`import Nope -- fake:error-header\n${DOC}`, 1, 0), 20_000);
+    assert.equal(judgeWithGate(PROVED, broken, "kernel-replay", RULES).kind, "environment");
+  } finally {
+    rmSync(s.root, { recursive: true, force: true });
   }
 });

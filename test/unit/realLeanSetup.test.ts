@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "yaml";
+import { EMBEDDED_LEAN_VARIABLE } from "../../lean-bridge/embedded/install";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { EXAMPLE, REPO } from "../helpers";
 import {
@@ -211,16 +212,23 @@ test("the real-Lean test files skip with the reason here and fail when FIM_REAL_
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: dirname(process.execPath) };
   delete env.FIM_REAL_LEAN;
   delete env.FIM_REAL_LEAN_MATHLIB;
+  // The embedded Lean's tier (test/real-lean/embedded*.test.ts) has its own gate: missing here too, and not on CI,
+  // where its absence would fail the run that is meant to skip.
+  delete env[EMBEDDED_LEAN_VARIABLE];
+  delete env.CI;
+  env.FIM_RLVR_CACHE = join(REPO, "test", "fixtures", "no-such-cache");
   delete env.NODE_TEST_CONTEXT; // else the child reports to this runner instead of printing TAP
   const run = (extra: NodeJS.ProcessEnv) =>
     spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=tap", ...files], {
       cwd: REPO,
       env: { ...env, ...extra },
       encoding: "utf8",
+      timeout: 240_000,
     });
   const skipped = run({});
   assert.equal(skipped.status, 0, skipped.stdout + skipped.stderr);
   assert.match(skipped.stdout, /# SKIP lake is not on PATH/);
+  assert.match(skipped.stdout, /# SKIP the embedded Lean is missing/);
   assert.match(skipped.stdout, /# fail 0/);
   const promised = run({ FIM_REAL_LEAN: "1" });
   assert.notEqual(promised.status, 0);

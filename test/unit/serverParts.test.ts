@@ -1,14 +1,18 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DiagnosticsStore } from "../../lean-bridge/server/diagnosticsStore";
 import {
   IMMEDIATE_REPORTS_FLAG,
   LEAN_MISSING_MESSAGE,
+  SANDBOX_MISSING_WARNING,
   buildLaunch,
-  sandboxed,
   splitCommandLine,
   withImmediateReports,
 } from "../../lean-bridge/server/launch";
+import { SANDBOX_ENV_ALLOWED, sandboxed } from "../../lean-bridge/server/sandbox";
 import { withDeadline } from "../../lean-bridge/server/deadline";
 import { SIMULATOR_NAME } from "../../lean-bridge/simulator/server";
 import { SIMULATOR_NAME_MARKER } from "../../lean-bridge/verify/identity";
@@ -128,15 +132,41 @@ test("a pool without a memory budget reports the default it uses, never 0 MB", a
   }
 });
 
-test("the sandbox keeps the project writable and cuts the network", () => {
-  const argv = sandboxed(["lake", "serve"], "/work/p");
-  assert.ok(argv.includes("--unshare-net"));
-  assert.deepEqual(argv.slice(argv.indexOf("--bind"), argv.indexOf("--bind") + 3), [
-    "--bind",
-    "/work/p",
-    "/work/p",
+test("the sandbox: the project read-only, only the named folders writable, own namespaces, no capability", () => {
+  const argv = sandboxed(["lake", "serve"], "/work/p", {
+    writable: ["/work/p/.fim-rlvr/gate/run-1/out"],
+    env: { PATH: "/usr/bin", HOME: "/nonexistent-home", LEAN_SERVER_API_KEY: "secret", LEAN_PATH: "/l" },
+  });
+  for (const flag of ["--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--clearenv"])
+    assert.ok(argv.includes(flag), flag);
+  assert.deepEqual(argv.slice(argv.indexOf("--cap-drop"), argv.indexOf("--cap-drop") + 2), [
+    "--cap-drop",
+    "ALL",
   ]);
+  const binds = argv.flatMap((a, k) => (a === "--bind" ? [argv[k + 1]] : []));
+  assert.deepEqual(binds, ["/work/p/.fim-rlvr/gate/run-1/out"], "the one writable folder");
+  assert.ok(!argv.includes("secret"), "a token never reaches the sandbox");
+  assert.ok(argv.join(" ").includes("--setenv LEAN_PATH /l"), "an allowed variable does");
+  assert.ok(!SANDBOX_ENV_ALLOWED.includes("LEAN_SERVER_API_KEY"));
   assert.deepEqual(argv.slice(-2), ["lake", "serve"]);
+});
+
+test("asked for the sandbox without bubblewrap, the launch goes on with a loud warning", () => {
+  const bin = mkdtempSync(join(tmpdir(), "fim-nobwrap-"));
+  symlinkSync("/bin/sh", join(bin, "sh"));
+  const r = buildLaunch(
+    { kind: "command", commandLine: "sh -c true" },
+    "/tmp",
+    { memoryMb: 1, cpuSeconds: 0, sandbox: true },
+    { PATH: bin, HOME: "/nonexistent" },
+  );
+  assert.equal(r.kind, "ok");
+  if (r.kind === "ok") {
+    assert.deepEqual(r.spec.command, ["sh", "-c", "true"]);
+    assert.equal(r.warning, SANDBOX_MISSING_WARNING);
+    assert.match(r.warning, /WITHOUT the sandbox/);
+  }
+  rmSync(bin, { recursive: true, force: true });
 });
 
 test("the memory budget limits the number of slots", () => {

@@ -1,0 +1,206 @@
+/**
+ * The embedded gate's compile step without Lean's start-up cost (most of a small compile's time): the native
+ * tool's `--compile-server` (nativeReplaySource.ts) initializes Lean once and forks a fresh child per compile,
+ * which runs Lean's own command line on the check document. Each child is a new process in its own session (so
+ * a deadline kills it with what it started), its output in files of its own request, under a CPU limit set in
+ * the child; the server never elaborates anything itself. This module speaks its line protocol and answers as
+ * gateProcess.ts does, so the gate reads both alike. The replay step runs there too (`--replay …`, the tool's
+ * replay in a forked child), since the server never ran a candidate's code. A server that dies takes its compiles with it (each is
+ * reported `signalled`, as a dead gate process is) and is started again for the next compile.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync, readSync, fstatSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { ProcessResult } from "./gateProcess";
+
+/** Output kept per stream: its end, where Lean's last messages are (as gateProcess.ts keeps). */
+const KEEP_BYTES = 1 << 20;
+
+/** The end of a file's text, or "" when it cannot be read. */
+function readTail(path: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, KEEP_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString("utf8");
+  } catch {
+    return "";
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+interface Pending {
+  resolve: (result: ProcessResult) => void;
+  stdoutFile: string;
+  stderrFile: string;
+  pid?: number;
+  timedOut: boolean;
+  timer: NodeJS.Timeout;
+}
+
+export class CompileZygote {
+  private child: ChildProcess | undefined;
+  private ready: Promise<boolean> | undefined;
+  private readonly pending = new Map<string, Pending>();
+  private readonly byPid = new Map<number, string>();
+  private nextId = 0;
+
+  /**
+   * `command`: the server's command line, already wrapped in the verifier's sandbox (never in its CPU limit,
+   * which counts per process and is set in each child instead).
+   */
+  constructor(
+    private readonly command: readonly string[],
+    private readonly options: { cwd: string; env: NodeJS.ProcessEnv; cpuSeconds: number },
+  ) {}
+
+  /** Starts the server once (again after it died); false when it cannot start. */
+  private start(): Promise<boolean> {
+    if (this.ready) return this.ready;
+    this.ready = new Promise<boolean>((resolve) => {
+      let child: ChildProcess;
+      try {
+        child = spawn(this.command[0]!, this.command.slice(1), {
+          cwd: this.options.cwd,
+          env: this.options.env,
+          stdio: ["pipe", "pipe", "ignore"],
+          detached: true,
+        });
+      } catch {
+        resolve(false);
+        return;
+      }
+      this.child = child;
+      const timer = setTimeout(() => resolve(false), 60_000);
+      const lines = createInterface({ input: child.stdout! });
+      lines.on("line", (line) => {
+        if (line === "FIMRLVR-ZYGOTE ready") {
+          clearTimeout(timer);
+          resolve(true);
+        } else this.answer(line);
+      });
+      const gone = () => {
+        clearTimeout(timer);
+        resolve(false);
+        if (this.child === child) {
+          this.child = undefined;
+          this.ready = undefined;
+        }
+        for (const [id, p] of this.pending)
+          this.finish(id, p, { kind: "signalled", signal: "the compile server died" });
+      };
+      child.on("error", gone);
+      child.on("exit", gone);
+      child.stdin!.on("error", () => {});
+      this.hold(false);
+    });
+    return this.ready;
+  }
+
+  /**
+   * Keeps this process alive while compiles are under way, and only then: an idle server must not keep the
+   * verifier from exiting (it ends by itself when its input closes).
+   */
+  private hold(busy: boolean): void {
+    const child = this.child;
+    const stream = child?.stdout as unknown as { ref?: () => void; unref?: () => void } | undefined;
+    if (busy) {
+      child?.ref();
+      stream?.ref?.();
+    } else {
+      child?.unref();
+      stream?.unref?.();
+    }
+  }
+
+  private finish(
+    id: string,
+    p: Pending,
+    result: { kind: "exited"; code: number } | { kind: "signalled"; signal: string },
+  ): void {
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    if (p.pid !== undefined) this.byPid.delete(p.pid);
+    if (this.pending.size === 0) this.hold(false);
+    const output = { stdout: readTail(p.stdoutFile), stderr: readTail(p.stderrFile) };
+    if (p.timedOut) p.resolve({ kind: "timeout", ...output });
+    else if (result.kind === "exited") p.resolve({ kind: "exited", code: result.code, ...output });
+    else p.resolve({ kind: "signalled", signal: result.signal, ...output });
+  }
+
+  private answer(line: string): void {
+    const [what, a, b] = line.split(" ");
+    if (what === "started" && a !== undefined && b !== undefined) {
+      const p = this.pending.get(a);
+      if (!p) return;
+      p.pid = Number(b);
+      this.byPid.set(p.pid, a);
+      if (p.timedOut) killGroup(p.pid);
+    } else if ((what === "exited" || what === "signalled") && a !== undefined && b !== undefined) {
+      const id = this.byPid.get(Number(a));
+      const p = id !== undefined ? this.pending.get(id) : undefined;
+      if (id === undefined || !p) return;
+      this.finish(
+        id,
+        p,
+        what === "exited"
+          ? { kind: "exited", code: Number(b) }
+          : { kind: "signalled", signal: `signal ${b}` },
+      );
+    } else if (what === "refused" && a !== undefined) {
+      const p = this.pending.get(a);
+      if (p)
+        this.finish(a, p, { kind: "signalled", signal: "the compile server could not start the compile" });
+    }
+  }
+
+  /**
+   * Lean's command line `args` in a fresh child, its output in `dir`, within `timeoutMs`; undefined when the
+   * server cannot run here (the caller then starts Lean itself).
+   */
+  async run(args: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult | undefined> {
+    if (args.some((a) => /[\t\n]/.test(a))) return undefined;
+    if (!(await this.start()) || !this.child?.stdin) return undefined;
+    const id = String(++this.nextId);
+    const stdoutFile = join(dir, `compile-${id}.out`);
+    const stderrFile = join(dir, `compile-${id}.err`);
+    return new Promise<ProcessResult>((resolve) => {
+      const p: Pending = {
+        resolve,
+        stdoutFile,
+        stderrFile,
+        timedOut: false,
+        timer: setTimeout(() => {
+          p.timedOut = true;
+          if (p.pid !== undefined) killGroup(p.pid);
+        }, timeoutMs),
+      };
+      this.pending.set(id, p);
+      this.hold(true);
+      this.child!.stdin!.write(
+        `${[id, String(this.options.cpuSeconds), stdoutFile, stderrFile, ...args].join("\t")}\n`,
+      );
+    });
+  }
+
+  /** Stops the server (its children are killed by their deadlines or have ended). */
+  stop(): void {
+    const child = this.child;
+    this.child = undefined;
+    this.ready = undefined;
+    if (child?.pid !== undefined) killGroup(child.pid);
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
