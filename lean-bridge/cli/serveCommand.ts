@@ -23,7 +23,8 @@ export const serveCommand: CliCommand = {
     '{"taskId","candidate"} for tasks of the served dataset, or {"file","hole","candidate"}; the same verdicts',
     "as the trainer protocol) and stats (checks/s, cache hits, queue, restarts, refused). It binds 127.0.0.1",
     "unless --host says otherwise; any other address requires a token, generated and printed when --token is",
-    "not given, and every request must carry it as params.token. A full queue answers with a busy error.",
+    "not given. Every connection opens with the auth request (params.token: the token; none on an open service).",
+    "A full queue answers with a busy error.",
     "Prints the address (and token) on stdout, then serves until Ctrl-C. See docs/SERVICE.md.",
   ].join("\n"),
   options: {
@@ -122,8 +123,8 @@ export const serveCommand: CliCommand = {
     if (policy.kind === "token")
       process.stdout.write(
         policy.generated
-          ? `fim-rlvr serve: token ${policy.token} (generated): every request must carry it as params.token\n`
-          : "fim-rlvr serve: every request must carry the --token value as params.token\n",
+          ? `fim-rlvr serve: token ${policy.token} (generated): every connection must send it in its auth request\n`
+          : "fim-rlvr serve: every connection must send the --token value in its auth request\n",
       );
     process.stdout.write(`fim-rlvr serve: Ctrl-C to stop\n`);
     await done;

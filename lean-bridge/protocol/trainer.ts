@@ -14,6 +14,8 @@
 import { NotificationType, RequestType, RequestType0 } from "vscode-jsonrpc";
 import type {
   AlgorithmName,
+  AuthParams,
+  AuthResult,
   HoleKind,
   InitializeParams,
   InitializeResult,
@@ -73,13 +75,14 @@ export const Initialize = new RequestType<InitializeParams, InitializeResult, vo
 export const TrainStop = new RequestType<StopParams, StopResult, void>("train/stop");
 export const Shutdown = new RequestType0<ShutdownResult, void>("shutdown");
 
-/** Service requests (over TCP). */
+/** Service requests (over TCP); `auth` is the first message of every connection. */
+export const Auth = new RequestType<AuthParams, AuthResult, void>("auth");
 export const VerifyBatch = new RequestType<VerifyBatchParams, VerifyBatchResult, void>("verify/batch");
 export const Stats = new RequestType<StatsParams, ServiceStats, void>("stats");
 /** Service -> client notification (over TCP). */
 export const VerifyProgress = new NotificationType<VerifyProgressParams>("verify/progress");
 
-/** Service error code: the token is missing or wrong (the request was refused and counted). */
+/** Service error code: the token is missing or wrong, or the connection did not begin with `auth` (refused and counted). */
 export const SERVICE_UNAUTHORIZED = -32010;
 /** Service error code: the queue is full; retry the batch later or start more services. */
 export const SERVICE_BUSY = -32011;
@@ -145,6 +148,13 @@ export const TRAINER_MESSAGES = [
 
 /** The verifier service's methods, as the schema's `x-serviceMessages` lists them. */
 export const SERVICE_MESSAGES = [
+  {
+    method: Auth.method,
+    type: "request",
+    direction: "client-to-service",
+    params: "AuthParams",
+    result: "AuthResult",
+  },
   {
     method: VerifyBatch.method,
     type: "request",

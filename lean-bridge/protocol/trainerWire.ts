@@ -377,7 +377,7 @@ export interface VerifierServiceAddress {
    */
   port: number;
   /**
-   * The service's token, sent as the `token` field of each request's params.
+   * The service's token, sent in the `auth` request that opens each connection.
    */
   token: string;
 }
@@ -492,7 +492,7 @@ export type ServiceItem = VerifyItem | HoleItem;
  */
 export interface VerifyBatchParams {
   /**
-   * The service's token; required when it has one (always when bound off loopback, and for a run's own).
+   * The service's token. The connection's `auth` carries it, so it may be left out; when given it must be the right one.
    */
   token?: string;
   /**
@@ -594,11 +594,35 @@ export interface VerifyProgressParams {
 }
 
 /**
+ * Client -> service, request `auth`: the first message of every connection, in a frame of at most 4 KiB; the service reads nothing else of a connection before it, and closes one whose first message is not an accepted `auth`.
+ */
+export interface AuthParams {
+  /**
+   * The service's token, when it has one (an open service accepts `auth` without it).
+   */
+  token?: string;
+}
+
+/**
+ * Service -> client, answer to `auth`: the connection may send requests, within these bounds.
+ */
+export interface AuthResult {
+  /**
+   * The largest frame body the service reads on this connection.
+   */
+  maxBodyBytes: number;
+  /**
+   * The service closes the connection after this long with no request in flight and no byte from the client; the client connects again.
+   */
+  idleTimeoutMs: number;
+}
+
+/**
  * Client -> service, request `stats`.
  */
 export interface StatsParams {
   /**
-   * The service's token, when it has one.
+   * The service's token. The connection's `auth` carries it, so it may be left out; when given it must be the right one.
    */
   token?: string;
 }

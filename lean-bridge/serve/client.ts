@@ -68,7 +68,7 @@ export class VerifierClient {
       timing: DEFAULT_TIMING,
       ...options,
     };
-    this.services = addresses.map((a) => new ServiceConnection(a, this.options.timing));
+    this.services = addresses.map((a) => new ServiceConnection(a, this.options.timing, this.options.token));
   }
 
   /** Connections made again after a loss, over all services. */
@@ -89,6 +89,9 @@ export class VerifierClient {
       (verdicts[k] = bareVerdict(itemLabel(items[k]), "environment", message, this.identity));
     while (todo.length > 0) {
       const live = await this.liveServices(performance.now() + this.options.retryWindowMs);
+      // A refused handshake (a wrong or missing token) is a setup error: retrying cannot mend it.
+      const refused = this.services.find((s) => s.refusal !== undefined);
+      if (refused) return { kind: "error", message: refused.refusal! };
       if (live.length === 0) {
         const where = this.services.map((s) => s.label).join(", ");
         for (const k of todo)
@@ -158,7 +161,8 @@ export class VerifierClient {
     const deadline = performance.now() + this.options.timing.connectTimeoutMs;
     return Promise.all(
       this.services.map(async (s): Promise<ServiceReport> => {
-        if (!(await s.connect(deadline))) return { address: s.label, kind: "down", message: "not reachable" };
+        if (!(await s.connect(deadline)))
+          return { address: s.label, kind: "down", message: s.refusal ?? "not reachable" };
         const outcome = await s.request(
           Stats,
           this.options.token !== undefined ? { token: this.options.token } : {},

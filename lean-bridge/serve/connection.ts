@@ -1,7 +1,9 @@
 /**
  * One client connection to one verifier service. It connects on demand (with backoff while the service is
- * down), and turns every request into an outcome: answered, refused by the service (bad token, bad params),
- * busy, or lost with the connection. A lost request was not answered, so its checks are safe to resubmit.
+ * down), opens every connection with the `auth` handshake, and turns every request into an outcome: answered,
+ * refused by the service (bad token, bad params), busy, or lost with the connection. A lost request was not
+ * answered, so its checks are safe to resubmit. A refused handshake is remembered (`refusal`): retrying with the
+ * same token cannot succeed, and the client says so at once.
  */
 import { connect, type Socket } from "node:net";
 import {
@@ -11,7 +13,7 @@ import {
   type MessageConnection,
   type RequestType,
 } from "vscode-jsonrpc/node";
-import { SERVICE_BUSY } from "../protocol/trainer";
+import { Auth, SERVICE_BUSY } from "../protocol/trainer";
 import { socketReader } from "../util/messageReaders";
 
 export interface ServiceAddress {
@@ -41,12 +43,22 @@ export const DEFAULT_TIMING: ConnectionTiming = { backoffMs: 50, maxBackoffMs: 1
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+interface Live {
+  socket: Socket;
+  rpc: MessageConnection;
+  closed: Promise<void>;
+}
+
+type Opened = { kind: "ok"; live: Live } | { kind: "down" } | { kind: "refused"; message: string };
+
 export class ServiceConnection {
   /** Items sent and not yet answered: the balancer's measure of load. */
   outstanding = 0;
   /** Times a connection was made again after one was lost. */
   reconnects = 0;
-  private live: { socket: Socket; rpc: MessageConnection; closed: Promise<void> } | undefined;
+  /** Why the service refused the handshake (a wrong or missing token); set until a handshake succeeds. */
+  refusal: string | undefined;
+  private live: Live | undefined;
   private connecting: Promise<boolean> | undefined;
   private everConnected = false;
   /** When the next connection attempt may be made, and the wait after the next failure (backoff). */
@@ -57,6 +69,7 @@ export class ServiceConnection {
   constructor(
     readonly address: ServiceAddress,
     private readonly timing: ConnectionTiming = DEFAULT_TIMING,
+    private readonly token?: string,
   ) {
     this.wait = timing.backoffMs;
   }
@@ -84,12 +97,18 @@ export class ServiceConnection {
       if (this.closedByUser) return false;
       const now = performance.now();
       if (now >= this.nextAttemptAt) {
-        const socket = await this.open();
-        if (socket) {
-          this.adopt(socket);
+        const opened = await this.open();
+        if (opened.kind === "ok") {
+          this.refusal = undefined;
+          this.live = opened.live;
           this.wait = this.timing.backoffMs;
           this.nextAttemptAt = 0;
           return true;
+        }
+        if (opened.kind === "refused") {
+          this.refusal = opened.message;
+          this.nextAttemptAt = performance.now() + this.timing.maxBackoffMs;
+          return false;
         }
         this.nextAttemptAt = performance.now() + this.wait;
         this.wait = Math.min(this.wait * 2, this.timing.maxBackoffMs);
@@ -99,7 +118,34 @@ export class ServiceConnection {
     }
   }
 
-  private open(): Promise<Socket | undefined> {
+  /** A TCP connection that has passed the handshake, or why not. */
+  private async open(): Promise<Opened> {
+    const socket = await this.tcp();
+    if (!socket) return { kind: "down" };
+    const live = this.adopt(socket);
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      live.rpc.sendRequest(Auth, this.token !== undefined ? { token: this.token } : {}).then(
+        (): Opened => ({ kind: "ok", live }),
+        (error: unknown): Opened =>
+          error instanceof ResponseError && error.code > -32090
+            ? { kind: "refused", message: `${this.label} refused the connection: ${error.message}` }
+            : { kind: "down" },
+      ),
+      live.closed.then((): Opened => ({ kind: "down" })),
+      new Promise<Opened>(
+        (resolve) => (timer = setTimeout(() => resolve({ kind: "down" }), this.timing.connectTimeoutMs)),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (outcome.kind !== "ok") {
+      live.rpc.dispose();
+      socket.destroy();
+    }
+    return outcome;
+  }
+
+  private tcp(): Promise<Socket | undefined> {
     return new Promise((resolve) => {
       const socket = connect({ host: this.address.host, port: this.address.port });
       const timer = setTimeout(() => fail(), this.timing.connectTimeoutMs);
@@ -118,13 +164,13 @@ export class ServiceConnection {
     });
   }
 
-  private adopt(socket: Socket): void {
+  private adopt(socket: Socket): Live {
     if (this.everConnected) this.reconnects++;
     this.everConnected = true;
     const rpc = createMessageConnection(socketReader(socket), new SocketMessageWriter(socket));
     let markClosed: () => void = () => {};
     const closed = new Promise<void>((resolve) => (markClosed = resolve));
-    const entry = { socket, rpc, closed };
+    const entry: Live = { socket, rpc, closed };
     const drop = () => {
       if (this.live === entry) this.live = undefined;
       rpc.dispose();
@@ -135,7 +181,7 @@ export class ServiceConnection {
     socket.on("close", drop);
     rpc.onClose(drop);
     rpc.listen();
-    this.live = entry;
+    return entry;
   }
 
   /** Sends one request; never throws. `items` counts toward `outstanding` while it is in flight. */

@@ -2,15 +2,22 @@
  * Bounds on the frames a verifier service reads. JSON-RPC over LSP framing (`Content-Length: N\r\n\r\n` then N
  * bytes) lets a client hold a socket forever without a message the reader ever completes: a header that never
  * ends, a body that never arrives, a Content-Length of 10^12 (vscode-jsonrpc waits for it, and its own
- * partial-message timer only reports, and is switched off here: util/messageReaders.ts). The guard reads the same
- * bytes as the JSON-RPC reader, beside it, tracking where each frame begins and ends, and ends a connection whose
- * frame breaks a bound: its header longer than `maxHeaderBytes` or not done within `headerTimeoutMs` of its first
- * byte, a declared body larger than `maxBodyBytes` (or no valid Content-Length), a body not done within
- * `bodyTimeoutMs` of its header. The client is told why in a JSON-RPC error (id null: no request was read) and the
- * socket is closed. Time between frames is not bounded: an idle client holds nothing.
+ * partial-message timer only reports, and is switched off here: util/messageReaders.ts). The guard reads every
+ * byte of the client before the JSON-RPC reader does, tracking where each frame begins and ends, and ends a
+ * connection whose frame breaks a bound: its header longer than `maxHeaderBytes` or not done within
+ * `headerTimeoutMs` of its first byte, a declared body larger than `maxBodyBytes` (or no valid Content-Length), a
+ * body not done within `bodyTimeoutMs` of its header. The client is told why in a JSON-RPC error (id null: no
+ * request was read) and the socket is closed. Time between frames is bounded by the service (idle connections).
+ *
+ * The first frame of a connection is the handshake (./handshake.ts): the guard itself collects it, bounded by
+ * `maxFirstFrameBytes` for header and body together, and hands its body to the service; only the bytes after an
+ * accepted handshake are passed on to the JSON-RPC reader. So a client without the token is never read past a
+ * few KiB, whatever it declares.
  */
 import type { Socket } from "node:net";
+import { PassThrough } from "node:stream";
 import { ErrorCodes } from "vscode-jsonrpc/node";
+import { errorFrame } from "./handshake";
 
 export interface FrameBounds {
   /** Longest header (its lines and the blank line that ends it), bytes. */
@@ -21,6 +28,8 @@ export interface FrameBounds {
   headerTimeoutMs: number;
   /** Time from the end of a header to the last byte of its body, ms. */
   bodyTimeoutMs: number;
+  /** Largest first frame (the handshake), header and body together, bytes. */
+  maxFirstFrameBytes: number;
 }
 
 /**
@@ -32,6 +41,8 @@ export const DEFAULT_FRAME_BOUNDS: FrameBounds = {
   maxBodyBytes: 256 * 1024 * 1024,
   headerTimeoutMs: 30_000,
   bodyTimeoutMs: 120_000,
+  // An `auth` request with a 32-byte token is about 100 bytes.
+  maxFirstFrameBytes: 4 * 1024,
 };
 
 const CR = 13;
@@ -61,11 +72,24 @@ export function declaredLength(
   return { kind: "ok", length };
 }
 
-/** Watches one connection's incoming bytes; `onBreach` is called once, with what to tell the client. */
+/**
+ * What the first frame decides: `pass` passes on the bytes after it to the JSON-RPC reader; `stop` reads no
+ * more (the handshake was refused, and its answer closes the connection).
+ */
+export type FirstFrameDecision = "pass" | "stop";
+
+/**
+ * Watches one connection's incoming bytes; `onBreach` is called once, with what to tell the client. With
+ * `onFirstFrame`, the first frame is collected (within `maxFirstFrameBytes`) and given to it, and `read` passes
+ * on nothing before it; without, every byte is passed on.
+ */
 export class FrameGuard {
-  /** Whole frames read so far (the JSON-RPC reader has read as many messages). */
+  /** Whole frames read so far (the JSON-RPC reader has read as many messages, the first frame aside). */
   framesRead = 0;
   private state: "idle" | "header" | "body" = "idle";
+  /** The first frame's bytes while it is collected; undefined once it was decided (or when there is none). */
+  private first: Buffer[] | undefined;
+  private firstBytes = 0;
   /** Header bytes so far, and the end-of-header match state (0: none, 1: CR, 2: CRLF, 3: CRLF CR). */
   private header: Buffer[] = [];
   private headerBytes = 0;
@@ -73,28 +97,66 @@ export class FrameGuard {
   private bodyLeft = 0;
   private timer: NodeJS.Timeout | undefined;
   private breached = false;
+  /** The first frame was refused: nothing more is read. */
+  private stopped = false;
 
   constructor(
     private readonly bounds: FrameBounds,
     private readonly onBreach: (message: string) => void,
-  ) {}
+    private readonly onFirstFrame?: (body: Buffer) => FirstFrameDecision,
+  ) {
+    if (onFirstFrame) this.first = [];
+  }
 
-  /** The next bytes from the client, in order. */
-  read(chunk: Buffer): void {
+  /** The next bytes from the client, in order; what of them the JSON-RPC reader may read (empty: nothing). */
+  read(chunk: Buffer): Buffer {
     let at = 0;
-    while (at < chunk.length && !this.breached) {
+    // Where the bytes to pass on begin: after the first frame, once it was accepted.
+    let passFrom = this.first === undefined && !this.stopped ? 0 : chunk.length;
+    while (at < chunk.length && !this.breached && !this.stopped) {
       if (this.state === "idle") {
         this.state = "header";
         this.arm(this.bounds.headerTimeoutMs, "header");
       }
+      const from = at;
       if (this.state === "header") at = this.readHeader(chunk, at);
       else {
         const take = Math.min(this.bodyLeft, chunk.length - at);
         this.bodyLeft -= take;
         at += take;
-        if (this.bodyLeft === 0) this.frameDone();
+      }
+      if (this.first !== undefined && !this.breached) {
+        this.first.push(chunk.subarray(from, at));
+        this.firstBytes += at - from;
+        if (this.firstBytes > this.bounds.maxFirstFrameBytes) {
+          this.breach(
+            `a first frame longer than ${this.bounds.maxFirstFrameBytes} bytes (it must be the small \`auth\` request)`,
+          );
+          break;
+        }
+      }
+      if (this.state === "body" && this.bodyLeft === 0) {
+        this.frameDone();
+        if (this.first !== undefined) {
+          if (this.decideFirst() === "stop") break;
+          passFrom = at;
+        }
       }
     }
+    return this.breached || this.stopped ? Buffer.alloc(0) : chunk.subarray(passFrom);
+  }
+
+  /** The first frame is whole: its body (after the header) goes to the handshake. */
+  private decideFirst(): FirstFrameDecision {
+    const frame = Buffer.concat(this.first!);
+    this.first = undefined;
+    const body = frame.subarray(frame.indexOf("\r\n\r\n") + 4);
+    const decision = this.onFirstFrame!(body);
+    if (decision === "stop") {
+      this.stopped = true;
+      this.dispose();
+    }
+    return decision;
   }
 
   /** Stops the timers (the connection closed). */
@@ -128,6 +190,15 @@ export class FrameGuard {
       this.breach(declared.why);
       return at;
     }
+    if (
+      this.first !== undefined &&
+      at - from + this.firstBytes + declared.length > this.bounds.maxFirstFrameBytes
+    ) {
+      this.breach(
+        `a first frame declaring ${declared.length} bytes, more than the ${this.bounds.maxFirstFrameBytes} read before \`auth\``,
+      );
+      return at;
+    }
     if (declared.length > this.bounds.maxBodyBytes) {
       this.breach(
         `a frame declaring ${declared.length} bytes, more than the ${this.bounds.maxBodyBytes} this service reads`,
@@ -136,8 +207,7 @@ export class FrameGuard {
     }
     this.bodyLeft = declared.length;
     this.state = "body";
-    if (this.bodyLeft === 0) this.frameDone();
-    else this.arm(this.bounds.bodyTimeoutMs, "body");
+    if (this.bodyLeft > 0) this.arm(this.bounds.bodyTimeoutMs, "body");
     return at;
   }
 
@@ -160,38 +230,76 @@ export class FrameGuard {
   }
 }
 
+const closing = new WeakSet<Socket>();
+
+/** How long a closing connection waits for its client to read why and close its end, ms. */
+export const CLOSE_GRACE_MS = 2000;
+
+/**
+ * Writes `frame` (an answer that ends the connection) and closes `socket` once the client has closed its end, or
+ * after `graceMs`. What the client still sends meanwhile is read and dropped: a socket destroyed with unread bytes
+ * is reset, and a reset can discard the answer before the client reads it. Nothing of it reaches the guard or the
+ * JSON-RPC reader any more.
+ */
+export function closeWith(socket: Socket, frame: string, graceMs: number): void {
+  if (socket.destroyed || closing.has(socket)) return;
+  closing.add(socket);
+  socket.removeAllListeners("data");
+  socket.on("data", () => undefined);
+  socket.on("end", () => socket.destroy());
+  const grace = setTimeout(() => socket.destroy(), graceMs);
+  grace.unref();
+  socket.once("close", () => clearTimeout(grace));
+  socket.end(frame);
+  socket.resume();
+}
+
+export interface GuardedInput {
+  guard: FrameGuard;
+  /** The client's bytes the JSON-RPC reader may read: everything after an accepted first frame. */
+  input: PassThrough;
+}
+
 /**
  * Guards `socket`'s incoming frames: on a breach the client gets a JSON-RPC error (code -32700, parse error, id
- * null) saying which bound and what to do, and the socket is closed once it is written (or after `closeGraceMs`
- * when the client does not read it). `onBreach` hears the message too (the service counts them).
+ * null) saying which bound and what to do, and the socket is closed once it is written (closeWith).
+ * `onBreach` hears the message too (the service counts them). With `onFirstFrame`, the first frame goes there
+ * and only what follows an accepted one reaches `input`.
  */
 export function guardFrames(
   socket: Socket,
   bounds: FrameBounds,
-  onBreach?: (message: string) => void,
-): FrameGuard {
-  const guard = new FrameGuard(bounds, (why) => {
-    onBreach?.(why);
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: null,
-      error: {
-        code: ErrorCodes.ParseError,
-        message: `the service closed this connection: it sent ${why}. Send whole LSP-framed JSON-RPC messages (Content-Length: N, a blank line, then N bytes of JSON).`,
-      },
-    });
-    // No more of this client's bytes are read; what the JSON-RPC reader already holds is dropped with the socket.
-    socket.pause();
-    const grace = setTimeout(() => socket.destroy(), Math.max(bounds.headerTimeoutMs, 1000));
-    grace.unref();
-    socket.end(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => {
-      clearTimeout(grace);
-      socket.destroy();
-    });
-  });
-  socket.on("data", (chunk: Buffer | string) =>
-    guard.read(typeof chunk === "string" ? Buffer.from(chunk) : chunk),
+  handlers: {
+    onBreach?: (message: string) => void;
+    onFirstFrame?: (body: Buffer) => FirstFrameDecision;
+  } = {},
+): GuardedInput {
+  const input = new PassThrough();
+  const guard = new FrameGuard(
+    bounds,
+    (why) => {
+      handlers.onBreach?.(why);
+      const frame = errorFrame(
+        null,
+        ErrorCodes.ParseError,
+        `the service closed this connection: it sent ${why}. Send whole LSP-framed JSON-RPC messages (Content-Length: N, a blank line, then N bytes of JSON), the first of them the \`auth\` request.`,
+      );
+      // What the JSON-RPC reader already holds is dropped with the socket.
+      closeWith(socket, frame, CLOSE_GRACE_MS);
+    },
+    handlers.onFirstFrame,
   );
-  socket.on("close", () => guard.dispose());
-  return guard;
+  socket.on("data", (chunk: Buffer | string) => {
+    const pass = guard.read(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    // The reader takes what it is given at once; a full input only means its consumer is behind.
+    if (pass.length > 0 && !input.write(pass)) {
+      socket.pause();
+      input.once("drain", () => socket.resume());
+    }
+  });
+  socket.on("close", () => {
+    guard.dispose();
+    input.end();
+  });
+  return { guard, input };
 }

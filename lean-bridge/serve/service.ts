@@ -6,19 +6,24 @@
  * While a batch sent with a `batchId` is checked, its client hears `verify/progress` (./progress.ts) whenever
  * any check of the service finishes: how a trainer tells a slow verifier from one that stopped. A frame that
  * breaks the bounds of ./frameBounds.ts (a header or body that never completes, an absurd Content-Length) ends
- * its connection with an error, so no client holds a socket the service cannot answer.
+ * its connection with an error, so no client holds a socket the service cannot answer. Every connection begins
+ * with the `auth` handshake (./handshake.ts), read in a first frame of a few KiB before anything else of the
+ * client; connections are capped in total and per peer (./admission.ts), one that does not authenticate within
+ * `authTimeoutMs` is closed, and so is one idle for `idleTimeoutMs`.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import {
   createMessageConnection,
   ResponseError,
-  SocketMessageWriter,
+  StreamMessageWriter,
   type MessageConnection,
 } from "vscode-jsonrpc/node";
+import { ConnectionTable, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./admission";
+import { answerHandshake, errorFrame } from "./handshake";
+import { ServiceRequestReader } from "./requestReader";
 import type { VerifyTask } from "../verify/verifier";
 import type { RewardMode } from "../verify/rewards";
 import type { Verdict, VerifierIdentity } from "../verify/verdict";
-import { socketReader } from "../util/messageReaders";
 import { tokenAccepted, type TokenPolicy } from "./auth";
 import {
   SERVICE_BUSY,
@@ -31,7 +36,13 @@ import {
   type ServiceStats,
   type VerifyBatchResult,
 } from "../protocol/trainer";
-import { DEFAULT_FRAME_BOUNDS, guardFrames, type FrameBounds } from "./frameBounds";
+import {
+  CLOSE_GRACE_MS,
+  closeWith,
+  DEFAULT_FRAME_BOUNDS,
+  guardFrames,
+  type FrameBounds,
+} from "./frameBounds";
 import { itemLabel, resolveItem, type TaskTable } from "./items";
 import { BatchProgress, PROGRESS_INTERVAL_MS } from "./progress";
 import { RateWindow } from "./rateWindow";
@@ -66,6 +77,22 @@ export interface ServiceOptions {
   progressIntervalMs?: number;
   /** Bounds on each incoming frame's size and time (default DEFAULT_FRAME_BOUNDS; tests use small ones). */
   frameBounds?: FrameBounds;
+  /** Caps on connections and their handshake and idle times (default DEFAULT_CONNECTION_LIMITS). */
+  connectionLimits?: ConnectionLimits;
+}
+
+/** One client connection, from its accept to its close. */
+interface ClientConnection {
+  readonly peer: string;
+  authenticated: boolean;
+  readonly socket: Socket;
+  readonly rpc: MessageConnection;
+  readonly abort: AbortController;
+  /** Requests received and not yet answered. */
+  inFlight: number;
+  /** performance.now() of the client's last byte or the service's last answer. */
+  lastActivity: number;
+  timer: NodeJS.Timeout | undefined;
 }
 
 export const DEFAULT_QUEUE_LIMIT = 4096;
@@ -73,15 +100,11 @@ export const DEFAULT_QUEUE_LIMIT = 4096;
 export type ServiceStart = { kind: "ok"; service: VerifierService } | { kind: "error"; message: string };
 
 export class VerifierService {
-  private readonly connections = new Set<{
-    socket: Socket;
-    rpc: MessageConnection;
-    abort: AbortController;
-  }>();
+  private readonly connections: ConnectionTable<ClientConnection>;
   private readonly started = performance.now();
   private readonly rate = new RateWindow(10);
   private pending = 0;
-  private counters = { checks: 0, refused: 0, busy: 0 };
+  private counters = { checks: 0, refused: 0, busy: 0, connectionsRefused: 0, evicted: 0 };
   /** Checks finished, every client's: what `verify/progress` reports as the service's progress. */
   private finished = 0;
   /** The batches in flight whose clients asked for progress. */
@@ -92,8 +115,14 @@ export class VerifierService {
     private readonly verifier: ServiceVerifier,
     private readonly options: ServiceOptions,
   ) {
+    this.limits = options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS;
+    this.bounds = options.frameBounds ?? DEFAULT_FRAME_BOUNDS;
+    this.connections = new ConnectionTable(this.limits);
     server.on("connection", (socket) => this.accept(socket));
   }
+
+  private readonly limits: ConnectionLimits;
+  private readonly bounds: FrameBounds;
 
   /** Binds and starts answering; the error says why the port could not be bound. */
   static async start(verifier: ServiceVerifier, options: ServiceOptions): Promise<ServiceStart> {
@@ -142,40 +171,166 @@ export class VerifierService {
     };
   }
 
+  /** Connections held now that have not authenticated, and connections closed or refused to keep the caps. */
+  get admission(): { unauthenticated: number; evicted: number; refused: number } {
+    return {
+      unauthenticated: this.connections.unauthenticated,
+      evicted: this.counters.evicted,
+      refused: this.counters.connectionsRefused,
+    };
+  }
+
   private accept(socket: Socket): void {
     socket.setNoDelay(true);
-    // Before the JSON-RPC reader listens, so that a breaking frame is seen no later than the reader sees it.
-    guardFrames(socket, this.options.frameBounds ?? DEFAULT_FRAME_BOUNDS);
-    const rpc = createMessageConnection(socketReader(socket), new SocketMessageWriter(socket));
-    const entry = { socket, rpc, abort: new AbortController() };
-    this.connections.add(entry);
+    // A client that vanishes (a reset) is the same as one that leaves.
+    socket.on("error", () => socket.destroy());
+    const peer = socket.remoteAddress ?? "unknown";
+    const admission = this.connections.admit(peer);
+    if (admission.kind === "refused") {
+      this.counters.connectionsRefused++;
+      closeWith(
+        socket,
+        errorFrame(null, SERVICE_BUSY, `the service refused this connection: ${admission.why}`),
+        CLOSE_GRACE_MS,
+      );
+      return;
+    }
+    for (const victim of admission.evict) {
+      this.counters.evicted++;
+      this.close(
+        victim,
+        "the service closed this connection to make room for new ones: it had not sent `auth` (send it first, at once)",
+      );
+    }
+    // The reader reads only what the guard passes on: nothing before an accepted `auth`.
+    // The guard's callbacks run on the client's bytes, after this method has made the entry.
+    const made: { entry?: ClientConnection } = {};
+    const { input } = guardFrames(socket, this.bounds, {
+      onBreach: () => made.entry && this.forget(made.entry),
+      onFirstFrame: (body) => {
+        const outcome = answerHandshake(body, this.options.policy, {
+          maxBodyBytes: this.bounds.maxBodyBytes,
+          idleTimeoutMs: this.limits.idleTimeoutMs,
+        });
+        if (outcome.kind === "refused") {
+          this.counters.refused++;
+          closeWith(socket, outcome.reply, CLOSE_GRACE_MS);
+          if (made.entry) this.forget(made.entry);
+          return "stop";
+        }
+        socket.write(outcome.reply);
+        if (made.entry) this.authenticated(made.entry);
+        return "pass";
+      },
+    });
+    // A stream writer: disposing it leaves the socket to closeWith (a SocketMessageWriter would destroy it).
+    const writer = new StreamMessageWriter(socket);
+    const reader = new ServiceRequestReader(
+      input,
+      (message) => void writer.write(message).catch(() => undefined),
+    );
+    const rpc = createMessageConnection(reader, writer);
+    const connection: ClientConnection = {
+      peer,
+      authenticated: false,
+      socket,
+      rpc,
+      abort: new AbortController(),
+      inFlight: 0,
+      lastActivity: performance.now(),
+      timer: undefined,
+    };
+    made.entry = connection;
+    this.connections.add(connection);
+    connection.timer = setTimeout(
+      () =>
+        this.close(
+          connection,
+          `the service closed this connection: no \`auth\` within ${this.limits.authTimeoutMs} ms of connecting`,
+          SERVICE_UNAUTHORIZED,
+        ),
+      this.limits.authTimeoutMs,
+    );
+    socket.on("data", () => (connection.lastActivity = performance.now()));
     const drop = () => {
-      if (!this.connections.delete(entry)) return;
-      // Checks of a client that left are not started: nobody is waiting for them.
-      entry.abort.abort();
-      rpc.dispose();
+      this.forget(connection);
       socket.destroy();
     };
-    socket.on("error", drop);
     socket.on("close", drop);
     rpc.onClose(drop);
-    rpc.onRequest(VerifyBatch, (params) => this.verifyBatch(params, entry.abort.signal, rpc));
-    rpc.onRequest(Stats, (params) => {
-      const refused = this.refuse(params);
-      return refused ?? this.stats();
-    });
+    const counted =
+      <P, R>(handler: (params: P) => Promise<R> | R) =>
+      async (params: P): Promise<R> => {
+        connection.inFlight++;
+        try {
+          return await handler(params);
+        } finally {
+          connection.inFlight--;
+          connection.lastActivity = performance.now();
+        }
+      };
+    rpc.onRequest(
+      VerifyBatch,
+      counted((params) => this.verifyBatch(params, connection.abort.signal, rpc)),
+    );
+    rpc.onRequest(
+      Stats,
+      counted((params) => this.refuse(params) ?? this.stats()),
+    );
     rpc.listen();
   }
 
+  /** The handshake was accepted: the auth timer gives way to the idle timer. */
+  private authenticated(connection: ClientConnection): void {
+    connection.authenticated = true;
+    clearTimeout(connection.timer);
+    connection.lastActivity = performance.now();
+    this.armIdle(connection, this.limits.idleTimeoutMs);
+  }
+
+  /** Closes `connection` once it has been idle (no request in flight, no byte) for the whole idle time. */
+  private armIdle(connection: ClientConnection, ms: number): void {
+    connection.timer = setTimeout(() => {
+      const quiet = performance.now() - connection.lastActivity;
+      if (connection.inFlight > 0) this.armIdle(connection, this.limits.idleTimeoutMs);
+      else if (quiet < this.limits.idleTimeoutMs) this.armIdle(connection, this.limits.idleTimeoutMs - quiet);
+      else
+        this.close(
+          connection,
+          `the service closed this connection: idle for ${this.limits.idleTimeoutMs} ms (connect again when there is work)`,
+        );
+    }, ms);
+  }
+
+  /** Tells the client why (with `code`), and closes its connection. */
+  private close(connection: ClientConnection, why: string, code = SERVICE_BUSY): void {
+    closeWith(connection.socket, errorFrame(null, code, why), CLOSE_GRACE_MS);
+    this.forget(connection);
+  }
+
+  /**
+   * The connection no longer counts: it left, or it is being closed (its socket lingers a moment in closeWith
+   * for the client to read why, outside the caps).
+   */
+  private forget(connection: ClientConnection): void {
+    if (!this.connections.delete(connection)) return;
+    clearTimeout(connection.timer);
+    // Checks of a client that left are not started: nobody is waiting for them.
+    connection.abort.abort();
+    connection.rpc.dispose();
+  }
+
+  /**
+   * The connection authenticated with `auth`, so a request needs no token of its own; one that still carries a
+   * `token` (clients before the handshake) must carry the right one.
+   */
   private refuse(params: unknown): ResponseError | undefined {
     const token = (params as { token?: unknown } | null)?.token;
-    if (tokenAccepted(this.options.policy, token)) return undefined;
+    if (token === undefined || tokenAccepted(this.options.policy, token)) return undefined;
     this.counters.refused++;
     return new ResponseError(
       SERVICE_UNAUTHORIZED,
-      token === undefined
-        ? "this service requires a token: pass the one `fim-rlvr serve` printed (the `token` field of params)"
-        : "wrong token: pass the one `fim-rlvr serve` printed (or its --token)",
+      "wrong token: pass the one `fim-rlvr serve` printed (or its --token), in `auth` (a request's own `token` may be left out)",
     );
   }
 
@@ -269,12 +424,13 @@ export class VerifierService {
   /** Stops listening and closes every connection (answers not yet sent are lost, as in a crash). */
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const c of [...this.connections]) {
+    for (const c of this.connections.values()) {
+      this.connections.delete(c);
+      clearTimeout(c.timer);
       c.abort.abort();
       c.rpc.dispose();
       c.socket.destroy();
     }
-    this.connections.clear();
     await closed;
   }
 }

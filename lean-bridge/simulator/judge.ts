@@ -9,6 +9,7 @@ import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lea
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
 import type { LineIndex } from "../text/positions";
+import { sameUpToIntroducedNames } from "./binderNames";
 import type { ReferenceIndex } from "./reference";
 import { MODULE_AXIOMS_REFUSAL, defPropWarning, sorryWarningText, type SimulatedLean } from "./leanVersion";
 
@@ -22,6 +23,7 @@ import {
   referenceWithoutNoops,
   tokenIndexAt,
   withoutNoopSteps,
+  withoutOptionScopes,
   withoutParenBlocks,
 } from "./tacticText";
 
@@ -43,7 +45,7 @@ export interface JudgedDeclaration {
 
 /**
  * Type heads the simulator takes for data. Lean knows every type; the simulator only reads the statement,
- * so it knows the core data types and takes anything else for a proposition.
+ * so it knows the core data types and takes any other type for a proposition (an instance's class aside, below).
  */
 const DATA_TYPE_HEADS = new Set([
   "Nat",
@@ -61,8 +63,25 @@ const DATA_TYPE_HEADS = new Set([
   "Decidable",
 ]);
 
-/** Whether a declaration's type (after its top-level `:`) starts with a core data type. */
+/**
+ * Classes whose instances are proofs (their type is a `Prop`). Every other class is taken for data, as most are
+ * (`Inhabited`, `Add`, `BEq`: structures in `Type`): an instance of an unknown class is then refused as not a
+ * proposition, never paid for any value of its type.
+ */
+const PROP_CLASS_HEADS = new Set(["Nonempty", "Subsingleton", "Fact", "Nontrivial", "IsEmpty"]);
+
+/**
+ * Whether a declaration's type is data as far as the simulator can tell: it starts with a core data type, or the
+ * declaration is an instance of a class not known to be a proposition.
+ */
 function statesData(ts: TokenStream, decl: Declaration): boolean {
+  const head = typeHead(ts, decl);
+  if (head !== undefined && DATA_TYPE_HEADS.has(head)) return true;
+  return decl.keyword === "instance" && !(head !== undefined && PROP_CLASS_HEADS.has(head));
+}
+
+/** The first token of a declaration's type (after its top-level `:`), if it has one. */
+function typeHead(ts: TokenStream, decl: Declaration): string | undefined {
   const first = tokenIndexAt(ts, decl.keywordStart, decl.firstToken, decl.lastToken);
   const statementEnd = decl.keywordStart + decl.statement.length;
   let depth = 0;
@@ -71,10 +90,10 @@ function statesData(ts: TokenStream, decl: Declaration): boolean {
     if (depth === 0 && tokenText(ts, i) === ":") {
       let k = i + 1;
       while (k <= decl.lastToken && isCommentKind(ts.kinds[k] ?? 0)) k++;
-      return DATA_TYPE_HEADS.has(tokenText(ts, k));
+      return tokenText(ts, k);
     }
   }
-  return false;
+  return undefined;
 }
 
 /** The prefix the verifier gives anonymous declarations it renames (lean-bridge/verify/checkDocument.ts). */
@@ -180,11 +199,11 @@ function judgeDeclaration(ctx: JudgeContext, command: Command, decl: Declaration
   const accepted = reference
     .accepted(referenceStatement(decl), [decl.fullName, decl.name])
     .map(referenceWithoutNoops);
-  const isAccepted = (texts: string[]) =>
-    accepted.some((a) => a.length === texts.length && a.every((t, k) => t === texts[k]));
+  // A reference as written, or with the names its `intro`s bind chosen differently (binderNames.ts).
+  const isAccepted = (texts: string[]) => accepted.some((a) => sameUpToIntroducedNames(a, texts));
   const body = withoutNoopSteps(
     ts,
-    withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken)),
+    withoutOptionScopes(ts, withoutParenBlocks(ts, codeIndices(ts, bodyFirst, command.lastToken))),
     isAccepted,
   );
   const bodyTexts = body.map((i) => tokenText(ts, i));

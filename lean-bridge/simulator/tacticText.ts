@@ -217,10 +217,69 @@ export function withoutNoopSteps(
   return kept;
 }
 
-/** A reference proof's tokens without its no-ops: every `done` or `skip` in a correct proof does nothing. */
+/**
+ * Lean's defaults for the limits a proof may raise with `set_option … in` (src/Lean/CoreM.lean `maxHeartbeats`
+ * and `maxRecDepth`, src/Lean/Meta/SynthInstance.lean `synthInstance.maxHeartbeats` and `synthInstance.maxSize`).
+ */
+const LIMIT_DEFAULTS = new Map([
+  ["maxHeartbeats", 200_000],
+  ["maxRecDepth", 512],
+  ["synthInstance.maxHeartbeats", 20_000],
+  ["synthInstance.maxSize", 128],
+]);
+
+/**
+ * Whether `set_option NAME VALUE in tacs` accepts exactly what `tacs` alone does, so the simulator judges `tacs`:
+ * a limit raised to at least Lean's default (a proof that runs within the default runs within more), a linter
+ * switched off (linters only warn), a printing option. Anything else may change what Lean accepts (a lower limit
+ * can make a proof run out; `debug.skipKernelTC` switches a check off) and stays in the text, where it matches
+ * no reference.
+ */
+function optionKeepsProofs(name: string, value: string): boolean {
+  const floor = LIMIT_DEFAULTS.get(name);
+  if (floor !== undefined) return /^[0-9]+$/.test(value) && Number(value) >= floor;
+  if (name.startsWith("linter.")) return value === "false";
+  return name.startsWith("pp.") && (value === "true" || value === "false");
+}
+
+/** Whether texts[k..k+3] is `set_option NAME VALUE in` for an option that keeps proofs (optionKeepsProofs). */
+function keptOptionScopeAt(texts: (k: number) => string | undefined, k: number): boolean {
+  return (
+    texts(k) === "set_option" &&
+    texts(k + 3) === "in" &&
+    optionKeepsProofs(texts(k + 1) ?? "", texts(k + 2) ?? "")
+  );
+}
+
+/**
+ * The body without `set_option NAME VALUE in` where the option changes nothing Lean accepts: Lean's builtin
+ * `set_option … in` tactic (and term) runs what follows with the option set, so the reference proofs are matched
+ * through it.
+ */
+export function withoutOptionScopes(ts: TokenStream, body: number[]): number[] {
+  const kept: number[] = [];
+  const text = (k: number) => (body[k] === undefined ? undefined : tokenText(ts, body[k]));
+  for (let k = 0; k < body.length; k++) {
+    if (keptOptionScopeAt(text, k)) {
+      k += 3;
+      continue;
+    }
+    kept.push(body[k]!);
+  }
+  return kept;
+}
+
+/**
+ * A reference proof's tokens without its no-ops: every `done` or `skip` in a correct proof does nothing, and an
+ * option scope that keeps proofs (withoutOptionScopes) only runs what follows.
+ */
 export function referenceWithoutNoops(texts: string[]): string[] {
   const out: string[] = [];
   for (let k = 0; k < texts.length; k++) {
+    if (keptOptionScopeAt((j) => texts[j], k)) {
+      k += 3;
+      continue;
+    }
     if (texts[k] === "all_goals" && texts[k + 1] === "skip") {
       k++;
       continue;

@@ -32,7 +32,7 @@ test(
         lines.some((l) => /simulator .*\(not Lean\)/.test(l)),
         "the verifier is named",
       );
-      assert.ok(lines.some((l) => l.includes("must carry the --token value")));
+      assert.ok(lines.some((l) => l.includes("must send the --token value in its auth request")));
       assert.ok(!lines.some((l) => l.includes("cli-test-token")), "a given token is not echoed");
       const ARITH = "FimExamples/Arith.lean";
       const hole = proofHole(readExample(ARITH), "add_le_add_3");

@@ -157,7 +157,7 @@ test(
     const refused = await wrong.verifyBatch([holeItem(1, "ok")]);
     wrong.close();
     assert.equal(refused.kind, "error");
-    assert.match(refused.kind === "error" ? refused.message : "", /refused the batch: wrong token/);
+    assert.match(refused.kind === "error" ? refused.message : "", /refused the connection: wrong token/);
     await probe.stop();
     const client = new VerifierClient([{ host: "127.0.0.1", port }], { timing: FAST, retryWindowMs: 200 });
     try {

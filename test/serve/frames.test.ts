@@ -7,20 +7,15 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import {
-  createMessageConnection,
-  ErrorCodes,
-  SocketMessageReader,
-  SocketMessageWriter,
-  type MessageConnection,
-} from "vscode-jsonrpc/node";
+import { ErrorCodes } from "vscode-jsonrpc/node";
 import type { VerifyBatchResult } from "../../lean-bridge/protocol/trainer";
 import { declaredLength, FrameGuard, type FrameBounds } from "../../lean-bridge/serve/frameBounds";
 import { VerifierService } from "../../lean-bridge/serve/service";
 import { streamReader } from "../../lean-bridge/util/messageReaders";
 import { GatedVerifier, holeItem } from "./fakes";
+import { authenticatedSocket, rpcClient } from "./rawClients";
 
 /** Slack for a loaded machine between a timer's due time and the client seeing the close (not a sleep). */
 const SCHEDULING_SLACK_MS = 5_000;
@@ -58,6 +53,7 @@ test("the guard ends frames where vscode-jsonrpc's reader does, however the byte
     maxBodyBytes: 1024,
     headerTimeoutMs: 60_000,
     bodyTimeoutMs: 60_000,
+    maxFirstFrameBytes: 4096,
   };
   for (const size of [1, 2, 3, 7, 16, stream.length]) {
     const breaches: string[] = [];
@@ -98,10 +94,9 @@ async function serve(bounds: FrameBounds): Promise<{ service: VerifierService; v
   return { service: (started as { service: VerifierService }).service, verifier };
 }
 
-async function open(service: VerifierService): Promise<Socket> {
-  const socket = connect(service.address.port, "127.0.0.1");
-  await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-  return socket;
+/** A raw connection past the handshake: these bounds are the ones an authenticated client meets. */
+function open(service: VerifierService): Promise<Socket> {
+  return authenticatedSocket(service.address.port);
 }
 
 /** Writes `bytes` and resolves once they are handed to the kernel, with the time then. */
@@ -139,15 +134,8 @@ function errorAnswer(text: string): { code: number; message: string } {
   return message.error;
 }
 
-async function rpcClient(service: VerifierService): Promise<MessageConnection> {
-  const socket = await open(service);
-  const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-  rpc.listen();
-  return rpc;
-}
-
 async function stillServes(service: VerifierService, line: number): Promise<void> {
-  const rpc = await rpcClient(service);
+  const rpc = await rpcClient(service.address.port);
   try {
     const answer = await rpc.sendRequest<VerifyBatchResult>("verify/batch", {
       items: [holeItem(line, "ok")],
@@ -167,6 +155,7 @@ test(
       maxBodyBytes: 1 << 20,
       headerTimeoutMs: 60_000,
       bodyTimeoutMs: 150,
+      maxFirstFrameBytes: 4096,
     };
     const { service } = await serve(bounds);
     try {
@@ -202,6 +191,7 @@ test(
       maxBodyBytes: 1 << 20,
       headerTimeoutMs: 150,
       bodyTimeoutMs: 60_000,
+      maxFirstFrameBytes: 4096,
     };
     const { service } = await serve(bounds);
     try {
@@ -229,6 +219,7 @@ test(
       maxBodyBytes: 1 << 20,
       headerTimeoutMs: 600_000,
       bodyTimeoutMs: 600_000,
+      maxFirstFrameBytes: 4096,
     };
     const { service, verifier } = await serve(bounds);
     try {
@@ -262,6 +253,7 @@ test(
       maxBodyBytes: 1 << 20,
       headerTimeoutMs: 600_000,
       bodyTimeoutMs: 600_000,
+      maxFirstFrameBytes: 4096,
     };
     const { service } = await serve(bounds);
     try {
@@ -299,6 +291,7 @@ test(
       maxBodyBytes: 1 << 20,
       headerTimeoutMs: 600_000,
       bodyTimeoutMs: 600_000,
+      maxFirstFrameBytes: 4096,
     };
     const { service } = await serve(bounds);
     try {

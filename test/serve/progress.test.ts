@@ -119,6 +119,7 @@ async function rawClient(port: number): Promise<MessageConnection> {
   await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
   const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   rpc.listen();
+  await rpc.sendRequest("auth", {});
   return rpc;
 }
 

@@ -20,6 +20,7 @@ import { VerifierService, type ServiceOptions, type ServiceVerifier } from "../.
 import { inMemory } from "../harness";
 import { proofHole, readExample } from "../helpers";
 import { GatedVerifier, holeItem } from "./fakes";
+import { frame, openSocket, readFrame, rpcClient } from "./rawClients";
 
 async function serve(
   verifier: ServiceVerifier,
@@ -43,6 +44,7 @@ async function rawClient(service: VerifierService): Promise<MessageConnection> {
   await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
   const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   rpc.listen();
+  await rpc.sendRequest("auth", {});
   return rpc;
 }
 
@@ -87,27 +89,62 @@ test("only loopback binds are open; any other address gets a generated token", (
 });
 
 test(
-  "with a token, requests without it or with a wrong one are refused and counted",
+  "with a token, a connection must open with auth and the right token; then its requests need none",
   { timeout: 20_000 },
   async () => {
     const verifier = new GatedVerifier();
     const service = await serve(verifier, { policy: tokenPolicy("127.0.0.1", "right-token-123") });
-    const rpc = await rawClient(service);
+    const port = service.address.port;
+    const refusedHandshake = async (message: unknown) => {
+      const socket = await openSocket(port);
+      const answer = readFrame(socket);
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      socket.write(frame(message));
+      const reply = (await answer) as { id: unknown; error: { code: number; message: string } };
+      await closed;
+      return reply;
+    };
     try {
-      const missing = await errorOf(verify(rpc, { items: [holeItem(1, "ok")] }));
-      assert.equal(missing.code, SERVICE_UNAUTHORIZED);
-      assert.match(missing.message, /token/);
-      const wrong = await errorOf(verify(rpc, { token: "wrong-token-123", items: [holeItem(1, "ok")] }));
-      assert.equal(wrong.code, SERVICE_UNAUTHORIZED);
-      assert.equal((await errorOf(stats(rpc))).code, SERVICE_UNAUTHORIZED);
-      assert.equal(verifier.seen.length, 0, "refused requests check nothing");
-      const ok = await verify(rpc, { token: "right-token-123", items: [holeItem(1, "ok")] });
-      assert.equal(ok.verdicts[0]!.kind, "proved");
-      const s = await stats(rpc, { token: "right-token-123" });
-      assert.equal(s.refused, 3);
-      assert.equal(s.checks, 1);
+      const noAuth = await refusedHandshake({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "verify/batch",
+        params: { token: "right-token-123", items: [holeItem(1, "ok")] },
+      });
+      assert.equal(noAuth.error.code, SERVICE_UNAUTHORIZED);
+      assert.equal(noAuth.id, 1);
+      assert.match(noAuth.error.message, /first message of a connection must be the `auth` request/);
+      const missing = await refusedHandshake({ jsonrpc: "2.0", id: 2, method: "auth", params: {} });
+      assert.equal(missing.error.code, SERVICE_UNAUTHORIZED);
+      assert.match(missing.error.message, /requires a token/);
+      const wrong = await refusedHandshake({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "auth",
+        params: { token: "wrong-token-123" },
+      });
+      assert.match(wrong.error.message, /wrong token/);
+      assert.equal(verifier.seen.length, 0, "refused connections check nothing");
+
+      const rpc = await rpcClient(port, "right-token-123");
+      try {
+        const ok = await verify(rpc, { items: [holeItem(1, "ok")] });
+        assert.equal(ok.verdicts[0]!.kind, "proved");
+        const wrongInRequest = await errorOf(
+          verify(rpc, { token: "wrong-token-123", items: [holeItem(1, "ok")] }),
+        );
+        assert.equal(
+          wrongInRequest.code,
+          SERVICE_UNAUTHORIZED,
+          "a request's own token must be right when given",
+        );
+        const s = await stats(rpc, { token: "right-token-123" });
+        assert.equal(s.refused, 4);
+        assert.equal(s.checks, 1);
+      } finally {
+        rpc.dispose();
+      }
     } finally {
-      rpc.dispose();
       await service.stop();
     }
   },

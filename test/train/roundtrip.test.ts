@@ -20,6 +20,7 @@ import {
   Shutdown,
   TRAINER_MESSAGES,
   TRAINER_PROTOCOL_VERSION,
+  Auth,
   VerifyBatch,
   type BatchVerdict,
   type InitializeParams,
@@ -90,6 +91,13 @@ test(
     const service = createServer((socket) => {
       const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
       socket.on("error", () => rpc.dispose());
+      // As the real service: every connection opens with `auth`, carrying the token.
+      rpc.onRequest(Auth, (params) => {
+        count(Auth.method);
+        valid("AuthParams", params, "auth params");
+        if (params.token !== token) violations.push(`auth without the service's token`);
+        return { maxBodyBytes: 1 << 20, idleTimeoutMs: 600_000 };
+      });
       rpc.onRequest(VerifyBatch, (params) => {
         count(VerifyBatch.method);
         valid("VerifyBatchParams", params, "verify/batch params");
@@ -160,6 +168,7 @@ test(
     service.close();
     assert.deepEqual(violations, []);
     for (const method of [
+      "auth",
       "verify/batch",
       "train/progress",
       "train/sample",

@@ -48,6 +48,8 @@ class FakeService:
         self.hang = set(hang)
         self.fail = set(fail)
         self.batches = 0
+        self.authenticated = 0
+        """Connections that passed `auth`."""
         self.hung: list[Future[Any]] = []
         self.violations: list[str] = []
         self._check = _validator()
@@ -71,7 +73,9 @@ class FakeService:
 
     def _serve(self, connection: socket.socket) -> None:
         writer = JsonRpcStreamWriter(connection.makefile("wb"))
-        endpoint = Endpoint({"verify/batch": self._verify, "stats": self._stats}, writer.write, max_workers=4)
+        endpoint = Endpoint(
+            {"auth": self._auth, "verify/batch": self._verify, "stats": self._stats}, writer.write, max_workers=4
+        )
         with contextlib.suppress(Exception):
             JsonRpcStreamReader(connection.makefile("rb")).listen(endpoint.consume)
         endpoint.shutdown()
@@ -80,6 +84,16 @@ class FakeService:
         problem = self._check(instance, name) if self._check is not None else None
         if problem is not None:
             self.violations.append(problem)
+
+    def _auth(self, params: Any) -> Any:
+        """The handshake every connection opens with (the real service reads nothing before it)."""
+        self._validate(params, "AuthParams")
+        if params.get("token") != TOKEN:
+            raise JsonRpcException(message="wrong token", code=-32010)
+        self.authenticated += 1
+        result = {"maxBodyBytes": 256 * 1024 * 1024, "idleTimeoutMs": 1_800_000}
+        self._validate(result, "AuthResult")
+        return result
 
     def _verify(self, params: Any) -> Any:
         self._validate(params, "VerifyBatchParams")

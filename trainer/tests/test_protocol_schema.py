@@ -77,9 +77,9 @@ def test_enums_and_method_names() -> None:
     constants = {
         v
         for k, v in vars(protocol).items()
-        if (k.isupper() and isinstance(v, str) and "/" in v) or v in ("initialize", "shutdown", "stats")
+        if (k.isupper() and isinstance(v, str) and "/" in v) or v in ("initialize", "shutdown", "stats", "auth")
     }
-    assert methods <= constants and protocol.STATS == "stats"
+    assert methods <= constants and protocol.STATS == "stats" and protocol.AUTH == "auth"
     assert {m["type"] for m in data["x-modelMessages"]} == {protocol.MODEL_LOAD, protocol.MODEL_GENERATE}
     assert data["x-protocolVersion"] == protocol.PROTOCOL_VERSION
     assert data["x-errorCodes"] == {

@@ -99,7 +99,7 @@ def test_token_is_required_when_set_and_refusals_are_counted(dataset: Path) -> N
             anonymous.verify([{"taskId": task["id"], "candidate": task["middle"]}])
         with ServiceClient(process.address, token="a-long-test-token") as client:
             assert client.verify([{"taskId": task["id"], "candidate": task["middle"]}])[0]["kind"] == "proved"
-            assert client.stats()[0]["refused"] == 1
+            assert client.stats()[0]["refused"] == 1, "the refused handshake is counted"
     finally:
         process.stop()
 

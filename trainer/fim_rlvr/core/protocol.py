@@ -17,6 +17,8 @@ from typing import get_args
 from .outcomes import cause_of, is_masked, outside_candidate_control
 from .wire import (
     AlgorithmName,
+    AuthParams,
+    AuthResult,
     BatchVerdict,
     CandidateDiagnostic,
     GroupScore,
@@ -62,6 +64,7 @@ from .wire import (
 
 __all__ = [
     "ALGORITHM_NAMES",
+    "AUTH",
     "HOLE_KINDS",
     "INITIALIZE",
     "MODEL_GENERATE",
@@ -84,6 +87,8 @@ __all__ = [
     "VERIFY_BATCH",
     "VERIFY_PROGRESS",
     "AlgorithmName",
+    "AuthParams",
+    "AuthResult",
     "BatchVerdict",
     "CandidateDiagnostic",
     "GroupScore",
@@ -146,6 +151,8 @@ TRAIN_EVAL = "train/eval"
 TRAIN_DONE = "train/done"
 
 # The verifier service (over TCP).
+AUTH = "auth"
+"""The first request of every connection to a service (params AuthParams: the token); nothing else is read before it."""
 VERIFY_BATCH = "verify/batch"
 STATS = "stats"
 VERIFY_PROGRESS = "verify/progress"

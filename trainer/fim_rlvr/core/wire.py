@@ -91,7 +91,7 @@ class VerifierServiceAddress(TypedDict, closed=True):
     """The TCP port."""
 
     token: str
-    """The service's token, sent as the `token` field of each request's params."""
+    """The service's token, sent in the `auth` request that opens each connection."""
 
 
 class VerifierBudget(TypedDict, closed=True):
@@ -187,7 +187,7 @@ class VerifyBatchParams(TypedDict, closed=True):
     """
 
     token: NotRequired[str]
-    """The service's token; required when it has one (always when bound off loopback, and for a run's own)."""
+    """The service's token. The connection's `auth` carries it, so it may be left out; when given it must be the right one."""
 
     items: list[ServiceItem]
     """Candidates to check; verdicts come back in the same order. A malformed item gets its own `rejected` verdict."""
@@ -265,13 +265,34 @@ class VerifyProgressParams(TypedDict, closed=True):
     """Checks the service finished since it started, for every client: a queued batch's progress is theirs."""
 
 
+class AuthParams(TypedDict, closed=True):
+    """
+    Client -> service, request `auth`: the first message of every connection, in a frame of at most 4 KiB; the service reads nothing else of a connection before it, and closes one whose first message is not an accepted `auth`.
+    """
+
+    token: NotRequired[str]
+    """The service's token, when it has one (an open service accepts `auth` without it)."""
+
+
+class AuthResult(TypedDict, closed=True):
+    """
+    Service -> client, answer to `auth`: the connection may send requests, within these bounds.
+    """
+
+    maxBodyBytes: int
+    """The largest frame body the service reads on this connection."""
+
+    idleTimeoutMs: int
+    """The service closes the connection after this long with no request in flight and no byte from the client; the client connects again."""
+
+
 class StatsParams(TypedDict, closed=True):
     """
     Client -> service, request `stats`.
     """
 
     token: NotRequired[str]
-    """The service's token, when it has one."""
+    """The service's token. The connection's `auth` carries it, so it may be left out; when given it must be the right one."""
 
 
 class ServiceStats(TypedDict, closed=True):

@@ -6,7 +6,9 @@ messages are fim_rlvr.core.protocol's (`VerifyBatchParams`, `ServiceStats`), che
 JSON-RPC 2.0 with LSP framing over TCP through python-lsp-jsonrpc (its stream reader/writer and Endpoint), one
 reader thread per connection. Several services can be given: a new hole goes to the service with the fewest
 items in flight, and a hole's GRPO group stays on the service that saw it first (its Lean snapshots are there).
-A connection lost mid-batch (a restarted service, a preempted machine) is made again and what it had in flight is
+Every connection opens with the service's `auth` handshake (the token, in one small frame, answered before the
+service reads anything else); a refused handshake is a setup error, raised at once. A connection lost mid-batch (a
+restarted service, a preempted machine, one the service closed as idle) is made again and what it had in flight is
 resubmitted: a lost check is retried, never counted as the model's failure. Only when no service answers for
 `retry_window` seconds do items get `crashed` verdicts with cause `infrastructure`, which trainers mask out.
 Each request carries a fresh `batchId`; the service's `verify/progress` notifications for it feed `progress_at`
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import socket
 import threading
 import time
@@ -36,7 +39,7 @@ from pylsp_jsonrpc.endpoint import Endpoint
 from pylsp_jsonrpc.exceptions import JsonRpcException
 from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
-from ..core.protocol import SERVICE_BUSY, STATS, VERIFY_BATCH, VERIFY_PROGRESS, BatchVerdict, VerifierIdentity
+from ..core.protocol import AUTH, SERVICE_BUSY, STATS, VERIFY_BATCH, VERIFY_PROGRESS, BatchVerdict, VerifierIdentity
 from .progress import BatchWatch, ProgressBook
 
 MAX_SENDS = 5
@@ -89,11 +92,53 @@ class _Lost(Exception):
     """The connection closed before the answer came."""
 
 
+def _read_frame(stream: Any) -> Any:
+    """One LSP-framed JSON message from a binary file object, or None when the stream ends first."""
+    length: int | None = None
+    while True:
+        line = stream.readline(8192)
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        key, _, value = line.decode("ascii", "replace").partition(":")
+        if key.strip().lower() == "content-length":
+            length = int(value.strip())
+    if length is None:
+        return None
+    body = stream.read(length)
+    return json.loads(body) if len(body) == length else None
+
+
+def _handshake(sock: socket.socket, stream: Any, token: str | None, address: Address) -> str | None:
+    """Sends `auth` and reads its answer on a fresh connection: None when accepted, else the refusal to raise.
+    OSError or _Lost when the service does not answer (it is down or closed the connection)."""
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": "auth", "method": AUTH, "params": {} if token is None else {"token": token}}
+    )
+    sock.sendall(f"Content-Length: {len(body.encode())}\r\n\r\n{body}".encode())
+    answer = _read_frame(stream)
+    if not isinstance(answer, dict):
+        raise _Lost(f"{address} closed the connection during `auth`")
+    error = answer.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        if isinstance(code, int) and code > -32090 and answer.get("id") == "auth":
+            return f"{address} refused the connection: {error.get('message')}"
+        raise _Lost(f"{address} closed the connection during `auth`: {error.get('message')}")
+    return None
+
+
 class _Connection:
     """One connection to one service: connects on demand, fails what was in flight when it closes."""
 
-    def __init__(self, address: Address, connect_timeout: float, on_progress: Callable[[Any], None]) -> None:
+    def __init__(
+        self, address: Address, connect_timeout: float, on_progress: Callable[[Any], None], token: str | None = None
+    ) -> None:
         self.address = address
+        self._token = token
+        self.refusal: str | None = None
+        """Why the service refused the handshake (a wrong or missing token); cleared by an accepted one."""
         self._on_progress = on_progress
         self.outstanding = 0
         self.reconnects = 0
@@ -123,13 +168,28 @@ class _Connection:
                 self._next_attempt = time.monotonic() + self._wait
                 self._wait = min(self._wait * 2, 1.0)
                 return False
-            sock.settimeout(None)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            stream = sock.makefile("rb")
+            try:
+                # Within the connect timeout: a service that accepts but never answers is as good as down.
+                refusal = _handshake(sock, stream, self._token, self.address)
+            except (OSError, ValueError, _Lost):
+                sock.close()
+                self._next_attempt = time.monotonic() + self._wait
+                self._wait = min(self._wait * 2, 1.0)
+                return False
+            if refusal is not None:
+                sock.close()
+                self.refusal = refusal
+                self._next_attempt = time.monotonic() + 1.0
+                return False
+            self.refusal = None
+            sock.settimeout(None)
             self._wait = 0.05
             if self._ever_connected:
                 self.reconnects += 1
             self._ever_connected = True
-            reader = JsonRpcStreamReader(sock.makefile("rb"))
+            reader = JsonRpcStreamReader(stream)
             writer = JsonRpcStreamWriter(sock.makefile("wb"))
             endpoint = Endpoint({VERIFY_PROGRESS: self._on_progress}, writer.write, max_workers=1)
             self._socket, self._endpoint = sock, endpoint
@@ -206,7 +266,7 @@ class ServiceClient:
         self.busy_window = busy_window
         self.max_batch_items = max_batch_items
         self._progress = ProgressBook(clock)
-        self._services = [_Connection(a, connect_timeout, self._progress.heard) for a in parsed]
+        self._services = [_Connection(a, connect_timeout, self._progress.heard, token) for a in parsed]
         self._affinity: OrderedDict[str, _Connection] = OrderedDict()
         self._affinity_max = 100_000
         self._lock = threading.Lock()
@@ -255,6 +315,10 @@ class ServiceClient:
         busy_since = time.monotonic()
         while todo:
             live = self._live_services(time.monotonic() + self.retry_window)
+            refused = next((s.refusal for s in self._services if s.refusal is not None), None)
+            if refused is not None:
+                # A wrong or missing token: retrying cannot mend it.
+                raise ServiceRefused(refused)
             if not live:
                 where = ", ".join(str(s.address) for s in self._services)
                 for k in todo:
@@ -328,7 +392,7 @@ class ServiceClient:
         reports: list[dict[str, Any]] = []
         for service in self._services:
             if not service.try_connect():
-                reports.append({"address": str(service.address), "down": "not reachable"})
+                reports.append({"address": str(service.address), "down": service.refusal or "not reachable"})
                 continue
             params = {"token": self.token} if self.token is not None else {}
             try:
@@ -368,7 +432,7 @@ class ServiceClient:
             if not service.is_up:
                 service.try_connect()
         wait = 0.05
-        while not any(s.is_up for s in self._services) and time.monotonic() + wait < deadline:
+        while not any(s.is_up or s.refusal is not None for s in self._services) and time.monotonic() + wait < deadline:
             time.sleep(wait)
             wait = min(wait * 2, 1.0)
             for service in self._services:
