@@ -147,6 +147,11 @@ export class VerifierPool implements Verifier {
     return new VerifierPool(server, options, Math.max(1, options.slots), false, budget);
   }
 
+  /** The prefix-import form's modules, where this verifier compiles them (the embedded Lean). */
+  get prefixes(): PrefixModules | undefined {
+    return this.options.prefixes;
+  }
+
   get slotCount(): number {
     return this.scheduler.slots.length;
   }

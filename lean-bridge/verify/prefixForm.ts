@@ -41,6 +41,13 @@ const IMPORTED_COMMANDS = new Set([
 /** Words whose effect is confined to the module that says them: a prefix holding one keeps the whole file. */
 const MODULE_LOCAL_WORDS = new Set(["private", "local", "scoped", "mutual"]);
 
+/**
+ * Words that keep the whole file because the verifier reads the check document's own text for them: an `axiom`
+ * the workspace declares is told apart from the allowed axiom of the same name by being declared in the
+ * document (classify.ts `declaredByDocument`, the gate's `declaredInDocument`), which a blanked prefix would hide.
+ */
+const READ_FROM_DOCUMENT_WORDS = new Set(["axiom"]);
+
 /** How the text above a declaration is checked. */
 export type PrefixPlan =
   | {
@@ -91,6 +98,11 @@ export function planPrefix(
     const word = tokenText(ts, i);
     if (MODULE_LOCAL_WORDS.has(word))
       return { kind: "whole", reason: `\`${word}\` above the hole has an effect an import does not carry` };
+    if (READ_FROM_DOCUMENT_WORDS.has(word))
+      return {
+        kind: "whole",
+        reason: `\`${word}\` above the hole must be seen in the check document itself`,
+      };
   }
   const parts: string[] = [];
   let at = file.headerEnd;

@@ -52,6 +52,7 @@ test("prefix form: whatever an import does not carry keeps the whole file", () =
     [`${HEADER}attribute [simp] foo\n${theorems(4)}`, /attribute/],
     [`${HEADER}mutual\n${theorems(2)}end\n${theorems(2)}`, /mutual/],
     [`${HEADER}#eval 1\n${theorems(4)}`, /#eval/],
+    [`${HEADER}axiom propext : False\n${theorems(4)}`, /axiom/],
     [`prelude\n${theorems(4)}`, /no import/],
     [`prelude\nimport A\n${theorems(4)}`, /too short/],
     [`${HEADER}${theorems(2)}`, /declarations above the hole/],
