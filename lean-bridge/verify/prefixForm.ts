@@ -3,9 +3,9 @@
  * check deep in a long file costs time in proportion to the declarations above its hole (measured on the embedded
  * Lean 4.35: about 15 ms with 10 one-line theorems above, about 200 ms with 500). In this form the declarations
  * above the hole's declaration come from a module compiled once from the file's own text (never the candidate's),
- * and the check document imports it: the commands above are blanked in place (every character but line breaks
- * becomes a space), so every offset, line and column of the document stays the file's, and Lean elaborates only
- * the hole's declaration.
+ * and the check document imports it: the commands above are blanked in place (their lines kept, empty), so every
+ * line of the document, and every column from the hole's declaration on, stays the file's, and Lean elaborates
+ * only the hole's declaration.
  *
  * The form is used only where it means exactly what the whole file means. Commands that only set scope
  * (`namespace`, `section`, `end`, `open`, `variable`, `universe`, `set_option`) are kept verbatim, so names
@@ -56,7 +56,10 @@ export type PrefixPlan =
       module: string;
       /** What the module is compiled from: the file's text up to the declaration. */
       moduleText: string;
-      /** What stands in the check document before the declaration: as long as the text it replaces. */
+      /**
+       * What stands in the check document before the declaration: the same lines as the text it replaces, and
+       * the same columns on the declaration's first line.
+       */
       blanked: string;
       /** The hash of the module's text, the Lean that compiles it and its search path. */
       key: string;
@@ -66,6 +69,18 @@ export type PrefixPlan =
 /** The text with every character but line breaks made a space: the same offsets, lines and columns. */
 function blank(text: string): string {
   return text.replace(/[^\n\r]/g, " ");
+}
+
+/**
+ * Every whole line that holds only spaces made empty: the same lines, and the same columns wherever text stands
+ * (the last line, where the hole's declaration begins, is kept as it is). Lean then reads a few bytes per line
+ * above the hole instead of the file's whole text.
+ */
+function compact(text: string): string {
+  const lines = text.split("\n");
+  for (let k = 0; k < lines.length - 1; k++)
+    if (/^[ \r]*$/.test(lines[k]!)) lines[k] = lines[k]!.includes("\r") ? "\r" : "";
+  return lines.join("\n");
 }
 
 /**
@@ -123,17 +138,11 @@ export function planPrefix(
   const moduleText = source.slice(0, decl.start);
   const key = createHash("sha256").update(salt).update("\0").update(moduleText).digest("hex");
   const module = `P${key.slice(0, 8)}`;
-  // The header's imports give way to the one import of the module (which imports them itself), padded to the
-  // same length: the module's name must fit where the file's imports stood, on their first line.
-  const importText = `import ${module}`;
+  // The header's imports give way to the one import of the module (which imports them itself), on the line of
+  // the first import; the header's other lines stay, blank.
   const header = source.slice(firstImport.start, file.headerEnd);
   const firstLineEnd = header.search(/[\n\r]/);
-  if ((firstLineEnd === -1 ? header.length : firstLineEnd) < importText.length)
-    return {
-      kind: "whole",
-      reason: "the file's first import line is too short to hold the prefix module's import",
-    };
-  const newHeader = importText + blank(header.slice(importText.length));
-  const blanked = source.slice(0, firstImport.start) + newHeader + parts.join("");
+  const newHeader = `import ${module}` + (firstLineEnd === -1 ? "" : blank(header.slice(firstLineEnd)));
+  const blanked = compact(source.slice(0, firstImport.start) + newHeader + parts.join(""));
   return { kind: "import", module, moduleText, blanked, key };
 }
