@@ -15,6 +15,7 @@ import { TaskFiles } from "../lean-bridge/verify/taskFiles";
 import type { Verdict } from "../lean-bridge/verify/verdict";
 import { EXAMPLE, readExample } from "../test/helpers";
 import { PROJECT_DIR } from "../lean-bridge/util/projectLayout";
+import { realLean } from "./verifyRealLean";
 import { ReplPoolModel, type SimulatedCosts } from "./replModel";
 import { checkDocumentText, groups, holes, statementProject, type Hole } from "./workload";
 
@@ -287,6 +288,7 @@ async function main(): Promise<void> {
   if (!only || only === "scaling") await scaling();
   if (!only || only === "incremental") await incremental();
   if (!only || only === "whole") await whole();
+  if (!only || only === "real-lean") await realLean();
 }
 
 void main();

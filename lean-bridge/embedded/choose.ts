@@ -59,6 +59,10 @@ export function decideEmbedded(
 export interface EmbeddedStart {
   kind: "ready";
   launch: LaunchSpec;
+  /** The `lean` binary the server runs, which also compiles the check documents' prefixes. */
+  lean: string;
+  /** `lean --version`'s whole answer: what a compiled module depends on besides its text. */
+  versionText: string;
   /** What must be said before the verifier goes on (the sandbox asked for, and bubblewrap missing). */
   warning?: string;
   /** "4.35.0", from `lean --version`. */
@@ -130,6 +134,8 @@ export async function startEmbedded(
   };
   return {
     kind: "ready",
+    lean: decision.lean,
+    versionText: version.text,
     ...launchOf(embeddedServerLaunch(decision.lean, root, limits, env)),
     release: version.release,
     label: embeddedLabel(version.release),

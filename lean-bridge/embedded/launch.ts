@@ -10,7 +10,8 @@
  * builds and the kernel gate.
  */
 import { realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { prefixModulesPath } from "../util/projectLayout";
 import { IMMEDIATE_REPORTS_FLAG, limited, type Limits } from "../server/launch";
 import type { LaunchSpec } from "../server/leanServer";
 
@@ -25,7 +26,9 @@ function installFolder(lean: string): string {
 
 /** The environment every embedded `lean` runs in under `root`: LEAN_PATH set, Lake's pointers removed. */
 export function embeddedEnv(root: string, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, LEAN_PATH: join(root, ".lake", "build", "lib", "lean") };
+  // The workspace's modules, then the check documents' compiled prefixes (verify/prefixModules.ts).
+  const leanPath = [join(root, ".lake", "build", "lib", "lean"), prefixModulesPath(root)].join(delimiter);
+  const env: NodeJS.ProcessEnv = { ...base, LEAN_PATH: leanPath };
   // Either would send the file worker to some other Lean's `lake setup-file` (an elan toolchain's).
   delete env.LAKE;
   delete env.LEAN_SYSROOT;

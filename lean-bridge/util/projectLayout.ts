@@ -38,6 +38,14 @@ export function kernelGateReferencePath(projectRoot: string): string {
   return join(projectRoot, PROJECT_DIR, "gate-reference");
 }
 
+/**
+ * The prefix-import form's compiled modules (verify/prefixModules.ts): a root of the embedded Lean's search path,
+ * written only by the verifier's own compiles, read-only to everything that runs candidate code.
+ */
+export function prefixModulesPath(projectRoot: string): string {
+  return join(resolve(projectRoot), PROJECT_DIR, "prefixes");
+}
+
 /** Where `fim-rlvr export` offers to write a project's dataset. */
 export function defaultDatasetPath(projectRoot: string): string {
   return join(projectRoot, PROJECT_DIR, "dataset");

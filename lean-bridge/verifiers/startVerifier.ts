@@ -8,6 +8,13 @@ import { availableParallelism } from "node:os";
 import { DEFAULT_LIMITS, buildLaunch, readToolchain, type Limits, type ServerChoice } from "../server/launch";
 import { prepareEmbedded, type LeanRequest } from "../embedded/choose";
 import { KiminaVerifier } from "../kimina/verifier";
+import { prefixModulesPath } from "../util/projectLayout";
+import {
+  DEFAULT_PREFIX_MIN_DECLARATIONS,
+  PREFIX_COMPILE_MEMORY_MB,
+  PREFIX_COMPILE_TIMEOUT_MS,
+  PrefixModules,
+} from "../verify/prefixModules";
 import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { kernelGateFor } from "./gateConfig";
 import { DEFAULT_KERNEL_GATE, type KernelGateMode } from "../verify/gateStage";
@@ -57,6 +64,11 @@ export type VerifierSpec = VerifierChoice & {
    * toolchain the user set up for the Lean 4 extension here, never by changing its shared `process.env`.
    */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The embedded Lean checks a hole through a compiled module of the declarations above it once that many stand
+   * above (verify/prefixForm.ts; default DEFAULT_PREFIX_MIN_DECLARATIONS); 0 for every hole, Infinity for none.
+   */
+  prefixMinDeclarations?: number;
 };
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
@@ -162,6 +174,15 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
       ? {
           identity: { kind: "lean", version: embedded.toolchain, label: embedded.label },
           refuseFile: embedded.refuse,
+          prefixes: new PrefixModules({
+            lean: embedded.lean,
+            root: prefixModulesPath(projectRoot),
+            leanPath: embedded.launch.env?.LEAN_PATH ?? "",
+            salt: embedded.versionText,
+            minDeclarations: spec.prefixMinDeclarations ?? DEFAULT_PREFIX_MIN_DECLARATIONS,
+            timeoutMs: PREFIX_COMPILE_TIMEOUT_MS,
+            memoryMb: Math.max(limits.memoryMb, PREFIX_COMPILE_MEMORY_MB),
+          }),
         }
       : {}),
     ...(spec.policy ? { policy: spec.policy } : {}),

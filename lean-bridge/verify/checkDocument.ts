@@ -21,7 +21,7 @@ export interface CheckDocument {
   text: string;
   /** The declaration being checked, as it stands in the original file. */
   declaration: Declaration;
-  /** Where the declaration starts in `text` (the same offset as in the file). */
+  /** Where the declaration starts in `text` (the file's offset, unless a prefix-import form stands before it). */
   declarationStart: number;
   /** The candidate's span in `text`. */
   candidateStart: number;
@@ -221,6 +221,12 @@ export function swallowedByLineComment(placed: string, source: string, holeEnd: 
   return undefined;
 }
 
+function lineBreaks(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
 /** Keywords whose declarations Lean itself requires to have a proposition as type. */
 const PROP_BY_LEAN = new Set(["theorem", "lemma"]);
 
@@ -302,6 +308,11 @@ export function buildCheckDocument(
   hole: HoleLocation,
   candidate: string,
   features: LeanFeatures = UNKNOWN_LEAN,
+  /**
+   * What stands before the declaration instead of the file's text: the prefix-import form's blanked text
+   * (prefixForm.ts), with the same lines, so every line stays the file's. The file's own text when absent.
+   */
+  blankedBefore?: string,
 ): BuildResult {
   const source = file.tokens.text;
   const decl = hole.declaration;
@@ -330,7 +341,9 @@ export function buildCheckDocument(
       head.text.replace(/^noncomputable /, "") +
       decl.statement.slice(head.to - decl.keywordStart)
     : decl.statement;
-  const before = source.slice(0, decl.start) + silence;
+  if (blankedBefore !== undefined && lineBreaks(blankedBefore) !== lineBreaks(source.slice(0, decl.start)))
+    throw new Error("a prefix-import form must have exactly the lines of the text it stands for");
+  const before = (blankedBefore ?? source.slice(0, decl.start)) + silence;
   const prefix = head
     ? before + source.slice(decl.start, head.from) + head.text + source.slice(head.to, hole.start)
     : before + source.slice(decl.start, hole.start);
@@ -359,7 +372,7 @@ export function buildCheckDocument(
   const doc: CheckDocument = {
     text,
     declaration: decl,
-    declarationStart: decl.start + silence.length,
+    declarationStart: before.length,
     candidateStart: prefix.length,
     candidateEnd: prefix.length + placed.length,
     declarationEnd: prefix.length + placed.length + (suffix.trim() === "" ? 0 : suffix.length),

@@ -18,11 +18,11 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, type Dirent } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { realpathSync } from "node:fs";
 import { which, type Limits } from "../server/launch";
 import { sandboxed } from "../server/sandbox";
-import { kernelGatePath, kernelGateReferencePath } from "../util/projectLayout";
+import { kernelGatePath, kernelGateReferencePath, prefixModulesPath } from "../util/projectLayout";
 import { blankFailingCommands } from "./gateDocument";
 import { runGateProcess, type ProcessResult } from "./gateProcess";
 import {
@@ -275,13 +275,18 @@ export class LeanKernelGate implements KernelGateBackend {
     return this.options.toolchain ?? { kind: "lake" };
   }
 
-  /** The environment of the gate's processes: on the embedded Lean, LEAN_PATH is the workspace's build alone. */
+  /** The environment of the gate's processes: on the embedded Lean, LEAN_PATH is the workspace's build and its prefixes. */
   private get processEnv(): NodeJS.ProcessEnv {
     const toolchain = this.toolchain;
     if (toolchain.kind === "lake") return this.env;
     return {
       ...this.env,
-      LEAN_PATH: toolchain.buildDir ?? join(this.options.projectRoot, ".lake", "build", "lib", "lean"),
+      // The workspace's build, then the check documents' compiled prefixes (prefixModules.ts), which a check
+      // document in the prefix-import form imports; the replay reads them as it reads every import.
+      LEAN_PATH: [
+        toolchain.buildDir ?? join(this.options.projectRoot, ".lake", "build", "lib", "lean"),
+        prefixModulesPath(this.options.projectRoot),
+      ].join(delimiter),
     };
   }
 

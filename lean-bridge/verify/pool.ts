@@ -26,6 +26,7 @@ import { DEFAULT_POLICY, type CandidatePolicy } from "./policy";
 import { HoleQueues, SlotScheduler } from "./scheduler";
 import { TaskFiles } from "./taskFiles";
 import { prepareCheck } from "./prepareCheck";
+import type { PrefixModules } from "./prefixModules";
 import { judgeStatement, type StatementCheck } from "./statementCheck";
 import type { Verifier, VerifyTask } from "./verifier";
 import { featuresOfToolchain, type LeanFeatures } from "./toolchain";
@@ -61,6 +62,11 @@ export interface PoolOptions {
    * what it is (the simulator's model or real Lean's); none: proofs stand on the server's word.
    */
   kernelGate?: (identity: VerifierIdentity) => KernelGateConfig | undefined;
+  /**
+   * The prefix-import form's modules (prefixForm.ts), where this verifier's Lean can compile them and its
+   * server searches their folder: checks deep in a long file then elaborate only their own declaration.
+   */
+  prefixes?: PrefixModules;
   /** Who the verifier is, when its launcher knows better than the server's name (the embedded Lean). */
   identity?: VerifierIdentity;
   /**
@@ -141,6 +147,11 @@ export class VerifierPool implements Verifier {
     return new VerifierPool(server, options, Math.max(1, options.slots), false, budget);
   }
 
+  /** The prefix-import form's modules, where this verifier compiles them (the embedded Lean). */
+  get prefixes(): PrefixModules | undefined {
+    return this.options.prefixes;
+  }
+
   get slotCount(): number {
     return this.scheduler.slots.length;
   }
@@ -210,6 +221,7 @@ export class VerifierPool implements Verifier {
     const prepared = prepareCheck(this.files, task, candidate, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
+      prefixes: this.options.prefixes,
     });
     if (prepared.kind === "rejected")
       return finish({ kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] });
@@ -255,6 +267,7 @@ export class VerifierPool implements Verifier {
     const prepared = prepareCheck(this.files, task, NOOP_PROBE, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
+      prefixes: this.options.prefixes,
       checkPolicy: false,
     });
     if (prepared.kind === "rejected")
@@ -466,6 +479,7 @@ export class VerifierPool implements Verifier {
    * call at any moment, any number of times, concurrently.
    */
   async stop(): Promise<void> {
+    this.options.prefixes?.stop();
     this.scheduler.close();
     this.kernelGate?.stop();
     await this.supervisor.stop();
@@ -480,6 +494,7 @@ export class VerifierPool implements Verifier {
     const prepared = prepareCheck(this.files, task, SHAPE_PROBE, {
       policy: this.options.policy ?? DEFAULT_POLICY,
       features: this.features,
+      prefixes: this.options.prefixes,
       checkPolicy: false,
     });
     if (prepared.kind === "rejected") return { kind: "inconclusive", reason: prepared.reason };

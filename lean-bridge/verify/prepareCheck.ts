@@ -8,6 +8,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
 import { checkCandidate, type CandidatePolicy } from "./policy";
 import type { TaskFiles } from "./taskFiles";
+import type { PrefixModules } from "./prefixModules";
 import type { LeanFeatures } from "./toolchain";
 
 export type PreparedCheck =
@@ -17,7 +18,13 @@ export function prepareCheck(
   files: TaskFiles,
   task: { file: string; hole: Range; text?: string },
   candidate: string,
-  options: { policy: CandidatePolicy; features: LeanFeatures; checkPolicy?: boolean },
+  options: {
+    policy: CandidatePolicy;
+    features: LeanFeatures;
+    checkPolicy?: boolean;
+    /** The prefix-import form's modules, where the verifier compiles them (the embedded Lean). */
+    prefixes?: PrefixModules;
+  },
 ): PreparedCheck {
   const loaded = files.load(task.file, task.text);
   if (loaded.kind === "error") return { kind: "rejected", rule: "bad-task", reason: loaded.message };
@@ -29,7 +36,14 @@ export function prepareCheck(
     const policy = checkCandidate(candidate, options.policy);
     if (policy.kind === "rejected") return policy;
   }
-  const built = buildCheckDocument(loaded.file.parsed, located.hole, candidate, options.features);
+  const form = options.prefixes?.forDeclaration(loaded.file.parsed, located.hole.declaration);
+  const built = buildCheckDocument(
+    loaded.file.parsed,
+    located.hole,
+    candidate,
+    options.features,
+    form?.kind === "ready" ? form.blanked : undefined,
+  );
   if (built.kind === "tampered") return { kind: "rejected", rule: "tamper", reason: built.message };
   if (built.kind === "bad-hole") return { kind: "rejected", rule: "bad-task", reason: built.message };
   return { kind: "ok", doc: built.doc, path: loaded.file.path };
