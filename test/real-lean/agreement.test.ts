@@ -50,7 +50,10 @@ tierTest(
       const task: VerifyTask = { file: c.file, hole: holeOf(text, c) };
       return { task, candidate: c.candidate };
     });
-    const [simulator, lean] = await Promise.all([simulatorVerifier(ws.root), embeddedVerifier(ws.root)]);
+    // The embedded Lean first: it builds the workspace's modules, which the simulator's import fingerprint, taken
+    // when it starts, must already see (a module written after it is a tampered import to it).
+    const lean = await embeddedVerifier(ws.root);
+    const simulator = await simulatorVerifier(ws.root);
     try {
       const [bySimulator, byLean] = await Promise.all([simulator.verifyMany(items), lean.verifyMany(items)]);
       const release = /v(\d+\.\d+\.\d+)$/.exec(lean.identity.version)?.[1] ?? lean.identity.version;
