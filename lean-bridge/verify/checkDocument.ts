@@ -393,6 +393,22 @@ export function buildCheckDocument(
   return tamper ? { kind: "tampered", message: tamper } : { kind: "ok", doc };
 }
 
+/**
+ * The check document with the declaration's whole body replaced by the term `sorry`, and nothing of the candidate
+ * left: what the kernel gate compiles, without the candidate, to learn the statement the file states. The body
+ * goes whole, not only the hole, since a hole cut mid-tactic (`subst h` in `subst h; trivial`) with `sorry` in it
+ * leaves the rest of the block with no goal, an error, and no module. Undefined where the document does not read
+ * as one declaration with a body around the candidate.
+ */
+export function statementReference(doc: CheckDocument): string | undefined {
+  const base = doc.declarationStart;
+  const decl = parseFile(doc.text.slice(base)).commands[0]?.declaration;
+  if (decl?.bodyStart === undefined) return undefined;
+  const bodyStart = base + decl.bodyStart;
+  if (bodyStart > doc.candidateStart || doc.declarationEnd < doc.candidateEnd) return undefined;
+  return doc.text.slice(0, bodyStart) + "sorry" + doc.text.slice(doc.declarationEnd);
+}
+
 /** Re-reads the check document; the declaration must start, be stated and end exactly as in the file. */
 function findTampering(doc: CheckDocument, suffix: string, statement: string): string | undefined {
   // Everything before the declaration is the file's own text, so only the declaration onwards is read

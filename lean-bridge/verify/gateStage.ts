@@ -20,7 +20,7 @@ import { LRUCache } from "lru-cache";
 import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import { SHAPE_PROBE } from "./holeShape";
-import type { CheckDocument } from "./checkDocument";
+import { statementReference, type CheckDocument } from "./checkDocument";
 import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
 import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../util/projectLayout";
 import { nameParts } from "./policyWords";
@@ -332,11 +332,12 @@ export class KernelGateStage {
           mayBePrivate: input.doc.isPrivate || input.doc.mayBePrivate,
           headerEndLine: input.doc.headerEndLine,
           declarationLine: new LineIndex(input.doc.text).positionAt(input.doc.declarationStart).line,
-          // The statement as the file states it, with the verifier's own text in the hole.
+          // The statement as the file states it, with the verifier's own text as the body.
           referenceText:
+            statementReference(input.doc) ??
             input.doc.text.slice(0, input.doc.candidateStart) +
-            SHAPE_PROBE +
-            input.doc.text.slice(input.doc.candidateEnd),
+              SHAPE_PROBE +
+              input.doc.text.slice(input.doc.candidateEnd),
         },
         this.config.timeoutMs,
       );

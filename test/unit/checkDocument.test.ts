@@ -7,6 +7,7 @@ import {
   buildCheckDocument,
   locateHole,
   reindent,
+  statementReference,
   withoutTrailingComments,
 } from "../../lean-bridge/verify/checkDocument";
 import { proofHole } from "../helpers";
@@ -315,4 +316,17 @@ test("a candidate is judged as it will stand in the file: a line comment that wo
     const r = buildIn(MIDLINE, piece, after, candidate);
     assert.equal(r.kind, "ok", `${candidate}: ${JSON.stringify(r)}`);
   }
+});
+
+test("the gate's statement reference replaces the whole body by `sorry` and keeps no candidate text", () => {
+  const r = build("have h2 : a ≤ b := h\n  exact candidate_marker");
+  assert.equal(r.kind, "ok");
+  if (r.kind !== "ok") return;
+  const reference = statementReference(r.doc);
+  assert.ok(reference !== undefined);
+  assert.ok(!reference.includes("candidate_marker"), reference);
+  assert.match(reference, /theorem second \(a b : Nat\) \(h : a ≤ b\) : a \+ 1 ≤ b \+ 1 := sorry\n/);
+  // Everything else of the document stands as it was: the declarations above and the appended queries.
+  assert.ok(reference.startsWith(r.doc.text.slice(0, r.doc.declarationStart)));
+  assert.ok(reference.endsWith(r.doc.text.slice(r.doc.declarationEnd)));
 });
