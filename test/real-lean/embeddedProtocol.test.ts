@@ -51,7 +51,11 @@ async function session(): Promise<Session> {
     timeoutMs: WAIT_MS,
   });
   assert.equal(built.failed, 0, JSON.stringify([...built.results]));
-  const { spec } = embeddedServerLaunch(located.lean, ws.root, { memoryMb: 4096, cpuSeconds: 0, sandbox: false });
+  const { spec } = embeddedServerLaunch(located.lean, ws.root, {
+    memoryMb: 4096,
+    cpuSeconds: 0,
+    sandbox: false,
+  });
   const child = spawn(spec.command[0]!, spec.command.slice(1), {
     cwd: spec.cwd,
     env: spec.env,

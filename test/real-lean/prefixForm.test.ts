@@ -68,14 +68,14 @@ tierTest(
         const whole = await verifier.verifyMany(CANDIDATES.map((candidate) => ({ task, candidate })));
         await prefixes.settled();
         assert.equal(prefixes.counts.compiled, 1, JSON.stringify(prefixes.counts));
-      const waited = prefixes.counts.waited;
-      assert.ok(waited > 0, "the first checks took the whole file while the module compiled");
+        const waited = prefixes.counts.waited;
+        assert.ok(waited > 0, "the first checks took the whole file while the module compiled");
         // Fresh candidates text-wise (the verdict cache keys on the document): a trailing blank changes nothing.
         const imported = await verifier.verifyMany(
           CANDIDATES.map((candidate) => ({ task, candidate: candidate + " " })),
         );
         assert.equal(prefixes.counts.waited, waited, "every later check stood on the compiled module");
-      const kinds = (vs: typeof whole) => vs.map((v) => v.kind);
+        const kinds = (vs: typeof whole) => vs.map((v) => v.kind);
         assert.deepEqual(kinds(imported), kinds(whole), JSON.stringify({ whole, imported }, null, 1));
         assert.deepEqual(kinds(whole), [
           "proved",

@@ -152,7 +152,12 @@ test("the server finds the workspace's modules through LEAN_PATH and never asks 
   assert.equal(env.LAKE, undefined);
   assert.equal(env.LEAN_SYSROOT, undefined);
   assert.equal(env.PATH, "/bin");
-  const { spec } = embeddedServerLaunch("/opt/lean", "/w", { memoryMb: 1234, cpuSeconds: 0, sandbox: false }, {});
+  const { spec } = embeddedServerLaunch(
+    "/opt/lean",
+    "/w",
+    { memoryMb: 1234, cpuSeconds: 0, sandbox: false },
+    {},
+  );
   assert.deepEqual(spec.command, ["/opt/lean", "--server", "-Dserver.reportDelayMs=0", "-M1234"]);
   assert.equal(spec.cwd, "/w");
 });
