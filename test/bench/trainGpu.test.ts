@@ -20,7 +20,10 @@ test(
   "bench:train --gpu / --cpu-smoke: our loop and TRL's GRPOTrainer on the same model, timed",
   { skip, timeout: 300_000 },
   () => {
-    const built = spawnSync(process.execPath, ["esbuild.mjs", "--bench"], { cwd: REPO, encoding: "utf8" });
+    const built = spawnSync(process.execPath, ["esbuild.mjs", "--bench-only"], {
+      cwd: REPO,
+      encoding: "utf8",
+    });
     assert.equal(built.status, 0, built.stderr);
     const cuda = spawnSync(python, ["-c", "import torch; print(torch.cuda.is_available())"], {
       encoding: "utf8",

@@ -55,9 +55,10 @@ test("--kernel-gate values are checked, and eval and export take only all", () =
   const bad = verify("--kernel-gate", "share:2");
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--kernel-gate share:2: expected all, off, auto, or share:X/);
+  // An input that exists: a missing one is refused first, with its own message.
   const evalOff = run([
     "eval",
-    join(REPO, "nowhere"),
+    EXAMPLE,
     "--model",
     "openai:http://127.0.0.1:9#m",
     "--out",
