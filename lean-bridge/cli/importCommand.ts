@@ -3,6 +3,7 @@
  * statement dataset (JSONL or Parquet) becomes Lean files in the project and a dataset folder (README.md,
  * "Statement datasets"). `importForTraining` is what `train FILE --project DIR` (and `eval`) call.
  */
+import { kernelGateModeText } from "../verify/gateStage";
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { HOLE_KINDS, type HoleKind } from "../holes/mine";
@@ -133,7 +134,7 @@ export async function statementTarget(
     };
   const datasetDir = join(runDir, "dataset");
   if (resume && existsSync(join(datasetDir, "tasks.jsonl"))) return { kind: "ok", target: datasetDir };
-  const values: ParsedValues =
+  const chosen: ParsedValues =
     verifier.kind === "simulator"
       ? { simulator: true }
       : verifier.kind === "kimina"
@@ -141,6 +142,10 @@ export async function statementTarget(
         : verifier.serverCommand
           ? { server: verifier.serverCommand.join(" ") }
           : {};
+  // The run's --kernel-gate reaches its import too: a Kimina run that said `off` must not be refused there.
+  const values: ParsedValues = verifier.kernelGate
+    ? { ...chosen, "kernel-gate": kernelGateModeText(verifier.kernelGate) }
+    : chosen;
   let result: ImportResult;
   try {
     result = await importForTraining(target, requireProject(project), datasetDir, values, {

@@ -62,6 +62,11 @@ export function parseKernelGateMode(text: string): KernelGateMode | { kind: "err
   };
 }
 
+/** `--kernel-gate`'s text for a mode: what parseKernelGateMode reads back as the same mode. */
+export function kernelGateModeText(mode: KernelGateMode): string {
+  return mode.kind === "share" ? `share:${mode.share}` : mode.kind;
+}
+
 /** Whether a check document's declaration is an imported statement (a `fim-rlvr import` task). */
 export function isImportedStatement(file: string, checkedName: string): boolean {
   const path = file.split(/[\\/]/).join("/");

@@ -27,6 +27,7 @@ for (const keyword of [
   "x-modelMessages",
   "x-protocolVersion",
   "x-errorCodes",
+  "x-algorithmOptions",
 ])
   ajv.addKeyword(keyword);
 ajv.addSchema(schema, "trainer");

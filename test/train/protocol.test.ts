@@ -107,7 +107,8 @@ test("the schema is valid JSON Schema 2020-12 and every definition compiles", ()
     .addKeyword("x-serviceMessages")
     .addKeyword("x-modelMessages")
     .addKeyword("x-protocolVersion")
-    .addKeyword("x-errorCodes");
+    .addKeyword("x-errorCodes")
+    .addKeyword("x-algorithmOptions");
   ajv.addSchema(schema, "trainer");
   for (const name of Object.keys(schema.$defs))
     assert.ok(ajv.getSchema(`trainer#/$defs/${name}`), `$defs/${name} compiles`);
