@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { chooseVerifier, verifierSpec } from "../../lean-bridge/cli/pool";
 import { decideEmbedded } from "../../lean-bridge/embedded/choose";
 import {
@@ -148,7 +148,11 @@ test("the embedded Lean is found through FIM_EMBEDDED_LEAN first, then the insta
 
 test("the server finds the workspace's modules through LEAN_PATH and never asks another Lean's lake", () => {
   const env = embeddedEnv("/w", { PATH: "/bin", LAKE: "/elan/bin/lake", LEAN_SYSROOT: "/elan" });
-  assert.equal(env.LEAN_PATH, join("/w", ".lake", "build", "lib", "lean"));
+  // The workspace's build, then the check documents' compiled prefixes (verify/prefixModules.ts).
+  assert.equal(
+    env.LEAN_PATH,
+    [join("/w", ".lake", "build", "lib", "lean"), join("/w", ".fim-rlvr", "prefixes")].join(delimiter),
+  );
   assert.equal(env.LAKE, undefined);
   assert.equal(env.LEAN_SYSROOT, undefined);
   assert.equal(env.PATH, "/bin");
