@@ -5,11 +5,12 @@
  * why; where CI=true that is a failing test. The axioms the library declares on purpose are `sorryAx` (behind
  * `sorry`) and `propext` (behind `simp`'s lemmas about propositions); its `Nat` lemmas use neither.
  */
-import { after, describe, test } from "node:test";
+import { after, describe, test as nodeTest } from "node:test";
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import assert from "node:assert/strict";
 import { toolSkip } from "../toolSkip";
+import { countTierTest } from "./embeddedTier";
 import {
   buildPrelude,
   checkWithPrelude,
@@ -21,6 +22,18 @@ import {
 
 const lean = findEmbeddedLean();
 const skip = toolSkip("the prelude's real-Lean tests", lean.kind === "missing" && lean.reason);
+
+/** A test of the real-Lean tier: counted run or skipped into scripts/run-tests.mjs's tier line. */
+function test(name: string, body: () => void): void {
+  if (skip) countTierTest("skip", name);
+  nodeTest(name, () => {
+    try {
+      body();
+    } finally {
+      countTierTest("run", name);
+    }
+  });
+}
 const build: PreludeBuild | undefined = lean.kind === "found" ? buildPrelude(lean.path) : undefined;
 
 /** Elaborates declarations after the prelude's header (unused-variable lints off: they are noise here). */
