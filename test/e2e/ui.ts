@@ -91,11 +91,16 @@ export function stage(what: string): void {
   process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${what}\n`);
 }
 
-/** Lets the webview paint its latest frame before a picture. */
+/**
+ * Lets the webview paint its latest frame before a picture. Only the picture depends on it: a frame VS Code has
+ * replaced meanwhile (a tab reopened beside it re-parents webviews) has nothing left to paint, so that is no failure.
+ */
 export async function painted(frame: Frame): Promise<void> {
-  await frame.evaluate(
-    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-  );
+  await frame
+    .evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    .catch((error: unknown) => {
+      if (!(error instanceof Error && /detached/i.test(error.message))) throw error;
+    });
 }
 
 /**

