@@ -49,6 +49,15 @@ function outputsOf(root: string, module: WorkspaceModule): Output {
   return { olean: `${base}.olean`, ilean: `${base}.ilean`, stamp: `${base}.fim-rlvr-hash` };
 }
 
+/**
+ * What the workspace's build is, in one string: every module's stamp (the hash of the Lean version, its source
+ * and its imports' stamps), in module order. A module compiled on top of the build (a check document's prefix)
+ * is keyed by it, so a rebuilt library never reuses one compiled against the old.
+ */
+export function buildIdentity(root: string, modules: readonly WorkspaceModule[]): string {
+  return modules.map((m) => `${m.name}=${readStamp(outputsOf(root, m).stamp) ?? "unbuilt"}`).join("\n");
+}
+
 function readStamp(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8").trim();

@@ -8,7 +8,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { which, type Limits } from "../server/launch";
 import type { LaunchSpec } from "../server/leanServer";
-import { buildWorkspace, type BuildReport } from "./build";
+import { buildWorkspace, type BuildReport, buildIdentity } from "./build";
 import {
   EMBEDDED_LEAN_RELEASE,
   INSTALL_EMBEDDED_LEAN,
@@ -63,6 +63,8 @@ export interface EmbeddedStart {
   lean: string;
   /** `lean --version`'s whole answer: what a compiled module depends on besides its text. */
   versionText: string;
+  /** The workspace build's identity (build.ts `buildIdentity`): what a module compiled on top of it depends on. */
+  buildIdentity: string;
   /** What must be said before the verifier goes on (the sandbox asked for, and bubblewrap missing). */
   warning?: string;
   /** "4.35.0", from `lean --version`. */
@@ -136,6 +138,7 @@ export async function startEmbedded(
     kind: "ready",
     lean: decision.lean,
     versionText: version.text,
+    buildIdentity: buildIdentity(root, decision.view.modules),
     ...launchOf(embeddedServerLaunch(decision.lean, root, limits, env)),
     release: version.release,
     label: embeddedLabel(version.release),

@@ -178,7 +178,8 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
             lean: embedded.lean,
             root: prefixModulesPath(projectRoot),
             leanPath: embedded.launch.env?.LEAN_PATH ?? "",
-            salt: embedded.versionText,
+            // A rebuilt library must never reuse a prefix compiled against the old one.
+            salt: `${embedded.versionText}\n${embedded.buildIdentity}`,
             minDeclarations: spec.prefixMinDeclarations ?? DEFAULT_PREFIX_MIN_DECLARATIONS,
             timeoutMs: PREFIX_COMPILE_TIMEOUT_MS,
             memoryMb: Math.max(limits.memoryMb, PREFIX_COMPILE_MEMORY_MB),

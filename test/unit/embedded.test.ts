@@ -16,6 +16,7 @@ import {
   embeddedLabel,
   locateEmbeddedLean,
 } from "../../lean-bridge/embedded/install";
+import { buildIdentity, buildLibDir } from "../../lean-bridge/embedded/build";
 import { embeddedEnv, embeddedServerLaunch } from "../../lean-bridge/embedded/launch";
 import { firstRefusal, readHeader, viewWorkspace } from "../../lean-bridge/embedded/workspace";
 import { REPO } from "../helpers";
@@ -209,4 +210,22 @@ test("the embedded tier never skips where the embedded Lean is installed, and fa
   assert.equal(embeddedGate(missing, {}).kind, "skip");
   assert.equal(embeddedGate(missing, { CI: "true" }).kind, "missing");
   assert.equal(embeddedGate(missing, { FIM_REAL_LEAN: "1" }).kind, "missing");
+});
+
+test("the build's identity changes with any module's stamp, so a prefix compiled on the old build is not reused", () => {
+  const root = mkdtempSync(join(tmpdir(), "fim-build-identity-"));
+  try {
+    const modules = [{ name: "Ws.Base", file: "Ws/Base.lean", imports: [] }];
+    const unbuilt = buildIdentity(root, modules);
+    mkdirSync(join(buildLibDir(root), "Ws"), { recursive: true });
+    writeFileSync(join(buildLibDir(root), "Ws", "Base.fim-rlvr-hash"), "aaaa\n");
+    const first = buildIdentity(root, modules);
+    writeFileSync(join(buildLibDir(root), "Ws", "Base.fim-rlvr-hash"), "bbbb\n");
+    const second = buildIdentity(root, modules);
+    assert.notEqual(unbuilt, first);
+    assert.notEqual(first, second);
+    assert.equal(buildIdentity(root, modules), second, "the same build gives the same identity");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
