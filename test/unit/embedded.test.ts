@@ -9,6 +9,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { chooseVerifier, verifierSpec } from "../../lean-bridge/cli/pool";
+import { projectCheckedIn } from "../../lean-bridge/cli/trainCommand";
 import { decideEmbedded } from "../../lean-bridge/embedded/choose";
 import {
   EMBEDDED_LEAN_VARIABLE,
@@ -190,6 +191,18 @@ test("auto uses the embedded Lean only without lake and only for a workspace it 
     const fixtureArgs = {};
     assert.equal(chooseVerifier(fixtureArgs, 1, "rewards", noLake, FIXTURE).spec.kind, "lean");
     assert.equal(chooseVerifier(fixtureArgs, 1, "rewards", noLake, FIXTURE).fellBack, false);
+    // train: a workspace target is the project its candidates are checked in, so it too gets the embedded
+    // Lean (the quick start trains lean-env-prelude this way); a dataset folder's is only what --project names.
+    assert.equal(projectCheckedIn(FIXTURE, undefined), FIXTURE);
+    assert.equal(
+      chooseVerifier(fixtureArgs, 1, "rewards", noLake, projectCheckedIn(FIXTURE, undefined)).spec.kind,
+      "lean",
+    );
+    const datasetDir = join(dir, "dataset");
+    mkdirSync(datasetDir);
+    writeFileSync(join(datasetDir, "tasks.jsonl"), "");
+    assert.equal(projectCheckedIn(datasetDir, undefined), undefined);
+    assert.equal(projectCheckedIn(datasetDir, FIXTURE), FIXTURE);
     const spec = verifierSpec({ lean: "embedded" }, 1);
     assert.equal(spec.kind === "lean" && spec.lean, "embedded");
     assert.throws(
