@@ -95,8 +95,15 @@ function score(rows: readonly Row[], proved: readonly boolean[], family: (t: Row
   return out;
 }
 
-/** Baselines on the dataset in `datasetDir` (exported from `workspace`), checked by the embedded Lean. */
-export async function portfolioBaselines(datasetDir: string, workspace: string): Promise<PortfolioReport> {
+/**
+ * Baselines on the dataset in `datasetDir` (exported from `workspace`), checked by the embedded Lean. The best
+ * single tactic is chosen on validation among `singleTactics` (the bench tries them all; a test may try fewer).
+ */
+export async function portfolioBaselines(
+  datasetDir: string,
+  workspace: string,
+  singleTactics: readonly string[] = SINGLE_TACTICS,
+): Promise<PortfolioReport> {
   const rows = readRows<Row>(join(datasetDir, "tasks.jsonl")).filter(
     (t) => !t.file.startsWith(LIBRARY_PREFIX),
   );
@@ -119,11 +126,11 @@ export async function portfolioBaselines(datasetDir: string, workspace: string):
     );
   try {
     const tried: PortfolioReport["validation"] = [];
-    for (const tactic of SINGLE_TACTICS) {
+    for (const tactic of singleTactics) {
       const proved = await check(validation, tactic);
       tried.push({ tactic, proved: proved.filter(Boolean).length, tasks: validation.length });
     }
-    // Ties go to the earlier tactic of SINGLE_TACTICS: the choice depends on validation alone.
+    // Ties go to the earlier tactic of the list: the choice depends on validation alone.
     const best = tried.reduce((a, b) => (b.proved > a.proved ? b : a));
     const scoreOn = async (name: string, candidate: string): Promise<ProverScores> => ({
       name,

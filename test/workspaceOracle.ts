@@ -31,8 +31,18 @@ export interface WorkspaceDeclaration {
   open: boolean;
 }
 
-/** Every declaration of lean-env with a tactic proof, by full name (files in the order FimExamples.lean imports them). */
-export function workspaceDeclarations(): Map<string, WorkspaceDeclaration> {
+let declarations: ReadonlyMap<string, WorkspaceDeclaration> | undefined;
+
+/**
+ * Every declaration of lean-env with a tactic proof, by full name (files in the order FimExamples.lean imports
+ * them). Read once per test process: the files do not change during a run, and tests ask for it per task.
+ */
+export function workspaceDeclarations(): ReadonlyMap<string, WorkspaceDeclaration> {
+  declarations ??= readWorkspaceDeclarations();
+  return declarations;
+}
+
+function readWorkspaceDeclarations(): Map<string, WorkspaceDeclaration> {
   const files = readFileSync(join(EXAMPLE, "FimExamples.lean"), "utf8")
     .split("\n")
     .filter((l) => l.startsWith("import "))
