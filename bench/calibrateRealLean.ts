@@ -29,7 +29,13 @@ import { LeanServer, type LaunchSpec } from "../lean-bridge/server/leanServer";
 import { startVerifier } from "../lean-bridge/verifiers/startVerifier";
 import type { VerifierPool } from "../lean-bridge/verify/pool";
 import { REPO } from "../test/helpers";
-import { CALIBRATION_COMMAND, CALIBRATION_PATH, type Calibration, type Figure } from "./realLeanCosts";
+import {
+  CALIBRATION_COMMAND,
+  CALIBRATION_PATH,
+  validateCalibration,
+  type Calibration,
+  type Figure,
+} from "./realLeanCosts";
 
 const THEOREM = (i: number) => `theorem t${i} (p q : Prop) (hp : p) (hq : q) : p ∧ q := by`;
 const PROOF = "  exact ⟨hp, hq⟩";
@@ -104,18 +110,31 @@ async function builtWorkspace(): Promise<{
   return { root, lean: started.lean, versionText: started.versionText, launch: started.launch };
 }
 
-/** Fastest ms of `lean FILE` on `text`, a fresh process each time. */
-function freshProcess(lean: string, root: string, name: string, text: string, runs = 5): number {
-  writeFileSync(join(root, name), text);
+/**
+ * Fastest ms of `lean FILE` on each text, a fresh process each time; the files take turns, so a burst of other
+ * work falls on all of them alike. The files are removed afterwards: a pool started later would build them.
+ */
+function freshProcesses(
+  lean: string,
+  root: string,
+  texts: Record<string, string>,
+  runs = 9,
+): Record<string, number> {
   const env = embeddedEnv(root);
-  const ms: number[] = [];
-  for (let k = 0; k < runs; k++) {
-    const t0 = performance.now();
-    const r = spawnSync(lean, [name], { cwd: root, env, encoding: "utf8", timeout: TIMEOUT_MS });
-    if (r.status !== 0) throw new Error(`lean ${name}: ${r.stdout}${r.stderr}`);
-    ms.push(performance.now() - t0);
-  }
-  return fastest(ms);
+  const names = Object.keys(texts);
+  for (const name of names) writeFileSync(join(root, name), texts[name]!);
+  const ms = new Map<string, number[]>(names.map((n) => [n, []]));
+  // Each round starts at another file: a run just after the largest file's is slower (its process's memory
+  // is still being given back), and no file should always be the one that follows it.
+  for (let k = 0; k < runs; k++)
+    for (const name of [...names.slice(k % names.length), ...names.slice(0, k % names.length)]) {
+      const t0 = performance.now();
+      const r = spawnSync(lean, [name], { cwd: root, env, encoding: "utf8", timeout: TIMEOUT_MS });
+      if (r.status !== 0) throw new Error(`lean ${name}: ${r.stdout}${r.stderr}`);
+      ms.get(name)!.push(performance.now() - t0);
+    }
+  for (const name of names) rmSync(join(root, name));
+  return Object.fromEntries(names.map((n) => [n, fastest(ms.get(n)!)]));
 }
 
 async function ready(server: LeanServer, uri: string, version: number): Promise<void> {
@@ -244,10 +263,16 @@ export async function calibrate(): Promise<void> {
   const loadBefore = loadavg();
   const { root, lean, versionText, launch } = await builtWorkspace();
   try {
-    const start = freshProcess(lean, root, "Start.lean", "prelude\n");
-    const header = freshProcess(lean, root, "Header.lean", HEADER.join("\n"));
-    const fresh100 = freshProcess(lean, root, "Fresh100.lean", theorems(100));
-    const fresh400 = freshProcess(lean, root, "Fresh400.lean", theorems(400));
+    const fresh = freshProcesses(lean, root, {
+      "Start.lean": "prelude\n",
+      "Header.lean": HEADER.join("\n"),
+      "Fresh100.lean": theorems(100),
+      "Fresh400.lean": theorems(400),
+    });
+    const start = fresh["Start.lean"]!;
+    const header = fresh["Header.lean"]!;
+    const fresh100 = fresh["Fresh100.lean"]!;
+    const fresh400 = fresh["Fresh400.lean"]!;
     const freshFit = fitLine([
       [0, header],
       [100, fresh100],
@@ -258,9 +283,6 @@ export async function calibrate(): Promise<void> {
       [start, header, fresh100, fresh400].map((x) => x.toFixed(0)).join(" | ") + " ms",
     );
 
-    // The fresh-process files go before any pool starts, which would build every file of the workspace.
-    for (const name of ["Start.lean", "Header.lean", "Fresh100.lean", "Fresh400.lean"])
-      rmSync(join(root, name));
     const started = await LeanServer.start(launch);
     if (started.kind !== "started") throw new Error(started.message);
     const server = started.server;
@@ -293,8 +315,8 @@ export async function calibrate(): Promise<void> {
     const editFixed = Math.max(0, aboveFit.intercept - serverDecl);
 
     const prefix200 = await prefixCheck(root, 200, 7);
-    const gate10 = await gateRun(root, 10, 3);
-    const gate200 = await gateRun(root, 200, 3);
+    const gate10 = await gateRun(root, 10, 5);
+    const gate200 = await gateRun(root, 200, 5);
     line("   pool: prefix-form check at the last of 200 theorems", `${prefix200.toFixed(1)} ms`);
     line(
       "   pool: kernel gate's run, last of 10 | 200 theorems",
@@ -309,6 +331,8 @@ export async function calibrate(): Promise<void> {
       runtime: "embedded",
       workspace:
         "a prelude workspace on lean-prelude/ (FimPrelude); files of one-tactic theorems `exact ⟨hp, hq⟩`",
+      method:
+        "each figure the fastest of 5 to 9 runs (other work on a shared machine only adds time), or a fit of such figures",
       measuredAt: new Date().toISOString(),
       command: CALIBRATION_COMMAND,
       machine: {
@@ -319,7 +343,6 @@ export async function calibrate(): Promise<void> {
         loadAverageBefore: loadBefore.map((x) => round(x)),
         loadAverageAfter: loadavg().map((x) => round(x)),
       },
-      // Each figure is the fastest of its runs (3 to 7), or a fit of such figures.
       costs: {
         processStartMs: figure(start, "fresh `lean` on a file holding only `prelude`"),
         freshHeaderMs: figure(
@@ -361,6 +384,13 @@ export async function calibrate(): Promise<void> {
       },
       notMeasured: LEAN_PROTOCOL_FIGURES,
     };
+    // Figures that contradict each other (a header cheaper than none) are a machine too busy to measure on: the
+    // committed file stays as it was.
+    const checked = validateCalibration(calibration);
+    if (checked.kind === "invalid")
+      throw new Error(
+        `the measurements are inconsistent (${checked.problems.join("; ")}), most likely other work on the machine (load ${loadavg()[0]!.toFixed(1)}); ${CALIBRATION_PATH} is unchanged: run ${CALIBRATION_COMMAND} again on a quieter machine`,
+      );
     const tmp = `${CALIBRATION_PATH}.tmp-${process.pid}`;
     writeFileSync(tmp, JSON.stringify(calibration, null, 2) + "\n");
     renameSync(tmp, CALIBRATION_PATH);

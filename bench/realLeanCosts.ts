@@ -44,6 +44,8 @@ export interface Calibration {
   leanRelease: string;
   runtime: "embedded";
   workspace: string;
+  /** How each figure was taken from its runs. */
+  method: string;
   /** ISO 8601, when the calibration finished. */
   measuredAt: string;
   command: string;
@@ -72,7 +74,7 @@ export function validateCalibration(raw: unknown): CalibrationRead {
   const problems: string[] = [];
   if (!isRecord(raw)) return { kind: "invalid", problems: ["the file is not a JSON object"] };
   if (raw.schema !== 1) problems.push(`schema is ${JSON.stringify(raw.schema)}, expected 1`);
-  for (const key of ["lean", "leanRelease", "workspace", "measuredAt", "command"])
+  for (const key of ["lean", "leanRelease", "workspace", "method", "measuredAt", "command"])
     if (!isText(raw[key])) problems.push(`${key} is missing or empty`);
   if (raw.runtime !== "embedded")
     problems.push(`runtime is ${JSON.stringify(raw.runtime)}, expected "embedded"`);
