@@ -13,6 +13,7 @@
  */
 import { parseFile } from "../lean-bridge/lean/commands";
 import { SIM_KERNEL_SHARE, SimulatedKernelGate } from "../lean-bridge/simulator/kernelReplay";
+import { resolveOracle, type OracleFile } from "../lean-bridge/simulator/reference";
 import { AUTO_COST_RATIO, MIN_AUTO_SHARE } from "../lean-bridge/verify/gateStage";
 import type { VerifierPool } from "../lean-bridge/verify/pool";
 import { inMemory } from "../test/harness";
@@ -21,6 +22,12 @@ import { holes, statementProject, type Hole } from "./workload";
 import { calibration, modelCosts, provenance } from "./realLeanCosts";
 
 const { server, fresh } = modelCosts();
+
+function oracleOf(root: string): { oracle?: OracleFile } {
+  const found = resolveOracle(root);
+  if (found.kind === "error") throw new Error(`${root}: ${found.message}`);
+  return { oracle: found.resolved.oracle };
+}
 
 interface Sample {
   above: number;
@@ -104,8 +111,15 @@ async function main(): Promise<void> {
       `   ${real.kernelGatePerDeclarationAboveMs.ms} ms more per declaration above; its check in the prefix form ${real.prefixCheckMs.ms} ms\n`,
   );
   const sim = { headerMs: server.headerMs, declMs: server.declMs, editMs: server.editMs };
+  // The gate judges with the oracle the simulator's server judges with (the workspace's own fim-oracle.json), as
+  // the verifier's composition root gives it (verifiers/gateConfig.ts): without it, it refutes the oracle's proofs.
   const gate = (cwd: string) => () => ({
-    backend: new SimulatedKernelGate({ cwd, headerMs: fresh.headerMs, declMs: fresh.declMs }),
+    backend: new SimulatedKernelGate({
+      cwd,
+      ...oracleOf(cwd),
+      headerMs: fresh.headerMs,
+      declMs: fresh.declMs,
+    }),
     mode: { kind: "all" as const },
     timeoutMs: 600_000,
     concurrency: 1,

@@ -208,7 +208,7 @@ async function incremental(): Promise<void> {
   );
   line("   fresh process per candidate", `${freshPer.toFixed(2)} s per check (${hs.length} checks)`);
   line(
-    `   the same, header ${mathlib.headerMs} ms (Mathlib's: LEAN_PROTOCOL.md's figure)`,
+    `   the same, Mathlib's header (${mathlib.headerMs} ms, LEAN_PROTOCOL.md)`,
     `${freshMathlibPer.toFixed(2)} s per check (${hs.length} checks)`,
   );
   line(
@@ -319,7 +319,8 @@ async function main(): Promise<void> {
   const c = calibration();
   process.stdout.write(
     `bench:verify — sections 1-4 against the Lean server SIMULATOR (timers, not Lean); ${cpus().length} CPU cores\n` +
-      `   simulated costs ${provenance(c)}: ${c.workspace}; the machine then: ${c.machine.cpus} cores, load ${c.machine.loadAverageBefore[0]}\n`,
+      `   simulated costs ${provenance(c)}\n` +
+      `   (${c.workspace}; ${c.machine.cpus} cores, load ${c.machine.loadAverageBefore[0]} when measured)\n`,
   );
   if (!only || only === "overhead") await overhead();
   if (!only || only === "scaling") await scaling();
