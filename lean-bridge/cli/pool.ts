@@ -108,7 +108,7 @@ export const SERVER_OPTIONS = {
   "sim-edit-ms": {
     type: "string",
     value: "N",
-    help: "Simulator only: simulated fixed time of a document change (bench/realLeanCosts.json: real Lean's).",
+    help: "Simulator only: simulated fixed time of a document change.",
     default: "0",
     advanced: true,
   },
