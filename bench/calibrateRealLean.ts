@@ -395,6 +395,12 @@ export async function calibrate(): Promise<void> {
     writeFileSync(tmp, JSON.stringify(calibration, null, 2) + "\n");
     renameSync(tmp, CALIBRATION_PATH);
     process.stdout.write(`   written to ${CALIBRATION_PATH}\n`);
+    const load = Math.max(loadBefore[0]!, loadavg()[0]!);
+    // Even the fastest run waits for a core when more work than cores is running: the figures are then upper bounds.
+    if (load > cpus().length)
+      process.stdout.write(
+        `   the machine was loaded (load average up to ${load.toFixed(1)} on ${cpus().length} cores): these figures are upper bounds; calibrate again on a quieter machine for tighter ones\n`,
+      );
     for (const [name, f] of Object.entries(calibration.costs)) line(`   ${name}`, `${f.ms} ms`);
   } finally {
     rmSync(root, { recursive: true, force: true });
