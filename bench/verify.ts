@@ -86,7 +86,7 @@ async function overhead(): Promise<void> {
   line("   cache hits during the runs", String(cacheHits));
 }
 
-/** "edit 4 ms + 10 ms per declaration elaborated, header 184 ms per worker start". */
+/** The simulated costs in words, as each section's heading states them. */
 function describe(costs: ServerCosts): string {
   return `edit ${costs.editMs} ms + ${costs.declMs} ms per declaration elaborated, header ${costs.headerMs} ms per worker start`;
 }
