@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EMBEDDED_LEAN_RELEASE } from "../../lean-bridge/embedded/install";
 import { ReplPoolModel } from "../../bench/replModel";
+import { fitLine } from "../../bench/calibrateRealLean";
 import {
   CALIBRATION_COMMAND,
   CALIBRATION_PATH,
@@ -105,4 +106,28 @@ test("the benchmarks that model Lean's costs hold no cost constants of their own
   const verify = readFileSync(join(REPO, "bench/verify.ts"), "utf8");
   assert.match(verify, /provenance\(/, "bench:verify says where its costs come from");
   assert.match(readFileSync(join(REPO, "bench/kernelGate.ts"), "utf8"), /provenance\(/);
+});
+
+test("the calibration's line fit: least squares, and no slope where every run had the same size", () => {
+  assert.deepEqual(
+    fitLine([
+      [0, 1],
+      [1, 3],
+      [2, 5],
+    ]),
+    { intercept: 1, slope: 2 },
+  );
+  const noisy = fitLine([
+    [0, 52],
+    [100, 233],
+    [400, 719],
+  ]);
+  assert.ok(Math.abs(noisy.slope - 1.66) < 0.01, String(noisy.slope));
+  assert.deepEqual(
+    fitLine([
+      [5, 10],
+      [5, 14],
+    ]),
+    { intercept: 12, slope: 0 },
+  );
 });
