@@ -2,22 +2,32 @@
  * npm run bench:gate — what the kernel gate costs per proved candidate, against a check, under the SIMULATOR's
  * cost model (simulator/kernelReplay.ts: the gate compiles the whole check document afresh, header and every
  * declaration, then loads the header again and re-checks the closure at SIM_KERNEL_SHARE of elaboration).
- * Every figure is modelled with timers, not Lean's: the ratios follow from the model, which is why they are
- * given by the depth of the hole (declarations above it), what the gate's cost grows with. One slot, warm (the
- * slot already holds the hole's declaration, as in a GRPO group), mode `all`.
+ * Every figure here is modelled with timers, not Lean's: the ratios follow from the model, which is why they are
+ * given by the depth of the hole (declarations above it), what the gate's cost grows with. The costs are those
+ * measured on the embedded Lean (bench/realLeanCosts.json): the server's for the checks, a fresh `lean`
+ * process's for the gate's two processes. Beside them it prints what the embedded Lean's own gate cost when the
+ * calibration measured it. One slot, warm (the slot already holds the hole's declaration, as in a GRPO group),
+ * mode `all`.
  *
- *   node --import tsx bench/kernelGate.ts [HEADER_MS DECL_MS]     (default 300 20: bench:verify's 3000/200, scaled)
+ *   node --import tsx bench/kernelGate.ts
  */
 import { parseFile } from "../lean-bridge/lean/commands";
 import { SIM_KERNEL_SHARE, SimulatedKernelGate } from "../lean-bridge/simulator/kernelReplay";
+import { resolveOracle, type OracleFile } from "../lean-bridge/simulator/reference";
 import { AUTO_COST_RATIO, MIN_AUTO_SHARE } from "../lean-bridge/verify/gateStage";
 import type { VerifierPool } from "../lean-bridge/verify/pool";
 import { inMemory } from "../test/harness";
 import { EXAMPLE, readExample } from "../test/helpers";
 import { holes, statementProject, type Hole } from "./workload";
+import { calibration, modelCosts, provenance } from "./realLeanCosts";
 
-const headerMs = Number(process.argv[2] ?? 300);
-const declMs = Number(process.argv[3] ?? 20);
+const { server, fresh } = modelCosts();
+
+function oracleOf(root: string): { oracle?: OracleFile } {
+  const found = resolveOracle(root);
+  if (found.kind === "error") throw new Error(`${root}: ${found.message}`);
+  return { oracle: found.resolved.oracle };
+}
 
 interface Sample {
   above: number;
@@ -90,21 +100,32 @@ function report(samples: Sample[], buckets: [number, number][]): void {
 }
 
 async function main(): Promise<void> {
+  const real = calibration().costs;
   process.stdout.write(
-    `bench:gate — the kernel gate's cost per proved candidate, MODELLED by the simulator (not Lean's costs)\n` +
-      `   header ${headerMs} ms, ${declMs} ms per declaration elaborated, kernel re-check ${SIM_KERNEL_SHARE * 100}% of that; 1 slot, warm; mode all\n`,
+    `bench:gate — the kernel gate's cost per proved candidate, MODELLED by the simulator (timers, not Lean)\n` +
+      `   costs ${provenance()}\n` +
+      `   checks: the server's edit ${server.editMs} ms + ${server.declMs} ms per declaration, header ${server.headerMs} ms per worker start\n` +
+      `   gate: a fresh lean's start and header ${fresh.headerMs} ms (twice), ${fresh.declMs} ms per declaration compiled,\n` +
+      `   kernel re-check ${SIM_KERNEL_SHARE * 100}% of that (the model's figure); 1 slot, warm; mode all\n` +
+      `   the embedded Lean's own gate, as calibrated: ${real.kernelGateMs.ms} ms at 10 declarations above,\n` +
+      `   ${real.kernelGatePerDeclarationAboveMs.ms} ms more per declaration above; its check in the prefix form ${real.prefixCheckMs.ms} ms\n`,
   );
+  const sim = { headerMs: server.headerMs, declMs: server.declMs, editMs: server.editMs };
+  // The gate judges with the oracle the simulator's server judges with (the workspace's own fim-oracle.json), as
+  // the verifier's composition root gives it (verifiers/gateConfig.ts): without it, it refutes the oracle's proofs.
   const gate = (cwd: string) => () => ({
-    backend: new SimulatedKernelGate({ cwd, headerMs, declMs }),
+    backend: new SimulatedKernelGate({
+      cwd,
+      ...oracleOf(cwd),
+      headerMs: fresh.headerMs,
+      declMs: fresh.declMs,
+    }),
     mode: { kind: "all" as const },
     timeoutMs: 600_000,
     concurrency: 1,
   });
   process.stdout.write("\n1. Every tactic proof of the example workspace, its own proof as the candidate\n");
-  const workspace = await inMemory(
-    { headerMs, declMs },
-    { slots: 1, timeoutMs: 600_000, kernelGate: gate(EXAMPLE) },
-  );
+  const workspace = await inMemory({ ...sim }, { slots: 1, timeoutMs: 600_000, kernelGate: gate(EXAMPLE) });
   try {
     const samples = await measure(workspace.pool, holes(), (h) => readExample(h.task.file));
     report(samples, [
@@ -120,7 +141,7 @@ async function main(): Promise<void> {
   );
   const { root, hs } = statementProject(12);
   const statements = await inMemory(
-    { headerMs, declMs, cwd: root },
+    { ...sim, cwd: root },
     { slots: 1, timeoutMs: 600_000, projectRoot: root, kernelGate: gate(root) },
   );
   try {

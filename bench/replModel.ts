@@ -1,10 +1,11 @@
 /**
- * Peers' REPL pools as cost models under the simulator's costs, for bench:verify: LeanInteract's design (a trie
- * over each REPL's history picks the earlier command to reuse elaboration from) and Kimina's (each REPL keeps
- * its imports, every check document is elaborated from the top). Not the peers' code, not Lean: timers that
- * charge what the Lean server SIMULATOR charges (lean-bridge/simulator/snapshots.ts, server.ts) for the same
- * work: `headerMs` to load a header, `declMs` per declaration elaborated, commands other than declarations free,
- * and a declaration reused only when the text up to the start of the next command is unchanged (`planReuse`).
+ * Peers' REPL pools as cost models, for bench:verify: LeanInteract's design (a trie over each REPL's history picks
+ * the earlier command to reuse elaboration from) and Kimina's (each REPL keeps its imports, every check document is
+ * elaborated from the top). Not the peers' code, not Lean: timers that charge what the Lean server SIMULATOR
+ * charges (lean-bridge/simulator/snapshots.ts, server.ts) for the same work, at the costs measured on the embedded
+ * Lean (bench/realLeanCosts.json, read through ./realLeanCosts.ts unless a test gives its own): `headerMs` to load a
+ * header, `editMs` per check, `declMs` per declaration elaborated, commands other than declarations free, and a
+ * declaration reused only when the text up to the start of the next command is unchanged (`planReuse`).
  *
  * LeanInteract ≥ 0.9 (augustepoiroux/LeanInteract v0.9.0, 2025-10-13, "Incremental elaboration"; its REPL fork
  * augustepoiroux/repl v1.3.14, REPL/Main.lean and REPL/Frontend.lean), as read from its sources:
@@ -21,13 +22,7 @@
  * parallel; the simulator models it for no one (the language server sets it too), so neither side gets it.
  */
 import { parseFile, type ParsedFile } from "../lean-bridge/lean/commands";
-
-export interface SimulatedCosts {
-  /** A header's imports loaded into a REPL (once per REPL and header), ms. */
-  headerMs: number;
-  /** One declaration elaborated, ms. */
-  declMs: number;
-}
+import { modelCosts, type ServerCosts } from "./realLeanCosts";
 
 /** What one check cost its REPL. */
 export interface CheckCost {
@@ -89,10 +84,14 @@ export class ReplPoolModel {
   private readonly waiting: ((repl: Repl) => void)[] = [];
   readonly stats = { checks: 0, declarations: 0, headerLoads: 0, modelledMs: 0 };
 
+  /**
+   * `costs`: a header loaded (once per REPL and header), a check's fixed cost, a declaration elaborated; the
+   * calibration's by default.
+   */
   constructor(
     replCount: number,
-    private readonly costs: SimulatedCosts,
-    private readonly reuse: "trie" | "none",
+    readonly costs: ServerCosts = modelCosts().server,
+    private readonly reuse: "trie" | "none" = "trie",
   ) {
     this.free = Array.from({ length: replCount }, () => new Repl());
   }
@@ -107,7 +106,7 @@ export class ReplPoolModel {
     return {
       headerLoaded,
       declarations,
-      ms: (headerLoaded ? this.costs.headerMs : 0) + declarations * this.costs.declMs,
+      ms: (headerLoaded ? this.costs.headerMs : 0) + this.costs.editMs + declarations * this.costs.declMs,
     };
   }
 

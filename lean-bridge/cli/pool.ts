@@ -105,6 +105,13 @@ export const SERVER_OPTIONS = {
     default: "0",
     advanced: true,
   },
+  "sim-edit-ms": {
+    type: "string",
+    value: "N",
+    help: "Simulator only: simulated fixed time of a document change.",
+    default: "0",
+    advanced: true,
+  },
 } as const satisfies OptionDefs;
 
 /** `--workers`, for the commands that check many candidates (verify-batch, serve, train). */
@@ -176,6 +183,8 @@ export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse 
   const headerMs = stringOption(values, "sim-header-ms");
   if (declMs) extraArgs.push("--decl-ms", declMs);
   if (headerMs) extraArgs.push("--header-ms", headerMs);
+  const editMs = stringOption(values, "sim-edit-ms");
+  if (editMs) extraArgs.push("--edit-ms", editMs);
   let choice: VerifierSpec;
   if (kimina !== undefined) choice = { kind: "kimina", url: kimina };
   else if (simulator)

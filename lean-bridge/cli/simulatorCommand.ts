@@ -33,6 +33,12 @@ export const simulatorCommand: CliCommand = {
       help: "Simulated time to elaborate one declaration.",
       default: "0",
     },
+    "edit-ms": {
+      type: "string",
+      value: "N",
+      help: "Simulated fixed time of a document change, besides the declarations it elaborates.",
+      default: "0",
+    },
     faults: {
       type: "boolean",
       help: "Honour sim:crash, sim:hang, sim:exit, sim:malformed, sim:throw markers (tests only).",
@@ -56,6 +62,7 @@ export const simulatorCommand: CliCommand = {
       ...(oracle.resolved.source ? { oracleSource: oracle.resolved.source } : {}),
       headerMs: parseCount("--header-ms", stringOption(values, "header-ms"), 0),
       declMs: parseCount("--decl-ms", stringOption(values, "decl-ms"), 0),
+      editMs: parseCount("--edit-ms", stringOption(values, "edit-ms"), 0),
       faults: flagOption(values, "faults"),
     });
     return new Promise<number>(() => undefined); // Runs until its input closes or `exit` arrives.

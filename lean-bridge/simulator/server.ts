@@ -66,6 +66,8 @@ export interface SimulatorOptions {
   headerMs?: number;
   /** Time to elaborate one declaration (ms). */
   declMs?: number;
+  /** Fixed time of every document change (open or edit) besides the declarations it elaborates (ms). */
+  editMs?: number;
   /** Honour `sim:crash`, `sim:hang`, `sim:exit`, `sim:malformed`, `sim:throw` markers in comments (tests only). */
   faults?: boolean;
   /** Called instead of exiting the process (in-process use). */
@@ -368,6 +370,7 @@ export class Simulator {
     const version = doc.version;
     const headerMs = this.options.headerMs ?? 0;
     const declMs = this.options.declMs ?? 0;
+    const editMs = this.options.editMs ?? 0;
     const stale = () => doc.generation !== generation || !this.docs.has(doc.uri);
     const plan = planReuse(doc, firstChange);
     const from = plan.from;
@@ -383,6 +386,10 @@ export class Simulator {
       doc.workerStarted = true;
       this.stats.headerLoads++;
       if (headerMs > 0) await sleep(headerMs);
+      if (stale()) return;
+    }
+    if (editMs > 0) {
+      await sleep(editMs);
       if (stale()) return;
     }
     if (fault === "hang") return; // Never finishes: only a cancel, an edit or a close ends the wait.

@@ -45,23 +45,23 @@ test("declarations elaborated again: from the command the first change falls in 
 });
 
 test("LeanInteract's REPL reuses the best earlier command of its own history; Kimina's elaborates from the top", () => {
-  const costs = { headerMs: 1000, declMs: 10 };
+  const costs = { headerMs: 1000, declMs: 10, editMs: 5 };
   const trie = new ReplPoolModel(1, costs, "trie");
   const none = new ReplPoolModel(1, costs, "none");
   const repl = (model: ReplPoolModel) => (model as unknown as { free: unknown[] }).free[0] as never;
-  assert.deepEqual(trie.cost(repl(trie), doc("simp")), { headerLoaded: true, declarations: 3, ms: 1030 });
+  assert.deepEqual(trie.cost(repl(trie), doc("simp")), { headerLoaded: true, declarations: 3, ms: 1035 });
   (repl(trie) as { headers: Set<string>; history: string[] }).headers.add("Base.A");
   (repl(trie) as { history: string[] }).history.push(doc("simp"), doc("omega"));
-  assert.deepEqual(trie.cost(repl(trie), doc("simp_all")), { headerLoaded: false, declarations: 1, ms: 10 });
+  assert.deepEqual(trie.cost(repl(trie), doc("simp_all")), { headerLoaded: false, declarations: 1, ms: 15 });
   // Another file whose first declarations match: reused up to the first change, from the best history entry.
   const other = FILE.replace("theorem a2 : True := by\n  trivial", "theorem b2 : True := by\n  trivial");
   assert.equal(trie.cost(repl(trie), doc("simp", other)).declarations, 2);
   (repl(none) as { headers: Set<string> }).headers.add("Base.A");
-  assert.deepEqual(none.cost(repl(none), doc("simp_all")), { headerLoaded: false, declarations: 3, ms: 30 });
+  assert.deepEqual(none.cost(repl(none), doc("simp_all")), { headerLoaded: false, declarations: 3, ms: 35 });
 });
 
 test("the pool: each REPL keeps its own headers and history; the most recently freed REPL is taken first", async () => {
-  const model = new ReplPoolModel(2, { headerMs: 0, declMs: 0 }, "trie");
+  const model = new ReplPoolModel(2, { headerMs: 0, declMs: 0, editMs: 0 }, "trie");
   await model.checkAll([doc("simp"), doc("omega")]);
   assert.equal(model.stats.headerLoads, 2, "two REPLs, each loads the header once");
   assert.equal(model.stats.declarations, 6, "nothing to reuse on either REPL yet");

@@ -17,7 +17,7 @@ type Raw = {
   error?: { code: number; message: string };
 };
 
-function rawClient(options: { faults?: boolean; declMs?: number } = {}) {
+function rawClient(options: { faults?: boolean; declMs?: number; editMs?: number } = {}) {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const exits: number[] = [];
@@ -80,6 +80,37 @@ test("initialize and the string-id registerCapability request look like Lean's",
   assert.match(init.serverInfo.name, /simulator/, "the simulator never claims to be Lean");
   const reg = await c.next((m) => m.method === "client/registerCapability");
   assert.equal(reg.id, "register_lean_watcher");
+});
+
+test("--edit-ms charges every document change, the open and each edit, its fixed time", async () => {
+  const editMs = 40;
+  const c = rawClient({ editMs });
+  await initialized(c);
+  const uri = "file:///sim/Edit.lean";
+  let t0 = performance.now();
+  c.send({
+    method: "textDocument/didOpen",
+    params: {
+      textDocument: { uri, languageId: "lean4", version: 1, text: "theorem x : True := by\n  trivial\n" },
+    },
+  });
+  await c.request("textDocument/waitForDiagnostics", { uri, version: 1 }).reply;
+  const opened = performance.now() - t0;
+  t0 = performance.now();
+  c.send({
+    method: "textDocument/didChange",
+    params: {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ text: "theorem x : True := by\n  skip\n" }],
+    },
+  });
+  await c.request("textDocument/waitForDiagnostics", { uri, version: 2 }).reply;
+  const edited = performance.now() - t0;
+  // Timers never fire early by more than the clock's rounding.
+  assert.ok(opened >= editMs - 1, `the open took ${opened.toFixed(1)} ms`);
+  assert.ok(edited >= editMs - 1, `the edit took ${edited.toFixed(1)} ms`);
+  c.send({ method: "exit" });
+  await c.exited;
 });
 
 test("diagnostic payloads have exactly the fields and shapes Lean's do", async () => {
