@@ -9,7 +9,7 @@ import { SimulatedKernelGate } from "../simulator/kernelReplay";
 import { resolveOracle } from "../simulator/reference";
 import { DEFAULT_KERNEL_GATE, type KernelGateConfig } from "../verify/gateStage";
 import type { KernelGateBackend } from "../verify/kernelGate";
-import { LeanKernelGate, localGateToolchain } from "../verify/leanKernelGate";
+import { LeanKernelGate, localGateToolchain, type GateToolchain } from "../verify/leanKernelGate";
 import { refutationLogPath } from "../verify/refutationLog";
 import type { VerifierSpec } from "./startVerifier";
 import type { VerifierIdentity } from "../verify/verdict";
@@ -53,6 +53,8 @@ export function kernelGateFor(
   limits: Limits,
   slots: number,
   checkTimeoutMs: number,
+  /** The Lean the verifier's server runs where it is the embedded Lean: its gate runs on the same Lean. */
+  serverToolchain?: GateToolchain,
 ): KernelGateConfig | undefined {
   const mode = spec.kernelGate ?? DEFAULT_KERNEL_GATE;
   if (mode.kind === "off") return undefined;
@@ -81,7 +83,9 @@ export function kernelGateFor(
     backend = new LeanKernelGate({
       projectRoot,
       limits,
-      toolchain: localGateToolchain(projectRoot) ?? { kind: "lake" },
+      // A server on the embedded Lean has its gate there too, even where a file of the workspace is one the
+      // embedded Lean refuses (that file's checks are `environment`; the others' proofs still need the kernel).
+      toolchain: serverToolchain ?? localGateToolchain(projectRoot) ?? { kind: "lake" },
       ...(spec.env ? { env: spec.env } : {}),
     });
   return {

@@ -196,6 +196,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
         limits,
         spec.slots ?? defaultSlots(),
         spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+        embedded?.kind === "ready" ? { kind: "embedded", lean: embedded.lean } : undefined,
       ),
   });
   if (started.kind === "error") {

@@ -261,6 +261,9 @@ function tail(result: { stdout: string; stderr: string }): string {
 
 let runCounter = 0;
 
+/** Lean's -M for a statement's reference, at least (as for building the workspace's modules, embedded/choose.ts). */
+const REFERENCE_MIN_MEMORY_MB = 4096;
+
 export class LeanKernelGate implements KernelGateBackend {
   readonly name = "kernel-replay" as const;
   private selfTested: Promise<GateReport | undefined> | undefined;
@@ -387,7 +390,13 @@ export class LeanKernelGate implements KernelGateBackend {
         mkdirSync(dir, { recursive: true });
         writeFileSync(source, referenceText);
         this.referenceDirs.add(dir);
-        let compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
+        // The reference is the workspace's own statement, no candidate's code: the checks' memory cap is for
+        // candidates, and Lean counts its runtime against -M, so a small cap must not fail the workspace's part.
+        const how = {
+          fresh: true,
+          memoryMb: Math.max(this.options.limits.memoryMb, REFERENCE_MIN_MEMORY_MB),
+        };
+        let compiled = await this.compileFile(source, olean, dir, deadline, how);
         const blanked =
           compiled.kind === "exited" && compiled.code !== 0
             ? blankFailingCommands(
@@ -399,7 +408,7 @@ export class LeanKernelGate implements KernelGateBackend {
             : undefined;
         if (blanked !== undefined) {
           writeFileSync(source, blanked);
-          compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
+          compiled = await this.compileFile(source, olean, dir, deadline, how);
         }
         if (compiled.kind === "exited" && compiled.code === 0) return { kind: "ok", olean };
         const first = compiled.kind === "exited" ? compileErrors(compiled.stdout)[0] : undefined;
@@ -439,14 +448,14 @@ export class LeanKernelGate implements KernelGateBackend {
     output: string,
     dir: string,
     deadline: number,
-    how: { fresh: boolean } = { fresh: false },
+    how: { fresh: boolean; memoryMb?: number } = { fresh: false },
   ): Promise<ProcessResult> {
     const left = Math.max(1, deadline - performance.now());
     // The module's name from its own folder alone: a private constant's name holds the module's, so the
     // reference and the candidate's document, compiled in different folders, name theirs alike.
     const args = [
       "--json",
-      `-M${this.options.limits.memoryMb}`,
+      `-M${how.memoryMb ?? this.options.limits.memoryMb}`,
       "-o",
       output,
       `--root=${dirname(file)}`,

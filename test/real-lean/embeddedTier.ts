@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { startVerifier, type VerifierSpec } from "../../lean-bridge/verifiers/startVerifier";
 import type { Verifier } from "../../lean-bridge/verify/verifier";
+import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { REPO } from "../helpers";
 import { announce, processEmbeddedGate, realLeanTest } from "./gate";
 
@@ -78,17 +79,37 @@ export function freshWorkspace(): { root: string; remove: () => void } {
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** The verifier as every command builds it, asked for the embedded Lean; no kernel gate unless given. */
+/**
+ * The verifier as every command builds it, asked for the embedded Lean, with the kernel gate on every proof
+ * (`all`) unless the test asks otherwise: every proof the tier pays is one the real kernel confirmed. Where the
+ * gate is on, a `proved` verdict that does not say `confirmedBy: "kernel-replay"` throws, so no tier test can
+ * pass on the server's word alone.
+ */
 export async function embeddedVerifier(root: string, spec: Partial<VerifierSpec> = {}): Promise<Verifier> {
-  const started = await startVerifier(root, {
+  const full = {
     kind: "lean",
     lean: "embedded",
     slots: 1,
     timeoutMs: 60_000,
     sandbox: false,
-    kernelGate: { kind: "off" },
+    kernelGate: { kind: "all" },
     ...spec,
-  } as VerifierSpec);
+  } as VerifierSpec;
+  const started = await startVerifier(root, full);
   if (started.kind !== "ok") throw new Error(`${started.message}\n${started.hint}`);
-  return started.pool;
+  const pool = started.pool;
+  if (full.kind !== "lean" || full.kernelGate?.kind !== "all") return pool;
+  const confirmed = (v: Verdict): Verdict => {
+    if (v.kind === "proved" && v.confirmedBy !== "kernel-replay")
+      throw new Error(
+        `a proof the tier would pay was not confirmed by the kernel gate: ${JSON.stringify(v)}`,
+      );
+    return v;
+  };
+  const verify = pool.verify.bind(pool);
+  const verifyMany = pool.verifyMany.bind(pool);
+  pool.verify = async (task, candidate) => confirmed(await verify(task, candidate));
+  pool.verifyMany = async (items, onProgress, signal) =>
+    (await verifyMany(items, onProgress, signal)).map(confirmed);
+  return pool;
 }
