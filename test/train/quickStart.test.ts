@@ -1,34 +1,43 @@
 /**
- * The quick start (`fim-rlvr train lean-env`, README's first line) shows what training did (issue 22 item 7): held-out
- * pass@1 on held-out instances and on held-out families before training, after SFT, after RL and for the
- * compute-matched SFT baseline, which runs by default for the embedded model. Here with the real trainer and the
- * simulator at tiny settings (a few SFT and RL steps), so the lines are checked, not the figures. Skipped, with the
- * reason, where trainer/.venv is missing.
+ * The quick start (README's first line: `fim-rlvr train lean-env-prelude` on the embedded Lean) shows what training
+ * did: held-out pass@1 on held-out instances and on held-out families before training, after SFT, after RL and for
+ * the compute-matched SFT baseline, which runs by default for the embedded model, every verdict from real Lean.
+ * Here with the real trainer at tiny settings (a few SFT and RL steps), so the lines are checked, not the figures.
+ * Skipped, with the reason, where trainer/.venv or the embedded Lean is missing (a failing test where CI=true).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { EXAMPLE, REPO, runCli } from "../helpers";
+import { embeddedLabel, EMBEDDED_LEAN_RELEASE } from "../../lean-bridge/embedded/install";
+import { REPO, runCli } from "../helpers";
+import { findEmbeddedLean } from "../real-lean/preludeLean";
 import { toolSkip } from "../toolSkip";
 import { tempDir } from "../tempDirs";
 
 const CLI = join(REPO, "dist", "cli.js");
 const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
-const missing = existsSync(PYTHON) ? undefined : `${PYTHON} is missing (npm run test:setup creates it)`;
-toolSkip("the quick start through the real trainer", missing);
-/** No `lake` on PATH: the run falls back to the simulator, as on a machine without Lean. */
+/** The workspace README's first line trains. */
+const QUICK_START_WORKSPACE = join(REPO, "lean-env-prelude");
+const lean = findEmbeddedLean();
+const missing = !existsSync(PYTHON)
+  ? `${PYTHON} is missing (npm run test:setup creates it)`
+  : lean.kind === "missing"
+    ? lean.reason
+    : undefined;
+toolSkip("the quick start through the real trainer on the embedded Lean", missing);
+/** No `lake` on PATH, as on a fresh machine: the embedded Lean judges the prelude workspace. */
 const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
 
 test(
-  "train lean-env prints held-out pass@1 on instances and families before, after SFT, after RL and for the compute-matched SFT baseline",
+  "train lean-env-prelude prints held-out pass@1 on instances and families before, after SFT, after RL and for the compute-matched SFT baseline, judged by the embedded Lean",
   { skip: missing ?? false, timeout: 600_000 },
   async () => {
     const dir = tempDir("fim-quick-");
     const config = join(dir, "tiny.json");
     writeFileSync(config, JSON.stringify({ sft_steps: 2, validation_every: 0, max_new_tokens: 8 }));
     const out = join(dir, "run");
-    const args = ["train", EXAMPLE, "--python", PYTHON, "--out", out, "--config", config];
+    const args = ["train", QUICK_START_WORKSPACE, "--python", PYTHON, "--out", out, "--config", config];
     const r = await runCli(CLI, [...args, "--steps", "1", "--batch-size", "2", "--group-size", "2"], ENV);
     assert.equal(r.code, 0, r.stderr.slice(-3000));
     const pct = String.raw`\d+\.\d%`;
@@ -36,19 +45,19 @@ test(
     assert.match(
       lines[0]!,
       new RegExp(
-        String.raw`^held-out pass@1 \(test split, 55 tasks, greedy\): before ${pct} -> after SFT ${pct} -> after RL ${pct}; compute-matched baseline: SFT ${pct}$`,
+        String.raw`^held-out pass@1 \(test split, 93 tasks, greedy\): before ${pct} -> after SFT ${pct} -> after RL ${pct}; compute-matched baseline: SFT ${pct}$`,
       ),
     );
     assert.match(
       lines[1]!,
       new RegExp(
-        String.raw`^  held-out instances \(39 tasks\): ${pct} -> ${pct} -> ${pct}; compute-matched baseline: SFT ${pct}$`,
+        String.raw`^  held-out instances \(59 tasks\): ${pct} -> ${pct} -> ${pct}; compute-matched baseline: SFT ${pct}$`,
       ),
     );
     assert.match(
       lines[2]!,
       new RegExp(
-        String.raw`^  held-out families \(16 tasks\): ${pct} -> ${pct} -> ${pct}; compute-matched baseline: SFT ${pct}$`,
+        String.raw`^  held-out families \(34 tasks\): ${pct} -> ${pct} -> ${pct}; compute-matched baseline: SFT ${pct}$`,
       ),
     );
     // The figures are the run's own: eval.json holds each stage, the baseline's from the warm start's weights.
@@ -62,6 +71,10 @@ test(
     assert.equal(evals["after"]!.compute!.sequences, 4); // 1 RL step of 2 x 2
     assert.ok(evals["baseline-sft"]!.compute!.sequences! >= 4, "the SFT baseline trains on at least as many");
     assert.match(r.stderr, /compute-matched baseline: the SFT baseline, from the SFT warm start's weights/);
-    assert.match(r.stderr, /not Lean/);
+    // Real Lean, named as every verdict names it; no fallback to the simulator.
+    const label = embeddedLabel(EMBEDDED_LEAN_RELEASE);
+    assert.ok(r.stderr.includes(`read with ${label}`), r.stderr.slice(-3000));
+    assert.doesNotMatch(r.stderr, /SIMULATOR|not Lean/);
+    assert.ok(readFileSync(join(out, "report.html"), "utf8").includes(label));
   },
 );
