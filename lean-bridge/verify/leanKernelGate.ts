@@ -321,30 +321,46 @@ export class LeanKernelGate implements KernelGateBackend {
   }
 
   /**
-   * The embedded gate's compile server (compileZygote.ts), once the self-test has found the tool: each compile
-   * a fresh child of a Lean already started, instead of a Lean process that starts from nothing.
+   * The embedded gate's two compile servers (compileZygote.ts), once the self-test has found the tool: each
+   * compile a fresh child of a Lean already started, instead of a Lean process that starts from nothing.
+   * `candidate` compiles the candidates' check documents and runs the replays, in a sandbox that may write the
+   * gate's folder, where each run's folders are made; each child confines itself to its own folder there.
+   * `trusted` compiles only what holds no candidate text (the statements' references, the headers alone), in a
+   * sandbox that may write the reference folder alone, out of every candidate compile's reach.
    */
-  private zygote: CompileZygote | undefined;
+  private servers: { candidate?: CompileZygote; trusted?: CompileZygote } = {};
 
-  private compileServer(): CompileZygote | undefined {
+  private compileServer(which: "candidate" | "trusted"): CompileZygote | undefined {
     if (this.toolchain.kind !== "embedded" || !this.replayTool) return undefined;
-    // One sandbox serves every compile it forks, so it may write the gate's folder, where each run's own
-    // folder is made; a compile's candidate code could reach another run's folder there (the policy refuses
-    // code execution before any of this; the server path's own sandbox writes nothing).
-    this.zygote ??= new CompileZygote(
-      this.sandboxed([this.replayTool, "--compile-server"], [gateDir(this.options.projectRoot)]),
+    const writable =
+      which === "candidate"
+        ? gateDir(this.options.projectRoot)
+        : kernelGateReferencePath(this.options.projectRoot);
+    mkdirSync(writable, { recursive: true });
+    this.servers[which] ??= new CompileZygote(
+      this.sandboxed([this.replayTool, "--compile-server"], [writable]),
       {
         cwd: this.options.projectRoot,
         env: this.processEnv,
         cpuSeconds: this.options.limits.cpuSeconds,
       },
     );
-    return this.zygote;
+    return this.servers[which];
   }
 
-  /** Stops the embedded gate's compile server, if it runs (it also ends by itself when this process does). */
+  /**
+   * Why the embedded gate compiles in fresh processes instead of its compile servers' children (a kernel that
+   * cannot confine them), once a server said so; undefined otherwise.
+   */
+  get confinementRefused(): string | undefined {
+    return this.servers.candidate?.confinementRefused ?? this.servers.trusted?.confinementRefused;
+  }
+
+  /** Stops the embedded gate's compile servers, if they run (they also end by themselves when this process does). */
   stop(): void {
-    this.zygote?.stop();
+    this.servers.candidate?.stop();
+    this.servers.trusted?.stop();
+    this.servers = {};
     for (const dir of this.referenceDirs) rmSync(dir, { recursive: true, force: true });
     this.referenceDirs.clear();
     this.references.clear();
@@ -356,9 +372,9 @@ export class LeanKernelGate implements KernelGateBackend {
 
   /**
    * The compiled reference of a request's statement (its check document with the verifier's `sorry` in the
-   * hole): compiled once per hole in a fresh process that runs no candidate text, under its own time limit
-   * (the candidate's deadline is not charged for it), and kept until the gate stops. A failure is not kept:
-   * the next proof of the hole tries again.
+   * hole): compiled once per hole by the trusted compile server (or a fresh process), which runs no candidate
+   * text, under its own time limit (the candidate's deadline is not charged for it), and kept until the gate
+   * stops. A failure is not kept: the next proof of the hole tries again.
    */
   private reference(
     referenceText: string,
@@ -373,8 +389,8 @@ export class LeanKernelGate implements KernelGateBackend {
     const known = this.references.get(key);
     if (known) return known;
     const made = (async (): Promise<ReferenceModule> => {
-      // Outside the gate's folder, and compiled by a fresh process (not a child of the compile server, whose
-      // sandbox may write the gate's folder): no candidate's compile can reach the reference in the sandbox.
+      // Outside the gate's folder, and compiled by the trusted server (whose sandbox may write this folder, and
+      // the candidate server's may not): no candidate's compile can reach the reference.
       const dir = join(
         kernelGateReferencePath(this.options.projectRoot),
         `${process.pid}-${key.slice(0, 24)}`,
@@ -387,7 +403,7 @@ export class LeanKernelGate implements KernelGateBackend {
         mkdirSync(dir, { recursive: true });
         writeFileSync(source, referenceText);
         this.referenceDirs.add(dir);
-        let compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
+        let compiled = await this.compileFile(source, olean, dir, deadline, "trusted");
         const blanked =
           compiled.kind === "exited" && compiled.code !== 0
             ? blankFailingCommands(
@@ -399,7 +415,7 @@ export class LeanKernelGate implements KernelGateBackend {
             : undefined;
         if (blanked !== undefined) {
           writeFileSync(source, blanked);
-          compiled = await this.compileFile(source, olean, dir, deadline, { fresh: true });
+          compiled = await this.compileFile(source, olean, dir, deadline, "trusted");
         }
         if (compiled.kind === "exited" && compiled.code === 0) return { kind: "ok", olean };
         const first = compiled.kind === "exited" ? compileErrors(compiled.stdout)[0] : undefined;
@@ -431,15 +447,16 @@ export class LeanKernelGate implements KernelGateBackend {
   }
 
   /**
-   * Compiles one file to `output` by the deadline: a child of the compile server where there is one and
-   * `fresh` is not asked for, else a fresh Lean process able to write only `output`'s folder.
+   * Compiles one file to `output` (inside `dir`) by the deadline, able to write beneath `dir` alone: a child of
+   * the named compile server where there is one (the candidates' or the trusted one), else a fresh Lean
+   * process in a sandbox of its own whose only writable folder is `dir`.
    */
   private async compileFile(
     file: string,
     output: string,
     dir: string,
     deadline: number,
-    how: { fresh: boolean } = { fresh: false },
+    server: "candidate" | "trusted",
   ): Promise<ProcessResult> {
     const left = Math.max(1, deadline - performance.now());
     // The module's name from its own folder alone: a private constant's name holds the module's, so the
@@ -452,10 +469,10 @@ export class LeanKernelGate implements KernelGateBackend {
       `--root=${dirname(file)}`,
       file,
     ];
-    const served = how.fresh ? undefined : await this.compileServer()?.run(args, dir, left);
+    const served = await this.compileServer(server)?.run(args, dir, left);
     return (
       served ??
-      runGateProcess(this.leanCommand(args, [dirname(output)]), {
+      runGateProcess(this.leanCommand(args, [dir]), {
         cwd: this.options.projectRoot,
         env: this.processEnv,
         timeoutMs: left,
@@ -583,20 +600,23 @@ export class LeanKernelGate implements KernelGateBackend {
   }
 
   /**
-   * Compiles the request's header alone (its first `headerEndLine + 1` lines, no candidate text) in a fresh
-   * process: whether the workspace's imports load by themselves. Only this decides that a failed compile of the
-   * check document is the workspace's.
+   * Compiles the request's header alone (its first `headerEndLine + 1` lines, no candidate text) where no
+   * candidate compile reaches: a folder of its own under the reference folder, by the trusted compile server
+   * (or a fresh process). Whether the workspace's imports load by themselves; only this decides that a failed
+   * compile of the check document is the workspace's.
    */
-  private async headerAlone(
-    request: GateRequest,
-    dir: string,
-    compileFile: (file: string, output: string) => Promise<ProcessResult>,
-  ): Promise<HeaderCheck> {
+  private async headerAlone(request: GateRequest, dir: string, deadline: number): Promise<HeaderCheck> {
     const lines = request.documentText.split("\n").slice(0, Math.max(0, request.headerEndLine + 1));
-    const source = join(dir, "header", "FimRlvrGateHeader.lean");
-    mkdirSync(join(dir, "header"), { recursive: true });
+    const source = join(dir, "FimRlvrGateHeader.lean");
+    mkdirSync(dir, { recursive: true });
     writeFileSync(source, lines.join("\n") + "\n");
-    const result = await compileFile(source, join(dir, "header", "FimRlvrGateHeader.olean"));
+    const result = await this.compileFile(
+      source,
+      join(dir, "FimRlvrGateHeader.olean"),
+      dir,
+      deadline,
+      "trusted",
+    );
     switch (result.kind) {
       case "exited": {
         if (result.code === 0) return { kind: "loads" };
@@ -640,11 +660,18 @@ export class LeanKernelGate implements KernelGateBackend {
     const started = performance.now();
     const deadline = started + timeoutMs;
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-    const dir = join(gateDir(this.options.projectRoot), `run-${process.pid}-${++runCounter}`);
+    // Three fresh folders of this run's own, none inside another: the candidate's compile may write `dir`
+    // alone; the replay's output lies in `replayDir` and the header's compile in `headerDir`, where nothing the
+    // candidate's compile left running can write (a forged replay answer, a header made to fail).
+    const run = `${process.pid}-${++runCounter}`;
+    const dir = join(gateDir(this.options.projectRoot), `run-${run}`);
+    const replayDir = join(gateDir(this.options.projectRoot), `replay-${run}`);
+    const headerDir = join(kernelGateReferencePath(this.options.projectRoot), `header-${run}`);
     const source = join(dir, "FimRlvrGateCheck.lean");
     const olean = join(dir, "FimRlvrGateCheck.olean");
     try {
       mkdirSync(dir, { recursive: true });
+      mkdirSync(replayDir, { recursive: true });
       writeFileSync(source, request.documentText);
       const step = (stage: GateStage, result: ProcessResult): GateReport | undefined => {
         switch (result.kind) {
@@ -669,14 +696,13 @@ export class LeanKernelGate implements KernelGateBackend {
         }
       };
       const left = () => Math.max(1, deadline - performance.now());
-      const compileFile = (file: string, output: string) => this.compileFile(file, output, dir, deadline);
       // The statement's reference (once per hole; a process that runs no candidate text), compiled while the
       // candidate's document is: awaited only before the replay, which reads it.
       const referenced =
         request.referenceText === undefined
           ? undefined
           : this.reference(request.referenceText, request, timeoutMs);
-      const compile = () => compileFile(source, olean);
+      const compile = () => this.compileFile(source, olean, dir, deadline, "candidate");
       let compiled = await compile();
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
       const blanked =
@@ -699,7 +725,7 @@ export class LeanKernelGate implements KernelGateBackend {
         // shaped like Lean's message on the header): it words the refutation, never decides the kind. The
         // failure is the workspace's only when the header fails by itself, compiled without the candidate.
         const first = compileErrors(compiled.stdout)[0];
-        const header = await this.headerAlone(request, dir, compileFile);
+        const header = await this.headerAlone(request, headerDir, deadline);
         if (header.kind === "report") return { ...header.report, elapsedMs: elapsed() };
         if (header.kind === "compile-failed") return { ...header, elapsedMs: elapsed() };
         return {
@@ -718,13 +744,14 @@ export class LeanKernelGate implements KernelGateBackend {
           return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
         reference = made.olean;
       }
-      // On the embedded Lean the replay too is a child of the compile server: the server never ran candidate
-      // code, so the child starts as clean as a new process, without Lean's start-up.
+      // On the embedded Lean the replay too is a child of the candidates' compile server: the server never ran
+      // candidate code, so the child starts as clean as a new process, without Lean's start-up. It may write
+      // its own folder alone (it writes nothing but its output there).
       const served =
         this.toolchain.kind === "embedded"
-          ? await this.compileServer()?.run(
+          ? await this.compileServer("candidate")?.run(
               ["--replay", ...this.replayTarget(olean, request, reference)],
-              dir,
+              replayDir,
               left(),
             )
           : undefined;
@@ -755,7 +782,7 @@ export class LeanKernelGate implements KernelGateBackend {
         elapsedMs: elapsed(),
       };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      for (const folder of [dir, replayDir, headerDir]) rmSync(folder, { recursive: true, force: true });
     }
   }
 }
