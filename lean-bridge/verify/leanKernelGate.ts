@@ -1,16 +1,22 @@
 /**
  * The kernel gate on real Lean (kernelGate.ts says what it is for). For one proved check document:
- *  1. the document is written to a fresh folder under PROJECT/.fim-rlvr/gate/ and compiled in a fresh process,
- *     `lake env lean --json -M<MB> -o <doc>.olean <doc>.lean` (Lake puts the project's imports on the path), or
- *     on the embedded Lean `lean --json -M<MB> -o …` with LEAN_PATH at the workspace's build
- *     (.lake/build/lib/lean, where the embedded Lean builds the workspace's modules). That process ran the
- *     candidate's code, so nothing it prints decides a verdict: when it fails, the header alone is compiled
- *     again, without the candidate, and only a header that fails by itself makes the failure the workspace's;
- *  2. the replay runs in a second fresh process: the replay program (kernelReplayProgram.ts),
- *     `lake env lean --run KernelReplay.lean <doc>.olean …`, or on the embedded Lean, whose standard library is
- *     not on disk, the native replay tool (nativeReplaySource.ts, built by nativeReplayTool.ts). Either reads the
- *     compiled module's constants (none of its code runs there) and replays the checked declaration and what it
- *     depends on through the kernel.
+ *  1. the document is written to a fresh run folder under PROJECT/.fim-rlvr/gate/ and compiled by a process
+ *     that may write that folder alone: `lake env lean --json -M<MB> -o <doc>.olean <doc>.lean` in a fresh
+ *     process (Lake puts the project's imports on the path), or on the embedded Lean `lean --json -M<MB> -o …`
+ *     with LEAN_PATH at the workspace's build (.lake/build/lib/lean, where the embedded Lean builds the
+ *     workspace's modules), run as a child of the gate's candidate compile server (compileZygote.ts), which
+ *     confines it to its run folder before it runs anything. That process ran the candidate's code, so nothing
+ *     it prints decides a verdict: when it fails, the header alone is compiled again, without the candidate, in
+ *     a folder no candidate compile can write, and only a header that fails by itself makes the failure the
+ *     workspace's;
+ *  2. the replay runs in a second process, with its output in a folder of its own: the replay program
+ *     (kernelReplayProgram.ts), `lake env lean --run KernelReplay.lean <doc>.olean …`, or on the embedded Lean,
+ *     whose standard library is not on disk, the native replay tool (nativeReplaySource.ts, built by
+ *     nativeReplayTool.ts), as another confined child of the candidate compile server. Either reads the compiled
+ *     module's constants (none of its code runs there) and replays the checked declaration and what it depends
+ *     on through the kernel, and compares its statement with the statement's reference: the document with
+ *     `sorry` in the hole, compiled once per hole by a process that runs no candidate text (on the embedded Lean
+ *     the trusted compile server, whose sandbox may write the reference folder alone).
  * Each process runs in its own process group under the gate's deadline, inside the verifier's sandbox
  * (bubblewrap without network, where the pool uses it) and CPU limit, and is killed with what it started.
  * The program is checked once, before the first candidate, on a document of the gate's own: a Lean on which it
@@ -146,7 +152,10 @@ type HeaderCheck =
   | { kind: "compile-failed"; message: string; inHeader: true }
   | { kind: "report"; report: GateReport };
 
-/** The gate's folder in the project: the compiles write only their own fresh run folders inside it. */
+/**
+ * The gate's folder in the project: each candidate compile (and replay) writes only its own fresh folder inside
+ * it. The references and the headers alone are compiled apart, under kernelGateReferencePath.
+ */
 export function gateDir(projectRoot: string): string {
   return kernelGatePath(projectRoot);
 }
