@@ -23,35 +23,27 @@
  * cannot run makes the gate unavailable (the workspace's matter), never a candidate's failure.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, type Dirent } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
-import { realpathSync } from "node:fs";
-import { which, type Limits } from "../server/launch";
-import { sandboxed } from "../server/sandbox";
-import { kernelGatePath, kernelGateReferencePath, prefixModulesPath } from "../util/projectLayout";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { kernelGatePath, kernelGateReferencePath } from "../util/projectLayout";
+import type { Limits } from "../server/launch";
+import { EmbeddedGateRunner } from "./embeddedGateRunner";
+import { compileErrors, parseReplayAnswer, tail } from "./gateAnswers";
 import { blankFailingCommands } from "./gateDocument";
-import { runGateProcess, type ProcessResult } from "./gateProcess";
+import type { ProcessResult } from "./gateProcess";
+import type { CompileFor, GateRunner } from "./gateRunner";
+import type { GateToolchain } from "./gateToolchain";
 import {
   GATE_UNAVAILABLE_ACTION,
-  type GateAxiom,
   type GateReport,
   type GateRequest,
   type GateStage,
-  type GateStatement,
   type KernelGateBackend,
 } from "./kernelGate";
-import { GATE_ANSWER_PREFIX, KERNEL_REPLAY_PROGRAM, KERNEL_REPLAY_VERSION } from "./kernelReplayProgram";
-import { CompileZygote } from "./compileZygote";
-import { embeddedLeanPath, ensureNativeReplayTool } from "./nativeReplayTool";
+import { LakeGateRunner } from "./lakeGateRunner";
 
-/** Which Lean the gate runs: the project's through Lake, or the embedded runtime (no standard library on disk). */
-export type GateToolchain =
-  | { kind: "lake" }
-  /**
-   * `lean`: the embedded binary. `buildDir`: where the workspace's modules are built (default
-   * PROJECT/.lake/build/lib/lean), the check document's LEAN_PATH.
-   */
-  | { kind: "embedded"; lean: string; buildDir?: string };
+export { compileErrors, parseReplayAnswer } from "./gateAnswers";
+export { isPreludeWorkspace, localGateToolchain, type GateToolchain } from "./gateToolchain";
 
 export interface LeanGateOptions {
   projectRoot: string;
@@ -61,87 +53,6 @@ export interface LeanGateOptions {
   /** Default: Lake. */
   toolchain?: GateToolchain;
 }
-
-/**
- * The Lean the gate runs on this machine for the project: its own through Lake where `lake` is on PATH, else
- * the embedded Lean where it is installed (or named by FIM_EMBEDDED_LEAN) and the project is one it can judge
- * (a prelude workspace); undefined where there is neither.
- */
-export function localGateToolchain(
-  projectRoot: string,
-  env: NodeJS.ProcessEnv = process.env,
-): GateToolchain | undefined {
-  if (which("lake", env)) return { kind: "lake" };
-  const lean = embeddedLeanPath(env);
-  return lean && isPreludeWorkspace(projectRoot) ? { kind: "embedded", lean } : undefined;
-}
-
-/** The first token of a Lean file, past whitespace and comments (`--` lines, `/- … -/` blocks, nested). */
-function firstToken(text: string): string {
-  let k = 0;
-  while (k < text.length) {
-    if (/\s/.test(text[k]!)) k++;
-    else if (text.startsWith("--", k)) {
-      const end = text.indexOf("\n", k);
-      k = end < 0 ? text.length : end;
-    } else if (text.startsWith("/-", k)) {
-      let depth = 0;
-      while (k < text.length) {
-        if (text.startsWith("/-", k)) {
-          depth++;
-          k += 2;
-        } else if (text.startsWith("-/", k)) {
-          k += 2;
-          if (--depth === 0) break;
-        } else k++;
-      }
-    } else break;
-  }
-  return /^\S*/.exec(text.slice(k, k + 64))?.[0] ?? "";
-}
-
-/**
- * Whether every Lean file of the project (outside hidden folders such as .lake) begins with `prelude`: the
- * only workspaces the embedded Lean, which has no standard library, can judge. At most 20,000 files are read.
- */
-export function isPreludeWorkspace(projectRoot: string): boolean {
-  let seen = 0;
-  const walk = (dir: string): boolean => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return false;
-    }
-    for (const e of entries) {
-      if (e.name.startsWith(".") || e.name === "node_modules") continue;
-      const path = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!walk(path)) return false;
-      } else if (e.isFile() && e.name.endsWith(".lean")) {
-        if (++seen > 20_000) return false;
-        let text: string;
-        try {
-          text = readFileSync(path, "utf8");
-        } catch {
-          return false;
-        }
-        if (firstToken(text) !== "prelude") return false;
-      }
-    }
-    return true;
-  };
-  return walk(projectRoot) && seen > 0;
-}
-
-/** The types of the embedded gate's own documents (its self-test): a prelude file needs nothing of the workspace. */
-const EMBEDDED_SELF_TEST_TYPES = [
-  "prelude",
-  "inductive FimRlvrGateUnit : Prop where",
-  "  | intro : FimRlvrGateUnit",
-  "inductive FimRlvrGateEmpty : Prop",
-  "",
-].join("\n");
 
 /** The statement's reference module, compiled without the candidate, or why there is none. */
 type ReferenceModule = { kind: "ok"; olean: string } | { kind: "failed"; message: string };
@@ -160,155 +71,29 @@ export function gateDir(projectRoot: string): string {
   return kernelGatePath(projectRoot);
 }
 
-/** The install folder whose `bin/` holds this `lean` (its real path two levels up). */
-function installFolder(lean: string): string {
-  try {
-    return dirname(dirname(realpathSync(lean)));
-  } catch {
-    return dirname(dirname(lean));
-  }
-}
-
-/** A Lean message as `lean --json` prints it (src/Lean/Message.lean, `SerialMessage`). */
-interface JsonMessage {
-  severity?: string;
-  pos?: { line?: number; column?: number };
-  data?: string;
-}
-
-/** Lean's error messages in `--json` output: each line one message; other lines are not Lean's. */
-export function compileErrors(stdout: string): { line: number; text: string }[] {
-  const errors: { line: number; text: string }[] = [];
-  for (const raw of stdout.split("\n")) {
-    const line = raw.trim();
-    if (!line.startsWith("{")) continue;
-    let message: JsonMessage;
-    try {
-      message = JSON.parse(line) as JsonMessage;
-    } catch {
-      continue;
-    }
-    if (message.severity === "error")
-      errors.push({ line: (message.pos?.line ?? 1) - 1, text: (message.data ?? "").split("\n")[0] ?? "" });
-  }
-  return errors;
-}
-
-/** The replay program's answer: the last `FIMRLVR-GATE` line of its output, as a report (undefined: none or malformed). */
-export function parseReplayAnswer(stdout: string, elapsedMs: number): GateReport | undefined {
-  const line = stdout
-    .split("\n")
-    .filter((l) => l.startsWith(GATE_ANSWER_PREFIX))
-    .at(-1);
-  if (!line) return undefined;
-  let answer: unknown;
-  try {
-    answer = JSON.parse(line.slice(GATE_ANSWER_PREFIX.length));
-  } catch {
-    return undefined;
-  }
-  if (typeof answer !== "object" || answer === null) return undefined;
-  const a = answer as Record<string, unknown>;
-  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
-  switch (a.kind) {
-    case "replayed": {
-      const declaration = text(a.declaration);
-      if (declaration === undefined || typeof a.replayed !== "number" || !Array.isArray(a.axioms))
-        return undefined;
-      const axioms: GateAxiom[] = [];
-      for (const x of a.axioms as unknown[]) {
-        const o = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
-        const name = text(o.name);
-        if (
-          name === undefined ||
-          typeof o.declaredInDocument !== "boolean" ||
-          typeof o.nativeShape !== "boolean"
-        )
-          return undefined;
-        axioms.push({ name, declaredInDocument: o.declaredInDocument, nativeShape: o.nativeShape });
-      }
-      const statement = readStatement(a.statement, text(a.statementMessage));
-      if (statement === "malformed") return undefined;
-      return {
-        kind: "replayed",
-        declaration,
-        replayed: a.replayed,
-        axioms,
-        ...(statement ? { statement } : {}),
-        elapsedMs,
-      };
-    }
-    case "kernel-rejected": {
-      const declaration = text(a.declaration);
-      const message = text(a.message);
-      if (declaration === undefined || message === undefined) return undefined;
-      return { kind: "kernel-rejected", declaration, message, elapsedMs };
-    }
-    case "missing": {
-      const message = text(a.message);
-      return message === undefined ? undefined : { kind: "missing", message, elapsedMs };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** The answer's `statement` field: absent (no reference given), one of its kinds, or malformed. */
-function readStatement(value: unknown, message: string | undefined): GateStatement | undefined | "malformed" {
-  if (value === undefined) return undefined;
-  if (value === "same") return { kind: "same" };
-  if ((value === "differs" || value === "no-reference") && message !== undefined)
-    return { kind: value, message };
-  return "malformed";
-}
-
-/** The last lines a process said, for a report. */
-function tail(result: { stdout: string; stderr: string }): string {
-  const said = `${result.stderr}\n${result.stdout}`.trim().split("\n").slice(-6).join(" / ");
-  return said ? `: ${said}` : "";
-}
-
 let runCounter = 0;
 
 export class LeanKernelGate implements KernelGateBackend {
   readonly name = "kernel-replay" as const;
   private selfTested: Promise<GateReport | undefined> | undefined;
+  /** How this toolchain starts the gate's processes. */
+  private readonly runner: GateRunner;
 
-  constructor(private readonly options: LeanGateOptions) {}
-
-  private get env(): NodeJS.ProcessEnv {
-    return this.options.env ?? process.env;
+  constructor(private readonly options: LeanGateOptions) {
+    const context = {
+      projectRoot: options.projectRoot,
+      limits: options.limits,
+      env: options.env ?? process.env,
+    };
+    const toolchain = this.toolchain;
+    this.runner =
+      toolchain.kind === "lake"
+        ? new LakeGateRunner(context)
+        : new EmbeddedGateRunner(context, toolchain.lean, toolchain.buildDir);
   }
 
   private get toolchain(): GateToolchain {
     return this.options.toolchain ?? { kind: "lake" };
-  }
-
-  /** The environment of the gate's processes: on the embedded Lean, LEAN_PATH is the workspace's build and its prefixes. */
-  private get processEnv(): NodeJS.ProcessEnv {
-    const toolchain = this.toolchain;
-    if (toolchain.kind === "lake") return this.env;
-    return {
-      ...this.env,
-      // The workspace's build, then the check documents' compiled prefixes (prefixModules.ts), which a check
-      // document in the prefix-import form imports; the replay reads them as it reads every import.
-      LEAN_PATH: [
-        toolchain.buildDir ?? join(this.options.projectRoot, ".lake", "build", "lib", "lean"),
-        prefixModulesPath(this.options.projectRoot),
-      ].join(delimiter),
-    };
-  }
-
-  /** The native replay tool's path, once the self-test has built or found it (embedded Lean only). */
-  private replayTool: string | undefined;
-
-  /** Lean itself with `args` (the compile step), able to write `writable` alone. */
-  private leanCommand(args: string[], writable: readonly string[]): string[] {
-    const toolchain = this.toolchain;
-    return this.command(
-      toolchain.kind === "lake" ? ["lake", "env", "lean", ...args] : [toolchain.lean, ...args],
-      writable,
-    );
   }
 
   /** The replay step's arguments: the compiled module, the privacy, the reference module ("-": none), the name. */
@@ -321,55 +106,17 @@ export class LeanKernelGate implements KernelGateBackend {
     ];
   }
 
-  /** The replay step for a compiled module. */
-  private replayCommand(olean: string, request: GateRequest, reference: string | undefined): string[] {
-    const target = this.replayTarget(olean, request, reference);
-    return this.toolchain.kind === "lake"
-      ? this.command(["lake", "env", "lean", "--run", this.programPath(), ...target])
-      : this.command([this.replayTool ?? "fimrlvr-replay", ...target]);
-  }
-
-  /**
-   * The embedded gate's two compile servers (compileZygote.ts), once the self-test has found the tool: each
-   * compile a fresh child of a Lean already started, instead of a Lean process that starts from nothing.
-   * `candidate` compiles the candidates' check documents and runs the replays, in a sandbox that may write the
-   * gate's folder, where each run's folders are made; each child confines itself to its own folder there.
-   * `trusted` compiles only what holds no candidate text (the statements' references, the headers alone), in a
-   * sandbox that may write the reference folder alone, out of every candidate compile's reach.
-   */
-  private servers: { candidate?: CompileZygote; trusted?: CompileZygote } = {};
-
-  private compileServer(which: "candidate" | "trusted"): CompileZygote | undefined {
-    if (this.toolchain.kind !== "embedded" || !this.replayTool) return undefined;
-    const writable =
-      which === "candidate"
-        ? gateDir(this.options.projectRoot)
-        : kernelGateReferencePath(this.options.projectRoot);
-    mkdirSync(writable, { recursive: true });
-    this.servers[which] ??= new CompileZygote(
-      this.sandboxed([this.replayTool, "--compile-server"], [writable]),
-      {
-        cwd: this.options.projectRoot,
-        env: this.processEnv,
-        cpuSeconds: this.options.limits.cpuSeconds,
-      },
-    );
-    return this.servers[which];
-  }
-
   /**
    * Why the embedded gate compiles in fresh processes instead of its compile servers' children (a kernel that
    * cannot confine them), once a server said so; undefined otherwise.
    */
   get confinementRefused(): string | undefined {
-    return this.servers.candidate?.confinementRefused ?? this.servers.trusted?.confinementRefused;
+    return this.runner instanceof EmbeddedGateRunner ? this.runner.confinementRefused : undefined;
   }
 
-  /** Stops the embedded gate's compile servers, if they run (they also end by themselves when this process does). */
+  /** Stops what the gate keeps running (the embedded Lean's compile servers) and removes its references. */
   stop(): void {
-    this.servers.candidate?.stop();
-    this.servers.trusted?.stop();
-    this.servers = {};
+    this.runner.stop();
     for (const dir of this.referenceDirs) rmSync(dir, { recursive: true, force: true });
     this.referenceDirs.clear();
     this.references.clear();
@@ -456,18 +203,17 @@ export class LeanKernelGate implements KernelGateBackend {
   }
 
   /**
-   * Compiles one file to `output` (inside `dir`) by the deadline, able to write beneath `dir` alone: a child of
-   * the named compile server where there is one (the candidates' or the trusted one), else a fresh Lean
-   * process in a sandbox of its own whose only writable folder is `dir`.
+   * Compiles one file to `output` (inside `dir`) by the deadline, able to write beneath `dir` alone, for a
+   * candidate's document or for what holds no candidate text (`trusted`: the runner may compile it where no
+   * candidate compile reaches).
    */
-  private async compileFile(
+  private compileFile(
     file: string,
     output: string,
     dir: string,
     deadline: number,
-    server: "candidate" | "trusted",
+    forWhom: CompileFor,
   ): Promise<ProcessResult> {
-    const left = Math.max(1, deadline - performance.now());
     // The module's name from its own folder alone: a private constant's name holds the module's, so the
     // reference and the candidate's document, compiled in different folders, name theirs alike.
     const args = [
@@ -478,134 +224,17 @@ export class LeanKernelGate implements KernelGateBackend {
       `--root=${dirname(file)}`,
       file,
     ];
-    const served = await this.compileServer(server)?.run(args, dir, left);
-    return (
-      served ??
-      runGateProcess(this.leanCommand(args, [dir]), {
-        cwd: this.options.projectRoot,
-        env: this.processEnv,
-        timeoutMs: left,
-      })
-    );
+    return this.runner.compile(args, dir, Math.max(1, deadline - performance.now()), forWhom);
   }
 
-  /**
-   * A command line wrapped in the verifier's CPU limit and sandbox, as the server's own (launch.ts): everything
-   * read-only to it (the replay program, the check document, the workspace's imports) but `writable`.
-   */
-  private command(base: string[], writable: readonly string[] = []): string[] {
-    const { cpuSeconds } = this.options.limits;
-    if (cpuSeconds > 0 && which("prlimit", this.env))
-      return this.sandboxed(["prlimit", `--cpu=${cpuSeconds}`, "--", ...base], writable);
-    return this.sandboxed(base, writable);
-  }
-
-  /** A command line inside the verifier's sandbox (server/sandbox.ts), where the pool uses it. */
-  private sandboxed(base: string[], writable: readonly string[]): string[] {
-    const { sandbox } = this.options.limits;
-    if (!sandbox || !which("bwrap", this.env)) return base;
-    // The embedded Lean and its replay tool live in their install, under the home the sandbox hides.
-    const toolchain = this.toolchain;
-    const readable = toolchain.kind === "embedded" ? [installFolder(toolchain.lean)] : [];
-    return sandboxed(base, this.options.projectRoot, { writable, readable, env: this.processEnv });
-  }
-
-  private programPath(): string {
-    return join(gateDir(this.options.projectRoot), `FimRlvrKernelReplay_v${KERNEL_REPLAY_VERSION}.lean`);
-  }
-
-  /** The gate's own check, once: the program runs here and replays a document of the gate's own. */
+  /** The gate's own check, once, before any candidate (the runner's self-test). */
   private selfTest(timeoutMs: number): Promise<GateReport | undefined> {
-    this.selfTested ??= (async () => {
-      const started = performance.now();
-      const elapsed = () => performance.now() - started;
-      const toolchain = this.toolchain;
-      if (toolchain.kind === "embedded") return this.embeddedSelfTest(toolchain.lean, timeoutMs, started);
-      if (!which("lake", this.env))
-        return {
-          kind: "unavailable",
-          message: "`lake` is not on PATH",
-          action: GATE_UNAVAILABLE_ACTION,
-          elapsedMs: elapsed(),
-        };
-      try {
-        mkdirSync(gateDir(this.options.projectRoot), { recursive: true });
-        writeFileSync(this.programPath(), KERNEL_REPLAY_PROGRAM);
-      } catch (error) {
-        return {
-          kind: "unavailable",
-          message: `could not write the replay program under ${gateDir(this.options.projectRoot)}: ${error instanceof Error ? error.message : String(error)}`,
-          action: "make the project folder writable, then verify again",
-          elapsedMs: elapsed(),
-        };
-      }
-      const own = await this.runOnce(
-        {
-          documentText: "theorem fimrlvrGateSelfTest : True := trivial\n",
-          declaration: ["fimrlvrGateSelfTest"],
-          mayBePrivate: false,
-          headerEndLine: -1,
-          declarationLine: 0,
-        },
-        timeoutMs,
-      );
-      if (own.kind === "replayed" && own.axioms.length === 0) return undefined;
-      return {
-        kind: "unavailable",
-        message: `the gate's self-test (replaying a theorem of its own, \`True := trivial\`) gave ${own.kind}${"message" in own ? `: ${own.message}` : ""}; the replay program ${this.programPath()} may not run on this Lean version`,
-        action: `${GATE_UNAVAILABLE_ACTION}; report the self-test's message with your lean-toolchain`,
-        elapsedMs: elapsed(),
-      };
-    })();
+    this.selfTested ??= this.runner.selfTest(
+      (request) => this.runOnce(request, timeoutMs),
+      timeoutMs,
+      performance.now(),
+    );
     return this.selfTested;
-  }
-
-  /**
-   * The embedded gate's check, once: the replay tool builds (or is cached), a theorem of the gate's own is
-   * replayed with no axioms, and one the elaborator let past the kernel (`debug.skipKernelTC` on a proof that
-   * uses an `unsafe` definition) is refused by it: a gate that cannot tell the two apart is unavailable.
-   */
-  private async embeddedSelfTest(
-    lean: string,
-    timeoutMs: number,
-    started: number,
-  ): Promise<GateReport | undefined> {
-    const elapsed = () => performance.now() - started;
-    const tool = ensureNativeReplayTool(lean, this.env);
-    if (tool.kind === "unavailable")
-      return { kind: "unavailable", message: tool.message, action: tool.action, elapsedMs: elapsed() };
-    this.replayTool = tool.path;
-    const own = (lines: string[], name: string): GateRequest => ({
-      documentText: EMBEDDED_SELF_TEST_TYPES + lines.join("\n") + "\n",
-      declaration: [name],
-      mayBePrivate: false,
-      headerEndLine: 0,
-      declarationLine: 4 + lines.length - 1,
-    });
-    const sound = await this.runOnce(
-      own(["theorem fimrlvrGateSelfTest : FimRlvrGateUnit := FimRlvrGateUnit.intro"], "fimrlvrGateSelfTest"),
-      timeoutMs,
-    );
-    const unsound = await this.runOnce(
-      own(
-        [
-          "unsafe def fimrlvrGateLoop : FimRlvrGateEmpty := fimrlvrGateLoop",
-          "set_option debug.skipKernelTC true in",
-          "theorem fimrlvrGateUnsound : FimRlvrGateEmpty := fimrlvrGateLoop",
-        ],
-        "fimrlvrGateUnsound",
-      ),
-      timeoutMs,
-    );
-    if (sound.kind === "replayed" && sound.axioms.length === 0 && unsound.kind === "kernel-rejected")
-      return undefined;
-    const said = (r: GateReport) => `${r.kind}${"message" in r ? ` (${r.message})` : ""}`;
-    return {
-      kind: "unavailable",
-      message: `the gate's self-test on the embedded Lean (${lean}, replay tool ${tool.path}) gave ${said(sound)} for a sound theorem of its own (expected replayed, no axioms) and ${said(unsound)} for one that skipped the kernel (expected kernel-rejected)`,
-      action: `${GATE_UNAVAILABLE_ACTION}; report the self-test's message`,
-      elapsedMs: elapsed(),
-    };
   }
 
   /**
@@ -687,7 +316,7 @@ export class LeanKernelGate implements KernelGateBackend {
           case "not-started":
             return {
               kind: "unavailable",
-              message: `${this.toolchain.kind === "lake" ? "`lake`" : "the embedded Lean"} could not be started: ${result.message}`,
+              message: `${this.runner.label} could not be started: ${result.message}`,
               action: GATE_UNAVAILABLE_ACTION,
               elapsedMs: elapsed(),
             };
@@ -753,24 +382,11 @@ export class LeanKernelGate implements KernelGateBackend {
           return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
         reference = made.olean;
       }
-      // On the embedded Lean the replay too is a child of the candidates' compile server: the server never ran
-      // candidate code, so the child starts as clean as a new process, without Lean's start-up. It may write
-      // its own folder alone (it writes nothing but its output there).
-      const served =
-        this.toolchain.kind === "embedded"
-          ? await this.compileServer("candidate")?.run(
-              ["--replay", ...this.replayTarget(olean, request, reference)],
-              replayDir,
-              left(),
-            )
-          : undefined;
-      const replayed =
-        served ??
-        (await runGateProcess(this.replayCommand(olean, request, reference), {
-          cwd: this.options.projectRoot,
-          env: this.processEnv,
-          timeoutMs: left(),
-        }));
+      const replayed = await this.runner.replay(
+        this.replayTarget(olean, request, reference),
+        replayDir,
+        left(),
+      );
       const replayFailure = step("replay", replayed);
       if (replayFailure) return replayFailure;
       const answer = replayed.kind === "exited" ? parseReplayAnswer(replayed.stdout, elapsed()) : undefined;

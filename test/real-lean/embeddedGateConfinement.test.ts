@@ -28,6 +28,7 @@ import { dirname, join } from "node:path";
 import { which } from "../../lean-bridge/server/launch";
 import { sandboxed } from "../../lean-bridge/server/sandbox";
 import { CompileZygote } from "../../lean-bridge/verify/compileZygote";
+import type { ProcessResult } from "../../lean-bridge/verify/gateProcess";
 import { embeddedLeanPath, ensureNativeReplayTool } from "../../lean-bridge/verify/nativeReplayTool";
 import { toolSkip } from "../toolSkip";
 
@@ -91,6 +92,11 @@ function toolPath(): string {
   return tool.kind === "ok" ? tool.path : "";
 }
 
+/** What a process printed on its standard output ("" for one that never started). */
+function stdoutOf(result: ProcessResult | undefined): string {
+  return result && "stdout" in result ? result.stdout : "";
+}
+
 /** The probe's answer, by line: `<what> <path>: <outcome>` (or `<what>: <outcome>`), the outcome by its key. */
 function probed(stdout: string): Map<string, string> {
   const lines = new Map<string, string>();
@@ -119,19 +125,19 @@ test(
         ["exited", 0],
         JSON.stringify(result),
       );
-      const said = probed(result?.stdout ?? "");
+      const said = probed(stdoutOf(result));
       for (const what of ["write", "truncate", "create", "mkdir", "rename", "unlink"]) {
         const key = [...said.keys()].find((k) => k.startsWith(`${what} ${own}`));
-        assert.equal(key && said.get(key), "ok", `${what} in its own folder: ${result?.stdout}`);
+        assert.equal(key && said.get(key), "ok", `${what} in its own folder: ${stdoutOf(result)}`);
         for (const [where, path] of Object.entries(elsewhere)) {
           const other = [...said.keys()].find((k) => k.startsWith(`${what} ${path}`));
-          assert.ok(other, `the probe said nothing of ${what} on ${where}: ${result?.stdout}`);
+          assert.ok(other, `the probe said nothing of ${what} on ${where}: ${stdoutOf(result)}`);
           assert.notEqual(said.get(other), "ok", `${what} on the ${where} file was allowed`);
         }
       }
       assert.notEqual(said.get("open-server-answers"), "ok", "the child opened the server's answer pipe");
       assert.notEqual(said.get("signal-server"), "ok", "the child could signal the server");
-      assert.equal(said.size, 6 * 5 + 2, `every probe answered: ${result?.stdout}`);
+      assert.equal(said.size, 6 * 5 + 2, `every probe answered: ${stdoutOf(result)}`);
       for (const [where, path] of Object.entries(elsewhere))
         assert.equal(readFileSync(path, "utf8"), "as the verifier wrote it\n", `the ${where} file changed`);
 
@@ -223,9 +229,9 @@ test(
       );
       // The sandbox's own writable folder is the gate's; the child still may not write a sibling's.
       const probe = await zygote.run(["--probe", ws.files.sibling], ws.runA, 60_000);
-      const said = probed(probe?.stdout ?? "");
-      assert.notEqual(said.get(`write ${ws.files.sibling}`), "ok", probe?.stdout);
-      assert.notEqual(said.get(`create ${ws.files.sibling}.new`), "ok", probe?.stdout);
+      const said = probed(stdoutOf(probe));
+      assert.notEqual(said.get(`write ${ws.files.sibling}`), "ok", stdoutOf(probe));
+      assert.notEqual(said.get(`create ${ws.files.sibling}.new`), "ok", stdoutOf(probe));
     } finally {
       zygote.stop();
       rmSync(ws.root, { recursive: true, force: true });

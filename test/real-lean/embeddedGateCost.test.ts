@@ -5,11 +5,11 @@
  * project's prelude library with one file of small theorems, in the prefix-import form for every hole (so that
  * neither a check nor the gate elaborates the declarations above it again). Each hole gets a wrong candidate,
  * then (once its compiled prefix is built) a second wrong one, then its proof (the gate compiles the reference
- * with it: one proof per hole) and a second proof (the reference already compiled). Medians over the holes,
- * so one slow run on a loaded machine moves nothing: the gate's time for a hole's first proof is at most twice
- * its time for the second (a reference compiled by a fresh Lean process cost about three times). The gate's
- * time per proof against the proof's own check (both as the gate stage measures them for `auto`) is printed:
- * docs/BENCHMARKS.md records it.
+ * with it: one proof per hole) and a second proof (the reference already compiled). The gate's time for a
+ * hole's first proof is at most twice its time for the second, as the median of the holes' ratios, so that one
+ * slow run on a loaded machine moves nothing; a reference compiled by a fresh Lean process, which starts Lean
+ * from nothing, fails it. The gate's time per proof against the proof's own check (both as the gate stage
+ * measures them for `auto`; medians) is printed: docs/BENCHMARKS.md records it.
  */
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -31,6 +31,8 @@ const HOLES: [string, string, string][] = [
   ["c4", "(p q r : Prop) (f : p → q) (g : q → r) : p → r", "exact fun h => g (f h)"],
   ["c5", "(p q : Prop) (h : p ∧ q) : q", "exact h.2"],
   ["c6", "(p q : Prop) (hp : p) : p ∨ q", "exact Or.inl hp"],
+  ["c7", "(p q : Prop) (hq : q) : p ∨ q", "exact Or.inr hq"],
+  ["c8", "(p q : Prop) (h : p ∧ q) : q ∧ p", "exact ⟨h.2, h.1⟩"],
 ];
 const WRONG = ["exact True.intro", "skip"];
 
@@ -92,8 +94,8 @@ tierTest(
             [proof, firstMs],
             [proof.replace(/^exact (.*)$/, "exact ($1)"), laterMs],
           ] as const) {
-            const runs = stage.stats.runs;
-            const runMs = stage.stats.runMs;
+            const runs: number = stage.stats.runs;
+            const runMs: number = stage.stats.runMs;
             const v = await verifier.verify(task, candidate);
             assert.equal(v.kind, "proved", `${name}, ${candidate}: ${JSON.stringify(v)}`);
             assert.equal(
@@ -112,9 +114,11 @@ tierTest(
         process.stderr.write(
           `kernel gate on the embedded Lean (${HOLES.length} holes, medians): a hole's first proof ${gate1.toFixed(0)} ms (its reference compiled with it: ${(gate1 / Math.max(1e-3, check)).toFixed(2)}x a check), a later proof ${gate2.toFixed(0)} ms (${(gate2 / Math.max(1e-3, check)).toFixed(2)}x), a check ${check.toFixed(0)} ms (first proofs ${list(firstMs)}; later ${list(laterMs)}; checks ${list(checkMs)} ms)\n`,
         );
+        // Each hole's first proof against its later one, side by side (one machine's load falls on both alike).
+        const perHole = median(firstMs.map((ms, k) => ms / Math.max(1e-3, laterMs[k]!)));
         assert.ok(
-          gate1 <= 2 * gate2,
-          `a hole's first proof cost ${(gate1 / gate2).toFixed(2)}x a later one: the reference costs more than a fork (first ${list(firstMs)}; later ${list(laterMs)} ms)`,
+          perHole <= 2,
+          `a hole's first proof cost ${perHole.toFixed(2)}x its later one (median over the holes): the reference costs more than a fork (first ${list(firstMs)}; later ${list(laterMs)} ms)`,
         );
       } finally {
         await verifier.stop();
