@@ -19,15 +19,19 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   realpathSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { which } from "../../lean-bridge/server/launch";
 import { sandboxed } from "../../lean-bridge/server/sandbox";
 import { CompileZygote } from "../../lean-bridge/verify/compileZygote";
+import { LeanKernelGate } from "../../lean-bridge/verify/leanKernelGate";
+import { kernelGatePath, kernelGateReferencePath } from "../../lean-bridge/util/projectLayout";
 import type { ProcessResult } from "../../lean-bridge/verify/gateProcess";
 import { embeddedLeanPath, ensureNativeReplayTool } from "../../lean-bridge/verify/nativeReplayTool";
 import { toolSkip } from "../toolSkip";
@@ -235,6 +239,75 @@ test(
     } finally {
       zygote.stop();
       rmSync(ws.root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  "embedded gate in the sandbox: a proof is confirmed against its reference, a header that fails alone is the workspace's, and no run leaves a folder behind",
+  { skip: sandboxSkip, timeout: 300_000 },
+  async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "fimrlvr-confine-gate-")));
+    const build = join(root, ".lake", "build", "lib", "lean");
+    mkdirSync(build, { recursive: true });
+    writeFileSync(join(root, "Base.lean"), "prelude\ninductive Unit1 : Prop where\n  | intro : Unit1\n");
+    const built = spawnSync(LEAN!, ["-o", join(build, "Base.olean"), "Base.lean"], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(built.status, 0, `${built.stdout}${built.stderr}`);
+    const gate = new LeanKernelGate({
+      projectRoot: root,
+      limits: { memoryMb: 4096, cpuSeconds: 0, sandbox: true },
+      toolchain: { kind: "embedded", lean: LEAN! },
+    });
+    try {
+      assert.equal(await gate.ready(120_000), undefined);
+      const text = "prelude\nimport Base\ntheorem t : Unit1 := Unit1.intro\n";
+      const proved = await gate.run(
+        {
+          documentText: text,
+          declaration: ["t"],
+          mayBePrivate: false,
+          headerEndLine: 1,
+          declarationLine: 2,
+          referenceText: text,
+        },
+        120_000,
+      );
+      assert.equal(proved.kind, "replayed", JSON.stringify(proved));
+      assert.deepEqual(proved.kind === "replayed" && proved.statement, { kind: "same" });
+      const missing = await gate.run(
+        {
+          documentText: "prelude\nimport Missing\ntheorem t : Unit1 := Unit1.intro\n",
+          declaration: ["t"],
+          mayBePrivate: false,
+          headerEndLine: 1,
+          declarationLine: 2,
+        },
+        120_000,
+      );
+      assert.deepEqual(
+        [missing.kind, missing.kind === "compile-failed" && missing.inHeader],
+        ["compile-failed", true],
+        JSON.stringify(missing),
+      );
+      assert.equal(gate.confinementRefused, undefined);
+      assert.deepEqual(
+        readdirSync(kernelGatePath(root)).filter((f) => /^(run|replay)-/.test(f)),
+        [],
+        "a run's folders are removed after it",
+      );
+      assert.deepEqual(
+        readdirSync(kernelGateReferencePath(root)).filter((f) => f.startsWith("header-")),
+        [],
+        "a header's folder is removed after its run",
+      );
+      assert.equal(readdirSync(kernelGateReferencePath(root)).length, 1, "the one hole's reference is kept");
+    } finally {
+      gate.stop();
+      rmSync(root, { recursive: true, force: true });
     }
   },
 );
