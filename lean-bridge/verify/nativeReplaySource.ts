@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 8;
+export const NATIVE_REPLAY_VERSION = 9;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -48,7 +48,7 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>". The line
  * "kill\t<pid>" kills a child's process group (the gate's deadline: the server's pids are those of its own
  * PID namespace, which only it can name); a child's group is killed too when the child ends, so nothing it
- * left in its group outlives it.
+ * left in its group outlives it, and a child is killed when the server ends (PR_SET_PDEATHSIG).
  *
  * The declarations below are our own, written from Lean's documented C ABI (doc/dev/ffi.md: an object is a
  * header of a 32-bit reference count and 16+8+8 bits of size, field count and tag; a constructor's object
@@ -709,8 +709,12 @@ static void start_compile(char *line) {
         return;
     }
     fflush(stdout);
+    pid_t server = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* A compile never outlives its server (the gate stopped it, or it died): the kernel kills it then. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != server) _exit(125);
         setsid();
         signal(SIGCHLD, SIG_DFL);
         close(child_signal[0]);

@@ -26,7 +26,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { which } from "../../lean-bridge/server/launch";
 import { sandboxed } from "../../lean-bridge/server/sandbox";
 import { CompileZygote } from "../../lean-bridge/verify/compileZygote";
@@ -242,6 +244,45 @@ test(
     }
   },
 );
+
+/** Whether a process is gone (or only a zombie waiting for its new parent to reap it). */
+function gone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+test("embedded gate: a compile does not outlive its compile server", { skip, timeout: 120_000 }, async () => {
+  const ws = layout();
+  const server = spawn(toolPath(), ["--compile-server"], { cwd: ws.root, stdio: ["pipe", "pipe", "ignore"] });
+  try {
+    const lines = createInterface({ input: server.stdout });
+    const started = new Promise<number>((resolve) =>
+      lines.on("line", (line) => {
+        const [what, id, pid] = line.split(" ");
+        if (what === "started" && id === "1") resolve(Number(pid));
+      }),
+    );
+    const out = join(ws.runA, "endless");
+    server.stdin.write(
+      ["1", "0", ws.runA, `${out}.out`, `${out}.err`, "--json", join(ws.runA, "Endless.lean")].join("\t") +
+        "\n",
+    );
+    const child = await started;
+    assert.equal(gone(child), false, "the endless compile ended by itself");
+    server.kill("SIGKILL");
+    await once(server, "exit");
+    // The kernel kills the compile as its server dies; the poll only waits for that to be seen, bounded.
+    for (let k = 0; k < 200 && !gone(child); k++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(gone(child), true, "the compile outlived its server");
+  } finally {
+    server.kill("SIGKILL");
+    rmSync(ws.root, { recursive: true, force: true });
+  }
+});
 
 test(
   "embedded gate in the sandbox: a proof is confirmed against its reference, a header that fails alone is the workspace's, and no run leaves a folder behind",
