@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 9;
+export const NATIVE_REPLAY_VERSION = 10;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -127,6 +127,7 @@ extern void _ZN4lean30initialize_library_core_moduleEv(void);
 extern void _ZN4lean25initialize_library_moduleEv(void);
 extern void _ZN4lean31initialize_constructions_moduleEv(void);
 extern void lean_io_mark_end_initialization(void);
+extern void lean_mark_persistent(lobj *o);
 extern void lean_init_task_manager(void);
 extern lobj *lean_mk_string(const char *);
 extern lobj *lean_io_error_to_string(lobj *);
@@ -803,6 +804,14 @@ static int compile_server(void) {
     }
     /* The whole of Lean: the children elaborate. lean_main in each child finishes the start-up. */
     lean_initialize();
+    /*
+     * The objects every compile's environment starts from (the builtin tables its extensions are made of) are
+     * marked persistent once, here, as Lean marks an imported environment: each child would otherwise mark
+     * them itself, writing to every one of them and so copying the server's memory into its own page by page
+     * (most of a small compile's time). Nothing of a request has run yet.
+     */
+    lean_io_mark_end_initialization();
+    lean_mark_persistent(io_value(l_Lean_mkEmptyEnvironment(0), "making the environment the compiles start from"));
     if (pipe(child_signal) < 0) return 3;
     for (int k = 0; k < 2; k++) {
         fcntl(child_signal[k], F_SETFL, O_NONBLOCK);
