@@ -31,8 +31,10 @@ export function kernelGatePath(projectRoot: string): string {
 }
 
 /**
- * The kernel gate's statement references (each hole's check document compiled with \`sorry\` in the hole): apart
- * from the gate's folder, which the embedded gate's compile server (and so candidate code) may write.
+ * The kernel gate's statement references (each hole's check document compiled with \`sorry\` in the hole) and its
+ * header-alone compiles: apart from the gate's folder, which the embedded gate's candidate compile server's
+ * sandbox may write (each of its children only its own run folder there); only the trusted compile server, which
+ * never runs candidate text, writes here.
  */
 export function kernelGateReferencePath(projectRoot: string): string {
   return join(projectRoot, PROJECT_DIR, "gate-reference");

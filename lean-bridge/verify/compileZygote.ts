@@ -3,10 +3,15 @@
  * tool's `--compile-server` (nativeReplaySource.ts) initializes Lean once and forks a fresh child per compile,
  * which runs Lean's own command line on the check document. Each child is a new process in its own session (so
  * a deadline kills it with what it started), its output in files of its own request, under a CPU limit set in
- * the child; the server never elaborates anything itself. This module speaks its line protocol and answers as
+ * the child; the server never elaborates anything itself. Each child is confined (Landlock) before it runs
+ * anything: it may write beneath its request's own folder only, and cannot signal, trace or open the file
+ * descriptors of the server or of any other child. A server or a child that cannot be confined runs nothing,
+ * and this server is not used again: `run` answers undefined and the caller starts a fresh sandboxed Lean
+ * whose only writable folder is the same one. This module speaks its line protocol and answers as
  * gateProcess.ts does, so the gate reads both alike. The replay step runs there too (`--replay …`, the tool's
- * replay in a forked child), since the server never ran a candidate's code. A server that dies takes its compiles with it (each is
- * reported `signalled`, as a dead gate process is) and is started again for the next compile.
+ * replay in a forked child), since the server never ran a candidate's code. A server that dies takes its
+ * compiles with it (each is reported `signalled`, as a dead gate process is) and is started again for the next
+ * compile.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readSync, fstatSync } from "node:fs";
@@ -35,7 +40,8 @@ function readTail(path: string): string {
 }
 
 interface Pending {
-  resolve: (result: ProcessResult) => void;
+  /** undefined: the child could not be confined, so it ran nothing (the caller starts Lean itself). */
+  resolve: (result: ProcessResult | undefined) => void;
   stdoutFile: string;
   stderrFile: string;
   pid?: number;
@@ -49,6 +55,8 @@ export class CompileZygote {
   private readonly pending = new Map<string, Pending>();
   private readonly byPid = new Map<number, string>();
   private nextId = 0;
+  /** Why this server's children cannot be confined here, once it said so: it is not used again. */
+  private unconfined: string | undefined;
 
   /**
    * `command`: the server's command line, already wrapped in the verifier's sandbox (never in its CPU limit,
@@ -82,6 +90,10 @@ export class CompileZygote {
         if (line === "FIMRLVR-ZYGOTE ready") {
           clearTimeout(timer);
           resolve(true);
+        } else if (line.startsWith("FIMRLVR-ZYGOTE unconfined ")) {
+          this.unconfined = line.slice("FIMRLVR-ZYGOTE unconfined ".length);
+          clearTimeout(timer);
+          resolve(false);
         } else this.answer(line);
       });
       const gone = () => {
@@ -133,6 +145,19 @@ export class CompileZygote {
     else p.resolve({ kind: "signalled", signal: result.signal, ...output });
   }
 
+  /**
+   * Why the children of this tool's server cannot be confined on this machine, once a server or a child said
+   * so (the gate then compiles in fresh processes); undefined while nothing says so.
+   */
+  get confinementRefused(): string | undefined {
+    return this.unconfined;
+  }
+
+  /** Asks the server to kill a child's process group: its pids are of its own PID namespace, only it can name them. */
+  private kill(pid: number): void {
+    this.child?.stdin?.write(`kill\t${pid}\n`);
+  }
+
   private answer(line: string): void {
     const [what, a, b] = line.split(" ");
     if (what === "started" && a !== undefined && b !== undefined) {
@@ -140,7 +165,16 @@ export class CompileZygote {
       if (!p) return;
       p.pid = Number(b);
       this.byPid.set(p.pid, a);
-      if (p.timedOut) killGroup(p.pid);
+      if (p.timedOut) this.kill(p.pid);
+    } else if (what === "unconfined" && a !== undefined) {
+      // The child ran nothing. A machine where one child cannot be confined is one where none is trusted to be.
+      this.unconfined = line.split(" ").slice(2).join(" ") || "a compile could not be confined";
+      const p = this.pending.get(a);
+      if (!p) return;
+      clearTimeout(p.timer);
+      this.pending.delete(a);
+      if (this.pending.size === 0) this.hold(false);
+      p.resolve(undefined);
     } else if ((what === "exited" || what === "signalled") && a !== undefined && b !== undefined) {
       const id = this.byPid.get(Number(a));
       const p = id !== undefined ? this.pending.get(id) : undefined;
@@ -160,16 +194,17 @@ export class CompileZygote {
   }
 
   /**
-   * Lean's command line `args` in a fresh child, its output in `dir`, within `timeoutMs`; undefined when the
-   * server cannot run here (the caller then starts Lean itself).
+   * Lean's command line `args` in a fresh child that may write beneath `dir` alone (its output goes there
+   * too), within `timeoutMs`; undefined when the server cannot run here, or cannot confine the child (the
+   * caller then starts Lean itself, in a sandbox of its own).
    */
   async run(args: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult | undefined> {
-    if (args.some((a) => /[\t\n]/.test(a))) return undefined;
-    if (!(await this.start()) || !this.child?.stdin) return undefined;
+    if (this.unconfined !== undefined || [dir, ...args].some((a) => /[\t\n]/.test(a))) return undefined;
+    if (!(await this.start()) || !this.child?.stdin || this.unconfined !== undefined) return undefined;
     const id = String(++this.nextId);
     const stdoutFile = join(dir, `compile-${id}.out`);
     const stderrFile = join(dir, `compile-${id}.err`);
-    return new Promise<ProcessResult>((resolve) => {
+    return new Promise<ProcessResult | undefined>((resolve) => {
       const p: Pending = {
         resolve,
         stdoutFile,
@@ -177,13 +212,13 @@ export class CompileZygote {
         timedOut: false,
         timer: setTimeout(() => {
           p.timedOut = true;
-          if (p.pid !== undefined) killGroup(p.pid);
+          if (p.pid !== undefined) this.kill(p.pid);
         }, timeoutMs),
       };
       this.pending.set(id, p);
       this.hold(true);
       this.child!.stdin!.write(
-        `${[id, String(this.options.cpuSeconds), stdoutFile, stderrFile, ...args].join("\t")}\n`,
+        `${[id, String(this.options.cpuSeconds), dir, stdoutFile, stderrFile, ...args].join("\t")}\n`,
       );
     });
   }

@@ -12,7 +12,7 @@
  */
 
 /** Bumped with every change of the source: part of the built tool's name, so no stale build is ever run. */
-export const NATIVE_REPLAY_VERSION = 7;
+export const NATIVE_REPLAY_VERSION = 10;
 
 export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * fim-rlvr's kernel gate, replay step, for a Lean whose standard library is not on disk (the embedded runtime).
@@ -33,11 +33,22 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * --compile-server is the gate's compile step without Lean's start-up cost: the process initializes Lean once
  * and then, for each request line on stdin, forks a fresh child that runs Lean's own command line (lean_main)
  * on the check document. Each child is a new process in its own session, its output sent to files of the
- * request's, so a candidate's code in one child never reaches the server or another child; the server itself
- * never elaborates anything. Request: "<id>\t<cpu seconds>\t<stdout file>\t<stderr file>\t<lean argument>..."
+ * request's; the server itself never elaborates anything. Request:
+ *   "<id>\t<cpu seconds>\t<writable folder>\t<stdout file>\t<stderr file>\t<lean argument>..."
+ * Before it runs anything the child confines itself with Landlock (see confine): from then on it, and all it
+ * starts, may write beneath the request's writable folder only (and /dev/null), has no TCP, and can neither
+ * signal nor trace nor open the file descriptors of a process outside its own domain: the server and every
+ * other child are out of its reach. A child that cannot confine itself runs nothing: it answers
+ * "unconfined <id> <reason>" and exits. A server on a kernel without the Landlock this needs (ABI 6, Linux
+ * 6.12) does not start: it prints "FIMRLVR-ZYGOTE unconfined <reason>" instead of "FIMRLVR-ZYGOTE ready".
  * A request whose first argument is --replay runs this program's replay (arguments as above) in the child
  * instead, on the Lean already started: no candidate code ever ran in the server, so its children start clean.
- * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>".
+ * A request whose first argument is --probe tries, confined, each way of writing to the paths after it, and
+ * of reaching the server, and prints what happened (the gate's tests show the confinement with it).
+ * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>". The line
+ * "kill\t<pid>" kills a child's process group (the gate's deadline: the server's pids are those of its own
+ * PID namespace, which only it can name); a child's group is killed too when the child ends, so nothing it
+ * left in its group outlives it, and a child is killed when the server ends (PR_SET_PDEATHSIG).
  *
  * The declarations below are our own, written from Lean's documented C ABI (doc/dev/ffi.md: an object is a
  * header of a 32-bit reference count and 16+8+8 bits of size, field count and tag; a constructor's object
@@ -45,6 +56,7 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
  * this build (an IO action returns a constructor of one field: tag 0 holds the value, tag 1 the IO.Error).
  * ABI_VERSION names the Lean this file was written against; the gate's self-test checks it on the machine.
  */
+#define _GNU_SOURCE /* O_PATH */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +65,10 @@ export const NATIVE_REPLAY_SOURCE = String.raw`/*
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +127,7 @@ extern void _ZN4lean30initialize_library_core_moduleEv(void);
 extern void _ZN4lean25initialize_library_moduleEv(void);
 extern void _ZN4lean31initialize_constructions_moduleEv(void);
 extern void lean_io_mark_end_initialization(void);
+extern void lean_mark_persistent(lobj *o);
 extern void lean_init_task_manager(void);
 extern lobj *lean_mk_string(const char *);
 extern lobj *lean_io_error_to_string(lobj *);
@@ -506,6 +522,143 @@ static int replay_module(const char *olean, int may_be_private, const char *refe
     return 0;
 }
 
+/* ---- confinement (Landlock) ---- */
+
+/*
+ * Landlock's system calls and structures, from the kernel's documented user-space ABI
+ * (Documentation/userspace-api/landlock.rst): the numbers are the same on every architecture.
+ */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+#define FIM_LANDLOCK_CREATE_RULESET_VERSION 1u
+#define FIM_LANDLOCK_RULE_PATH_BENEATH 1
+/* The file-system rights that write: everything but executing, reading files and reading folders. */
+#define FIM_FS_WRITE_FILE (1ull << 1)
+#define FIM_FS_WRITES                                                                                          \
+    (FIM_FS_WRITE_FILE | (1ull << 4) /* remove dir */ | (1ull << 5) /* remove file */ | (1ull << 6) /* char */  \
+     | (1ull << 7) /* dir */ | (1ull << 8) /* regular */ | (1ull << 9) /* socket */ | (1ull << 10) /* fifo */   \
+     | (1ull << 11) /* block */ | (1ull << 12) /* symlink */ | (1ull << 13) /* refer */ | FIM_FS_TRUNCATE)
+#define FIM_FS_TRUNCATE (1ull << 14)
+#define FIM_NET_TCP ((1ull << 0) /* bind */ | (1ull << 1) /* connect */)
+#define FIM_SCOPES ((1ull << 0) /* abstract unix sockets */ | (1ull << 1) /* signals */)
+/* The least ABI that confines all of the above: signals and abstract sockets are scoped from ABI 6 on. */
+#define FIM_LANDLOCK_MIN_ABI 6
+
+struct fim_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct fim_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+static long landlock_abi(void) {
+    return syscall(SYS_landlock_create_ruleset, NULL, 0, FIM_LANDLOCK_CREATE_RULESET_VERSION);
+}
+
+static char confine_why[512];
+
+/* One rule: rights beneath (or, for a file, on) path. 0, or -1 with confine_why set. */
+static int allow(int ruleset, const char *path, uint64_t rights) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(confine_why, sizeof confine_why, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct fim_path_beneath_attr rule = {rights, fd};
+    long done = syscall(SYS_landlock_add_rule, ruleset, FIM_LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    int saved = errno;
+    close(fd);
+    if (done != 0) {
+        snprintf(confine_why, sizeof confine_why, "landlock_add_rule on %s: %s", path, strerror(saved));
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Confines the calling process (single-threaded: a child just forked) and everything it starts from now on:
+ * it may write beneath the folder writable alone (and write /dev/null), has no TCP, and cannot signal, trace,
+ * or open the file descriptors of a process outside its own Landlock domain. Reading is not confined (the
+ * sandbox makes the file system read-only already). NULL when confined, else why not.
+ */
+static const char *confine(const char *writable) {
+    long abi = landlock_abi();
+    if (abi < 0) {
+        snprintf(confine_why, sizeof confine_why, "Landlock is not available (%s)", strerror(errno));
+        return confine_why;
+    }
+    if (abi < FIM_LANDLOCK_MIN_ABI) {
+        snprintf(confine_why, sizeof confine_why, "this kernel's Landlock ABI is %ld, not %d", abi,
+                 FIM_LANDLOCK_MIN_ABI);
+        return confine_why;
+    }
+    struct stat folder;
+    if (stat(writable, &folder) != 0 || !S_ISDIR(folder.st_mode)) {
+        snprintf(confine_why, sizeof confine_why, "the writable folder %s is not a folder", writable);
+        return confine_why;
+    }
+    struct fim_ruleset_attr attr = {FIM_FS_WRITES, FIM_NET_TCP, FIM_SCOPES};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0) {
+        snprintf(confine_why, sizeof confine_why, "landlock_create_ruleset: %s", strerror(errno));
+        return confine_why;
+    }
+    int failed = allow(ruleset, writable, FIM_FS_WRITES) || allow(ruleset, "/dev/null", FIM_FS_WRITE_FILE | FIM_FS_TRUNCATE);
+    if (!failed && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        snprintf(confine_why, sizeof confine_why, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+        failed = 1;
+    }
+    if (!failed && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+        snprintf(confine_why, sizeof confine_why, "landlock_restrict_self: %s", strerror(errno));
+        failed = 1;
+    }
+    close(ruleset);
+    return failed ? confine_why : NULL;
+}
+
+/* What each way of writing to path, and of reaching the server, gave: "ok" or the error's name. */
+static const char *outcome(int done) { return done ? "ok" : strerror(errno); }
+
+static int probe(char **paths, int count) {
+    for (int k = 0; k < count; k++) {
+        const char *p = paths[k];
+        char other[4096];
+        int fd = open(p, O_WRONLY | O_APPEND);
+        printf("write %s: %s\n", p, outcome(fd >= 0 && write(fd, "x", 1) == 1));
+        if (fd >= 0) close(fd);
+        printf("truncate %s: %s\n", p, outcome(truncate(p, 0) == 0));
+        snprintf(other, sizeof other, "%s.new", p);
+        fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        printf("create %s: %s\n", other, outcome(fd >= 0));
+        if (fd >= 0) close(fd);
+        snprintf(other, sizeof other, "%s.dir", p);
+        printf("mkdir %s: %s\n", other, outcome(mkdir(other, 0700) == 0));
+        snprintf(other, sizeof other, "%s.moved", p);
+        printf("rename %s: %s\n", p, outcome(rename(p, other) == 0 && rename(other, p) == 0));
+        printf("unlink %s: %s\n", p, outcome(unlink(p) == 0));
+    }
+    pid_t server = getppid();
+    char fd_path[64];
+    snprintf(fd_path, sizeof fd_path, "/proc/%d/fd/1", (int)server);
+    int answers = open(fd_path, O_WRONLY);
+    printf("open-server-answers: %s\n", outcome(answers >= 0));
+    if (answers >= 0) close(answers);
+    printf("signal-server: %s\n", outcome(kill(server, 0) == 0));
+    fflush(stdout);
+    return 0;
+}
+
 /* ---- the compile server ---- */
 
 static int child_signal[2];
@@ -515,6 +668,24 @@ static void on_child(int sig) {
     int saved = errno;
     if (write(child_signal[1], "c", 1) < 0) { /* full: a wake-up is pending already */ }
     errno = saved;
+}
+
+/* The children running now: only these may be killed on the gate's word. */
+static pid_t *live;
+static size_t live_count, live_cap;
+
+static int is_live(pid_t pid) {
+    for (size_t k = 0; k < live_count; k++)
+        if (live[k] == pid) return 1;
+    return 0;
+}
+
+static void forget(pid_t pid) {
+    for (size_t k = 0; k < live_count; k++)
+        if (live[k] == pid) {
+            live[k] = live[--live_count];
+            return;
+        }
 }
 
 /* Runs one request in a forked child; answers "started <id> <pid>". */
@@ -528,26 +699,42 @@ static void start_compile(char *line) {
         *tab = 0;
         p = tab + 1;
     }
-    if (count < 5) {
+    if (count == 2 && strcmp(fields[0], "kill") == 0) {
+        pid_t pid = (pid_t)atol(fields[1]);
+        if (pid > 0 && is_live(pid)) kill(-pid, SIGKILL);
+        return;
+    }
+    if (count < 6) {
         printf("refused %s\n", fields[0]);
         fflush(stdout);
         return;
     }
     fflush(stdout);
+    pid_t server = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* A compile never outlives its server (the gate stopped it, or it died): the kernel kills it then. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != server) _exit(125);
         setsid();
         signal(SIGCHLD, SIG_DFL);
         close(child_signal[0]);
         close(child_signal[1]);
+        /* First of all: nothing of the request runs unconfined. fd 1 is still the server's answer pipe. */
+        const char *why = confine(fields[2]);
+        if (why) {
+            dprintf(1, "unconfined %s %s\n", fields[0], why);
+            _exit(125);
+        }
+        setenv("TMPDIR", fields[2], 1);
         long cpu = atol(fields[1]);
         if (cpu > 0) {
             struct rlimit limit = {(rlim_t)cpu, (rlim_t)cpu};
             setrlimit(RLIMIT_CPU, &limit);
         }
         int in = open("/dev/null", O_RDONLY);
-        int out = open(fields[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int err = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int out = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int err = open(fields[4], O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (in < 0 || out < 0 || err < 0) _exit(125);
         dup2(in, 0);
         dup2(out, 1);
@@ -555,28 +742,32 @@ static void start_compile(char *line) {
         close(in);
         close(out);
         close(err);
-        if (strcmp(fields[4], "--replay") == 0 && count >= 9) {
+        if (strcmp(fields[5], "--probe") == 0) _exit(probe(fields + 6, count - 6));
+        if (strcmp(fields[5], "--replay") == 0 && count >= 10) {
             lean_io_mark_end_initialization();
             lean_init_task_manager();
             const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
             io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
                      "setting the search path from LEAN_PATH");
-            int code = replay_module(fields[5], strcmp(fields[6], "may-be-private") == 0, fields[7], fields + 8,
-                                     count - 8);
+            int code = replay_module(fields[6], strcmp(fields[7], "may-be-private") == 0, fields[8], fields + 9,
+                                     count - 9);
             fflush(stdout);
             _exit(code);
         }
         char *args[4096];
         int n = 0;
         args[n++] = "lean";
-        for (int k = 4; k < count; k++) args[n++] = fields[k];
+        for (int k = 5; k < count; k++) args[n++] = fields[k];
         args[n] = NULL;
         exit(lean_main(n, args));
     }
     if (pid < 0)
         printf("refused %s\n", fields[0]);
-    else
+    else {
+        if (live_count == live_cap) live = realloc(live, (live_cap = live_cap * 2 + 16) * sizeof(pid_t));
+        live[live_count++] = pid;
         printf("started %s %d\n", fields[0], (int)pid);
+    }
     fflush(stdout);
 }
 
@@ -587,6 +778,9 @@ static void report_children(void) {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        /* What the child left in its process group goes with it. */
+        if (is_live(pid)) kill(-pid, SIGKILL);
+        forget(pid);
         if (WIFEXITED(status))
             printf("exited %d %d\n", (int)pid, WEXITSTATUS(status));
         else if (WIFSIGNALED(status))
@@ -596,8 +790,28 @@ static void report_children(void) {
 }
 
 static int compile_server(void) {
+    /* No server where its children could not be confined: the gate then starts a fresh sandboxed Lean. */
+    long abi = landlock_abi();
+    if (abi < FIM_LANDLOCK_MIN_ABI) {
+        if (abi < 0)
+            printf("FIMRLVR-ZYGOTE unconfined Landlock is not available here (%s); it needs Linux 6.12 or later\n",
+                   strerror(errno));
+        else
+            printf("FIMRLVR-ZYGOTE unconfined this kernel's Landlock ABI is %ld; confining a compile needs %d (Linux 6.12 or later)\n",
+                   abi, FIM_LANDLOCK_MIN_ABI);
+        fflush(stdout);
+        return 3;
+    }
     /* The whole of Lean: the children elaborate. lean_main in each child finishes the start-up. */
     lean_initialize();
+    /*
+     * The objects every compile's environment starts from (the builtin tables its extensions are made of) are
+     * marked persistent once, here, as Lean marks an imported environment: each child would otherwise mark
+     * them itself, writing to every one of them and so copying the server's memory into its own page by page
+     * (most of a small compile's time). Nothing of a request has run yet.
+     */
+    lean_io_mark_end_initialization();
+    lean_mark_persistent(io_value(l_Lean_mkEmptyEnvironment(0), "making the environment the compiles start from"));
     if (pipe(child_signal) < 0) return 3;
     for (int k = 0; k < 2; k++) {
         fcntl(child_signal[k], F_SETFL, O_NONBLOCK);
