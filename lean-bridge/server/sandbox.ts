@@ -30,6 +30,8 @@ export const SANDBOX_ENV_ALLOWED: readonly string[] = [
   "LEAN_SYSROOT",
   "LEAN_NUM_THREADS",
   "LEAN_ABORT_ON_PANIC",
+  // The script each file worker starts through (server/strays.ts), set by the verifier itself.
+  "LEAN_WORKER_PATH",
   "LEAN_CC",
   "LAKE",
   "LAKE_HOME",

@@ -2,13 +2,14 @@
  * Processes a candidate left behind in the verifier's sandbox. Code that runs at elaboration time (a
  * metaprogram, an `eval`-like elaborator with IO) can start processes from a Lean file worker; one that outlives
  * its check could kill or slow the checks after it (a sibling sample's), which then fail through no fault of
- * their own. Two things keep that from happening:
- *  - each file worker runs in a PID namespace of its own (`workerIsolationScript`, installed as Lean's
- *    `LEAN_WORKER_PATH`): what it starts cannot see or signal the server or another worker, and it dies with
- *    the worker, which is that namespace's first process (so orphans are re-parented to the worker, not away);
- *  - after each check its worker's descendants are killed (`sweepWorker`): a file worker starts no process of
- *    its own once its header is processed (Lake's `lake setup-file` runs before elaboration), so anything
- *    below it then is a candidate's.
+ * their own, a gain in a group-relative advantage. Two things keep that from happening:
+ *  - each file worker runs in a Landlock domain of its own (`workerConfinementSource`, a launcher installed as
+ *    Lean's `LEAN_WORKER_PATH`): it and what it starts cannot signal, trace or reach the server or another
+ *    worker (Landlock's signal and abstract-socket scopes, ABI 6), and write only the sandbox's private /tmp;
+ *  - after each check its worker's descendants are killed, and so is every process of the sandbox that is
+ *    neither the server, its ancestors, a worker nor below a worker (an orphan some candidate left)
+ *    (`sweepWorker`): a file worker starts no process of its own once its header is processed (Lake's
+ *    `lake setup-file` runs before elaboration), so anything below it then is a candidate's.
  * Linux only (/proc); elsewhere the sweep finds nothing.
  */
 import { readFileSync, readdirSync } from "node:fs";
@@ -89,43 +90,109 @@ function workerFor(below: readonly ProcessEntry[], uri: string): ProcessEntry | 
   return matches.find((p) => !matches.some((q) => q.ppid === p.pid && pids.has(q.pid)));
 }
 
-export type SweepResult =
-  | { kind: "swept"; killed: number[] }
-  /** No worker for the document under the server (not yet started, or already ended): nothing to sweep. */
-  | { kind: "no-worker" };
-
 /**
- * Kills every process below the file worker of `uri` under the server process `serverPid` (SIGKILL: a
- * candidate's process may ignore anything milder), and says which it killed.
+ * Kills (SIGKILL: a candidate's process may ignore anything milder) every process below the file worker of
+ * `uri` under the server process `serverPid`, and every orphan in the server's tree: a process that is not the
+ * Lean server (`--server`), one of its ancestors up to `serverPid` (the sandbox, Lake), a worker (a child of
+ * the server) or below a worker (a concurrent check's, swept when that check ends). Says which it killed.
  */
-export function sweepWorker(serverPid: number, uri: string): SweepResult {
+export function sweepWorker(serverPid: number, uri: string): { killed: number[] } {
   const table = processTable();
+  const byPid = new Map(table.map((p) => [p.pid, p]));
   const below = descendants(table, serverPid);
+  const doomed = new Set<number>();
   const worker = workerFor(below, uri);
-  if (!worker) return { kind: "no-worker" };
+  if (worker) for (const stray of descendants(table, worker.pid)) doomed.add(stray.pid);
+  const server = [byPid.get(serverPid), ...below]
+    .filter((p): p is ProcessEntry => p !== undefined)
+    .filter((p) => commandLine(p.pid)?.includes("--server"))
+    .at(-1);
+  if (server) {
+    const kept = new Set<number>([server.pid]);
+    for (let p: ProcessEntry | undefined = server; p && p.pid !== serverPid; p = byPid.get(p.ppid))
+      kept.add(p.ppid);
+    for (const p of descendants(table, server.pid)) kept.add(p.pid);
+    for (const p of below) if (!kept.has(p.pid)) doomed.add(p.pid);
+  }
   const killed: number[] = [];
-  for (const stray of descendants(table, worker.pid)) {
+  for (const pid of doomed) {
     try {
-      process.kill(stray.pid, "SIGKILL");
-      killed.push(stray.pid);
+      process.kill(pid, "SIGKILL");
+      killed.push(pid);
     } catch {
       // Gone already.
     }
   }
-  return { kind: "swept", killed };
+  return { killed };
 }
 
 /**
- * The script Lean's server starts each file worker through (`LEAN_WORKER_PATH`): the real `lean` in a new user
- * and PID namespace (`unshare`, util-linux), as that namespace's first process, killed if the script's process
- * is. Arguments pass through unchanged; so do the standard streams the watchdog speaks LSP on.
+ * The C source of the launcher Lean's server starts each file worker through (`LEAN_WORKER_PATH`): it confines
+ * itself with Landlock, then runs the real `lean` (`lean`, fixed at build time so no environment variable can
+ * redirect it) with the watchdog's arguments; the standard streams the watchdog speaks LSP on pass through.
+ * Where Landlock cannot confine it (a kernel before ABI 6) it runs nothing and exits 3: the verifier probes it
+ * before use and goes without it, saying so, rather than let every worker fail as if candidates crashed it.
  */
-export function workerIsolationScript(lean: string): string {
-  const quoted = `'${lean.replace(/'/g, `'\\''`)}'`;
-  return [
-    "#!/bin/sh",
-    "# Written by fim-rlvr: each Lean file worker in a PID namespace of its own (lean-bridge/server/strays.ts).",
-    `exec unshare --user --pid --fork --kill-child -- ${quoted} "$@"`,
-    "",
-  ].join("\n");
+export function workerConfinementSource(lean: string): string {
+  const literal = JSON.stringify(lean);
+  return `/* Written by fim-rlvr (lean-bridge/server/strays.ts): each Lean file worker in a Landlock domain of its own. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+
+struct ruleset_attr { uint64_t handled_access_fs; uint64_t handled_access_net; uint64_t scoped; };
+struct path_beneath { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
+
+/* Every file-system right that writes (Landlock's ABI: bit 1 write file, 4 to 14 make, remove, refer, truncate). */
+#define WRITES ((1ull << 1) | (1ull << 4) | (1ull << 5) | (1ull << 6) | (1ull << 7) | (1ull << 8) | (1ull << 9) \
+                | (1ull << 10) | (1ull << 11) | (1ull << 12) | (1ull << 13) | (1ull << 14))
+#define TCP ((1ull << 0) | (1ull << 1))
+#define SCOPES ((1ull << 0) | (1ull << 1))
+
+static int allow(int ruleset, const char *path, uint64_t rights) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct path_beneath rule = {rights, fd};
+    long done = syscall(SYS_landlock_add_rule, ruleset, 1, &rule, 0);
+    close(fd);
+    return done == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u);
+    if (abi < 6) {
+        fprintf(stderr, "fim-rlvr worker launcher: Landlock ABI 6 is not available (%ld)\\n", abi);
+        return 3;
+    }
+    struct ruleset_attr attr = {WRITES, TCP, SCOPES};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0 || allow(ruleset, "/tmp", WRITES) || allow(ruleset, "/dev/null", (1ull << 1) | (1ull << 14))
+        || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
+        fprintf(stderr, "fim-rlvr worker launcher: could not confine the worker: %s\\n", strerror(errno));
+        return 3;
+    }
+    close(ruleset);
+    argv[0] = (char *)${literal};
+    execv(${literal}, argv);
+    fprintf(stderr, "fim-rlvr worker launcher: cannot run %s: %s\\n", ${literal}, strerror(errno));
+    return 127;
+}
+`;
 }

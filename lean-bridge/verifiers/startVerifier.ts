@@ -5,7 +5,14 @@
  * language server (or the simulator), or a Kimina Lean Server (kimina/verifier.ts), both behind `Verifier`.
  */
 import { availableParallelism } from "node:os";
-import { DEFAULT_LIMITS, buildLaunch, readToolchain, type Limits, type ServerChoice } from "../server/launch";
+import {
+  DEFAULT_LIMITS,
+  buildLaunch,
+  readToolchain,
+  which,
+  type Limits,
+  type ServerChoice,
+} from "../server/launch";
 import { prepareEmbedded, type LeanRequest } from "../embedded/choose";
 import { KiminaVerifier } from "../kimina/verifier";
 import { prefixModulesPath } from "../util/projectLayout";
@@ -169,6 +176,7 @@ export async function startVerifier(projectRoot: string, spec: VerifierSpec): Pr
     timeoutMs: spec.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
     // A simulator document costs almost nothing; a Lean worker up to its -M.
     memoryPerWorkerMb: simulator ? 64 : limits.memoryMb,
+    sweepStrays: limits.sandbox && which("bwrap", spec.env ?? process.env) !== undefined,
     toolchain: embedded?.kind === "ready" ? embedded.toolchain : readToolchain(projectRoot),
     ...(embedded?.kind === "ready"
       ? {

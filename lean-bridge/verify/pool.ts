@@ -5,6 +5,7 @@
  * and checkOnSlot (one check on one slot). One hung or crashed check is cut off by its own timeout and
  * never blocks the other slots.
  */
+import { sweepWorker } from "../server/strays";
 import { LeanServer, START_TIMEOUT_MS, type LaunchSpec } from "../server/leanServer";
 import { ServerSupervisor } from "../server/supervisor";
 import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
@@ -44,6 +45,11 @@ export interface PoolOptions {
   timeoutMs: number;
   /** Memory one Lean worker may use (its -M), MB. */
   memoryPerWorkerMb: number;
+  /**
+   * Kill what a candidate's code left running in the server's sandbox after each check (server/strays.ts): set
+   * where the server runs in the sandbox, whose orphans stay in the server's process tree (about 3 ms a check).
+   */
+  sweepStrays?: boolean;
   /** Memory all workers together may use, MB (default: three quarters of this machine's). */
   memoryBudgetMb?: number;
   policy?: CandidatePolicy;
@@ -98,7 +104,15 @@ export class VerifierPool implements Verifier {
   /** What the project's Lean does where releases differ. */
   readonly features: LeanFeatures;
   /** Counters for progress reports and benchmarks. */
-  readonly stats = { checks: 0, cacheHits: 0, restarts: 0, timeouts: 0, crashes: 0, tampered: 0 };
+  readonly stats = {
+    checks: 0,
+    cacheHits: 0,
+    restarts: 0,
+    timeouts: 0,
+    crashes: 0,
+    tampered: 0,
+    straysKilled: 0,
+  };
   /** The kernel gate proofs go through (undefined: the server's word alone). */
   readonly kernelGate: KernelGateStage | undefined;
 
@@ -338,6 +352,10 @@ export class VerifierPool implements Verifier {
         );
         if (checked.outcome.kind === "timeout") this.stats.timeouts++;
         if (checked.outcome.kind === "crashed") this.stats.crashes++;
+        // What the candidate's code started from its worker must not outlive its check (server/strays.ts).
+        if (this.options.sweepStrays && checked.aftermath !== "server-lost" && server.pid !== undefined) {
+          this.stats.straysKilled += sweepWorker(server.pid, slot.uri).killed.length;
+        }
         if (checked.aftermath === "recycle") {
           await server.closeDocument(slot.uri);
           slot.text = undefined;

@@ -6,8 +6,9 @@
  * the sandbox, and the files the embedded Lean cannot judge.
  */
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { which } from "../../lean-bridge/server/launch";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { isMasked } from "../../lean-bridge/verify/verdict";
@@ -300,8 +301,38 @@ tierTest("embedded Lean: inside the sandbox (bubblewrap) the verdicts are the sa
     const hole = { file: BASIC, hole: proofHole(text, "and_swap") };
     assert.equal((await pool.verify(hole, "intro h\n  exact And.intro h.right h.left")).kind, "proved");
     assert.equal((await pool.verify(hole, "intro h\n  exact h")).kind, "failed");
+    // Each file worker runs through the confining launcher (server/strays.ts): the server's LEAN_WORKER_PATH
+    // names it, and the worker it ran is the real `lean` (the launcher execs it after confining itself).
+    const workers = leanProcesses(
+      (argv) => argv.includes("--worker") && argv.at(-1)!.startsWith(pathToFileURL(ws.root).href),
+    );
+    assert.equal(workers.length, 1, JSON.stringify(workers.map((w) => w.argv)));
+    const worker = workers[0]!;
+    assert.equal(basename(readlinkSync(`/proc/${worker.pid}/exe`)), "lean");
+    const stat = readFileSync(`/proc/${worker.pid}/stat`, "utf8");
+    const serverPid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+    const environ = readFileSync(`/proc/${serverPid}/environ`, "utf8").split("\0");
+    assert.ok(
+      environ.some((e) => /^LEAN_WORKER_PATH=.*\/lean-worker-confined-[0-9a-f]+$/.test(e)),
+      "the server starts its workers through the launcher",
+    );
   } finally {
     await pool.stop();
     ws.remove();
   }
 });
+
+/** The processes whose command line `wanted` accepts (this machine's /proc). */
+function leanProcesses(wanted: (argv: string[]) => boolean): { pid: number; argv: string[] }[] {
+  const out: { pid: number; argv: string[] }[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (argv.length > 0 && wanted(argv)) out.push({ pid: Number(name), argv });
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return out;
+}
