@@ -1,8 +1,8 @@
 /**
  * The dataset card's YAML front matter: one 🤗 `datasets` config per file of the export, each with its own split
  * and its fields (`dataset_info.features`), so `load_dataset(DIR)` loads tasks.jsonl, `load_dataset(DIR,
- * "contexts")` contexts.jsonl, and every row of a file has every field of its schema (a key a row leaves out,
- * such as `novel` on a training task, loads as null), whatever rows a block of the file happens to hold. The
+ * "contexts")` contexts.jsonl. Every row of a file has every field of its schema, in this order (a value a task
+ * lacks, such as `novel` on a training task, is written `null`), whatever rows a block of the file holds. The
  * field lists are the rows' (records.ts, views.ts), in the order the writers write them; a test compares them
  * with an export's rows.
  */
@@ -25,7 +25,7 @@ const SPAN: FieldType = {
   ],
 };
 
-/** tasks.jsonl: every key a row can have; `novel`, `heldOut`, `goal` and `reference` only some rows carry. */
+/** tasks.jsonl: the keys of every row; `novel`, `heldOut`, `goal` and `reference` are `null` on some. */
 export const TASK_FIELDS: readonly Field[] = [
   ["id", "string"],
   ["file", "string"],
@@ -54,8 +54,8 @@ export const TASK_FIELDS: readonly Field[] = [
   ["reference", "bool"],
 ];
 
-/** Fields only some rows carry: absent from a row, null once loaded. */
-export const OPTIONAL_TASK_FIELDS: readonly string[] = ["novel", "heldOut", "goal", "reference"];
+/** Fields whose value some rows lack: `null` there (never an absent key). */
+export const NULLABLE_TASK_FIELDS: readonly string[] = ["novel", "heldOut", "goal", "reference"];
 
 export const CONTEXT_FIELDS: readonly Field[] = [
   ["context", "int64"],

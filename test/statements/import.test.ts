@@ -99,6 +99,11 @@ test("import checks statements with sorry (simulator), drops what does not load,
     split: string;
     scope: string[];
   }>(join(out, "tasks.jsonl"));
+  assert.equal(
+    new Set(tasks.map((t) => Object.keys(t).join(","))).size,
+    1,
+    "every imported task has the same keys (null where it has no value)",
+  );
   const files = new Map(
     lines<{ file: string; text: string }>(join(out, "files.jsonl")).map((f) => [f.file, f.text]),
   );
