@@ -15,7 +15,7 @@ import { tempDir } from "../tempDirs";
 function runTests(fixture: string): { status: number | null; output: string; left: string[] } {
   const tmp = tempDir("fim-run-tests-");
   // Without the outer runner's NODE_TEST_CONTEXT: the nested runner then reports as a runner of its own.
-  const env = { ...process.env, CI: "true", TMPDIR: tmp };
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: "true", TMPDIR: tmp };
   delete env.NODE_TEST_CONTEXT;
   const r = spawnSync(
     process.execPath,
