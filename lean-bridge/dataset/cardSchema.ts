@@ -54,6 +54,23 @@ export const TASK_FIELDS: readonly Field[] = [
   ["reference", "bool"],
 ];
 
+/**
+ * tasks.jsonl of `fim-rlvr import`: an export's task fields with the declaration's context inline instead of a
+ * `context` index (statements/importedTasks.ts), in the order the importer writes them.
+ */
+export const IMPORTED_TASK_FIELDS: readonly Field[] = [
+  ...TASK_FIELDS.slice(0, TASK_FIELDS.findIndex(([name]) => name === "decl") + 1),
+  ["declKind", "string"],
+  ...TASK_FIELDS.filter(([name]) => name === "range" || name === "middle" || name === "indent"),
+  ["imports", { list: "string" }],
+  ["scope", { list: "string" }],
+  ["statement", "string"],
+  ...TASK_FIELDS.filter(([name]) => name === "prefix" || name === "suffix"),
+  ["declStart", POSITION],
+  ["variables", { list: "string" }],
+  ...TASK_FIELDS.filter(([name]) => ["offsets", "offsetsCodePoints", "goal", "reference"].includes(name)),
+];
+
 /** Fields whose value some rows lack: `null` there (never an absent key). */
 export const NULLABLE_TASK_FIELDS: readonly string[] = ["novel", "heldOut", "goal", "reference"];
 
@@ -101,6 +118,14 @@ export interface CardConfig {
   fields: readonly Field[];
 }
 
+/** The configs of an import: its tasks (the default) and files; it writes no contexts.jsonl. */
+export function importCardConfigs(): CardConfig[] {
+  return [
+    { name: "tasks", file: "tasks.jsonl", fields: IMPORTED_TASK_FIELDS },
+    { name: "files", file: "files.jsonl", fields: FILE_FIELDS },
+  ];
+}
+
 /** The configs of an export with these views: tasks (the default), contexts, files, then each view. */
 export function cardConfigs(views: readonly string[]): CardConfig[] {
   return [
@@ -129,8 +154,11 @@ function featureYaml([name, type]: Field): Record<string, unknown> {
  * The front matter, `---` lines included. A config's one split is named after it (`tasks`, `contexts`, …): the
  * rows' own `split` field says train, validation or test, and 🤗 splits must be files.
  */
-export function cardFrontMatter(views: readonly string[], prettyName: string): string {
-  const configs = cardConfigs(views);
+export function cardFrontMatter(
+  views: readonly string[],
+  prettyName: string,
+  configs: readonly CardConfig[] = cardConfigs(views),
+): string {
   const yaml = stringify(
     {
       pretty_name: prettyName,

@@ -76,3 +76,29 @@ def test_each_file_is_a_config_of_its_own(export: Path, config: str, file: str) 
     assert table.num_rows == len(written)
     assert {tuple(r) for r in written} == {tuple(table.column_names)}
     assert table[0] == written[0]
+
+
+def test_an_import_loads_by_folder_with_its_own_fields(tmp_path: Path) -> None:
+    """`fim-rlvr import` writes its tasks with the declaration's context inline: its card declares those fields."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the import needs it")
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REPO / "lean-env" / "lean-toolchain", project / "lean-toolchain")
+    (project / "lakefile.toml").write_text('name = "imp"\n', encoding="utf-8")
+    source = REPO / "test" / "fixtures" / "import" / "theorems.jsonl"
+    subprocess.run(
+        [node, str(CLI), "import", str(source), "--project", str(project), "--simulator"],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    (dataset,) = (project / ".fim-rlvr" / "imported").iterdir()
+    loaded = datasets.load_dataset(str(dataset))
+    written = rows(dataset / "tasks.jsonl")
+    assert list(loaded) == ["tasks"] and loaded["tasks"].num_rows == len(written)
+    assert {tuple(r) for r in written} == {tuple(loaded["tasks"].column_names)}
+    assert "context" not in loaded["tasks"].column_names and "statement" in loaded["tasks"].column_names
+    files = datasets.load_dataset(str(dataset), "files")["files"]
+    assert files.num_rows == len(rows(dataset / "files.jsonl"))

@@ -17,6 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { REPO, runCli } from "../helpers";
 import { tempDir } from "../tempDirs";
 
@@ -103,6 +104,19 @@ test("import checks statements with sorry (simulator), drops what does not load,
     new Set(tasks.map((t) => Object.keys(t).join(","))).size,
     1,
     "every imported task has the same keys (null where it has no value)",
+  );
+  // The card's YAML declares those keys for tasks.jsonl, and files.jsonl's, so `load_dataset(DIR)` reads them.
+  const card = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(join(out, "README.md"), "utf8"));
+  const info = (
+    parseYaml(card![1]!) as { dataset_info: { config_name: string; features: { name: string }[] }[] }
+  ).dataset_info;
+  const declared = (name: string) => info.find((i) => i.config_name === name)?.features.map((f) => f.name);
+  assert.deepEqual(declared("tasks"), Object.keys(tasks[0]!));
+  assert.deepEqual(declared("files"), ["file", "sha256", "text"]);
+  assert.deepEqual(
+    info.map((i) => i.config_name),
+    ["tasks", "files"],
+    "no config for a file an import does not write",
   );
   const files = new Map(
     lines<{ file: string; text: string }>(join(out, "files.jsonl")).map((f) => [f.file, f.text]),
