@@ -129,14 +129,7 @@ test(
     const extensions = tempDir("fim-ext-");
     const installed = spawnSync(
       CODE_SERVER,
-      [
-        "--extensions-dir",
-        extensions,
-        "--user-data-dir",
-        tempDir("fim-ud-"),
-        "--install-extension",
-        out,
-      ],
+      ["--extensions-dir", extensions, "--user-data-dir", tempDir("fim-ud-"), "--install-extension", out],
       {
         encoding: "utf8",
       },
