@@ -67,7 +67,8 @@ function generate(dir: string): void {
         file,
         kind: KINDS[k % 4]!,
         split,
-        ...(split === "train" ? {} : { novel: rand() < 0.5 }),
+        novel: split === "train" ? null : rand() < 0.5,
+        heldOut: split === "train" ? null : "instance",
         decl: `Gen.t${d}`,
         context: d,
         range: {
@@ -80,6 +81,8 @@ function generate(dir: string): void {
         suffix: text.slice(at + 2 + middle.length, at + 2 + middle.length + 24),
         offsets: { start: at + 2, end: at + 2 + middle.length },
         offsetsCodePoints: { start: at + 2, end: at + 2 + middle.length },
+        goal: null,
+        reference: null,
       };
       tasks.write(task);
       at += middle.length + 3;

@@ -49,7 +49,7 @@ export const LIBRARY_PREFIX = "FimPrelude";
  */
 export const REAL_LEAN_SPLIT_FRACTIONS: SplitFractions = { train: 0.6, validation: 0.15, test: 0.25 };
 
-export type Row = TaskRecord & { heldOut?: "instance" | "family" };
+export type Row = TaskRecord;
 
 export interface SetScore {
   /** Tasks proved / tasks. */

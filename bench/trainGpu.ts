@@ -10,7 +10,7 @@
  * figures mean nothing about GPUs.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { exportDataset } from "../lean-bridge/dataset/exporter";
@@ -73,12 +73,13 @@ function gpuName(py: string): string {
 
 async function ourLoop(
   options: GpuBenchOptions,
+  work: string,
   dataset: string,
   model: string,
   backend: "transformers" | "vllm",
 ): Promise<Measured | string> {
   const s = settings(options.smoke);
-  const runDir = mkdtempSync(join(tmpdir(), "fim-bench-gpu-run-"));
+  const runDir = mkdtempSync(join(work, "run-"));
   const stepEnds = new Map<number, number>();
   const started = await startTraining(
     {
@@ -159,6 +160,7 @@ async function startService(dataset: string): Promise<{ child: ChildProcess; add
 
 function trl(
   options: GpuBenchOptions,
+  work: string,
   dataset: string,
   model: string,
   address: string,
@@ -190,7 +192,7 @@ function trl(
     "--beta",
     String(s.beta),
     "--output-dir",
-    mkdtempSync(join(tmpdir(), "fim-bench-trl-")),
+    mkdtempSync(join(work, "trl-")),
     ...(vllm ? ["--vllm"] : []),
   ]);
   if (!ran.ok) return `TRL's run failed: ${ran.why}`;
@@ -203,10 +205,21 @@ function trl(
   };
 }
 
-/** Runs the comparison and prints the figures and ratios; returns the exit code. */
+/**
+ * Runs the comparison and prints the figures and ratios; returns the exit code. Everything it writes (the dataset,
+ * the model, each engine's run) is in one temp folder, removed at the end.
+ */
 export async function benchGpu(options: GpuBenchOptions): Promise<number> {
-  const { out } = options;
   const work = mkdtempSync(join(tmpdir(), "fim-bench-gpu-"));
+  try {
+    return await compare(options, work);
+  } finally {
+    rmSync(work, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+async function compare(options: GpuBenchOptions, work: string): Promise<number> {
+  const { out } = options;
   const dataset = join(work, "dataset");
   const exported = await exportDataset({
     workspace: EXAMPLE,
@@ -254,11 +267,11 @@ export async function benchGpu(options: GpuBenchOptions): Promise<number> {
   }
   const results: (Measured | string)[] = [];
   try {
-    results.push(await ourLoop(options, dataset, model, "transformers"));
-    results.push(trl(options, dataset, model, service.address, false));
+    results.push(await ourLoop(options, work, dataset, model, "transformers"));
+    results.push(trl(options, work, dataset, model, service.address, false));
     if (!options.smoke && hasModule(options.python, "vllm")) {
-      results.push(await ourLoop(options, dataset, model, "vllm"));
-      results.push(trl(options, dataset, model, service.address, true));
+      results.push(await ourLoop(options, work, dataset, model, "vllm"));
+      results.push(trl(options, work, dataset, model, service.address, true));
     } else {
       out(
         options.smoke

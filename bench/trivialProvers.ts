@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { TaskRecord } from "../lean-bridge/dataset/records";
 import { startVerifier } from "../lean-bridge/verifiers/startVerifier";
 
-export type Row = TaskRecord & { heldOut?: string };
+export type Row = TaskRecord;
 
 const FIXED = ["omega", "simp", "decide", "rfl", "assumption"];
 

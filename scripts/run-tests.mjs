@@ -111,12 +111,19 @@ rmSync(tierDir, { recursive: true, force: true });
 if (tier) console.log(`\n${tier}`);
 for (const line of agreement) console.log(line);
 // Tests remove what they make (test/tempDirs.ts); a folder left here names the test that leaks it by its prefix.
-// Other processes on the machine may make fim- folders too, so this is a report, not a failure.
-const left = [...ourTempFolders()].filter((name) => !tempBefore.has(name));
-if (left.length)
+// On CI nothing else runs on the machine, so a folder left is this run's and fails it; elsewhere other processes
+// may make fim- folders too, so it is a report.
+const left = [...ourTempFolders()].filter((name) => !tempBefore.has(name)).sort();
+if (left.length) {
   console.log(
     `\ntemp folders left in ${tmpdir()} by this run (or by another process meanwhile): ${left.join(", ")}`,
   );
+  if (process.env.CI === "true")
+    results.push([
+      "temp folders",
+      `${left.length} left: make them with test/tempDirs.ts \`tempDir\`, which removes them after the file's tests`,
+    ]);
+}
 
 const failed = results.filter(([, status]) => status !== 0 && status !== "skipped");
 console.log(

@@ -12,7 +12,8 @@ import { join } from "node:path";
 const made: string[] = [];
 
 after(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // Retried: a process a test has just killed (code-server, a trainer) may still be writing into its folder.
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** A new folder `<tmp>/<prefix>XXXXXX`, removed after the file's last test. */

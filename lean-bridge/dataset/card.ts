@@ -84,9 +84,10 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
 
 ## Files
 
-- \`tasks.jsonl\`: one hole per line: \`id\`, \`file\`, \`kind\`, \`split\`, \`novel\` (validation and test tasks:
-  whether no training task has the same normalised middle), \`heldOut\` (validation and test tasks:
-  \`"instance"\` when training has their family, \`"family"\` when it has none), \`decl\`, \`context\` (the line of
+- \`tasks.jsonl\`: one hole per line, every line with every field below, in this order (null where a task has no
+  value): \`id\`, \`file\`, \`kind\`, \`split\`, \`novel\` (validation and test tasks: whether no training task has
+  the same normalised middle; null on training tasks), \`heldOut\` (validation and test tasks: \`"instance"\` when
+  training has their family, \`"family"\` when it has none; null on training tasks), \`decl\`, \`context\` (the line of
   \`contexts.jsonl\` holding the declaration's context), \`range\` (LSP range in the file: 0-based lines,
   characters in UTF-16 code units), \`middle\`, \`indent\`, \`prefix\`/\`suffix\` (the declaration's text just
   before and after the hole, bounded: at most ${report.contextChars} and ${Math.ceil(report.contextChars / 4)} characters, cut at
@@ -94,9 +95,9 @@ block: bullet, case, \`have … := by\`, calc step), \`tactic\` (one step).
   \`offsets\` (the hole in the file text, in **UTF-16 code units**, as JavaScript and LSP count) and
   \`offsetsCodePoints\` (the same in **code points**, as Python and Rust count). They differ in files with
   characters outside the Basic Multilingual Plane (e.g. \`𝔸\`): slice Python strings with \`offsetsCodePoints\`.
-  With \`--verify\`, \`goal\`: the goal state at the hole as Lean prints it (absent where it showed none).
-  \`reference\`, \`false\` on a statement without a proof (its \`middle\` is the workspace's \`sorry\`): no answer to
-  imitate; absent on every other task.
+  \`goal\`: with \`--verify\`, the goal state at the hole as Lean prints it (null where it showed none, and without
+  \`--verify\`). \`reference\`: \`false\` on a statement without a proof (its \`middle\` is the workspace's
+  \`sorry\`): no answer to imitate; null on every other task.
 - \`contexts.jsonl\`: one line per declaration with holes, shared by its tasks: \`context\`, \`file\`, \`decl\`,
   \`declKind\`, \`declStart\`, \`offsets\`/\`offsetsCodePoints\` (the declaration in its file), \`imports\`, \`scope\`
   (the \`namespace\`/\`section\`/\`open\`/\`universe\` commands in effect), \`variables\`, \`statement\` and \`text\`

@@ -1,8 +1,8 @@
 /**
  * The dataset card's YAML front matter: one 🤗 `datasets` config per file of the export, each with its own split
  * and its fields (`dataset_info.features`), so `load_dataset(DIR)` loads tasks.jsonl, `load_dataset(DIR,
- * "contexts")` contexts.jsonl, and every row of a file has every field of its schema (a key a row leaves out,
- * such as `novel` on a training task, loads as null), whatever rows a block of the file happens to hold. The
+ * "contexts")` contexts.jsonl. Every row of a file has every field of its schema, in this order (a value a task
+ * lacks, such as `novel` on a training task, is written `null`), whatever rows a block of the file holds. The
  * field lists are the rows' (records.ts, views.ts), in the order the writers write them; a test compares them
  * with an export's rows.
  */
@@ -25,7 +25,7 @@ const SPAN: FieldType = {
   ],
 };
 
-/** tasks.jsonl: every key a row can have; `novel`, `heldOut`, `goal` and `reference` only some rows carry. */
+/** tasks.jsonl: the keys of every row; `novel`, `heldOut`, `goal` and `reference` are `null` on some. */
 export const TASK_FIELDS: readonly Field[] = [
   ["id", "string"],
   ["file", "string"],
@@ -54,8 +54,25 @@ export const TASK_FIELDS: readonly Field[] = [
   ["reference", "bool"],
 ];
 
-/** Fields only some rows carry: absent from a row, null once loaded. */
-export const OPTIONAL_TASK_FIELDS: readonly string[] = ["novel", "heldOut", "goal", "reference"];
+/**
+ * tasks.jsonl of `fim-rlvr import`: an export's task fields with the declaration's context inline instead of a
+ * `context` index (statements/importedTasks.ts), in the order the importer writes them.
+ */
+export const IMPORTED_TASK_FIELDS: readonly Field[] = [
+  ...TASK_FIELDS.slice(0, TASK_FIELDS.findIndex(([name]) => name === "decl") + 1),
+  ["declKind", "string"],
+  ...TASK_FIELDS.filter(([name]) => name === "range" || name === "middle" || name === "indent"),
+  ["imports", { list: "string" }],
+  ["scope", { list: "string" }],
+  ["statement", "string"],
+  ...TASK_FIELDS.filter(([name]) => name === "prefix" || name === "suffix"),
+  ["declStart", POSITION],
+  ["variables", { list: "string" }],
+  ...TASK_FIELDS.filter(([name]) => ["offsets", "offsetsCodePoints", "goal", "reference"].includes(name)),
+];
+
+/** Fields whose value some rows lack: `null` there (never an absent key). */
+export const NULLABLE_TASK_FIELDS: readonly string[] = ["novel", "heldOut", "goal", "reference"];
 
 export const CONTEXT_FIELDS: readonly Field[] = [
   ["context", "int64"],
@@ -101,6 +118,14 @@ export interface CardConfig {
   fields: readonly Field[];
 }
 
+/** The configs of an import: its tasks (the default) and files; it writes no contexts.jsonl. */
+export function importCardConfigs(): CardConfig[] {
+  return [
+    { name: "tasks", file: "tasks.jsonl", fields: IMPORTED_TASK_FIELDS },
+    { name: "files", file: "files.jsonl", fields: FILE_FIELDS },
+  ];
+}
+
 /** The configs of an export with these views: tasks (the default), contexts, files, then each view. */
 export function cardConfigs(views: readonly string[]): CardConfig[] {
   return [
@@ -129,8 +154,11 @@ function featureYaml([name, type]: Field): Record<string, unknown> {
  * The front matter, `---` lines included. A config's one split is named after it (`tasks`, `contexts`, …): the
  * rows' own `split` field says train, validation or test, and 🤗 splits must be files.
  */
-export function cardFrontMatter(views: readonly string[], prettyName: string): string {
-  const configs = cardConfigs(views);
+export function cardFrontMatter(
+  views: readonly string[],
+  prettyName: string,
+  configs: readonly CardConfig[] = cardConfigs(views),
+): string {
   const yaml = stringify(
     {
       pretty_name: prettyName,

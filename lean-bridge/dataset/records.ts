@@ -10,6 +10,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import type { HoleKind, MinedHole } from "../holes/mine";
 import { boundPrefix, boundSuffix, suffixChars } from "./context";
 import { holeId, type Split } from "./split";
+import type { HeldOut } from "./splitPlan";
 
 export interface FileRecord {
   file: string;
@@ -23,6 +24,10 @@ export interface Span {
   end: number;
 }
 
+/**
+ * A task row. Every row has every field, in this order: a value a task does not have is `null`, never an absent
+ * key, so a reader sees one schema per file (🤗 `datasets` infers a file's columns from its rows).
+ */
 export interface TaskRecord {
   /** Stable hash of (file, declaration, kind, offsets, middle). */
   id: string;
@@ -30,10 +35,15 @@ export interface TaskRecord {
   kind: HoleKind;
   split: Split;
   /**
-   * Validation and test tasks only: whether the hole's normalised middle (tokens without comments and
-   * layout) is the middle of no training task. Training tasks do not carry it.
+   * Validation and test tasks: whether the hole's normalised middle (tokens without comments and layout) is
+   * the middle of no training task. `null` on training tasks.
    */
-  novel?: boolean;
+  novel: boolean | null;
+  /**
+   * Validation and test tasks: "instance" when training has other declarations of the task's family, "family"
+   * when it has none. `null` on training tasks.
+   */
+  heldOut: HeldOut | null;
   /** Fully qualified name; "" for anonymous declarations (`example`). */
   decl: string;
   /** The 0-based line of contexts.jsonl that holds this declaration's context. */
@@ -59,14 +69,15 @@ export interface TaskRecord {
   offsetsCodePoints: Span;
   /**
    * `export --verify` only: the goal state at the hole as Lean prints it (hypotheses, then `⊢ type`), read with
-   * Lean's `done` in the hole (verify/goalAtHole.ts); absent where Lean showed none. A prompt shows it above the hole.
+   * Lean's `done` in the hole (verify/goalAtHole.ts); `null` where Lean showed none, and without `--verify`. A
+   * prompt shows it above the hole.
    */
-  goal?: string;
+  goal: string | null;
   /**
    * `false` for a statement without a proof (its proof in the workspace is `sorry`: the middle): no reference
-   * to imitate, so never an SFT target, rewarded by the verifier alone; absent on every other task.
+   * to imitate, so never an SFT target, rewarded by the verifier alone; `null` on every other task.
    */
-  reference?: false;
+  reference: false | null;
 }
 
 /** One declaration that has tasks: what a prompt for any of its holes needs besides the hole's window. */
@@ -182,10 +193,15 @@ export function contextRecord(hole: MinedHole, index: number, context: TaskConte
   };
 }
 
-/** What a task row holds besides its hole: decided after mining (`novel`, `reference`) or by Lean (`goal`). */
+/**
+ * What a task row holds besides its hole: decided after mining (`novel`, `heldOut`, `reference`) or by Lean
+ * (`goal`). Each one left out is `null` in the row.
+ */
 export interface TaskExtras {
   /** Validation and test tasks: whether no training task has the same normalised middle. */
   novel?: boolean;
+  /** Validation and test tasks: how the task is held out. */
+  heldOut?: HeldOut;
   goal?: string;
   /** False for a statement without a proof. */
   reference?: boolean;
@@ -205,7 +221,8 @@ export function taskRecord(
     file,
     kind: hole.kind,
     split,
-    ...(split !== "train" && extras.novel !== undefined ? { novel: extras.novel } : {}),
+    novel: split !== "train" ? (extras.novel ?? null) : null,
+    heldOut: split !== "train" ? (extras.heldOut ?? null) : null,
     decl: hole.decl,
     context: contextIndex,
     range: hole.range,
@@ -214,7 +231,7 @@ export function taskRecord(
     prefix: boundPrefix(hole.declPrefix, contextChars),
     suffix: boundSuffix(hole.declSuffix, suffixChars(contextChars)),
     ...span(codePoints, hole.start, hole.end),
-    ...(extras.goal !== undefined ? { goal: extras.goal } : {}),
-    ...(extras.reference === false ? { reference: false as const } : {}),
+    goal: extras.goal ?? null,
+    reference: extras.reference === false ? false : null,
   };
 }

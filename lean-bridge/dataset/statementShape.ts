@@ -62,7 +62,7 @@ export function statementShape(statement: string): string {
 
 export interface ShapeTask {
   split: string;
-  heldOut?: string;
+  heldOut?: string | null;
   context: number;
   file: string;
 }

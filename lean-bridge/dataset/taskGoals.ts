@@ -80,8 +80,9 @@ export async function addGoals(
       if (goal === undefined) out.line(line);
       else {
         report.withGoal++;
-        // The goal as the row's last field, where `export --verify` writes it.
-        out.line(`${line.slice(0, line.lastIndexOf("}"))},"goal":${JSON.stringify(goal)}}`);
+        // The goal in the row's `goal` field (where `export --verify` writes it: rows hold it as `null`
+        // until then); a row of an older dataset, without the key, gets it last.
+        out.line(JSON.stringify({ ...task, goal }));
       }
     }
     done += batch.length;
@@ -92,7 +93,7 @@ export async function addGoals(
     for (const line of readLines(tasksPath)) {
       const task = JSON.parse(line) as TaskRecord;
       // A task that has a goal, or whose file the dataset does not hold, is written as it is.
-      const ask = task.goal === undefined && files.has(task.file);
+      const ask = (task.goal === null || task.goal === undefined) && files.has(task.file);
       batch.push({ line, task: ask ? task : undefined });
       if (batch.length >= BATCH) await flush();
       if (options.signal?.aborted) {

@@ -4,7 +4,8 @@
  * writer's buffer: keys and digits byte by byte, the middle, prefix and suffix copied from the file's JSON.
  * Every row is byte for byte `JSON.stringify(taskRecord(…))`, the contract records.ts defines
  * (test/dataset/rowBytes.test.ts checks it on text with what JSON escapes, astral characters, CRLF and
- * byte-order marks, on every split, with and without a goal or a reference).
+ * byte-order marks, on every split, with and without a goal or a reference). Every row has the same keys: a
+ * value a task lacks is `null`.
  */
 import { HOLE_KINDS } from "../holes/mine";
 import type { JsonlWriter } from "./jsonl";
@@ -110,7 +111,9 @@ const OFFSETS = ascii('","offsets":{"start":');
 const END = ascii(',"end":');
 const CODE_POINTS = ascii('},"offsetsCodePoints":{"start":');
 const GOAL = ascii(',"goal":');
+const NULL_GOAL = ascii(',"goal":null');
 const WITHOUT_REFERENCE = ascii(',"reference":false');
+const WITH_REFERENCE = ascii(',"reference":null');
 /** A row's bytes besides its names, kind, split field, texts and goal: the keys above and 11 numbers' digits. */
 const FIXED_BYTES = 400;
 const KIND_BYTES = HOLE_KINDS.map(ascii);
@@ -201,7 +204,7 @@ class SketchedRow implements SplitRow {
         this.declBytes.length +
         field.length +
         texts +
-        (goal ? GOAL.length + goal.end - goal.start : 0) +
+        (goal ? GOAL.length + goal.end - goal.start : NULL_GOAL.length) +
         WITHOUT_REFERENCE.length,
     );
     let b = out.end;
@@ -238,11 +241,12 @@ class SketchedRow implements SplitRow {
     b = putBytes(buffer, b, END);
     b = putDecimal(buffer, b, s[k + Sketch.EndCodePoints]!);
     buffer[b++] = 0x7d; // }
+    // Every row has every key: no goal and a task with a reference are `null`.
     if (goal) {
       b = putBytes(buffer, b, GOAL);
       b = out.putSlice(b, goal.bytes, goal.start, goal.end);
-    }
-    if (!this.reference) b = putBytes(buffer, b, WITHOUT_REFERENCE);
+    } else b = putBytes(buffer, b, NULL_GOAL);
+    b = putBytes(buffer, b, this.reference ? WITH_REFERENCE : WITHOUT_REFERENCE);
     buffer[b++] = 0x7d; // }
     out.endLine(b);
   }

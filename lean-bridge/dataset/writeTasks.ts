@@ -58,7 +58,7 @@ export interface SplitRow {
   kind: string;
   /** False for a statement without a proof (`"reference": false`). */
   reference: boolean;
-  /** Writes the row, with `field` (`,"split":…`) in its place. */
+  /** Writes the row, with `field` (`,"split":…,"novel":…,"heldOut":…`) in its place. */
   write(out: JsonlWriter, field: Buffer): void;
 }
 
@@ -72,8 +72,8 @@ export interface TaskSource {
 }
 
 /**
- * A row's split field: the split, and for held-out tasks `novel` and `heldOut`, one buffer per combination,
- * made once.
+ * A row's split field: the split, `novel` and `heldOut` (both `null` on a training task), one buffer per
+ * combination, made once.
  */
 const SPLIT_FIELDS = new Map<string, Buffer>();
 
@@ -83,8 +83,8 @@ function splitField(split: Split, novel: boolean | undefined, heldOut: HeldOut |
   if (!field) {
     field = Buffer.from(
       split === "train"
-        ? ',"split":"train"'
-        : `,"split":"${split}","novel":${novel ? "true" : "false"}${heldOut ? `,"heldOut":"${heldOut}"` : ""}`,
+        ? ',"split":"train","novel":null,"heldOut":null'
+        : `,"split":"${split}","novel":${novel ? "true" : "false"},"heldOut":${heldOut ? `"${heldOut}"` : "null"}`,
     );
     SPLIT_FIELDS.set(key, field);
   }

@@ -1,6 +1,6 @@
 /** The `filter` section of a filtered dataset's report.json, and its README.md (the dataset card). */
 import { basename } from "node:path";
-import { cardFrontMatter } from "../dataset/cardSchema";
+import { cardFrontMatter, type CardConfig } from "../dataset/cardSchema";
 import type { KeepBand } from "./band";
 import type { DropReason } from "./passRates";
 
@@ -29,11 +29,12 @@ export interface FilterReport {
   timeMs: number;
 }
 
-export function filterCard(report: FilterReport, out: string): string {
+/** The card; `configs`: the files the filtered dataset holds, with its source's row fields (an export's or an import's). */
+export function filterCard(report: FilterReport, out: string, configs: readonly CardConfig[]): string {
   const t = report.tasks;
   const histogram = report.histogram.map(([rate, n]) => `| ${rate} | ${n} |`).join("\n") || "| (none) | 0 |";
   // The front matter 🤗 datasets reads, as an export's card has; the card names folders, never machine paths.
-  return `${cardFrontMatter([], "FIM-RLVR: filtered by pass rate")}
+  return `${cardFrontMatter([], "FIM-RLVR: filtered by pass rate", configs)}
 # FIM-RLVR dataset: filtered by pass rate
 
 Made by \`fim-rlvr filter\` from \`${basename(report.source)}\`: every selected task was sampled ${report.sampling.n} times

@@ -6,6 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { StagingDir } from "../dataset/atomicDir";
+import { cardConfigs, importCardConfigs } from "../dataset/cardSchema";
 import { JsonlWriter, readJsonl } from "../dataset/jsonl";
 import { filterCard, type FilterReport } from "./report";
 import type { TaskRate } from "./passRates";
@@ -69,7 +70,11 @@ export function writeFilteredDataset(options: {
         copyFileSync(join(options.evalDir, name), join(staging.file("filter"), name));
     const report = { ...sourceReport(options.source), filter: options.report };
     staging.write("report.json", JSON.stringify(report, null, 2) + "\n");
-    staging.write("README.md", filterCard(options.report, options.out));
+    // The rows are the source's: an export's (with contexts.jsonl) or an import's (its context inline).
+    const configs = existsSync(join(options.source, "contexts.jsonl"))
+      ? cardConfigs([])
+      : importCardConfigs();
+    staging.write("README.md", filterCard(options.report, options.out, configs));
     staging.commit();
     return { kind: "ok", out: options.out };
   } catch (error) {

@@ -1,5 +1,5 @@
 /** README.md of an imported dataset: where the statements came from, what became of each row, how to use it. */
-import { cardFrontMatter } from "../dataset/cardSchema";
+import { cardFrontMatter, importCardConfigs } from "../dataset/cardSchema";
 import type { ImportReport } from "./report";
 
 function table(entries: [string, number][]): string {
@@ -17,8 +17,8 @@ export function importCard(report: ImportReport): string {
     .slice(0, 5)
     .map((d) => `- row ${d.row} (${d.label}): ${d.message.split("\n")[0]}`)
     .join("\n");
-  // The front matter 🤗 datasets reads (one config per file of the export's layout), as an export's card has.
-  return `${cardFrontMatter([], `FIM-RLVR: ${report.datasetId}`)}
+  // The front matter 🤗 datasets reads (one config per file, with its rows' fields), as an export's card has.
+  return `${cardFrontMatter([], `FIM-RLVR: ${report.datasetId}`, importCardConfigs())}
 # FIM-RLVR dataset: ${report.datasetId} (imported statements)
 
 Tasks made by \`fim-rlvr import\` from the statement dataset \`${report.source}\` (${report.format}).

@@ -17,7 +17,6 @@ import { holeId } from "../dataset/split";
 import { parseFile } from "../lean/commands";
 import { mineText, type HoleKind, type MinedHole } from "../holes/mine";
 
-/** A task of an imported dataset: the export's record, with the scope (as the landing format has it). */
 /**
  * An imported task: a dataset row in the form `import` writes it, with the declaration's context inline (the
  * generated files are one statement each, so there is nothing for a contexts.jsonl row to share).
@@ -30,10 +29,6 @@ export type ImportedTask = Omit<TaskRecord, "context"> & {
   variables: string[];
   /** `namespace`, `section`, `open` and `universe` commands in effect at the declaration, in file order. */
   scope: string[];
-  /** Held-out tasks only: whether no training task has the same middle. */
-  novel?: boolean;
-  /** False when the file's proof is the placeholder `sorry` (a statement without a proof). */
-  reference?: false;
 };
 
 export interface FileTasks {
@@ -64,6 +59,10 @@ export function tasksOfFile(
     file,
     kind: hole.kind,
     split: "train",
+    // Every row has every key: `novel` is set on held-out tasks once splits are known; an import has no
+    // families to say how a task is held out, and no goal.
+    novel: null,
+    heldOut: null,
     decl: hole.decl,
     declKind: hole.declKind,
     range: hole.range,
@@ -81,7 +80,8 @@ export function tasksOfFile(
       start: codePoints.codePointOffset(hole.start),
       end: codePoints.codePointOffset(hole.end),
     },
-    ...(options.hasProof ? {} : { reference: false as const }),
+    goal: null,
+    reference: options.hasProof ? null : false,
   }));
   return { proofHole: proof.range, tasks };
 }

@@ -206,7 +206,7 @@ test("the dedup split keeps every held-out middle out of training; each held-out
   assert.ok(train.length > 0);
   for (const t of train) {
     assert.ok(!heldOut.has(normalised(t.middle)), `training has held-out middle ${t.middle}`);
-    assert.equal("novel" in t, false, "training tasks carry no novel flag");
+    assert.equal(t.novel, null, "training tasks carry no novel flag");
   }
   assert.ok(tasks.filter((t) => t.split !== "train").every((t) => t.novel === true));
   const overlap: ExportReport["overlap"] = r.report.overlap;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { exportDataset } from "../../lean-bridge/dataset/exporter";
-import { OPTIONAL_TASK_FIELDS, TASK_FIELDS, type Field } from "../../lean-bridge/dataset/cardSchema";
+import { NULLABLE_TASK_FIELDS, TASK_FIELDS, type Field } from "../../lean-bridge/dataset/cardSchema";
 import { FIM_TOKEN_SETS } from "../../lean-bridge/dataset/views";
 import { EXAMPLE, REPO } from "../helpers";
 import { tempDir } from "../tempDirs";
@@ -75,7 +75,7 @@ test("the card's configs name each file once, with a split of its own, tasks the
   );
 });
 
-test("each config's declared fields are its rows' fields (tasks: some rows leave the optional ones out)", async () => {
+test("each config's declared fields are the keys of every one of its rows, in order", async () => {
   const out = await dataset;
   const yaml = frontMatter(readFileSync(join(out, "README.md"), "utf8"));
   for (const config of yaml.configs) {
@@ -83,25 +83,33 @@ test("each config's declared fields are its rows' fields (tasks: some rows leave
     const declared = yaml.dataset_info.find((i) => i.config_name === config.config_name)!.features;
     const names = declared.map((f) => f.name);
     const { union, rows } = rowKeys(join(out, file));
-    if (file === "tasks.jsonl") {
-      // goal is written by `export --verify` only; the other optional fields occur in this export.
-      assert.deepEqual(
-        names.filter((n) => !union.has(n)),
-        ["goal"],
-      );
-      for (const row of rows)
-        for (const name of names)
-          if (!row.has(name)) assert.ok(OPTIONAL_TASK_FIELDS.includes(name), `${name} is in every task row`);
-    } else {
-      assert.deepEqual(names, [...union], `${file}: the declared fields, in the rows' order`);
-      for (const row of rows) assert.deepEqual([...row], names, `${file}: every row has every field`);
-    }
-    assert.deepEqual(
-      [...union].filter((k) => !names.includes(k)),
-      [],
-      `${file}: no field the card leaves out`,
+    assert.deepEqual(names, [...union], `${file}: the declared fields, in the rows' order`);
+    rows.forEach((row, k) =>
+      assert.deepEqual([...row], names, `${file} row ${k}: every row has every field`),
     );
   }
+});
+
+test("a value a task lacks is null, and only the nullable fields are ever null", async () => {
+  const out = await dataset;
+  const tasks = readFileSync(join(out, "tasks.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const nulls = new Set(tasks.flatMap((t) => Object.keys(t).filter((k) => t[k] === null)));
+  // Without --verify no task has a goal; training tasks have no novel or heldOut; most tasks have a reference.
+  assert.deepEqual([...nulls].sort(), [...NULLABLE_TASK_FIELDS].sort());
+  for (const t of tasks) {
+    assert.equal(t.goal, null);
+    assert.equal(
+      t.novel === null,
+      t.split === "train",
+      `${String(t.id)}: novel is null on training tasks only`,
+    );
+    assert.equal(t.heldOut === null, t.split === "train", `${String(t.id)}: heldOut likewise`);
+    assert.ok(t.reference === null || t.reference === false, `${String(t.id)}: reference is false or null`);
+  }
+  assert.ok(tasks.some((t) => t.reference === false) && tasks.some((t) => t.split !== "train"));
 });
 
 test("the card's list of tasks.jsonl fields names only fields of the rows, and no machine path", async () => {

@@ -80,12 +80,12 @@ test("a `by sorry` statement is one proof task without a reference; a sorry insi
   }
   // The row ends with the field, as the contract (taskRecord) lays it out.
   const lines = readFileSync(join(out, "tasks.jsonl"), "utf8").trim().split("\n");
-  assert.ok(lines.filter((l) => l.endsWith(',"reference":false}')).length === 2);
+  assert.ok(lines.filter((l) => l.endsWith(',"goal":null,"reference":false}')).length === 2);
   for (const decl of ["partial_proof", "uses_ax", "stopped", "term_open"])
     assert.equal(byDecl(decl).length, 0, `${decl} gives no task`);
   for (const decl of ["mentions", "named"]) {
     assert.ok(byDecl(decl).length > 0, `${decl}: sorry in a comment, a string or a name is no open goal`);
-    assert.ok(byDecl(decl).every((t) => !("reference" in t)));
+    assert.ok(byDecl(decl).every((t) => t.reference === null));
   }
   const { declarations, holes } = r.report;
   assert.equal(declarations.withoutProofs, 2);
@@ -130,7 +130,7 @@ test("reference-less middles are never the same answer: not dropped by dedup, al
     const heldOut = open.filter((t) => t.split !== "train");
     assert.ok(heldOut.length > 0 && heldOut.length < 40, `${splitMode}: open statements in every split`);
     assert.ok(heldOut.every((t) => t.novel === true));
-    assert.ok(open.filter((t) => t.split === "train").every((t) => !("novel" in t)));
+    assert.ok(open.filter((t) => t.split === "train").every((t) => t.novel === null));
     const { overlap } = r.report;
     // The proved ones share one middle (`rfl`): dedup drops the training ones, and only those.
     const provedTrain = tasks.filter((t) => t.reference !== false && t.split === "train").length;
@@ -221,7 +221,7 @@ test("--verify keeps a statement without a proof when Lean elaborates it with so
         [
           ["open_add", "sorry", false],
           ...(refuse ? [] : [["open_mul", "sorry", false]]),
-          ["proved", "rfl", undefined],
+          ["proved", "rfl", null],
         ],
       );
       assert.match(rows[0]!.goal ?? "", /⊢ n \+ 0 = n/);

@@ -107,11 +107,26 @@ const GOALS = [
   "",
 ];
 
-/** Split fields, each with the `novel` a held-out task carries. */
+/** Split fields, each with the `novel` and `heldOut` a held-out task carries (null on a training task). */
 const SPLITS = [
-  { field: ',"split":"train"', split: "train", novel: undefined },
-  { field: ',"split":"validation","novel":true', split: "validation", novel: true },
-  { field: ',"split":"test","novel":false', split: "test", novel: false },
+  {
+    field: ',"split":"train","novel":null,"heldOut":null',
+    split: "train",
+    novel: undefined,
+    heldOut: undefined,
+  },
+  {
+    field: ',"split":"validation","novel":true,"heldOut":"instance"',
+    split: "validation",
+    novel: true,
+    heldOut: "instance",
+  },
+  {
+    field: ',"split":"test","novel":false,"heldOut":"family"',
+    split: "test",
+    novel: false,
+    heldOut: "family",
+  },
 ] as const;
 
 test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task, split, goal and reference", () => {
@@ -169,11 +184,12 @@ test("the task-row encoder writes JSON.stringify(taskRecord(…)) for every task
         assert.equal(row.decl, decl);
         assert.equal(row.middleKey, 1000 + k);
         assert.equal(row.kind, hole.kind);
-        const { field, split, novel } = SPLITS[k % SPLITS.length]!;
+        const { field, split, novel, heldOut } = SPLITS[k % SPLITS.length]!;
         const goal = goalsFile ? goalOf(k) : undefined;
         if (goal !== undefined) withGoal++;
         const record = taskRecord(hole, split, decl, context, {
           ...(novel !== undefined ? { novel } : {}),
+          ...(heldOut !== undefined ? { heldOut } : {}),
           ...(goal !== undefined ? { goal } : {}),
           reference: k % 4 !== 0,
         });

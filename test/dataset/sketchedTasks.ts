@@ -90,7 +90,7 @@ export function rowsOf(
 ): TaskRecord[] {
   const path = join(dir, `rows-${Math.random().toString(36).slice(2)}.jsonl`);
   const out = new JsonlWriter(path, { durable: false });
-  const field = Buffer.from(',"split":"train"');
+  const field = Buffer.from(',"split":"train","novel":null,"heldOut":null');
   for (const row of sketchedRows(sketched.filesPath, sketchPath, heads, sketched.declNames, goalsPath))
     row.write(out, field);
   out.close();

@@ -8,10 +8,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 export const CODE_SERVER =
   process.env.FIM_CODE_SERVER ??
@@ -79,7 +80,7 @@ export interface WorkbenchOptions {
 }
 
 export async function openWorkbench(options: WorkbenchOptions): Promise<Workbench> {
-  const work = mkdtempSync(join(tmpdir(), "fim-cs-"));
+  const work = tempDir("fim-cs-");
   mkdirSync(join(work, "data", "User"), { recursive: true });
   writeFileSync(
     join(work, "data", "User", "settings.json"),

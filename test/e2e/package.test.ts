@@ -8,12 +8,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../helpers";
 import { CODE_SERVER } from "./codeServer";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const VSCE = join(REPO, "node_modules", ".bin", "vsce");
 const skip = !existsSync(join(REPO, "dist", "extension.js"))
@@ -55,7 +55,7 @@ test(
   "npm run package: an offline .vsix with only the allowed files, which installs into code-server",
   { skip, timeout: 180_000 },
   () => {
-    const out = join(mkdtempSync(join(tmpdir(), "fim-vsix-")), "fim-rlvr.vsix");
+    const out = join(tempDir("fim-vsix-"), "fim-rlvr.vsix");
     const packed = spawnSync(process.execPath, [join(REPO, "scripts", "package-vsix.mjs"), "--out", out], {
       cwd: REPO,
       encoding: "utf8",
@@ -102,7 +102,7 @@ test(
     );
     assert.ok(!files.some((f) => /\.(onnx|onnx_data|safetensors|gguf)$/.test(f)), "never model weights");
     // The worker's require("onnxruntime-node") resolves inside the unpacked extension and loads its binary.
-    const unpacked = mkdtempSync(join(tmpdir(), "fim-vsix-unpacked-"));
+    const unpacked = tempDir("fim-vsix-unpacked-");
     assert.equal(spawnSync("unzip", ["-q", out, "-d", unpacked]).status, 0);
     const dist = join(unpacked, "extension", "dist");
     const loaded = spawnSync(
@@ -126,17 +126,10 @@ test(
     );
 
     if (installSkip) return;
-    const extensions = mkdtempSync(join(tmpdir(), "fim-ext-"));
+    const extensions = tempDir("fim-ext-");
     const installed = spawnSync(
       CODE_SERVER,
-      [
-        "--extensions-dir",
-        extensions,
-        "--user-data-dir",
-        mkdtempSync(join(tmpdir(), "fim-ud-")),
-        "--install-extension",
-        out,
-      ],
+      ["--extensions-dir", extensions, "--user-data-dir", tempDir("fim-ud-"), "--install-extension", out],
       {
         encoding: "utf8",
       },

@@ -11,11 +11,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { EXAMPLE, REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
+import { tempDir } from "../tempDirs";
 
 const CODE_SERVER =
   process.env.FIM_CODE_SERVER ??
@@ -82,7 +83,7 @@ test(
   { skip, timeout: 240_000 },
   async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const work = mkdtempSync(join(tmpdir(), "fim-e2e-"));
+    const work = tempDir("fim-e2e-");
     const ws = join(work, "lean-workspace");
     cpSync(EXAMPLE, ws, { recursive: true });
     mkdirSync(join(work, "data", "User"), { recursive: true });

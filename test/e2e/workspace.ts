@@ -1,9 +1,9 @@
 /** A fresh copy of the example Lean workspace for one real-VS-Code test, and the bundled extension-host suite. */
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { EXAMPLE, REPO } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 /**
  * Copies the example workspace; `settings` go to its .vscode/settings.json. (Workspace settings, because
@@ -11,7 +11,7 @@ import { EXAMPLE, REPO } from "../helpers";
  * ignored in the browser's user settings once the extension's schema is known.)
  */
 export function copyExample(settings: Record<string, unknown> = {}): string {
-  const ws = join(mkdtempSync(join(tmpdir(), "fim-e2e-")), "lean-workspace");
+  const ws = join(tempDir("fim-e2e-"), "lean-workspace");
   cpSync(EXAMPLE, ws, {
     recursive: true,
     filter: (path) => !/[/\\](\.lake|\.fim-rlvr)([/\\]|$)/.test(path),

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { EXAMPLE, REPO, runCli } from "../helpers";
 import { parseKeepBand } from "../../lean-bridge/filter/band";
 import { taskRates } from "../../lean-bridge/filter/passRates";
@@ -225,7 +226,24 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
     assert.deepEqual(report.filter.keep, { low: 0.1, high: 0.9 });
     assert.match(report.filter.verifier, /simulator.*\(not Lean\)/);
     assert.equal(report.filter.model.spec, `openai:${stub.baseUrl}#tiny-coder`);
-    assert.match(readFileSync(join(out, "README.md"), "utf8"), /2 too easy .*2 too hard/);
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    assert.match(card, /2 too easy .*2 too hard/);
+    // The card declares the source's row fields for tasks.jsonl (an export's here), the keys of every kept row.
+    const info = (
+      parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(card)![1]!) as {
+        dataset_info: { config_name: string; features: { name: string }[] }[];
+      }
+    ).dataset_info;
+    const keys = jsonl<object>(join(out, "tasks.jsonl")).map((t) => Object.keys(t));
+    for (const k of keys)
+      assert.deepEqual(
+        info.find((i) => i.config_name === "tasks")?.features.map((f) => f.name),
+        k,
+      );
+    assert.deepEqual(
+      info.map((i) => i.config_name),
+      ["tasks", "contexts", "files"],
+    );
     assert.equal(jsonl(join(out, "filter", "results.jsonl")).length, LIMIT * N);
     const reloaded = loadDataset(out);
     assert.ok(reloaded.kind === "ok" && reloaded.dataset.tasks.size === 2, "the filtered dataset loads");

@@ -2,9 +2,9 @@
  * A model folder's tokenizer files written by hand for tests that need no Python: a byte-level BPE with one token
  * per byte (no merges), the given special tokens, and optionally a BOS the tokenizer adds and a chat template.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../tempDirs";
 
 /** GPT-2's printable form of each byte, as byte-level BPE vocabularies write them. */
 function byteChars(): string[] {
@@ -24,7 +24,7 @@ export interface TinyTokenizerSpec {
 }
 
 export function writeTinyTokenizer(spec: TinyTokenizerSpec): string {
-  const dir = mkdtempSync(join(tmpdir(), "fim-tiny-tokenizer-"));
+  const dir = tempDir("fim-tiny-tokenizer-");
   mkdirSync(dir, { recursive: true });
   const specials = spec.specials.map((content, id) => ({
     id,

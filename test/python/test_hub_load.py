@@ -1,7 +1,7 @@
 """An export loads with 🤗 `datasets` as a Hub dataset does: `load_dataset(DIR)` reads the card's YAML configs.
 
 The export of the example workspace (with both views) is loaded by folder, each config by name; every row of a
-config has every field the card declares (a key a row leaves out loads as null), and the rows are the file's.
+file has the same keys (a value a task lacks is written null), those the card declares, and the rows are the file's.
 """
 
 from __future__ import annotations
@@ -50,12 +50,14 @@ def test_load_dataset_of_the_folder_gives_the_tasks(export: Path) -> None:
     written = rows(export / "tasks.jsonl")
     assert tasks.num_rows == len(written)
     assert tasks["id"] == [r["id"] for r in written]
-    # Every row has every field; what a row leaves out (novel on a training task, reference on a proved one) is null.
+    # Every row has every field, null where a task has no value (novel on a training task, reference on a proved one).
+    assert {tuple(r) for r in written} == {tuple(tasks.column_names)}
     first_train = next(i for i, r in enumerate(written) if r["split"] == "train")
     assert tasks[first_train]["novel"] is None and tasks[first_train]["heldOut"] is None
-    assert set(tasks.column_names) >= {k for r in written for k in r}
-    held_out = {r["heldOut"] for r in written if "heldOut" in r}
-    assert set(tasks.filter(lambda t: t["heldOut"] is not None)["heldOut"]) == held_out
+    assert written[first_train]["novel"] is None and written[first_train]["heldOut"] is None
+    held_out = {r["heldOut"] for r in written if r["heldOut"] is not None}
+    assert held_out and set(tasks.filter(lambda t: t["heldOut"] is not None)["heldOut"]) == held_out
+    assert [t["id"] for t in tasks if t["reference"] is False] == [r["id"] for r in written if r["reference"] is False]
 
 
 @pytest.mark.parametrize(
@@ -72,5 +74,31 @@ def test_each_file_is_a_config_of_its_own(export: Path, config: str, file: str) 
     ((_, table),) = loaded.items()
     written = rows(export / file)
     assert table.num_rows == len(written)
-    assert table.column_names == list(written[0])
+    assert {tuple(r) for r in written} == {tuple(table.column_names)}
     assert table[0] == written[0]
+
+
+def test_an_import_loads_by_folder_with_its_own_fields(tmp_path: Path) -> None:
+    """`fim-rlvr import` writes its tasks with the declaration's context inline: its card declares those fields."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the import needs it")
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REPO / "lean-env" / "lean-toolchain", project / "lean-toolchain")
+    (project / "lakefile.toml").write_text('name = "imp"\n', encoding="utf-8")
+    source = REPO / "test" / "fixtures" / "import" / "theorems.jsonl"
+    subprocess.run(
+        [node, str(CLI), "import", str(source), "--project", str(project), "--simulator"],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    (dataset,) = (project / ".fim-rlvr" / "imported").iterdir()
+    loaded = datasets.load_dataset(str(dataset))
+    written = rows(dataset / "tasks.jsonl")
+    assert list(loaded) == ["tasks"] and loaded["tasks"].num_rows == len(written)
+    assert {tuple(r) for r in written} == {tuple(loaded["tasks"].column_names)}
+    assert "context" not in loaded["tasks"].column_names and "statement" in loaded["tasks"].column_names
+    files = datasets.load_dataset(str(dataset), "files")["files"]
+    assert files.num_rows == len(rows(dataset / "files.jsonl"))

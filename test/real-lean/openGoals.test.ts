@@ -48,12 +48,15 @@ realLeanTest(
     const tasks = readFileSync(join(out, "tasks.jsonl"), "utf8")
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l) as { decl: string; middle: string; reference?: false; goal?: string });
+      .map(
+        (l) =>
+          JSON.parse(l) as { decl: string; middle: string; reference: false | null; goal: string | null },
+      );
     assert.deepEqual(
       tasks.map((t) => [t.decl, t.middle, t.reference]),
       [
         ["open_add", "sorry", false],
-        ["proved", "rfl", undefined],
+        ["proved", "rfl", null],
       ],
     );
     assert.match(tasks[0]!.goal ?? "", /⊢ n \+ 0 = n/);

@@ -16,7 +16,8 @@ import {
   readdirSync,
   writeFileSync,
 } from "node:fs";
-import { basename, join } from "node:path";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { REPO, runCli } from "../helpers";
 import { tempDir } from "../tempDirs";
 
@@ -99,6 +100,24 @@ test("import checks statements with sorry (simulator), drops what does not load,
     split: string;
     scope: string[];
   }>(join(out, "tasks.jsonl"));
+  assert.equal(
+    new Set(tasks.map((t) => Object.keys(t).join(","))).size,
+    1,
+    "every imported task has the same keys (null where it has no value)",
+  );
+  // The card's YAML declares those keys for tasks.jsonl, and files.jsonl's, so `load_dataset(DIR)` reads them.
+  const card = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(join(out, "README.md"), "utf8"));
+  const info = (
+    parseYaml(card![1]!) as { dataset_info: { config_name: string; features: { name: string }[] }[] }
+  ).dataset_info;
+  const declared = (name: string) => info.find((i) => i.config_name === name)?.features.map((f) => f.name);
+  assert.deepEqual(declared("tasks"), Object.keys(tasks[0]!));
+  assert.deepEqual(declared("files"), ["file", "sha256", "text"]);
+  assert.deepEqual(
+    info.map((i) => i.config_name),
+    ["tasks", "files"],
+    "no config for a file an import does not write",
+  );
   const files = new Map(
     lines<{ file: string; text: string }>(join(out, "files.jsonl")).map((f) => [f.file, f.text]),
   );
@@ -197,7 +216,9 @@ test(`${ROWS} rows import with a ${HEAP_MB} MB heap (rows, files and tasks strea
 });
 
 test("import never changes what export of the project produces (issue 25 item 1), and the simulator still proves imported rows", async () => {
-  const dir = tempDir("fim-import-clean-");
+  // The project and, beside it (outside what export reads), the exports and verdicts: all in one temp folder.
+  const root = tempDir("fim-import-clean-");
+  const dir = join(root, "project");
   cpSync(join(REPO, "lean-env"), dir, { recursive: true, filter: (p) => !p.includes(".lake") });
   const exportTo = (out: string) => {
     const r = spawnSync(process.execPath, [CLI, "export", dir, "--out", out], {
@@ -207,7 +228,7 @@ test("import never changes what export of the project produces (issue 25 item 1)
     assert.equal(r.status, 0, r.stderr);
     return ["tasks.jsonl", "contexts.jsonl", "files.jsonl"].map((f) => readFileSync(join(out, f), "utf8"));
   };
-  const before = exportTo(join(dir, "..", `${basename(dir)}-before`));
+  const before = exportTo(join(root, "before"));
   const source = join(dir, "rows.jsonl");
   writeFileSync(
     source,
@@ -226,7 +247,7 @@ test("import never changes what export of the project produces (issue 25 item 1)
   assert.equal(imported.code, 0, imported.stderr);
   assert.deepEqual(readdirSync(join(dir, ".fim-rlvr", "statements")), ["rows"]);
   assert.equal(existsSync(join(dir, "FimRlvrImported")), false, "nothing among the project's sources");
-  const after = exportTo(join(dir, "..", `${basename(dir)}-after`));
+  const after = exportTo(join(root, "after"));
   assert.deepEqual(after, before, "the same tasks, contexts and files after the import");
 
   // The simulator still knows an imported row's own proof (it reads .fim-rlvr/statements/ for references).
@@ -244,14 +265,12 @@ test("import never changes what export of the project produces (issue 25 item 1)
       "--input",
       dataset,
       "--out",
-      join(dir, "..", `${basename(dir)}-v.jsonl`),
+      join(root, "verdicts.jsonl"),
       "--simulator",
     ],
     { encoding: "utf8", timeout: 120_000 },
   );
   assert.equal(batch.status, 0, batch.stderr);
-  const verdicts = lines<{ id: string; verdict: { kind: string } }>(
-    join(dir, "..", `${basename(dir)}-v.jsonl`),
-  );
+  const verdicts = lines<{ id: string; verdict: { kind: string } }>(join(root, "verdicts.jsonl"));
   assert.equal(verdicts.find((v) => v.id === own.id)?.verdict.kind, "proved");
 });

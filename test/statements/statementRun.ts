@@ -3,10 +3,10 @@
  * lives in, a small trainer config, the `train` run itself, and what every such run must leave in its run folder.
  */
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { REPO, runCli } from "../helpers";
+import { tempDir } from "../tempDirs";
 
 export const CLI = join(REPO, "dist", "cli.js");
 export const PYTHON = join(REPO, "trainer", ".venv", "bin", "python");
@@ -19,7 +19,7 @@ export const ENV = { ...process.env, PATH: [dirname(process.execPath), "/usr/bin
 
 /** A Lean project with only a toolchain and a lakefile, and the golden theorems.jsonl inside it. */
 export function statementProject(): { dir: string; theorems: string; config: string } {
-  const dir = mkdtempSync(join(tmpdir(), "fim-train-stmt-"));
+  const dir = tempDir("fim-train-stmt-");
   cpSync(join(REPO, "lean-env", "lean-toolchain"), join(dir, "lean-toolchain"));
   writeFileSync(join(dir, "lakefile.toml"), 'name = "stmts"\n');
   const theorems = join(dir, "theorems.jsonl");
@@ -37,7 +37,7 @@ export async function trainOnStatements(
   verifierFlags: string[],
 ): Promise<{ stdout: string; stderr: string; project: string; runDir: string }> {
   const { dir, theorems, config } = statementProject();
-  const runDir = join(mkdtempSync(join(tmpdir(), "fim-train-stmt-run-")), "run");
+  const runDir = join(tempDir("fim-train-stmt-run-"), "run");
   const r = await runCli(
     CLI,
     [

@@ -87,7 +87,7 @@ def run_rank(rank: int, port: int, params: dict[str, Any], out: str) -> None:
         "answered": counting.answered,
         "methods": recorder.methods,
         "samples": recorder.samples,
-        "files_root": str(trainer.files.root),
+        "files": type(trainer.files).__name__,
     }
     Path(out, f"rank-{rank}.json").write_text(json.dumps(result), encoding="utf-8")
     import torch.distributed as dist

@@ -13,8 +13,11 @@ from fim_rlvr.tasks.data import Task, _Rows, load_tasks
 STATEMENT = "theorem t{d} (a : Nat) : a + {d} = a + {d}"
 
 
-def _dataset(folder: Path, declarations: int) -> Path:
-    """tasks.jsonl and contexts.jsonl in the exporter's layout: two holes per declaration, windows of 8 chars."""
+def _dataset(folder: Path, declarations: int, *, exporter_bytes: bool = False) -> Path:
+    """tasks.jsonl and contexts.jsonl in the exporter's layout: two holes per declaration, windows of 8 chars.
+
+    `exporter_bytes`: the rows as the exporter writes them (compact JSON, every key, null where a task has no value);
+    else with Python's default separators and the null keys left out, as an older export or another tool writes."""
     folder.mkdir(parents=True, exist_ok=True)
     tasks, contexts = [], []
     for d in range(declarations):
@@ -43,6 +46,8 @@ def _dataset(folder: Path, declarations: int) -> Path:
             if split == "test":
                 row["novel"] = d % 8 == 3
                 row["heldOut"] = "instance" if d % 8 == 3 else "family"
+            elif exporter_bytes:
+                row |= {"novel": None, "heldOut": None}
             row |= {
                 "decl": f"t{d}",
                 "context": d,
@@ -57,9 +62,12 @@ def _dataset(folder: Path, declarations: int) -> Path:
                 "offsets": {"start": 100 * d + start, "end": 100 * d + start + len(middle)},
                 "offsetsCodePoints": {"start": 100 * d + start, "end": 100 * d + start + len(middle)},
             }
+            if exporter_bytes:
+                row |= {"goal": None, "reference": False if d == 1 else None}
             tasks.append(row)
+    separators = (",", ":") if exporter_bytes else None
     (folder / "tasks.jsonl").write_text(
-        "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tasks), encoding="utf-8"
+        "".join(json.dumps(t, ensure_ascii=False, separators=separators) + "\n" for t in tasks), encoding="utf-8"
     )
     (folder / "contexts.jsonl").write_text("".join(json.dumps(c) + "\n" for c in contexts), encoding="utf-8")
     return folder
@@ -127,3 +135,25 @@ def test_rows_in_other_layouts_and_goals_are_read_whole(tmp_path: Path) -> None:
     [task] = load_tasks(tmp_path)
     assert (task.id, task.kind, task.goal, task.prefix, task.statement) == ("x", "proof", "⊢ True", row["prefix"], "")
     assert isinstance(task, Task)
+
+
+def test_exporter_rows_with_null_fields_are_indexed_from_their_head(tmp_path: Path, monkeypatch) -> None:
+    """Rows whose goal and reference are null are read from their head, never parsed whole; one whose `reference`
+    is false (declaration 1) is parsed, so that it is honoured."""
+    from fim_rlvr.tasks import data
+
+    parse_whole = data._parsed
+    parsed: list[str] = []
+
+    def counted(line: bytes, where: str, *rest: object) -> Task:
+        parsed.append(json.loads(line)["id"])
+        return parse_whole(line, where, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(data, "_parsed", counted)
+    tasks = load_tasks(_dataset(tmp_path, 8, exporter_bytes=True))
+    assert parsed == ["1-0", "1-1"]
+    assert [t.id for t in tasks if not t.reference] == ["1-0", "1-1"]
+    rows = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len({tuple(r) for r in rows}) == 1, "every row has the same keys"
+    assert [(t.novel, t.held_out, t.goal) for t in tasks] == [(r["novel"], r["heldOut"], None) for r in rows]
+    assert {t.held_out for t in tasks} == {None, "instance", "family"}

@@ -252,3 +252,17 @@ def test_without_onnxruntime_the_onnx_export_says_its_check_was_skipped(monkeypa
     assert check is not None and check.startswith("skipped: onnxruntime is not installed")
     assert "pip install 'onnxruntime>=1.20'" in check
     assert said == [f"not checking the ONNX model against PyTorch: {onnx_export.ONNXRUNTIME_MISSING}"]
+
+
+def test_a_lora_checkpoint_is_saved_without_asking_the_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """peft's default would ask the Hub whether the base's vocabulary changed (here a name that leads nowhere) at
+    every checkpoint; the trainer saves the adapter alone, so no save looks anything up, offline mode or not."""
+    from peft.utils import save_and_load
+
+    asked: list[str] = []
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(save_and_load, "check_file_exists_on_hf_hub", lambda repo, *_a, **_k: asked.append(repo))
+    make_run(tmp_path / "run", "lora", base_in="checkpoint")
+    assert asked == []
+    adapter = json.loads((tmp_path / "run" / "checkpoints" / "step-3" / "model" / "adapter_config.json").read_text())
+    assert adapter["base_model_name_or_path"] == "hub-org/not-downloadable"

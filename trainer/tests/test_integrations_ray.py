@@ -69,7 +69,7 @@ def pool(cluster: None, dataset: Path) -> Iterator[VerifierPool]:
 
 def candidates(dataset: Path, n: int) -> tuple[list[dict[str, Any]], list[str]]:
     """n items over the dataset's proof tasks, alternately right and wrong, and the kinds they must get."""
-    tasks = [t for t in read_tasks(dataset) if t["kind"] == "proof" and t.get("reference", True)]
+    tasks = [t for t in read_tasks(dataset) if t["kind"] == "proof" and t.get("reference") is not False]
     items, kinds = [], []
     for k in range(n):
         task = tasks[k % len(tasks)]
@@ -162,7 +162,7 @@ def test_verls_compute_score_can_score_through_a_named_pool(pool: VerifierPool, 
     from fim_rlvr.integrations import verl
     from fim_rlvr.integrations.datasets_view import DATA_SOURCE, verl_rows
 
-    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference") is not False}
     row = next(
         r
         for r in verl_rows(dataset, split="train")

@@ -76,7 +76,7 @@ def _columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
 
 def test_reward_function_on_a_few_completions(service: ServiceProcess, dataset: Path) -> None:
     # Whole proofs the workspace holds (its open goals, `reference: false`, have no middle to propose).
-    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference") is not False}
     rows = [r for r in trl_rows(dataset, split="train") if r["kind"] == "proof" and r["task_id"] in referenced][:2]
     middles = {t["id"]: t["middle"] for t in read_tasks(dataset)}
     right = middles[rows[0]["task_id"]]
@@ -157,7 +157,7 @@ def test_two_grpo_trainer_steps_on_a_tiny_local_model(service: ServiceProcess, d
 
 def _proof_rows(dataset: Path, count: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Whole-proof training rows with a reference, and every task's middle."""
-    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference") is not False}
     rows = [r for r in trl_rows(dataset, split="train") if r["kind"] == "proof" and r["task_id"] in referenced]
     return rows[:count], {t["id"]: t["middle"] for t in read_tasks(dataset)}
 

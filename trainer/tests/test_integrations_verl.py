@@ -45,7 +45,7 @@ def service(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceP
 
 def proof_rows(dataset: Path, n: int) -> list[dict[str, Any]]:
     """Whole-proof rows with a reference (open goals, `reference: false`, have no middle to propose)."""
-    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference", True)}
+    referenced = {t["id"] for t in read_tasks(dataset) if t.get("reference") is not False}
     rows = [
         r
         for r in verl_rows(dataset, split="train")

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { suite, suiteSetup, test } from "mocha";
 import * as vscode from "vscode";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { AnnotationPersistence } from "../../../extension/annotationPersistence";
 import type { FimRlvrApi } from "../../../extension/main";
@@ -100,19 +100,24 @@ export function defineSuites(): void {
     test("annotations are saved to workspace storage and come back in a new window's store", () => {
       assert.ok(api.store.size > 0, "the training test left annotations");
       const storage = vscode.Uri.file(mkdtempSync(join(tmpdir(), "fim-annotations-")));
-      const saving = new AnnotationPersistence(api.store, storage);
-      saving.forgetPending(); // schedules a save
-      saving.dispose(); // and flushes it
-      assert.ok(existsSync(join(storage.fsPath, "annotations.json")));
-      const reloaded = new HoleStore();
-      const restoring = new AnnotationPersistence(reloaded, storage);
-      assert.equal(reloaded.size, api.store.size, "every hole of an unchanged file comes back");
-      const file = reloaded.files()[0]!;
-      assert.deepEqual(
-        reloaded.holesIn(file).map((h) => [h.taskId, h.range, h.latest]),
-        api.store.holesIn(file).map((h) => [h.taskId, h.range, h.latest]),
-      );
-      restoring.dispose();
+      // The extension host runs mocha, not node:test (test/tempDirs.ts): the folder is removed here.
+      try {
+        const saving = new AnnotationPersistence(api.store, storage);
+        saving.forgetPending(); // schedules a save
+        saving.dispose(); // and flushes it
+        assert.ok(existsSync(join(storage.fsPath, "annotations.json")));
+        const reloaded = new HoleStore();
+        const restoring = new AnnotationPersistence(reloaded, storage);
+        assert.equal(reloaded.size, api.store.size, "every hole of an unchanged file comes back");
+        const file = reloaded.files()[0]!;
+        assert.deepEqual(
+          reloaded.holesIn(file).map((h) => [h.taskId, h.range, h.latest]),
+          api.store.holesIn(file).map((h) => [h.taskId, h.range, h.latest]),
+        );
+        restoring.dispose();
+      } finally {
+        rmSync(storage.fsPath, { recursive: true, force: true });
+      }
     });
 
     test("Stop writes a checkpoint, leaves the run resumable, and offers Export for the editor", async function () {

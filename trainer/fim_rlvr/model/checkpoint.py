@@ -94,6 +94,12 @@ def restore_rng(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
+def _is_peft(model: Any) -> bool:
+    from .adapters import is_lora
+
+    return is_lora(model)
+
+
 def save(
     run_dir: str | Path,
     step: int,
@@ -116,7 +122,9 @@ def save(
     _sweep_temporaries(root)
     tmp = root / f"{_TMP_PREFIX}step-{step}-{os.getpid()}"
     tmp.mkdir()
-    model.save_pretrained(tmp / "model")
+    # A LoRA model saves its adapter alone: the trainer never resizes the embeddings, and peft's default ("auto")
+    # would ask the Hub at every checkpoint whether the base's vocabulary differs (a network request per save).
+    model.save_pretrained(tmp / "model", **({"save_embedding_layers": False} if _is_peft(model) else {}))
     tokenizer.save_pretrained(tmp / "model")
     if save_base_model:
         from .adapters import save_base

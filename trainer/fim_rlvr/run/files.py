@@ -105,6 +105,68 @@ class RunFiles:
         return _read_lines(self.validation_path)
 
 
+class RankRunFiles(RunFiles):
+    """The record files of a rank other than 0, which writes none of the run's: kept in memory for the run (what
+    the rank reads back it wrote itself), so nothing is left on disk however the process ends. Samples are only
+    counted: no rank reads them back."""
+
+    def __init__(self) -> None:  # no folder: every method is overridden
+        self._lines: dict[str, list[dict[str, Any]]] = {"metrics_lines": [], "validation_lines": []}
+        self._samples = 0
+        self._evals: dict[str, Any] = {}
+
+    def line_counts(self) -> dict[str, int]:
+        return {
+            "metrics_lines": len(self._lines["metrics_lines"]),
+            "samples_lines": self._samples,
+            "validation_lines": len(self._lines["validation_lines"]),
+        }
+
+    def truncate_to(self, counts: dict[str, int]) -> None:
+        for key, lines in self._lines.items():
+            del lines[int(counts.get(key, 0)) :]
+        self._samples = min(self._samples, int(counts.get("samples_lines", 0)))
+
+    def reset(self) -> None:
+        for lines in self._lines.values():
+            lines.clear()
+        self._samples = 0
+        self._evals = {}
+
+    def append_metrics(self, line: dict[str, Any]) -> None:
+        self._lines["metrics_lines"].append(_copy(line))
+
+    def append_samples(self, lines: list[dict[str, Any]]) -> None:
+        self._samples += len(lines)
+
+    def append_validation(self, line: dict[str, Any]) -> None:
+        self._lines["validation_lines"].append(_copy(line))
+
+    def sync(self) -> None:
+        return None
+
+    def read_evals(self) -> dict[str, Any]:
+        return dict(self._evals)
+
+    def write_evals(self, evals: dict[str, Any]) -> None:
+        self._evals = _copy(evals)
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        return None
+
+    def read_metrics(self) -> list[dict[str, Any]]:
+        return list(self._lines["metrics_lines"])
+
+    def read_validation(self) -> list[dict[str, Any]]:
+        return list(self._lines["validation_lines"])
+
+
+def _copy(value: dict[str, Any]) -> dict[str, Any]:
+    """What writing `value` as JSON and reading it back gives (a later change to `value` does not reach it)."""
+    copied: dict[str, Any] = json.loads(json.dumps(value, ensure_ascii=False))
+    return copied
+
+
 def _read_lines(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []

@@ -16,9 +16,6 @@ One RL step (`_rl`), each piece a function of explicit inputs in step/:
 
 from __future__ import annotations
 
-import atexit
-import shutil
-import tempfile
 import threading
 import time
 import traceback
@@ -62,7 +59,7 @@ from ..tasks.prompts import style_for
 from ..verifier.check import Budget, PendingCheck, Stopped, Verifier, send, silence_bound_s
 from . import distributed
 from .evaluate import SampledPassAtK, eval_subset, pass_at_1
-from .files import RunFiles
+from .files import RankRunFiles, RunFiles
 from .measure import (
     arm_line,
     baseline_line,
@@ -122,12 +119,12 @@ class Trainer:
         self.verify_silence_s = silence_bound_s(verifier_budget, config.verify_timeout_s)
         """How long any batch may wait without progress of the verifier before it counts as unanswered."""
         self.ranks = distributed.current()
-        self.files = RunFiles(run_dir)
+        self.files: RunFiles = RunFiles(run_dir)
         if not self.ranks.is_main:  # only rank 0 reports and writes the run's files; the others' go nowhere
             self.events = distributed.NullEvents(self.ranks.rank)
-            scratch = tempfile.mkdtemp(prefix=f"fim-rlvr-rank{self.ranks.rank}-")
-            atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-            self.files = RunFiles(scratch)
+            # Held in memory, not in a scratch folder: a rank ends by os._exit or by its launcher's SIGKILL,
+            # where no exit hook runs, and a folder would be left in the temp folder every time.
+            self.files = RankRunFiles()
         self.stop_event = threading.Event()
         self._collect_stop = self.stop_event if not self.ranks.distributed else threading.Event()
         """What a wait for verdicts watches: ranks stop together at a step boundary, never one alone mid-step."""

@@ -31,15 +31,31 @@ class DatasetError(UserError, ValueError):
 REQUIRED_FIELDS = ("id", "file", "kind", "split", "prefix", "suffix", "middle", "range")
 
 # The head of a line as `fim-rlvr export` writes it; other layouts are parsed whole.
+# (An exporter writes every key on every row, `null` where a task has no value; older exports left such keys out.)
 _HEAD = re.compile(
-    rb'^\{"id":"([^"\\]*)","file":"([^"\\]*(?:\\.[^"\\]*)*)","kind":"(\w+)","split":"(\w+)"(,"novel":(true|false))?'
-    rb'(,"heldOut":"(\w+)")?'
+    rb'^\{"id":"([^"\\]*)","file":"([^"\\]*(?:\\.[^"\\]*)*)","kind":"(\w+)","split":"(\w+)"'
+    rb'(,"novel":(true|false|null))?(,"heldOut":(?:"(\w+)"|null))?'
 )
 # After the head, the keys whose presence (or absence) decides how a line is read, found in one pass. In JSON
 # text a quote inside a string is escaped, so these occur only as keys.
 _KEYS = re.compile(rb'"(range|middle|prefix|suffix|goal|reference)":')
-# An exporter's line: these keys, in this order, and neither a goal (to read) nor `reference` (to honour).
+# An exporter's line: these keys, in this order, and neither a goal (to read) nor `reference` (to honour): the
+# two are absent (older exports) or last and null.
 _EXPORTED_KEYS = [b"range", b"middle", b"prefix", b"suffix"]
+_EXPORTED_NULL_KEYS = [*_EXPORTED_KEYS, b"goal", b"reference"]
+_NULL_TAIL = b',"goal":null,"reference":null}'
+
+
+def _exported_line(line: bytes, keys: list[bytes]) -> bool:
+    """Whether a line's keys (from `_KEYS`) are an exporter's with no goal and a reference: read from its head."""
+    if keys == _EXPORTED_KEYS:
+        return True
+    if keys != _EXPORTED_NULL_KEYS:
+        return False
+    end = len(line)
+    while end and line[end - 1] in b"\r\n":
+        end -= 1
+    return line.endswith(_NULL_TAIL, 0, end)
 
 
 class _Rows:
@@ -331,14 +347,14 @@ def load_tasks(dataset_dir: str | Path) -> list[Task]:
                 continue
             head = _HEAD.match(line)
             # The head holds id, file, kind and split; the other required keys are looked for in one scan.
-            if head and _KEYS.findall(line, head.end()) == _EXPORTED_KEYS:
+            if head and _exported_line(line, _KEYS.findall(line, head.end())):
                 kind = names.get(head[3]) or names.setdefault(head[3], head[3].decode())
                 if kind not in HOLE_KINDS:
                     raise DatasetError(
                         f"{path}:{number}: unknown hole kind {kind!r} (expected one of {', '.join(HOLE_KINDS)})"
                     )
                 file = names.get(head[2]) or names.setdefault(head[2], json.loads(b'"' + head[2] + b'"'))
-                novel = None if head[6] is None else head[6] == b"true"
+                novel = None if head[6] is None or head[6] == b"null" else head[6] == b"true"
                 split = names.get(head[4]) or names.setdefault(head[4], head[4].decode())
                 held_out = (
                     None if head[8] is None else names.get(head[8]) or names.setdefault(head[8], head[8].decode())
