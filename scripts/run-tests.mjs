@@ -89,13 +89,20 @@ if (runPytest) {
       ? pyFiles.map((f) => (f.startsWith("trainer/") ? f.slice(8) : join("..", f)))
       : [];
     const tests = ["tests", ...(existsSync(join("test", "python")) ? [join("..", "test", "python")] : [])];
+    // The whole suite runs on up to 4 processes (pytest-xdist, in trainer[test]), each test file on one of them
+    // (files share fixtures and processes they start): most of its time is spent waiting on subprocesses.
+    const xdist =
+      targets.length === 0 &&
+      spawnSync(join(".venv", "bin", "python"), ["-c", "import xdist"], { cwd: "trainer" }).status === 0
+        ? ["-n", "auto", "--maxprocesses", "4", "--dist", "loadfile"]
+        : [];
     console.log(
-      `\npytest: ${python} -m pytest ${(targets.length ? targets : tests).join(" ")} (in trainer/)`,
+      `\npytest: ${python} -m pytest ${[...xdist, ...(targets.length ? targets : tests)].join(" ")} (in trainer/)`,
     );
     const pyStarted = performance.now();
     const py = spawnSync(
       join(".venv", "bin", "python"),
-      ["-m", "pytest", ...(targets.length ? targets : tests)],
+      ["-m", "pytest", ...xdist, ...(targets.length ? targets : tests)],
       {
         cwd: "trainer",
         stdio: "inherit",
