@@ -25,6 +25,9 @@ import {
   ruleFor,
 } from "./policyWords";
 import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
+import { reindent } from "./checkDocument";
+import { TACTIC_WORDS } from "./tacticAllowList";
+import { tacticStarts, type StartMode } from "./tacticStarts";
 
 // The word lists and the readings of a word are policyWords.ts's; they are part of this module's interface.
 export {
@@ -70,6 +73,12 @@ export interface CandidatePolicy {
    * against `%` is refused. `"any"` refuses none (a policy that refuses nothing, for tests of later layers).
    */
   percentElaborators: ReadonlySet<string> | "any";
+  /**
+   * The words a tactic may start with (TACTIC_WORDS, the workspace's own tactics, a policy file's
+   * `allowTactics`); a tactic whose leading word is not here is refused (rule `unknown-tactic`). `"any"` refuses
+   * none (a policy that refuses nothing, for tests of later layers).
+   */
+  tacticWords: ReadonlySet<string> | "any";
 }
 
 export const DEFAULT_POLICY: CandidatePolicy = {
@@ -86,6 +95,7 @@ export const DEFAULT_POLICY: CandidatePolicy = {
   optionLimits: DEFAULT_OPTION_LIMITS,
   codeNamespaces: CODE_NAMESPACE_HEADS,
   percentElaborators: PERCENT_ELABORATORS,
+  tacticWords: TACTIC_WORDS,
 };
 
 export type PolicyResult = { kind: "allowed" } | { kind: "rejected"; rule: string; reason: string };
@@ -137,7 +147,16 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   return forbidden;
 }
 
-export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
+/** Where the candidate will stand: the hole's column, which decides the layout Lean reads its lines in. */
+export interface Placement {
+  column: number;
+}
+
+export function checkCandidate(
+  raw: string,
+  policy: CandidatePolicy = DEFAULT_POLICY,
+  placement?: Placement,
+): PolicyResult {
   const candidate = asLeanReadsIt(raw);
   if (candidate.trim() === "") return { kind: "rejected", rule: "empty", reason: "the candidate is empty" };
   if (candidate.length > policy.maxChars)
@@ -153,7 +172,59 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
       rule: "character",
       reason: `the candidate contains ${codeUnitName(odd[0])}, ${oddCharacterWhy(odd[0])}`,
     };
-  return checkCode(candidate, policy, effectiveForbidden(policy), 0);
+  const code = checkCode(candidate, policy, effectiveForbidden(policy), 0);
+  if (code.kind === "rejected") return code;
+  return checkTacticWords(placed(candidate, placement), policy, "tactics", "the candidate");
+}
+
+/**
+ * The candidate as the check document places it (checkDocument.ts `reindent`), its first line at the hole's
+ * column, so that a line's column relative to its block is what Lean sees. Without a placement the hole's
+ * column is taken from the candidate's own layout: a first line without indentation and later lines
+ * indented is a block cut verbatim from a file at the later lines' least indentation.
+ */
+function placed(candidate: string, placement: Placement | undefined): string {
+  const column = placement?.column ?? verbatimColumn(candidate);
+  return " ".repeat(column) + reindent(candidate, column).text;
+}
+
+function verbatimColumn(candidate: string): number {
+  const lines = candidate.replace(/^\s*\n/, "").split("\n");
+  const first = lines[0] ?? "";
+  if (/^[ \t]/.test(first)) return 0;
+  const indents = lines
+    .slice(1)
+    .filter((l) => l.trim() !== "")
+    .map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
+  return indents.length ? Math.min(...indents) : 0;
+}
+
+/**
+ * Every tactic's leading word must be on the policy's allow-list: what a tactic does at elaboration time is
+ * its elaborator's, and a name nobody has read may run anything (`elab "my_tac" : tactic => … evalExpr …` in a
+ * library). Where a token's reading as a tactic start is in doubt, tacticStarts leaves it out (the word lists
+ * above still hold it).
+ */
+function checkTacticWords(
+  code: string,
+  policy: CandidatePolicy,
+  mode: StartMode,
+  who: string,
+): PolicyResult {
+  const words = policy.tacticWords;
+  if (words === "any") return { kind: "allowed" };
+  const ts = lex(code);
+  for (const i of tacticStarts(ts, mode)) {
+    if (ts.kinds[i] !== TokenKind.Ident) continue;
+    const word = tokenText(ts, i);
+    if (words.has(word)) continue;
+    return {
+      kind: "rejected",
+      rule: "unknown-tactic",
+      reason: `${who} starts a tactic with \`${word}\`, which is not on the policy's list of tactics (core Lean, Batteries, Mathlib and the workspace's own); a tactic the verifier has not read may run code while it elaborates. If \`${word}\` is a tactic your project declares, declare it in the workspace's own .lean files or add it to "allowTactics" in a policy file (docs/POLICY.md)`,
+    };
+  }
+  return { kind: "allowed" };
 }
 
 /**
@@ -268,7 +339,8 @@ function checkCode(
     }
   }
   if (depth !== 0) return { kind: "rejected", rule: "escape", reason: `${who} leaves a bracket open` };
-  return { kind: "allowed" };
+  // The code of a string's braces is a term; its `by` blocks hold tactics.
+  return inBraces ? checkTacticWords(code, policy, "term", who) : { kind: "allowed" };
 }
 
 /**
@@ -360,6 +432,11 @@ export interface PolicyFile {
   maxChars?: number;
   /** Accept `native_decide` / `decide +native` (the axiom `Lean.ofReduceBool` must be allowed too). */
   allowNative?: boolean;
+  /**
+   * Tactic words to accept besides TACTIC_WORDS (a tactic of a library the list has not read). A word the
+   * policy's word lists refuse stays refused.
+   */
+  allowTactics?: string[];
 }
 
 export function policyFromFile(
@@ -370,7 +447,7 @@ export function policyFromFile(
     return {
       kind: "error",
       message:
-        'a policy file is a JSON object: {"forbid": [...], "allow": [...], "maxChars": N, "allowNative": false}',
+        'a policy file is a JSON object: {"forbid": [...], "allow": [...], "allowTactics": [...], "maxChars": N, "allowNative": false}',
     };
   const strings = (v: unknown) =>
     v === undefined || (Array.isArray(v) && v.every((x) => typeof x === "string"));
@@ -380,6 +457,14 @@ export function policyFromFile(
     return { kind: "error", message: '"maxChars" must be a positive whole number' };
   if (file.allowNative !== undefined && typeof file.allowNative !== "boolean")
     return { kind: "error", message: '"allowNative" must be true or false' };
+  if (!strings(file.allowTactics))
+    return { kind: "error", message: '"allowTactics" must be a list of tactic words' };
+  const odd = (file.allowTactics ?? []).find((w) => !isTacticWord(w));
+  if (odd !== undefined)
+    return {
+      kind: "error",
+      message: `"allowTactics": ${JSON.stringify(odd)} is not a tactic's leading word (one identifier, such as "my_tac" or "my_tac!")`,
+    };
   const allow = new Set(file.allow ?? []);
   return {
     kind: "ok",
@@ -394,6 +479,21 @@ export function policyFromFile(
       optionLimits: DEFAULT_POLICY.optionLimits,
       codeNamespaces: DEFAULT_POLICY.codeNamespaces,
       percentElaborators: DEFAULT_POLICY.percentElaborators,
+      tacticWords: withTacticWords(DEFAULT_POLICY, file.allowTactics ?? []).tacticWords,
     },
   };
+}
+
+/** Whether `word` lexes as one identifier, as a tactic's leading word does. */
+export function isTacticWord(word: string): boolean {
+  const ts = lex(word);
+  return ts.count === 1 && ts.kinds[0] === TokenKind.Ident && tokenText(ts, 0) === word;
+}
+
+/** The policy with more tactic words allowed (a workspace's own tactics, a policy file's `allowTactics`). */
+export function withTacticWords(policy: CandidatePolicy, words: Iterable<string>): CandidatePolicy {
+  if (policy.tacticWords === "any") return policy;
+  const extra = [...words].filter((w) => !(policy.tacticWords as ReadonlySet<string>).has(w));
+  if (extra.length === 0) return policy;
+  return { ...policy, tacticWords: new Set([...policy.tacticWords, ...extra]) };
 }

@@ -33,7 +33,7 @@ export function prepareCheck(
     return { kind: "rejected", rule: "bad-task", reason: `${task.file}: ${located.message}` };
   // The verifier's own probes (`sorry` in the hole) are not candidates; only they skip the policy.
   if (options.checkPolicy !== false) {
-    const policy = checkCandidate(candidate, options.policy);
+    const policy = checkCandidate(candidate, options.policy, { column: located.hole.column });
     if (policy.kind === "rejected") return policy;
   }
   const form = options.prefixes?.forDeclaration(loaded.file.parsed, located.hole.declaration);

@@ -1,0 +1,296 @@
+/**
+ * Where a candidate's tactics start: the tokens at which Lean's tactic parser reads a tactic's leading word.
+ * The policy holds the word there to an allow-list (tacticAllowList.ts). Steps come from the miner's layout
+ * rule (holes/tactics.ts: a step starts at its block's column unless the line above still needs input); inside
+ * a step a tactic starts after `;` and `<;>`, after the leading word of a combinator (`try`, `all_goals`,
+ * `iterate 3` …), after `·`, inside `(…)` at a tactic's start, after each `|` of `first`, after `then` and
+ * `else` of a tactic `if`, after `in` of `set_option … in` and `open … in`, after `=>` of `case`, `next`,
+ * `on_goal` and the alternatives of `induction`/`cases`/`match`, and after every `by`.
+ *
+ * Where the reading is in doubt the token is left out, never put in: a line further right than its block's
+ * column, or after a term operator, continues a term (a lemma's name at the start of a continuation line is a
+ * name), `conv` blocks hold conversion tactics and are not read, and so is a `first` alternative with a
+ * `with` (an `rcases` pattern's `|`). A word left out is still held to the policy's word lists, so a doubt
+ * never lets an evaluator through that a list refuses.
+ */
+import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
+import { readBlock, type BlockStops, type TacticBlock } from "../holes/tactics";
+
+/** Combinators whose argument, right after their leading word (and `iterate`'s count), is a tactic sequence. */
+const SEQUENCE_COMBINATORS = new Set([
+  "try",
+  "repeat",
+  "repeat'",
+  "repeat1'",
+  "all_goals",
+  "any_goals",
+  "focus",
+  "classical",
+  "iterate",
+  "fail_if_success",
+  "fail_if_no_progress",
+  "with_reducible",
+  "with_reducible_and_instances",
+  "with_unfolding_all",
+  "show_term",
+  "checkpoint",
+  "unhygienic",
+  "squeeze_scope",
+]);
+
+/** Tactics whose `=>` (at their own bracket depth) is followed by a tactic sequence. */
+const ARROW_TACTICS = new Set([
+  "case",
+  "case'",
+  "next",
+  "on_goal",
+  "induction",
+  "cases",
+  "match",
+  "fun_induction",
+  "fun_cases",
+  "induction'",
+  "cases'",
+]);
+
+/** Tactics whose block holds conversions (their own tactic category), not read. */
+const CONV_TACTICS = new Set(["conv", "conv_lhs", "conv_rhs"]);
+
+const NO_STOPS: BlockStops = { bar: false, comma: false };
+const ARM_STOPS: BlockStops = { bar: true, comma: false };
+const BRACKETED_STOPS: BlockStops = { bar: false, comma: true };
+
+/** Past this nesting the rest of a block is not read (a fuzzer's input must not exhaust the stack). */
+const MAX_NESTING = 48;
+
+/** Whether the candidate's own text starts as a tactic sequence, or as a term (the code of a string's braces). */
+export type StartMode = "tactics" | "term";
+
+/** The indices of the tokens that start a tactic, in order. */
+export function tacticStarts(ts: TokenStream, mode: StartMode = "tactics"): number[] {
+  return new StartReader(ts).read(mode);
+}
+
+class StartReader {
+  private readonly starts = new Set<number>();
+  private nesting = 0;
+
+  constructor(private readonly ts: TokenStream) {}
+
+  read(mode: StartMode): number[] {
+    const last = this.ts.count - 1;
+    const first = this.nextCode(0, last);
+    if (first > last) return [];
+    if (mode === "tactics") this.sequence(first, last, NO_STOPS);
+    else this.byBlocks(first, last);
+    return [...this.starts].sort((a, b) => a - b);
+  }
+
+  private text(i: number): string {
+    return tokenText(this.ts, i);
+  }
+
+  private isSymbol(i: number, symbol: string): boolean {
+    return this.ts.kinds[i] === TokenKind.Symbol && this.text(i) === symbol;
+  }
+
+  private isWord(i: number, word: string): boolean {
+    return this.ts.kinds[i] === TokenKind.Ident && this.text(i) === word;
+  }
+
+  private nextCode(i: number, limit: number): number {
+    let j = i;
+    while (j <= limit && isCommentKind(this.ts.kinds[j] ?? 0)) j++;
+    return j;
+  }
+
+  private prevCode(i: number, floor: number): number {
+    let k = i;
+    while (k >= floor && isCommentKind(this.ts.kinds[k] ?? 0)) k--;
+    return k;
+  }
+
+  /** A tactic sequence from token `from` to at most `limit`; returns its last token. */
+  private sequence(from: number, limit: number, stops: BlockStops): number {
+    if (this.nesting >= MAX_NESTING) return limit;
+    this.nesting++;
+    const block: TacticBlock = readBlock(this.ts, from, limit, stops);
+    for (const step of block.steps) this.step(step.first, step.last);
+    this.nesting--;
+    return block.last;
+  }
+
+  /** The `by` blocks of a term from `from` to `limit`. */
+  private byBlocks(from: number, limit: number): void {
+    let depth = 0;
+    for (let i = from; i <= limit; i++) {
+      if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      if (this.isWord(i, "by")) {
+        const j = this.nextCode(i + 1, limit);
+        if (j <= limit) i = this.sequence(j, limit, depth > 0 ? BRACKETED_STOPS : NO_STOPS);
+        continue;
+      }
+      depth += bracketDelta(this.ts, i);
+    }
+  }
+
+  /** One step of a block: its tactics separated by `;` and `<;>` at the step's own bracket depth. */
+  private step(first: number, last: number): void {
+    if (this.ts.kinds[first] === TokenKind.Ident && CONV_TACTICS.has(this.text(first))) {
+      this.starts.add(first);
+      return;
+    }
+    let segment = first;
+    let depth = 0;
+    for (let i = first; i <= last; i++) {
+      if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      if (depth === 0 && (this.isSymbol(i, ";") || this.isSymbol(i, "<;>"))) {
+        if (segment >= 0) this.tactic(segment, this.prevCode(i - 1, segment));
+        segment = this.nextCode(i + 1, last);
+        if (this.isSymbol(i, "<;>") && this.isSymbol(segment, "[")) {
+          // Batteries' `t <;> [t₁; t₂]`: one tactic per goal, separated by `;` inside the brackets.
+          i = this.tacticList(segment, last);
+          segment = -1;
+        }
+        continue;
+      }
+      depth += bracketDelta(this.ts, i);
+      if (depth < 0) break;
+    }
+    if (segment >= 0 && segment <= last) this.tactic(segment, last);
+  }
+
+  /** `[t₁; t₂; …]` starting at token `open`; returns the closing bracket (or `limit`). */
+  private tacticList(open: number, limit: number): number {
+    let depth = 0;
+    let item = this.nextCode(open + 1, limit);
+    for (let i = open; i <= limit; i++) {
+      if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      if (depth === 1 && (this.isSymbol(i, ";") || this.isSymbol(i, "]"))) {
+        const end = this.prevCode(i - 1, item);
+        if (item <= end) this.sequence(item, end, NO_STOPS);
+        item = this.nextCode(i + 1, limit);
+      }
+      depth += bracketDelta(this.ts, i);
+      if (depth === 0) return i;
+    }
+    return limit;
+  }
+
+  /** The token that closes the bracket opened at `open`, or -1 if none does by `limit`. */
+  private closing(open: number, limit: number): number {
+    let depth = 0;
+    for (let i = open; i <= limit; i++) {
+      depth += bracketDelta(this.ts, i);
+      if (depth === 0) return i;
+    }
+    return -1;
+  }
+
+  /** One tactic, from its leading token `s` to at most `e`: records the start and reads what it nests. */
+  private tactic(s: number, e: number): void {
+    if (s > e) return;
+    this.starts.add(s);
+    const kind = this.ts.kinds[s];
+    const word = this.text(s);
+    if (kind === TokenKind.Symbol) {
+      if (word === "(" || word === "{") {
+        // `(tacs)` and `{ tacs }`: a sequence inside the brackets, then maybe more of the step (`(tac) <;> …`).
+        const close = this.closing(s, e);
+        const inner = this.nextCode(s + 1, close < 0 ? e : close - 1);
+        if (inner <= (close < 0 ? e : close - 1)) this.sequence(inner, close < 0 ? e : close - 1, NO_STOPS);
+        if (close >= 0) this.byBlocks(close + 1, e);
+        return;
+      }
+      if (word === "·" || word === ".") {
+        const j = this.nextCode(s + 1, e);
+        if (j <= e) this.sequence(j, e, NO_STOPS);
+        return;
+      }
+      this.byBlocks(s + 1, e);
+      return;
+    }
+    if (kind !== TokenKind.Ident) return;
+    if (SEQUENCE_COMBINATORS.has(word)) {
+      let j = this.nextCode(s + 1, e);
+      if (word === "iterate" && this.ts.kinds[j] === TokenKind.Number) j = this.nextCode(j + 1, e);
+      if (j <= e) this.sequence(j, e, NO_STOPS);
+      return;
+    }
+    if (word === "first") return this.alternatives(s, e);
+    if (word === "set_option" || word === "open") {
+      const at = this.wordAtDepth0(s + 1, e, "in");
+      const j = at < 0 ? e + 1 : this.nextCode(at + 1, e);
+      if (j <= e) this.sequence(j, e, NO_STOPS);
+      else this.byBlocks(s + 1, e);
+      return;
+    }
+    if (word === "if") return this.branches(s, e);
+    if (ARROW_TACTICS.has(word)) return this.arms(s, e);
+    this.byBlocks(s + 1, e);
+  }
+
+  /** The first `word` at the tactic's own bracket depth in [from, e], or -1. */
+  private wordAtDepth0(from: number, e: number, word: string): number {
+    let depth = 0;
+    for (let i = from; i <= e; i++) {
+      if (depth === 0 && this.isWord(i, word)) return i;
+      depth += bracketDelta(this.ts, i);
+      if (depth < 0) return -1;
+    }
+    return -1;
+  }
+
+  /** `first | t₁ | t₂`: each alternative is a tactic sequence, up to the next `|` at the same depth. */
+  private alternatives(s: number, e: number): void {
+    const bars: number[] = [];
+    let depth = 0;
+    for (let i = s + 1; i <= e; i++) {
+      if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      if (depth === 0 && this.isSymbol(i, "|")) bars.push(i);
+      // A `with` makes a later `|` a pattern's (`first | rcases h with a | b`): stop reading alternatives.
+      if (depth === 0 && this.isWord(i, "with")) break;
+      depth += bracketDelta(this.ts, i);
+      if (depth < 0) break;
+    }
+    for (let k = 0; k < bars.length; k++) {
+      const from = this.nextCode(bars[k]! + 1, e);
+      const to = k + 1 < bars.length ? this.prevCode(bars[k + 1]! - 1, from) : e;
+      if (from <= to) this.sequence(from, to, NO_STOPS);
+    }
+  }
+
+  /** A tactic `if c then t₁ else t₂`: the condition may hold `by` blocks, each branch is a sequence. */
+  private branches(s: number, e: number): void {
+    const then = this.wordAtDepth0(s + 1, e, "then");
+    if (then < 0) return this.byBlocks(s + 1, e);
+    this.byBlocks(s + 1, then - 1);
+    const other = this.wordAtDepth0(then + 1, e, "else");
+    const thenFrom = this.nextCode(then + 1, e);
+    const thenTo = other < 0 ? e : this.prevCode(other - 1, thenFrom);
+    if (thenFrom <= thenTo) this.sequence(thenFrom, thenTo, NO_STOPS);
+    if (other < 0) return;
+    const elseFrom = this.nextCode(other + 1, e);
+    if (elseFrom <= e) this.sequence(elseFrom, e, NO_STOPS);
+  }
+
+  /** `case tag => tacs`, `induction n with | zero => tacs | succ n ih => tacs`: a sequence after each `=>`. */
+  private arms(s: number, e: number): void {
+    let depth = 0;
+    for (let i = s + 1; i <= e; i++) {
+      if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      if (this.isWord(i, "by")) {
+        const j = this.nextCode(i + 1, e);
+        if (j <= e) i = this.sequence(j, e, depth > 0 ? BRACKETED_STOPS : NO_STOPS);
+        continue;
+      }
+      if (depth === 0 && this.isSymbol(i, "=>")) {
+        const j = this.nextCode(i + 1, e);
+        if (j <= e) i = this.sequence(j, e, ARM_STOPS);
+        continue;
+      }
+      depth += bracketDelta(this.ts, i);
+      if (depth < 0) return;
+    }
+  }
+}
