@@ -205,12 +205,9 @@ function verbatimColumn(candidate: string): number {
  * library). Where a token's reading as a tactic start is in doubt, tacticStarts leaves it out (the word lists
  * above still hold it).
  */
-function checkTacticWords(
-  code: string,
-  policy: CandidatePolicy,
-  mode: StartMode,
-  who: string,
-): PolicyResult {
+const NATIVE_TACTICS = new Set(["native_decide", "bv_decide", "bv_check"]);
+
+function checkTacticWords(code: string, policy: CandidatePolicy, mode: StartMode, who: string): PolicyResult {
   const words = policy.tacticWords;
   if (words === "any") return { kind: "allowed" };
   const ts = lex(code);
@@ -218,6 +215,8 @@ function checkTacticWords(
     if (ts.kinds[i] !== TokenKind.Ident) continue;
     const word = tokenText(ts, i);
     if (words.has(word)) continue;
+    // Native-code tactics are known tactics, refused by their own rule unless the policy allows native code.
+    if (policy.allowNative && NATIVE_TACTICS.has(word)) continue;
     return {
       kind: "rejected",
       rule: "unknown-tactic",
@@ -479,7 +478,8 @@ export function policyFromFile(
       optionLimits: DEFAULT_POLICY.optionLimits,
       codeNamespaces: DEFAULT_POLICY.codeNamespaces,
       percentElaborators: DEFAULT_POLICY.percentElaborators,
-      tacticWords: withTacticWords(DEFAULT_POLICY, file.allowTactics ?? []).tacticWords,
+      // A word the file allows after all (`exact?`) is a tactic the user accepts.
+      tacticWords: withTacticWords(DEFAULT_POLICY, [...(file.allowTactics ?? []), ...allow]).tacticWords,
     },
   };
 }

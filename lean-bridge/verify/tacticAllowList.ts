@@ -4,8 +4,8 @@
  * folders it was read from and when. Names only. A word that evaluates code at elaboration time is on none of
  * the lists (`run_tac`, `plausible`, `polyrith`, …: CODE_EXECUTION_IDENTIFIERS), nor are the searches
  * (`exact?`, `observe`, `hint`: SEARCH_IDENTIFIERS), the holes (`sorry`, `admit`, `stop`), native code
- * (`native_decide`, `bv_decide`) and `sleep`: each is refused by its own rule first, and without the
- * allow-list's word it stays refused should that rule ever be relaxed. docs/POLICY.md says how to extend it.
+ * (`native_decide`, `bv_decide`) and `sleep`: each is refused by its own rule first, and passes only where the
+ * user relaxes that rule (a policy file's `"allow"`, `"allowNative"`). docs/POLICY.md says how to extend it.
  */
 
 export interface TacticWordGroup {
