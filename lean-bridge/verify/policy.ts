@@ -147,9 +147,14 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   return forbidden;
 }
 
-/** Where the candidate will stand: the hole's column, which decides the layout Lean reads its lines in. */
+/**
+ * Where the candidate will stand: the hole's column, which decides the layout Lean reads its lines in, and
+ * whether the hole is a tactic's place or a term's inside a tactic (`exact ⟨_, hq⟩` cut at `_`), where only
+ * the candidate's `by` blocks hold tactics. Without a placement the candidate is taken for tactics.
+ */
 export interface Placement {
   column: number;
+  mode?: StartMode;
 }
 
 export function checkCandidate(
@@ -174,7 +179,13 @@ export function checkCandidate(
     };
   const code = checkCode(candidate, policy, effectiveForbidden(policy), 0);
   if (code.kind === "rejected") return code;
-  return checkTacticWords(placed(candidate, placement), policy, "tactics", "the candidate");
+  const mode = placement?.mode ?? "tactics";
+  return checkTacticWords(
+    mode === "tactics" ? placed(candidate, placement) : candidate,
+    policy,
+    mode,
+    "the candidate",
+  );
 }
 
 /**

@@ -55,6 +55,7 @@ export const TACTIC_WORD_GROUPS: readonly TacticWordGroup[] = [
       "congr",
       "constructor",
       "contradiction",
+      "conv",
       "decide",
       "decide_cbv",
       "decreasing_tactic",
@@ -188,6 +189,7 @@ export const TACTIC_WORD_GROUPS: readonly TacticWordGroup[] = [
     source: "leanprover-community/batteries Batteries/Tactic/ (45f65c8b8292)",
     read: "2026-12-02",
     words: [
+      "_",
       "absurd",
       "by_contra",
       "eapply",
@@ -249,7 +251,6 @@ export const TACTIC_WORD_GROUPS: readonly TacticWordGroup[] = [
       "continuity",
       "contrapose",
       "contrapose!",
-      "conv",
       "conv_lhs",
       "conv_rhs",
       "convert",

@@ -68,7 +68,20 @@ export type StartMode = "tactics" | "term";
 
 /** The indices of the tokens that start a tactic, in order. */
 export function tacticStarts(ts: TokenStream, mode: StartMode = "tactics"): number[] {
-  return new StartReader(ts).read(mode);
+  return new StartReader(ts).read(mode, 0, ts.count - 1);
+}
+
+/**
+ * Whether a hole at offset `at` of a file stands where a tactic starts, as the file's tactic block (tokens
+ * `from` to `to`, the block after a declaration's `by`) reads: its first token after `at` is a tactic start.
+ * A hole inside a term (`exact ⟨_, hq⟩` cut at `_`) holds a term, whose `by` blocks alone hold tactics.
+ */
+export function holeStartsTactic(ts: TokenStream, from: number, to: number, at: number): boolean {
+  let first = from;
+  while (first <= to && ((ts.starts[first] ?? 0) < at || isCommentKind(ts.kinds[first] ?? 0))) first++;
+  // No token of the block at or after the hole (a hole at the block's end): a tactic follows the block's last.
+  if (first > to) return true;
+  return new StartReader(ts).read("tactics", from, to).includes(first);
 }
 
 class StartReader {
@@ -77,9 +90,8 @@ class StartReader {
 
   constructor(private readonly ts: TokenStream) {}
 
-  read(mode: StartMode): number[] {
-    const last = this.ts.count - 1;
-    const first = this.nextCode(0, last);
+  read(mode: StartMode, from: number, last: number): number[] {
+    const first = this.nextCode(from, last);
     if (first > last) return [];
     if (mode === "tactics") this.sequence(first, last, NO_STOPS);
     else this.byBlocks(first, last);

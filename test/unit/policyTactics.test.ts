@@ -19,6 +19,9 @@ import {
 import { TACTIC_WORD_GROUPS, TACTIC_WORDS } from "../../lean-bridge/verify/tacticAllowList";
 import { CODE_EXECUTION_IDENTIFIERS, SEARCH_IDENTIFIERS } from "../../lean-bridge/verify/policyWords";
 import { declaredTactics, workspaceTactics } from "../../lean-bridge/verify/workspaceTactics";
+import { holeStartsTactic } from "../../lean-bridge/verify/tacticStarts";
+import { lex } from "../../lean-bridge/lean/lexer";
+import { tokenText } from "../../lean-bridge/lean/tokens";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -199,4 +202,24 @@ test("every tactic block of the Mathlib sample, the workspaces and the fixtures 
     }
   assert.deepEqual(refused, [], `${refused.length} of ${holes} blocks refused`);
   assert.ok(holes >= 2000, `${holes} blocks`);
+});
+
+test("a hole in a term's place holds a term: only its `by` blocks hold tactics", () => {
+  const file = "theorem t (hp : p) (hq : q) : p ∧ q := by\n  constructor\n  exact ⟨hp, hq⟩\n";
+  const ts = lex(file);
+  let from = 0;
+  while (tokenText(ts, from) !== "by") from++;
+  const at = (text: string) => file.indexOf(text);
+  assert.equal(holeStartsTactic(ts, from + 1, ts.count - 1, at("constructor")), true);
+  assert.equal(holeStartsTactic(ts, from + 1, ts.count - 1, at("exact")), true);
+  assert.equal(holeStartsTactic(ts, from + 1, ts.count - 1, at("hp, hq")), false);
+  assert.equal(holeStartsTactic(ts, from + 1, ts.count - 1, file.length), true);
+  const term = (candidate: string) => {
+    const v = checkCandidate(candidate, DEFAULT_POLICY, { column: 9, mode: "term" });
+    return v.kind === "allowed" ? "allowed" : v.rule;
+  };
+  assert.equal(term("hp"), "allowed");
+  assert.equal(term("my_lemma hp"), "allowed");
+  assert.equal(term("(by my_eval_tac)"), "unknown-tactic");
+  assert.equal(term("by simp"), "allowed");
 });
