@@ -218,6 +218,12 @@ function verbatimColumn(candidate: string): number {
  */
 const NATIVE_TACTICS = new Set(["native_decide", "bv_decide", "bv_check"]);
 
+/**
+ * Words that end a declaration's tactic block where a tactic would start: not tactics, and refused when the
+ * check document is built (`tamper`: the candidate ends the tactic block early), under that rule.
+ */
+const BLOCK_ENDERS = new Set(["where", "termination_by", "decreasing_by"]);
+
 function checkTacticWords(code: string, policy: CandidatePolicy, mode: StartMode, who: string): PolicyResult {
   const words = policy.tacticWords;
   if (words === "any") return { kind: "allowed" };
@@ -225,7 +231,7 @@ function checkTacticWords(code: string, policy: CandidatePolicy, mode: StartMode
   for (const i of tacticStarts(ts, mode)) {
     if (ts.kinds[i] !== TokenKind.Ident) continue;
     const word = tokenText(ts, i);
-    if (words.has(word)) continue;
+    if (words.has(word) || BLOCK_ENDERS.has(word)) continue;
     // Native-code tactics are known tactics, refused by their own rule unless the policy allows native code.
     if (policy.allowNative && NATIVE_TACTICS.has(word)) continue;
     return {
