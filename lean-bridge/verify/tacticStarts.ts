@@ -9,7 +9,8 @@
  *
  * Where the reading is in doubt the token is left out, never put in: a line further right than its block's
  * column, or after a term operator, continues a term (a lemma's name at the start of a continuation line is a
- * name), `conv` blocks hold conversion tactics and are not read, and so is a `first` alternative with a
+ * name), `conv` blocks hold conversion tactics and are not read (but a `tactic =>` inside one is, as
+ * tactics), and neither is a `first` alternative with a
  * `with` (an `rcases` pattern's `|`). A word left out is still held to the policy's word lists, so a doubt
  * never lets an evaluator through that a list refuses.
  */
@@ -150,6 +151,7 @@ class StartReader {
   private step(first: number, last: number): void {
     if (this.ts.kinds[first] === TokenKind.Ident && CONV_TACTICS.has(this.text(first))) {
       this.starts.add(first);
+      this.convEscapes(first + 1, last);
       return;
     }
     let segment = first;
@@ -170,6 +172,20 @@ class StartReader {
       if (depth < 0) break;
     }
     if (segment >= 0 && segment <= last) this.tactic(segment, last);
+  }
+
+  /**
+   * Conversions are not read, but `tactic => tacs` (and `tactic'`) inside them returns to tactics, which are:
+   * each such sequence runs to the end of the `conv` step (the layout ends it sooner, at its column).
+   */
+  private convEscapes(from: number, last: number): void {
+    for (let i = from; i <= last; i++) {
+      if (!(this.isWord(i, "tactic") || this.isWord(i, "tactic'"))) continue;
+      const arrow = this.nextCode(i + 1, last);
+      if (!this.isSymbol(arrow, "=>")) continue;
+      const j = this.nextCode(arrow + 1, last);
+      if (j <= last) i = this.sequence(j, last, NO_STOPS);
+    }
   }
 
   /** `[t₁; t₂; …]` starting at token `open`; returns the closing bracket (or `limit`). */

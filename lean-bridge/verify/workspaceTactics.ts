@@ -96,7 +96,9 @@ export function workspaceTactics(root: string): Set<string> {
       else if (name.endsWith(".lean") && stat.size <= MAX_FILE_BYTES) {
         files++;
         try {
-          for (const word of declaredTactics(readFileSync(path, "utf8"))) words.add(word);
+          const text = readFileSync(path, "utf8");
+          // Most files declare no syntax: only those that name the category are lexed.
+          if (/:\s*tactic\b/.test(text)) for (const word of declaredTactics(text)) words.add(word);
         } catch {
           // An unreadable file adds no words.
         }
