@@ -5,7 +5,8 @@
  * a step a tactic starts after `;` and `<;>`, after the leading word of a combinator (`try`, `all_goals`,
  * `iterate 3` …), after `·`, inside `(…)` at a tactic's start, after each `|` of `first`, after `then` and
  * `else` of a tactic `if`, after `in` of `set_option … in` and `open … in`, after `=>` of `case`, `next`,
- * `on_goal` and the alternatives of `induction`/`cases`/`match`, and after every `by`.
+ * `on_goal` and the alternatives of `induction`/`cases`/`match`, after Mathlib's `says`, in a discharger
+ * (`(disch := tacs)`), and after every `by`.
  *
  * Where the reading is in doubt the token is left out, never put in: a line further right than its block's
  * column, or after a term operator, continues a term (a lemma's name at the start of a continuation line is a
@@ -37,6 +38,7 @@ const SEQUENCE_COMBINATORS = new Set([
   "checkpoint",
   "unhygienic",
   "squeeze_scope",
+  "success_if_fail_with_msg",
 ]);
 
 /** Tactics whose `=>` (at their own bracket depth) is followed by a tactic sequence. */
@@ -133,7 +135,10 @@ class StartReader {
     return block.last;
   }
 
-  /** The `by` blocks of a term from `from` to `limit`. */
+  /**
+   * The tactic blocks of a term or a tactic's arguments from `from` to `limit`: after every `by`, and in a
+   * discharger, `(disch := tacs)` or `(discharger := tacs)` (simp, field_simp, norm_num …).
+   */
   private byBlocks(from: number, limit: number): void {
     let depth = 0;
     for (let i = from; i <= limit; i++) {
@@ -142,6 +147,19 @@ class StartReader {
         const j = this.nextCode(i + 1, limit);
         if (j <= limit) i = this.sequence(j, limit, depth > 0 ? BRACKETED_STOPS : NO_STOPS);
         continue;
+      }
+      if (this.isSymbol(i, "(")) {
+        const name = this.nextCode(i + 1, limit);
+        const assign = this.nextCode(name + 1, limit);
+        if ((this.isWord(name, "disch") || this.isWord(name, "discharger")) && this.isSymbol(assign, ":=")) {
+          const close = this.closing(i, limit);
+          const to = close < 0 ? limit : close - 1;
+          const j = this.nextCode(assign + 1, to);
+          if (j <= to) this.sequence(j, to, NO_STOPS);
+          if (close < 0) return;
+          i = close;
+          continue;
+        }
       }
       depth += bracketDelta(this.ts, i);
     }
@@ -158,6 +176,13 @@ class StartReader {
     let depth = 0;
     for (let i = first; i <= last; i++) {
       if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      // Mathlib's `tac says tacs`: the tactics after `says` are a sequence of their own.
+      if (depth === 0 && this.isWord(i, "says")) {
+        if (segment >= 0) this.tactic(segment, this.prevCode(i - 1, segment));
+        const j = this.nextCode(i + 1, last);
+        if (j <= last) this.sequence(j, last, NO_STOPS);
+        return;
+      }
       if (depth === 0 && (this.isSymbol(i, ";") || this.isSymbol(i, "<;>"))) {
         if (segment >= 0) this.tactic(segment, this.prevCode(i - 1, segment));
         segment = this.nextCode(i + 1, last);
@@ -242,6 +267,8 @@ class StartReader {
     if (SEQUENCE_COMBINATORS.has(word)) {
       let j = this.nextCode(s + 1, e);
       if (word === "iterate" && this.ts.kinds[j] === TokenKind.Number) j = this.nextCode(j + 1, e);
+      if (word === "success_if_fail_with_msg" && this.ts.kinds[j] === TokenKind.String)
+        j = this.nextCode(j + 1, e);
       if (j <= e) this.sequence(j, e, NO_STOPS);
       return;
     }

@@ -87,6 +87,7 @@ test("known tactics pass, and names in a term's place are not tactics", () => {
     "conv => lhs; arg 2; rw [h]",
     "conv_lhs => rw [h]",
     "simp? says simp only [foo]",
+    "simp (disch := positivity) [div_le_iff]",
     "first | rcases h with a | b | simp",
     "induction n with\n| zero => simp\n| succ n ih => simp [ih]",
     "show p.1.stop = 3\nrfl",
