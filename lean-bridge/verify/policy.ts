@@ -25,9 +25,10 @@ import {
   ruleFor,
 } from "./policyWords";
 import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
-import { reindent } from "./checkDocument";
 import { TACTIC_WORDS } from "./tacticAllowList";
-import { tacticStarts, type StartMode } from "./tacticStarts";
+import { checkTacticWords, isTacticWord, placedCandidate, type Placement } from "./tacticPolicy";
+
+export type { Placement } from "./tacticPolicy";
 
 // The word lists and the readings of a word are policyWords.ts's; they are part of this module's interface.
 export {
@@ -147,16 +148,6 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   return forbidden;
 }
 
-/**
- * Where the candidate will stand: the hole's column, which decides the layout Lean reads its lines in, and
- * whether the hole is a tactic's place or a term's inside a tactic (`exact ⟨_, hq⟩` cut at `_`), where only
- * the candidate's `by` blocks hold tactics. Without a placement the candidate is taken for tactics.
- */
-export interface Placement {
-  column: number;
-  mode?: StartMode;
-}
-
 export function checkCandidate(
   raw: string,
   policy: CandidatePolicy = DEFAULT_POLICY,
@@ -181,66 +172,11 @@ export function checkCandidate(
   if (code.kind === "rejected") return code;
   const mode = placement?.mode ?? "tactics";
   return checkTacticWords(
-    mode === "tactics" ? placed(candidate, placement) : candidate,
+    mode === "tactics" ? placedCandidate(candidate, placement) : candidate,
     policy,
     mode,
     "the candidate",
   );
-}
-
-/**
- * The candidate as the check document places it (checkDocument.ts `reindent`), its first line at the hole's
- * column, so that a line's column relative to its block is what Lean sees. Without a placement the hole's
- * column is taken from the candidate's own layout: a first line without indentation and later lines
- * indented is a block cut verbatim from a file at the later lines' least indentation.
- */
-function placed(candidate: string, placement: Placement | undefined): string {
-  const column = placement?.column ?? verbatimColumn(candidate);
-  return " ".repeat(column) + reindent(candidate, column).text;
-}
-
-function verbatimColumn(candidate: string): number {
-  const lines = candidate.replace(/^\s*\n/, "").split("\n");
-  const first = lines[0] ?? "";
-  if (/^[ \t]/.test(first)) return 0;
-  const indents = lines
-    .slice(1)
-    .filter((l) => l.trim() !== "")
-    .map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
-  return indents.length ? Math.min(...indents) : 0;
-}
-
-/**
- * Every tactic's leading word must be on the policy's allow-list: what a tactic does at elaboration time is
- * its elaborator's, and a name nobody has read may run anything (`elab "my_tac" : tactic => … evalExpr …` in a
- * library). Where a token's reading as a tactic start is in doubt, tacticStarts leaves it out (the word lists
- * above still hold it).
- */
-const NATIVE_TACTICS = new Set(["native_decide", "bv_decide", "bv_check"]);
-
-/**
- * Words that end a declaration's tactic block where a tactic would start: not tactics, and refused when the
- * check document is built (`tamper`: the candidate ends the tactic block early), under that rule.
- */
-const BLOCK_ENDERS = new Set(["where", "termination_by", "decreasing_by"]);
-
-function checkTacticWords(code: string, policy: CandidatePolicy, mode: StartMode, who: string): PolicyResult {
-  const words = policy.tacticWords;
-  if (words === "any") return { kind: "allowed" };
-  const ts = lex(code);
-  for (const i of tacticStarts(ts, mode)) {
-    if (ts.kinds[i] !== TokenKind.Ident) continue;
-    const word = tokenText(ts, i);
-    if (words.has(word) || BLOCK_ENDERS.has(word)) continue;
-    // Native-code tactics are known tactics, refused by their own rule unless the policy allows native code.
-    if (policy.allowNative && NATIVE_TACTICS.has(word)) continue;
-    return {
-      kind: "rejected",
-      rule: "unknown-tactic",
-      reason: `${who} starts a tactic with \`${word}\`, which is not on the policy's list of tactics (core Lean, Batteries, Mathlib and the workspace's own); a tactic the verifier has not read may run code while it elaborates. If \`${word}\` is a tactic your project declares, declare it in the workspace's own .lean files or add it to "allowTactics" in a policy file (docs/POLICY.md)`,
-    };
-  }
-  return { kind: "allowed" };
 }
 
 /**
@@ -501,16 +437,11 @@ export function policyFromFile(
   };
 }
 
-/** Whether `word` lexes as one identifier, as a tactic's leading word does. */
-export function isTacticWord(word: string): boolean {
-  const ts = lex(word);
-  return ts.count === 1 && ts.kinds[0] === TokenKind.Ident && tokenText(ts, 0) === word;
-}
-
 /** The policy with more tactic words allowed (a workspace's own tactics, a policy file's `allowTactics`). */
 export function withTacticWords(policy: CandidatePolicy, words: Iterable<string>): CandidatePolicy {
-  if (policy.tacticWords === "any") return policy;
-  const extra = [...words].filter((w) => !(policy.tacticWords as ReadonlySet<string>).has(w));
+  const known = policy.tacticWords;
+  if (known === "any") return policy;
+  const extra = [...words].filter((w) => !known.has(w));
   if (extra.length === 0) return policy;
-  return { ...policy, tacticWords: new Set([...policy.tacticWords, ...extra]) };
+  return { ...policy, tacticWords: new Set([...known, ...extra]) };
 }
