@@ -130,7 +130,7 @@ class StartReader {
     if (this.nesting >= MAX_NESTING) return limit;
     this.nesting++;
     const block: TacticBlock = readBlock(this.ts, from, limit, stops);
-    for (const step of block.steps) this.step(step.first, step.last);
+    for (const step of block.steps) this.step(step.first, step.last, step.nested);
     this.nesting--;
     return block.last;
   }
@@ -165,8 +165,12 @@ class StartReader {
     }
   }
 
-  /** One step of a block: its tactics separated by `;` and `<;>` at the step's own bracket depth. */
-  private step(first: number, last: number): void {
+  /**
+   * One step of a block: its tactics separated by `;` and `<;>` at the step's own bracket depth. A separator
+   * inside one of the step's nested blocks (`have := by simp; ring`, an arm `| zero => left; rfl`) is that
+   * block's, not the step's.
+   */
+  private step(first: number, last: number, nested: readonly TacticBlock[]): void {
     if (this.ts.kinds[first] === TokenKind.Ident && CONV_TACTICS.has(this.text(first))) {
       this.starts.add(first);
       this.convEscapes(first + 1, last);
@@ -174,8 +178,15 @@ class StartReader {
     }
     let segment = first;
     let depth = 0;
+    let inner = 0;
     for (let i = first; i <= last; i++) {
       if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      while (inner < nested.length && nested[inner]!.last < i) inner++;
+      const block = nested[inner];
+      if (block && block.first <= i) {
+        i = block.last;
+        continue;
+      }
       // Mathlib's `tac says tacs`: the tactics after `says` are a sequence of their own.
       if (depth === 0 && this.isWord(i, "says")) {
         if (segment >= 0) this.tactic(segment, this.prevCode(i - 1, segment));

@@ -21,6 +21,7 @@ import { CODE_EXECUTION_IDENTIFIERS, SEARCH_IDENTIFIERS } from "../../lean-bridg
 import { declaredTactics, workspaceTactics } from "../../lean-bridge/verify/workspaceTactics";
 import { holeStartsTactic } from "../../lean-bridge/verify/tacticStarts";
 import { lex } from "../../lean-bridge/lean/lexer";
+import { parseFile } from "../../lean-bridge/lean/commands";
 import { tokenText } from "../../lean-bridge/lean/tokens";
 
 const ROOT = join(__dirname, "..", "..");
@@ -173,7 +174,10 @@ function leanFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-test("every tactic block of the Mathlib sample, the workspaces and the fixtures passes the tactic list", () => {
+const WORKSPACES = ["lean-env", "lean-env-prelude", "lean-env-mathlib", "lean-prelude"];
+
+/** Every proof the project ships: the Mathlib sample's excerpts, the workspaces' and the fixtures' files. */
+function corpus(): [string, string][] {
   const texts: [string, string][] = readFileSync(
     join(ROOT, "test", "fixtures", "mathlib-sample", "proofs.jsonl"),
     "utf8",
@@ -184,13 +188,17 @@ test("every tactic block of the Mathlib sample, the workspaces and the fixtures 
       const e = JSON.parse(l) as { path: string; excerpt: string };
       return [e.path, e.excerpt];
     });
-  const workspaces = ["lean-env", "lean-env-prelude", "lean-env-mathlib", "lean-prelude"];
-  for (const dir of [...workspaces, join("test", "fixtures")])
+  for (const dir of [...WORKSPACES, join("test", "fixtures")])
     for (const path of leanFiles(join(ROOT, dir))) texts.push([path, readFileSync(path, "utf8")]);
+  return texts;
+}
+
+test("every tactic block of the Mathlib sample, the workspaces and the fixtures passes the tactic list", () => {
+  const texts = corpus();
   // The prelude workspaces declare their tactics themselves, as a user's project would.
   const policy = withTacticWords(
     DEFAULT_POLICY,
-    workspaces.flatMap((w) => [...workspaceTactics(join(ROOT, w))]),
+    WORKSPACES.flatMap((w) => [...workspaceTactics(join(ROOT, w))]),
   );
   const refused: string[] = [];
   let holes = 0;
@@ -223,4 +231,27 @@ test("a hole in a term's place holds a term: only its `by` blocks hold tactics",
   assert.equal(term("my_lemma hp"), "allowed");
   assert.equal(term("(by my_eval_tac)"), "unknown-tactic");
   assert.equal(term("by simp"), "allowed");
+});
+
+test("every hole the miner cuts from the shipped proofs stands where the file's own reading starts a tactic", () => {
+  // The file is read as the candidate is: a mined hole read as a term's place would hold its candidate to
+  // fewer tactics than Lean reads there.
+  const misread: string[] = [];
+  let holes = 0;
+  for (const [path, text] of corpus()) {
+    const parsed = parseFile(text.replace(/\r\n?/g, "\n"));
+    for (const hole of mineText(text).holes) {
+      const decl = parsed.commands
+        .map((c) => c.declaration)
+        .find((d) => d && d.start <= hole.start && hole.end <= d.end);
+      if (!decl) continue;
+      let from = decl.firstToken;
+      while (from <= decl.lastToken && (parsed.tokens.starts[from] ?? 0) <= (decl.byStart ?? 0)) from++;
+      holes++;
+      if (!holeStartsTactic(parsed.tokens, from, decl.lastToken, hole.start))
+        misread.push(`${path} ${hole.kind} ${JSON.stringify(hole.middle.slice(0, 60))}`);
+    }
+  }
+  assert.deepEqual(misread, [], `${misread.length} of ${holes} holes`);
+  assert.ok(holes >= 2000, `${holes} holes`);
 });
