@@ -17,6 +17,7 @@
  */
 import { TokenKind, bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
 import { readBlock, type BlockStops, type TacticBlock } from "../holes/tactics";
+import { continuesOnly } from "../holes/layout";
 
 /** Combinators whose argument, right after their leading word (and `iterate`'s count), is a tactic sequence. */
 const SEQUENCE_COMBINATORS = new Set([
@@ -58,6 +59,13 @@ const ARROW_TACTICS = new Set([
 
 /** Tactics whose block holds conversions (their own tactic category), not read. */
 const CONV_TACTICS = new Set(["conv", "conv_lhs", "conv_rhs"]);
+
+/**
+ * Words that end a line leaving the tactic open to the layout rule (holes/layout.ts), after which Lean reads
+ * nothing more at the block's column: what may follow them needs `colGt` (`at h`, `with x`, `generalizing m`)
+ * or a bracket (`simp only [h]`), or is absent.
+ */
+const OPTIONAL_TAILS = new Set(["only", "with", "at", "generalizing"]);
 
 const NO_STOPS: BlockStops = { bar: false, comma: false };
 const ARM_STOPS: BlockStops = { bar: true, comma: false };
@@ -130,9 +138,41 @@ class StartReader {
     if (this.nesting >= MAX_NESTING) return limit;
     this.nesting++;
     const block: TacticBlock = readBlock(this.ts, from, limit, stops);
-    for (const step of block.steps) this.step(step.first, step.last, step.nested);
+    for (const step of block.steps) {
+      let from = step.first;
+      for (const cut of this.optionalTailCuts(step.first, step.last, block.column)) {
+        this.step(from, this.prevCode(cut - 1, from), step.nested);
+        from = cut;
+      }
+      this.step(from, step.last, step.nested);
+    }
     this.nesting--;
     return block.last;
+  }
+
+  /**
+   * Lines of a step that Lean reads as tactics although the layout rule continues the step: a line at the
+   * block's column that starts with a word, after a line ending in a word whose arguments Lean reads only
+   * further right or after a bracket (`simp only`, `congr! with`, `simp at`, `induction n generalizing`).
+   * There the tactic above is complete (or a parse error), and the word starts the next tactic.
+   */
+  private optionalTailCuts(first: number, last: number, column: number): number[] {
+    const cuts: number[] = [];
+    let prev = first;
+    for (let i = first + 1; i <= last; i++) {
+      if (isCommentKind(this.ts.kinds[i] ?? 0)) continue;
+      if (
+        this.ts.lineFirst[i] === 1 &&
+        this.ts.cols[i] === column &&
+        this.ts.kinds[i] === TokenKind.Ident &&
+        !continuesOnly(this.ts, i) &&
+        this.ts.kinds[prev] === TokenKind.Ident &&
+        OPTIONAL_TAILS.has(this.text(prev))
+      )
+        cuts.push(i);
+      prev = i;
+    }
+    return cuts;
   }
 
   /**
