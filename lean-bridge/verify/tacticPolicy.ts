@@ -6,7 +6,7 @@
 import { lex } from "../lean/lexer";
 import { TokenKind, tokenText } from "../lean/tokens";
 import { reindent } from "./checkDocument";
-import { tacticStarts, type StartMode } from "./tacticStarts";
+import { MAX_NESTING, tacticStarts, type StartMode } from "./tacticStarts";
 
 /** What the rule reads of a policy: its tactic words, and whether native code is allowed. */
 export interface TacticRule {
@@ -72,7 +72,14 @@ export function checkTacticWords(
   const words = policy.tacticWords;
   if (words === "any") return { kind: "allowed" };
   const ts = lex(code);
-  for (const i of tacticStarts(ts, mode)) {
+  const read = tacticStarts(ts, mode);
+  if (read.tooDeep)
+    return {
+      kind: "rejected",
+      rule: "too-deep",
+      reason: `${who} nests tactic blocks more than ${MAX_NESTING} deep, past what the policy reads; no proof needs that`,
+    };
+  for (const i of read.starts) {
     if (ts.kinds[i] !== TokenKind.Ident) continue;
     const word = tokenText(ts, i);
     if (words.has(word) || BLOCK_ENDERS.has(word)) continue;

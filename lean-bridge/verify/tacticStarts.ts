@@ -71,15 +71,28 @@ const NO_STOPS: BlockStops = { bar: false, comma: false };
 const ARM_STOPS: BlockStops = { bar: true, comma: false };
 const BRACKETED_STOPS: BlockStops = { bar: false, comma: true };
 
-/** Past this nesting the rest of a block is not read (a fuzzer's input must not exhaust the stack). */
-const MAX_NESTING = 48;
+/**
+ * Past this nesting the rest of a block is not read (a fuzzer's input must not exhaust the stack), and the
+ * reading says so: the policy refuses such a candidate, as no proof nests tactic blocks this deep.
+ */
+export const MAX_NESTING = 48;
+
+/** holes/tactics.ts reads nested blocks while its budget's depth is below 64: from 63, one level. */
+const LAYOUT_LAST_LEVEL = 63;
 
 /** Whether the candidate's own text starts as a tactic sequence, or as a term (the code of a string's braces). */
 export type StartMode = "tactics" | "term";
 
-/** The indices of the tokens that start a tactic, in order. */
-export function tacticStarts(ts: TokenStream, mode: StartMode = "tactics"): number[] {
-  return new StartReader(ts).read(mode, 0, ts.count - 1);
+/** The tokens that start a tactic, in order, and whether blocks nested past MAX_NESTING were left unread. */
+export interface Starts {
+  starts: number[];
+  tooDeep: boolean;
+}
+
+export function tacticStarts(ts: TokenStream, mode: StartMode = "tactics"): Starts {
+  const reader = new StartReader(ts);
+  const starts = reader.read(mode, 0, ts.count - 1);
+  return { starts, tooDeep: reader.tooDeep };
 }
 
 /**
@@ -98,6 +111,7 @@ export function holeStartsTactic(ts: TokenStream, from: number, to: number, at: 
 class StartReader {
   private readonly starts = new Set<number>();
   private nesting = 0;
+  tooDeep = false;
 
   constructor(private readonly ts: TokenStream) {}
 
@@ -135,9 +149,14 @@ class StartReader {
 
   /** A tactic sequence from token `from` to at most `limit`; returns its last token. */
   private sequence(from: number, limit: number, stops: BlockStops): number {
-    if (this.nesting >= MAX_NESTING) return limit;
+    if (this.nesting >= MAX_NESTING) {
+      this.tooDeep = true;
+      return limit;
+    }
     this.nesting++;
-    const block: TacticBlock = readBlock(this.ts, from, limit, stops);
+    // One level of nested blocks from the layout reader (their extents, for step()); deeper levels are this
+    // reader's own, so that no block is read more than once per level.
+    const block: TacticBlock = readBlock(this.ts, from, limit, stops, { depth: LAYOUT_LAST_LEVEL });
     for (const step of block.steps) {
       let from = step.first;
       for (const cut of this.optionalTailCuts(step.first, step.last, block.column)) {

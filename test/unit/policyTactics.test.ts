@@ -258,3 +258,15 @@ test("every hole the miner cuts from the shipped proofs stands where the file's 
   assert.deepEqual(misread, [], `${misread.length} of ${holes} holes`);
   assert.ok(holes >= 2000, `${holes} holes`);
 });
+
+test("a candidate nesting tactic blocks past what the reader reads is refused, and reading stays linear", () => {
+  // Past the reader's depth a tactic would go unread; no proof nests blocks 48 deep.
+  assert.equal(verdict("· ".repeat(60) + "my_eval_tac"), "too-deep");
+  assert.equal(verdict("try ".repeat(60) + "simp"), "too-deep");
+  assert.equal(verdict("· ".repeat(20) + "simp"), "allowed");
+  // The layout reader is asked for one level at a time: 5,000 bullets read in well under the check's budget.
+  const start = process.hrtime.bigint();
+  assert.equal(verdict("· ".repeat(5000) + "simp"), "too-deep");
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  assert.ok(ms < 2000, `${ms.toFixed(0)} ms`);
+});
