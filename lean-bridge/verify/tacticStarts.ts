@@ -1,17 +1,17 @@
 /**
  * Where a candidate's tactics start: the tokens at which Lean's tactic parser reads a tactic's leading word.
- * The policy holds the word there to an allow-list (tacticAllowList.ts). Steps come from the miner's layout
- * rule (holes/tactics.ts: a step starts at its block's column unless the line above still needs input); inside
- * a step a tactic starts after `;` and `<;>`, after the leading word of a combinator (`try`, `all_goals`,
- * `iterate 3` …), after `·`, inside `(…)` at a tactic's start, after each `|` of `first`, after `then` and
- * `else` of a tactic `if`, after `in` of `set_option … in` and `open … in`, after `=>` of `case`, `next`,
- * `on_goal` and the alternatives of `induction`/`cases`/`match`, after Mathlib's `says`, in a discharger
- * (`(disch := tacs)`), and after every `by`.
+ * The policy holds the word there to an allow-list (tacticPolicy.ts). Steps come from the miner's layout rule
+ * (holes/tactics.ts: a step starts at its block's column unless the line above still needs input, and here
+ * also after a line ending in `simp only` and the like, OPTIONAL_TAILS); inside a step a tactic starts after
+ * `;` and `<;>`, after the leading word of a combinator (`try`, `all_goals`, `iterate 3` …), after `·`, inside
+ * `(…)` at a tactic's start, after each `|` of `first`, after `then` and `else` of a tactic `if`, after `in` of
+ * `set_option … in` and `open … in`, after `=>` of `case`, `next`, `on_goal` and the alternatives of
+ * `induction`/`cases`/`match`, after Mathlib's `says`, in a discharger (`(disch := tacs)`), after a conversion's
+ * `tactic =>`, and after every `by`.
  *
  * Where the reading is in doubt the token is left out, never put in: a line further right than its block's
  * column, or after a term operator, continues a term (a lemma's name at the start of a continuation line is a
- * name), `conv` blocks hold conversion tactics and are not read (but a `tactic =>` inside one is, as
- * tactics), and neither is a `first` alternative with a
+ * name); conversions (`conv => …`) are not tactics and are not read; nor is a `first` alternative after a
  * `with` (an `rcases` pattern's `|`). A word left out is still held to the policy's word lists, so a doubt
  * never lets an evaluator through that a list refuses.
  */
