@@ -22,7 +22,7 @@ export const TACTIC_WORD_GROUPS: readonly TacticWordGroup[] = [
   {
     project: "core Lean",
     source:
-      "leanprover/lean4 src/Init/Tactics.lean (00165f832963), the tactic reference of the Lean manual (leanprover/reference-manual Manual/Tactics/Reference.lean: the tactics of src/Init and src/Lean/Elab/Tactic, src/Std/Tactic), lean-prelude/FimPrelude/Tactics.lean",
+      "leanprover/lean4 src/Init/Tactics.lean (00165f832963), the tactic reference of the Lean language manual (a stored copy of its Manual/Tactics/Reference.lean: the tactics of src/Init, src/Lean/Elab/Tactic and src/Std/Tactic), lean-prelude/FimPrelude/Tactics.lean; newer words checked against their declarations with the search tool",
     read: "2026-12-02",
     words: [
       "ac_nf",
@@ -212,7 +212,7 @@ export const TACTIC_WORD_GROUPS: readonly TacticWordGroup[] = [
   {
     project: "Mathlib",
     source:
-      "leanprover-community/mathlib4 Mathlib/Tactic/ (the tactics of the files Mathlib/Tactic.lean imports), and Aesop's `aesop`",
+      "leanprover-community/mathlib4 Mathlib/Tactic/ (the tactics of the files Mathlib/Tactic.lean imports), and Aesop's `aesop`: assembled from Mathlib's tactic syntax, spot-checked against the declarations with the search tool",
     read: "2026-12-02",
     words: [
       "abel",
