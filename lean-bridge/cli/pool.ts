@@ -52,7 +52,7 @@ export const SERVER_OPTIONS = {
   policy: {
     type: "string",
     value: "FILE",
-    help: 'Candidate policy changes: {"forbid": [...], "allow": [...], "maxChars": N} (docs/POLICY.md).',
+    help: 'Candidate policy changes: {"forbid": [...], "allow": [...], "allowTactics": [...], "maxChars": N} (docs/POLICY.md).',
   },
   oracle: {
     type: "string",

@@ -26,7 +26,8 @@ import { API_KEY_VARIABLE } from "../kimina/protocol";
 import { kernelGateFor } from "./gateConfig";
 import { DEFAULT_KERNEL_GATE, type KernelGateMode } from "../verify/gateStage";
 import { localGateToolchain } from "../verify/leanKernelGate";
-import type { CandidatePolicy } from "../verify/policy";
+import { DEFAULT_POLICY, withTacticWords, type CandidatePolicy } from "../verify/policy";
+import { workspaceTactics } from "../verify/workspaceTactics";
 import { VerifierPool } from "../verify/pool";
 import type { VerifierIdentity } from "../verify/verdict";
 import type { Verifier } from "../verify/verifier";
@@ -92,7 +93,12 @@ function joinCommandLine(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'"'"'`)}'`)).join(" ");
 }
 
-export async function startVerifier(projectRoot: string, spec: VerifierSpec): Promise<VerifierStart> {
+export async function startVerifier(projectRoot: string, given: VerifierSpec): Promise<VerifierStart> {
+  // The workspace's own tactics (its `.lean` files, not its dependencies) join the policy's tactic list.
+  const spec: VerifierSpec = {
+    ...given,
+    policy: withTacticWords(given.policy ?? DEFAULT_POLICY, workspaceTactics(projectRoot)),
+  };
   if (spec.kind === "kimina") {
     const key = process.env[API_KEY_VARIABLE];
     const concurrency = Math.max(1, spec.slots ?? defaultSlots());

@@ -25,6 +25,10 @@ import {
   ruleFor,
 } from "./policyWords";
 import { checkSetOption, DEFAULT_OPTION_LIMITS, type OptionLimits } from "./setOptions";
+import { TACTIC_WORDS } from "./tacticAllowList";
+import { checkTacticWords, isTacticWord, placedCandidate, type Placement } from "./tacticPolicy";
+
+export type { Placement } from "./tacticPolicy";
 
 // The word lists and the readings of a word are policyWords.ts's; they are part of this module's interface.
 export {
@@ -70,6 +74,12 @@ export interface CandidatePolicy {
    * against `%` is refused. `"any"` refuses none (a policy that refuses nothing, for tests of later layers).
    */
   percentElaborators: ReadonlySet<string> | "any";
+  /**
+   * The words a tactic may start with (TACTIC_WORDS, the workspace's own tactics, a policy file's
+   * `allowTactics`); a tactic whose leading word is not here is refused (rule `unknown-tactic`). `"any"` refuses
+   * none (a policy that refuses nothing, for tests of later layers).
+   */
+  tacticWords: ReadonlySet<string> | "any";
 }
 
 export const DEFAULT_POLICY: CandidatePolicy = {
@@ -86,6 +96,7 @@ export const DEFAULT_POLICY: CandidatePolicy = {
   optionLimits: DEFAULT_OPTION_LIMITS,
   codeNamespaces: CODE_NAMESPACE_HEADS,
   percentElaborators: PERCENT_ELABORATORS,
+  tacticWords: TACTIC_WORDS,
 };
 
 export type PolicyResult = { kind: "allowed" } | { kind: "rejected"; rule: string; reason: string };
@@ -137,7 +148,11 @@ function effectiveForbidden(policy: CandidatePolicy): Set<string> {
   return forbidden;
 }
 
-export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_POLICY): PolicyResult {
+export function checkCandidate(
+  raw: string,
+  policy: CandidatePolicy = DEFAULT_POLICY,
+  placement?: Placement,
+): PolicyResult {
   const candidate = asLeanReadsIt(raw);
   if (candidate.trim() === "") return { kind: "rejected", rule: "empty", reason: "the candidate is empty" };
   if (candidate.length > policy.maxChars)
@@ -153,7 +168,15 @@ export function checkCandidate(raw: string, policy: CandidatePolicy = DEFAULT_PO
       rule: "character",
       reason: `the candidate contains ${codeUnitName(odd[0])}, ${oddCharacterWhy(odd[0])}`,
     };
-  return checkCode(candidate, policy, effectiveForbidden(policy), 0);
+  const code = checkCode(candidate, policy, effectiveForbidden(policy), 0);
+  if (code.kind === "rejected") return code;
+  const mode = placement?.mode ?? "tactics";
+  return checkTacticWords(
+    mode === "tactics" ? placedCandidate(candidate, placement) : candidate,
+    policy,
+    mode,
+    "the candidate",
+  );
 }
 
 /**
@@ -268,7 +291,8 @@ function checkCode(
     }
   }
   if (depth !== 0) return { kind: "rejected", rule: "escape", reason: `${who} leaves a bracket open` };
-  return { kind: "allowed" };
+  // The code of a string's braces is a term; its `by` blocks hold tactics.
+  return inBraces ? checkTacticWords(code, policy, "term", who) : { kind: "allowed" };
 }
 
 /**
@@ -360,6 +384,11 @@ export interface PolicyFile {
   maxChars?: number;
   /** Accept `native_decide` / `decide +native` (the axiom `Lean.ofReduceBool` must be allowed too). */
   allowNative?: boolean;
+  /**
+   * Tactic words to accept besides TACTIC_WORDS (a tactic of a library the list has not read). A word the
+   * policy's word lists refuse stays refused.
+   */
+  allowTactics?: string[];
 }
 
 export function policyFromFile(
@@ -370,7 +399,7 @@ export function policyFromFile(
     return {
       kind: "error",
       message:
-        'a policy file is a JSON object: {"forbid": [...], "allow": [...], "maxChars": N, "allowNative": false}',
+        'a policy file is a JSON object: {"forbid": [...], "allow": [...], "allowTactics": [...], "maxChars": N, "allowNative": false}',
     };
   const strings = (v: unknown) =>
     v === undefined || (Array.isArray(v) && v.every((x) => typeof x === "string"));
@@ -380,6 +409,14 @@ export function policyFromFile(
     return { kind: "error", message: '"maxChars" must be a positive whole number' };
   if (file.allowNative !== undefined && typeof file.allowNative !== "boolean")
     return { kind: "error", message: '"allowNative" must be true or false' };
+  if (!strings(file.allowTactics))
+    return { kind: "error", message: '"allowTactics" must be a list of tactic words' };
+  const odd = (file.allowTactics ?? []).find((w) => !isTacticWord(w));
+  if (odd !== undefined)
+    return {
+      kind: "error",
+      message: `"allowTactics": ${JSON.stringify(odd)} is not a tactic's leading word (one identifier, such as "my_tac" or "my_tac!")`,
+    };
   const allow = new Set(file.allow ?? []);
   return {
     kind: "ok",
@@ -394,6 +431,17 @@ export function policyFromFile(
       optionLimits: DEFAULT_POLICY.optionLimits,
       codeNamespaces: DEFAULT_POLICY.codeNamespaces,
       percentElaborators: DEFAULT_POLICY.percentElaborators,
+      // A word the file allows after all (`exact?`) is a tactic the user accepts.
+      tacticWords: withTacticWords(DEFAULT_POLICY, [...(file.allowTactics ?? []), ...allow]).tacticWords,
     },
   };
+}
+
+/** The policy with more tactic words allowed (a workspace's own tactics, a policy file's `allowTactics`). */
+export function withTacticWords(policy: CandidatePolicy, words: Iterable<string>): CandidatePolicy {
+  const known = policy.tacticWords;
+  if (known === "any") return policy;
+  const extra = [...words].filter((w) => !known.has(w));
+  if (extra.length === 0) return policy;
+  return { ...policy, tacticWords: new Set([...known, ...extra]) };
 }

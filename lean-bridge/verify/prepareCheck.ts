@@ -5,7 +5,9 @@
  * One function, so both backends put the same layer in front of Lean.
  */
 import type { Range } from "vscode-languageserver-protocol";
-import { buildCheckDocument, locateHole, type CheckDocument } from "./checkDocument";
+import { buildCheckDocument, locateHole, type CheckDocument, type HoleLocation } from "./checkDocument";
+import type { ParsedFile } from "../lean/commands";
+import { holeStartsTactic, type StartMode } from "./tacticStarts";
 import { checkCandidate, type CandidatePolicy } from "./policy";
 import type { TaskFiles } from "./taskFiles";
 import type { PrefixModules } from "./prefixModules";
@@ -13,6 +15,15 @@ import type { LeanFeatures } from "./toolchain";
 
 export type PreparedCheck =
   { kind: "ok"; doc: CheckDocument; path: string } | { kind: "rejected"; rule: string; reason: string };
+
+/** Whether the hole is a tactic's place in its declaration's tactic block, or a term's inside a tactic. */
+function holeMode(file: ParsedFile, hole: HoleLocation): StartMode {
+  const ts = file.tokens;
+  const decl = hole.declaration;
+  let from = decl.firstToken;
+  while (from <= decl.lastToken && (ts.starts[from] ?? 0) <= (decl.byStart ?? 0)) from++;
+  return holeStartsTactic(ts, from, decl.lastToken, hole.start) ? "tactics" : "term";
+}
 
 export function prepareCheck(
   files: TaskFiles,
@@ -33,7 +44,10 @@ export function prepareCheck(
     return { kind: "rejected", rule: "bad-task", reason: `${task.file}: ${located.message}` };
   // The verifier's own probes (`sorry` in the hole) are not candidates; only they skip the policy.
   if (options.checkPolicy !== false) {
-    const policy = checkCandidate(candidate, options.policy);
+    const policy = checkCandidate(candidate, options.policy, {
+      column: located.hole.column,
+      mode: holeMode(loaded.file.parsed, located.hole),
+    });
     if (policy.kind === "rejected") return policy;
   }
   const form = options.prefixes?.forDeclaration(loaded.file.parsed, located.hole.declaration);

@@ -110,6 +110,17 @@ export const CODE_ATTACKS: FileCase[] = [
   attack("in a string's braces", 'trace[x] "{eval% 1}"\nomega'),
   attack("in an interpolated string", `exact s!"{${WRITE}}".length.le_refl.trans (by omega)`),
   attack("in a macro's string", 'exact f "{by run_tac pure ()}"'),
+  // A library's evaluating tactic under a name no word list holds (`elab "my_eval_tac" : tactic => …`):
+  // refused by the tactic allow-list alone, wherever Lean reads it as a tactic.
+  attack("an unread tactic", "my_eval_tac\nomega"),
+  attack("an unread tactic after ;", "skip; my_eval_tac"),
+  attack("an unread tactic after <;>", "skip <;> my_eval_tac"),
+  attack("an unread tactic in first", "first | my_eval_tac | omega"),
+  attack("an unread tactic in all_goals", "all_goals\n  my_eval_tac"),
+  attack("an unread tactic behind set_option … in", "set_option maxHeartbeats 400000 in my_eval_tac"),
+  attack("an unread tactic in a nested by", "exact (by my_eval_tac)"),
+  attack("an unread tactic in a string's braces", 'trace "{by my_eval_tac}"\nomega'),
+  attack("an unread tactic in a bullet", "· my_eval_tac"),
   // Search tactics that run `exact?` under another name.
   attack("exact?", "exact?"),
   attack("apply?", "apply?"),

@@ -54,6 +54,7 @@ export const NO_POLICY: CandidatePolicy = {
   forbiddenSymbols: [],
   codeNamespaces: [],
   percentElaborators: "any",
+  tacticWords: "any",
 };
 
 export interface GateCase {

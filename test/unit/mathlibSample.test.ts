@@ -50,7 +50,7 @@ test("every tactic block the miner cuts from the sample passes the policy", () =
     );
     for (const hole of mined.holes) {
       holes++;
-      const verdict = checkCandidate(hole.middle);
+      const verdict = checkCandidate(hole.middle, undefined, { column: hole.indent });
       if (verdict.kind === "rejected")
         refused.push(
           `${e.path}@${e.commit.slice(0, 8)} ${hole.kind} ${JSON.stringify(hole.middle)}: ${verdict.reason}`,

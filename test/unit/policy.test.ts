@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkCandidate, DEFAULT_POLICY } from "../../lean-bridge/verify/policy";
+import { checkCandidate, DEFAULT_POLICY, withTacticWords } from "../../lean-bridge/verify/policy";
 
 const rejected = (c: string) => {
   const r = checkCandidate(c);
@@ -42,10 +42,14 @@ test("code execution is rejected by default and the policy is configurable", () 
   ])
     assert.equal(rejected(c), "code-execution", c);
   assert.equal(rejected("exact?"), "search-tactic");
-  const loose = {
-    ...DEFAULT_POLICY,
-    forbiddenIdentifiers: DEFAULT_POLICY.forbiddenIdentifiers.filter((i) => i !== "exact?"),
-  };
+  // A search is a known tactic that its own rule refuses: relaxing the rule takes the tactic word too.
+  const loose = withTacticWords(
+    {
+      ...DEFAULT_POLICY,
+      forbiddenIdentifiers: DEFAULT_POLICY.forbiddenIdentifiers.filter((i) => i !== "exact?"),
+    },
+    ["exact?"],
+  );
   assert.equal(checkCandidate("exact?", loose).kind, "allowed");
 });
 
