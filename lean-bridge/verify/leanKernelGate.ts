@@ -223,14 +223,7 @@ export class LeanKernelGate implements KernelGateBackend {
   ): Promise<ProcessResult> {
     // The module's name from its own folder alone: a private constant's name holds the module's, so the
     // reference and the candidate's document, compiled in different folders, name theirs alike.
-    const args = [
-      "--json",
-      `-M${memoryMb}`,
-      "-o",
-      output,
-      `--root=${dirname(file)}`,
-      file,
-    ];
+    const args = ["--json", `-M${memoryMb}`, "-o", output, `--root=${dirname(file)}`, file];
     return this.runner.compile(args, dir, Math.max(1, deadline - performance.now()), forWhom);
   }
 
