@@ -13,6 +13,7 @@
  * Linux only (/proc); elsewhere the sweep finds nothing.
  */
 import { readFileSync, readdirSync } from "node:fs";
+import { LANDLOCK_C_DEFINITIONS } from "./landlockC";
 
 interface ProcessEntry {
   pid: number;
@@ -146,44 +147,27 @@ export function workerConfinementSource(lean: string): string {
 #include <unistd.h>
 #include <fcntl.h>
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
-
-struct ruleset_attr { uint64_t handled_access_fs; uint64_t handled_access_net; uint64_t scoped; };
-struct path_beneath { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
-
-/* Every file-system right that writes (Landlock's ABI: bit 1 write file, 4 to 14 make, remove, refer, truncate). */
-#define WRITES ((1ull << 1) | (1ull << 4) | (1ull << 5) | (1ull << 6) | (1ull << 7) | (1ull << 8) | (1ull << 9) \
-                | (1ull << 10) | (1ull << 11) | (1ull << 12) | (1ull << 13) | (1ull << 14))
-#define TCP ((1ull << 0) | (1ull << 1))
-#define SCOPES ((1ull << 0) | (1ull << 1))
+${LANDLOCK_C_DEFINITIONS}
 
 static int allow(int ruleset, const char *path, uint64_t rights) {
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT ? 0 : -1;
-    struct path_beneath rule = {rights, fd};
-    long done = syscall(SYS_landlock_add_rule, ruleset, 1, &rule, 0);
+    struct fim_path_beneath_attr rule = {rights, fd};
+    long done = syscall(SYS_landlock_add_rule, ruleset, FIM_LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
     close(fd);
     return done == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
     (void)argc;
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1u);
-    if (abi < 6) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, FIM_LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < FIM_LANDLOCK_MIN_ABI) {
         fprintf(stderr, "fim-rlvr worker launcher: Landlock ABI 6 is not available (%ld)\\n", abi);
         return 3;
     }
-    struct ruleset_attr attr = {WRITES, TCP, SCOPES};
+    struct fim_ruleset_attr attr = {FIM_FS_WRITES, FIM_NET_TCP, FIM_SCOPES};
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    if (ruleset < 0 || allow(ruleset, "/tmp", WRITES) || allow(ruleset, "/dev/null", (1ull << 1) | (1ull << 14))
+    if (ruleset < 0 || allow(ruleset, "/tmp", FIM_FS_WRITES) || allow(ruleset, "/dev/null", FIM_FS_WRITE_FILE | FIM_FS_TRUNCATE)
         || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
         fprintf(stderr, "fim-rlvr worker launcher: could not confine the worker: %s\\n", strerror(errno));
         return 3;
