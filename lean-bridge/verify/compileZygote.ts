@@ -91,7 +91,7 @@ export class CompileZygote {
           clearTimeout(timer);
           resolve(true);
         } else if (line.startsWith("FIMRLVR-ZYGOTE unconfined ")) {
-          this.unconfined = line.slice("FIMRLVR-ZYGOTE unconfined ".length);
+          this.refuse(line.slice("FIMRLVR-ZYGOTE unconfined ".length));
           clearTimeout(timer);
           resolve(false);
         } else this.answer(line);
@@ -158,6 +158,15 @@ export class CompileZygote {
     this.child?.stdin?.write(`kill\t${pid}\n`);
   }
 
+  /** No compile goes to this server again; said once, since every gate compile is slower from now on. */
+  private refuse(reason: string): void {
+    if (this.unconfined !== undefined) return;
+    this.unconfined = reason;
+    process.stderr.write(
+      `fim-rlvr: the kernel gate's compile server cannot confine its compiles here (${reason}): each compile runs as a fresh sandboxed Lean process instead (as safe, slower)\n`,
+    );
+  }
+
   private answer(line: string): void {
     const [what, a, b] = line.split(" ");
     if (what === "started" && a !== undefined && b !== undefined) {
@@ -168,7 +177,7 @@ export class CompileZygote {
       if (p.timedOut) this.kill(p.pid);
     } else if (what === "unconfined" && a !== undefined) {
       // The child ran nothing. A machine where one child cannot be confined is one where none is trusted to be.
-      this.unconfined = line.split(" ").slice(2).join(" ") || "a compile could not be confined";
+      this.refuse(line.split(" ").slice(2).join(" ") || "a compile could not be confined");
       const p = this.pending.get(a);
       if (!p) return;
       clearTimeout(p.timer);
