@@ -11,6 +11,7 @@
  *
  *   node --import tsx bench/kernelGate.ts
  */
+import { rmSync } from "node:fs";
 import { parseFile } from "../lean-bridge/lean/commands";
 import { SIM_KERNEL_SHARE, SimulatedKernelGate } from "../lean-bridge/simulator/kernelReplay";
 import { resolveOracle, type OracleFile } from "../lean-bridge/simulator/reference";
@@ -152,6 +153,7 @@ async function main(): Promise<void> {
     ]);
   } finally {
     await statements.close();
+    rmSync(root, { recursive: true, force: true });
   }
 }
 

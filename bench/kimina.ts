@@ -7,6 +7,7 @@
  * REPL's imports but elaborates every check document from the top (every declaration above the hole's, then
  * the hole's); the pool keeps one warm document per slot and re-elaborates only the edited declaration.
  */
+import { rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseFile } from "../lean-bridge/lean/commands";
 import { KiminaVerifier } from "../lean-bridge/kimina/verifier";
@@ -135,11 +136,15 @@ async function main(): Promise<void> {
     hs,
   );
   const statements = statementProject(35);
-  await compare(
-    `2. One-statement files as \`fim-rlvr import\` writes them (${statements.hs.length} tasks, two headers in turn)`,
-    statements.root,
-    statements.hs,
-  );
+  try {
+    await compare(
+      `2. One-statement files as \`fim-rlvr import\` writes them (${statements.hs.length} tasks, two headers in turn)`,
+      statements.root,
+      statements.hs,
+    );
+  } finally {
+    rmSync(statements.root, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

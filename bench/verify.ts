@@ -6,6 +6,7 @@
  * designs (Kimina's, LeanInteract's) are modelled under the same costs (./replModel.ts), not run. `real-lean`
  * measures the embedded Lean itself (./verifyRealLean.ts).
  */
+import { rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -297,12 +298,16 @@ async function whole(): Promise<void> {
     costs,
   );
   const statements = statementProject(35);
-  await wholeProofs(
-    `   b. one-statement files as \`fim-rlvr import\` writes them (${statements.hs.length}, two headers in turn)`,
-    statements.root,
-    statements.hs,
-    costs,
-  );
+  try {
+    await wholeProofs(
+      `   b. one-statement files as \`fim-rlvr import\` writes them (${statements.hs.length}, two headers in turn)`,
+      statements.root,
+      statements.hs,
+      costs,
+    );
+  } finally {
+    rmSync(statements.root, { recursive: true, force: true });
+  }
 }
 
 /** Declarations before the hole's own in its file (what a fresh environment elaborates again). */
