@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sweepWorker, workerConfinementSource } from "../../lean-bridge/server/strays";
 import { which } from "../../lean-bridge/server/launch";
@@ -102,14 +102,25 @@ test(
     writeFileSync(source, workerConfinementSource("/bin/sh"));
     const built = spawnSync("cc", ["-O2", "-o", join(dir, "launcher"), source], { encoding: "utf8" });
     assert.equal(built.status, 0, built.stderr);
-    // Outside /tmp (the temp folder is under it): in the repository, removed below should the write succeed.
-    const outside = join(REPO, ".fim-launcher-probe");
+    // A folder outside /tmp (the temp folder is under it), writable without the launcher: /var/tmp's, unless it
+    // is /tmp itself or beneath it, else one in the repository.
+    const outsideDir = outsideTmp();
+    const outside = join(outsideDir, "written");
     const probe = [
       "kill -0 $PPID 2>/dev/null && echo parent:signalled || echo parent:refused",
       "kill -0 $$ && echo self:signalled",
       `(echo x > ${outside}) 2>/dev/null && echo outside:written || echo outside:refused`,
       "t=$(mktemp /tmp/fim-launcher-probe-XXXXXX) && echo tmp:written && rm -f $t",
     ].join("; ");
+    // The control: without the launcher the same probe signals its parent and writes there.
+    const control = spawnSync("/bin/sh", ["-c", probe], { encoding: "utf8" });
+    assert.deepEqual(control.stdout.trim().split("\n"), [
+      "parent:signalled",
+      "self:signalled",
+      "outside:written",
+      "tmp:written",
+    ]);
+    rmSync(outside, { force: true });
     const ran = spawnSync(join(dir, "launcher"), ["-c", probe], { encoding: "utf8" });
     if (ran.status === 3) assert.fail(`Landlock could not confine: ${ran.stderr}`);
     assert.deepEqual(ran.stdout.trim().split("\n"), [
@@ -119,7 +130,24 @@ test(
       "tmp:written",
     ]);
     const leaked = existsSync(outside);
-    rmSync(outside, { force: true });
+    rmSync(outsideDir, { recursive: true, force: true });
     assert.equal(leaked, false);
   },
 );
+
+/** A fresh folder outside /tmp, for the launcher's write probe. */
+function outsideTmp(): string {
+  const under = (path: string) => {
+    const real = realpathSync(path);
+    return real === "/tmp" || real.startsWith("/tmp/");
+  };
+  for (const base of ["/var/tmp", REPO])
+    if (existsSync(base) && !under(base)) {
+      try {
+        return mkdtempSync(join(base, "fim-launcher-probe-"));
+      } catch {
+        // Not writable: the next.
+      }
+    }
+  throw new Error("no writable folder outside /tmp for the probe (/var/tmp and the repository are under it)");
+}
