@@ -34,6 +34,20 @@ function verdict(candidate: string, policy: CandidatePolicy = DEFAULT_POLICY, co
 test("a tactic off the list is refused wherever Lean reads a tactic's start, naming the word and the fix", () => {
   const places = [
     "my_eval_tac",
+    // Spellings a policy under RL would try: a comment before the word, a guillemet name, a block opener's
+    // next line.
+    "repeat'\n  my_eval_tac",
+    "focus\n  my_eval_tac",
+    "classical\n  my_eval_tac",
+    "exact by\n    my_eval_tac",
+    "simp [h] <;>\n  my_eval_tac",
+    "{ my_eval_tac }",
+    "«my_eval_tac»",
+    "omega -- a comment\nmy_eval_tac",
+    "/- a comment -/ my_eval_tac",
+    "omega\n/- a comment -/\nmy_eval_tac",
+    "suffices h : p by my_eval_tac",
+    "case' inl => my_eval_tac",
     "simp\nmy_eval_tac",
     "simp; my_eval_tac",
     "constructor <;> my_eval_tac",
