@@ -78,17 +78,32 @@ function descendants(table: readonly ProcessEntry[], root: number): ProcessEntry
 }
 
 /**
- * Lean's file worker for `uri` below the server process `serverPid`: the watchdog starts it as
- * `WORKER --worker … URI`. Through the isolation script that command line is the script's and then the
- * namespace's first process's; the worker is the deepest of them (no other match runs below it).
+ * The Lean server below the process `serverPid` started (the sandbox, Lake): the shallowest process whose
+ * command line says `--server`. Shallowest, since a candidate's process can take any command line but
+ * starts below a worker, deeper than the server.
  */
-function workerFor(below: readonly ProcessEntry[], uri: string): ProcessEntry | undefined {
-  const matches = below.filter((p) => {
+function leanServer(table: readonly ProcessEntry[], serverPid: number): ProcessEntry | undefined {
+  const root = table.find((p) => p.pid === serverPid);
+  return [...(root ? [root] : []), ...descendants(table, serverPid)].find((p) =>
+    commandLine(p.pid)?.includes("--server"),
+  );
+}
+
+/**
+ * Lean's file worker for `uri`: a child of the server (the watchdog starts it as `WORKER --worker … URI`,
+ * through the launcher, which becomes the worker). Only a child of the server counts: a candidate's process
+ * below a worker may copy a worker's command line.
+ */
+function workerFor(
+  table: readonly ProcessEntry[],
+  server: ProcessEntry,
+  uri: string,
+): ProcessEntry | undefined {
+  return table.find((p) => {
+    if (p.ppid !== server.pid) return false;
     const argv = commandLine(p.pid);
     return argv !== undefined && argv[argv.length - 1] === uri && argv.includes("--worker");
   });
-  const pids = new Set(matches.map((p) => p.pid));
-  return matches.find((p) => !matches.some((q) => q.ppid === p.pid && pids.has(q.pid)));
 }
 
 /**
@@ -100,21 +115,16 @@ function workerFor(below: readonly ProcessEntry[], uri: string): ProcessEntry | 
 export function sweepWorker(serverPid: number, uri: string): { killed: number[] } {
   const table = processTable();
   const byPid = new Map(table.map((p) => [p.pid, p]));
-  const below = descendants(table, serverPid);
+  const server = leanServer(table, serverPid);
+  if (!server) return { killed: [] };
   const doomed = new Set<number>();
-  const worker = workerFor(below, uri);
+  const worker = workerFor(table, server, uri);
   if (worker) for (const stray of descendants(table, worker.pid)) doomed.add(stray.pid);
-  const server = [byPid.get(serverPid), ...below]
-    .filter((p): p is ProcessEntry => p !== undefined)
-    .filter((p) => commandLine(p.pid)?.includes("--server"))
-    .at(-1);
-  if (server) {
-    const kept = new Set<number>([server.pid]);
-    for (let p: ProcessEntry | undefined = server; p && p.pid !== serverPid; p = byPid.get(p.ppid))
-      kept.add(p.ppid);
-    for (const p of descendants(table, server.pid)) kept.add(p.pid);
-    for (const p of below) if (!kept.has(p.pid)) doomed.add(p.pid);
-  }
+  const kept = new Set<number>([server.pid]);
+  for (let p: ProcessEntry | undefined = server; p && p.pid !== serverPid; p = byPid.get(p.ppid))
+    kept.add(p.ppid);
+  for (const p of descendants(table, server.pid)) kept.add(p.pid);
+  for (const p of descendants(table, serverPid)) if (!kept.has(p.pid)) doomed.add(p.pid);
   const killed: number[] = [];
   for (const pid of doomed) {
     try {

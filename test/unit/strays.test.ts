@@ -44,30 +44,41 @@ test(
     const uri = "file:///ws/.fim-rlvr/slot-0.lean";
     const other = "file:///ws/.fim-rlvr/slot-1.lean";
     // A "sandbox" whose children are a "server" (`--server`) and an orphan; the server has two "workers"
-    // (`--worker … URI`), each with a child: the first's is the stray of the check that ended, the second's
+    // (`--worker … URI`), each with a child: the first's are the strays of the check that ended (one plain, two
+    // disguised with a server's and a worker's command line, as a candidate's code could), the second's
     // belongs to a check still running.
     const dir = tempDir("fim-strays-");
-    writeFileSync(join(dir, "worker.sh"), "sleep 600 & echo $!\nwait\n");
+    const sh = (name: string) => `sh ${join(dir, name)}`;
+    writeFileSync(join(dir, "child.sh"), "sleep 600 & echo $!\nwait\n");
+    writeFileSync(
+      join(dir, "ended.sh"),
+      `sleep 600 & echo $!\n${sh("child.sh")} --server & echo $!\n${sh("child.sh")} --worker ${uri} & echo $!\nwait\n`,
+    );
     writeFileSync(
       join(dir, "server.sh"),
-      `sh ${join(dir, "worker.sh")} --worker ${uri} & echo $!\nsh ${join(dir, "worker.sh")} --worker ${other} & echo $!\nwait\n`,
+      `${sh("ended.sh")} --worker ${uri} & echo $!\n${sh("child.sh")} --worker ${other} & echo $!\nwait\n`,
     );
     const script = `sh ${join(dir, "server.sh")} --server & echo $!\nsleep 600 & echo $!\nwait\n`;
     const sandbox = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
     try {
-      // Six pids in some order (three shells print them): each is found by its command line below.
-      const pids = await readPids(sandbox, 6);
+      // Ten pids in some order (several shells print them): each is found by its place and command line below.
+      const pids = await readPids(sandbox, 10);
       const argvOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
       const find = (pred: (argv: string[]) => boolean) => pids.filter((p) => alive(p) && pred(argvOf(p)));
-      const serverPid = find((a) => a.includes("--server"))[0]!;
-      const workers = find((a) => a.includes("--worker"));
+      const parentOf = (pid: number) => {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      };
+      const serverPid = find((a) => a.includes("--server")).find((p) => parentOf(p) === sandbox.pid)!;
+      const workers = find((a) => a.includes("--worker")).filter((p) => parentOf(p) === serverPid);
       const firstWorker = workers.find((p) => argvOf(p).includes(uri))!;
       const secondWorker = workers.find((p) => argvOf(p).includes(other))!;
       const sleeps = find((a) => a[0] === "sleep");
-      assert.equal(sleeps.length, 3, "a stray, a concurrent check's child and an orphan");
+      assert.equal(sleeps.length, 5, "three strays' sleeps, a concurrent check's child and an orphan");
       const swept = sweepWorker(sandbox.pid!, uri);
-      // The stray below the first worker and the orphan go; everything else stays.
-      assert.equal(swept.killed.length, 2, JSON.stringify(swept));
+      // The strays below the first worker (the disguised ones with their children) and the orphan go;
+      // everything else stays.
+      assert.equal(swept.killed.length, 6, JSON.stringify(swept));
       for (const pid of swept.killed) {
         while (alive(pid)) await new Promise((r) => setImmediate(r));
       }
