@@ -10,7 +10,9 @@
 # converted once into ~/.cache/fim-rlvr (trainer/tests/real_weights/smollm2.py).
 # torch is pinned: `pip install torch==2.13.0` takes the CPU build on this machine kind, while plain `torch`
 # would pull a multi-GB CUDA build. The `scale` extra is Ray (about 80 MB to download), for the Ray verifier pool's
-# tests. FIM_SKIP_TRAINER_SETUP=1 skips the trainer part.
+# tests. Then trainer/.venv-verl, verl 0.9.1 layered over trainer/.venv (scripts/setup-verl.sh: verl pins an older
+# transformers), where the verl integration's test runs verl's own reward loop. FIM_SKIP_TRAINER_SETUP=1 skips the
+# trainer part.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-lean.sh || echo "lean setup: the embedded Lean was not installed (above: why); the real-Lean tier will say so" >&2
@@ -37,6 +39,7 @@ if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import torch, transformer
   "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e 'trainer[test,scale]' ||
     echo "trainer setup: refreshing the editable install failed; the existing environment is used as is" >&2
   real_weights || exit 1
+  bash scripts/setup-verl.sh || echo "verl setup: failed (above: why); the verl test will say so" >&2
   exit 0
 fi
 set -e
@@ -47,4 +50,5 @@ echo "trainer setup: creating $VENV with $($PY --version)"
 "$VENV/bin/python" -m pip install --disable-pip-version-check -q torch==2.13.0
 "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e 'trainer[test,scale]'
 real_weights
+bash scripts/setup-verl.sh || echo "verl setup: failed (above: why); the verl test will say so" >&2
 echo "trainer setup: done ($("$VENV/bin/python" -c 'import torch; print("torch", torch.__version__)'))"

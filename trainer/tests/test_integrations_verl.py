@@ -4,9 +4,9 @@ verl's reward loop (verl/experimental/reward_loop: the `naive` reward manager un
 custom function with keyword arguments `data_source, solution_str, ground_truth, extra_info`, its own
 `reward_router_address` and `reward_model_tokenizer` when a reward model router is set, and the config's
 `reward_kwargs`; it keeps every key of a dict result per sample. The contract tests below call `compute_score` exactly
-so. With verl installed and FIM_RLVR_VERL=1 (docs/SCALING.md: verl pins transformers < 5.11 and brings about 1.1 GB,
-so the shared test environment does not install it), the last test runs verl's own RewardLoopManager on a loopback
-Ray cluster.
+so. With verl installed and FIM_RLVR_VERL=1, the last test runs verl's own RewardLoopManager on a loopback Ray cluster:
+verl pins transformers < 5.11, so it lives in trainer/.venv-verl, layered over the trainer's environment
+(scripts/setup-verl.sh), and scripts/run-tests.mjs runs this file there after the main suite.
 """
 
 from __future__ import annotations
@@ -213,8 +213,8 @@ def require_verl() -> None:
     """verl itself runs only where asked (FIM_RLVR_VERL=1); asked and missing fails."""
     if os.environ.get("FIM_RLVR_VERL") != "1":
         pytest.skip(
-            "verl's own RewardLoopManager runs with FIM_RLVR_VERL=1 in an environment with verl==0.9.1 and ray "
-            "(not the shared test environment: verl pins transformers < 5.11): docs/SCALING.md"
+            "verl's own RewardLoopManager runs in trainer/.venv-verl (verl 0.9.1 pins transformers < 5.11): "
+            "`npm test` runs this file there with FIM_RLVR_VERL=1 (scripts/setup-verl.sh makes it; docs/SCALING.md)"
         )
     for module in ("verl", "ray"):
         if importlib.util.find_spec(module) is None:
