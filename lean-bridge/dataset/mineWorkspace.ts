@@ -27,12 +27,13 @@ import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain
 import { readToolchain } from "../server/launch";
 
 /**
- * Default `--max-middle-chars`: a hole whose middle is longer (UTF-16 units) is no task. No prover writes a
- * completion that long in one go (8,192 characters of Lean are thousands of tokens), and such middles, a few
- * in a thousand holes of a real project, held a fifth of its middles' bytes: on PrimeNumberTheoremAnd they
- * took tasks.jsonl from 9.8 to 10.8 times the workspace (docs/BENCHMARKS.md, "tasks.jsonl on a real project").
+ * Default `--max-middle-chars`: a hole whose middle is longer (UTF-16 units) is no task, and is counted. 1,024
+ * characters of Lean are some 300 to 400 tokens, more than the completion budgets GRPO runs usually give, while the
+ * few holes past that (5.5% of PrimeNumberTheoremAnd's, mostly runs of long steps) held a fifth of tasks.jsonl: the
+ * bound takes it from 11.4 to 9.4 times the workspace, within the 10× a dataset may take, without shortening the
+ * prompts' context (docs/BENCHMARKS.md, "tasks.jsonl on a real project"). `--max-middle-chars` widens it.
  */
-export const DEFAULT_MAX_MIDDLE_CHARS = 8192;
+export const DEFAULT_MAX_MIDDLE_CHARS = 1024;
 
 export interface MiningOptions {
   workspace: string;

@@ -186,26 +186,26 @@ test("identical (statement, middle) pairs are kept once; --kinds and --max-middl
   assert.ok(tasks.every((t) => t.kind === "block" && t.middle.length <= 10));
 });
 
-test("by default a hole whose middle is longer than 8,192 characters is no task, and is counted", async () => {
+test("by default a hole whose middle is longer than 1,024 characters is no task, and is counted", async () => {
   const ws = tmp();
-  // A proof of 300 lines of 30 characters: its whole-proof middle is about 9,000 characters, every other hole short.
+  // A proof of 40 lines of 30 characters: its whole-proof middle is about 1,200 characters, every other hole short.
   const steps = Array.from(
-    { length: 300 },
+    { length: 40 },
     (_, k) => `  have h${String(k).padStart(3, "0")} : ${k} = ${k} := rfl`,
   );
   writeFileSync(join(ws, "Long.lean"), `theorem long : True := by\n${steps.join("\n")}\n  trivial\n`);
   const proofChars = steps.join("\n").length + "\n  trivial".length - 2;
-  assert.ok(proofChars > 8192 && proofChars < 10_000, String(proofChars));
+  assert.ok(proofChars > 1024 && proofChars < 2000, String(proofChars));
   const bounded = join(ws, "bounded");
   const r = await exportDataset(options(bounded, { workspace: ws }));
   assert.equal(r.kind, "ok");
   if (r.kind !== "ok") return;
-  assert.equal(r.report.maxMiddleChars, 8192);
+  assert.equal(r.report.maxMiddleChars, 1024);
   assert.equal(r.report.holes.tooLongDropped, 1);
-  assert.ok(tasksOf(bounded).every((t) => t.kind !== "proof" && t.middle.length <= 8192));
-  assert.match(readFileSync(join(bounded, "README.md"), "utf8"), /longer than 8192 characters: 1 dropped/);
+  assert.ok(tasksOf(bounded).every((t) => t.kind !== "proof" && t.middle.length <= 1024));
+  assert.match(readFileSync(join(bounded, "README.md"), "utf8"), /longer than 1024 characters: 1 dropped/);
   const wide = join(ws, "wide");
-  const w = await exportDataset(options(wide, { workspace: ws, maxMiddleChars: 10_000 }));
+  const w = await exportDataset(options(wide, { workspace: ws, maxMiddleChars: 2000 }));
   assert.equal(w.kind === "ok" && w.report.holes.tooLongDropped, 0);
   assert.equal(tasksOf(wide).filter((t) => t.kind === "proof").length, 1);
 });
