@@ -252,3 +252,48 @@ def test_the_trl_example_runs_with_a_tiny_model(service: ServiceProcess, dataset
     )
     assert run.returncode == 0, run.stderr[-4000:]
     assert "last step: reward" in run.stderr
+
+
+def test_the_trl_example_runs_on_trls_async_trainer(service: ServiceProcess, dataset: Path, tmp_path: Path) -> None:
+    """examples/trl_grpo.py --async-trainer on the installed TRL's AsyncGRPOTrainer, two steps on CPU: TRL's own
+    trainer and rollout worker (a spawned process that unpickles the reward, builds its client there and scores
+    through the service), with the CUDA and vLLM parts replaced as async_grpo_cpu.py lists. A verifier that did not
+    answer would make the reward NaN; a reward that could not travel would stop the rollout worker."""
+    import math
+    import os
+    import re
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    example = tests.parents[1] / "examples" / "trl_grpo.py"
+    settings = ["--max-steps", "2", "--batch-size", "4", "--num-generations", "2", "--max-completion-length", "8"]
+    settings += ["--max-prompt-tokens", "96", "--output-dir", str(tmp_path / "out")]
+    settings += ["--service", service.address, "--async-trainer", "--vllm-server", "http://stand-in"]
+    run = subprocess.run(
+        [sys.executable, str(tests / "async_grpo_cpu.py"), str(example), "--dataset", str(dataset), *settings],
+        env={**os.environ, "PYTHONPATH": str(example.parents[1] / "trainer"), "TRL_EXPERIMENTAL_SILENCE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "'rewards/lean_verifier'" in run.stdout + run.stderr, "TRL logged no reward column of ours"
+    found = re.search(r"last step: reward (\S+)", run.stderr)
+    assert found and math.isfinite(float(found.group(1))), run.stderr[-2000:]
+
+
+def test_the_async_example_asks_for_its_vllm_server(dataset: Path) -> None:
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "trl_grpo.py"
+    run = subprocess.run(
+        [sys.executable, str(example), "--dataset", str(dataset), "--async-trainer"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode != 0 and "give --vllm-server URL" in run.stderr
