@@ -297,3 +297,28 @@ def test_the_async_example_asks_for_its_vllm_server(dataset: Path) -> None:
         check=False,
     )
     assert run.returncode != 0 and "give --vllm-server URL" in run.stderr
+
+
+def test_the_cpu_attention_is_causal_attention_per_segment() -> None:
+    """async_grpo_cpu's stand-in for FlashAttention-3's varlen kernel, against plain causal attention: each segment's
+    queries are the last of its keys (bottom-right causal), grouped-query heads repeated."""
+    import torch
+    from async_grpo_cpu import varlen_causal_attention
+
+    torch.manual_seed(0)
+    heads, kv_heads, dim = 4, 2, 8
+    key_lengths, query_lengths = [5, 3], [2, 3]  # segment 0: 2 queries over 5 keys; segment 1: a whole sequence
+    k = torch.randn(sum(key_lengths), kv_heads, dim)
+    v = torch.randn(sum(key_lengths), kv_heads, dim)
+    full_q = [torch.randn(n, heads, dim) for n in key_lengths]
+    q = torch.cat([fq[n - m :] for fq, n, m in zip(full_q, key_lengths, query_lengths, strict=True)])
+    cu_k = torch.tensor([0, 5, 8], dtype=torch.int32)
+    cu_q = torch.tensor([0, 2, 5], dtype=torch.int32)
+    out = varlen_causal_attention(q, k, v, cu_q, cu_k, 3, 5)
+    expected = []
+    for i, (n, m) in enumerate(zip(key_lengths, query_lengths, strict=True)):
+        ks = k[cu_k[i] : cu_k[i + 1]].transpose(0, 1).repeat_interleave(2, 0)
+        vs = v[cu_k[i] : cu_k[i + 1]].transpose(0, 1).repeat_interleave(2, 0)
+        dense = torch.nn.functional.scaled_dot_product_attention(full_q[i].transpose(0, 1), ks, vs, is_causal=True)
+        expected.append(dense.transpose(0, 1)[n - m :])
+    assert torch.allclose(out, torch.cat(expected), atol=1e-5)
