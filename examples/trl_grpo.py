@@ -38,9 +38,7 @@ def start_service(dataset: str) -> tuple[subprocess.Popen[str], str]:
     node = shutil.which("node")
     cli = REPO / "dist" / "cli.js"
     if node is None or not cli.exists():
-        sys.exit(
-            "--start-service needs node and dist/cli.js: run `npm ci && npm run build` first"
-        )
+        sys.exit("--start-service needs node and dist/cli.js: run `npm ci && npm run build` first")
     args = [
         node,
         str(cli),
@@ -51,9 +49,7 @@ def start_service(dataset: str) -> tuple[subprocess.Popen[str], str]:
         dataset,
         "--simulator",
     ]
-    process = subprocess.Popen(
-        [*args, "--port", "0"], stdout=subprocess.PIPE, text=True
-    )
+    process = subprocess.Popen([*args, "--port", "0"], stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     for line in process.stdout:
         found = re.search(r"listening on (\S+)", line)
@@ -63,24 +59,37 @@ def start_service(dataset: str) -> tuple[subprocess.Popen[str], str]:
     sys.exit("the verifier service did not start (see its messages above)")
 
 
+def shared_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings both trainers' configs take from the command line."""
+    import torch
+
+    return {
+        "output_dir": args.output_dir,
+        "max_steps": args.max_steps,
+        "per_device_train_batch_size": args.batch_size,
+        "num_generations": args.num_generations,
+        "max_completion_length": args.max_completion_length,
+        "learning_rate": args.learning_rate,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": not torch.cuda.is_available(),
+    }
+
+
 def with_chat_template(tokenizer: Any) -> None:
     """Qwen2.5's chat template (shipped with TRL, which parses replies of the templates it knows) and its two
     special tokens, for the embedded tokenizer, which has no template; the end of a turn ends a completion."""
     from trl.chat_template_utils import qwen2_5_chat_template
 
-    tokenizer.add_special_tokens(
-        {"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]}
-    )
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
     tokenizer.eos_token = "<|im_end|>"
     tokenizer.chat_template = qwen2_5_chat_template
 
 
-def async_trainer(
-    args: argparse.Namespace, model: Any, tokenizer: Any, train: Any, reward: Any
-) -> Any:
+def async_trainer(args: argparse.Namespace, model: Any, tokenizer: Any, train: Any, reward: Any) -> Any:
     """TRL's AsyncGRPOTrainer, which loads the model from a folder (the vLLM server serves the same one) and applies
     the tokenizer's chat template to the prompts: the embedded tiny model is saved first."""
-    import torch
     from trl.experimental.async_grpo import AsyncGRPOConfig, AsyncGRPOTrainer
 
     model_dir = args.model
@@ -88,19 +97,7 @@ def async_trainer(
         model_dir = str(Path(args.output_dir) / "model")
         model.save_pretrained(model_dir)
         tokenizer.save_pretrained(model_dir)
-    config = AsyncGRPOConfig(
-        output_dir=args.output_dir,
-        max_steps=args.max_steps,
-        per_device_train_batch_size=args.batch_size,
-        num_generations=args.num_generations,
-        max_completion_length=args.max_completion_length,
-        learning_rate=args.learning_rate,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        use_cpu=not torch.cuda.is_available(),
-        vllm_server_base_url=args.vllm_server,
-    )
+    config = AsyncGRPOConfig(**shared_settings(args), vllm_server_base_url=args.vllm_server)
     return AsyncGRPOTrainer(
         model=model_dir,
         reward_funcs=reward,
@@ -111,20 +108,14 @@ def async_trainer(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "--dataset", required=True, help="a folder written by `fim-rlvr export`"
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", required=True, help="a folder written by `fim-rlvr export`")
     parser.add_argument(
         "--service",
         action="append",
         help="HOST:PORT of a verifier service (repeat to balance)",
     )
-    parser.add_argument(
-        "--token", help="the service's token (printed by `fim-rlvr serve`)"
-    )
+    parser.add_argument("--token", help="the service's token (printed by `fim-rlvr serve`)")
     parser.add_argument(
         "--start-service",
         action="store_true",
@@ -134,13 +125,9 @@ def main() -> int:
         "--model",
         help="a Hugging Face causal LM folder (default: the embedded tiny model)",
     )
-    parser.add_argument(
-        "--kinds", default="tactic", help="hole kinds to train on, comma-separated"
-    )
+    parser.add_argument("--kinds", default="tactic", help="hole kinds to train on, comma-separated")
     parser.add_argument("--max-steps", type=int, default=20)
-    parser.add_argument(
-        "--batch-size", type=int, default=8, help="completions per device step"
-    )
+    parser.add_argument("--batch-size", type=int, default=8, help="completions per device step")
     parser.add_argument(
         "--num-generations",
         type=int,
@@ -167,9 +154,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.async_trainer and not args.vllm_server:
-        sys.exit(
-            "--async-trainer generates on a vLLM server: give --vllm-server URL (e.g. http://localhost:8000)"
-        )
+        sys.exit("--async-trainer generates on a vLLM server: give --vllm-server URL (e.g. http://localhost:8000)")
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -181,9 +166,7 @@ def main() -> int:
         process, address = start_service(args.dataset)
         services.append(address)
     if not services:
-        sys.exit(
-            "give --service HOST:PORT (start one with `fim-rlvr serve`), or --start-service for a dry run"
-        )
+        sys.exit("give --service HOST:PORT (start one with `fim-rlvr serve`), or --start-service for a dry run")
     try:
         if args.model:
             tokenizer = AutoTokenizer.from_pretrained(args.model)
@@ -191,9 +174,7 @@ def main() -> int:
         else:
             from fim_rlvr.model.tiny_model import build_model, train_tokenizer
 
-            tokenizer = train_tokenizer(
-                lean_texts(args.dataset, load_tasks(args.dataset))
-            )
+            tokenizer = train_tokenizer(lean_texts(args.dataset, load_tasks(args.dataset)))
             if args.async_trainer:
                 with_chat_template(tokenizer)
             model = build_model(tokenizer, seed=0)
@@ -206,25 +187,12 @@ def main() -> int:
             prompt_format="messages" if args.async_trainer else "text",
         )
         # The async trainer awaits an async reward on its rollout worker's event loop, beside its generation requests.
-        reward = lean_reward(
-            services, token=args.token, asynchronous=args.async_trainer
-        )
+        reward = lean_reward(services, token=args.token, asynchronous=args.async_trainer)
         if args.async_trainer:
             trainer = async_trainer(args, model, tokenizer, train, reward)
         else:
-            config = GRPOConfig(
-                output_dir=args.output_dir,
-                max_steps=args.max_steps,
-                per_device_train_batch_size=args.batch_size,
-                num_generations=args.num_generations,
-                max_completion_length=args.max_completion_length,
-                learning_rate=args.learning_rate,
-                logging_steps=1,
-                save_strategy="no",
-                report_to="none",
-                use_cpu=not torch.cuda.is_available(),
-                bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
-            )
+            bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+            config = GRPOConfig(**shared_settings(args), bf16=bf16)
             trainer = GRPOTrainer(
                 model=model,
                 reward_funcs=reward,
