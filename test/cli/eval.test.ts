@@ -303,7 +303,16 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
   assert.equal(unlike.code, 0, unlike.stderr);
   assert.match(unlike.stderr, /warning: not like for like: different numbers of samples per task/);
   assert.equal(run(["eval", "--compare", a]).code, 2);
-  assert.equal(run(["eval", "--compare", a, join(TMP, "nothing")]).code, 2);
+  const nothing = run(["eval", "--compare", a, join(TMP, "nothing")]);
+  assert.equal(nothing.code, 2);
+  assert.match(
+    nothing.stderr,
+    /nothing: no such file or folder; give folders written by `fim-rlvr eval --out`/,
+  );
+  const notEval = run(["eval", "--compare", a, TMP]);
+  assert.equal(notEval.code, 2);
+  assert.match(notEval.stderr, /: not an evaluation \(it has no summary\.json\); give folders written by/);
+  assert.doesNotMatch(nothing.stderr + notEval.stderr, /ENOENT/, "said in words, not Node's error line");
   assert.ok(existsSync(join(a, "report.html")));
 });
 

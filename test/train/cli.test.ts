@@ -173,7 +173,21 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--workers", "0"], /--workers must be a whole number of at least 1, got "0"/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
     [["train", EXAMPLE, "--simulator", "--server", "x"], /give one of --verifier, --server and --simulator/],
-    [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
+    [
+      ["train", EXAMPLE, "--policy", "/nonexistent/policy.json"],
+      /--policy \/nonexistent\/policy\.json: no such file; give a JSON file of policy changes/,
+    ],
+    [["train", EXAMPLE, "--policy", EXAMPLE], /--policy .*: is a folder, not a file/],
+    // The simulator's oracle is read by a process that starts late, and without lake only on the fallback: it is
+    // read here first.
+    [
+      ["train", EXAMPLE, "--oracle", "/nonexistent/oracle.json"],
+      /^fim-rlvr train: --oracle \/nonexistent\/oracle\.json: no such file; give a JSON file of accepted proofs/,
+    ],
+    [
+      ["train", EXAMPLE, "--oracle", join(EXAMPLE, "lakefile.toml")],
+      /--oracle .*lakefile\.toml: not JSON \(/,
+    ],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
     // Found before anything starts, each with what to write instead.
@@ -195,6 +209,8 @@ test("bad usage exits 2 with what to fix", () => {
     const r = cli(args);
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, pattern, args.join(" "));
+    // Said in words before anything starts, never Node's own error line.
+    assert.doesNotMatch(r.stderr, /ENOENT|EISDIR|mining|starting the/, args.join(" "));
   }
   const config = join(runTemp(), "config.yaml");
   writeFileSync(config, "steps: 3\nlearnin_rate: 0.1\n");
