@@ -98,11 +98,27 @@ export function configTableRows(config: Record<string, unknown>): [string, strin
   return Object.entries(config)
     .filter(([key]) => key !== "resolved")
     .map(([key, value]) => {
+      if (isRecord(value)) return [key, JSON.stringify(withResolvedFields(value, resolved[key]))];
       if (value !== null) return [key, JSON.stringify(value)];
       const chosen = resolved[key];
       if (chosen === undefined || chosen === null) return [key, "the trainer's default"];
       return [key, `${typeof chosen === "string" ? chosen : JSON.stringify(chosen)} (the trainer's default)`];
     });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** An option holding options (the algorithm's): each null field as the trainer's `resolved` record words it. */
+function withResolvedFields(value: Record<string, unknown>, words: unknown): Record<string, unknown> {
+  const said = isRecord(words) ? words : {};
+  return Object.fromEntries(
+    Object.entries(value).map(([field, v]) => [
+      field,
+      v === null ? (said[field] ?? "the trainer's default") : v,
+    ]),
+  );
 }
 
 export function reportHtml(runDir: string, verifier: VerifierIdentity | undefined): string {

@@ -286,6 +286,10 @@ def test_config_json_records_what_each_default_resolved_to(tmp_path: Path) -> No
     resolved = config["resolved"]
     assert [key for key in left_to_trainer if resolved.get(key) is None] == []
     assert resolved["goal_in_prompt"] in (True, False)
+    # The algorithm's options left at None are worded too (the report showed `"epsilon_high": null`).
+    algorithm_unset = sorted(key for key, value in config["algo_config_resolved"].items() if value is None)
+    assert algorithm_unset, "grpo leaves some of its options unset"
+    assert sorted(resolved["algo_config_resolved"]) == algorithm_unset
 
 
 def test_the_sft_warm_start_says_it_has_begun_and_where_it_is(tmp_path: Path) -> None:
