@@ -180,6 +180,7 @@ test("usage errors: n < k, no model, unknown split; results present without --re
   );
   assert.equal(none.code, 1, none.stderr);
   assert.ok(!existsSync(failed), "the failed evaluation's folder is gone");
+  assert.ok(!existsSync(join(TMP, "failed")), "and the parent it made for it");
   const twice = join(TMP, "twice");
   const args = [
     "eval",
