@@ -404,6 +404,17 @@ test("a run with no held-out tasks says so instead of percentages of 0 tasks", (
   const summary = passAtOneSummary([empty("before"), empty("sft"), empty("after")]);
   assert.match(summary, /^held-out pass@1: no held-out tasks \(the dataset's test split is empty\)/);
   assert.doesNotMatch(summary, /%/);
+  // Each stage's line as the run goes says so too (it printed "0.0% of 0 tasks" four times before the summary).
+  const lines: string[] = [];
+  const reporter = progressReporter({ stream: { write: (t: string) => lines.push(t) > 0, isTTY: false } });
+  for (const stage of ["before", "sft", "after"] as const) reporter.onEval!(empty(stage));
+  reporter.onEval!({ ...empty("baseline"), arm: "sft" });
+  assert.deepEqual(lines, [
+    "held-out pass@1 before training: not measured, no tasks in the test split\n",
+    "held-out pass@1 after SFT: not measured, no tasks in the test split\n",
+    "held-out pass@1 after RL: not measured, no tasks in the test split\n",
+    "held-out pass@1 of the compute-matched SFT baseline: not measured, no tasks in the test split\n",
+  ]);
 });
 
 test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", () => {
