@@ -148,17 +148,21 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
 
   const evalStages = EVAL_STAGES.filter((s) => evals[s]);
   const evalKinds = [...new Set(evalStages.flatMap((s) => Object.keys(evals[s]!.by_kind ?? {})))];
-  const evalTable = evalStages.length
-    ? table(
-        ["held-out pass@1", "all", ...evalKinds, "tasks"],
-        evalStages.map((s) => [
-          esc(stageLabel(s, baseline)),
-          `<b>${pct(evals[s]!.pass_at_1)}</b>`,
-          ...evalKinds.map((k) => pct(evals[s]!.by_kind?.[k])),
-          String(evals[s]!.tasks ?? "–"),
-        ]),
-      )
-    : "<p>No evaluation yet (eval.json is missing).</p>";
+  // Stages that evaluated no task measured nothing: a sentence, not a row of 0.0% (an empty test split).
+  const measured = evalStages.some((s) => evals[s]!.tasks !== 0);
+  const evalTable = !evalStages.length
+    ? "<p>No evaluation yet (eval.json is missing).</p>"
+    : !measured
+      ? `<p>Not measured: the dataset's ${esc(String(config.eval_split ?? "test"))} split has no tasks. Export a workspace with more declarations, or train on a dataset whose test split has tasks.</p>`
+      : table(
+          ["held-out pass@1", "all", ...evalKinds, "tasks"],
+          evalStages.map((s) => [
+            esc(stageLabel(s, baseline)),
+            `<b>${pct(evals[s]!.pass_at_1)}</b>`,
+            ...evalKinds.map((k) => pct(evals[s]!.by_kind?.[k])),
+            String(evals[s]!.tasks ?? "–"),
+          ]),
+        );
 
   const perKind = new Map<string, { n: number; proved: number; reward: number }>();
   const verdicts: Record<string, number> = {};

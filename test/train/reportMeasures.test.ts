@@ -257,3 +257,17 @@ test("the report's configuration shows what the trainer resolved each default to
   assert.doesNotMatch(table, /null/);
   assert.doesNotMatch(table, /<code>resolved<\/code>/);
 });
+
+test("a run whose test split is empty says nothing was measured, not 0.0% of 0 tasks", () => {
+  const dir = tempDir("fim-report-no-test-");
+  const empty = { pass_at_1: 0, by_kind: {}, tasks: 0, by_novelty: {}, by_held_out: {} };
+  writeFileSync(join(dir, "eval.json"), JSON.stringify({ before: empty, sft: empty, after: empty }));
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ algorithm: "grpo", eval_split: "test" }));
+  const html = reportHtml(dir, SIM);
+  const section = html.slice(
+    html.indexOf("<h2>Held-out pass@1</h2>"),
+    html.indexOf("<h2>Validation curve</h2>"),
+  );
+  assert.match(section, /Not measured: the dataset's test split has no tasks/);
+  assert.doesNotMatch(section, /%/);
+});
