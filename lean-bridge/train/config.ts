@@ -135,6 +135,17 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
   }
   const group = checkGroupSize(config.group_size, "--group-size", "--group-size 4");
   if (group.kind === "error") return group;
+  // TRL's name for the group size: where both are given they must agree (the trainer refuses them otherwise).
+  const generations = config.algo_config?.num_generations;
+  if (
+    typeof generations === "number" &&
+    typeof config.group_size === "number" &&
+    generations !== config.group_size
+  )
+    return {
+      kind: "error",
+      message: `algo_config num_generations (${generations}) differs from group_size (${config.group_size}); they are one setting (TRL's name and ours): give --group-size ${generations} and leave num_generations out`,
+    };
   if (flags.loraTargets !== undefined) {
     const targets = flags.loraTargets
       .split(",")

@@ -200,6 +200,19 @@ test("bad usage exits 2 with what to fix", () => {
       /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta/,
     ],
     [["train", EXAMPLE, "--group-size", "1"], /--group-size must be at least 2: GRPO-family advantages/],
+    // The options' values too, from the schema the trainer's own check agrees with (test_protocol_schema.py).
+    [
+      ["train", EXAMPLE, "--algo-config", '{"epsilon": -1}'],
+      /--algo-config: algorithm option epsilon must be a number at least 0 and below 1; got -1/,
+    ],
+    [
+      ["train", EXAMPLE, "--algo-config", '{"num_generations": 1}'],
+      /--algo-config: num_generations must be at least 2: GRPO-family advantages/,
+    ],
+    [
+      ["train", EXAMPLE, "--group-size", "8", "--algo-config", '{"num_generations": 4}'],
+      /num_generations \(4\) differs from group_size \(8\); they are one setting .*give --group-size 4/,
+    ],
     [
       ["train", EXAMPLE, "--config", "/nonexistent.yaml"],
       /^fim-rlvr train: --config \/nonexistent\.yaml: no such file; give a TrainConfig file in YAML or JSON/,

@@ -9,7 +9,11 @@ import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
-import { TRAIN_CONFIG_PROPERTIES, UNDERSTOOD_KEYWORDS } from "../../lean-bridge/train/configCheck";
+import {
+  ALGORITHM_OPTIONS,
+  TRAIN_CONFIG_PROPERTIES,
+  UNDERSTOOD_KEYWORDS,
+} from "../../lean-bridge/train/configCheck";
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
@@ -212,6 +216,15 @@ test("TrainConfig values are checked against the schema before start-up, with wh
     /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta,/,
   );
   refused(
+    { config: file("eps.yaml", "algo_config:\n  epsilon: 2\n") },
+    /eps\.yaml: algorithm option epsilon must be a number at least 0 and below 1; got 2/,
+  );
+  refused(
+    { algoConfig: '{"vllm_importance_sampling_mode": "tokens"}' },
+    /algorithm option vllm_importance_sampling_mode must be one of: token_truncate, token_mask/,
+  );
+  assert.equal(buildTrainConfig({ algoConfig: '{"epsilon_high": null, "beta": 0}' }).kind, "ok");
+  refused(
     { config: file("algo.yaml", "algo_config:\n  nope: 1\n") },
     /algo\.yaml: unknown algorithm option nope; valid options: epsilon,/,
   );
@@ -234,7 +247,8 @@ test("the config checker reads every keyword the TrainConfig schema uses", () =>
       if (key === "items") walk(value);
     }
   };
-  for (const property of Object.values(TRAIN_CONFIG_PROPERTIES)) walk(property);
+  for (const property of [...Object.values(TRAIN_CONFIG_PROPERTIES), ...Object.values(ALGORITHM_OPTIONS)])
+    walk(property);
   assert.deepEqual(
     [...seen].filter((k) => !UNDERSTOOD_KEYWORDS.includes(k)),
     [],
