@@ -303,6 +303,13 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
   const unlike = run(["eval", "--compare", a, c]);
   assert.equal(unlike.code, 0, unlike.stderr);
   assert.match(unlike.stderr, /warning: not like for like: different numbers of samples per task/);
+  // The same n over fewer tasks (--limit) measures another set of tasks.
+  const d = join(TMP, "cmp-d");
+  const one = ["eval", dataset, "--model", "fake:pattern:r", "-n", "1", "-k", "1", "--kinds", "proof"];
+  assert.equal(run([...one, "--limit", "1", "--simulator", "--out", d]).code, 0);
+  const fewer = run(["eval", "--compare", a, d]);
+  assert.equal(fewer.code, 0, fewer.stderr);
+  assert.match(fewer.stderr, /warning: not like for like: different numbers of tasks \(2, 1: --limit\)/);
   assert.equal(run(["eval", "--compare", a]).code, 2);
   const nothing = run(["eval", "--compare", a, join(TMP, "nothing")]);
   assert.equal(nothing.code, 2);
