@@ -169,6 +169,12 @@ test("usage errors: n < k, no model, unknown split; results present without --re
   assert.equal(absent.code, 2, absent.stderr);
   assert.match(absent.stderr, /no-dataset: no such file or folder; give a dataset folder/);
   assert.ok(!existsSync(join(TMP, "absent")));
+  // An existing folder that is no dataset is bad usage too, before the verifier's banner.
+  const notDataset = run(["eval", TMP, "--model", "fake:pattern:r", "--out", join(TMP, "not-dataset")]);
+  assert.equal(notDataset.code, 2, notDataset.stderr);
+  assert.match(notDataset.stderr, /is neither a dataset \(no tasks\.jsonl\) nor a Lean workspace/);
+  assert.doesNotMatch(notDataset.stderr, /SIMULATOR/);
+  assert.ok(!existsSync(join(TMP, "not-dataset")));
   // A failed evaluation leaves no EVAL_DIR it made: here no task is of the split and kind asked for.
   const failed = join(TMP, "failed", "eval");
   const none = run(

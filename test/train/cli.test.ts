@@ -195,6 +195,11 @@ test("bad usage exits 2 with what to fix", () => {
       ["train", "/nonexistent/workspace"],
       /\/nonexistent\/workspace: no such file or folder; give a Lean workspace/,
     ],
+    // A folder that is neither: refused before the simulator's banner and the mining, as filter refuses one.
+    [
+      ["train", join(REPO, "test", "fixtures", "run-records")],
+      /run-records is neither a dataset \(no tasks\.jsonl\) nor a Lean workspace .*; give a Lean workspace/,
+    ],
     [
       ["train", EXAMPLE, "--algo-config", '{"nope": 1}'],
       /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta/,
