@@ -19,6 +19,7 @@ import { evaluate, type EvalSettings } from "../eval/evaluate";
 import { SPLITS, type SplitChoice } from "../eval/evalTasks";
 import { parseKs } from "../eval/passAtK";
 import { summaryText } from "../eval/summaryText";
+import { folderTargetProblem } from "../train/dataset";
 import { discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { type CliCommand, flagOption, stringOption, type ParsedArgs } from "./command";
 import { compareEvaluations } from "./evalCompare";
@@ -73,10 +74,11 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     throw new UsageError(
       "give one DATASET_DIR (a folder written by `fim-rlvr export` or `import`), or a statement FILE with --project DIR",
     );
-  requireExisting(
-    positionals[0]!,
-    "a dataset folder written by `fim-rlvr export` or `import`, or a statement file (JSONL/Parquet) with --project",
-  );
+  const targets =
+    "a dataset folder written by `fim-rlvr export` or `import`, or a statement file (JSONL/Parquet) with --project";
+  requireExisting(positionals[0]!, targets);
+  const wrongFolder = folderTargetProblem(positionals[0]!);
+  if (wrongFolder !== undefined) throw new UsageError(`${wrongFolder}; give ${targets}`);
   const modelText = stringOption(values, "model");
   if (!modelText) throw new UsageError("--model is required: openai:URL#MODEL, onnx:DIR or hf:PATH");
   const spec = parseModelSpec(modelText);

@@ -5,17 +5,28 @@ import type { EvalSummary } from "../eval/records";
 import { comparabilityNotes, evalReportHtml, type NamedSummary } from "../eval/report";
 import { summaryText } from "../eval/summaryText";
 import { writeFileAtomic } from "../util/atomicWrite";
-import { UsageError } from "./usage";
+import { unreadableReason } from "../util/unreadable";
+import { UsageError, requireExisting } from "./usage";
 
 /** An evaluation folder (or its summary.json) read back; a usage error says which argument is not one. */
 export function readSummary(path: string): NamedSummary {
-  const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "summary.json") : path;
+  const evaluations = "folders written by `fim-rlvr eval --out`";
+  requireExisting(path, evaluations);
+  const folder = statSync(path).isDirectory();
+  const file = folder ? join(path, "summary.json") : path;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const why = folder && !existsSync(file) ? "it has no summary.json" : unreadableReason(error);
+    throw new UsageError(`${path}: not an evaluation (${why}); give ${evaluations}`);
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new UsageError(
-      `${path}: not an evaluation (${error instanceof Error ? error.message : String(error)}); give folders written by \`fim-rlvr eval --out\``,
+      `${path}: not an evaluation (not JSON: ${error instanceof Error ? error.message : String(error)}); give ${evaluations}`,
     );
   }
   const summary = parsed as Partial<EvalSummary>;

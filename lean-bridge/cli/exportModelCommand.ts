@@ -255,8 +255,9 @@ export const exportModelCommand: CliCommand = {
       return 1;
     };
     requireExisting(given, "the run folder that `fim-rlvr train` printed (it holds checkpoints/)");
+    // An existing folder that is no run folder is bad usage too, as a dataset folder without tasks.jsonl is to filter.
     const problem = runFolderProblem(runDir);
-    if (problem) return fail(problem);
+    if (problem) throw new UsageError(problem);
     const trainerRoot = defaultTrainerRoot();
     const found = trainerPython(stringOption(values, "python"), trainerRoot);
     if ("error" in found) return fail(found.error);

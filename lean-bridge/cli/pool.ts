@@ -6,6 +6,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_LIMITS, INSTALL_LEAN, splitCommandLine, which } from "../server/launch";
 import { policyFromFile, type CandidatePolicy } from "../verify/policy";
+import { loadOracle } from "../simulator/reference";
+import { unreadableReason } from "../util/unreadable";
 import type { Verifier } from "../verify/verifier";
 import { DEFAULT_CHECK_TIMEOUT_MS, startVerifier, type VerifierSpec } from "../verifiers/startVerifier";
 import { DEFAULT_KERNEL_GATE, parseKernelGateMode, type KernelGateMode } from "../verify/gateStage";
@@ -124,16 +126,40 @@ export const WORKERS_OPTION = {
 
 function loadPolicy(path: string | undefined): CandidatePolicy | undefined {
   if (!path) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `--policy ${path}: ${unreadableReason(error)}; give a JSON file of policy changes, e.g. {"forbid": ["decide"]} (docs/POLICY.md)`,
+    );
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--policy ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `--policy ${path}: not JSON (${error instanceof Error ? error.message : String(error)}) (see docs/POLICY.md)`,
+    );
   }
   const loaded = policyFromFile(raw);
   if (loaded.kind === "error")
     throw new UsageError(`--policy ${path}: ${loaded.message} (see docs/POLICY.md)`);
   return loaded.policy;
+}
+
+/**
+ * A `--oracle` file is read by the simulator's process, which starts late (after mining, after Python is ready)
+ * and, for `train` without `lake`, only on the fallback: read it here too, so a missing or malformed one is bad
+ * usage (exit 2) before anything starts.
+ */
+function checkOracle(path: string | undefined): void {
+  if (path === undefined) return;
+  const loaded = loadOracle(resolve(path));
+  if (loaded.kind === "error")
+    throw new UsageError(
+      `--oracle ${loaded.message.replace(resolve(path), path)}; give a JSON file of accepted proofs per declaration, {"alternatives": {"Name": ["proof"]}} (README.md, "The simulator")`,
+    );
 }
 
 export function requireProject(dir: string | undefined, flag = "--project"): string {
@@ -178,6 +204,7 @@ export function verifierSpec(values: ParsedValues, slots: number, use: ProofUse 
   if ([server !== undefined, simulator, kimina !== undefined].filter(Boolean).length > 1)
     throw new UsageError("give one of --verifier, --server and --simulator");
   const oracle = stringOption(values, "oracle");
+  checkOracle(oracle);
   const extraArgs: string[] = [];
   const declMs = stringOption(values, "sim-decl-ms");
   const headerMs = stringOption(values, "sim-header-ms");

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
-import { isDatasetDir } from "../train/dataset";
+import { folderTargetProblem, isDatasetDir } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
 import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
@@ -290,10 +290,11 @@ export const trainCommand: CliCommand = {
       throw new UsageError(
         "give the Lean workspace or dataset folder to train on, e.g. `fim-rlvr train lean-env`",
       );
-    requireExisting(
-      target,
-      "a Lean workspace, a dataset folder written by `fim-rlvr export`, or a statement file (JSONL/Parquet) with --project",
-    );
+    const targets =
+      "a Lean workspace, a dataset folder written by `fim-rlvr export`, or a statement file (JSONL/Parquet) with --project";
+    requireExisting(target, targets);
+    const wrongFolder = folderTargetProblem(target);
+    if (wrongFolder !== undefined) throw new UsageError(`${wrongFolder}; give ${targets}`);
     const reward = stringOption(values, "reward") ?? "binary";
     if (reward !== "binary" && reward !== "partial")
       throw new UsageError(`--reward must be binary or partial, got "${reward}"`);

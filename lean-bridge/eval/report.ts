@@ -61,6 +61,10 @@ export function comparabilityNotes(runs: readonly NamedSummary[]): string[] {
   if (distinct((s) => JSON.stringify(s.run.selection))) notes.push("different splits or hole kinds");
   if (distinct((s) => `${s.run.verifier.kind} ${s.run.verifier.version}`)) notes.push("different verifiers");
   if (distinct((s) => String(s.run.sampling.n))) notes.push("different numbers of samples per task");
+  if (distinct((s) => String(s.tasks.selected)))
+    notes.push(
+      `different numbers of tasks (${runs.map((r) => r.summary.tasks.selected).join(", ")}: --limit)`,
+    );
   if (runs.some((r) => r.summary.partial)) notes.push("at least one evaluation is partial");
   return notes;
 }

@@ -16,6 +16,7 @@ import { basename, join } from "node:path";
 import { parseFile } from "../lean/commands";
 import { codeTokens, normalisedCode } from "../lean/sameCode";
 import { PROJECT_DIR, importedStatementsPath } from "../util/projectLayout";
+import { unreadableReason } from "../util/unreadable";
 
 export interface OracleFile {
   alternatives?: Record<string, string[]>;
@@ -118,14 +119,24 @@ export function loadOracle(
   path: string | undefined,
 ): { kind: "ok"; oracle: OracleFile } | { kind: "error"; message: string } {
   if (!path) return { kind: "ok", oracle: {} };
+  let text: string;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
-    const problem = oracleProblem(parsed);
-    if (problem) return { kind: "error", message: `${path}: ${problem}` };
-    return { kind: "ok", oracle: parsed as OracleFile };
+    text = readFileSync(path, "utf8");
   } catch (error) {
-    return { kind: "error", message: `${path}: ${error instanceof Error ? error.message : String(error)}` };
+    return { kind: "error", message: `${path}: ${unreadableReason(error)}` };
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return {
+      kind: "error",
+      message: `${path}: not JSON (${error instanceof Error ? error.message : String(error)})`,
+    };
+  }
+  const problem = oracleProblem(parsed);
+  if (problem) return { kind: "error", message: `${path}: ${problem}` };
+  return { kind: "ok", oracle: parsed as OracleFile };
 }
 
 /** What is wrong with a parsed oracle file, if anything: both maps must list strings per declaration. */

@@ -1,4 +1,5 @@
 /** README.md of an imported dataset: where the statements came from, what became of each row, how to use it. */
+import { basename } from "node:path";
 import { cardFrontMatter, importCardConfigs } from "../dataset/cardSchema";
 import type { ImportReport } from "./report";
 
@@ -17,12 +18,14 @@ export function importCard(report: ImportReport): string {
     .slice(0, 5)
     .map((d) => `- row ${d.row} (${d.label}): ${d.message.split("\n")[0]}`)
     .join("\n");
-  // The front matter 🤗 datasets reads (one config per file, with its rows' fields), as an export's card has.
+  // The front matter 🤗 datasets reads (one config per file, with its rows' fields), as an export's card has. The
+  // card travels with the dataset (to the Hub, to another machine), so it names files and folders, never this
+  // machine's paths: those are in report.json.
   return `${cardFrontMatter([], `FIM-RLVR: ${report.datasetId}`, importCardConfigs())}
 # FIM-RLVR dataset: ${report.datasetId} (imported statements)
 
-Tasks made by \`fim-rlvr import\` from the statement dataset \`${report.source}\` (${report.format}).
-Each kept row is a Lean file under \`${report.generatedDir}/\` in the project \`${report.project}\` (where mining
+Tasks made by \`fim-rlvr import\` from the statement dataset \`${basename(report.source)}\` (${report.format}).
+Each kept row is a Lean file under \`${report.generatedDir}/\` in the project \`${basename(report.project)}\` (where mining
 of the project never looks: exporting or training on the project itself is unchanged by this import), whose theorem's
 proof is the hole (\`proof\` kind); rows that came with a tactic proof also give the finer holes inside it
 (\`steps\`, \`block\`, \`tactic\`). A row without a proof has \`sorry\` there: its task says \`"reference": false\`.
@@ -42,6 +45,6 @@ ${table(Object.entries(report.tasks.byKind))}
 ${table(Object.entries(report.tasks.bySplit))}
 ${examples ? `\nFirst dropped rows:\n\n${examples}\n` : ""}
 Train on it with \`fim-rlvr train <this folder>\` (the project is named in report.json), or re-verify its tasks with
-\`fim-rlvr verify-batch --project ${report.project} --input <this folder> --out verdicts.jsonl\`.
+\`fim-rlvr verify-batch --project <project> --input <this folder> --out verdicts.jsonl\`.
 `;
 }

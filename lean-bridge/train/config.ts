@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml";
 import schema from "../protocol/trainer.schema.json";
 import { ALGORITHM_NAMES, type AlgorithmName, type TrainConfigWire } from "../protocol/trainer";
 import { readWholeNumber } from "../util/wholeNumber";
+import { unreadableReason } from "../util/unreadable";
 import { checkAlgorithmOptions, checkGroupSize, checkTrainConfig } from "./configCheck";
 
 export const TRAIN_CONFIG_KEYS: readonly string[] = Object.keys(schema.$defs.TrainConfig.properties);
@@ -72,15 +73,7 @@ function readConfigFile(path: string): ConfigResult {
 
 /** Why a config file could not be read, in words, with what to give instead (not Node's ENOENT line). */
 function unreadableConfig(path: string, error: unknown): string {
-  const code = error instanceof Error && "code" in error ? String(error.code) : "";
-  const what =
-    code === "ENOENT"
-      ? "no such file"
-      : code === "EISDIR"
-        ? "is a folder, not a file"
-        : code === "EACCES"
-          ? "cannot be read (permission denied)"
-          : `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+  const what = unreadableReason(error);
   return `--config ${path}: ${what}; give a TrainConfig file in YAML or JSON with the trainer's snake_case keys (e.g. a run.yaml holding \`steps: 50\`)`;
 }
 
@@ -142,6 +135,17 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
   }
   const group = checkGroupSize(config.group_size, "--group-size", "--group-size 4");
   if (group.kind === "error") return group;
+  // TRL's name for the group size: where both are given they must agree (the trainer refuses them otherwise).
+  const generations = config.algo_config?.num_generations;
+  if (
+    typeof generations === "number" &&
+    typeof config.group_size === "number" &&
+    generations !== config.group_size
+  )
+    return {
+      kind: "error",
+      message: `algo_config num_generations (${generations}) differs from group_size (${config.group_size}); they are one setting (TRL's name and ours): give --group-size ${generations} and leave num_generations out`,
+    };
   if (flags.loraTargets !== undefined) {
     const targets = flags.loraTargets
       .split(",")

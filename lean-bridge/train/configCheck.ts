@@ -42,8 +42,12 @@ export const TRAIN_CONFIG_PROPERTIES = schema.$defs.TrainConfig.properties as un
   PropertySchema
 >;
 
-/** The algorithm options (`algo_config` keys) the trainer's AlgorithmConfig has; a Python test keeps them equal. */
-export const ALGORITHM_OPTION_KEYS: readonly string[] = schema["x-algorithmOptions"];
+/**
+ * The algorithm options (`algo_config` keys) the trainer's AlgorithmConfig has, each with the values it takes; a
+ * Python test keeps the keys equal and the values the trainer's own check accepts.
+ */
+export const ALGORITHM_OPTIONS = schema["x-algorithmOptions"] as unknown as Record<string, PropertySchema>;
+export const ALGORITHM_OPTION_KEYS: readonly string[] = Object.keys(ALGORITHM_OPTIONS);
 
 function resolved(s: PropertySchema): PropertySchema {
   return s.$ref ? DEFS[s.$ref.slice("#/$defs/".length)]! : s;
@@ -143,13 +147,30 @@ export function checkGroupSize(value: unknown, label: string, example: string): 
   };
 }
 
-/** `algo_config`'s keys against the trainer's AlgorithmConfig (its values are the trainer's to check). */
+/**
+ * `algo_config` against the trainer's AlgorithmConfig: its keys, each value (type and range, from the schema), and
+ * a group of at least two completions (num_generations is TRL's name for group_size). Rules between options (the
+ * clip bounds' order, the cache within the budget) are the trainer's to check.
+ */
 export function checkAlgorithmOptions(algo: unknown, source: string): CheckResult {
   if (typeof algo !== "object" || algo === null) return { kind: "ok" };
   const unknown = Object.keys(algo).filter((k) => !ALGORITHM_OPTION_KEYS.includes(k));
-  if (!unknown.length) return { kind: "ok" };
-  return {
-    kind: "error",
-    message: `${source}: unknown algorithm option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; valid options: ${ALGORITHM_OPTION_KEYS.join(", ")} (see \`fim-rlvr algorithms\`)`,
-  };
+  if (unknown.length)
+    return {
+      kind: "error",
+      message: `${source}: unknown algorithm option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; valid options: ${ALGORITHM_OPTION_KEYS.join(", ")} (see \`fim-rlvr algorithms\`)`,
+    };
+  for (const [key, value] of Object.entries(algo)) {
+    const option = ALGORITHM_OPTIONS[key]!;
+    if (!matches(option, value))
+      return {
+        kind: "error",
+        message: `${source}: algorithm option ${key} must be ${describe(option)}; got ${JSON.stringify(value)}`,
+      };
+  }
+  return checkGroupSize(
+    (algo as Record<string, unknown>).num_generations,
+    `${source}: num_generations`,
+    "group_size 4, with num_generations left out",
+  );
 }

@@ -34,6 +34,17 @@ export function isDatasetDir(path: string): boolean {
   return existsSync(join(path, "tasks.jsonl"));
 }
 
+/**
+ * Why a folder given to train or eval is neither a dataset nor a workspace (undefined when it is one, or is no
+ * folder: a statement file is read elsewhere). The commands refuse it as bad usage before anything starts.
+ */
+export function folderTargetProblem(target: string): string | undefined {
+  const path = resolve(target);
+  if (!existsSync(path) || !statSync(path).isDirectory() || isDatasetDir(path) || isLeanWorkspace(path))
+    return undefined;
+  return `${target} is neither a dataset (no tasks.jsonl) nor a Lean workspace (no lean-toolchain, lakefile or .lean files)`;
+}
+
 function isLeanWorkspace(path: string): boolean {
   if (
     existsSync(join(path, "lean-toolchain")) ||
@@ -198,10 +209,11 @@ export async function prepareTarget(
   let projectRoot: string | undefined;
   const mined = !isDatasetDir(path);
   if (mined) {
-    if (!isLeanWorkspace(path))
+    const problem = folderTargetProblem(target);
+    if (problem !== undefined)
       return {
         kind: "error",
-        message: `${target} is neither a dataset (no tasks.jsonl) nor a Lean workspace (no lean-toolchain, lakefile or .lean files)`,
+        message: problem,
         hint: "Give a Lean workspace or a folder written by `fim-rlvr export`.",
       };
     projectRoot = path;

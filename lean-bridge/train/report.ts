@@ -98,11 +98,27 @@ export function configTableRows(config: Record<string, unknown>): [string, strin
   return Object.entries(config)
     .filter(([key]) => key !== "resolved")
     .map(([key, value]) => {
+      if (isRecord(value)) return [key, JSON.stringify(withResolvedFields(value, resolved[key]))];
       if (value !== null) return [key, JSON.stringify(value)];
       const chosen = resolved[key];
       if (chosen === undefined || chosen === null) return [key, "the trainer's default"];
       return [key, `${typeof chosen === "string" ? chosen : JSON.stringify(chosen)} (the trainer's default)`];
     });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** An option holding options (the algorithm's): each null field as the trainer's `resolved` record words it. */
+function withResolvedFields(value: Record<string, unknown>, words: unknown): Record<string, unknown> {
+  const said = isRecord(words) ? words : {};
+  return Object.fromEntries(
+    Object.entries(value).map(([field, v]) => [
+      field,
+      v === null ? (said[field] ?? "the trainer's default") : v,
+    ]),
+  );
 }
 
 export function reportHtml(runDir: string, verifier: VerifierIdentity | undefined): string {
@@ -132,17 +148,21 @@ export function reportHtml(runDir: string, verifier: VerifierIdentity | undefine
 
   const evalStages = EVAL_STAGES.filter((s) => evals[s]);
   const evalKinds = [...new Set(evalStages.flatMap((s) => Object.keys(evals[s]!.by_kind ?? {})))];
-  const evalTable = evalStages.length
-    ? table(
-        ["held-out pass@1", "all", ...evalKinds, "tasks"],
-        evalStages.map((s) => [
-          esc(stageLabel(s, baseline)),
-          `<b>${pct(evals[s]!.pass_at_1)}</b>`,
-          ...evalKinds.map((k) => pct(evals[s]!.by_kind?.[k])),
-          String(evals[s]!.tasks ?? "–"),
-        ]),
-      )
-    : "<p>No evaluation yet (eval.json is missing).</p>";
+  // Stages that evaluated no task measured nothing: a sentence, not a row of 0.0% (an empty test split).
+  const measured = evalStages.some((s) => evals[s]!.tasks !== 0);
+  const evalTable = !evalStages.length
+    ? "<p>No evaluation yet (eval.json is missing).</p>"
+    : !measured
+      ? `<p>Not measured: the dataset's ${esc(String(config.eval_split ?? "test"))} split has no tasks. Export a workspace with more declarations, or train on a dataset whose test split has tasks.</p>`
+      : table(
+          ["held-out pass@1", "all", ...evalKinds, "tasks"],
+          evalStages.map((s) => [
+            esc(stageLabel(s, baseline)),
+            `<b>${pct(evals[s]!.pass_at_1)}</b>`,
+            ...evalKinds.map((k) => pct(evals[s]!.by_kind?.[k])),
+            String(evals[s]!.tasks ?? "–"),
+          ]),
+        );
 
   const perKind = new Map<string, { n: number; proved: number; reward: number }>();
   const verdicts: Record<string, number> = {};

@@ -4,13 +4,18 @@
  * removed again when the run fails to start, so failed start-ups leave nothing behind; a folder that existed before
  * (an earlier run, `--resume`) is never removed.
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export interface RunFolder {
   path: string;
   /** Made by this process: removed again by `discardUnstarted`. */
   created: boolean;
+  /**
+   * The outermost folder this process made for it: the first missing parent of an `--out` whose parents were
+   * missing too (`--out new/eval`), so a failed start removes `new/` as well; absent when that is `path` itself.
+   */
+  outermost?: string;
 }
 
 /** UTC, to the second, with characters every file system takes: 2026-11-28T21-35-15. */
@@ -33,15 +38,16 @@ export function claimRunFolder(parent: string, now = new Date()): RunFolder {
   }
 }
 
-/** The folder `--out` names: created (with its parents) when missing, and then this run's to remove. */
+/** The folder `--out` names: created (with its parents) when missing, and then this run's to remove (parents too). */
 export function givenRunFolder(out: string): RunFolder {
   const path = resolve(out);
-  const created = !existsSync(path);
-  mkdirSync(path, { recursive: true });
-  return { path, created };
+  // mkdir's recursive form returns the first folder it made (undefined when the path was there).
+  const first = mkdirSync(path, { recursive: true });
+  if (first === undefined) return { path, created: false };
+  return { path, created: true, ...(resolve(first) !== path ? { outermost: resolve(first) } : {}) };
 }
 
 /** After a start-up that failed: the folder goes if this process made it, with whatever the start wrote there. */
 export function discardUnstarted(folder: RunFolder): void {
-  if (folder.created) rmSync(folder.path, { recursive: true, force: true });
+  if (folder.created) rmSync(folder.outermost ?? folder.path, { recursive: true, force: true });
 }

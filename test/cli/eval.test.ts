@@ -169,6 +169,12 @@ test("usage errors: n < k, no model, unknown split; results present without --re
   assert.equal(absent.code, 2, absent.stderr);
   assert.match(absent.stderr, /no-dataset: no such file or folder; give a dataset folder/);
   assert.ok(!existsSync(join(TMP, "absent")));
+  // An existing folder that is no dataset is bad usage too, before the verifier's banner.
+  const notDataset = run(["eval", TMP, "--model", "fake:pattern:r", "--out", join(TMP, "not-dataset")]);
+  assert.equal(notDataset.code, 2, notDataset.stderr);
+  assert.match(notDataset.stderr, /is neither a dataset \(no tasks\.jsonl\) nor a Lean workspace/);
+  assert.doesNotMatch(notDataset.stderr, /SIMULATOR/);
+  assert.ok(!existsSync(join(TMP, "not-dataset")));
   // A failed evaluation leaves no EVAL_DIR it made: here no task is of the split and kind asked for.
   const failed = join(TMP, "failed", "eval");
   const none = run(
@@ -180,6 +186,7 @@ test("usage errors: n < k, no model, unknown split; results present without --re
   );
   assert.equal(none.code, 1, none.stderr);
   assert.ok(!existsSync(failed), "the failed evaluation's folder is gone");
+  assert.ok(!existsSync(join(TMP, "failed")), "and the parent it made for it");
   const twice = join(TMP, "twice");
   const args = [
     "eval",
@@ -302,8 +309,24 @@ test("--compare sets evaluations side by side (text, and HTML with --out)", () =
   const unlike = run(["eval", "--compare", a, c]);
   assert.equal(unlike.code, 0, unlike.stderr);
   assert.match(unlike.stderr, /warning: not like for like: different numbers of samples per task/);
+  // The same n over fewer tasks (--limit) measures another set of tasks.
+  const d = join(TMP, "cmp-d");
+  const one = ["eval", dataset, "--model", "fake:pattern:r", "-n", "1", "-k", "1", "--kinds", "proof"];
+  assert.equal(run([...one, "--limit", "1", "--simulator", "--out", d]).code, 0);
+  const fewer = run(["eval", "--compare", a, d]);
+  assert.equal(fewer.code, 0, fewer.stderr);
+  assert.match(fewer.stderr, /warning: not like for like: different numbers of tasks \(2, 1: --limit\)/);
   assert.equal(run(["eval", "--compare", a]).code, 2);
-  assert.equal(run(["eval", "--compare", a, join(TMP, "nothing")]).code, 2);
+  const nothing = run(["eval", "--compare", a, join(TMP, "nothing")]);
+  assert.equal(nothing.code, 2);
+  assert.match(
+    nothing.stderr,
+    /nothing: no such file or folder; give folders written by `fim-rlvr eval --out`/,
+  );
+  const notEval = run(["eval", "--compare", a, TMP]);
+  assert.equal(notEval.code, 2);
+  assert.match(notEval.stderr, /: not an evaluation \(it has no summary\.json\); give folders written by/);
+  assert.doesNotMatch(nothing.stderr + notEval.stderr, /ENOENT/, "said in words, not Node's error line");
   assert.ok(existsSync(join(a, "report.html")));
 });
 

@@ -178,7 +178,7 @@ test(
 test("export-model usage and run-folder errors need no Python", () => {
   const empty = tempDir("fim-export-model-empty-");
   const noRun = cli(["export-model", empty, "--format", "merged", "--python", "/nonexistent/python"]);
-  assert.equal(noRun.status, 1);
+  assert.equal(noRun.status, 2, "a folder that is no run folder is bad usage, as filter's non-dataset is");
   assert.match(noRun.stderr, /is not a training run folder \(it has no checkpoints\/ folder\)/);
   const noFolder = cli(["export-model", join(empty, "nope"), "--format", "onnx"]);
   assert.equal(noFolder.status, 2, "a nonexistent input is bad usage, as in export, import and verify");

@@ -228,6 +228,9 @@ test("filter end to end against the OpenAI-compatible stub: bands, layout, Ctrl-
     assert.equal(report.filter.model.spec, `openai:${stub.baseUrl}#tiny-coder`);
     const card = readFileSync(join(out, "README.md"), "utf8");
     assert.match(card, /2 too easy .*2 too hard/);
+    // The card travels with the dataset: it names the source and the output by folder, never by this machine's path.
+    for (const path of [dataset, out, REPO])
+      assert.ok(!card.includes(path), `the card names the machine path ${path}`);
     // The card declares the source's row fields for tasks.jsonl (an export's here), the keys of every kept row.
     const info = (
       parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(card)![1]!) as {

@@ -92,6 +92,14 @@ test("a malformed workspace oracle stops the simulator with the reason; --oracle
     r.stderr,
     /the workspace's fim-oracle\.json: .*must be a list of strings \(fix or remove it\)/,
   );
+  const missing = spawnSync(process.execPath, [cli, "simulator", "--oracle", join(dir, "absent.json")], {
+    cwd: dir,
+    input: "",
+    encoding: "utf8",
+  });
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.match(missing.stderr, /--oracle: .*absent\.json: no such file \(fix or remove it\)/);
+  assert.doesNotMatch(missing.stderr, /ENOENT/, "said in words, not Node's error line");
   const other = join(dir, "other.json");
   writeFileSync(other, JSON.stringify({ alternatives: { "A.b": ["by simp"] } }));
   const given = resolveOracle(dir, other);

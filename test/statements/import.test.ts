@@ -106,7 +106,12 @@ test("import checks statements with sorry (simulator), drops what does not load,
     "every imported task has the same keys (null where it has no value)",
   );
   // The card's YAML declares those keys for tasks.jsonl, and files.jsonl's, so `load_dataset(DIR)` reads them.
-  const card = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(join(out, "README.md"), "utf8"));
+  const cardText = readFileSync(join(out, "README.md"), "utf8");
+  const card = /^---\n([\s\S]*?)\n---\n/.exec(cardText);
+  // The card travels with the dataset: it names the source file and the project, never this machine's paths.
+  for (const path of [dir, REPO])
+    assert.ok(!cardText.includes(path), `the card names the machine path ${path}`);
+  assert.match(cardText, /from the statement dataset `theorems\.jsonl`/);
   const info = (
     parseYaml(card![1]!) as { dataset_info: { config_name: string; features: { name: string }[] }[] }
   ).dataset_info;

@@ -173,7 +173,21 @@ test("bad usage exits 2 with what to fix", () => {
     [["train", EXAMPLE, "--workers", "0"], /--workers must be a whole number of at least 1, got "0"/],
     [["train", EXAMPLE, "--resume"], /--resume needs --out RUN_DIR/],
     [["train", EXAMPLE, "--simulator", "--server", "x"], /give one of --verifier, --server and --simulator/],
-    [["train", EXAMPLE, "--policy", "/nonexistent/policy.json"], /--policy \/nonexistent\/policy\.json/],
+    [
+      ["train", EXAMPLE, "--policy", "/nonexistent/policy.json"],
+      /--policy \/nonexistent\/policy\.json: no such file; give a JSON file of policy changes/,
+    ],
+    [["train", EXAMPLE, "--policy", EXAMPLE], /--policy .*: is a folder, not a file/],
+    // The simulator's oracle is read by a process that starts late, and without lake only on the fallback: it is
+    // read here first.
+    [
+      ["train", EXAMPLE, "--oracle", "/nonexistent/oracle.json"],
+      /^fim-rlvr train: --oracle \/nonexistent\/oracle\.json: no such file; give a JSON file of accepted proofs/,
+    ],
+    [
+      ["train", EXAMPLE, "--oracle", join(EXAMPLE, "lakefile.toml")],
+      /--oracle .*lakefile\.toml: not JSON \(/,
+    ],
     [["train", EXAMPLE, "--reward", "dense"], /--reward must be binary or partial/],
     [["train", EXAMPLE, "--lr", "1"], /unknown option --lr/],
     // Found before anything starts, each with what to write instead.
@@ -181,11 +195,29 @@ test("bad usage exits 2 with what to fix", () => {
       ["train", "/nonexistent/workspace"],
       /\/nonexistent\/workspace: no such file or folder; give a Lean workspace/,
     ],
+    // A folder that is neither: refused before the simulator's banner and the mining, as filter refuses one.
+    [
+      ["train", join(REPO, "test", "fixtures", "run-records")],
+      /run-records is neither a dataset \(no tasks\.jsonl\) nor a Lean workspace .*; give a Lean workspace/,
+    ],
     [
       ["train", EXAMPLE, "--algo-config", '{"nope": 1}'],
       /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta/,
     ],
     [["train", EXAMPLE, "--group-size", "1"], /--group-size must be at least 2: GRPO-family advantages/],
+    // The options' values too, from the schema the trainer's own check agrees with (test_protocol_schema.py).
+    [
+      ["train", EXAMPLE, "--algo-config", '{"epsilon": -1}'],
+      /--algo-config: algorithm option epsilon must be a number at least 0 and below 1; got -1/,
+    ],
+    [
+      ["train", EXAMPLE, "--algo-config", '{"num_generations": 1}'],
+      /--algo-config: num_generations must be at least 2: GRPO-family advantages/,
+    ],
+    [
+      ["train", EXAMPLE, "--group-size", "8", "--algo-config", '{"num_generations": 4}'],
+      /num_generations \(4\) differs from group_size \(8\); they are one setting .*give --group-size 4/,
+    ],
     [
       ["train", EXAMPLE, "--config", "/nonexistent.yaml"],
       /^fim-rlvr train: --config \/nonexistent\.yaml: no such file; give a TrainConfig file in YAML or JSON/,
@@ -195,6 +227,8 @@ test("bad usage exits 2 with what to fix", () => {
     const r = cli(args);
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, pattern, args.join(" "));
+    // Said in words before anything starts, never Node's own error line.
+    assert.doesNotMatch(r.stderr, /ENOENT|EISDIR|mining|starting the/, args.join(" "));
   }
   const config = join(runTemp(), "config.yaml");
   writeFileSync(config, "steps: 3\nlearnin_rate: 0.1\n");

@@ -237,10 +237,13 @@ test("the report's configuration shows what the trainer resolved each default to
       sft_steps: null,
       micro_batch_size: null,
       vllm_server_url: null,
+      // The algorithm's options as the trainer writes them: its own nulls, each worded in `resolved`.
+      algo_config_resolved: { epsilon: 0.2, epsilon_high: null, vllm_importance_sampling_clip_min: null },
       resolved: {
         model: "the embedded tiny model",
         sft_steps: 60,
         micro_batch_size: "one pass over the whole batch",
+        algo_config_resolved: { epsilon_high: "epsilon (0.2): the symmetric clip" },
       },
     }),
     SIM,
@@ -249,6 +252,22 @@ test("the report's configuration shows what the trainer resolved each default to
   assert.match(table, /<code>sft_steps<\/code><\/td><td>60 \(the trainer's default\)/);
   assert.match(table, /<code>model<\/code><\/td><td>the embedded tiny model \(the trainer's default\)/);
   assert.match(table, /<code>vllm_server_url<\/code><\/td><td>the trainer's default/);
+  assert.match(table, /&quot;epsilon_high&quot;:&quot;epsilon \(0\.2\): the symmetric clip&quot;/);
+  assert.match(table, /&quot;vllm_importance_sampling_clip_min&quot;:&quot;the trainer's default&quot;/);
   assert.doesNotMatch(table, /null/);
   assert.doesNotMatch(table, /<code>resolved<\/code>/);
+});
+
+test("a run whose test split is empty says nothing was measured, not 0.0% of 0 tasks", () => {
+  const dir = tempDir("fim-report-no-test-");
+  const empty = { pass_at_1: 0, by_kind: {}, tasks: 0, by_novelty: {}, by_held_out: {} };
+  writeFileSync(join(dir, "eval.json"), JSON.stringify({ before: empty, sft: empty, after: empty }));
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ algorithm: "grpo", eval_split: "test" }));
+  const html = reportHtml(dir, SIM);
+  const section = html.slice(
+    html.indexOf("<h2>Held-out pass@1</h2>"),
+    html.indexOf("<h2>Validation curve</h2>"),
+  );
+  assert.match(section, /Not measured: the dataset's test split has no tasks/);
+  assert.doesNotMatch(section, /%/);
 });

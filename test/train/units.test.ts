@@ -9,7 +9,11 @@ import { dirname, join } from "node:path";
 import { reportHtml } from "../../lean-bridge/train/report";
 import { progressLine, progressReporter } from "../../lean-bridge/train/progress";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
-import { TRAIN_CONFIG_PROPERTIES, UNDERSTOOD_KEYWORDS } from "../../lean-bridge/train/configCheck";
+import {
+  ALGORITHM_OPTIONS,
+  TRAIN_CONFIG_PROPERTIES,
+  UNDERSTOOD_KEYWORDS,
+} from "../../lean-bridge/train/configCheck";
 import { latestCheckpoint } from "../../lean-bridge/train/checkpoints";
 import {
   checkGivenPython,
@@ -212,6 +216,15 @@ test("TrainConfig values are checked against the schema before start-up, with wh
     /--algo-config: unknown algorithm option nope; valid options: epsilon, epsilon_high, beta,/,
   );
   refused(
+    { config: file("eps.yaml", "algo_config:\n  epsilon: 2\n") },
+    /eps\.yaml: algorithm option epsilon must be a number at least 0 and below 1; got 2/,
+  );
+  refused(
+    { algoConfig: '{"vllm_importance_sampling_mode": "tokens"}' },
+    /algorithm option vllm_importance_sampling_mode must be one of: token_truncate, token_mask/,
+  );
+  assert.equal(buildTrainConfig({ algoConfig: '{"epsilon_high": null, "beta": 0}' }).kind, "ok");
+  refused(
     { config: file("algo.yaml", "algo_config:\n  nope: 1\n") },
     /algo\.yaml: unknown algorithm option nope; valid options: epsilon,/,
   );
@@ -234,7 +247,8 @@ test("the config checker reads every keyword the TrainConfig schema uses", () =>
       if (key === "items") walk(value);
     }
   };
-  for (const property of Object.values(TRAIN_CONFIG_PROPERTIES)) walk(property);
+  for (const property of [...Object.values(TRAIN_CONFIG_PROPERTIES), ...Object.values(ALGORITHM_OPTIONS)])
+    walk(property);
   assert.deepEqual(
     [...seen].filter((k) => !UNDERSTOOD_KEYWORDS.includes(k)),
     [],
@@ -404,6 +418,17 @@ test("a run with no held-out tasks says so instead of percentages of 0 tasks", (
   const summary = passAtOneSummary([empty("before"), empty("sft"), empty("after")]);
   assert.match(summary, /^held-out pass@1: no held-out tasks \(the dataset's test split is empty\)/);
   assert.doesNotMatch(summary, /%/);
+  // Each stage's line as the run goes says so too (it printed "0.0% of 0 tasks" four times before the summary).
+  const lines: string[] = [];
+  const reporter = progressReporter({ stream: { write: (t: string) => lines.push(t) > 0, isTTY: false } });
+  for (const stage of ["before", "sft", "after"] as const) reporter.onEval!(empty(stage));
+  reporter.onEval!({ ...empty("baseline"), arm: "sft" });
+  assert.deepEqual(lines, [
+    "held-out pass@1 before training: not measured, no tasks in the test split\n",
+    "held-out pass@1 after SFT: not measured, no tasks in the test split\n",
+    "held-out pass@1 after RL: not measured, no tasks in the test split\n",
+    "held-out pass@1 of the compute-matched SFT baseline: not measured, no tasks in the test split\n",
+  ]);
 });
 
 test("a resumed run's summary keeps the earlier stages' held-out instance and family figures", () => {

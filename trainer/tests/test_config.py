@@ -61,6 +61,7 @@ def test_the_start_line_names_the_defaults_their_source_and_what_the_run_changed
     assert line.endswith("; set for this run: temperature 0.7 (default 1)")
     embedded = defaults_line(from_dict({}))
     assert "temperature 0.4" in embedded and "grpo's beta 0;" in embedded and "set for this run" not in embedded
+    assert "micro_batch_size none (one pass over the whole batch)" in embedded and "null" not in embedded
 
 
 def test_embedded_grpo_uses_its_own_beta_and_other_runs_keep_paper_defaults() -> None:

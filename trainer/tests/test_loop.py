@@ -286,3 +286,20 @@ def test_config_json_records_what_each_default_resolved_to(tmp_path: Path) -> No
     resolved = config["resolved"]
     assert [key for key in left_to_trainer if resolved.get(key) is None] == []
     assert resolved["goal_in_prompt"] in (True, False)
+    # The algorithm's options left at None are worded too (the report showed `"epsilon_high": null`).
+    algorithm_unset = sorted(key for key, value in config["algo_config_resolved"].items() if value is None)
+    assert algorithm_unset, "grpo leaves some of its options unset"
+    assert sorted(resolved["algo_config_resolved"]) == algorithm_unset
+
+
+def test_the_sft_warm_start_says_it_has_begun_and_where_it_is(tmp_path: Path) -> None:
+    """The quick start was silent for 95 s of SFT: the warm start names itself before its first step, then says its
+    first and last steps (and one at least every PROGRESS_EVERY_S between), before its summary line."""
+    dataset = write_dataset(tmp_path / "dataset", per_pattern=2)
+    events = RecordingEvents()
+    make_trainer(dataset, tmp_path / "run", ExactMatchVerifier(dataset), events, steps=0, sft_steps=3).run()
+    messages = [p["message"] for p in events.of("train/log")]
+    sft = [m for m in messages if m.startswith("SFT")]
+    assert [m.split(":")[0] for m in sft] == ["SFT warm start", "SFT step 1/3", "SFT step 3/3", "SFT"], sft
+    assert sft[0].startswith("SFT warm start: 3 steps on the training proofs"), sft
+    assert sft[-1].startswith("SFT: 3 steps in "), sft

@@ -136,4 +136,33 @@ def test_the_schemas_algorithm_options_are_algorithm_configs_fields() -> None:
     """The host refuses an unknown `--algo-config` key before start-up from this list; it must be the trainer's."""
     from fim_rlvr.algorithms.config import VALID_KEYS
 
-    assert schema()["x-algorithmOptions"] == list(VALID_KEYS)
+    assert list(schema()["x-algorithmOptions"]) == list(VALID_KEYS)
+
+
+ALGORITHM_OPTION_PROBES: list[object] = [None, True, False, -1, 0, 0.5, 1, 3, 0.999, 1.5, -0.1, "x", "sequence_mask"]
+# 10**9, not 1e9: the host sends values as JSON.stringify writes them, and it writes 1e9 as the integer 1000000000.
+ALGORITHM_OPTION_PROBES += [[1], {"a": 1}, "token_truncate", "token_mask", "sequence_truncate", 10**9]
+
+
+ALGORITHM_OPTION_KEYS = (
+    list(json.loads(SCHEMA.read_text(encoding="utf-8"))["x-algorithmOptions"]) if SCHEMA.is_file() else []
+)
+
+
+@pytest.mark.parametrize("key", ALGORITHM_OPTION_KEYS)
+def test_the_host_accepts_an_algorithm_option_value_exactly_when_the_trainer_does(key: str) -> None:
+    """The host checks `--algo-config` values against the schema's entry before start-up (exit 2); the trainer's
+    own check (`_check_value`) is the oracle: the same values pass, so nothing the host lets through fails later."""
+    import jsonschema
+
+    from fim_rlvr.algorithms.config import ConfigError, _check_value
+
+    option = schema()["x-algorithmOptions"][key]
+    for value in ALGORITHM_OPTION_PROBES:
+        host = jsonschema.Draft202012Validator(option).is_valid(value)
+        try:
+            _check_value(key, value)
+            trainer = True
+        except ConfigError:
+            trainer = False
+        assert host == trainer, f"{key}={value!r}: schema {'accepts' if host else 'refuses'}, trainer does not"

@@ -101,6 +101,19 @@ class AlgorithmConfig:
         """The options as a plain JSON-ready dict (for config.json)."""
         return dataclasses.asdict(self)
 
+    def unset_meanings(self) -> dict[str, str]:
+        """What each option left at None does in this run, in words, for report.html's configuration table (which
+        never shows a bare null)."""
+        meanings = {
+            "epsilon_high": f"epsilon ({self.epsilon:g}): the symmetric clip",
+            "max_completion_length": "the trainer's max_new_tokens",
+            "num_generations": "the trainer's group_size",
+            "overlong_cache_len": "a fifth of max_completion_length"
+            + (f" ({self.cache_len} tokens)" if self.cache_len is not None else ""),
+            "vllm_importance_sampling_clip_min": "none: no lower bound",
+        }
+        return {key: words for key, words in meanings.items() if getattr(self, key) is None}
+
     @property
     def clip_high(self) -> float:
         """The effective upper clip range (epsilon_high, or epsilon when unset)."""

@@ -346,19 +346,25 @@ def defaults_line(config: TrainConfig) -> str:
     for key, default in preset.values.items():
         value = getattr(config, key)
         if value == default:
-            kept.append(f"{key} {_shown(default)}")
+            kept.append(f"{key} {_shown(default, key)}")
         else:
-            changed.append(f"{key} {_shown(value)} (default {_shown(default)})")
+            changed.append(f"{key} {_shown(value, key)} (default {_shown(default, key)})")
     algo = preset.algo.get(config.algorithm, {})
     kept += [f"{config.algorithm}'s {k} {_shown(v)}" for k, v in algo.items() if k not in config.algo_config]
     line = f"defaults for {preset.what}: {', '.join(kept) or 'none kept'}; from {preset.source}"
     return line + (f"; set for this run: {', '.join(changed)}" if changed else "")
 
 
-def _shown(value: Any) -> str:
+UNSET_MEANINGS = {"micro_batch_size": "one pass over the whole batch"}
+"""What a preset's None means, in words, for the start line and report.html (never a bare null)."""
+
+
+def _shown(value: Any, key: str = "") -> str:
     if isinstance(value, list):
         return ",".join(str(v) for v in value) or "none"
-    return "null" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+    if value is None:
+        return f"none ({UNSET_MEANINGS[key]})" if key in UNSET_MEANINGS else "none"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def from_file(path: str | Path) -> TrainConfig:

@@ -28,7 +28,7 @@ import torch
 from .. import __version__
 from ..algorithms import make
 from ..algorithms.sampling import refill
-from ..core.config import TrainConfig, defaults_line, report_targets
+from ..core.config import UNSET_MEANINGS, TrainConfig, defaults_line, report_targets
 from ..core.errors import TrainerError, UserError
 from ..core.protocol import (
     TRAIN_CHECKPOINT,
@@ -317,7 +317,8 @@ class Trainer:
             "vllm_server_url": config.vllm_server_url or "none",
             "baseline": config.baseline or "none: RL",
             "prompt_template": config.prompt_template or f"the built-in {self.policy.style.name} layout",
-            "micro_batch_size": config.micro_batch_size or "one pass over the whole batch",
+            "micro_batch_size": config.micro_batch_size or UNSET_MEANINGS["micro_batch_size"],
+            "algo_config_resolved": self.algorithm.config.unset_meanings(),
         }
 
     def sft(self, steps: int, seed: int | None = None) -> None:
