@@ -224,8 +224,8 @@ export const evalCommand: CliCommand = {
     "with Lean (or the simulator, named as such), and writes EVAL_DIR/results.jsonl (every candidate with its verdict and " +
     "outcome: proved, sorry, lean-error, timeout or infrastructure), summary.json (unbiased pass@k overall, per hole kind, " +
     "per file, novel against memorised; the verdict mix; latency p50/p95; tokens) and report.html. Infrastructure " +
-    "failures (the model's server, the verifier's own faults, a broken workspace) are retried, then left out of pass@k; " +
-    "a candidate's own timeout is a miss. With --repair R a failed candidate gets up to R more turns with Lean's " +
+    "failures (the model's server, the verifier's own faults, a broken workspace) are retried, then left out of " +
+    "pass@k; a model that never answered stops the evaluation (exit 1). A candidate's own timeout is a miss. With --repair R a failed candidate gets up to R more turns with Lean's " +
     "messages in the prompt; pass@k counts the last turn. Ctrl-C writes what is done and exits 130; --resume continues. " +
     "A statement file (JSONL or Parquet) with --project DIR is first imported into EVAL_DIR/dataset as `fim-rlvr import` " +
     "does (the statements checked with `sorry` by this evaluation's verifier). " +

@@ -77,12 +77,20 @@ export function requestSeed(seed: number, taskId: string, turn: number, sample: 
   return digest.readUInt32BE(0) & 0x7fffffff;
 }
 
+/**
+ * One run of the loop: its options, and whether the model has answered any request yet. A model that was never
+ * reached is not a run of infrastructure failures to leave out of pass@k but a wrong endpoint or one not started:
+ * the evaluation stops at the first request that fails to connect through all its retries, and says so.
+ */
+type LoopRun = EvalLoopOptions & { modelAnswered: boolean };
+
 class Fatal {
   constructor(readonly result: Extract<EvalLoopResult, { kind: "backend-failed" }>) {}
 }
 class Aborted {}
 
-export async function runEvalLoop(options: EvalLoopOptions): Promise<EvalLoopResult> {
+export async function runEvalLoop(loopOptions: EvalLoopOptions): Promise<EvalLoopResult> {
+  const options: LoopRun = { ...loopOptions, modelAnswered: false };
   const queue = [...options.tasks];
   let fatal: Fatal | undefined;
   const worker = async (): Promise<void> => {
@@ -119,16 +127,12 @@ type Generated =
     };
 
 /** One request, retried while its failure is transient; a failure no retry fixes ends the evaluation. */
-async function generate(
-  options: EvalLoopOptions,
-  parts: PromptParts,
-  n: number,
-  seed: number,
-): Promise<Generated> {
+async function generate(options: LoopRun, parts: PromptParts, n: number, seed: number): Promise<Generated> {
   let last: Extract<GenerateResult, { kind: "error" }> | undefined;
   for (let attempt = 1; attempt <= 1 + options.retries; attempt++) {
     if (options.signal.aborted) throw new Aborted();
     const result = await options.backend.generate(parts, n, { ...options.sampling, seed }, options.signal);
+    if (result.kind === "ok" || result.cause !== "connection") options.modelAnswered = true;
     if (result.kind === "ok" && result.candidates.length >= n)
       return { kind: "ok", candidates: result.candidates.slice(0, n), attempts: attempt };
     if (result.kind === "ok") {
@@ -160,6 +164,13 @@ async function generate(
       };
     last = result;
   }
+  if (last!.cause === "connection" && !options.modelAnswered)
+    throw new Fatal({
+      kind: "backend-failed",
+      cause: "connection",
+      message: `the model could not be reached, in ${1 + options.retries} attempts: ${last!.message}`,
+      hint: "Start the model's server, or check the URL in --model; then run the same command again.",
+    });
   return {
     kind: "infrastructure",
     candidates: last!.partial ?? [],
@@ -175,7 +186,7 @@ async function generate(
  * request; `fit` is the level that was sent last.
  */
 async function generateRepair(
-  options: EvalLoopOptions,
+  options: LoopRun,
   parts: PromptParts,
   candidate: string,
   verdict: Verdict,
@@ -199,7 +210,7 @@ async function generateRepair(
 }
 
 async function verifyWithRetry(
-  options: EvalLoopOptions,
+  options: LoopRun,
   task: EvalTask,
   candidate: string,
 ): Promise<{ verdict: Verdict; attempts: number }> {
@@ -224,7 +235,7 @@ function verdictRecord(verdict: Verdict): NonNullable<ResultLine["verdict"]> {
   };
 }
 
-async function evalTask(task: EvalTask, options: EvalLoopOptions): Promise<ResultLine[]> {
+async function evalTask(task: EvalTask, options: LoopRun): Promise<ResultLine[]> {
   const seed0 = requestSeed(options.run.seed, task.id, 0, 0);
   const first = await generate(options, task.parts, options.n, seed0);
   const base = {

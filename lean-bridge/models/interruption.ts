@@ -28,3 +28,16 @@ export function interruption(signal: AbortSignal | undefined, timeoutMs: number 
     },
   };
 }
+
+/**
+ * A signal of one call's own that aborts when the run's does. The openai client adds an abort listener to the
+ * signal it is given at every attempt and leaves it there; given this one, they go with the call, and the run's
+ * signal holds one listener per call in flight, taken off by `dispose` when the call ends.
+ */
+export function linkedSignal(signal: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const call = new AbortController();
+  if (signal?.aborted) call.abort();
+  const onAbort = () => call.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return { signal: call.signal, dispose: () => signal?.removeEventListener("abort", onAbort) };
+}

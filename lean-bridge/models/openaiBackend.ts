@@ -23,6 +23,7 @@ import {
   type PromptParts,
   type SamplingSettings,
 } from "./backend";
+import { linkedSignal } from "./interruption";
 import { finalLeanBlock } from "./clean";
 import { badReply, endpointError, liftFlatErrorBody, type EndpointContext } from "./openaiErrors";
 import { nativeFimRequest, type NativeFimRoute } from "./openaiRoutes";
@@ -87,9 +88,23 @@ export class OpenAiBackend implements ModelBackend {
     parts: PromptParts,
     n: number,
     sampling: SamplingSettings,
-    signal?: AbortSignal,
+    runSignal?: AbortSignal,
   ): Promise<GenerateResult> {
-    if (signal?.aborted) return abortedResult();
+    if (runSignal?.aborted) return abortedResult();
+    const call = linkedSignal(runSignal);
+    try {
+      return await this.generateOnce(parts, n, sampling, call.signal);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  private async generateOnce(
+    parts: PromptParts,
+    n: number,
+    sampling: SamplingSettings,
+    signal: AbortSignal,
+  ): Promise<GenerateResult> {
     const { plan } = this;
     const request = this.requestFor(parts);
     const started = performance.now();

@@ -194,7 +194,7 @@ test("infrastructure verdicts are retried a bounded number of times, then left o
   assert.deepEqual(summary.overall.passAtK["2"], { value: null, tasks: 0, excluded: 2 });
 });
 
-test("a transient backend error is retried; a persistent one is recorded apart; auth stops the evaluation", async () => {
+test("a transient backend error is retried; a persistent one is recorded apart; auth or a model never reached stops the evaluation", async () => {
   let calls = 0;
   const flaky = options((_p, i) => (calls++ < 1 && i === 0 ? { error: "server" } : "good"), {
     concurrency: 1,
@@ -204,16 +204,33 @@ test("a transient backend error is retried; a persistent one is recorded apart; 
   assert.ok(flakyLines.every((l) => l.outcome === "proved"));
   assert.equal(flakyLines.filter((l) => l.attempts === 2).length, 3, "the retried task's samples say so");
 
-  const down = options(() => ({ error: "connection" }));
+  // A model that answered once and then went away: its later tasks are infrastructure, left out of pass@k.
+  const down = options((_p, _i, call) => (call === 0 ? "good" : { error: "connection" }), { concurrency: 1 });
   assert.deepEqual(await runEvalLoop(down.loop), { kind: "done" });
   const downLines = readResults(down.resultsPath, 3).lines;
   assert.equal(downLines.length, 6);
+  assert.ok(downLines.slice(0, 3).every((l) => l.outcome === "proved"));
   assert.ok(
-    downLines.every(
-      (l) => l.outcome === "infrastructure" && l.backendError?.cause === "connection" && l.verdict === null,
-    ),
+    downLines
+      .slice(3)
+      .every(
+        (l) => l.outcome === "infrastructure" && l.backendError?.cause === "connection" && l.verdict === null,
+      ),
   );
-  assert.equal(down.backend.calls.length, 6, "2 tasks × (1 + 2 retries)");
+  assert.equal(down.backend.calls.length, 4, "1 call for the first task, 1 + 2 retries for the second");
+
+  // A model never reached is a wrong endpoint or one not started: the evaluation stops at its first request.
+  const never = options(() => ({ error: "connection", message: "Cannot reach http://127.0.0.1:9/v1." }), {
+    concurrency: 1,
+  });
+  const unreached = await runEvalLoop(never.loop);
+  assert.equal(unreached.kind, "backend-failed");
+  assert.match(
+    (unreached as { message: string }).message,
+    /could not be reached, in 3 attempts: Cannot reach/,
+  );
+  assert.match((unreached as { hint: string }).hint, /Start the model's server, or check the URL in --model/);
+  assert.equal(never.backend.calls.length, 3, "one request, 1 + 2 retries");
 
   const denied = options(() => ({ error: "auth", message: "401 from the endpoint" }));
   const result = await runEvalLoop(denied.loop);

@@ -6,6 +6,7 @@
  * parameter, timeout, aborted).
  */
 import { test } from "node:test";
+import { getEventListeners } from "node:events";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -327,4 +328,26 @@ test("with the model's tokenizer: the chat template rendered here, the fence pre
     assert.equal(result.candidates[0]!.completionTokens, 5);
     assert.equal(result.candidates[0]!.promptTokens, 17);
   });
+});
+
+test("the openai client's retries leave no listener on the run's abort signal, however many calls fail", async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on("warning", onWarning);
+  try {
+    const port = await closedPort();
+    // The client's own retries (maxRetries 2) each add an abort listener to the signal they are given.
+    const down = await open(`http://127.0.0.1:${port}/v1`, "tiny", options({ maxRetries: 2 }));
+    const run = new AbortController();
+    for (let round = 0; round < 3; round++) {
+      // Four calls in flight at a time, as eval's workers make them.
+      const calls = Array.from({ length: 4 }, () => down.generate(PARTS, 1, SAMPLING, run.signal));
+      for (const result of await Promise.all(calls)) assert.equal(failed(result).cause, "connection");
+    }
+    assert.equal(getEventListeners(run.signal, "abort").length, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(warnings, []);
+  } finally {
+    process.off("warning", onWarning);
+  }
 });
