@@ -19,6 +19,9 @@ import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
 import { UsageError, parseCount, requireExisting } from "./usage";
 
+/** How the terminal names each compute-matched arm. */
+const ARM_NAMES = { sft: "SFT", sft_data: "SFT+portfolio (data-matched)", rft: "RFT" } as const;
+
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
 }
@@ -39,18 +42,20 @@ export function passAtOneSummary(
   const last =
     baseline === "rft"
       ? "after the expert-iteration baseline"
-      : baseline
-        ? "after the SFT baseline"
-        : "after RL";
+      : baseline === "sft_data"
+        ? "after the data-matched SFT baseline"
+        : baseline
+          ? "after the SFT baseline"
+          : "after RL";
   const stages: [string, TrainEvalParams | undefined][] = [
     ["before", at("before")],
     ["after SFT", at("sft")],
     [last, at("after")],
   ];
   const present = stages.filter((s): s is [string, TrainEvalParams] => s[1] !== undefined);
-  const arms = (["sft", "rft"] as const).flatMap((name) => {
+  const arms = (["sft", "sft_data", "rft"] as const).flatMap((name) => {
     const e = arm(name);
-    return e ? [[name.toUpperCase(), e] as [string, TrainEvalParams]] : [];
+    return e ? [[ARM_NAMES[name], e] as [string, TrainEvalParams]] : [];
   });
   const ref = present[present.length - 1]?.[1] ?? arms[0]?.[1];
   if (!ref) return "held-out pass@1: not measured";
@@ -259,13 +264,13 @@ export const trainCommand: CliCommand = {
     },
     baseline: {
       type: "string",
-      value: "sft|rft",
-      help: "Instead of RL, a compute-matched baseline from the same warm start: sft continues SFT for as many sequences through forward/backward passes as the RL steps train on; rft (expert iteration) samples and checks what RL would and fine-tunes on its own verified proofs.",
+      value: "sft|sft_data|rft",
+      help: "Instead of RL, a compute-matched baseline from the same warm start: sft continues SFT for as many sequences through forward/backward passes as the RL steps train on; sft_data does the same on the reference proofs plus the fixed portfolio's proofs of the training open goals, checked by the run's verifier (data-matched SFT); rft (expert iteration) samples and checks what RL would and fine-tunes on its own verified proofs.",
     },
     compare: {
       type: "string",
-      value: "sft,rft|none",
-      help: "The compute-matched baselines to run after RL, each from the SFT warm start's weights, evaluated beside RL (eval.json baseline-sft, baseline-rft).",
+      value: "sft,rft,sft_data|none",
+      help: "The compute-matched baselines to run after RL, each from the SFT warm start's weights, evaluated beside RL (eval.json baseline-sft, baseline-rft, baseline-sft_data).",
       default: "sft for the embedded model, none for --model",
     },
     "accelerate-config": {

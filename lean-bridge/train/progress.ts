@@ -101,7 +101,7 @@ export function progressReporter(options: ProgressOptions = {}): TrainingEvents 
         .map(([k, v]) => `${k} ${(100 * v).toFixed(1)}%`)
         .join(", ");
       say(
-        `held-out pass@1 ${e.stage === "before" ? "before training" : e.stage === "sft" ? "after SFT" : e.stage === "baseline" ? `of the compute-matched ${e.arm === "rft" ? "expert-iteration" : "SFT"} baseline` : "after RL"}: ${(100 * e.passAt1).toFixed(1)}% of ${e.tasks} tasks${kinds ? ` (${kinds})` : ""}`,
+        `held-out pass@1 ${e.stage === "before" ? "before training" : e.stage === "sft" ? "after SFT" : e.stage === "baseline" ? `of the compute-matched ${e.arm === "rft" ? "expert-iteration" : e.arm === "sft_data" ? "data-matched SFT" : "SFT"} baseline` : "after RL"}: ${(100 * e.passAt1).toFixed(1)}% of ${e.tasks} tasks${kinds ? ` (${kinds})` : ""}`,
       );
     },
     finish() {

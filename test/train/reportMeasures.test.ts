@@ -143,19 +143,20 @@ test("the terminal summary gives novel and memorised pass@1 per stage, and names
   assert.equal(passAtOneSummary([]), "held-out pass@1: not measured");
 });
 
-test("--baseline sft|rft and --compare reach the config; anything else is a usage error", () => {
+test("--baseline sft|rft|sft_data and --compare reach the config; anything else is a usage error", () => {
   assert.deepEqual(buildTrainConfig({ baseline: "sft" }), { kind: "ok", config: { baseline: "sft" } });
   assert.deepEqual(buildTrainConfig({ baseline: "rft" }), { kind: "ok", config: { baseline: "rft" } });
+  assert.deepEqual(buildTrainConfig({ baseline: "sft_data" }), { kind: "ok", config: { baseline: "sft_data" } });
   assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft .* or rft/);
-  assert.deepEqual(buildTrainConfig({ compare: "sft,rft" }), {
+  assert.deepEqual(buildTrainConfig({ compare: "sft,rft,sft_data" }), {
     kind: "ok",
-    config: { compare: ["sft", "rft"] },
+    config: { compare: ["sft", "rft", "sft_data"] },
   });
   assert.deepEqual(buildTrainConfig({ compare: "none" }), { kind: "ok", config: { compare: [] } });
-  for (const bad of ["rl", "sft,", ""])
+  for (const bad of ["rl", "sft,", "", "sft,data"])
     assert.match(
       JSON.stringify(buildTrainConfig({ compare: bad })),
-      /--compare takes sft, rft, sft,rft or none/,
+      /--compare takes a comma-separated list of sft, rft, sft_data .* or none/,
     );
 });
 
