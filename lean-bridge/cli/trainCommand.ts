@@ -8,7 +8,8 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
-import { isDatasetDir } from "../train/dataset";
+import { splitFractionsProblem, type SplitFractions } from "../dataset/split";
+import { isDatasetDir, type MiningSplit } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
 import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
@@ -18,6 +19,22 @@ import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
 import { UsageError, parseCount, requireExisting } from "./usage";
+
+/** `--split-seed` and `--split-fractions` as the miner takes them; usage errors for anything else. */
+export function miningSplit(values: ParsedValues): MiningSplit {
+  const seed = stringOption(values, "split-seed");
+  const fractionsText = stringOption(values, "split-fractions");
+  const out: { seed?: number; fractions?: SplitFractions } = {};
+  if (seed !== undefined) out.seed = parseCount("--split-seed", seed, 0, 0);
+  if (fractionsText !== undefined) {
+    const parts = fractionsText.split(",").map((p) => Number(p.trim()));
+    const fractions = { train: parts[0]!, validation: parts[1]!, test: parts[2]! };
+    const problem = parts.length === 3 ? splitFractionsProblem(fractions) : "give three numbers";
+    if (problem) throw new UsageError(`--split-fractions ${fractionsText}: ${problem} (e.g. 0.6,0.15,0.25)`);
+    out.fractions = fractions;
+  }
+  return out;
+}
 
 /** How the terminal names each compute-matched arm. */
 const ARM_NAMES = { sft: "SFT", sft_data: "SFT+portfolio (data-matched)", rft: "RFT" } as const;
@@ -225,6 +242,18 @@ export const trainCommand: CliCommand = {
       value: "DIR",
       help: "The Lean project the candidates are checked in: for a statement file (JSONL/Parquet), the project it is imported into first (required); for a dataset folder, the project its files come from (default: the workspace its report.json names). A workspace target is its own project.",
     },
+    "split-seed": {
+      type: "string",
+      value: "S",
+      help: "Seed of the held-out draw when a workspace target is mined (bench:seeds gives each seed its own draw).",
+      default: "0",
+    },
+    "split-fractions": {
+      type: "string",
+      value: "TRAIN,VALIDATION,TEST",
+      help: "Shares of tasks per split when a workspace target is mined, e.g. 0.6,0.15,0.25.",
+      default: "0.8,0.1,0.1",
+    },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
     python: {
@@ -378,6 +407,7 @@ export const trainCommand: CliCommand = {
           resume,
           launcher,
           ...(python ? { python } : {}),
+          split: miningSplit(values),
           signal: abort.signal,
         },
         progress,
