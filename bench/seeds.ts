@@ -1,6 +1,6 @@
 /**
  * npm run bench:seeds [-- --seeds N] [--split test|validation] [--samples K] [--target DIR] [--jobs J] [--out DIR]
- *                      [--reuse] [--json FILE] [--config FILE] [-- TRAIN_ARGS...]
+ *                      [--reuse] [--json FILE] [--config FILE] [--one-split] [-- TRAIN_ARGS...]
  *
  * Does RL add anything over the same compute spent otherwise, and over a fixed prover? Per seed S (0..N-1), one run
  * of `fim-rlvr train TARGET --seed S --split-seed S --compare sft,sft_data,rft` trains four compute-matched arms from
@@ -36,6 +36,7 @@
  * learning signal per seed: the share of its groups whose rewards were all equal (bench/rewardSignal.ts). `--json
  * FILE` writes the result (format "fim-rlvr-seeds/3", bench/seeds.schema.json).
  *
+ * `--one-split` keeps seed 0's held-out draw for every seed (format /2's runs did: `train` always mined with seed 0).
  * `--split validation` measures the validation split (for choosing settings without looking at the test split).
  * `--config FILE` (a TrainConfig, YAML or JSON) sets the runs' options; the bench adds its own keys (the validation
  * curve off, eval_samples, eval_split, compare) on top. `--reuse` keeps every run of OUT that already has all four
@@ -177,6 +178,7 @@ async function main(): Promise<number> {
       reuse: { type: "boolean", default: false },
       json: { type: "string" },
       config: { type: "string" },
+      "one-split": { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
@@ -214,7 +216,8 @@ async function main(): Promise<number> {
     validation_every: 0,
     eval_samples: samples,
     eval_split: split,
-    compare: ["sft", "sft_data", "rft"],
+    // sft_data last: the arms of format /2 run first, in their order, as they did.
+    compare: ["sft", "rft", "sft_data"],
   };
   const configPath = join(outDir, "bench-config.json");
   writeAtomic(configPath, JSON.stringify(config, null, 1) + "\n");
@@ -235,7 +238,7 @@ async function main(): Promise<number> {
       "--seed",
       String(seed),
       "--split-seed",
-      String(seed),
+      values["one-split"] ? "0" : String(seed),
       "--out",
       runDir,
       "--config",
@@ -308,7 +311,7 @@ async function main(): Promise<number> {
       `${String(runConfig.steps)} steps of ${String(runConfig.batch_size)} x ${String(runConfig.group_size)}; verifier: ${judged.label}; baselines judged by ${baselineVerifier}`,
   );
   out(
-    `split per seed: ${usable.map(({ seed }, k) => `seed ${seed} ${splits[k]!.heldoutTasks} held-out tasks, ≤${splits[k]!.maxHolesPerTheorem} holes per theorem, ${splits[k]!.familyShapesInTraining} of ${splits[k]!.heldOutFamilyDeclarations} held-out-family shapes in training`).join("; ")}`,
+    `split per seed${values["one-split"] ? " (--one-split: seed 0's draw for every seed)" : " (each seed its own held-out draw)"}: ${usable.map(({ seed }, k) => `seed ${seed} ${splits[k]!.heldoutTasks} held-out tasks, ≤${splits[k]!.maxHolesPerTheorem} holes per theorem, ${splits[k]!.familyShapesInTraining} of ${splits[k]!.heldOutFamilyDeclarations} held-out-family shapes in training`).join("; ")}`,
   );
   out(seedsText(result, usable));
   out(familiesText(result));

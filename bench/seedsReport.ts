@@ -299,7 +299,7 @@ export function seedsText(result: SeedsJson, runs: readonly SeedRun[]): string {
   const n = Object.keys(first?.instances ?? {}).find((k) => /^pass@\d+$/.test(k) && k !== "pass@1");
   const s = result.split;
   lines.push(
-    `split (${s.mode} mode, ${s.evaluated} split, the held-out draw seeded by each run's seed): at least ${s.heldout_tasks} held-out tasks per seed, ` +
+    `split (${s.mode} mode, ${s.evaluated} split, over the seeds' held-out draws): at least ${s.heldout_tasks} held-out tasks per seed, ` +
       `at most ${s.max_holes_per_theorem} holes per theorem; held-out-family statement shapes that occur in training: ${s.family_shapes_in_training}` +
       (s.family_shapes_in_training === 0
         ? " (none: the families are new)"

@@ -326,7 +326,8 @@ class Trainer:
         `tasks` (the data-matched arm's); returns what it trained on."""
         started = time.perf_counter()
         last_said = [started]
-        self.log("info", f"SFT warm start: {steps} steps on the training proofs (batch {self.config.sft_batch_size})")
+        what = "the training proofs" if tasks is None else f"the data-matched set ({len(tasks)} proofs)"
+        self.log("info", f"SFT: {steps} steps on {what} (batch {self.config.sft_batch_size})")
 
         def progress(step: int, loss: float) -> None:
             now = time.perf_counter()
