@@ -12,6 +12,14 @@ import { signFlipP, signTestP } from "./pairedStats";
 
 export const SEEDS_FORMAT = "fim-rlvr-seeds/3";
 
+/** How the printout names RL's opponent in each pair. */
+const PAIR_NAMES = {
+  "rl-sft": "SFT",
+  "rl-sft_data": "SFT+portfolio",
+  "rl-rft": "RFT",
+  "rl-portfolio": "the portfolio",
+} as const;
+
 /** The arms in the JSON's order, with the eval.json stage each reads (a run's RL is `after`). */
 export const ARMS = [
   { arm: "sft", stage: "baseline-sft", label: "SFT only (compute-matched)" },
@@ -330,7 +338,7 @@ export function seedsText(result: SeedsJson, runs: readonly SeedRun[]): string {
   const smallest = 2 / 2 ** runs.length;
   for (const pair of PAIRS) {
     const d = result.paired[pair];
-    const name = pair.slice(3) === "sft_data" ? "SFT+portfolio" : pair.slice(3).toUpperCase();
+    const name = PAIR_NAMES[pair];
     const t = d.tasks;
     lines.push(
       `held-out instances, RL − ${name}: per seed ${result.arms.rl.map((e, k) => points(e.instances["pass@1"] - opponentOf(result, pair, k))).join(", ")} points; ` +

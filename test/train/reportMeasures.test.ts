@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
+import { miningSplit, passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
 import { reportHtml } from "../../lean-bridge/train/report";
 import {
@@ -252,4 +252,15 @@ test("the report's configuration shows what the trainer resolved each default to
   assert.match(table, /<code>vllm_server_url<\/code><\/td><td>the trainer's default/);
   assert.doesNotMatch(table, /null/);
   assert.doesNotMatch(table, /<code>resolved<\/code>/);
+});
+
+test("--split-seed and --split-fractions reach the miner; anything else is a usage error", () => {
+  assert.deepEqual(miningSplit({}), {});
+  assert.deepEqual(miningSplit({ "split-seed": "3", "split-fractions": "0.6,0.15,0.25" }), {
+    seed: 3,
+    fractions: { train: 0.6, validation: 0.15, test: 0.25 },
+  });
+  for (const bad of ["0.6,0.15", "0.6,0.3,0.3", "a,b,c", "0,0.5,0.5"])
+    assert.throws(() => miningSplit({ "split-fractions": bad }), /--split-fractions/, bad);
+  assert.throws(() => miningSplit({ "split-seed": "-1" }), /--split-seed/);
 });
