@@ -101,7 +101,7 @@ def test_the_data_matched_arm_trains_on_the_portfolio_proofs_as_many_sequences_a
         targets.extend(tuple(t) for t in batch)
         return real_nll(model, prompts, batch, *args)
 
-    config = {"steps": 2, "batch_size": 2, "group_size": 4, "sft_batch_size": 4, "validation_every": 0}
+    config: dict[str, Any] = {"steps": 2, "batch_size": 2, "group_size": 4, "sft_batch_size": 4, "validation_every": 0}
     trainer = make_trainer(dataset, tmp_path / "run", verifier, compare=["sft_data"], eval_samples=2, **config)
     monkeypatch.setattr(sft, "target_nll", recording)
     trainer.run()

@@ -182,8 +182,8 @@ def test_the_arms_after_rl_start_from_the_warm_start_and_spend_what_rl_spends(
     )
     assert sft_arm["generated"]["sequences"] == sft_arm["verifier_calls"] == evaluated  # its evaluation only
     assert rft_arm["generated"]["sequences"] == rft_arm["verifier_calls"] == 16 + evaluated
-    for arm in (rl, sft_arm, rft_arm):
-        assert arm["evaluation"]["sequences"] == evaluated and arm["evaluation"]["tokens"] > 0
+    for spent in (rl, sft_arm, rft_arm):
+        assert spent["evaluation"]["sequences"] == evaluated and spent["evaluation"]["tokens"] > 0
     for stage in evals.values():
         assert stage["samples"] == 2 and set(stage["pass_at_k"]) == {"1", "2"}
     stages = [(e["stage"], e.get("arm")) for e in events.of("train/eval")]

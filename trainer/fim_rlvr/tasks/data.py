@@ -265,8 +265,26 @@ class Task:
     def with_proof(self, middle: str) -> Task:
         """This task with `middle` as its proof to imitate (`reference` true): an open goal given a proof found by
         someone else (the data-matched SFT arm's portfolio proofs, step/portfolio.py)."""
-        args, keywords = self.__reduce__()[1]
-        return Task(*args[:6], middle, *args[7:], **(keywords | {"reference": True}))
+        f = self._all()
+        return Task(
+            self.id,
+            self.file,
+            self.kind,
+            self.split,
+            f["prefix"],
+            f["suffix"],
+            middle,
+            f["indent"],
+            f["hole"],
+            self.goal,
+            novel=self.novel,
+            statement=f["statement"],
+            imports=f["imports"],
+            scope=f["scope"],
+            variables=f["variables"],
+            reference=True,
+            held_out=self.held_out,
+        )
 
     @property
     def family(self) -> str:
