@@ -59,7 +59,8 @@ export function seedSplit(datasetDir: string, evaluated: Evaluated): SeedSplit {
   };
 }
 
-function entry(seed: number, scores: ProverScores): BaselineEntry & { proved: string[] } {
+/** A prover's scores as bench:seeds' per-seed baseline entry, with the ids it proved (for the per-task pairing). */
+export function baselineEntry(seed: number, scores: ProverScores): BaselineEntry & { proved: string[] } {
   const set = (s: ProverSet) => ({ "pass@1": s.tasks ? s.proved / s.tasks : 0, tasks: s.tasks });
   const families: Record<string, { proved: number; tasks: number }> = {};
   for (const s of [scores.instances, scores.families])
@@ -97,7 +98,10 @@ export async function seedBaselines(
     verifier,
   });
   return {
-    baselines: { portfolio: entry(seed, report.portfolio), best_tactic: entry(seed, report.bestTactic) },
+    baselines: {
+      portfolio: baselineEntry(seed, report.portfolio),
+      best_tactic: baselineEntry(seed, report.bestTactic),
+    },
     verifierLabel: report.verifierLabel,
   };
 }
