@@ -157,3 +157,23 @@ def test_per_family_figures_list_each_distinct_accepted_proof_with_its_count() -
         "proofs": [{"proof": "omega", "count": 2}, {"proof": "simp", "count": 2}],
     }
     assert out["B.lean#"] == {"pass_at_1": 0.0, "pass_at_2": 0.0, "tasks": 1, "proofs": []}
+
+
+def test_rl_counts_dynamic_samplings_extra_draws_and_the_evaluation_as_generated(
+    toy_dataset: Path, tmp_path: Path
+) -> None:
+    from test_loop import ParityVerifier
+
+    config: dict[str, Any] = {"steps": 3, "batch_size": 2, "group_size": 2, "validation_every": 0, "compare": []}
+    trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), algorithm="dapo", eval_samples=1, **config)
+    trainer.run()
+    evals = RunFiles(tmp_path).read_evals()
+    metrics = RunFiles(tmp_path).read_metrics()
+    spent = evals["after"]["compute"]
+    checked = sum(sum(m["verdicts"].values()) for m in metrics)
+    assert checked > 3 * 2 * 2, "no refill happened: the test shows nothing"
+    evaluated = 2 * evals["after"]["tasks"]  # greedy + 1 sample per task
+    assert spent["generated"]["sequences"] == checked + evaluated == spent["verifier_calls"]
+    assert spent["generated"]["tokens"] == sum(m["tokens"] for m in metrics) + spent["evaluation"]["tokens"]
+    # Trained: only the groups the steps kept, each once (num_iterations 1).
+    assert spent["trained"]["sequences"] == sum(m["groups_trained"] for m in metrics) * 2 < checked
