@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
+import { effects } from "../train/reportArms";
 import { splitFractionsProblem, type SplitFractions } from "../dataset/split";
 import { isDatasetDir, type MiningSplit } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
@@ -105,6 +106,19 @@ export function passAtOneSummary(
     if (!last) continue;
     const figures = scores.map((s) => (s ? percent(s.passAt1) : "–")).join(" -> ");
     lines.push(`  ${group} (${last.tasks} tasks): ${figures}`);
+  }
+  // With arms beside RL (not a baseline run), the two effects apart (lean-bridge/train/reportArms.ts).
+  const rl = baseline ? undefined : at("after");
+  if (rl && arms.length) {
+    const score = Object.fromEntries(
+      (["sft", "sft_data", "rft"] as const).flatMap((name) => {
+        const e = arm(name);
+        return e ? [[name, e.passAt1]] : [];
+      }),
+    );
+    const { verifier, algorithm } = effects({ ...score, rl: rl.passAt1 });
+    if (verifier.length) lines.push(`  what the verifier adds: ${verifier.join("; ")}`);
+    if (algorithm.length) lines.push(`  what the algorithm adds: ${algorithm.join("; ")}`);
   }
   return lines.join("\n");
 }

@@ -146,7 +146,10 @@ test("the terminal summary gives novel and memorised pass@1 per stage, and names
 test("--baseline sft|rft|sft_data and --compare reach the config; anything else is a usage error", () => {
   assert.deepEqual(buildTrainConfig({ baseline: "sft" }), { kind: "ok", config: { baseline: "sft" } });
   assert.deepEqual(buildTrainConfig({ baseline: "rft" }), { kind: "ok", config: { baseline: "rft" } });
-  assert.deepEqual(buildTrainConfig({ baseline: "sft_data" }), { kind: "ok", config: { baseline: "sft_data" } });
+  assert.deepEqual(buildTrainConfig({ baseline: "sft_data" }), {
+    kind: "ok",
+    config: { baseline: "sft_data" },
+  });
   assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft .* or rft/);
   assert.deepEqual(buildTrainConfig({ compare: "sft,rft,sft_data" }), {
     kind: "ok",
@@ -166,7 +169,7 @@ test("the terminal summary gives each held-out set at each stage, with the compu
     all: number,
     instance: number,
     family: number,
-    arm?: "sft" | "rft",
+    arm?: "sft" | "rft" | "sft_data",
   ): TrainEvalParams => ({
     stage: stageName,
     ...(arm ? { arm } : {}),
@@ -188,9 +191,15 @@ test("the terminal summary gives each held-out set at each stage, with the compu
     "held-out pass@1 (test split, 50 tasks, greedy): before 0.0% -> after SFT 20.0% -> after RL 40.0%; " +
       "compute-matched baselines: SFT 30.0%, RFT 36.0%\n" +
       "  held-out instances (40 tasks): 0.0% -> 20.0% -> 45.0%; compute-matched baselines: SFT 30.0%, RFT 40.0%\n" +
-      "  held-out families (10 tasks): 0.0% -> 20.0% -> 20.0%; compute-matched baselines: SFT 30.0%, RFT 20.0%",
+      "  held-out families (10 tasks): 0.0% -> 20.0% -> 20.0%; compute-matched baselines: SFT 30.0%, RFT 20.0%\n" +
+      "  what the verifier adds: RL − SFT +10.0 points; RFT − SFT +6.0 points\n" +
+      "  what the algorithm adds: RL − RFT +4.0 points",
   );
   assert.match(passAtOneSummary(evals.slice(0, 3), "rft"), /after the expert-iteration baseline 40\.0%\n/);
+  assert.doesNotMatch(passAtOneSummary(evals.slice(0, 3)), /adds/, "no arm beside RL: no effect to tell");
+  const withData = passAtOneSummary([...evals, stage("baseline", 0.34, 0.35, 0.3, "sft_data")]);
+  assert.match(withData, /SFT 30\.0%, SFT\+portfolio \(data-matched\) 34\.0%, RFT 36\.0%/);
+  assert.match(withData, /RL − SFT\+portfolio \+6\.0 points; RFT − SFT\+portfolio \+2\.0 points/);
 });
 
 test("bench:seeds' paired tests: exact sign-flip and sign-test p-values", () => {
