@@ -337,6 +337,13 @@ async function main(): Promise<number> {
     writeAtomic(resolve(values.json), JSON.stringify(result, null, 1) + "\n");
     out(`wrote ${values.json}`);
   }
+  // Held-out families are new only when none of their statement shapes occurs in training: the split is checked.
+  if (result.split.family_shapes_in_training > 0) {
+    process.stderr.write(
+      `bench:seeds: ${result.split.family_shapes_in_training} held-out-family declaration(s) have a statement shape their seed's training split has: the held-out families are not new, so their figures do not measure generalisation\n`,
+    );
+    return 1;
+  }
   return 0;
 }
 

@@ -177,3 +177,18 @@ def test_rl_counts_dynamic_samplings_extra_draws_and_the_evaluation_as_generated
     assert spent["generated"]["tokens"] == sum(m["tokens"] for m in metrics) + spent["evaluation"]["tokens"]
     # Trained: only the groups the steps kept, each once (num_iterations 1).
     assert spent["trained"]["sequences"] == sum(m["groups_trained"] for m in metrics) * 2 < checked
+
+
+def test_a_data_matched_baseline_run_spends_its_portfolio_checks_instead_of_rl(tmp_path: Path) -> None:
+    dataset, open_goals = half_without_reference(tmp_path / "dataset")
+    verifier = PortfolioVerifier(dataset, open_goals)
+    config: dict[str, Any] = {"steps": 2, "batch_size": 2, "group_size": 2, "sft_batch_size": 4, "validation_every": 0}
+    trainer = make_trainer(dataset, tmp_path / "run", verifier, baseline="sft_data", **config)
+    trainer.run()
+    evals = RunFiles(tmp_path / "run").read_evals()
+    assert set(evals) == {"before", "sft", "after"}
+    assert not RunFiles(tmp_path / "run").read_metrics()  # no RL step
+    spent = evals["after"]["compute"]
+    portfolio_checks = sum(1 for i in verifier.sent if i["taskId"] in open_goals and i["candidate"] in PORTFOLIO)
+    assert spent["trained"]["sequences"] == 8 and spent["optimizer_steps"] == 2  # 2 x 2 x 2 sequences, as RL's
+    assert spent["verifier_calls"] == portfolio_checks + evals["after"]["tasks"] > evals["after"]["tasks"]
