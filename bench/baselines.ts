@@ -13,21 +13,15 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { exportDataset } from "../lean-bridge/dataset/exporter";
 import { HOLE_KINDS } from "../lean-bridge/holes/mine";
-import { viewWorkspace } from "../lean-bridge/embedded/workspace";
 import {
   REAL_LEAN_SPLIT_FRACTIONS,
+  embeddedCanJudge,
   formatPortfolioReport,
   formatSplitSummary,
   portfolioBaselines,
   splitSummary,
 } from "./portfolio";
 import { trivialProofs, type Row } from "./trivialProvers";
-
-/** Whether the embedded Lean can judge every file of `workspace` (then it, not the simulator, is the judge). */
-function embeddedCanJudge(workspace: string): boolean {
-  const view = viewWorkspace(workspace);
-  return view.workspaceRefusal === undefined && view.refused.size === 0;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -16,7 +16,9 @@ import { join } from "node:path";
 import type { TaskRecord } from "../lean-bridge/dataset/records";
 import type { SplitFractions } from "../lean-bridge/dataset/split";
 import { familyShapeOverlap, type FamilyShapeOverlap } from "../lean-bridge/dataset/statementShape";
-import { startVerifier } from "../lean-bridge/verifiers/startVerifier";
+import { viewWorkspace } from "../lean-bridge/embedded/workspace";
+import trainerSchema from "../lean-bridge/protocol/trainer.schema.json";
+import { startVerifier, type VerifierSpec } from "../lean-bridge/verifiers/startVerifier";
 import { readRows } from "./trivialProvers";
 
 /** The single tactics tried: what a fixed prover can say without reading the goal. */
@@ -34,11 +36,18 @@ export const SINGLE_TACTICS = [
 ] as const;
 
 /**
- * A fixed portfolio over the prelude's tactics: each alternative in turn, the first that closes the goal wins
- * (`first` backtracks a failing alternative). `omega` is left out: the prelude does not declare it.
+ * The fixed portfolio's tactics, in order: the protocol schema's TrainConfig `portfolio` default, the one list the
+ * trainer's data-matched SFT arm tries too (trainer/fim_rlvr/step/portfolio.py). `omega` is left out: the prelude
+ * does not declare it.
  */
-export const PORTFOLIO =
-  "first | rfl | decide | simp | assumption | trivial | contradiction | (constructor <;> assumption) | (intros; assumption) | (intros; simp [*]) | simp [*]";
+export const PORTFOLIO_TACTICS: readonly string[] =
+  trainerSchema.$defs.TrainConfig.properties.portfolio.default;
+
+/**
+ * A fixed portfolio over the prelude's tactics: each alternative in turn, the first that closes the goal wins
+ * (`first` backtracks a failing alternative).
+ */
+export const PORTFOLIO = `first | ${PORTFOLIO_TACTICS.join(" | ")}`;
 
 /** Files of the library the workspace carries, whose tasks are not scored. */
 export const LIBRARY_PREFIX = "FimPrelude";
@@ -62,9 +71,11 @@ export interface SetScore {
 export interface ProverScores {
   name: string;
   candidate: string;
-  /** Test split: held-out instances and held-out families. */
+  /** The scored split: held-out instances and held-out families. */
   instances: SetScore;
   families: SetScore;
+  /** Ids of the scored tasks proved, for per-task pairing with the trained arms (bench:seeds). */
+  proved: string[];
 }
 
 export interface PortfolioReport {
@@ -95,29 +106,54 @@ function score(rows: readonly Row[], proved: readonly boolean[], family: (t: Row
   return out;
 }
 
+/** Whether the embedded Lean can judge every file of `workspace` (then it, not the simulator, is the judge). */
+export function embeddedCanJudge(workspace: string): boolean {
+  const view = viewWorkspace(workspace);
+  return view.workspaceRefusal === undefined && view.refused.size === 0;
+}
+
+/** Which tasks the baselines score, and with which verifier. */
+export interface BaselineOptions {
+  /** The single tactics the best one is chosen among, on validation (the bench tries them all; a test, fewer). */
+  singleTactics?: readonly string[];
+  /** The held-out split scored (default test); the best single tactic is always chosen on validation. */
+  split?: "test" | "validation";
+  /**
+   * Whether tasks in the workspace's copy of the library count (default not: the library is the workspace's
+   * toolbox). bench:seeds counts them, as the trainer evaluates every task of the split.
+   */
+  library?: "skipped" | "scored";
+  /** Only tasks of these hole kinds (the run's `kinds`); default every kind. */
+  kinds?: readonly string[];
+  /** The verifier (default the embedded Lean, kernel gate off); lean-env's bench passes the simulator. */
+  verifier?: VerifierSpec;
+}
+
 /**
- * Baselines on the dataset in `datasetDir` (exported from `workspace`), checked by the embedded Lean. The best
- * single tactic is chosen on validation among `singleTactics` (the bench tries them all; a test may try fewer).
+ * Baselines on the dataset in `datasetDir` (exported from `workspace`), checked by the embedded Lean unless
+ * `options.verifier` says otherwise.
  */
 export async function portfolioBaselines(
   datasetDir: string,
   workspace: string,
-  singleTactics: readonly string[] = SINGLE_TACTICS,
+  options: BaselineOptions = {},
 ): Promise<PortfolioReport> {
+  const scored = options.split ?? "test";
   const rows = readRows<Row>(join(datasetDir, "tasks.jsonl")).filter(
-    (t) => !t.file.startsWith(LIBRARY_PREFIX),
+    (t) =>
+      (options.library === "scored" || !t.file.startsWith(LIBRARY_PREFIX)) &&
+      (!options.kinds || options.kinds.includes(t.kind)),
   );
   const contexts = readRows<{ file: string; scope: string[] }>(join(datasetDir, "contexts.jsonl"));
   const family = (t: Row) => familyOf(contexts, t);
   const validation = rows.filter((t) => t.split === "validation");
-  const testInstances = rows.filter((t) => t.split === "test" && t.heldOut === "instance");
-  const testFamilies = rows.filter((t) => t.split === "test" && t.heldOut === "family");
+  const testInstances = rows.filter((t) => t.split === scored && t.heldOut === "instance");
+  const testFamilies = rows.filter((t) => t.split === scored && t.heldOut === "family");
 
-  const started = await startVerifier(workspace, {
-    kind: "lean",
-    lean: "embedded",
-    kernelGate: { kind: "off" },
-  });
+  const started = await startVerifier(
+    workspace,
+    options.verifier ?? { kind: "lean", lean: "embedded", kernelGate: { kind: "off" } },
+  );
   if (started.kind === "error") throw new Error(`${started.message} (${started.hint})`);
   const pool = started.pool;
   const check = async (tasks: readonly Row[], candidate: string) =>
@@ -126,18 +162,26 @@ export async function portfolioBaselines(
     );
   try {
     const tried: PortfolioReport["validation"] = [];
-    for (const tactic of singleTactics) {
+    for (const tactic of options.singleTactics ?? SINGLE_TACTICS) {
       const proved = await check(validation, tactic);
       tried.push({ tactic, proved: proved.filter(Boolean).length, tasks: validation.length });
     }
     // Ties go to the earlier tactic of the list: the choice depends on validation alone.
     const best = tried.reduce((a, b) => (b.proved > a.proved ? b : a));
-    const scoreOn = async (name: string, candidate: string): Promise<ProverScores> => ({
-      name,
-      candidate,
-      instances: score(testInstances, await check(testInstances, candidate), family),
-      families: score(testFamilies, await check(testFamilies, candidate), family),
-    });
+    const scoreOn = async (name: string, candidate: string): Promise<ProverScores> => {
+      const instances = await check(testInstances, candidate);
+      const families = await check(testFamilies, candidate);
+      return {
+        name,
+        candidate,
+        instances: score(testInstances, instances, family),
+        families: score(testFamilies, families, family),
+        proved: [
+          ...testInstances.filter((_, k) => instances[k]).map((t) => t.id),
+          ...testFamilies.filter((_, k) => families[k]).map((t) => t.id),
+        ],
+      };
+    };
     return {
       verifierLabel: pool.identity.label,
       validation: tried,

@@ -8,7 +8,9 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { ALGORITHM_NAMES, type TrainEvalParams } from "../protocol/trainer";
 import { buildTrainConfig } from "../train/config";
-import { folderTargetProblem, isDatasetDir } from "../train/dataset";
+import { effects } from "../train/reportArms";
+import { splitFractionsProblem, type SplitFractions } from "../dataset/split";
+import { folderTargetProblem, isDatasetDir, type MiningSplit } from "../train/dataset";
 import { claimRunFolder, discardUnstarted, givenRunFolder } from "../train/runFolder";
 import { progressReporter } from "../train/progress";
 import { startTraining, type TrainerLauncher, type TrainingOutcome } from "../train/session";
@@ -18,6 +20,25 @@ import { isStatementFile, statementTarget } from "./importCommand";
 import { invocation, shellQuote } from "./invocation";
 import { SERVER_OPTIONS, WORKERS_OPTION, chooseVerifier } from "./pool";
 import { UsageError, parseCount, requireExisting } from "./usage";
+
+/** `--split-seed` and `--split-fractions` as the miner takes them; usage errors for anything else. */
+export function miningSplit(values: ParsedValues): MiningSplit {
+  const seed = stringOption(values, "split-seed");
+  const fractionsText = stringOption(values, "split-fractions");
+  const out: { seed?: number; fractions?: SplitFractions } = {};
+  if (seed !== undefined) out.seed = parseCount("--split-seed", seed, 0, 0);
+  if (fractionsText !== undefined) {
+    const parts = fractionsText.split(",").map((p) => Number(p.trim()));
+    const fractions = { train: parts[0]!, validation: parts[1]!, test: parts[2]! };
+    const problem = parts.length === 3 ? splitFractionsProblem(fractions) : "give three numbers";
+    if (problem) throw new UsageError(`--split-fractions ${fractionsText}: ${problem} (e.g. 0.6,0.15,0.25)`);
+    out.fractions = fractions;
+  }
+  return out;
+}
+
+/** How the terminal names each compute-matched arm. */
+const ARM_NAMES = { sft: "SFT", sft_data: "SFT+portfolio (data-matched)", rft: "RFT" } as const;
 
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -39,18 +60,20 @@ export function passAtOneSummary(
   const last =
     baseline === "rft"
       ? "after the expert-iteration baseline"
-      : baseline
-        ? "after the SFT baseline"
-        : "after RL";
+      : baseline === "sft_data"
+        ? "after the data-matched SFT baseline"
+        : baseline
+          ? "after the SFT baseline"
+          : "after RL";
   const stages: [string, TrainEvalParams | undefined][] = [
     ["before", at("before")],
     ["after SFT", at("sft")],
     [last, at("after")],
   ];
   const present = stages.filter((s): s is [string, TrainEvalParams] => s[1] !== undefined);
-  const arms = (["sft", "rft"] as const).flatMap((name) => {
+  const arms = (["sft", "sft_data", "rft"] as const).flatMap((name) => {
     const e = arm(name);
-    return e ? [[name.toUpperCase(), e] as [string, TrainEvalParams]] : [];
+    return e ? [[ARM_NAMES[name], e] as [string, TrainEvalParams]] : [];
   });
   const ref = present[present.length - 1]?.[1] ?? arms[0]?.[1];
   if (!ref) return "held-out pass@1: not measured";
@@ -83,6 +106,19 @@ export function passAtOneSummary(
     if (!last) continue;
     const figures = scores.map((s) => (s ? percent(s.passAt1) : "–")).join(" -> ");
     lines.push(`  ${group} (${last.tasks} tasks): ${figures}`);
+  }
+  // With arms beside RL (not a baseline run), the two effects apart (lean-bridge/train/reportArms.ts).
+  const rl = baseline ? undefined : at("after");
+  if (rl && arms.length) {
+    const score = Object.fromEntries(
+      (["sft", "sft_data", "rft"] as const).flatMap((name) => {
+        const e = arm(name);
+        return e ? [[name, e.passAt1]] : [];
+      }),
+    );
+    const { verifier, algorithm } = effects({ ...score, rl: rl.passAt1 });
+    if (verifier.length) lines.push(`  what the verifier adds: ${verifier.join("; ")}`);
+    if (algorithm.length) lines.push(`  what the algorithm adds: ${algorithm.join("; ")}`);
   }
   return lines.join("\n");
 }
@@ -220,6 +256,18 @@ export const trainCommand: CliCommand = {
       value: "DIR",
       help: "The Lean project the candidates are checked in: for a statement file (JSONL/Parquet), the project it is imported into first (required); for a dataset folder, the project its files come from (default: the workspace its report.json names). A workspace target is its own project.",
     },
+    "split-seed": {
+      type: "string",
+      value: "S",
+      help: "Seed of the held-out draw when a workspace target is mined (bench:seeds gives each seed its own draw).",
+      default: "0",
+    },
+    "split-fractions": {
+      type: "string",
+      value: "TRAIN,VALIDATION,TEST",
+      help: "Shares of tasks per split when a workspace target is mined, e.g. 0.6,0.15,0.25.",
+      default: "0.8,0.1,0.1",
+    },
     out: { type: "string", value: "RUN_DIR", help: "The run folder.", default: "runs/<timestamp>" },
     resume: { type: "boolean", help: "Continue the run in --out from its last checkpoint." },
     python: {
@@ -259,13 +307,13 @@ export const trainCommand: CliCommand = {
     },
     baseline: {
       type: "string",
-      value: "sft|rft",
-      help: "Instead of RL, a compute-matched baseline from the same warm start: sft continues SFT for as many sequences through forward/backward passes as the RL steps train on; rft (expert iteration) samples and checks what RL would and fine-tunes on its own verified proofs.",
+      value: "sft|sft_data|rft",
+      help: "Instead of RL, a compute-matched baseline from the same warm start: sft continues SFT for as many sequences through forward/backward passes as the RL steps train on; sft_data does the same on the reference proofs plus the fixed portfolio's proofs of the training open goals, checked by the run's verifier (data-matched SFT); rft (expert iteration) samples and checks what RL would and fine-tunes on its own verified proofs.",
     },
     compare: {
       type: "string",
-      value: "sft,rft|none",
-      help: "The compute-matched baselines to run after RL, each from the SFT warm start's weights, evaluated beside RL (eval.json baseline-sft, baseline-rft).",
+      value: "sft,rft,sft_data|none",
+      help: "The compute-matched baselines to run after RL, each from the SFT warm start's weights, evaluated beside RL (eval.json baseline-sft, baseline-rft, baseline-sft_data).",
       default: "sft for the embedded model, none for --model",
     },
     "accelerate-config": {
@@ -374,6 +422,7 @@ export const trainCommand: CliCommand = {
           resume,
           launcher,
           ...(python ? { python } : {}),
+          split: miningSplit(values),
           signal: abort.signal,
         },
         progress,

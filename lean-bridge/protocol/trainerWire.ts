@@ -261,7 +261,7 @@ export interface TrainConfig {
    */
   repair_discount?: number;
   /**
-   * Instead of RL, one compute-matched baseline arm from the same warm start: sft continues SFT for as many sequences through forward and backward passes as the RL steps would train on; rft is expert iteration (RL's draws, samples and checks, trained on the run's own verified proofs); null: the RL run.
+   * Instead of RL, one compute-matched baseline arm from the same warm start: sft continues SFT for as many sequences through forward and backward passes as the RL steps would train on; sft_data does the same on the reference proofs plus the fixed portfolio's verified proofs of the training open goals; rft is expert iteration (RL's draws, samples and checks, trained on the run's own verified proofs); null: the RL run.
    */
   baseline?: BaselineArm | null;
   /**
@@ -276,6 +276,10 @@ export interface TrainConfig {
    * The held-out split the run's evaluations measure (validation: to choose settings without looking at the test split).
    */
   eval_split?: "test" | "validation";
+  /**
+   * The fixed portfolio of tactics, in order (bench/portfolio.ts tries `first | ...` of them): the data-matched SFT arm (sft_data) checks them one by one on the training split's open goals with the run's verifier, and the first that proves a goal by itself is that goal's proof to imitate. The default is the source of bench/portfolio.ts' PORTFOLIO.
+   */
+  portfolio?: string[];
   /**
    * auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction.
    */
@@ -864,9 +868,9 @@ export interface HeldOutScores {
 }
 
 /**
- * A compute-matched baseline arm: sft (SFT on the reference proofs) or rft (expert iteration on the run's own verified proofs).
+ * A compute-matched baseline arm: sft (SFT on the reference proofs), sft_data (data-matched SFT: the reference proofs plus the fixed portfolio's verified proofs of the training split's open goals) or rft (expert iteration on the run's own verified proofs).
  */
-export type BaselineArm = "sft" | "rft";
+export type BaselineArm = "sft" | "rft" | "sft_data";
 
 /**
  * pass@1 on one group of held-out tasks.

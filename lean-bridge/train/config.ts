@@ -7,12 +7,24 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import schema from "../protocol/trainer.schema.json";
-import { ALGORITHM_NAMES, type AlgorithmName, type TrainConfigWire } from "../protocol/trainer";
+import {
+  ALGORITHM_NAMES,
+  type AlgorithmName,
+  type BaselineArm,
+  type TrainConfigWire,
+} from "../protocol/trainer";
 import { readWholeNumber } from "../util/wholeNumber";
 import { unreadableReason } from "../util/unreadable";
 import { checkAlgorithmOptions, checkGroupSize, checkTrainConfig } from "./configCheck";
 
 export const TRAIN_CONFIG_KEYS: readonly string[] = Object.keys(schema.$defs.TrainConfig.properties);
+
+/** The compute-matched baseline arms, from the schema's BaselineArm. */
+export const BASELINE_ARMS: readonly BaselineArm[] = schema.$defs.BaselineArm.enum as BaselineArm[];
+
+function isBaselineArm(name: string): name is BaselineArm {
+  return (BASELINE_ARMS as readonly string[]).includes(name);
+}
 
 export interface ConfigFlags {
   config?: string;
@@ -28,9 +40,9 @@ export interface ConfigFlags {
   /** Comma-separated module names. */
   loraTargets?: string;
   loadIn4bit?: boolean;
-  /** `--baseline sft|rft`: a compute-matched baseline instead of RL. */
+  /** `--baseline sft|rft|sft_data`: a compute-matched baseline instead of RL. */
   baseline?: string;
-  /** `--compare sft,rft|none`: the compute-matched baselines run after RL. */
+  /** `--compare sft,rft,sft_data|none`: the compute-matched baselines run after RL. */
   compare?: string;
 }
 
@@ -160,22 +172,22 @@ export function buildTrainConfig(flags: ConfigFlags): ConfigResult {
   }
   if (flags.loadIn4bit) config.load_in_4bit = true;
   if (flags.baseline !== undefined) {
-    if (flags.baseline !== "sft" && flags.baseline !== "rft")
+    if (!isBaselineArm(flags.baseline))
       return {
         kind: "error",
-        message: `--baseline must be sft (the compute-matched SFT baseline) or rft (expert iteration), got "${flags.baseline}"`,
+        message: `--baseline must be sft (the compute-matched SFT baseline), sft_data (data-matched SFT: the portfolio's proofs of the open goals too) or rft (expert iteration), got "${flags.baseline}"`,
       };
     config.baseline = flags.baseline;
   }
   if (flags.compare !== undefined) {
     const arms = flags.compare === "none" ? [] : flags.compare.split(",").map((a) => a.trim());
-    const bad = arms.filter((a) => a !== "sft" && a !== "rft");
+    const bad = arms.filter((a) => !isBaselineArm(a));
     if (bad.length || (flags.compare !== "none" && !arms.length))
       return {
         kind: "error",
-        message: `--compare takes sft, rft, sft,rft or none (the compute-matched baselines run after RL), got "${flags.compare}"`,
+        message: `--compare takes a comma-separated list of ${BASELINE_ARMS.join(", ")} (e.g. sft,rft,sft_data), or none (the compute-matched baselines run after RL), got "${flags.compare}"`,
       };
-    config.compare = arms as ("sft" | "rft")[];
+    config.compare = arms.filter(isBaselineArm);
   }
   // Combinations that cannot work are refused before anything is mined or started (the trainer checks them too).
   if (config.lora_r === undefined || config.lora_r === null) {

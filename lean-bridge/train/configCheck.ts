@@ -34,6 +34,8 @@ export const UNDERSTOOD_KEYWORDS: readonly string[] = [
   "exclusiveMaximum",
   "additionalProperties",
   "description",
+  // What the trainer fills in when the key is absent: nothing to check (the portfolio's tactics live there).
+  "default",
 ];
 
 const DEFS = schema.$defs as unknown as Record<string, PropertySchema>;

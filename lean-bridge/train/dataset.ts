@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { exportDataset } from "../dataset/exporter";
 import { readJsonl } from "../dataset/jsonl";
 import type { FileRecord } from "../dataset/records";
+import type { SplitFractions } from "../dataset/split";
 import { TaskIndex } from "../dataset/taskIndex";
 import { addGoals, recordedGoals, type GoalsReport } from "../dataset/taskGoals";
 import type { Verifier } from "../verify/verifier";
@@ -179,6 +180,14 @@ function projectHolds(project: string, dataset: LoadedDataset): string | undefin
   return undefined;
 }
 
+/** How a workspace target is split when mined (`train --split-seed`, `--split-fractions`). */
+export interface MiningSplit {
+  /** The seed of the held-out draw (the exporter's split seed); default 0. */
+  seed?: number;
+  /** The target share of tasks per split; default the exporter's (80/10/10). */
+  fractions?: SplitFractions;
+}
+
 /**
  * Turns the command's target into a dataset and a project folder for the verifier. A workspace is mined into
  * RUN_DIR/dataset (reused on resume). A dataset whose workspace is gone is checked, with the simulator, in a
@@ -196,6 +205,8 @@ export async function prepareTarget(
     signal?: AbortSignal;
     /** How the workspace is mined (default: in this process). */
     exporter?: ExportRunner;
+    /** How a mined workspace is split: the held-out draw's seed (default 0) and the split's fractions. */
+    split?: MiningSplit;
   },
 ): Promise<PreparedTarget> {
   const path = resolve(target);
@@ -226,9 +237,10 @@ export async function prepareTarget(
           workspace: path,
           out: datasetDir,
           kinds: [...HOLE_KINDS],
-          seed: 0,
+          seed: options.split?.seed ?? 0,
           maxFileBytes: 4 * 1024 * 1024,
           formats: ["native"],
+          ...(options.split?.fractions ? { splitFractions: options.split.fractions } : {}),
         },
         () => {},
         options.signal ?? new AbortController().signal,

@@ -100,7 +100,7 @@ export function progressReporter(options: ProgressOptions = {}): TrainingEvents 
       const kinds = Object.entries(e.byKind)
         .map(([k, v]) => `${k} ${(100 * v).toFixed(1)}%`)
         .join(", ");
-      const stage = `held-out pass@1 ${e.stage === "before" ? "before training" : e.stage === "sft" ? "after SFT" : e.stage === "baseline" ? `of the compute-matched ${e.arm === "rft" ? "expert-iteration" : "SFT"} baseline` : "after RL"}`;
+      const stage = `held-out pass@1 ${e.stage === "before" ? "before training" : e.stage === "sft" ? "after SFT" : e.stage === "baseline" ? `of the compute-matched ${e.arm === "rft" ? "expert-iteration" : e.arm === "sft_data" ? "data-matched SFT" : "SFT"} baseline` : "after RL"}`;
       // A percentage of no tasks is no figure: say that nothing was measured (the summary says what to do).
       if (e.tasks === 0) say(`${stage}: not measured, no tasks in the ${e.split} split`);
       else say(`${stage}: ${(100 * e.passAt1).toFixed(1)}% of ${e.tasks} tasks${kinds ? ` (${kinds})` : ""}`);

@@ -18,6 +18,7 @@ import {
   validationSection,
   type EvalStageEntry,
 } from "./reportMeasures";
+import { armsSection, familySection, type ArmStage } from "./reportArms";
 
 const VERDICT_COLOURS: Record<string, string> = {
   proved: "#54a24b",
@@ -43,7 +44,7 @@ interface SampleLine {
   reward?: number;
 }
 
-interface EvalEntry extends EvalStageEntry {
+interface EvalEntry extends EvalStageEntry, ArmStage {
   by_kind: Record<string, number>;
 }
 
@@ -265,6 +266,7 @@ ${banner}
 <p>Algorithm <b>${esc(String(config.algorithm ?? "?"))}</b>, model <b>${esc(config.model ? String(config.model) : "embedded tiny model")}</b>; ${metrics.length} step(s) recorded${totalSteps !== undefined ? ` of ${totalSteps}` : ""}${last ? `; last reward ${(num(last.reward_mean) ?? 0).toFixed(3)}, pass rate ${pct(num(last.pass_rate))}` : ""}.</p>
 ${baselineNote(config)}
 <h2>Held-out pass@1</h2>${evalTable}${heldOutTable(evals, baseline)}${noveltyTable(evals, baseline)}
+${armsSection(evals)}${familySection(evals)}
 <h2>Validation curve</h2>${validationSection(runDir)}
 <h2>Training curves</h2><div class="charts">
 ${lineChart([series(metrics, "reward_mean", "mean reward")], { title: "Reward per step", xLabel: "step" })}

@@ -36,9 +36,17 @@ const STAGE_LABELS = {
   after: "after RL",
   "baseline-sft": "compute-matched SFT baseline",
   "baseline-rft": "compute-matched expert iteration (RFT)",
+  "baseline-sft_data": "data-matched SFT (reference + portfolio proofs)",
 } as const;
 /** eval.json's stages in the order a run measures them: the baseline arms run after RL, from the warm start. */
-export const EVAL_STAGES = ["before", "sft", "after", "baseline-sft", "baseline-rft"] as const;
+export const EVAL_STAGES = [
+  "before",
+  "sft",
+  "after",
+  "baseline-sft",
+  "baseline-sft_data",
+  "baseline-rft",
+] as const;
 const GROUPS = ["novel", "memorised", "unknown"] as const;
 
 /**
@@ -47,7 +55,11 @@ const GROUPS = ["novel", "memorised", "unknown"] as const;
  */
 export function stageLabel(stage: keyof typeof STAGE_LABELS, baseline: boolean | string): string {
   if (stage !== "after" || !baseline) return STAGE_LABELS[stage];
-  return baseline === "rft" ? "after the expert-iteration baseline" : "after the SFT baseline";
+  return baseline === "rft"
+    ? "after the expert-iteration baseline"
+    : baseline === "sft_data"
+      ? "after the data-matched SFT baseline"
+      : "after the SFT baseline";
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -185,6 +197,8 @@ export function timeoutSeries(metrics: readonly { step: number; [key: string]: u
 export function baselineNote(config: Record<string, unknown>): string {
   if (config.baseline === "rft")
     return `<p class="banner">This run is the <b>compute-matched expert-iteration (RFT) baseline</b>: after the same warm start as an RL run with the same seed, it sampled and checked what ${esc(String(config.steps ?? "?"))} RL steps would, and fine-tuned on its own verified proofs instead of RL (the same optimiser steps on as many sequences). Compare its held-out pass@1 with the RL run's.</p>`;
+  if (config.baseline === "sft_data")
+    return `<p class="banner">This run is the <b>data-matched SFT baseline</b>: after the same warm start as an RL run with the same seed, it trained with SFT on as many sequences as ${esc(String(config.steps ?? "?"))} RL steps would, on the reference proofs plus the fixed portfolio's proofs of the training open goals (checked by this run's verifier), instead of RL. Compare its held-out pass@1 with the RL run's.</p>`;
   if (config.baseline !== "sft") return "";
   // Every optimiser pass over a generated batch is another forward and backward pass (TrainConfig.baseline_sequences).
   const passes =

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { TRAINER_PROTOCOL_VERSION, type TrainConfigWire } from "../protocol/trainer";
 import type { ExportRunner } from "../dataset/workerProtocol";
 import { packageRoot } from "../server/launch";
-import { checkKinds, prepareTarget, withGoals } from "./dataset";
+import { checkKinds, prepareTarget, withGoals, type MiningSplit } from "./dataset";
 import type { ServiceVerifier } from "../serve/service";
 import { defaultSlots, startVerifier, type VerifierSpec } from "../verifiers/startVerifier";
 import { findPython } from "./python";
@@ -72,6 +72,8 @@ export interface TrainingOptions {
    * (extension/exportProcess.ts) so that mining a large workspace never blocks the extension host's thread.
    */
   exporter?: ExportRunner;
+  /** How a workspace target is split when mined (seed of the held-out draw, fractions); the exporter's defaults. */
+  split?: MiningSplit;
   /** Tuning and test knobs; every one has a default that suits real runs. */
   advanced?: AdvancedOptions;
 }
@@ -148,6 +150,7 @@ export async function startTraining(
     onMining: () => phase("mining", options.target),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.exporter ? { exporter: options.exporter } : {}),
+    ...(options.split ? { split: options.split } : {}),
   });
   if (prepared.kind === "error") return prepared;
   const kinds = checkKinds(prepared.dataset, config.kinds);

@@ -93,6 +93,26 @@ test("the real-Lean workspace's split: novel family shapes, ≥150 held-out test
         `${c.file}: ${c.scope.join("; ")}`,
       );
     }
+    // Nor does the rest of what a prompt is made of (trainer/fim_rlvr/tasks/prompts.py reads no file name): the
+    // declaration's text, its statement, and each task's prefix, suffix and middle.
+    const texts = readRows<{ file: string; text: string; statement: string }>(
+      join(outs[0]!, "contexts.jsonl"),
+    );
+    const tasks = readRows<{ file: string; prefix: string; suffix: string; middle: string }>(
+      join(outs[0]!, "tasks.jsonl"),
+    );
+    const stems = [...new Set(texts.map((c) => c.file))]
+      .filter((f) => f.startsWith("FimWork/") && !f.endsWith("/Defs.lean"))
+      .map((f) =>
+        f
+          .replace(/^.*\//, "")
+          .replace(/\.lean$/, "")
+          .toLowerCase(),
+      );
+    assert.ok(stems.length >= 10, `${stems.length} families`);
+    const named = (text: string) => stems.find((stem) => text.toLowerCase().includes(stem));
+    for (const c of texts) assert.equal(named(`${c.text}\n${c.statement}`), undefined, c.file);
+    for (const t of tasks) assert.equal(named(`${t.prefix}\n${t.suffix}\n${t.middle}`), undefined, t.file);
   } finally {
     for (const o of outs) rmSync(dirname(o), { recursive: true, force: true });
   }

@@ -40,7 +40,7 @@ test(
       assert.equal(exported.kind, "ok");
       // Three single tactics, not the bench's ten (`node --import tsx bench/baselines.ts --workspace lean-env-prelude` prints those): the test checks the
       // portfolio's properties, and each tactic left out saves a validation sweep of real checks.
-      const report = await portfolioBaselines(out, workspace, ["rfl", "simp", "simp [*]"]);
+      const report = await portfolioBaselines(out, workspace, { singleTactics: ["rfl", "simp", "simp [*]"] });
       process.stdout.write(formatPortfolioReport(report));
       const p = report.portfolio;
       const proved = p.instances.proved + p.families.proved;

@@ -35,7 +35,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 const runTemp = () => tempDir("fim-train-cli-");
 
-test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project, #22's --compare)", () => {
+test("train's options are exactly the issues' flags (#7's, #9's LoRA and launcher flags, #16's baseline and verify options, import's --project, #22's --compare, #32's split flags)", () => {
   const r = cli(["train", "--help"]);
   assert.equal(r.status, 0);
   const flags = [...r.stdout.matchAll(/^ {2}(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]).sort();
@@ -71,6 +71,8 @@ test("train's options are exactly the issues' flags (#7's, #9's LoRA and launche
         "--accelerate-config",
         "--baseline",
         "--compare",
+        "--split-seed",
+        "--split-fractions",
       ]),
     ].sort(),
   );
@@ -238,7 +240,7 @@ test("bad usage exits 2 with what to fix", () => {
   writeFileSync(config, "compare: [ppo]\n");
   const value = cli(["train", EXAMPLE, "--config", config]);
   assert.equal(value.status, 2, value.stderr);
-  assert.match(value.stderr, /compare must be a list of one of: sft, rft; got \["ppo"\]/);
+  assert.match(value.stderr, /compare must be a list of one of: sft, rft, sft_data; got \["ppo"\]/);
   assert.doesNotMatch(value.stderr, /ENOENT|verifier|mining/i, "refused before start-up");
 });
 

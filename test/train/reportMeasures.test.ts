@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
+import { miningSplit, passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
 import { reportHtml } from "../../lean-bridge/train/report";
 import {
@@ -143,19 +143,23 @@ test("the terminal summary gives novel and memorised pass@1 per stage, and names
   assert.equal(passAtOneSummary([]), "held-out pass@1: not measured");
 });
 
-test("--baseline sft|rft and --compare reach the config; anything else is a usage error", () => {
+test("--baseline sft|rft|sft_data and --compare reach the config; anything else is a usage error", () => {
   assert.deepEqual(buildTrainConfig({ baseline: "sft" }), { kind: "ok", config: { baseline: "sft" } });
   assert.deepEqual(buildTrainConfig({ baseline: "rft" }), { kind: "ok", config: { baseline: "rft" } });
-  assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft .* or rft/);
-  assert.deepEqual(buildTrainConfig({ compare: "sft,rft" }), {
+  assert.deepEqual(buildTrainConfig({ baseline: "sft_data" }), {
     kind: "ok",
-    config: { compare: ["sft", "rft"] },
+    config: { baseline: "sft_data" },
+  });
+  assert.match(JSON.stringify(buildTrainConfig({ baseline: "rl" })), /--baseline must be sft .* or rft/);
+  assert.deepEqual(buildTrainConfig({ compare: "sft,rft,sft_data" }), {
+    kind: "ok",
+    config: { compare: ["sft", "rft", "sft_data"] },
   });
   assert.deepEqual(buildTrainConfig({ compare: "none" }), { kind: "ok", config: { compare: [] } });
-  for (const bad of ["rl", "sft,", ""])
+  for (const bad of ["rl", "sft,", "", "sft,data"])
     assert.match(
       JSON.stringify(buildTrainConfig({ compare: bad })),
-      /--compare takes sft, rft, sft,rft or none/,
+      /--compare takes a comma-separated list of sft, rft, sft_data .* or none/,
     );
 });
 
@@ -165,7 +169,7 @@ test("the terminal summary gives each held-out set at each stage, with the compu
     all: number,
     instance: number,
     family: number,
-    arm?: "sft" | "rft",
+    arm?: "sft" | "rft" | "sft_data",
   ): TrainEvalParams => ({
     stage: stageName,
     ...(arm ? { arm } : {}),
@@ -187,9 +191,15 @@ test("the terminal summary gives each held-out set at each stage, with the compu
     "held-out pass@1 (test split, 50 tasks, greedy): before 0.0% -> after SFT 20.0% -> after RL 40.0%; " +
       "compute-matched baselines: SFT 30.0%, RFT 36.0%\n" +
       "  held-out instances (40 tasks): 0.0% -> 20.0% -> 45.0%; compute-matched baselines: SFT 30.0%, RFT 40.0%\n" +
-      "  held-out families (10 tasks): 0.0% -> 20.0% -> 20.0%; compute-matched baselines: SFT 30.0%, RFT 20.0%",
+      "  held-out families (10 tasks): 0.0% -> 20.0% -> 20.0%; compute-matched baselines: SFT 30.0%, RFT 20.0%\n" +
+      "  what the verifier adds: RL − SFT +10.0 points; RFT − SFT +6.0 points\n" +
+      "  what the algorithm adds: RL − RFT +4.0 points",
   );
   assert.match(passAtOneSummary(evals.slice(0, 3), "rft"), /after the expert-iteration baseline 40\.0%\n/);
+  assert.doesNotMatch(passAtOneSummary(evals.slice(0, 3)), /adds/, "no arm beside RL: no effect to tell");
+  const withData = passAtOneSummary([...evals, stage("baseline", 0.34, 0.35, 0.3, "sft_data")]);
+  assert.match(withData, /SFT 30\.0%, SFT\+portfolio \(data-matched\) 34\.0%, RFT 36\.0%/);
+  assert.match(withData, /RL − SFT\+portfolio \+6\.0 points; RFT − SFT\+portfolio \+2\.0 points/);
 });
 
 test("bench:seeds' paired tests: exact sign-flip and sign-test p-values", () => {
@@ -270,4 +280,15 @@ test("a run whose test split is empty says nothing was measured, not 0.0% of 0 t
   );
   assert.match(section, /Not measured: the dataset's test split has no tasks/);
   assert.doesNotMatch(section, /%/);
+});
+
+test("--split-seed and --split-fractions reach the miner; anything else is a usage error", () => {
+  assert.deepEqual(miningSplit({}), {});
+  assert.deepEqual(miningSplit({ "split-seed": "3", "split-fractions": "0.6,0.15,0.25" }), {
+    seed: 3,
+    fractions: { train: 0.6, validation: 0.15, test: 0.25 },
+  });
+  for (const bad of ["0.6,0.15", "0.6,0.3,0.3", "a,b,c", "0,0.5,0.5"])
+    assert.throws(() => miningSplit({ "split-fractions": bad }), /--split-fractions/, bad);
+  assert.throws(() => miningSplit({ "split-seed": "-1" }), /--split-seed/);
 });

@@ -188,7 +188,7 @@ test("TrainConfig values are checked against the schema before start-up, with wh
   };
   refused(
     { config: file("cmp.yaml", "compare: ppo\n") },
-    /compare must be a list of one of: sft, rft; got \["ppo"\]/,
+    /compare must be a list of one of: sft, rft, sft_data; got \["ppo"\]/,
   );
   refused(
     { config: file("lr.yaml", "learning_rate: -1\n") },

@@ -114,7 +114,7 @@ def test_the_reference_is_the_base_model_with_adapters_disabled(toy_dataset: Pat
 def _warm_start(policy: Policy, dataset: Path) -> list[float]:
     train = [t for t in load_tasks(dataset) if t.split == "train"]
     options = {"batch_size": 8, "learning_rate": 3e-3, "seed": 0, "show_goal": False, "budget": 128}
-    return warm_start(policy, train, steps=3, stop=threading.Event(), **options)  # type: ignore[arg-type]
+    return warm_start(policy, train, steps=3, stop=threading.Event(), **options).losses  # type: ignore[arg-type]
 
 
 def test_the_embedded_models_warm_start_trains_its_base_not_the_adapter(toy_dataset: Path) -> None:

@@ -115,8 +115,13 @@ def test_rft_trains_only_on_its_own_verified_proofs_and_sft_never_on_a_task_with
     assert {task for task, _ in proved} & open_goals, "RFT learns from statements without proofs"
     evals = RunFiles(tmp_path / "run").read_evals()
     spent = evals["after"]["compute"]
-    assert spent["generated"] == spent["verifier_calls"] == 4 * 4 * 4  # RL's budget: steps x batch x group
-    assert spent["optimizer_steps"] <= 4 and spent["sequences"] == 16 * spent["optimizer_steps"]
+    evaluated = spent["evaluation"]["sequences"]
+    assert evaluated == evals["after"]["tasks"]  # greedy only: one completion per held-out task
+    # RL's budget: steps x batch x group, then the arm's own evaluation.
+    assert spent["generated"]["sequences"] == spent["verifier_calls"] == 4 * 4 * 4 + evaluated
+    assert spent["optimizer_steps"] <= 4 and spent["trained"]["sequences"] == 16 * spent["optimizer_steps"]
+    # Trained tokens are exactly the targets the arm's loss saw.
+    assert spent["trained"]["tokens"] == sum(len(t) for _, t in rft_targets)
 
 
 class WarmWeights(RecordingEvents):
@@ -162,9 +167,23 @@ def test_the_arms_after_rl_start_from_the_warm_start_and_spend_what_rl_spends(
     evals = RunFiles(tmp_path).read_evals()
     assert list(evals) == ["before", "sft", "after", "baseline-sft", "baseline-rft"]
     rl, sft_arm, rft_arm = evals["after"]["compute"], evals["baseline-sft"]["compute"], evals["baseline-rft"]["compute"]
-    assert rl == {"optimizer_steps": 2, "sequences": 16, "generated": 16, "verifier_calls": 16}
-    assert sft_arm == {"optimizer_steps": 4, "sequences": 16, "generated": 0, "verifier_calls": 0}
-    assert rft_arm["generated"] == rft_arm["verifier_calls"] == 16
+    # Each evaluation: a greedy completion and 2 samples per held-out task, each checked.
+    evaluated = 3 * evals["after"]["tasks"]
+    metrics = RunFiles(tmp_path).read_metrics()
+    assert rl["optimizer_steps"] == 2 and rl["trained"]["sequences"] == 16
+    assert rl["generated"] == {
+        "sequences": 16 + evaluated,
+        "tokens": sum(m["tokens"] for m in metrics) + rl["evaluation"]["tokens"],
+    }
+    assert rl["trained"]["tokens"] == sum(m["tokens_trained"] for m in metrics) > 0
+    assert rl["verifier_calls"] == 16 + evaluated
+    assert (
+        sft_arm["optimizer_steps"] == 4 and sft_arm["trained"]["sequences"] == 16 and sft_arm["trained"]["tokens"] > 0
+    )
+    assert sft_arm["generated"]["sequences"] == sft_arm["verifier_calls"] == evaluated  # its evaluation only
+    assert rft_arm["generated"]["sequences"] == rft_arm["verifier_calls"] == 16 + evaluated
+    for spent in (rl, sft_arm, rft_arm):
+        assert spent["evaluation"]["sequences"] == evaluated and spent["evaluation"]["tokens"] > 0
     for stage in evals.values():
         assert stage["samples"] == 2 and set(stage["pass_at_k"]) == {"1", "2"}
     stages = [(e["stage"], e.get("arm")) for e in events.of("train/eval")]

@@ -102,8 +102,24 @@ def preset_of(model: str | None, lora_r: int | None) -> Preset:
     return PRESETS["lora" if lora_r is not None else "full"]
 
 
-BASELINE_ARMS = ("sft", "rft")
-"""The compute-matched baseline arms (`baseline`, `compare`): SFT on the reference proofs, and expert iteration."""
+BASELINE_ARMS = ("sft", "rft", "sft_data")
+"""The compute-matched baseline arms (`baseline`, `compare`): SFT on the reference proofs, expert iteration, and
+data-matched SFT (the reference proofs plus the fixed portfolio's verified proofs of the training open goals)."""
+
+PORTFOLIO = (
+    "rfl",
+    "decide",
+    "simp",
+    "assumption",
+    "trivial",
+    "contradiction",
+    "(constructor <;> assumption)",
+    "(intros; assumption)",
+    "(intros; simp [*])",
+    "simp [*]",
+)
+"""The fixed portfolio's tactics, in order: the schema's `portfolio` default (a test keeps them equal), which
+bench/portfolio.ts reads for its `first | ...` baseline."""
 
 MAX_REPAIR_TURNS = 8
 """The most repair turns a run may ask for: each turn waits for the previous one's check, so turns serialise."""
@@ -230,17 +246,22 @@ class TrainConfig:
     baseline: str | None = None
     """Instead of RL, one compute-matched baseline arm from the same warm start (fim_rlvr.run.arms): "sft" continues
     the SFT warm start for as many sequences through the model's forward and backward passes as the RL steps would
-    train on (`baseline_sequences`); "rft" is expert iteration (rejection-sampling fine-tuning): RL's draws, samples
-    and checks, trained on the model's own verified proofs (fim_rlvr.step.rft). The run's `after` evaluation is then
-    the baseline's. None: the RL run."""
+    train on (`baseline_sequences`); "sft_data" does the same on the reference proofs plus the fixed portfolio's
+    verified proofs of the training open goals (data-matched SFT, step/portfolio.py); "rft" is expert iteration
+    (rejection-sampling fine-tuning): RL's draws, samples and checks, trained on the model's own verified proofs
+    (fim_rlvr.step.rft). The run's `after` evaluation is then the baseline's. None: the RL run."""
     compare: list[str] = field(default_factory=lambda: ["sft"])
-    """Compute-matched baseline arms ("sft", "rft", as `baseline` describes them) run after RL, each from the SFT
-    warm start's weights (the run's step-0 checkpoint), and evaluated like RL (eval.json `baseline-sft`,
+    """Compute-matched baseline arms ("sft", "rft", "sft_data", as `baseline` describes them) run after RL, each from
+    the SFT warm start's weights (the run's step-0 checkpoint), and evaluated like RL (eval.json `baseline-sft`,
     `baseline-rft`): the held-out figures RL must beat, from one run. Default by what is trained: ["sft"] for the
     embedded model, none for a model path (each arm costs about as much as the RL steps). Ignored with `baseline`."""
     eval_samples: int = 0
     """Held-out pass@k besides greedy pass@1: this many completions per test task at the training temperature, at
     every evaluation, with the unbiased estimator (eval.json `pass_at_k`, and per held-out set). 0: greedy only."""
+    portfolio: list[str] = field(default_factory=lambda: list(PORTFOLIO))
+    """The fixed portfolio's tactics, in order. The data-matched SFT arm ("sft_data") checks them one at a time on
+    the training split's open goals with the run's verifier; the first that proves a goal by itself becomes that
+    goal's proof to imitate (step/portfolio.py)."""
     eval_split: str = "test"
     """The held-out split the run's evaluations measure: "test", or "validation" to choose settings without looking
     at the test split (bench:seeds --split validation)."""
@@ -457,6 +478,12 @@ def _validate_measurement(config: TrainConfig) -> None:
         raise ConfigError(
             f"eval_samples must be a whole number of completions, 0 for greedy only (got {config.eval_samples!r})"
         )
+    if (
+        not isinstance(config.portfolio, list)
+        or not config.portfolio
+        or any(not isinstance(t, str) or not t.strip() for t in config.portfolio)
+    ):
+        raise ConfigError(f"portfolio must list one tactic at least, each non-empty (got {config.portfolio!r})")
     if config.eval_split not in ("test", "validation"):
         raise ConfigError(f"eval_split must be test or validation (got {config.eval_split!r})")
     _validate_real_models(config)

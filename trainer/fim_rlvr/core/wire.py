@@ -421,7 +421,7 @@ class TrainLogParams(TypedDict, closed=True):
     """The text, one line or a few."""
 
 
-BaselineArm: TypeAlias = Literal["sft", "rft"]
+BaselineArm: TypeAlias = Literal["sft", "rft", "sft_data"]
 
 
 class GroupScore(TypedDict, closed=True):
@@ -703,7 +703,7 @@ class TrainConfig(TypedDict, closed=True):
     """A repair turn's reward is the verifier's reward times repair_discount ** turn (turn 1 is the first repair; default 0.5)."""
 
     baseline: NotRequired[BaselineArm | None]
-    """Instead of RL, one compute-matched baseline arm from the same warm start: sft continues SFT for as many sequences through forward and backward passes as the RL steps would train on; rft is expert iteration (RL's draws, samples and checks, trained on the run's own verified proofs); null: the RL run."""
+    """Instead of RL, one compute-matched baseline arm from the same warm start: sft continues SFT for as many sequences through forward and backward passes as the RL steps would train on; sft_data does the same on the reference proofs plus the fixed portfolio's verified proofs of the training open goals; rft is expert iteration (RL's draws, samples and checks, trained on the run's own verified proofs); null: the RL run."""
 
     compare: NotRequired[list[BaselineArm]]
     """Compute-matched baseline arms run after RL, each from the SFT warm start's weights, evaluated like RL (default [sft] for the embedded model, [] for a model path; ignored with baseline)."""
@@ -713,6 +713,9 @@ class TrainConfig(TypedDict, closed=True):
 
     eval_split: NotRequired[Literal["test", "validation"]]
     """The held-out split the run's evaluations measure (validation: to choose settings without looking at the test split)."""
+
+    portfolio: NotRequired[list[str]]
+    """The fixed portfolio of tactics, in order (bench/portfolio.ts tries `first | ...` of them): the data-matched SFT arm (sft_data) checks them one by one on the training split's open goals with the run's verifier, and the first that proves a goal by itself is that goal's proof to imitate. The default is the source of bench/portfolio.ts' PORTFOLIO."""
 
     prompt_style: NotRequired[Literal["auto", "fim", "chat", "instruction"]]
     """auto (FIM for a base model with FIM tokens, chat when the tokenizer has a chat template, else instruction), fim, chat or instruction."""

@@ -38,6 +38,14 @@ class EvalResult:
     """Completions sampled per task for pass@k (0: greedy only)."""
     pass_at_k: dict[str, float] = field(default_factory=dict)
     """k (a string) -> mean unbiased pass@k over the tasks, from `samples` completions at the training temperature."""
+    by_family: dict[str, dict[str, object]] = field(default_factory=dict)
+    """Family (`file#Namespace.Section`, tasks/data.py `family_of`) -> {pass_at_1, tasks, pass_at_<n> with
+    `samples`, proofs}: what the model learned per family. `proofs` lists the distinct candidates Lean accepted
+    (greedy and sampled completions together), each with how many of those completions it was, most frequent first."""
+    generated_sequences: int = 0
+    """Completions this evaluation sampled (greedy and pass@k samples; each one verifier call)."""
+    generated_tokens: int = 0
+    """Their tokens."""
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -48,6 +56,7 @@ class EvalResult:
             "by_novelty": self.by_novelty,
             "by_held_out": self.by_held_out,
             "proved": self.proved,
+            "by_family": self.by_family,
         }
         if self.samples:
             out |= {"samples": self.samples, "pass_at_k": self.pass_at_k}
@@ -95,6 +104,29 @@ def by_held_out(
         members = [row for row, name in zip(rows, names, strict=True) if name == group]
         if members:
             out[group] = {**summarise(members), "tasks": len(members)}
+    return out
+
+
+def by_family(
+    tasks: Sequence[Task],
+    rows: Sequence[Row],
+    summarise: Callable[[list[Row]], dict[str, float]],
+    accepted: Sequence[tuple[Task, str]],
+) -> dict[str, dict[str, object]]:
+    """Per family of `tasks` (rows[i] belongs to tasks[i]), in name order: `summarise` of its rows, its task count,
+    and the distinct accepted proofs (`accepted`: (task, candidate) of every completion Lean proved) with their
+    counts, most frequent first (ties by text)."""
+    families = [t.family for t in tasks]
+    proved = [(task.family, candidate) for task, candidate in accepted]
+    out: dict[str, dict[str, object]] = {}
+    for name in sorted(set(families)):
+        members = [row for row, family in zip(rows, families, strict=True) if family == name]
+        counts: dict[str, int] = {}
+        for family, candidate in proved:
+            if family == name:
+                counts[candidate.strip()] = counts.get(candidate.strip(), 0) + 1
+        proofs = [{"proof": p, "count": c} for p, c in sorted(counts.items(), key=lambda pc: (-pc[1], pc[0]))]
+        out[name] = {**summarise(members), "tasks": len(members), "proofs": proofs}
     return out
 
 
@@ -150,6 +182,11 @@ def pass_at_1(
         for t, r in zip(owners, drawn, strict=True)
     ]
     answered, _ = send(verifier, items).collect(verifier, silence_s, stop)
+    accepted = [
+        (owner, item["candidate"])
+        for owner, item, verdict in zip([*tasks, *owners], items, answered, strict=True)
+        if verdict.kind == "proved"
+    ]
     verdicts, sampled_verdicts = answered[: len(tasks)], answered[len(tasks) :]
     proved: dict[str, int] = {}
     total: dict[str, int] = {}
@@ -181,6 +218,9 @@ def pass_at_1(
         by_held_out=by_held_out(tasks, rows, summarise),
         samples=n,
         pass_at_k={str(k): sum(r[1][k] for r in rows) / len(rows) for k in ks},
+        by_family=by_family(tasks, rows, summarise, accepted),
+        generated_sequences=len(rollouts) + len(drawn),
+        generated_tokens=sum(len(r.completion_ids) for r in [*rollouts, *drawn]),
     )
 
 

@@ -8,10 +8,13 @@ it (`baseline`, whose `after` evaluation is then the baseline's):
   backward passes as the RL steps train on (steps x batch_size x group_size x num_iterations:
   TrainConfig.baseline_sequences), on the reference proofs only; it spends no generation or verification, and takes
   more optimiser steps of fewer sequences (sft_batch_size each).
+- Data-matched SFT (`sft_data`, step/portfolio.py) does the same on the reference proofs plus the fixed portfolio's
+  proofs of the training open goals, checked by the run's verifier (its only verifier calls).
 - Expert iteration (`rft`, step/rft.py) spends RL's generation and verification on RL's first draws and takes RL's
   optimiser steps on as many sequences, with the supervised loss on its own verified proofs.
-Every stage after training records what it spent (`compute`: optimiser steps, sequences trained, completions
-generated, verifier calls), so the match is read off the run, not assumed.
+Every stage after training records what it spent (`compute`, step/compute.py: optimiser steps, verifier calls,
+sequences and tokens generated, its own evaluation's included, and sequences and tokens trained), so the match is
+read off the run, not assumed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from ..core.config import BASELINE_ARMS, TrainConfig
 from ..core.protocol import TrainEvalParams
+from ..step.compute import ArmCompute, Count
 from .evaluate import EvalResult
 from .validation import ValidationResult
 
@@ -51,19 +55,20 @@ def eval_params(stage: str, result: EvalResult, arm: str | None = None, split: s
     return params  # type: ignore[return-value]
 
 
-def rl_compute(metrics: list[dict[str, Any]], config: TrainConfig) -> dict[str, int]:
-    """What the RL steps spent, from their metrics.jsonl lines: optimiser steps, sequences trained (training groups x
-    group_size x num_iterations), completions generated and verifier calls (every checked sample, refills and repair
-    turns included)."""
+def rl_compute(metrics: list[dict[str, Any]], config: TrainConfig) -> ArmCompute:
+    """What the RL steps spent, from their metrics.jsonl lines: optimiser steps; completions generated and their
+    tokens, and verifier calls (every checked sample, dynamic sampling's refills and repair turns included);
+    sequences and tokens trained (the training groups' samples, once per optimiser pass: x num_iterations)."""
     checked = sum(sum(int(n) for n in line.get("verdicts", {}).values()) for line in metrics)
-    return {
-        "optimizer_steps": sum(int(line.get("optimizer_steps", 0)) for line in metrics),
-        "sequences": sum(int(line.get("groups_trained", 0)) for line in metrics)
-        * config.group_size
-        * config.num_iterations,
-        "generated": checked,
-        "verifier_calls": checked,
-    }
+    return ArmCompute(
+        optimizer_steps=sum(int(line.get("optimizer_steps", 0)) for line in metrics),
+        verifier_calls=checked,
+        generated=Count(checked, sum(int(line.get("tokens", 0)) for line in metrics)),
+        trained=Count(
+            sum(int(line.get("groups_trained", 0)) for line in metrics) * config.group_size * config.num_iterations,
+            sum(int(line.get("tokens_trained", 0)) for line in metrics) * config.num_iterations,
+        ),
+    )
 
 
 def validation_due(step: int, total: int, every: int) -> bool:
@@ -104,7 +109,8 @@ def rft_line(config: TrainConfig) -> str:
 
 def arm_line(arm: str, config: TrainConfig) -> str:
     """Said before a baseline arm that runs after RL."""
-    name = "the SFT baseline" if arm == "sft" else "expert iteration (RFT)"
+    names = {"sft": "the SFT baseline", "sft_data": "data-matched SFT (with the portfolio's proofs of the open goals)"}
+    name = names.get(arm, "expert iteration (RFT)")
     return f"compute-matched baseline: {name}, from the SFT warm start's weights (checkpoint step-0)"
 
 

@@ -46,15 +46,17 @@ from ..model.policy import load_reference, pick_device
 from ..model.runtime import configure_threads, quiet_libraries
 from ..model.vllm_backend import make_backend
 from ..step.batch import Batch, StepRecord
+from ..step.compute import ArmCompute, Count
 from ..step.loss import LossModels
 from ..step.metrics import ClipWarning, metrics_line
 from ..step.optimise import make_optimizer, optimise
+from ..step.portfolio import data_matched_tasks, portfolio_line, portfolio_proofs
 from ..step.repair_turns import with_repairs
-from ..step.rft import ArmCompute, run_rft
+from ..step.rft import run_rft
 from ..step.sample import Sampling, sample_groups
-from ..step.sft import warm_start
+from ..step.sft import SftFit, warm_start
 from ..tasks.curriculum import Curriculum, TaskSampler
-from ..tasks.data import by_kind, load_tasks, require_tasks, select
+from ..tasks.data import Task, by_kind, load_tasks, require_tasks, select
 from ..tasks.prompts import style_for
 from ..verifier.check import Budget, PendingCheck, Stopped, Verifier, send, silence_bound_s
 from . import distributed
@@ -135,7 +137,7 @@ class Trainer:
         self.last_checkpoint: str | None = None
         self.resumed_from: int | None = None
         self.reports = Reports()
-        self.arm_compute: dict[str, dict[str, int]] = {}
+        self.arm_compute: dict[str, ArmCompute] = {}
 
     # ----------------------------------------------------------------------------------------------- set-up
 
@@ -282,8 +284,7 @@ class Trainer:
             stopped = self._rl()
             if stopped:
                 return "stopped", f"stopped at step {self.step}; continue with --resume"
-            evals["after"] = self._evaluate("after")
-            evals["after"]["compute"] = self._after_compute()
+            evals["after"] = self._evaluate("after", spent=self._after_compute())
             self.files.write_evals(evals)
             for arm in self._arms_to_run(evals):
                 self.log("info", arm_line(arm, config))
@@ -291,7 +292,7 @@ class Trainer:
                 compute = self._arm(arm)
                 if compute is None:
                     return "stopped", f"stopped during the {arm} baseline; continue with --resume (it starts again)"
-                evals[f"baseline-{arm}"] = self._evaluate("baseline", arm) | {"compute": compute}
+                evals[f"baseline-{arm}"] = self._evaluate("baseline", arm, spent=compute)
                 self.files.write_evals(evals)
         except Stopped:
             return "stopped", f"stopped at step {self.step}; continue with --resume"
@@ -321,11 +322,13 @@ class Trainer:
             "algo_config_resolved": self.algorithm.config.unset_meanings(),
         }
 
-    def sft(self, steps: int, seed: int | None = None) -> None:
-        """SFT on the train split's middles (the warm start; the baseline's continuation with another seed)."""
+    def sft(self, steps: int, seed: int | None = None, tasks: list[Task] | None = None) -> SftFit:
+        """SFT on the train split's middles (the warm start; the baseline's continuation with another seed), or on
+        `tasks` (the data-matched arm's); returns what it trained on."""
         started = time.perf_counter()
         last_said = [started]
-        self.log("info", f"SFT warm start: {steps} steps on the training proofs (batch {self.config.sft_batch_size})")
+        what = "the training proofs" if tasks is None else f"the data-matched set ({len(tasks)} proofs)"
+        self.log("info", f"SFT: {steps} steps on {what} (batch {self.config.sft_batch_size})")
 
         def progress(step: int, loss: float) -> None:
             now = time.perf_counter()
@@ -333,9 +336,9 @@ class Trainer:
                 last_said[0] = now
                 self.log("info", f"SFT step {step}/{steps}: loss {loss:.3f} ({now - started:.0f} s)")
 
-        warm_start(
+        fitted = warm_start(
             self.policy,
-            self.train_tasks,
+            self.train_tasks if tasks is None else tasks,
             steps=steps,
             batch_size=self.config.sft_batch_size,
             learning_rate=self.config.sft_learning_rate,
@@ -348,6 +351,7 @@ class Trainer:
         )
         self.log("info", f"SFT: {steps} steps in {time.perf_counter() - started:.1f} s")
         self.backend.sync_weights(self.policy.model)  # a vLLM engine samples from the warm-started weights
+        return fitted
 
     def _rl(self) -> bool:
         """RL steps from self.step to config.steps; returns True when stopped."""
@@ -452,9 +456,10 @@ class Trainer:
 
     # ----------------------------------------------------------------------------------------------- measurements
 
-    def _evaluate(self, stage: str, arm: str | None = None) -> dict[str, Any]:
+    def _evaluate(self, stage: str, arm: str | None = None, spent: ArmCompute | None = None) -> dict[str, Any]:
         """Held-out pass@1 (greedy, the test split; pass@k too with eval_samples) now; emitted as train/eval and
-        returned for eval.json. `arm`: which baseline a "baseline" stage measures."""
+        returned for eval.json. `arm`: which baseline a "baseline" stage measures; `spent`: what the arm's training
+        spent, recorded as the stage's `compute` with this evaluation's generation added."""
         if not self.ranks.is_main:  # rank 0 measures; the others wait for it at the next collective
             return {"pass_at_1": 0.0, "by_kind": {}, "tasks": 0}
         config = self.config
@@ -478,7 +483,10 @@ class Trainer:
         self.events.emit(TRAIN_EVAL, eval_params(stage, result, arm, config.eval_split))
         if result.masked:
             self.log("warning", f"eval {stage}: {result.masked} checks failed outside the model's control (not proved)")
-        return result.to_json()
+        out = result.to_json()
+        if spent is not None:
+            out["compute"] = spent.with_evaluation(result.generated_sequences, result.generated_tokens).to_json()
+        return out
 
     def _validate(self, step: int) -> None:
         """One point of the validation curve (validation.jsonl, and a log line), when the run has a validation split."""
@@ -504,19 +512,34 @@ class Trainer:
         self.files.append_validation(result.to_json())
         self.log("info", validation_line(result))
 
-    def _arm(self, arm: str) -> dict[str, int] | None:
+    def _arm(self, arm: str) -> ArmCompute | None:
         """One compute-matched baseline arm from the policy as it stands (the warm start): "sft" continues SFT for the
-        sequences RL trains on (measure.py), "rft" is expert iteration with RL's generation and verification
-        (step/rft.py). Returns what it spent, or None when stopped on the way (an arm is never checkpointed: it starts
-        again from the warm start)."""
+        sequences RL trains on (measure.py), "sft_data" does the same on the reference proofs and the portfolio's
+        verified proofs of the open goals (step/portfolio.py), "rft" is expert iteration with RL's generation and
+        verification (step/rft.py). Returns what it spent, or None when stopped on the way (an arm is never
+        checkpointed: it starts again from the warm start)."""
         config = self.config
-        if arm == "sft":
+        if arm in ("sft", "sft_data"):
+            tasks, checks = None, 0
+            if arm == "sft_data":
+                found = portfolio_proofs(
+                    self.train_tasks,
+                    config.portfolio,
+                    self.verifier,
+                    silence_s=self.verify_silence_s,
+                    stop=self._collect_stop,
+                )
+                tasks, checks = data_matched_tasks(self.train_tasks, found), found.checks
+                self.log("info", portfolio_line(found, sum(t.reference for t in self.train_tasks)))
             self.log("info", baseline_line(config))
-            self.sft(config.baseline_sft_steps(), seed=config.seed + 1)
+            fitted = self.sft(config.baseline_sft_steps(), seed=config.seed + 1, tasks=tasks)
             if self.stop_event.is_set():
                 return None
-            sequences = config.baseline_sft_steps() * config.sft_batch_size
-            return ArmCompute(config.baseline_sft_steps(), sequences).to_json()
+            return ArmCompute(
+                optimizer_steps=len(fitted.losses),
+                verifier_calls=checks,
+                trained=Count(fitted.sequences, fitted.tokens),
+            )
         self.log("info", rft_line(config))
         result = run_rft(
             self._sampling(),
@@ -528,7 +551,7 @@ class Trainer:
             stop=self._collect_stop,
             log=lambda message: self.log("info", message),
         )
-        return result.compute.to_json() if result.completed else None
+        return result.compute if result.completed else None
 
     def _arms_to_run(self, evals: dict[str, Any]) -> list[str]:
         """The baseline arms still to run after RL (a resumed run skips those already evaluated); none with several
@@ -551,10 +574,10 @@ class Trainer:
         self.policy.model.load_state_dict(warm.model.state_dict())
         self.backend.sync_weights(self.policy.model)
 
-    def _after_compute(self) -> dict[str, int]:
+    def _after_compute(self) -> ArmCompute:
         """What the `after` stage's training spent: the RL steps' (from metrics.jsonl), or the baseline's."""
         if self.config.baseline is not None:
-            return self.arm_compute.get(self.config.baseline, {})
+            return self.arm_compute.get(self.config.baseline, ArmCompute())
         return rl_compute(self.files.read_metrics(), self.config)
 
     def _record(self, record: StepRecord, metrics: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ def metrics_line(record: StepRecord, step: int, result: StepResult, timeout_rewa
         counts[verdict.kind] = counts.get(verdict.kind, 0) + 1
     results = record.kind_results(timeout_reward)
     tokens = sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts)
+    tokens_trained = sum(len(r.completion_ids) for g in record.groups for r in g.rollouts)
     algo = result.metrics
     return {
         "step": step,
@@ -38,6 +39,7 @@ def metrics_line(record: StepRecord, step: int, result: StepResult, timeout_rewa
             float(algo.get("clip_fraction_low", 0.0)) + float(algo.get("clip_fraction_high", 0.0)), 6
         ),
         "tokens": tokens,
+        "tokens_trained": tokens_trained,
         "gen_seconds": round(record.gen_seconds, 4),
         "verify_seconds": round(record.verify_seconds, 4),
         "verify_wait_seconds": round(record.verify_wait_seconds, 4),

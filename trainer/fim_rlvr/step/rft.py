@@ -34,6 +34,7 @@ from ..tasks.curriculum import Curriculum, TaskSampler
 from ..tasks.data import Task, by_kind
 from ..verifier.check import Verifier, send
 from .batch import Group, StepRecord
+from .compute import ArmCompute
 from .sample import Sampling, sample_groups
 from .schedule import learning_rate_factor
 from .sft import target_nll
@@ -85,28 +86,6 @@ class ProofBuffer:
         return [self.proofs[rng.randrange(len(self.proofs))] for _ in range(size)]
 
 
-@dataclass
-class ArmCompute:
-    """What an arm spent: the quantities compute matching is about."""
-
-    optimizer_steps: int = 0
-    """Optimiser steps taken (an RFT step with an empty buffer takes none)."""
-    sequences: int = 0
-    """Sequences put through the model's forward and backward passes."""
-    generated: int = 0
-    """Completions sampled."""
-    verifier_calls: int = 0
-    """Candidates sent to the verifier."""
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "optimizer_steps": self.optimizer_steps,
-            "sequences": self.sequences,
-            "generated": self.generated,
-            "verifier_calls": self.verifier_calls,
-        }
-
-
 @dataclass(frozen=True)
 class RftResult:
     compute: ArmCompute
@@ -148,7 +127,7 @@ def run_rft(
         batch = sample_groups(sampling, tasks, config.group_size, step, 0)
         items = batch.items()
         record = StepRecord.collect(batch, send(verifier, items), verifier, silence_s, stop)
-        compute.generated += len(items)
+        compute.generated.add(len(items), sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts))
         compute.verifier_calls += len(items)
         curriculum.update(record.kind_results(config.timeout_reward))
         found = verified_proofs(record.groups)
@@ -162,7 +141,7 @@ def run_rft(
             factor = learning_rate_factor(update, total_updates, config.warmup_ratio, config.lr_scheduler)
             losses.append(_fit(model, weights, optimizer, drawn, pad, config, factor, policy))
             compute.optimizer_steps += 1
-            compute.sequences += len(drawn)
+            compute.trained.add(len(drawn), sum(len(p.completion_ids) for p in drawn))
         sampling.backend.sync_weights(model)
         if step % 10 == 0 or step == config.steps:
             loss = f"loss {sum(losses) / len(losses):.3f}" if losses else "no proof to train on yet"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -46,6 +47,16 @@ def examples(
     return out
 
 
+@dataclass
+class SftFit:
+    """What an SFT run did: the loss per step, and the sequences and target tokens it put through the model's forward
+    and backward passes (the arms' `trained` counts)."""
+
+    losses: list[float] = field(default_factory=list)
+    sequences: int = 0
+    tokens: int = 0
+
+
 def warm_start(
     policy: Policy,
     tasks: Sequence[Task],
@@ -59,11 +70,12 @@ def warm_start(
     stop: threading.Event,
     max_grad_norm: float = 1.0,
     on_progress: Callable[[int, float], None] | None = None,
-) -> list[float]:
-    """Run `steps` SFT steps; returns the loss per step (stops early, returning what it has, when `stop` is set)."""
+) -> SftFit:
+    """Run `steps` SFT steps; returns the loss per step and what they trained on (stops early, returning what it
+    has, when `stop` is set)."""
     data = examples(tasks, policy, show_goal=show_goal, budget=budget)
     if not data:
-        return []
+        return SftFit()
     model = policy.model
     model.train()
     pad = int(policy.tokenizer.pad_token_id)
@@ -71,11 +83,11 @@ def warm_start(
     if policy.embedded and is_lora(model) and not getattr(model, "is_loaded_in_4bit", False):
         with training_the_base(model) as weights:
             return _fit(model, weights, *fit)
-    losses = _fit(model, trainable_parameters(model), *fit)
-    if losses and is_lora(model):
+    fitted = _fit(model, trainable_parameters(model), *fit)
+    if fitted.losses and is_lora(model):
         fold_adapter(model, seed)
         policy.base_path = None  # the base weights now hold the warm start: checkpoints must carry them
-    return losses
+    return fitted
 
 
 def _fit(
@@ -91,20 +103,23 @@ def _fit(
     max_grad_norm: float,
     compute_dtype: torch.dtype | None,
     on_progress: Callable[[int, float], None] | None,
-) -> list[float]:
+) -> SftFit:
     optimizer = torch.optim.AdamW(weights, lr=learning_rate, weight_decay=0.0)
     warmup = max(1, steps // 10)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.05, (steps - s) / max(1, steps - warmup)))
     )
     generator = torch.Generator().manual_seed(seed)
-    losses: list[float] = []
+    fitted = SftFit()
+    losses = fitted.losses
     for step in range(steps):
         if stop.is_set():
             break
         pick = torch.randint(len(data), (min(batch_size, len(data)),), generator=generator).tolist()
         prompts = [data[i][0] for i in pick]
         targets = [data[i][1] for i in pick]
+        fitted.sequences += len(targets)
+        fitted.tokens += sum(len(t) for t in targets)
         loss = target_nll(model, prompts, targets, pad, compute_dtype)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -115,7 +130,7 @@ def _fit(
         losses.append(float(loss.item()))
         if on_progress is not None:
             on_progress(step + 1, losses[-1])
-    return losses
+    return fitted
 
 
 def target_nll(

@@ -262,6 +262,36 @@ class Task:
             self.goal,
         )
 
+    def with_proof(self, middle: str) -> Task:
+        """This task with `middle` as its proof to imitate (`reference` true): an open goal given a proof found by
+        someone else (the data-matched SFT arm's portfolio proofs, step/portfolio.py)."""
+        f = self._all()
+        return Task(
+            self.id,
+            self.file,
+            self.kind,
+            self.split,
+            f["prefix"],
+            f["suffix"],
+            middle,
+            f["indent"],
+            f["hole"],
+            self.goal,
+            novel=self.novel,
+            statement=f["statement"],
+            imports=f["imports"],
+            scope=f["scope"],
+            variables=f["variables"],
+            reference=True,
+            held_out=self.held_out,
+        )
+
+    @property
+    def family(self) -> str:
+        """The declaration's family, as the exporter names it (lean-bridge/dataset/splitPlan.ts `familyOf`): its file
+        and the named namespaces and sections around it, `file#A.B`."""
+        return family_of(self.file, self.scope)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Task) and self._key() == other._key()
 
@@ -291,6 +321,15 @@ class Task:
             self.goal,
         )
         return (_rebuild, (args, keywords))
+
+
+_SCOPE_NAME = re.compile(r"^(?:namespace|section)\s+(\S+)")
+
+
+def family_of(file: str, scope: Sequence[str]) -> str:
+    """`file#A.B` from the file and the scope's `namespace A` / `section B` commands (splitPlan.ts `familyOf`)."""
+    names = [m.group(1) for command in scope if (m := _SCOPE_NAME.match(command))]
+    return f"{file}#{'.'.join(names)}"
 
 
 def _rebuild(args: tuple[Any, ...], keywords: dict[str, Any]) -> Task:
