@@ -1,9 +1,12 @@
 /**
- * The embedded gate's compile step without Lean's start-up cost (most of a small compile's time): the native
- * tool's `--compile-server` (nativeReplaySource.ts) initializes Lean once and forks a fresh child per compile,
- * which runs Lean's own command line on the check document. Each child is a new process in its own session (so
+ * The embedded gate's compile step without Lean's start-up cost, nor the header's import (most of a small
+ * compile's time): the native tool's `--compile-server` (compileServerSource.ts) initializes Lean once, imports
+ * each document's header once (`--header`, or a `warm` line ahead of the compiles), and forks a fresh child per
+ * compile, which elaborates the rest of the check document on that import (or runs Lean's own command line on
+ * it, where the server could not import the header). Each child is a new process in its own session (so
  * a deadline kills it with what it started), its output in files of its own request, under a CPU limit set in
- * the child; the server never elaborates anything itself. Each child is confined (Landlock) before it runs
+ * the child; the server never elaborates a document itself. A server that holds as many headers as it may says
+ * so, and is replaced once its compiles have ended. Each child is confined (Landlock) before it runs
  * anything: it may write beneath its request's own folder only, and cannot signal, trace or open the file
  * descriptors of the server or of any other child. A server or a child that cannot be confined runs nothing,
  * and this server is not used again: `run` answers undefined and the caller starts a fresh sandboxed Lean
@@ -57,6 +60,13 @@ export class CompileZygote {
   private nextId = 0;
   /** Why this server's children cannot be confined here, once it said so: it is not used again. */
   private unconfined: string | undefined;
+  /**
+   * The server holds as many imported headers as it may (it never frees one): no request goes to it again, and
+   * once its compiles have ended a fresh server takes its place.
+   */
+  private retiring = false;
+  private replacing: Promise<void> | undefined;
+  private drained: (() => void) | undefined;
 
   /**
    * `command`: the server's command line, already wrapped in the verifier's sandbox (never in its CPU limit,
@@ -90,6 +100,8 @@ export class CompileZygote {
         if (line === "FIMRLVR-ZYGOTE ready") {
           clearTimeout(timer);
           resolve(true);
+        } else if (line === "FIMRLVR-ZYGOTE full") {
+          this.retiring = true;
         } else if (line.startsWith("FIMRLVR-ZYGOTE unconfined ")) {
           this.refuse(line.slice("FIMRLVR-ZYGOTE unconfined ".length));
           clearTimeout(timer);
@@ -138,7 +150,10 @@ export class CompileZygote {
     clearTimeout(p.timer);
     this.pending.delete(id);
     if (p.pid !== undefined) this.byPid.delete(p.pid);
-    if (this.pending.size === 0) this.hold(false);
+    if (this.pending.size === 0) {
+      this.hold(false);
+      this.drained?.();
+    }
     const output = { stdout: readTail(p.stdoutFile), stderr: readTail(p.stderrFile) };
     if (p.timedOut) p.resolve({ kind: "timeout", ...output });
     else if (result.kind === "exited") p.resolve({ kind: "exited", code: result.code, ...output });
@@ -182,7 +197,10 @@ export class CompileZygote {
       if (!p) return;
       clearTimeout(p.timer);
       this.pending.delete(a);
-      if (this.pending.size === 0) this.hold(false);
+      if (this.pending.size === 0) {
+        this.hold(false);
+        this.drained?.();
+      }
       p.resolve(undefined);
     } else if ((what === "exited" || what === "signalled") && a !== undefined && b !== undefined) {
       const id = this.byPid.get(Number(a));
@@ -209,6 +227,7 @@ export class CompileZygote {
    */
   async run(args: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult | undefined> {
     if (this.unconfined !== undefined || [dir, ...args].some((a) => /[\t\n]/.test(a))) return undefined;
+    if (this.retiring) await this.replace();
     if (!(await this.start()) || !this.child?.stdin || this.unconfined !== undefined) return undefined;
     const id = String(++this.nextId);
     const stdoutFile = join(dir, `compile-${id}.out`);
@@ -230,6 +249,28 @@ export class CompileZygote {
         `${[id, String(this.options.cpuSeconds), dir, stdoutFile, stderrFile, ...args].join("\t")}\n`,
       );
     });
+  }
+
+  /**
+   * Asks a running server to import a header now (`--header <hex>`), ahead of the compiles that begin with it;
+   * nothing is answered. A server not started yet, or on its way out, is left alone.
+   */
+  warm(header: readonly string[]): void {
+    if (!this.child?.stdin || this.unconfined !== undefined || this.retiring) return;
+    if (header.length !== 2 || header[0] !== "--header" || /[\t\n]/.test(header[1]!)) return;
+    this.child.stdin.write(`warm\t${header[1]}\n`);
+  }
+
+  /** Once the retiring server's compiles have ended, stops it: the next compile starts a fresh one. */
+  private replace(): Promise<void> {
+    this.replacing ??= (async () => {
+      if (this.pending.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.drained = undefined;
+      this.stop();
+      this.retiring = false;
+      this.replacing = undefined;
+    })();
+    return this.replacing;
   }
 
   /** Stops the server (its children are killed by their deadlines or have ended). */

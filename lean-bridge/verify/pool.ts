@@ -268,6 +268,7 @@ export class VerifierPool implements Verifier {
   /** A candidate's check, timed for the gate's `auto` share (a check is what the gate's cost is measured in). */
   private async timedCheck(doc: CheckDocument): Promise<VerdictOutcome> {
     const started = performance.now();
+    this.kernelGate?.prepare(doc);
     const outcome = await this.check(doc);
     this.kernelGate?.noteCheck(performance.now() - started);
     return outcome;
