@@ -54,6 +54,7 @@ extern lobj *l_Lean_Message_toJson(lobj *msg); /* BaseIO: the value itself */
 extern lobj *l_Lean_Json_compress(lobj *json);
 extern void _ZN4lean23set_max_memory_megabyteEj(unsigned megabytes);
 extern lobj *lean_enable_initializer_execution(void);
+extern void lean_init_task_manager_using(unsigned workers);
 
 /* ---- the check documents' headers, imported once per server ---- */
 
@@ -146,6 +147,20 @@ static header_env *header_for(const char *hex) {
     headers[header_count].text = text;
     headers[header_count].env = field(imported, 0);
     return &headers[header_count++];
+}
+
+/* The environment of a header given as the hex of its text, if this process imported it already; else NULL. */
+static header_env *header_known(const char *hex) {
+    size_t len = strlen(hex);
+    if (len % 2 != 0 || len == 0) return NULL;
+    for (int k = 0; k < header_count; k++) {
+        const char *text = headers[k].text;
+        size_t at = 0;
+        for (; at < len / 2 && text[at]; at++)
+            if (hex_value(hex[2 * at]) * 16 + hex_value(hex[2 * at + 1]) != (unsigned char)text[at]) break;
+        if (at == len / 2 && !text[at]) return &headers[k];
+    }
+    return NULL;
 }
 
 /* A whole file's bytes, NUL-terminated (NULL when it cannot be read or holds a NUL). */
@@ -357,100 +372,220 @@ static void forget(pid_t pid) {
         }
 }
 
-/* Runs one request in a forked child; answers "started <id> <pid>". */
-static void start_compile(char *line) {
-    char *fields[4096];
+/* Splits a request line into its tab-separated fields, in place; how many. */
+static int split_fields(char *line, char **fields, int cap) {
     int count = 0;
-    for (char *p = line; count < 4096;) {
+    for (char *p = line; count < cap;) {
         fields[count++] = p;
         char *tab = strchr(p, '\t');
         if (!tab) break;
         *tab = 0;
         p = tab + 1;
     }
+    return count;
+}
+
+/*
+ * The spare: a child forked ahead of the next request (a fork of the server is most of a small request's start),
+ * waiting on a pipe of its own for the request line, which it then runs as a child forked for it would. It is
+ * used only if no header was imported since it was forked (header_count then, spare_headers), since a child
+ * elaborates on the imports it inherited; otherwise it is killed and a child is forked for the request.
+ */
+static pid_t spare_pid;
+static int spare_fd = -1;
+static int spare_headers;
+
+/*
+ * What every child does first: it never outlives the server (the gate stopped it, or it died: the kernel
+ * kills it then), it leads a session of its own, and it holds none of the server's descriptors but its answer
+ * pipe (fd 1, until it confines itself) and its requests (fd 0, which it never reads): not the wake-up pipe,
+ * and not the spare's request pipe, through which it could otherwise hand the spare a request of its own.
+ */
+static void become_child(pid_t server) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != server) _exit(125);
+    setsid();
+    signal(SIGCHLD, SIG_DFL);
+    close(child_signal[0]);
+    close(child_signal[1]);
+    if (spare_fd >= 0) close(spare_fd);
+}
+
+/* A request, in the child that runs it (never returns). op: where its command begins, after any header. */
+static void run_request(char **fields, int count, header_env *header, int op) {
+    /* First of all: nothing of the request runs unconfined. fd 1 is still the server's answer pipe. */
+    const char *why = confine(fields[2]);
+    if (why) {
+        dprintf(1, "unconfined %s %s\n", fields[0], why);
+        _exit(125);
+    }
+    setenv("TMPDIR", fields[2], 1);
+    long cpu = atol(fields[1]);
+    if (cpu > 0) {
+        struct rlimit limit = {(rlim_t)cpu, (rlim_t)cpu};
+        setrlimit(RLIMIT_CPU, &limit);
+    }
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = open(fields[4], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0 || err < 0) _exit(125);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(in);
+    close(out);
+    close(err);
+    if (strcmp(fields[op], "--probe") == 0) _exit(probe(fields + op + 1, count - op - 1));
+    if (strcmp(fields[op], "--replay") == 0 && count >= op + 5) {
+        lean_io_mark_end_initialization();
+        lean_init_task_manager();
+        const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
+        io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
+                 "setting the search path from LEAN_PATH");
+        int code = replay_module(fields[op + 1], strcmp(fields[op + 2], "may-be-private") == 0, fields[op + 3],
+                                 fields + op + 4, count - op - 4, header ? header->env : NULL);
+        fflush(stdout);
+        _exit(code);
+    }
+    if (header) {
+        /* One worker, as lean -j1 runs: a check document is a few commands, and each thread is a start. */
+        lean_init_task_manager_using(1);
+        int code = elaborate(header, fields + op, count - op);
+        fflush(stdout);
+        if (code >= 0) _exit(code);
+    }
+    char *args[4096];
+    int n = 0;
+    args[n++] = "lean";
+    for (int k = op; k < count; k++) args[n++] = fields[k];
+    args[n] = NULL;
+    exit(lean_main(n, args));
+}
+
+/* The request's header, when it has one: imported now (import) or only looked up (in a spare); the command's index. */
+static int header_of(char **fields, int count, header_env **header, int import) {
+    *header = NULL;
+    if (count >= 8 && strcmp(fields[5], "--header") == 0) {
+        *header = import ? header_for(fields[6]) : header_known(fields[6]);
+        return 7;
+    }
+    return 5;
+}
+
+/* Forks the spare, if there is none. */
+static void make_spare(void) {
+    if (spare_pid > 0) return;
+    int pipe_fds[2];
+    if (pipe(pipe_fds) < 0) return;
+    fflush(stdout);
+    pid_t server = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipe_fds[1]);
+        become_child(server);
+        size_t cap = 1 << 16, len = 0;
+        char *line = malloc(cap);
+        for (;;) {
+            if (len + 1 >= cap) line = realloc(line, cap *= 2);
+            ssize_t got = read(pipe_fds[0], line + len, cap - len - 1);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) break;
+            len += (size_t)got;
+            if (memchr(line, '\n', len)) break;
+        }
+        close(pipe_fds[0]);
+        line[len] = 0;
+        char *end = strchr(line, '\n');
+        if (!end) _exit(0); /* the server let it go unused */
+        *end = 0;
+        char *fields[4096];
+        int count = split_fields(line, fields, 4096);
+        header_env *header;
+        int op = header_of(fields, count, &header, 0);
+        run_request(fields, count, header, op);
+    }
+    close(pipe_fds[0]);
+    if (pid < 0) {
+        close(pipe_fds[1]);
+        return;
+    }
+    spare_pid = pid;
+    spare_fd = pipe_fds[1];
+    spare_headers = header_count;
+}
+
+/* Lets the spare go (it was forked before the imports a request needs): killed, and reaped as any child. */
+static void drop_spare(void) {
+    if (spare_pid <= 0) return;
+    close(spare_fd);
+    spare_fd = -1;
+    kill(spare_pid, SIGKILL);
+    spare_pid = 0;
+}
+
+/* Runs one request in a child (the spare, or one forked for it); answers "started <id> <pid>". */
+static void start_compile(char *line) {
+    size_t line_len = strlen(line);
+    char *whole = strdup(line);
+    char *fields[4096];
+    int count = split_fields(line, fields, 4096);
     if (count == 2 && strcmp(fields[0], "warm") == 0) {
         header_for(fields[1]);
+        if (spare_pid > 0 && spare_headers != header_count) drop_spare();
+        make_spare();
         fflush(stdout);
+        free(whole);
         return;
     }
     if (count == 2 && strcmp(fields[0], "kill") == 0) {
         pid_t pid = (pid_t)atol(fields[1]);
         if (pid > 0 && is_live(pid)) kill(-pid, SIGKILL);
+        free(whole);
         return;
     }
     if (count < 6) {
         printf("refused %s\n", fields[0]);
         fflush(stdout);
+        free(whole);
         return;
     }
     /*
      * "--header <hex of its text>" first: the document begins with that header, imported here (in the server,
      * which runs no candidate's code) once for every document that begins with it.
      */
-    header_env *header = NULL;
-    int op = 5;
-    if (count >= 8 && strcmp(fields[5], "--header") == 0) {
-        header = header_for(fields[6]);
-        op = 7;
+    header_env *header;
+    int op = header_of(fields, count, &header, 1);
+    pid_t pid;
+    if (spare_pid > 0 && spare_headers == header_count) {
+        /* The spare takes the request: the whole line, then its pipe closes. */
+        whole[line_len] = 0;
+        int sent = 1;
+        for (size_t at = 0; sent && at < line_len;) {
+            ssize_t put = write(spare_fd, whole + at, line_len - at);
+            if (put < 0 && errno == EINTR) continue;
+            if (put <= 0) sent = 0;
+            else at += (size_t)put;
+        }
+        if (sent && write(spare_fd, "\n", 1) != 1) sent = 0;
+        pid = spare_pid;
+        close(spare_fd);
+        spare_fd = -1;
+        spare_pid = 0;
+        if (!sent) {
+            kill(pid, SIGKILL);
+            pid = -1;
+        }
+    } else {
+        drop_spare();
+        fflush(stdout);
+        pid_t server = getpid();
+        pid = fork();
+        if (pid == 0) {
+            become_child(server);
+            run_request(fields, count, header, op);
+        }
     }
-    fflush(stdout);
-    pid_t server = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* A compile never outlives its server (the gate stopped it, or it died): the kernel kills it then. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-        if (getppid() != server) _exit(125);
-        setsid();
-        signal(SIGCHLD, SIG_DFL);
-        close(child_signal[0]);
-        close(child_signal[1]);
-        /* First of all: nothing of the request runs unconfined. fd 1 is still the server's answer pipe. */
-        const char *why = confine(fields[2]);
-        if (why) {
-            dprintf(1, "unconfined %s %s\n", fields[0], why);
-            _exit(125);
-        }
-        setenv("TMPDIR", fields[2], 1);
-        long cpu = atol(fields[1]);
-        if (cpu > 0) {
-            struct rlimit limit = {(rlim_t)cpu, (rlim_t)cpu};
-            setrlimit(RLIMIT_CPU, &limit);
-        }
-        int in = open("/dev/null", O_RDONLY);
-        int out = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int err = open(fields[4], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || out < 0 || err < 0) _exit(125);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(err, 2);
-        close(in);
-        close(out);
-        close(err);
-        if (strcmp(fields[op], "--probe") == 0) _exit(probe(fields + op + 1, count - op - 1));
-        if (strcmp(fields[op], "--replay") == 0 && count >= op + 5) {
-            lean_io_mark_end_initialization();
-            lean_init_task_manager();
-            const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
-            io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
-                     "setting the search path from LEAN_PATH");
-            int code = replay_module(fields[op + 1], strcmp(fields[op + 2], "may-be-private") == 0, fields[op + 3],
-                                     fields + op + 4, count - op - 4, header ? header->env : NULL);
-            fflush(stdout);
-            _exit(code);
-        }
-        if (header) {
-            lean_init_task_manager();
-            int code = elaborate(header, fields + op, count - op);
-            fflush(stdout);
-            if (code >= 0) _exit(code);
-        }
-        char *args[4096];
-        int n = 0;
-        args[n++] = "lean";
-        for (int k = op; k < count; k++) args[n++] = fields[k];
-        args[n] = NULL;
-        exit(lean_main(n, args));
-    }
+    free(whole);
     if (pid < 0)
         printf("refused %s\n", fields[0]);
     else {
@@ -459,6 +594,8 @@ static void start_compile(char *line) {
         printf("started %s %d\n", fields[0], (int)pid);
     }
     fflush(stdout);
+    /* The next request's child, forked now, while this one runs. */
+    make_spare();
 }
 
 static void report_children(void) {
@@ -518,6 +655,7 @@ static int compile_server(void) {
     sigaction(SIGCHLD, &action, NULL);
     printf("FIMRLVR-ZYGOTE ready\n");
     fflush(stdout);
+    make_spare();
     size_t cap = 1 << 16, len = 0;
     char *buffer = malloc(cap);
     for (;;) {

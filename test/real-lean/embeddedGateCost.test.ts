@@ -8,8 +8,8 @@
  * with it: one proof per hole) and a second proof (the reference already compiled). The gate's time for a
  * hole's first proof is at most twice its time for the second, as the median of the holes' ratios, so that one
  * slow run on a loaded machine moves nothing; a reference compiled by a fresh Lean process, which starts Lean
- * from nothing, fails it. A later proof's gate run costs at most twice the proof's own check (both as the gate
- * stage measures them for `auto`; medians over the holes), the budget within which `auto` gates every proof:
+ * from nothing, fails it. A later proof's gate run costs at most twice that proof's own check (both as the gate
+ * stage measures them for `auto`; the median of the holes' ratios), the budget within which `auto` gates every proof:
  * each compile elaborates the document on the header its compile server imported once, instead of importing it
  * again. The figures are printed: docs/BENCHMARKS.md records them.
  */
@@ -85,6 +85,8 @@ tierTest(
         const firstMs: number[] = [];
         const laterMs: number[] = [];
         const checkMs: number[] = [];
+        // The later proof's own check, beside its gate run (the same moment of the machine's load).
+        const laterCheckMs: number[] = [];
         for (const [name, , proof] of HOLES) {
           const task = { file: "Cost.lean", hole: ws.holes.get(name)! };
           const first = await verifier.verify(task, WRONG[0]!);
@@ -108,7 +110,7 @@ tierTest(
             );
             assert.equal(stage.stats.runs, runs + 1, `${name}, ${candidate}: one gate run`);
             times.push(stage.stats.runMs - runMs);
-            if (times === firstMs) checkMs.push(checks.at(-1)!);
+            (times === firstMs ? checkMs : laterCheckMs).push(checks.at(-1)!);
           }
         }
         assert.equal(prefixes.counts.failed, 0, JSON.stringify(prefixes.counts));
@@ -117,12 +119,16 @@ tierTest(
         process.stderr.write(
           `kernel gate on the embedded Lean (${HOLES.length} holes, medians): a hole's first proof ${gate1.toFixed(0)} ms (its reference compiled with it: ${(gate1 / Math.max(1e-3, check)).toFixed(2)}x a check), a later proof ${gate2.toFixed(0)} ms (${(gate2 / Math.max(1e-3, check)).toFixed(2)}x), a check ${check.toFixed(0)} ms (first proofs ${list(firstMs)}; later ${list(laterMs)}; checks ${list(checkMs)} ms)\n`,
         );
-        // The gate's cost against the check it confirms: a later proof's gate run at most twice the proof's
-        // check (medians over the holes), the budget `auto` gates every proof within (gateStage.ts).
-        const againstCheck = gate2 / Math.max(1e-3, check);
+        // The gate's cost against the check it confirms: a later proof's gate run at most twice that proof's own
+        // check, the median of the holes' ratios (each pair measured at one moment of the machine's load), the
+        // budget `auto` gates every proof within (gateStage.ts).
+        const againstCheck = median(laterMs.map((ms, k) => ms / Math.max(1e-3, laterCheckMs[k]!)));
+        process.stderr.write(
+          `kernel gate on the embedded Lean: a later proof's gate run against its own check, median of the holes' ratios ${againstCheck.toFixed(2)}x (its checks ${list(laterCheckMs)} ms)\n`,
+        );
         assert.ok(
           againstCheck <= AUTO_COST_RATIO,
-          `a later proof's gate run cost ${againstCheck.toFixed(2)}x its check (medians over the holes), more than ${AUTO_COST_RATIO}x (later ${list(laterMs)}; checks ${list(checkMs)} ms)`,
+          `a later proof's gate run cost ${againstCheck.toFixed(2)}x its own check (median of the holes' ratios), more than ${AUTO_COST_RATIO}x (later ${list(laterMs)}; their checks ${list(laterCheckMs)} ms)`,
         );
         // Each hole's first proof against its later one, side by side (one machine's load falls on both alike).
         const perHole = median(firstMs.map((ms, k) => ms / Math.max(1e-3, laterMs[k]!)));
