@@ -33,6 +33,9 @@ export const COMPILE_SERVER_C = String.raw`/*
  * from an empty environment still). A request whose first argument is --probe tries, confined, each way of
  * writing to the paths after it, and of reaching the server, and prints what happened (the gate's tests show
  * the confinement with it).
+ * A compile's request may end with "--then" and a second request's id, folder, output files and command (its
+ * replay): the server starts that one the moment the compile exits with 0 (no round trip to the gate between
+ * the two), and answers "refused <id>" for it otherwise.
  * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>"; once, the line
  * "FIMRLVR-ZYGOTE full" when the server holds MAX_HEADERS imports (the gate replaces it once its compiles have
  * ended). The line "warm\t<hex>" imports that header now, unanswered (the gate sends it as a hole's check starts,
@@ -436,19 +439,18 @@ static void run_request(char **fields, int count, header_env *header, int op) {
     close(out);
     close(err);
     if (strcmp(fields[op], "--probe") == 0) _exit(probe(fields + op + 1, count - op - 1));
+    /*
+     * One Lean worker, as lean -j1 runs: a replay or a check document is small, and each thread is a start. The
+     * server set the search path, and ended Lean's initialization, before it forked.
+     */
     if (strcmp(fields[op], "--replay") == 0 && count >= op + 5) {
-        lean_io_mark_end_initialization();
-        lean_init_task_manager();
-        const char *sysroot = getenv("FIMRLVR_LEAN_SYSROOT");
-        io_value(l_Lean_initSearchPath(lean_mk_string(sysroot ? sysroot : "/nonexistent"), box(0)),
-                 "setting the search path from LEAN_PATH");
+        lean_init_task_manager_using(1);
         int code = replay_module(fields[op + 1], strcmp(fields[op + 2], "may-be-private") == 0, fields[op + 3],
                                  fields + op + 4, count - op - 4, header ? header->env : NULL);
         fflush(stdout);
         _exit(code);
     }
     if (header) {
-        /* One worker, as lean -j1 runs: a check document is a few commands, and each thread is a start. */
         lean_init_task_manager_using(1);
         int code = elaborate(header, fields + op, count - op);
         fflush(stdout);
@@ -523,6 +525,48 @@ static void drop_spare(void) {
     spare_pid = 0;
 }
 
+/*
+ * The requests to run when a compile exits with 0 ("--then": the replay of what it wrote), by the compile's pid:
+ * started here, the moment the compile is reaped, without a round trip to the gate.
+ */
+typedef struct {
+    pid_t pid;
+    char *line;
+} chained;
+static chained *chains;
+static size_t chain_count, chain_cap;
+
+/* The request line held for a compile's pid, taken off the table (NULL: none). */
+static char *take_chain(pid_t pid) {
+    for (size_t k = 0; k < chain_count; k++)
+        if (chains[k].pid == pid) {
+            char *line = chains[k].line;
+            chains[k] = chains[--chain_count];
+            return line;
+        }
+    return NULL;
+}
+
+/*
+ * "<id> <cpu> <dir> <out> <err> ... --then <id2> <dir2> <out2> <err2> <command>...": the line of the request to
+ * run after the compile (the same CPU limit), or NULL; the compile's own fields end where "--then" stood.
+ */
+static char *chain_of(char **fields, int *count) {
+    for (int k = 5; k < *count; k++)
+        if (strcmp(fields[k], "--then") == 0) {
+            if (*count - k - 1 < 5) return NULL;
+            size_t len = strlen(fields[1]) + 2;
+            for (int j = k + 1; j < *count; j++) len += strlen(fields[j]) + 1;
+            char *line = malloc(len);
+            char *at = line;
+            at += sprintf(at, "%s\t%s", fields[k + 1], fields[1]);
+            for (int j = k + 2; j < *count; j++) at += sprintf(at, "\t%s", fields[j]);
+            *count = k;
+            return line;
+        }
+    return NULL;
+}
+
 /* Runs one request in a child (the spare, or one forked for it); answers "started <id> <pid>". */
 static void start_compile(char *line) {
     size_t line_len = strlen(line);
@@ -549,6 +593,7 @@ static void start_compile(char *line) {
         free(whole);
         return;
     }
+    char *then = chain_of(fields, &count);
     /*
      * "--header <hex of its text>" first: the document begins with that header, imported here (in the server,
      * which runs no candidate's code) once for every document that begins with it.
@@ -557,7 +602,11 @@ static void start_compile(char *line) {
     int op = header_of(fields, count, &header, 1);
     pid_t pid;
     if (spare_pid > 0 && spare_headers == header_count) {
-        /* The spare takes the request: the whole line, then its pipe closes. */
+        /* The spare takes the request (without what runs after it): the line, then its pipe closes. */
+        if (then) {
+            line_len = 0;
+            for (int k = 0; k < count; k++) line_len += (size_t)sprintf(whole + line_len, "%s%s", k ? "\t" : "", fields[k]);
+        }
         whole[line_len] = 0;
         int sent = 1;
         for (size_t at = 0; sent && at < line_len;) {
@@ -586,11 +635,19 @@ static void start_compile(char *line) {
         }
     }
     free(whole);
-    if (pid < 0)
+    if (pid < 0) {
         printf("refused %s\n", fields[0]);
-    else {
+        if (then) {
+            printf("refused %s\n", strtok(then, "\t"));
+            free(then);
+        }
+    } else {
         if (live_count == live_cap) live = realloc(live, (live_cap = live_cap * 2 + 16) * sizeof(pid_t));
         live[live_count++] = pid;
+        if (then) {
+            if (chain_count == chain_cap) chains = realloc(chains, (chain_cap = chain_cap * 2 + 8) * sizeof(chained));
+            chains[chain_count++] = (chained){pid, then};
+        }
         printf("started %s %d\n", fields[0], (int)pid);
     }
     fflush(stdout);
@@ -612,6 +669,13 @@ static void report_children(void) {
             printf("exited %d %d\n", (int)pid, WEXITSTATUS(status));
         else if (WIFSIGNALED(status))
             printf("signalled %d %d\n", (int)pid, WTERMSIG(status));
+        /* What runs after a compile runs only after one that succeeded, and is refused otherwise. */
+        char *then = take_chain(pid);
+        if (then && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            start_compile(then);
+        else if (then)
+            printf("refused %s\n", strtok(then, "\t"));
+        free(then);
     }
     fflush(stdout);
 }

@@ -42,6 +42,13 @@ function readTail(path: string): string {
   }
 }
 
+/** One request to the server: its command line, the folder it may write, its time limit. */
+export interface ServerStep {
+  args: readonly string[];
+  dir: string;
+  timeoutMs: number;
+}
+
 interface Pending {
   /** undefined: the child could not be confined, so it ran nothing (the caller starts Lean itself). */
   resolve: (result: ProcessResult | undefined) => void;
@@ -226,13 +233,44 @@ export class CompileZygote {
    * caller then starts Lean itself, in a sandbox of its own).
    */
   async run(args: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult | undefined> {
-    if (this.unconfined !== undefined || [dir, ...args].some((a) => /[\t\n]/.test(a))) return undefined;
+    if (!(await this.usable([{ args, dir, timeoutMs }]))) return undefined;
+    const step = this.pend({ args, dir, timeoutMs });
+    this.child!.stdin!.write(`${step.fields.join("\t")}\n`);
+    return step.result;
+  }
+
+  /**
+   * `first` as `run` runs it, and `then` (its replay) started by the server the moment `first` exits with 0,
+   * without a round trip through this process: `then` answers undefined where it could not be confined, and
+   * `signalled` where the server refused it (`first` did not succeed). Undefined when the server cannot run.
+   */
+  async runThen(
+    first: ServerStep,
+    then: ServerStep,
+  ): Promise<{ first: ProcessResult | undefined; then: Promise<ProcessResult | undefined> } | undefined> {
+    if (!(await this.usable([first, then]))) return undefined;
+    const one = this.pend(first);
+    const two = this.pend(then);
+    // The second request's fields but its CPU limit, which the server gives it from the first's.
+    const [id, , ...rest] = two.fields;
+    this.child!.stdin!.write(`${[...one.fields, "--then", id!, ...rest].join("\t")}\n`);
+    return { first: await one.result, then: two.result };
+  }
+
+  /** Whether requests for these steps can go to the server now (started, or started again after it retired). */
+  private async usable(steps: readonly ServerStep[]): Promise<boolean> {
+    const fields = steps.flatMap((s) => [s.dir, ...s.args]);
+    if (this.unconfined !== undefined || fields.some((a) => /[\t\n]/.test(a) || a === "--then")) return false;
     if (this.retiring) await this.replace();
-    if (!(await this.start()) || !this.child?.stdin || this.unconfined !== undefined) return undefined;
+    return (await this.start()) && this.child?.stdin !== undefined && this.unconfined === undefined;
+  }
+
+  /** A request's fields and the answer it will get, registered before the request is written. */
+  private pend(step: ServerStep): { fields: string[]; result: Promise<ProcessResult | undefined> } {
     const id = String(++this.nextId);
-    const stdoutFile = join(dir, `compile-${id}.out`);
-    const stderrFile = join(dir, `compile-${id}.err`);
-    return new Promise<ProcessResult | undefined>((resolve) => {
+    const stdoutFile = join(step.dir, `compile-${id}.out`);
+    const stderrFile = join(step.dir, `compile-${id}.err`);
+    const result = new Promise<ProcessResult | undefined>((resolve) => {
       const p: Pending = {
         resolve,
         stdoutFile,
@@ -241,14 +279,13 @@ export class CompileZygote {
         timer: setTimeout(() => {
           p.timedOut = true;
           if (p.pid !== undefined) this.kill(p.pid);
-        }, timeoutMs),
+        }, step.timeoutMs),
       };
       this.pending.set(id, p);
-      this.hold(true);
-      this.child!.stdin!.write(
-        `${[id, String(this.options.cpuSeconds), dir, stdoutFile, stderrFile, ...args].join("\t")}\n`,
-      );
     });
+    this.hold(true);
+    const fields = [id, String(this.options.cpuSeconds), step.dir, stdoutFile, stderrFile, ...step.args];
+    return { fields, result };
   }
 
   /**

@@ -129,6 +129,31 @@ export class EmbeddedGateRunner implements GateRunner {
     return served ?? this.fresh([this.lean, ...args], [dir], timeoutMs);
   }
 
+  /** The candidate server runs the replay the moment the compile exits with 0 (no round trip through here). */
+  async compileThenReplay(
+    compile: { args: readonly string[]; dir: string; timeoutMs: number; header?: string },
+    replay: { target: readonly string[]; dir: string; timeoutMs: number },
+  ): Promise<{ compiled: ProcessResult; replayed: Promise<ProcessResult | undefined> } | undefined> {
+    const served = await this.server("candidate")?.runThen(
+      {
+        args: [...headerArgs(compile.header), ...compile.args],
+        dir: compile.dir,
+        timeoutMs: compile.timeoutMs,
+      },
+      {
+        args: [...headerArgs(compile.header), "--replay", ...replay.target],
+        dir: replay.dir,
+        timeoutMs: replay.timeoutMs,
+      },
+    );
+    if (!served?.first) return undefined;
+    const compiled = served.first;
+    const replayed = served.then.then((r) =>
+      compiled.kind === "exited" && compiled.code === 0 ? r : undefined,
+    );
+    return { compiled, replayed };
+  }
+
   /** Both servers import the header now (each once), so that the documents' compiles do not wait for it. */
   prepare(header: string): void {
     for (const forWhom of ["candidate", "trusted"] as const) this.servers[forWhom]?.warm(headerArgs(header));

@@ -55,6 +55,16 @@ export interface GateRunner {
    * check document's header (as for `compile`), whose import a runner may use to look up the imported constants.
    */
   replay(target: readonly string[], dir: string, timeoutMs: number, header?: string): Promise<ProcessResult>;
+  /**
+   * A candidate's compile and, once it succeeded, its replay, without a pause between the two where the runner
+   * can chain them (the embedded Lean's candidate compile server); undefined where it cannot (the caller then
+   * runs the two steps itself). `replayed` is undefined when the compile failed or the replay could not start
+   * there.
+   */
+  compileThenReplay?(
+    compile: { args: readonly string[]; dir: string; timeoutMs: number; header?: string },
+    replay: { target: readonly string[]; dir: string; timeoutMs: number },
+  ): Promise<{ compiled: ProcessResult; replayed: Promise<ProcessResult | undefined> } | undefined>;
   /** A header (as for `compile`) the runner may import now, ahead of the documents that begin with it. */
   prepare?(header: string): void;
   /** Stops what the runner keeps running between proofs. */

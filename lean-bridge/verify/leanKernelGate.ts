@@ -148,6 +148,11 @@ export class LeanKernelGate implements KernelGateBackend {
 
   /** The statements' references, compiled once per hole: by the reference text and the toolchain. */
   private readonly references = new Map<string, Promise<ReferenceModule>>();
+  /** The references compiled already, by their promise: a proof of such a hole can chain its replay. */
+  private readonly compiledReferences = new WeakMap<
+    Promise<ReferenceModule>,
+    { kind: "ok"; olean: string }
+  >();
   private readonly referenceDirs = new Set<string>();
 
   /**
@@ -227,6 +232,10 @@ export class LeanKernelGate implements KernelGateBackend {
       }
     })();
     this.references.set(key, made);
+    void made.then((module) => {
+      if (module.kind === "ok" && this.references.get(key) === made)
+        this.compiledReferences.set(made, module);
+    });
     return made;
   }
 
@@ -244,10 +253,17 @@ export class LeanKernelGate implements KernelGateBackend {
     memoryMb: number = this.options.limits.memoryMb,
     header?: string,
   ): Promise<ProcessResult> {
-    // The module's name from its own folder alone: a private constant's name holds the module's, so the
-    // reference and the candidate's document, compiled in different folders, name theirs alike.
-    const args = ["--json", `-M${memoryMb}`, "-o", output, `--root=${dirname(file)}`, file];
+    const args = this.compileArgs(file, output, memoryMb);
     return this.runner.compile(args, dir, Math.max(1, deadline - performance.now()), forWhom, header);
+  }
+
+  /**
+   * Lean's command line for one compile. The module's name from its own folder alone: a private constant's name
+   * holds the module's, so the reference and the candidate's document, compiled in different folders, name
+   * theirs alike.
+   */
+  private compileArgs(file: string, output: string, memoryMb: number): string[] {
+    return ["--json", `-M${memoryMb}`, "-o", output, `--root=${dirname(file)}`, file];
   }
 
   /** The gate's own check, once, before any candidate (the runner's self-test). */
@@ -366,7 +382,26 @@ export class LeanKernelGate implements KernelGateBackend {
       const header = headerText(request);
       const compile = () =>
         this.compileFile(source, olean, dir, deadline, "candidate", this.options.limits.memoryMb, header);
-      let compiled = await compile();
+      // Where the reference is known already (every proof of a hole but its first), the runner may start the
+      // replay the moment the compile succeeds, with no pause between the two.
+      const known = referenced && this.compiledReferences.get(referenced);
+      const chained =
+        this.runner.compileThenReplay && (!referenced || known)
+          ? await this.runner.compileThenReplay(
+              {
+                args: this.compileArgs(source, olean, this.options.limits.memoryMb),
+                dir,
+                timeoutMs: left(),
+                header,
+              },
+              {
+                target: this.replayTarget(olean, request, known ? known.olean : undefined),
+                dir: replayDir,
+                timeoutMs: left(),
+              },
+            )
+          : undefined;
+      let compiled = chained?.compiled ?? (await compile());
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
       const blanked =
         compiled.kind === "exited" && compiled.code !== 0
@@ -407,12 +442,10 @@ export class LeanKernelGate implements KernelGateBackend {
           return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
         reference = made.olean;
       }
-      const replayed = await this.runner.replay(
-        this.replayTarget(olean, request, reference),
-        replayDir,
-        left(),
-        header,
-      );
+      // The chained replay counts only for the compile it followed (not for one compiled again, blanked).
+      const replayed =
+        (compiled === chained?.compiled ? await chained.replayed : undefined) ??
+        (await this.runner.replay(this.replayTarget(olean, request, reference), replayDir, left(), header));
       const replayFailure = step("replay", replayed);
       if (replayFailure) return replayFailure;
       const answer = replayed.kind === "exited" ? parseReplayAnswer(replayed.stdout, elapsed()) : undefined;
