@@ -227,7 +227,16 @@ static int elaborate(header_env *header, char **args, int count) {
         if (text[k] != '\n') text[k] = ' ';
     if (memory > 0) _ZN4lean23set_max_memory_megabyteEj((unsigned)memory);
     lobj *env = l_Lean_Environment_setMainModule(keep(header->env), l_Lean_Name_mkStr1(lean_mk_string(module)));
-    lobj *result = l_Lean_Elab_process(lean_mk_string(text), env, keep(l_Lean_Options_empty), box(0));
+    /*
+     * The file's name in the messages, as Lean's command line gives it: "some <path>", made here as a
+     * persistent object (reference count 0: Lean never counts, frees or writes it).
+     */
+    static struct {
+        lobj header;
+        lobj *value;
+    } file_name = {{0, sizeof file_name, 1, 1}, NULL};
+    file_name.value = lean_mk_string(file);
+    lobj *result = l_Lean_Elab_process(lean_mk_string(text), env, keep(l_Lean_Options_empty), &file_name.header);
     if (tag_of(result) != 0) {
         fprintf(stderr, "%s\n", cstr(lean_io_error_to_string(keep(field(result, 0)))));
         return 1;
