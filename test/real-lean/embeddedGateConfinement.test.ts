@@ -9,7 +9,8 @@
  * then compiles in fresh sandboxed processes). In the verifier's sandbox (bubblewrap, its own PID namespace) a
  * compile past its deadline is killed through the server, which alone can name its children's pids. A document
  * that begins with the header its server imported compiles on that import (its messages as `lean --json` prints
- * them), and a replay chained to a compile runs only after a compile that succeeded.
+ * them), a replay chained to a compile runs only after a compile that succeeded, and a server that holds as many
+ * headers as it may is replaced by a fresh one.
  *
  * Needs the embedded Lean (skipped where it is missing, failing where CI=true: toolSkip.ts) and, for the
  * sandbox test, bubblewrap.
@@ -422,6 +423,58 @@ test(
         JSON.stringify(other),
       );
       assert.ok(existsSync(join(ws.runA, "Other.olean")));
+    } finally {
+      zygote.stop();
+      rmSync(ws.root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  "embedded gate: a compile server that holds as many headers as it may is replaced once its compiles have ended, and the next compile runs on a fresh one",
+  { skip, timeout: 120_000 },
+  async () => {
+    const ws = layout();
+    const starts = join(ws.root, "starts.log");
+    // The server's command line, counting its starts.
+    const zygote = new CompileZygote(
+      ["sh", "-c", `echo start >> '${starts}' && exec '${toolPath()}' --compile-server`],
+      { cwd: ws.root, env: process.env, cpuSeconds: 0 },
+    );
+    const sound = (header: string) =>
+      zygote.run(
+        [
+          "--header",
+          Buffer.from(header).toString("hex"),
+          "--json",
+          "-o",
+          join(ws.runA, "Sound.olean"),
+          join(ws.runA, "Sound.lean"),
+        ],
+        ws.runA,
+        60_000,
+      );
+    try {
+      const first = await sound("prelude\n");
+      assert.deepEqual(
+        [first?.kind, first?.kind === "exited" && first.code],
+        ["exited", 0],
+        JSON.stringify(first),
+      );
+      // Headers of their own (comments after the header parse to the same imports, each text its own entry).
+      for (let k = 0; k < 40; k++)
+        zygote.warm(["--header", Buffer.from(`prelude\n-- ${k}\n`).toString("hex")]);
+      const starts1 = () => readFileSync(starts, "utf8").trim().split("\n").length;
+      // The server says it is full as it reads the warm lines; a compile after that goes to a fresh server.
+      let next: ProcessResult | undefined;
+      for (let tries = 0; tries < 50 && starts1() < 2; tries++) next = await sound("prelude\n");
+      assert.equal(starts1(), 2, "the full server was replaced");
+      next = await sound("prelude\n");
+      assert.deepEqual(
+        [next?.kind, next?.kind === "exited" && next.code],
+        ["exited", 0],
+        JSON.stringify(next),
+      );
     } finally {
       zygote.stop();
       rmSync(ws.root, { recursive: true, force: true });
