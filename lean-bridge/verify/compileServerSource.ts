@@ -126,12 +126,13 @@ static header_env *header_for(const char *hex) {
         return NULL;
     }
     /*
-     * As Lean's frontend imports a header: its trust, the extensions loaded, the private (whole) level. Lean
+     * As Lean's command line imports a header: its default trust level (LEAN_BELIEVER_TRUST_LEVEL + 1), the
+     * extensions loaded, the private (whole) level of every module. Lean
      * runs the imported modules' initializers only when told to before each import, as its command line does
      * (the modules are the workspace's own).
      */
     lean_enable_initializer_execution();
-    lobj *imported = l_Lean_importModules(keep(field(triple, 0)), keep(l_Lean_Options_empty), 1024,
+    lobj *imported = l_Lean_importModules(keep(field(triple, 0)), keep(l_Lean_Options_empty), 1025,
                                           lean_array_mk(box(0)), 1, 1, 2, box(1));
     if (tag_of(imported) != 0) {
         free(text);
