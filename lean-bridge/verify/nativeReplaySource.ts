@@ -7,10 +7,12 @@
  * program it trusts no import: the embedded Lean's imports are all the workspace's own modules, so the checked
  * declaration's whole closure, the imported constants included, is replayed from an empty environment (an
  * import compiled under `debug.skipKernelTC` is refused like the document's own declarations). The program's
- * second job, the compile server, is compileServerSource.ts; what both share, nativeLeanAbi.ts. Our own text,
+ * second job, the compile server, is compileServerSource.ts (its children's confinement childConfinementSource.ts);
+ * what both share, nativeLeanAbi.ts. Our own text,
  * written from Lean's documented C ABI and the signatures of the library's functions; it stands in a raw
  * template literal, so it holds no backquote and no dollar-brace.
  */
+import { CHILD_CONFINEMENT_C } from "./childConfinementSource";
 import { COMPILE_SERVER_C } from "./compileServerSource";
 import { LEAN_C_ABI } from "./nativeLeanAbi";
 
@@ -464,6 +466,11 @@ const MAIN_C = String.raw`int main(int argc, char **argv) {
 }
 `;
 
-export const NATIVE_REPLAY_SOURCE = [PROGRAM_COMMENT, LEAN_C_ABI, REPLAY_C, COMPILE_SERVER_C, MAIN_C].join(
-  "\n",
-);
+export const NATIVE_REPLAY_SOURCE = [
+  PROGRAM_COMMENT,
+  LEAN_C_ABI,
+  REPLAY_C,
+  CHILD_CONFINEMENT_C,
+  COMPILE_SERVER_C,
+  MAIN_C,
+].join("\n");

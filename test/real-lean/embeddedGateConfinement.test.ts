@@ -1,6 +1,6 @@
 /**
  * The embedded gate's compile server confines every child it forks (a candidate's compile, a replay) to the
- * request's own folder before the child runs anything (Landlock: compileServerSource.ts, `confine`). A prelude
+ * request's own folder before the child runs anything (Landlock: childConfinementSource.ts, `confine`). A prelude
  * workspace cannot spell IO at elaboration time, so the confinement is shown at the server directly: the
  * tool's `--probe` request tries, as a confined child, every way of writing to its own folder, to a sibling
  * run's folder, to the gate's folder and to the reference folder, and of reaching the server (writing its
