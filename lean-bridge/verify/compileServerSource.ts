@@ -48,6 +48,8 @@ extern lobj *l_Lean_Elab_parseImports(lobj *input, lobj *fileName);
 extern lobj *l_Lean_Elab_process(lobj *input, lobj *env, lobj *opts, lobj *fileName);
 extern lobj *l_Lean_Environment_setMainModule(lobj *env, lobj *name);
 extern lobj *l_Lean_Name_mkStr1(lobj *s);
+extern lobj *l_Lean_Name_mkStr2(lobj *a, lobj *b);
+extern lobj *l_Lean_Options_setBool(lobj *opts, lobj *name, uint8_t value);
 extern lobj *l_Lean_writeModule(lobj *env, lobj *fname, uint8_t split);
 extern lobj *l_Lean_MessageLog_toList(lobj *log); /* borrowed */
 extern uint8_t l_Lean_MessageLog_hasErrors(lobj *log);
@@ -235,7 +237,10 @@ static int elaborate(header_env *header, char **args, int count) {
         lobj *value;
     } file_name = {{0, sizeof file_name, 1, 1}, NULL};
     file_name.value = lean_mk_string(file);
-    lobj *result = l_Lean_Elab_process(lean_mk_string(text), env, keep(l_Lean_Options_empty), &file_name.header);
+    /* As Lean's command line elaborates a file: its snapshots keep only what the command line reports. */
+    lobj *options = l_Lean_Options_setBool(keep(l_Lean_Options_empty),
+                                           l_Lean_Name_mkStr2(lean_mk_string("internal"), lean_mk_string("cmdlineSnapshots")), 1);
+    lobj *result = l_Lean_Elab_process(lean_mk_string(text), env, options, &file_name.header);
     if (tag_of(result) != 0) {
         fprintf(stderr, "%s\n", cstr(lean_io_error_to_string(keep(field(result, 0)))));
         return 1;
