@@ -127,9 +127,9 @@ static header_env *header_for(const char *hex) {
     }
     /*
      * As Lean's command line imports a header: its default trust level (LEAN_BELIEVER_TRUST_LEVEL + 1), the
-     * extensions loaded, the private (whole) level of every module. Lean
-     * runs the imported modules' initializers only when told to before each import, as its command line does
-     * (the modules are the workspace's own).
+     * extensions loaded, the private (whole) level of every module. Lean runs the imported modules'
+     * initializers only when told to before each import, as its command line does (the modules are the
+     * workspace's own).
      */
     lean_enable_initializer_execution();
     lobj *imported = l_Lean_importModules(keep(field(triple, 0)), keep(l_Lean_Options_empty), 1025,
