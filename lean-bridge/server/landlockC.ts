@@ -1,6 +1,6 @@
 /**
  * Landlock's user-space ABI as C definitions, shared by the two C programs the verifier builds with `cc`: the
- * kernel gate's native replay tool (verify/nativeReplaySource.ts), whose compile server confines each child,
+ * kernel gate's native replay tool (verify/nativeReplaySource.ts), whose compile server (verify/compileServerSource.ts) confines each child,
  * and the file-worker launcher (strays.ts). Written from the kernel's documentation, one copy for both.
  */
 export const LANDLOCK_C_DEFINITIONS = String.raw`/*

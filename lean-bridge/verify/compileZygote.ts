@@ -1,9 +1,12 @@
 /**
- * The embedded gate's compile step without Lean's start-up cost (most of a small compile's time): the native
- * tool's `--compile-server` (nativeReplaySource.ts) initializes Lean once and forks a fresh child per compile,
- * which runs Lean's own command line on the check document. Each child is a new process in its own session (so
+ * The embedded gate's compile step without Lean's start-up cost, nor the header's import (most of a small
+ * compile's time): the native tool's `--compile-server` (compileServerSource.ts) initializes Lean once, imports
+ * each document's header once (`--header`, or a `warm` line ahead of the compiles), and forks a fresh child per
+ * compile, which elaborates the rest of the check document on that import (or runs Lean's own command line on
+ * it, where the server could not import the header). Each child is a new process in its own session (so
  * a deadline kills it with what it started), its output in files of its own request, under a CPU limit set in
- * the child; the server never elaborates anything itself. Each child is confined (Landlock) before it runs
+ * the child; the server never elaborates a document itself. A server that holds as many headers as it may says
+ * so, and is replaced once its compiles have ended. Each child is confined (Landlock) before it runs
  * anything: it may write beneath its request's own folder only, and cannot signal, trace or open the file
  * descriptors of the server or of any other child. A server or a child that cannot be confined runs nothing,
  * and this server is not used again: `run` answers undefined and the caller starts a fresh sandboxed Lean
@@ -39,6 +42,13 @@ function readTail(path: string): string {
   }
 }
 
+/** One request to the server: its command line, the folder it may write, its time limit. */
+export interface ServerStep {
+  args: readonly string[];
+  dir: string;
+  timeoutMs: number;
+}
+
 interface Pending {
   /** undefined: the child could not be confined, so it ran nothing (the caller starts Lean itself). */
   resolve: (result: ProcessResult | undefined) => void;
@@ -57,6 +67,13 @@ export class CompileZygote {
   private nextId = 0;
   /** Why this server's children cannot be confined here, once it said so: it is not used again. */
   private unconfined: string | undefined;
+  /**
+   * The server holds as many imported headers as it may (it never frees one): no request goes to it again, and
+   * once its compiles have ended a fresh server takes its place.
+   */
+  private retiring = false;
+  private replacing: Promise<void> | undefined;
+  private drained: (() => void) | undefined;
 
   /**
    * `command`: the server's command line, already wrapped in the verifier's sandbox (never in its CPU limit,
@@ -90,6 +107,8 @@ export class CompileZygote {
         if (line === "FIMRLVR-ZYGOTE ready") {
           clearTimeout(timer);
           resolve(true);
+        } else if (line === "FIMRLVR-ZYGOTE full") {
+          this.retiring = true;
         } else if (line.startsWith("FIMRLVR-ZYGOTE unconfined ")) {
           this.refuse(line.slice("FIMRLVR-ZYGOTE unconfined ".length));
           clearTimeout(timer);
@@ -138,7 +157,10 @@ export class CompileZygote {
     clearTimeout(p.timer);
     this.pending.delete(id);
     if (p.pid !== undefined) this.byPid.delete(p.pid);
-    if (this.pending.size === 0) this.hold(false);
+    if (this.pending.size === 0) {
+      this.hold(false);
+      this.drained?.();
+    }
     const output = { stdout: readTail(p.stdoutFile), stderr: readTail(p.stderrFile) };
     if (p.timedOut) p.resolve({ kind: "timeout", ...output });
     else if (result.kind === "exited") p.resolve({ kind: "exited", code: result.code, ...output });
@@ -182,7 +204,10 @@ export class CompileZygote {
       if (!p) return;
       clearTimeout(p.timer);
       this.pending.delete(a);
-      if (this.pending.size === 0) this.hold(false);
+      if (this.pending.size === 0) {
+        this.hold(false);
+        this.drained?.();
+      }
       p.resolve(undefined);
     } else if ((what === "exited" || what === "signalled") && a !== undefined && b !== undefined) {
       const id = this.byPid.get(Number(a));
@@ -208,12 +233,44 @@ export class CompileZygote {
    * caller then starts Lean itself, in a sandbox of its own).
    */
   async run(args: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult | undefined> {
-    if (this.unconfined !== undefined || [dir, ...args].some((a) => /[\t\n]/.test(a))) return undefined;
-    if (!(await this.start()) || !this.child?.stdin || this.unconfined !== undefined) return undefined;
+    if (!(await this.usable([{ args, dir, timeoutMs }]))) return undefined;
+    const step = this.pend({ args, dir, timeoutMs });
+    this.child!.stdin!.write(`${step.fields.join("\t")}\n`);
+    return step.result;
+  }
+
+  /**
+   * `first` as `run` runs it, and `then` (its replay) started by the server the moment `first` exits with 0,
+   * without a round trip through this process: `then` answers undefined where it could not be confined, and
+   * `signalled` where the server refused it (`first` did not succeed). Undefined when the server cannot run.
+   */
+  async runThen(
+    first: ServerStep,
+    then: ServerStep,
+  ): Promise<{ first: ProcessResult | undefined; then: Promise<ProcessResult | undefined> } | undefined> {
+    if (!(await this.usable([first, then]))) return undefined;
+    const one = this.pend(first);
+    const two = this.pend(then);
+    // The second request's fields but its CPU limit, which the server gives it from the first's.
+    const [id, , ...rest] = two.fields;
+    this.child!.stdin!.write(`${[...one.fields, "--then", id!, ...rest].join("\t")}\n`);
+    return { first: await one.result, then: two.result };
+  }
+
+  /** Whether requests for these steps can go to the server now (started, or started again after it retired). */
+  private async usable(steps: readonly ServerStep[]): Promise<boolean> {
+    const fields = steps.flatMap((s) => [s.dir, ...s.args]);
+    if (this.unconfined !== undefined || fields.some((a) => /[\t\n]/.test(a) || a === "--then")) return false;
+    if (this.retiring) await this.replace();
+    return (await this.start()) && this.child?.stdin !== undefined && this.unconfined === undefined;
+  }
+
+  /** A request's fields and the answer it will get, registered before the request is written. */
+  private pend(step: ServerStep): { fields: string[]; result: Promise<ProcessResult | undefined> } {
     const id = String(++this.nextId);
-    const stdoutFile = join(dir, `compile-${id}.out`);
-    const stderrFile = join(dir, `compile-${id}.err`);
-    return new Promise<ProcessResult | undefined>((resolve) => {
+    const stdoutFile = join(step.dir, `compile-${id}.out`);
+    const stderrFile = join(step.dir, `compile-${id}.err`);
+    const result = new Promise<ProcessResult | undefined>((resolve) => {
       const p: Pending = {
         resolve,
         stdoutFile,
@@ -222,14 +279,35 @@ export class CompileZygote {
         timer: setTimeout(() => {
           p.timedOut = true;
           if (p.pid !== undefined) this.kill(p.pid);
-        }, timeoutMs),
+        }, step.timeoutMs),
       };
       this.pending.set(id, p);
-      this.hold(true);
-      this.child!.stdin!.write(
-        `${[id, String(this.options.cpuSeconds), dir, stdoutFile, stderrFile, ...args].join("\t")}\n`,
-      );
     });
+    this.hold(true);
+    const fields = [id, String(this.options.cpuSeconds), step.dir, stdoutFile, stderrFile, ...step.args];
+    return { fields, result };
+  }
+
+  /**
+   * Asks a running server to import a header now (`--header <hex>`), ahead of the compiles that begin with it;
+   * nothing is answered. A server not started yet, or on its way out, is left alone.
+   */
+  warm(header: readonly string[]): void {
+    if (!this.child?.stdin || this.unconfined !== undefined || this.retiring) return;
+    if (header.length !== 2 || header[0] !== "--header" || /[\t\n]/.test(header[1]!)) return;
+    this.child.stdin.write(`warm\t${header[1]}\n`);
+  }
+
+  /** Once the retiring server's compiles have ended, stops it: the next compile starts a fresh one. */
+  private replace(): Promise<void> {
+    this.replacing ??= (async () => {
+      if (this.pending.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.drained = undefined;
+      this.stop();
+      this.retiring = false;
+      this.replacing = undefined;
+    })();
+    return this.replacing;
   }
 
   /** Stops the server (its children are killed by their deadlines or have ended). */

@@ -1,7 +1,9 @@
 /**
  * The kernel gate's processes on the embedded Lean (no standard library on disk): the compiles and the replay
  * are children of the gate's two compile servers (compileZygote.ts), each a fork of a Lean already started and
- * confined to the folder it is given before it runs anything. The candidate server compiles the check
+ * confined to the folder it is given before it runs anything, each elaborating its document on the document's
+ * header, which its server imported once (a hole's checks ask both servers to import it ahead of its proofs:
+ * `prepare`). The candidate server compiles the check
  * documents and runs the replays (the native replay tool, nativeReplaySource.ts), in a sandbox that may write
  * the gate's folder; the trusted server compiles only what holds no candidate text (the statements' references,
  * the headers alone), in a sandbox that may write the reference folder alone. Where a server cannot run or
@@ -34,6 +36,14 @@ function installFolder(lean: string): string {
   } catch {
     return dirname(dirname(lean));
   }
+}
+
+/**
+ * The compile server's header prefix: the header's text in hex (any text, one field of the line protocol), which
+ * the server imports once and every document that begins with it then elaborates on (compileServerSource.ts).
+ */
+function headerArgs(header: string | undefined): string[] {
+  return header ? ["--header", Buffer.from(header, "utf8").toString("hex")] : [];
 }
 
 export class EmbeddedGateRunner implements GateRunner {
@@ -113,18 +123,58 @@ export class EmbeddedGateRunner implements GateRunner {
     dir: string,
     timeoutMs: number,
     forWhom: CompileFor,
+    header?: string,
   ): Promise<ProcessResult> {
-    const served = await this.server(forWhom)?.run(args, dir, timeoutMs);
+    const served = await this.server(forWhom)?.run([...headerArgs(header), ...args], dir, timeoutMs);
     return served ?? this.fresh([this.lean, ...args], [dir], timeoutMs);
+  }
+
+  /** The candidate server runs the replay the moment the compile exits with 0 (no round trip through here). */
+  async compileThenReplay(
+    compile: { args: readonly string[]; dir: string; timeoutMs: number; header?: string },
+    replay: { target: readonly string[]; dir: string; timeoutMs: number },
+  ): Promise<{ compiled: ProcessResult; replayed: Promise<ProcessResult | undefined> } | undefined> {
+    const served = await this.server("candidate")?.runThen(
+      {
+        args: [...headerArgs(compile.header), ...compile.args],
+        dir: compile.dir,
+        timeoutMs: compile.timeoutMs,
+      },
+      {
+        args: [...headerArgs(compile.header), "--replay", ...replay.target],
+        dir: replay.dir,
+        timeoutMs: replay.timeoutMs,
+      },
+    );
+    if (!served?.first) return undefined;
+    const compiled = served.first;
+    const replayed = served.then.then((r) =>
+      compiled.kind === "exited" && compiled.code === 0 ? r : undefined,
+    );
+    return { compiled, replayed };
+  }
+
+  /** Both servers import the header now (each once), so that the documents' compiles do not wait for it. */
+  prepare(header: string): void {
+    for (const forWhom of ["candidate", "trusted"] as const) this.servers[forWhom]?.warm(headerArgs(header));
   }
 
   /**
    * The replay as a child of the candidate server: the server never ran candidate code, so the child starts as
    * clean as a new process, without Lean's start-up. It may write its own folder alone (its output there).
    */
-  async replay(target: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult> {
+  async replay(
+    target: readonly string[],
+    dir: string,
+    timeoutMs: number,
+    header?: string,
+  ): Promise<ProcessResult> {
     const started = performance.now();
-    const served = await this.server("candidate")?.run(["--replay", ...target], dir, timeoutMs);
+    const served = await this.server("candidate")?.run(
+      [...headerArgs(header), "--replay", ...target],
+      dir,
+      timeoutMs,
+    );
     const left = Math.max(1, timeoutMs - (performance.now() - started));
     return served ?? this.fresh([this.replayTool ?? "fimrlvr-replay", ...target], [], left);
   }

@@ -38,15 +38,35 @@ export interface GateRunner {
     timeoutMs: number,
     started: number,
   ): Promise<GateReport | undefined>;
-  /** Lean's command line `args` (a compile), able to write beneath `dir` alone, within `timeoutMs`. */
+  /**
+   * Lean's command line `args` (a compile), able to write beneath `dir` alone, within `timeoutMs`. `header`: the
+   * text the document begins with up to the end of its header (the workspace's imports, no candidate's text),
+   * which a runner may import once for every document that begins with it.
+   */
   compile(
     args: readonly string[],
     dir: string,
     timeoutMs: number,
     forWhom: CompileFor,
+    header?: string,
   ): Promise<ProcessResult>;
-  /** The replay step with its arguments (`target`), its output (if any) in `dir`, within `timeoutMs`. */
-  replay(target: readonly string[], dir: string, timeoutMs: number): Promise<ProcessResult>;
+  /**
+   * The replay step with its arguments (`target`), its output (if any) in `dir`, within `timeoutMs`. `header`: the
+   * check document's header (as for `compile`), whose import a runner may use to look up the imported constants.
+   */
+  replay(target: readonly string[], dir: string, timeoutMs: number, header?: string): Promise<ProcessResult>;
+  /**
+   * A candidate's compile and, once it succeeded, its replay, without a pause between the two where the runner
+   * can chain them (the embedded Lean's candidate compile server); undefined where it cannot (the caller then
+   * runs the two steps itself). `replayed` is undefined when the compile failed or the replay could not start
+   * there.
+   */
+  compileThenReplay?(
+    compile: { args: readonly string[]; dir: string; timeoutMs: number; header?: string },
+    replay: { target: readonly string[]; dir: string; timeoutMs: number },
+  ): Promise<{ compiled: ProcessResult; replayed: Promise<ProcessResult | undefined> } | undefined>;
+  /** A header (as for `compile`) the runner may import now, ahead of the documents that begin with it. */
+  prepare?(header: string): void;
   /** Stops what the runner keeps running between proofs. */
   stop(): void;
 }

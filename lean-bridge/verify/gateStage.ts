@@ -247,6 +247,19 @@ export class KernelGateStage {
     this.config.backend.stop?.();
   }
 
+  /**
+   * A fresh candidate check of `doc` starts: the backend may get ready for its proof meanwhile (the embedded
+   * gate imports the document's header once per hole, so a hole's first proof pays no import). Only while
+   * the gate can run and would gate a proof.
+   */
+  prepare(doc: CheckDocument): void {
+    if (this.config.mode.kind === "off" || !this.availability) return;
+    void this.availability.then((unavailable) => {
+      if (!unavailable)
+        this.config.backend.prepare?.({ documentText: doc.text, headerEndLine: doc.headerEndLine });
+    });
+  }
+
   /** A fresh candidate check took `ms` (the measure of "a check" for `auto`). */
   noteCheck(ms: number): void {
     this.costs.noteCheck(ms);

@@ -120,6 +120,11 @@ export interface KernelGateBackend {
    * undefined when it can, else the `unavailable` report every proof gets. Asked once, before the first draw.
    */
   ready?(timeoutMs: number): Promise<GateReport | undefined>;
+  /**
+   * A document about to be checked (its text and header): the backend may get ready for its proofs now, off
+   * their path (the embedded gate imports the document's header in its compile servers). Never throws.
+   */
+  prepare?(document: { documentText: string; headerEndLine: number }): void;
   /** Stops what the backend keeps running between proofs (when its verifier stops). */
   stop?(): void;
 }

@@ -5,7 +5,8 @@
  *     process (Lake puts the project's imports on the path), or on the embedded Lean `lean --json -M<MB> -o …`
  *     with LEAN_PATH at the workspace's build (.lake/build/lib/lean, where the embedded Lean builds the
  *     workspace's modules), run as a child of the gate's candidate compile server (compileZygote.ts), which
- *     confines it to its run folder before it runs anything. That process ran the candidate's code, so nothing
+ *     confines it to its run folder before it runs anything, and which elaborates the document on the header
+ *     the server imported once (the request's `header`: the document's lines up to its header's last). That process ran the candidate's code, so nothing
  *     it prints decides a verdict: when it fails, the header alone is compiled again, without the candidate, in
  *     a folder no candidate compile can write, and only a header that fails by itself makes the failure the
  *     workspace's;
@@ -73,6 +74,20 @@ export function gateDir(projectRoot: string): string {
 
 let runCounter = 0;
 
+/**
+ * The request's header: its first `headerEndLine + 1` lines (the workspace's imports, no candidate's text), which
+ * the runner may import once for every document that begins with it; undefined for a document without one.
+ */
+function headerText(request: Pick<GateRequest, "documentText" | "headerEndLine">): string | undefined {
+  if (request.headerEndLine < 0) return undefined;
+  return (
+    request.documentText
+      .split("\n")
+      .slice(0, request.headerEndLine + 1)
+      .join("\n") + "\n"
+  );
+}
+
 /** Lean's -M for a statement's reference, at least (as for building the workspace's modules, embedded/choose.ts). */
 const REFERENCE_MIN_MEMORY_MB = 4096;
 
@@ -117,6 +132,12 @@ export class LeanKernelGate implements KernelGateBackend {
     return this.runner instanceof EmbeddedGateRunner ? this.runner.confinementRefused : undefined;
   }
 
+  /** The runner may import a document's header ahead of its proofs (the embedded Lean's compile servers). */
+  prepare(document: { documentText: string; headerEndLine: number }): void {
+    const header = headerText(document);
+    if (header) this.runner.prepare?.(header);
+  }
+
   /** Stops what the gate keeps running (the embedded Lean's compile servers) and removes its references. */
   stop(): void {
     this.runner.stop();
@@ -127,6 +148,11 @@ export class LeanKernelGate implements KernelGateBackend {
 
   /** The statements' references, compiled once per hole: by the reference text and the toolchain. */
   private readonly references = new Map<string, Promise<ReferenceModule>>();
+  /** The references compiled already, by their promise: a proof of such a hole can chain its replay. */
+  private readonly compiledReferences = new WeakMap<
+    Promise<ReferenceModule>,
+    { kind: "ok"; olean: string }
+  >();
   private readonly referenceDirs = new Set<string>();
 
   /**
@@ -165,7 +191,8 @@ export class LeanKernelGate implements KernelGateBackend {
         // The reference is the workspace's own statement, no candidate's code: the checks' memory cap is for
         // candidates, and Lean counts its runtime against -M, so a small cap must not fail the workspace's part.
         const memoryMb = Math.max(this.options.limits.memoryMb, REFERENCE_MIN_MEMORY_MB);
-        let compiled = await this.compileFile(source, olean, dir, deadline, "trusted", memoryMb);
+        const header = headerText(request);
+        let compiled = await this.compileFile(source, olean, dir, deadline, "trusted", memoryMb, header);
         const blanked =
           compiled.kind === "exited" && compiled.code !== 0
             ? blankFailingCommands(
@@ -177,7 +204,7 @@ export class LeanKernelGate implements KernelGateBackend {
             : undefined;
         if (blanked !== undefined) {
           writeFileSync(source, blanked);
-          compiled = await this.compileFile(source, olean, dir, deadline, "trusted", memoryMb);
+          compiled = await this.compileFile(source, olean, dir, deadline, "trusted", memoryMb, header);
         }
         if (compiled.kind === "exited" && compiled.code === 0) return { kind: "ok", olean };
         const first = compiled.kind === "exited" ? compileErrors(compiled.stdout)[0] : undefined;
@@ -205,6 +232,10 @@ export class LeanKernelGate implements KernelGateBackend {
       }
     })();
     this.references.set(key, made);
+    void made.then((module) => {
+      if (module.kind === "ok" && this.references.get(key) === made)
+        this.compiledReferences.set(made, module);
+    });
     return made;
   }
 
@@ -220,11 +251,19 @@ export class LeanKernelGate implements KernelGateBackend {
     deadline: number,
     forWhom: CompileFor,
     memoryMb: number = this.options.limits.memoryMb,
+    header?: string,
   ): Promise<ProcessResult> {
-    // The module's name from its own folder alone: a private constant's name holds the module's, so the
-    // reference and the candidate's document, compiled in different folders, name theirs alike.
-    const args = ["--json", `-M${memoryMb}`, "-o", output, `--root=${dirname(file)}`, file];
-    return this.runner.compile(args, dir, Math.max(1, deadline - performance.now()), forWhom);
+    const args = this.compileArgs(file, output, memoryMb);
+    return this.runner.compile(args, dir, Math.max(1, deadline - performance.now()), forWhom, header);
+  }
+
+  /**
+   * Lean's command line for one compile. The module's name from its own folder alone: a private constant's name
+   * holds the module's, so the reference and the candidate's document, compiled in different folders, name
+   * theirs alike.
+   */
+  private compileArgs(file: string, output: string, memoryMb: number): string[] {
+    return ["--json", `-M${memoryMb}`, "-o", output, `--root=${dirname(file)}`, file];
   }
 
   /** The gate's own check, once, before any candidate (the runner's self-test). */
@@ -340,8 +379,29 @@ export class LeanKernelGate implements KernelGateBackend {
         request.referenceText === undefined
           ? undefined
           : this.reference(request.referenceText, request, timeoutMs);
-      const compile = () => this.compileFile(source, olean, dir, deadline, "candidate");
-      let compiled = await compile();
+      const header = headerText(request);
+      const compile = () =>
+        this.compileFile(source, olean, dir, deadline, "candidate", this.options.limits.memoryMb, header);
+      // Where the reference is known already (every proof of a hole but its first), the runner may start the
+      // replay the moment the compile succeeds, with no pause between the two.
+      const known = referenced && this.compiledReferences.get(referenced);
+      const chained =
+        this.runner.compileThenReplay && (!referenced || known)
+          ? await this.runner.compileThenReplay(
+              {
+                args: this.compileArgs(source, olean, this.options.limits.memoryMb),
+                dir,
+                timeoutMs: left(),
+                header,
+              },
+              {
+                target: this.replayTarget(olean, request, known ? known.olean : undefined),
+                dir: replayDir,
+                timeoutMs: left(),
+              },
+            )
+          : undefined;
+      let compiled = chained?.compiled ?? (await compile());
       // Errors only in the workspace's commands above the declaration: blank them and compile once more.
       const blanked =
         compiled.kind === "exited" && compiled.code !== 0
@@ -382,11 +442,10 @@ export class LeanKernelGate implements KernelGateBackend {
           return { kind: "no-reference", message: made.message, elapsedMs: elapsed() };
         reference = made.olean;
       }
-      const replayed = await this.runner.replay(
-        this.replayTarget(olean, request, reference),
-        replayDir,
-        left(),
-      );
+      // The chained replay counts only for the compile it followed (not for one compiled again, blanked).
+      const replayed =
+        (compiled === chained?.compiled ? await chained.replayed : undefined) ??
+        (await this.runner.replay(this.replayTarget(olean, request, reference), replayDir, left(), header));
       const replayFailure = step("replay", replayed);
       if (replayFailure) return replayFailure;
       const answer = replayed.kind === "exited" ? parseReplayAnswer(replayed.stdout, elapsed()) : undefined;

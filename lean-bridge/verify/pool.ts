@@ -93,6 +93,9 @@ const CHECK_ATTEMPTS = 2;
 export type PoolStart =
   { kind: "ok"; pool: VerifierPool } | { kind: "error"; message: string; stderr: string };
 
+/** How many of the holes checked last the gate is told of when a prefix module has been compiled. */
+const RECENT_HOLES = 16;
+
 export class VerifierPool implements Verifier {
   private readonly supervisor: ServerSupervisor;
   private readonly scheduler: SlotScheduler;
@@ -142,6 +145,26 @@ export class VerifierPool implements Verifier {
       gate && gate.mode.kind !== "off"
         ? new KernelGateStage(gate, this.identity, this.verdictSettings)
         : undefined;
+    // A hole's checks turn to the prefix form once its module is compiled, and so does the header its proofs'
+    // gate runs begin with: the gate is told of it then, ahead of the next check (KernelGateStage.prepare).
+    if (this.kernelGate) options.prefixes?.onCompiled(() => this.prepareRecentHoles());
+  }
+
+  /** The holes checked lately (the last RECENT_HOLES), by file and hole, for the gate's `prepare`. */
+  private readonly recentHoles = new Map<string, VerifyTask>();
+
+  /** Each recent hole's check document as it would be now (the verifier's no-op in the hole), to the gate. */
+  private prepareRecentHoles(): void {
+    for (const task of this.recentHoles.values()) {
+      const prepared = prepareCheck(this.files, task, NOOP_PROBE, {
+        policy: this.options.policy ?? DEFAULT_POLICY,
+        features: this.features,
+        prefixes: this.options.prefixes,
+        prefixLookOnly: true,
+        checkPolicy: false,
+      });
+      if (prepared.kind === "ok") this.kernelGate?.prepare(prepared.doc);
+    }
   }
 
   static async start(options: PoolOptions): Promise<PoolStart> {
@@ -239,6 +262,13 @@ export class VerifierPool implements Verifier {
     });
     if (prepared.kind === "rejected")
       return finish({ kind: "rejected", rule: prepared.rule, reason: prepared.reason, diagnostics: [] });
+    if (this.kernelGate && this.options.prefixes) {
+      const hole = `${task.file}\0${JSON.stringify(task.hole)}`;
+      this.recentHoles.delete(hole);
+      this.recentHoles.set(hole, task);
+      if (this.recentHoles.size > RECENT_HOLES)
+        this.recentHoles.delete(this.recentHoles.keys().next().value!);
+    }
     const key = verdictKey({
       identity: this.identity,
       settings: this.verdictSettings,
@@ -268,6 +298,7 @@ export class VerifierPool implements Verifier {
   /** A candidate's check, timed for the gate's `auto` share (a check is what the gate's cost is measured in). */
   private async timedCheck(doc: CheckDocument): Promise<VerdictOutcome> {
     const started = performance.now();
+    this.kernelGate?.prepare(doc);
     const outcome = await this.check(doc);
     this.kernelGate?.noteCheck(performance.now() - started);
     return outcome;

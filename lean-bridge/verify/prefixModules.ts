@@ -61,22 +61,33 @@ export class PrefixModules {
   private running: Promise<void> | undefined;
   private stopped = false;
   readonly counts: PrefixCounts = { compiled: 0, failed: 0, waited: 0 };
+  /** Told each time a module has been compiled (the holes it serves check in the prefix form from then on). */
+  private readonly compiledListeners: (() => void)[] = [];
 
   constructor(private readonly compiler: PrefixCompiler) {
     mkdirSync(compiler.root, { recursive: true });
   }
 
-  /** What the check of a hole in `decl` should stand on now. Never waits. */
-  forDeclaration(file: ParsedFile, decl: Declaration): PrefixAnswer {
+  /**
+   * What the check of a hole in `decl` should stand on now. Never waits. `look`: only what stands now (no
+   * compile asked for, nothing counted), for what is not a check.
+   */
+  forDeclaration(file: ParsedFile, decl: Declaration, look = false): PrefixAnswer {
     const plan = planPrefix(file, decl, this.compiler.salt, this.compiler.minDeclarations);
     if (plan.kind === "whole") return plan;
     if (this.ready.has(plan.key)) return { kind: "ready", blanked: plan.blanked, module: plan.module };
     const failed = this.failedKeys.get(plan.key);
     if (failed !== undefined) return { kind: "whole", reason: failed };
     if (this.alreadyBuilt(plan)) return { kind: "ready", blanked: plan.blanked, module: plan.module };
+    if (look) return { kind: "whole", reason: `the prefix module ${plan.module} is not compiled` };
     this.enqueue(plan);
     this.counts.waited++;
     return { kind: "whole", reason: `the prefix module ${plan.module} is being compiled` };
+  }
+
+  /** `listener` runs each time a module has been compiled, from then on. */
+  onCompiled(listener: () => void): void {
+    this.compiledListeners.push(listener);
   }
 
   /** Resolves when every compile asked for so far has finished (tests and benchmarks wait on it). */
@@ -120,6 +131,7 @@ export class PrefixModules {
       if (outcome.kind === "ok") {
         this.ready.set(plan.key, plan.module);
         this.counts.compiled++;
+        for (const listener of this.compiledListeners) listener();
       } else {
         this.failedKeys.set(plan.key, `the prefix module did not compile: ${outcome.message}`);
         this.counts.failed++;

@@ -35,6 +35,8 @@ export function prepareCheck(
     checkPolicy?: boolean;
     /** The prefix-import form's modules, where the verifier compiles them (the embedded Lean). */
     prefixes?: PrefixModules;
+    /** Not a check: the prefix form only where its module stands compiled, none asked for (PrefixModules). */
+    prefixLookOnly?: boolean;
   },
 ): PreparedCheck {
   const loaded = files.load(task.file, task.text);
@@ -50,7 +52,11 @@ export function prepareCheck(
     });
     if (policy.kind === "rejected") return policy;
   }
-  const form = options.prefixes?.forDeclaration(loaded.file.parsed, located.hole.declaration);
+  const form = options.prefixes?.forDeclaration(
+    loaded.file.parsed,
+    located.hole.declaration,
+    options.prefixLookOnly,
+  );
   const built = buildCheckDocument(
     loaded.file.parsed,
     located.hole,

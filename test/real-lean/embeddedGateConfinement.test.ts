@@ -1,13 +1,16 @@
 /**
  * The embedded gate's compile server confines every child it forks (a candidate's compile, a replay) to the
- * request's own folder before the child runs anything (Landlock: nativeReplaySource.ts, `confine`). A prelude
+ * request's own folder before the child runs anything (Landlock: childConfinementSource.ts, `confine`). A prelude
  * workspace cannot spell IO at elaboration time, so the confinement is shown at the server directly: the
  * tool's `--probe` request tries, as a confined child, every way of writing to its own folder, to a sibling
  * run's folder, to the gate's folder and to the reference folder, and of reaching the server (writing its
  * answer pipe through /proc, signalling it); and Lean itself, asked to write its `.olean` into a sibling run's
  * folder, fails to. A child that cannot be confined runs nothing and the server is not used again (the gate
  * then compiles in fresh sandboxed processes). In the verifier's sandbox (bubblewrap, its own PID namespace) a
- * compile past its deadline is killed through the server, which alone can name its children's pids.
+ * compile past its deadline is killed through the server, which alone can name its children's pids. A document
+ * that begins with the header its server imported compiles on that import (its messages as `lean --json` prints
+ * them), a replay chained to a compile runs only after a compile that succeeded, and a server that holds as many
+ * headers as it may is replaced by a fresh one.
  *
  * Needs the embedded Lean (skipped where it is missing, failing where CI=true: toolSkip.ts) and, for the
  * sandbox test, bubblewrap.
@@ -349,6 +352,132 @@ test(
     } finally {
       gate.stop();
       rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  "embedded gate: a document compiles on the header its server imported once, a replay chained to its compile runs only after a compile that succeeded, and a document that does not begin with the header is compiled as Lean's command line would",
+  { skip, timeout: 120_000 },
+  async () => {
+    const ws = layout();
+    const zygote = new CompileZygote([toolPath(), "--compile-server"], {
+      cwd: ws.root,
+      env: process.env,
+      cpuSeconds: 0,
+    });
+    const header = ["--header", Buffer.from("prelude\n").toString("hex")];
+    const replayDir = join(ws.gate, "replay-a");
+    mkdirSync(replayDir, { recursive: true });
+    const compile = (name: string) => ({
+      args: [
+        ...header,
+        "--json",
+        "-o",
+        join(ws.runA, `${name}.olean`),
+        `--root=${ws.runA}`,
+        join(ws.runA, `${name}.lean`),
+      ],
+      dir: ws.runA,
+      timeoutMs: 60_000,
+    });
+    const replay = (name: string, declaration: string) => ({
+      args: [...header, "--replay", join(ws.runA, `${name}.olean`), "exact", "-", declaration],
+      dir: replayDir,
+      timeoutMs: 60_000,
+    });
+    try {
+      // Messages as `lean --json` prints them, the file named; the replay, chained, confirms the theorem.
+      writeFileSync(join(ws.runA, "Said.lean"), SOUND + "#check t\n");
+      const sound = await zygote.runThen(compile("Said"), replay("Said", "t"));
+      assert.deepEqual(
+        [sound?.first?.kind, sound?.first?.kind === "exited" && sound.first.code],
+        ["exited", 0],
+      );
+      const message = JSON.parse(stdoutOf(sound?.first).trim().split("\n")[0]!) as {
+        fileName: string;
+        data: string;
+      };
+      assert.equal(message.fileName, join(ws.runA, "Said.lean"));
+      assert.match(message.data, /^t : Unit1/);
+      const replayed = await sound?.then;
+      assert.match(
+        stdoutOf(replayed),
+        /FIMRLVR-GATE \{"kind":"replayed","declaration":"t"/,
+        JSON.stringify(replayed),
+      );
+      // A compile that fails: its error as Lean words it, no module, and the replay chained to it refused.
+      writeFileSync(join(ws.runA, "Bad.lean"), "prelude\ntheorem b : Unit1 := Unit1.intro\n");
+      const bad = await zygote.runThen(compile("Bad"), replay("Bad", "b"));
+      assert.deepEqual([bad?.first?.kind, bad?.first?.kind === "exited" && bad.first.code], ["exited", 1]);
+      assert.match(stdoutOf(bad?.first), /"severity":"error"/);
+      assert.equal(existsSync(join(ws.runA, "Bad.olean")), false);
+      const refused = await bad?.then;
+      assert.equal(refused?.kind, "signalled", JSON.stringify(refused));
+      // A document that does not begin with the header it names: Lean's own command line compiles it.
+      writeFileSync(join(ws.runA, "Other.lean"), "  prelude\ndef o : Prop → Prop := fun p => p\n");
+      const other = await zygote.run(compile("Other").args, ws.runA, 60_000);
+      assert.deepEqual(
+        [other?.kind, other?.kind === "exited" && other.code],
+        ["exited", 0],
+        JSON.stringify(other),
+      );
+      assert.ok(existsSync(join(ws.runA, "Other.olean")));
+    } finally {
+      zygote.stop();
+      rmSync(ws.root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  "embedded gate: a compile server that holds as many headers as it may is replaced once its compiles have ended, and the next compile runs on a fresh one",
+  { skip, timeout: 120_000 },
+  async () => {
+    const ws = layout();
+    const starts = join(ws.root, "starts.log");
+    // The server's command line, counting its starts.
+    const zygote = new CompileZygote(
+      ["sh", "-c", `echo start >> '${starts}' && exec '${toolPath()}' --compile-server`],
+      { cwd: ws.root, env: process.env, cpuSeconds: 0 },
+    );
+    const sound = (header: string) =>
+      zygote.run(
+        [
+          "--header",
+          Buffer.from(header).toString("hex"),
+          "--json",
+          "-o",
+          join(ws.runA, "Sound.olean"),
+          join(ws.runA, "Sound.lean"),
+        ],
+        ws.runA,
+        60_000,
+      );
+    try {
+      const first = await sound("prelude\n");
+      assert.deepEqual(
+        [first?.kind, first?.kind === "exited" && first.code],
+        ["exited", 0],
+        JSON.stringify(first),
+      );
+      // Headers of their own (comments after the header parse to the same imports, each text its own entry).
+      for (let k = 0; k < 40; k++)
+        zygote.warm(["--header", Buffer.from(`prelude\n-- ${k}\n`).toString("hex")]);
+      const starts1 = () => readFileSync(starts, "utf8").trim().split("\n").length;
+      // The server says it is full as it reads the warm lines; a compile after that goes to a fresh server.
+      let next: ProcessResult | undefined;
+      for (let tries = 0; tries < 50 && starts1() < 2; tries++) next = await sound("prelude\n");
+      assert.equal(starts1(), 2, "the full server was replaced");
+      next = await sound("prelude\n");
+      assert.deepEqual(
+        [next?.kind, next?.kind === "exited" && next.code],
+        ["exited", 0],
+        JSON.stringify(next),
+      );
+    } finally {
+      zygote.stop();
+      rmSync(ws.root, { recursive: true, force: true });
     }
   },
 );
