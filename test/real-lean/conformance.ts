@@ -13,10 +13,9 @@ import { LineIndex } from "../../lean-bridge/text/positions";
 import type { Verdict } from "../../lean-bridge/verify/verdict";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { REPO } from "../helpers";
+import { copyPreludeLibrary } from "./preludeLean";
 
 export const CONFORMANCE_FIXTURE = join(REPO, "test", "fixtures", "conformance");
-
-const PRELUDE_LIBRARY = join(REPO, "lean-prelude");
 
 /** One document of the set: a hole in a workspace file and the candidate put in it. */
 export interface ConformanceCase {
@@ -78,12 +77,7 @@ export function conformanceWorkspace(): { root: string; remove: () => void } {
   // copy look built.
   const notBuilt = (src: string) => !src.split(sep).some((part) => part === ".lake" || part === ".fim-rlvr");
   cpSync(CONFORMANCE_FIXTURE, root, { recursive: true, filter: notBuilt });
-  // Only the library's modules: its lakefile and toolchain are the prelude's, not this workspace's.
-  cpSync(join(PRELUDE_LIBRARY, "FimPrelude"), join(root, "FimPrelude"), {
-    recursive: true,
-    filter: notBuilt,
-  });
-  cpSync(join(PRELUDE_LIBRARY, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
+  copyPreludeLibrary(root);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 

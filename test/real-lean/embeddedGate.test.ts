@@ -32,6 +32,7 @@ import { isMasked, type VerdictOutcome } from "../../lean-bridge/verify/verdict"
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import { proofHole, REPO } from "../helpers";
 import { toolSkip } from "../toolSkip";
+import { copyPreludeLibrary } from "./preludeLean";
 
 const FIXTURE = join(REPO, "test", "fixtures", "gate-prelude");
 const LEAN = embeddedLeanPath();
@@ -213,8 +214,7 @@ function importOrder(root: string, modules: string[]): string[] {
  */
 function preludeWorkspace(imports: string[], extra: [string, string][] = []): string {
   const root = mkdtempSync(join(tmpdir(), "fimrlvr-embedded-prelude-"));
-  cpSync(join(PRELUDE, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
-  cpSync(join(PRELUDE, "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
+  copyPreludeLibrary(root, PRELUDE);
   for (const [from, to] of extra) cpSync(join(FIXTURE, from), join(root, to));
   const build = join(root, ".lake", "build", "lib", "lean");
   for (const m of importOrder(root, imports)) {
@@ -359,8 +359,7 @@ test(
   { skip: poolSkip },
   async () => {
     const root = mkdtempSync(join(tmpdir(), "fimrlvr-embedded-pool-"));
-    cpSync(join(PRELUDE, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
-    cpSync(join(PRELUDE, "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
+    copyPreludeLibrary(root, PRELUDE);
     cpSync(join(FIXTURE, "pool", "GatePool.lean"), join(root, "GatePool.lean"));
     const build = join(root, ".lake", "build", "lib", "lean");
     const env = { ...process.env, LEAN_PATH: build };

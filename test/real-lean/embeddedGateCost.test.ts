@@ -15,14 +15,14 @@
  * once, instead of importing it again. The figures are printed: docs/BENCHMARKS.md records them.
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Range } from "vscode-languageserver-protocol";
 import { AUTO_COST_RATIO } from "../../lean-bridge/verify/gateStage";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
-import { REPO } from "../helpers";
 import { announceTier, embeddedVerifier, tierTest } from "./embeddedTier";
+import { copyPreludeLibrary } from "./preludeLean";
 
 announceTier("test/real-lean/embeddedGateCost.test.ts");
 
@@ -43,8 +43,7 @@ const WRONG = ["exact True.intro", "skip"];
 /** The workspace: lean-prelude's library and one file of the holes' theorems, each proved by its own proof. */
 function workspace(): { root: string; holes: Map<string, Range>; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), "fim-gate-cost-"));
-  cpSync(join(REPO, "lean-prelude", "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
-  cpSync(join(REPO, "lean-prelude", "FimPrelude.lean"), join(root, "FimPrelude.lean"));
+  copyPreludeLibrary(root);
   const lines = ["prelude", "import FimPrelude", "", "namespace Cost", ""];
   const holes = new Map<string, Range>();
   for (const [name, statement, proof] of HOLES) {

@@ -27,11 +27,11 @@ import { fileTextCases, MIDLINE_FILE } from "../hacks/fileText.cases";
 import { GATE_FILE, gateCases, NO_POLICY, type GateCase } from "../hacks/kernelGate.cases";
 import { proofHole, REPO } from "../helpers";
 import { announceTier, embeddedVerifier, tierTest } from "./embeddedTier";
+import { copyPreludeLibrary } from "./preludeLean";
 
 announceTier("test/real-lean/embeddedHacks.test.ts");
 
 const FIXTURE = join(REPO, "test", "fixtures", "prelude-hacks");
-const PRELUDE = join(REPO, "lean-prelude");
 const FILE = "Hacks.lean";
 /** The kernel-gate class's file, spelled for the prelude (test/fixtures/prelude-hacks/HacksGate.lean). */
 const GATE = "HacksGate.lean";
@@ -54,8 +54,7 @@ const preludeCanExpress = (hack: Hack): boolean => hack.lean === undefined && ha
 /** A workspace of lean-prelude's library and the battery's file, removed after the file's tests. */
 function hacksWorkspace(): { root: string; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), "fim-prelude-hacks-"));
-  cpSync(join(PRELUDE, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
-  cpSync(join(PRELUDE, "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
+  copyPreludeLibrary(root);
   cpSync(FIXTURE, root, { recursive: true });
   writeFileSync(join(root, MIDLINE), MIDLINE_TEXT);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };

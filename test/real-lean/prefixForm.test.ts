@@ -6,14 +6,14 @@
  * itself or one below it refused in both (the module holds only what stands above the hole's declaration).
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Range } from "vscode-languageserver-protocol";
 import { VerifierPool } from "../../lean-bridge/verify/pool";
 import { isMaskedVerdict } from "../../lean-bridge/protocol/trainer";
-import { REPO } from "../helpers";
 import { announceTier, embeddedVerifier, tierTest } from "./embeddedTier";
+import { copyPreludeLibrary } from "./preludeLean";
 
 announceTier("test/real-lean/prefixForm.test.ts");
 
@@ -22,8 +22,7 @@ const THEOREMS = 40;
 /** A workspace on the project's prelude library: one file of THEOREMS small theorems, the hole in the 31st. */
 function workspace(): { root: string; hole: Range; remove: () => void } {
   const root = mkdtempSync(join(tmpdir(), "fim-prefix-form-"));
-  cpSync(join(REPO, "lean-prelude", "FimPrelude"), join(root, "FimPrelude"), { recursive: true });
-  cpSync(join(REPO, "lean-prelude", "FimPrelude.lean"), join(root, "FimPrelude.lean"));
+  copyPreludeLibrary(root);
   const lines = ["prelude", "import FimPrelude", "", "namespace Deep", ""];
   let hole: Range | undefined;
   for (let i = 0; i < THEOREMS; i++) {

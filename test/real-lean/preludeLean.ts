@@ -13,6 +13,17 @@ import { REPO } from "../helpers";
 /** The prelude workspace in this repository. */
 export const PRELUDE_ROOT = join(REPO, "lean-prelude");
 
+/**
+ * Puts the project's prelude library into a workspace at `root`: its modules only (FimPrelude.lean and
+ * FimPrelude/, so `import FimPrelude` names a module of that workspace), never its lakefile, toolchain or a build
+ * folder left by building it in place (which would make the copy look built). `from` is another copy of it.
+ */
+export function copyPreludeLibrary(root: string, from: string = PRELUDE_ROOT): void {
+  const notBuilt = (src: string) => !src.split(sep).some((part) => part === ".lake" || part === ".fim-rlvr");
+  cpSync(join(from, "FimPrelude"), join(root, "FimPrelude"), { recursive: true, filter: notBuilt });
+  cpSync(join(from, "FimPrelude.lean"), join(root, "FimPrelude.lean"));
+}
+
 /** Every `lean` call here is a prelude-sized file; a minute means something hangs. */
 const LEAN_TIMEOUT_MS = 60_000;
 

@@ -63,13 +63,19 @@ test(
     // The figures are the run's own: eval.json holds each stage, the baseline's from the warm start's weights.
     const evals = JSON.parse(readFileSync(join(out, "eval.json"), "utf8")) as Record<
       string,
-      { by_held_out: Record<string, { pass_at_1: number; tasks: number }>; compute?: Record<string, number> }
+      {
+        by_held_out: Record<string, { pass_at_1: number; tasks: number }>;
+        compute?: { trained: { sequences: number; tokens: number } };
+      }
     >;
     assert.deepEqual(Object.keys(evals), ["before", "sft", "after", "baseline-sft"]);
     const shown = (x: number) => `${(100 * x).toFixed(1)}%`;
     assert.ok(lines[1]!.endsWith(`SFT ${shown(evals["baseline-sft"]!.by_held_out.instance!.pass_at_1)}`));
-    assert.equal(evals["after"]!.compute!.sequences, 4); // 1 RL step of 2 x 2
-    assert.ok(evals["baseline-sft"]!.compute!.sequences! >= 4, "the SFT baseline trains on at least as many");
+    assert.equal(evals["after"]!.compute!.trained.sequences, 4); // 1 RL step of 2 x 2
+    assert.ok(
+      evals["baseline-sft"]!.compute!.trained.sequences >= 4,
+      "the SFT baseline trains on at least as many",
+    );
     assert.match(r.stderr, /compute-matched baseline: the SFT baseline, from the SFT warm start's weights/);
     // Real Lean, named as every verdict names it; no fallback to the simulator.
     const label = embeddedLabel(EMBEDDED_LEAN_RELEASE);

@@ -293,13 +293,13 @@ def test_config_json_records_what_each_default_resolved_to(tmp_path: Path) -> No
 
 
 def test_the_sft_warm_start_says_it_has_begun_and_where_it_is(tmp_path: Path) -> None:
-    """The quick start was silent for 95 s of SFT: the warm start names itself before its first step, then says its
+    """The quick start was silent for 95 s of SFT: the warm start says what it trains on before its first step, then its
     first and last steps (and one at least every PROGRESS_EVERY_S between), before its summary line."""
     dataset = write_dataset(tmp_path / "dataset", per_pattern=2)
     events = RecordingEvents()
     make_trainer(dataset, tmp_path / "run", ExactMatchVerifier(dataset), events, steps=0, sft_steps=3).run()
     messages = [p["message"] for p in events.of("train/log")]
     sft = [m for m in messages if m.startswith("SFT")]
-    assert [m.split(":")[0] for m in sft] == ["SFT warm start", "SFT step 1/3", "SFT step 3/3", "SFT"], sft
-    assert sft[0].startswith("SFT warm start: 3 steps on the training proofs"), sft
+    assert [m.split(":")[0] for m in sft] == ["SFT", "SFT step 1/3", "SFT step 3/3", "SFT"], sft
+    assert sft[0].startswith("SFT: 3 steps on the training proofs"), sft
     assert sft[-1].startswith("SFT: 3 steps in "), sft
