@@ -6,7 +6,7 @@
  * neither a check nor the gate elaborates the declarations above it again). Each hole gets a wrong candidate,
  * then (once its compiled prefix is built) a second wrong one, then its proof (the gate compiles the reference
  * with it: one proof per hole) and a second proof (the reference already compiled). The gate's time for a
- * hole's first proof is at most twice its time for the second, as the median of the holes' ratios, so that one
+ * hole's first proof is at most 2.5 times its time for the second, as the median of the holes' ratios, so that one
  * slow run on a loaded machine moves nothing; a reference compiled by a fresh Lean process, which starts Lean
  * from nothing, fails it. The second proof and two more (the proof in more parentheses) show the gate's cost
  * against a check: per hole their fastest gate run against the fastest of their own checks (both as the gate
@@ -62,7 +62,7 @@ function workspace(): { root: string; holes: Map<string, Range>; remove: () => v
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 tierTest(
-  "kernel gate cost: every proof is confirmed by the real kernel gate, and a hole's first proof (its reference compiled with it) costs at most twice a later one; the cost against a check is printed",
+  "kernel gate cost: every proof is confirmed by the real kernel gate, and a hole's first proof (its reference compiled with it) costs at most 2.5 times a later one; the cost against a check is printed",
   async () => {
     const ws = workspace();
     try {
@@ -150,9 +150,12 @@ tierTest(
           `a hole's later proofs' gate run cost ${againstCheck.toFixed(2)}x their check (the fastest of three each, median of the holes' ratios), more than ${AUTO_COST_RATIO}x (gate runs ${list(perHoleGate)}; checks ${list(perHoleCheck)} ms)`,
         );
         // Each hole's first proof against its later one, side by side (one machine's load falls on both alike).
+        // The bound tells a reference compiled by a fork (a later proof's 15-25 ms plus 5-20 ms: 1.3-2.2x, the
+        // upper end seen on CI's loaded machine) from one compiled by a fresh Lean process, which adds Lean's start
+        // (about 50 ms here, docs/BENCHMARKS.md `processStartMs`): 3x or more.
         const perHole = median(firstMs.map((ms, k) => ms / Math.max(1e-3, laterMs[k]!)));
         assert.ok(
-          perHole <= 2,
+          perHole <= 2.5,
           `a hole's first proof cost ${perHole.toFixed(2)}x its later one (median over the holes): the reference costs more than a fork (first ${list(firstMs)}; later ${list(laterMs)} ms)`,
         );
       } finally {
