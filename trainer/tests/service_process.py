@@ -46,7 +46,7 @@ class ServiceProcess:
         args = [node, str(CLI), "serve", "--project", str(EXAMPLE), "--dataset", str(dataset), "--simulator"]
         args += ["--port", str(port), "--workers", "2", *extra]
         if token is not None:
-            args += ["--token", token]
+            args += [f"--token={token}"]
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         for line in self.process.stdout:

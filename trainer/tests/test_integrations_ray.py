@@ -183,3 +183,24 @@ def test_a_node_without_what_the_recipe_needs_stops_the_start(cluster: None, dat
         VerifierPool.start(broken)
     with pytest.raises(NodeNotReady, match="no live node has the resource"):
         VerifierPool.start(spec(dataset), resource="no_such_resource")
+
+
+def test_an_actors_serve_takes_a_token_that_begins_with_a_dash(dataset: Path) -> None:
+    """A URL-safe token begins with "-" one time in 64; passed as `--token VALUE` the CLI read it as an option and
+    the serve did not start (seen once on CI). The actor's command passes it as `--token=VALUE`, which serve takes."""
+    import subprocess
+
+    from fim_rlvr.integrations.ray import VerifierActor
+
+    actor = object.__new__(VerifierActor)
+    actor.spec, actor.port, actor.token = spec(dataset), 0, "-dash-first-token"
+    command = actor._command()
+    assert "--token=-dash-first-token" in command and "--token" not in command
+    serve = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert serve.stdout is not None
+        first = serve.stdout.readline()
+        assert "listening on" in first, first + (serve.stderr.read() if serve.poll() is not None else "")
+    finally:
+        serve.kill()
+        serve.wait(30)

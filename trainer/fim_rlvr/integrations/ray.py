@@ -148,7 +148,8 @@ class VerifierActor:
         args = [self.spec.node, self.spec.cli, "serve", "--project", self.spec.project, "--host", "127.0.0.1"]
         if self.spec.dataset is not None:
             args += ["--dataset", self.spec.dataset]
-        args += ["--port", str(self.port), "--token", self.token, "--max-queue", str(self.spec.queue_bound)]
+        # `--token=VALUE`: a URL-safe token may begin with "-", which the CLI's parser would read as an option.
+        args += ["--port", str(self.port), f"--token={self.token}", "--max-queue", str(self.spec.queue_bound)]
         return args + list(self.spec.args)
 
     def _keep(self) -> None:
