@@ -91,6 +91,22 @@ export const CODE_ATTACKS: FileCase[] = [
   attack("an evaluated configuration term", `decide (config := { kernel := (${WRITE}) matches .ok .. })`),
   attack("an evaluated option value", `simp (maxSteps := (unsafeBaseIO (pure 1)))`),
   attack("dbgSleep spends time without heartbeats", "have := dbgSleep 100000 fun _ => h\nomega"),
+  // Against the embedded gate's compile servers (round 30): each compile child elaborates on a header the server
+  // imported once, and the server starts the replay the moment the child exits.
+  attack(
+    "a detached process rewrites the compiled module after the compile",
+    'have := (IO.Process.spawn { cmd := "setsid", args := #["sh", "-c", "sleep 1; : > FimRlvrGateCheck.olean"] }).run ()\nomega',
+  ),
+  attack(
+    "prints the compile server's own answer line",
+    'have := (IO.println "FIMRLVR-ZYGOTE full").run ()\nomega',
+  ),
+  attack(
+    "prints a Lean message that blames the header",
+    'have := (IO.println "{\\"severity\\":\\"error\\",\\"pos\\":{\\"line\\":1,\\"column\\":0},\\"data\\":\\"unknown module prefix\\"}").run ()\nomega',
+  ),
+  attack("re-imports its header at elaboration time", "have := Lean.Elab.process\nomega"),
+  attack("writes a module of its own", "have := Lean.writeModule\nomega"),
   // Compiled code swapped in.
   attack("@[implemented_by]", "omega\n@[implemented_by id] def x := 1"),
   attack("@[extern]", 'omega\n@[extern "exit"] opaque x : Nat'),
