@@ -55,27 +55,44 @@ const runPytest = only.length === 0 || pyFiles.length > 0;
 // Each entry: [name, status, seconds]; the summary says how long each part took (where the test line's time goes).
 const results = [];
 const seconds = (started) => Math.round((performance.now() - started) / 1000);
-if (nodeFiles.length > 0) {
-  const nodeStarted = performance.now();
-  const node = spawnSync(
+// Tests whose assertions compare costs (the kernel gate's against a check) run after the rest, one at a time: with
+// the other files' Lean processes beside them they would measure the machine's load instead.
+const ALONE = new Set([join("test", "real-lean", "embeddedGateCost.test.ts")]);
+
+/** Node's test runner on `files`, `concurrency` files at a time; its exit status. */
+function nodeTests(files, concurrency) {
+  const run = spawnSync(
     process.execPath,
     [
       "--import",
       "tsx",
       "--test",
-      "--test-concurrency=2",
+      `--test-concurrency=${concurrency}`,
       // A test file's process ends when its tests have: a handle left open (once seen under heavy load in
       // test/train/session.test.ts: vscode-jsonrpc's partial-message timer, left by a trainer killed mid-message;
       // lean-bridge/util/messageReaders.ts now switches it off) must not hang the whole run.
       "--test-force-exit",
-      ...nodeFiles,
+      ...files,
     ],
     {
       stdio: "inherit",
       env: { ...process.env, [TIER_COUNT_VARIABLE]: tierCount },
     },
   );
-  results.push(["node tests", node.status ?? 1, seconds(nodeStarted)]);
+  return run.status ?? 1;
+}
+
+if (nodeFiles.length > 0) {
+  const nodeStarted = performance.now();
+  const together = nodeFiles.filter((f) => !ALONE.has(f));
+  const alone = nodeFiles.filter((f) => ALONE.has(f));
+  const statuses = [];
+  if (together.length) statuses.push(nodeTests(together, 2));
+  if (alone.length) {
+    console.log(`\nnode tests run alone (they compare costs): ${alone.join(", ")}`);
+    statuses.push(nodeTests(alone, 1));
+  }
+  results.push(["node tests", statuses.find((status) => status !== 0) ?? 0, seconds(nodeStarted)]);
 }
 
 const VERL_TEST = join("tests", "test_integrations_verl.py");

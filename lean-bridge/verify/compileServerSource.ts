@@ -34,7 +34,8 @@ export const COMPILE_SERVER_C = String.raw`/*
  * A compile's request may end with "--then" and a second request's id, folder, output files and command (its
  * replay): the server starts that one the moment the compile exits with 0 (no round trip to the gate between
  * the two), and answers "refused <id>" for it otherwise.
- * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>"; once, the line
+ * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>" (a replay's child, which
+ * runs no candidate's code, says its own "exited" as its answer is written, ahead of the server's); once, the line
  * "FIMRLVR-ZYGOTE full" when the server holds MAX_HEADERS imports (the gate replaces it once its compiles have
  * ended). The line "warm\t<hex>" imports that header now, unanswered (the gate sends it as a hole's check starts,
  * so that its first proof does not wait for the import). The line "kill\t<pid>" kills a child's process group (the gate's deadline: the server's pids are
@@ -341,6 +342,13 @@ static void run_request(char **fields, int count, header_env *header, int op) {
         struct rlimit limit = {(rlim_t)cpu, (rlim_t)cpu};
         setrlimit(RLIMIT_CPU, &limit);
     }
+    /*
+     * A replay runs no candidate's code: it keeps the answer pipe, and says its exit there the moment its answer
+     * is written, before its exit (a fork's exit unmaps the server's memory it shares: about as long as a small
+     * replay). A compile closes it below, before it runs anything of the request's.
+     */
+    int replay = strcmp(fields[op], "--replay") == 0 && count >= op + 5;
+    int answer = replay ? dup(1) : -1;
     int in = open("/dev/null", O_RDONLY);
     int out = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(fields[4], O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -356,11 +364,16 @@ static void run_request(char **fields, int count, header_env *header, int op) {
      * One Lean worker, as lean -j1 runs: a replay or a check document is small, and each thread is a start. The
      * server set the search path, and ended Lean's initialization, before it forked.
      */
-    if (strcmp(fields[op], "--replay") == 0 && count >= op + 5) {
+    if (replay) {
         lean_init_task_manager_using(1);
         int code = replay_module(fields[op + 1], strcmp(fields[op + 2], "may-be-private") == 0, fields[op + 3],
                                  fields + op + 4, count - op - 4, header ? header->env : NULL);
         fflush(stdout);
+        /* One write of under PIPE_BUF bytes: whole between the server's own lines. The server's later line for
+         * this pid, once it has reaped it, finds nothing to answer. */
+        char said[64];
+        int length = snprintf(said, sizeof said, "exited %d %d\n", (int)getpid(), code);
+        if (answer >= 0 && write(answer, said, (size_t)length) != length) { /* the server's line still comes */ }
         _exit(code);
     }
     if (header) {

@@ -21,7 +21,7 @@ import type { Range } from "vscode-languageserver-protocol";
 import { LineIndex } from "../text/positions";
 import { SHAPE_PROBE } from "./holeShape";
 import { statementReference, type CheckDocument } from "./checkDocument";
-import { judgeWithGate, type GateReport, type KernelGateBackend } from "./kernelGate";
+import { judgeWithGate, type GateReport, type GateRequest, type KernelGateBackend } from "./kernelGate";
 import { IMPORTED_STATEMENTS_DIR, IMPORT_NAMESPACE } from "../util/projectLayout";
 import { nameParts } from "./policyWords";
 import type { VerdictOutcome, VerifierIdentity } from "./verdict";
@@ -183,6 +183,21 @@ function cacheable(report: GateReport): boolean {
   return report.kind === "replayed" || report.kind === "kernel-rejected" || report.kind === "missing";
 }
 
+/** What the gate is asked of a check document: its proof, the declaration it checks, the statement's reference. */
+function gateRequest(doc: CheckDocument): GateRequest {
+  return {
+    documentText: doc.text,
+    declaration: nameParts(doc.checkedName),
+    mayBePrivate: doc.isPrivate || doc.mayBePrivate,
+    headerEndLine: doc.headerEndLine,
+    declarationLine: new LineIndex(doc.text).positionAt(doc.declarationStart).line,
+    // The statement as the file states it, with the verifier's own text as the body.
+    referenceText:
+      statementReference(doc) ??
+      doc.text.slice(0, doc.candidateStart) + SHAPE_PROBE + doc.text.slice(doc.candidateEnd),
+  };
+}
+
 /** A counting semaphore: at most `limit` gate runs at once. */
 class Limiter {
   private active = 0;
@@ -249,14 +264,13 @@ export class KernelGateStage {
 
   /**
    * A fresh candidate check of `doc` starts: the backend may get ready for its proof meanwhile (the embedded
-   * gate imports the document's header once per hole, so a hole's first proof pays no import). Only while
-   * the gate can run and would gate a proof.
+   * gate imports the document's header, and compiles the statement's reference, once per hole, so that a
+   * hole's first proof costs what its later ones do). Only while the gate can run and would gate a proof.
    */
   prepare(doc: CheckDocument): void {
     if (this.config.mode.kind === "off" || !this.availability) return;
     void this.availability.then((unavailable) => {
-      if (!unavailable)
-        this.config.backend.prepare?.({ documentText: doc.text, headerEndLine: doc.headerEndLine });
+      if (!unavailable) this.config.backend.prepare?.(gateRequest(doc), this.config.timeoutMs);
     });
   }
 
@@ -343,22 +357,7 @@ export class KernelGateStage {
     if (pending) return pending;
     const running = this.limiter.run(async () => {
       const started = performance.now();
-      const report = await this.config.backend.run(
-        {
-          documentText: input.doc.text,
-          declaration: nameParts(input.doc.checkedName),
-          mayBePrivate: input.doc.isPrivate || input.doc.mayBePrivate,
-          headerEndLine: input.doc.headerEndLine,
-          declarationLine: new LineIndex(input.doc.text).positionAt(input.doc.declarationStart).line,
-          // The statement as the file states it, with the verifier's own text as the body.
-          referenceText:
-            statementReference(input.doc) ??
-            input.doc.text.slice(0, input.doc.candidateStart) +
-              SHAPE_PROBE +
-              input.doc.text.slice(input.doc.candidateEnd),
-        },
-        this.config.timeoutMs,
-      );
+      const report = await this.config.backend.run(gateRequest(input.doc), this.config.timeoutMs);
       const ms = performance.now() - started;
       this.stats.runs++;
       this.stats.runMs += ms;

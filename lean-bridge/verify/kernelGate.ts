@@ -121,10 +121,12 @@ export interface KernelGateBackend {
    */
   ready?(timeoutMs: number): Promise<GateReport | undefined>;
   /**
-   * A document about to be checked (its text and header): the backend may get ready for its proofs now, off
-   * their path (the embedded gate imports the document's header in its compile servers). Never throws.
+   * A document about to be checked, as its proof would be asked (the candidate's text in it is not proved
+   * yet): the backend may get ready for its proofs now, off their path (the embedded gate imports the
+   * document's header in its compile servers and compiles the statement's reference, which holds no
+   * candidate text, within `timeoutMs`). Never throws.
    */
-  prepare?(document: { documentText: string; headerEndLine: number }): void;
+  prepare?(request: GateRequest, timeoutMs: number): void;
   /** Stops what the backend keeps running between proofs (when its verifier stops). */
   stop?(): void;
 }

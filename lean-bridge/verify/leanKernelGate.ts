@@ -132,10 +132,21 @@ export class LeanKernelGate implements KernelGateBackend {
     return this.runner instanceof EmbeddedGateRunner ? this.runner.confinementRefused : undefined;
   }
 
-  /** The runner may import a document's header ahead of its proofs (the embedded Lean's compile servers). */
-  prepare(document: { documentText: string; headerEndLine: number }): void {
-    const header = headerText(document);
+  /**
+   * Ahead of a hole's proofs: the runner may import the document's header (the embedded Lean's compile
+   * servers), and the statement's reference is compiled now (once per hole, the workspace's text alone), so
+   * that a hole's first proof does not wait for it. A reference that failed to compile here is not tried again
+   * here (every check of the hole would pay for it); a proof's gate run tries it again, and says why it failed.
+   */
+  prepare(request: GateRequest, timeoutMs: number): void {
+    const header = headerText(request);
     if (header) this.runner.prepare?.(header);
+    if (request.referenceText === undefined) return;
+    const key = this.referenceKey(request.referenceText);
+    if (this.references.has(key) || this.referencesFailedAhead.has(key)) return;
+    void this.reference(request.referenceText, request, timeoutMs, "ahead").then((made) => {
+      if (made.kind === "failed") this.referencesFailedAhead.add(key);
+    });
   }
 
   /** Stops what the gate keeps running (the embedded Lean's compile servers) and removes its references. */
@@ -144,6 +155,7 @@ export class LeanKernelGate implements KernelGateBackend {
     for (const dir of this.referenceDirs) rmSync(dir, { recursive: true, force: true });
     this.referenceDirs.clear();
     this.references.clear();
+    this.referencesFailedAhead.clear();
   }
 
   /** The statements' references, compiled once per hole: by the reference text and the toolchain. */
@@ -154,6 +166,22 @@ export class LeanKernelGate implements KernelGateBackend {
     { kind: "ok"; olean: string }
   >();
   private readonly referenceDirs = new Set<string>();
+  /**
+   * The references compiled, by when: ahead of the hole's proofs (`prepare`), or by a proof's gate run, which
+   * then waits for it.
+   */
+  readonly referenceCompiles = { ahead: 0, onProof: 0 };
+  /** The references `prepare` compiled and saw fail: it does not compile them again. */
+  private readonly referencesFailedAhead = new Set<string>();
+
+  /** A reference's key: its text and the toolchain that compiles it. */
+  private referenceKey(referenceText: string): string {
+    return createHash("sha256")
+      .update(JSON.stringify(this.toolchain))
+      .update("\0")
+      .update(referenceText)
+      .digest("hex");
+  }
 
   /**
    * The compiled reference of a request's statement (its check document with the verifier's `sorry` in the
@@ -165,14 +193,12 @@ export class LeanKernelGate implements KernelGateBackend {
     referenceText: string,
     request: GateRequest,
     timeoutMs: number,
+    when: keyof LeanKernelGate["referenceCompiles"],
   ): Promise<ReferenceModule> {
-    const key = createHash("sha256")
-      .update(JSON.stringify(this.toolchain))
-      .update("\0")
-      .update(referenceText)
-      .digest("hex");
+    const key = this.referenceKey(referenceText);
     const known = this.references.get(key);
     if (known) return known;
+    this.referenceCompiles[when]++;
     const made = (async (): Promise<ReferenceModule> => {
       // Outside the gate's folder, and compiled by the trusted server (whose sandbox may write this folder, and
       // the candidate server's may not): no candidate's compile can reach the reference.
@@ -378,7 +404,7 @@ export class LeanKernelGate implements KernelGateBackend {
       const referenced =
         request.referenceText === undefined
           ? undefined
-          : this.reference(request.referenceText, request, timeoutMs);
+          : this.reference(request.referenceText, request, timeoutMs, "onProof");
       const header = headerText(request);
       const compile = () =>
         this.compileFile(source, olean, dir, deadline, "candidate", this.options.limits.memoryMb, header);

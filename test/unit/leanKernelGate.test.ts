@@ -289,6 +289,38 @@ test("a reference that does not compile is the workspace's (masked); a replay th
   }
 });
 
+test("prepare compiles a hole's reference ahead of its proofs, once; one that failed there is not compiled again by prepare, only by a proof", async () => {
+  const s = setup();
+  try {
+    const referenceCompiles = () =>
+      s.calls().filter((c) => c.includes("-o") && c.at(-1)!.includes("gate-reference")).length;
+    s.gate.prepare(holed("skip"), 20_000);
+    s.gate.prepare(holed("exact True.intro"), 20_000);
+    const proof = await s.gate.run(holed("trivial"), 20_000);
+    assert.equal(proof.kind, "replayed", JSON.stringify(proof));
+    assert.deepEqual(
+      s.gate.referenceCompiles,
+      { ahead: 1, onProof: 0 },
+      "the proof used the reference prepared",
+    );
+    assert.equal(referenceCompiles(), 1);
+    // A reference that does not compile: prepare tries it once; the proof's run tries it again, and says why.
+    const broken = (candidate: string) => holed(candidate, "-- fake:no-sorry\n");
+    s.gate.prepare(broken("skip"), 20_000);
+    const first = await s.gate.run(broken("trivial"), 20_000);
+    assert.equal(first.kind, "no-reference", JSON.stringify(first));
+    s.gate.prepare(broken("exact True.intro"), 20_000);
+    s.gate.prepare(broken("skip"), 20_000);
+    assert.deepEqual(s.gate.referenceCompiles, { ahead: 2, onProof: 0 }, "not prepared again");
+    const again = await s.gate.run(broken("trivial -- again"), 20_000);
+    assert.equal(again.kind, "no-reference", JSON.stringify(again));
+    assert.deepEqual(s.gate.referenceCompiles, { ahead: 2, onProof: 1 }, "a proof's run tries it again");
+  } finally {
+    s.gate.stop();
+    rmSync(s.root, { recursive: true, force: true });
+  }
+});
+
 test("the replay's statement field is read strictly", () => {
   const base = '{"kind":"replayed","declaration":"N.t","replayed":1,"axioms":[]';
   const read = (extra: string) => parseReplayAnswer(`FIMRLVR-GATE ${base}${extra}}`, 1);

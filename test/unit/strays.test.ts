@@ -69,6 +69,19 @@ test(
         const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
         return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       };
+      // A pid is printed once its shell has forked, maybe before the fork has exec'd its command (until then it
+      // has its parent's command line): wait for every exec.
+      const execd = (pid: number) => {
+        try {
+          return argvOf(pid).join("\0") !== argvOf(parentOf(pid)).join("\0");
+        } catch {
+          return true;
+        }
+      };
+      for (const deadline = performance.now() + 10_000; performance.now() < deadline;) {
+        if (pids.every(execd)) break;
+        await new Promise((r) => setImmediate(r));
+      }
       const serverPid = find((a) => a.includes("--server")).find((p) => parentOf(p) === sandbox.pid)!;
       const workers = find((a) => a.includes("--worker")).filter((p) => parentOf(p) === serverPid);
       const firstWorker = workers.find((p) => argvOf(p).includes(uri))!;
