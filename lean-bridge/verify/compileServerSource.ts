@@ -34,8 +34,11 @@ export const COMPILE_SERVER_C = String.raw`/*
  * A compile's request may end with "--then" and a second request's id, folder, output files and command (its
  * replay): the server starts that one the moment the compile exits with 0 (no round trip to the gate between
  * the two), and answers "refused <id>" for it otherwise.
- * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>" (a replay's child, which
- * runs no candidate's code, says its own "exited" as its answer is written, ahead of the server's); once, the line
+ * Answers: "started <id> <pid>", then "exited <pid> <code>" or "signalled <pid> <signal>", said as soon as the
+ * child's output is written, before its exit has unmapped its memory: a child that runs no candidate's code (a
+ * replay, and every child of the server started with --trusted) says it itself; a candidate's compile writes its
+ * code on a pipe of its own to the server, which kills its process group before it answers (see done_pipe);
+ * the reap of a child answered so says nothing more. Once, the line
  * "FIMRLVR-ZYGOTE full" when the server holds MAX_HEADERS imports (the gate replaces it once its compiles have
  * ended). The line "warm\t<hex>" imports that header now, unanswered (the gate sends it as a hole's check starts,
  * so that its first proof does not wait for the import). The line "kill\t<pid>" kills a child's process group (the gate's deadline: the server's pids are
@@ -264,6 +267,9 @@ static int elaborate(header_env *header, char **args, int count) {
 
 static int child_signal[2];
 
+/* Whether this server is the trusted one (--trusted): it is given no candidate's text to compile. */
+static int trusted_server;
+
 static void on_child(int sig) {
     (void)sig;
     int saved = errno;
@@ -313,6 +319,54 @@ static int spare_fd = -1;
 static int spare_headers;
 
 /*
+ * Each child's "done" pipe: a candidate's compile writes its exit code there (one byte) once its output is
+ * written, and the server then kills the child's process group and answers for it, without waiting for the
+ * exit (a fork's exit unmaps the server's memory it shares: about 3 ms, most of a small compile's end). The
+ * candidate's code ran in that child, so the byte may come early or lie: the server kills the group before it
+ * answers, so nothing of the child's runs once its compile is said to have ended, and the replay reads its own
+ * copy of the module (replay_module), so nothing left running elsewhere can change what it reads; what a lie
+ * earns is the verdict of the module as it lay there, which the candidate could have written anyway. A pipe is
+ * the child's own (never another child's), so no child can answer for another. The server holds the read ends
+ * (done_pipes; the spare's in spare_done); a child holds its own write end (child_done) and none of the others.
+ */
+typedef struct {
+    pid_t pid;
+    int fd;
+} done_pipe;
+static done_pipe *done_pipes;
+static size_t done_count, done_cap;
+static int spare_done = -1;
+static int child_done = -1;
+
+static void watch_done(pid_t pid, int fd) {
+    if (fd < 0) return;
+    if (done_count == done_cap) done_pipes = realloc(done_pipes, (done_cap = done_cap * 2 + 16) * sizeof(done_pipe));
+    done_pipes[done_count++] = (done_pipe){pid, fd};
+}
+
+static void unwatch_done(pid_t pid) {
+    for (size_t k = 0; k < done_count; k++)
+        if (done_pipes[k].pid == pid) {
+            close(done_pipes[k].fd);
+            done_pipes[k] = done_pipes[--done_count];
+            return;
+        }
+}
+
+/* The children whose end the server has answered from their done pipe: their reap says nothing more. */
+static pid_t *answered;
+static size_t answered_count, answered_cap;
+
+static int take_answered(pid_t pid) {
+    for (size_t k = 0; k < answered_count; k++)
+        if (answered[k] == pid) {
+            answered[k] = answered[--answered_count];
+            return 1;
+        }
+    return 0;
+}
+
+/*
  * What every child does first: it never outlives the server (the gate stopped it, or it died: the kernel
  * kills it then), it leads a session of its own, and it holds none of the server's descriptors but its answer
  * pipe (fd 1, until it confines itself) and its requests (fd 0, which it never reads): not the wake-up pipe,
@@ -326,6 +380,60 @@ static void become_child(pid_t server) {
     close(child_signal[0]);
     close(child_signal[1]);
     if (spare_fd >= 0) close(spare_fd);
+    if (spare_done >= 0) close(spare_done);
+    for (size_t k = 0; k < done_count; k++) close(done_pipes[k].fd);
+    done_count = 0;
+}
+
+/*
+ * The end of a child: its output flushed, then its exit code said on its done pipe (a candidate's compile), or,
+ * where it holds the answer pipe (answer >= 0: it ran no candidate's code), its exit said there in one write of
+ * under PIPE_BUF bytes, whole between the server's own lines (the server's line for the pid, once it has reaped
+ * it, then finds nothing to answer); then the exit.
+ */
+static void answer_then_exit(int answer, int code) {
+    fflush(NULL);
+    if (child_done >= 0) {
+        unsigned char byte = (unsigned char)code;
+        if (write(child_done, &byte, 1) != 1) { /* the server's reap still answers */ }
+    }
+    if (answer >= 0) {
+        char said[64];
+        int length = snprintf(said, sizeof said, "exited %d %d\n", (int)getpid(), code);
+        if (write(answer, said, (size_t)length) != length) { /* the server's line still comes */ }
+    }
+    _exit(code);
+}
+
+/* Copies a file (the compiled module, into the replay's own folder); 0 on failure, errno set. */
+static int copy_file(const char *from, const char *to) {
+    int in = open(from, O_RDONLY);
+    if (in < 0) return 0;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0) {
+        close(in);
+        return 0;
+    }
+    char buffer[1 << 16];
+    int ok = 1;
+    for (;;) {
+        ssize_t got = read(in, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) ok = 0;
+        if (got <= 0) break;
+        for (ssize_t at = 0; ok && at < got;) {
+            ssize_t put = write(out, buffer + at, (size_t)(got - at));
+            if (put < 0 && errno == EINTR) continue;
+            if (put <= 0) ok = 0;
+            else at += put;
+        }
+        if (!ok) break;
+    }
+    int saved = errno;
+    close(in);
+    if (close(out) != 0) ok = 0;
+    errno = saved;
+    return ok;
 }
 
 /* A request, in the child that runs it (never returns). op: where its command begins, after any header. */
@@ -343,12 +451,17 @@ static void run_request(char **fields, int count, header_env *header, int op) {
         setrlimit(RLIMIT_CPU, &limit);
     }
     /*
-     * A replay runs no candidate's code: it keeps the answer pipe, and says its exit there the moment its answer
-     * is written, before its exit (a fork's exit unmaps the server's memory it shares: about as long as a small
-     * replay). A compile closes it below, before it runs anything of the request's.
+     * A replay runs no candidate's code, nor does any child of the trusted server (the statements' references,
+     * the headers alone: the workspace's text): such a child keeps the answer pipe, and says its exit there the
+     * moment its output is written, before its exit (a fork's exit unmaps the server's memory it shares: about
+     * as long as a small replay). Any other child closes it below, before it runs anything of the request's.
      */
     int replay = strcmp(fields[op], "--replay") == 0 && count >= op + 5;
-    int answer = replay ? dup(1) : -1;
+    int answer = replay || trusted_server ? dup(1) : -1;
+    if (answer >= 0 && child_done >= 0) {
+        close(child_done);
+        child_done = -1;
+    }
     int in = open("/dev/null", O_RDONLY);
     int out = open(fields[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(fields[4], O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -365,29 +478,35 @@ static void run_request(char **fields, int count, header_env *header, int op) {
      * server set the search path, and ended Lean's initialization, before it forked.
      */
     if (replay) {
+        /*
+         * The replay reads its own copy of the compiled module, in its own folder, which no candidate's process
+         * can write: whatever a candidate's process still running does to the module from now on, what the
+         * replay checks is what it copied. (The reference lies where no candidate compile can write.)
+         */
+        char copy[4096];
+        snprintf(copy, sizeof copy, "%s/FimRlvrGateCheck.olean", fields[2]);
+        if (!copy_file(fields[op + 1], copy)) {
+            fprintf(stderr, "fimrlvr-replay: could not copy the compiled module %s into %s: %s\n", fields[op + 1], copy,
+                    strerror(errno));
+            answer_then_exit(answer, 3);
+        }
+        fields[op + 1] = copy;
         lean_init_task_manager_using(1);
         int code = replay_module(fields[op + 1], strcmp(fields[op + 2], "may-be-private") == 0, fields[op + 3],
                                  fields + op + 4, count - op - 4, header ? header->env : NULL);
-        fflush(stdout);
-        /* One write of under PIPE_BUF bytes: whole between the server's own lines. The server's later line for
-         * this pid, once it has reaped it, finds nothing to answer. */
-        char said[64];
-        int length = snprintf(said, sizeof said, "exited %d %d\n", (int)getpid(), code);
-        if (answer >= 0 && write(answer, said, (size_t)length) != length) { /* the server's line still comes */ }
-        _exit(code);
+        answer_then_exit(answer, code);
     }
     if (header) {
         lean_init_task_manager_using(1);
         int code = elaborate(header, fields + op, count - op);
-        fflush(stdout);
-        if (code >= 0) _exit(code);
+        if (code >= 0) answer_then_exit(answer, code);
     }
     char *args[4096];
     int n = 0;
     args[n++] = "lean";
     for (int k = op; k < count; k++) args[n++] = fields[k];
     args[n] = NULL;
-    exit(lean_main(n, args));
+    answer_then_exit(answer, lean_main(n, args));
 }
 
 /* The request's header, when it has one: imported now (import) or only looked up (in a spare); the command's index. */
@@ -403,13 +522,20 @@ static int header_of(char **fields, int count, header_env **header, int import) 
 /* Forks the spare, if there is none. */
 static void make_spare(void) {
     if (spare_pid > 0) return;
-    int pipe_fds[2];
+    int pipe_fds[2], done_fds[2];
     if (pipe(pipe_fds) < 0) return;
+    if (pipe(done_fds) < 0) {
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        return;
+    }
     fflush(stdout);
     pid_t server = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         close(pipe_fds[1]);
+        close(done_fds[0]);
+        child_done = done_fds[1];
         become_child(server);
         size_t cap = 1 << 16, len = 0;
         char *line = malloc(cap);
@@ -433,12 +559,15 @@ static void make_spare(void) {
         run_request(fields, count, header, op);
     }
     close(pipe_fds[0]);
+    close(done_fds[1]);
     if (pid < 0) {
         close(pipe_fds[1]);
+        close(done_fds[0]);
         return;
     }
     spare_pid = pid;
     spare_fd = pipe_fds[1];
+    spare_done = done_fds[0];
     spare_headers = header_count;
 }
 
@@ -447,6 +576,8 @@ static void drop_spare(void) {
     if (spare_pid <= 0) return;
     close(spare_fd);
     spare_fd = -1;
+    close(spare_done);
+    spare_done = -1;
     kill(spare_pid, SIGKILL);
     spare_pid = 0;
 }
@@ -527,6 +658,7 @@ static void start_compile(char *line) {
     header_env *header;
     int op = header_of(fields, count, &header, 1);
     pid_t pid;
+    int done = -1;
     if (spare_pid > 0 && spare_headers == header_count) {
         /* The spare takes the request (without what runs after it): the line, then its pipe closes. */
         if (then) {
@@ -543,8 +675,10 @@ static void start_compile(char *line) {
         }
         if (sent && write(spare_fd, "\n", 1) != 1) sent = 0;
         pid = spare_pid;
+        done = spare_done;
         close(spare_fd);
         spare_fd = -1;
+        spare_done = -1;
         spare_pid = 0;
         if (!sent) {
             kill(pid, SIGKILL);
@@ -552,15 +686,22 @@ static void start_compile(char *line) {
         }
     } else {
         drop_spare();
+        int done_fds[2] = {-1, -1};
+        if (pipe(done_fds) < 0) done_fds[0] = done_fds[1] = -1;
         fflush(stdout);
         pid_t server = getpid();
         pid = fork();
         if (pid == 0) {
+            if (done_fds[0] >= 0) close(done_fds[0]);
+            child_done = done_fds[1];
             become_child(server);
             run_request(fields, count, header, op);
         }
+        if (done_fds[1] >= 0) close(done_fds[1]);
+        done = done_fds[0];
     }
     free(whole);
+    if (pid < 0 && done >= 0) close(done);
     if (pid < 0) {
         printf("refused %s\n", fields[0]);
         if (then) {
@@ -570,6 +711,7 @@ static void start_compile(char *line) {
     } else {
         if (live_count == live_cap) live = realloc(live, (live_cap = live_cap * 2 + 16) * sizeof(pid_t));
         live[live_count++] = pid;
+        watch_done(pid, done);
         if (then) {
             if (chain_count == chain_cap) chains = realloc(chains, (chain_cap = chain_cap * 2 + 8) * sizeof(chained));
             chains[chain_count++] = (chained){pid, then};
@@ -579,6 +721,41 @@ static void start_compile(char *line) {
     fflush(stdout);
     /* The next request's child, forked now, while this one runs. */
     make_spare();
+}
+
+/*
+ * A child said on its done pipe that it has ended with its code: its process group is killed (nothing of it runs
+ * from now on), its end answered, and what runs after it started as after its reap.
+ */
+static void report_done(pid_t pid, int code) {
+    if (!is_live(pid)) return;
+    kill(-pid, SIGKILL);
+    if (answered_count == answered_cap) answered = realloc(answered, (answered_cap = answered_cap * 2 + 16) * sizeof(pid_t));
+    answered[answered_count++] = pid;
+    printf("exited %d %d\n", (int)pid, code);
+    char *then = take_chain(pid);
+    if (then && code == 0)
+        start_compile(then);
+    else if (then)
+        printf("refused %s\n", strtok(then, "\t"));
+    free(then);
+    fflush(stdout);
+}
+
+/* The done pipes that have something to say: a byte (the child's exit code) or their end (the child exited). */
+static void read_done(struct pollfd *fds, size_t count) {
+    for (size_t k = 0; k < count; k++) {
+        if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        pid_t pid = 0;
+        for (size_t j = 0; j < done_count; j++)
+            if (done_pipes[j].fd == fds[k].fd) pid = done_pipes[j].pid;
+        if (pid == 0) continue;
+        unsigned char byte;
+        ssize_t got = read(fds[k].fd, &byte, 1);
+        if (got < 0 && errno == EINTR) continue;
+        unwatch_done(pid);
+        if (got == 1) report_done(pid, byte);
+    }
 }
 
 static void report_children(void) {
@@ -591,6 +768,8 @@ static void report_children(void) {
         /* What the child left in its process group goes with it. */
         if (is_live(pid)) kill(-pid, SIGKILL);
         forget(pid);
+        unwatch_done(pid);
+        if (take_answered(pid)) continue; /* said already, from its done pipe */
         if (WIFEXITED(status))
             printf("exited %d %d\n", (int)pid, WEXITSTATUS(status));
         else if (WIFSIGNALED(status))
@@ -606,7 +785,8 @@ static void report_children(void) {
     fflush(stdout);
 }
 
-static int compile_server(void) {
+static int compile_server(int trusted) {
+    trusted_server = trusted;
     /* No server where its children could not be confined: the gate then starts a fresh sandboxed Lean. */
     long abi = landlock_abi();
     if (abi < FIM_LANDLOCK_MIN_ABI) {
@@ -648,12 +828,20 @@ static int compile_server(void) {
     make_spare();
     size_t cap = 1 << 16, len = 0;
     char *buffer = malloc(cap);
+    struct pollfd *fds = NULL;
+    size_t fds_cap = 0;
     for (;;) {
-        struct pollfd fds[2] = {{0, POLLIN, 0}, {child_signal[0], POLLIN, 0}};
-        if (poll(fds, 2, -1) < 0) {
+        if (fds_cap < done_count + 2) fds = realloc(fds, (fds_cap = done_count + 18) * sizeof *fds);
+        fds[0] = (struct pollfd){0, POLLIN, 0};
+        fds[1] = (struct pollfd){child_signal[0], POLLIN, 0};
+        size_t watched = done_count;
+        for (size_t k = 0; k < watched; k++) fds[2 + k] = (struct pollfd){done_pipes[k].fd, POLLIN, 0};
+        if (poll(fds, (nfds_t)(2 + watched), -1) < 0) {
             if (errno == EINTR) continue;
             return 3;
         }
+        /* A child's done byte before its reap: the reap of a child answered already says nothing more. */
+        read_done(fds + 2, watched);
         if (fds[1].revents & POLLIN) report_children();
         if (fds[0].revents & (POLLIN | POLLHUP)) {
             if (len + 4096 > cap) buffer = realloc(buffer, cap *= 2);

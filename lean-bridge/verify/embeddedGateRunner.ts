@@ -91,10 +91,15 @@ export class EmbeddedGateRunner implements GateRunner {
         : kernelGateReferencePath(this.context.projectRoot);
     mkdirSync(writable, { recursive: true });
     this.servers[forWhom] ??= new CompileZygote(
-      gateSandboxed([this.replayTool, "--compile-server"], this.context, this.processEnv, {
-        writable: [writable],
-        readable: this.readable,
-      }),
+      gateSandboxed(
+        [this.replayTool, "--compile-server", ...(forWhom === "trusted" ? ["--trusted"] : [])],
+        this.context,
+        this.processEnv,
+        {
+          writable: [writable],
+          readable: this.readable,
+        },
+      ),
       {
         cwd: this.context.projectRoot,
         env: this.processEnv,

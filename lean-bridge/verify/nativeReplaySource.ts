@@ -32,8 +32,8 @@ const PROGRAM_COMMENT = String.raw`/*
  * The reference is the same check document compiled with the verifier's sorry in the hole, by a process that
  * ran no candidate code: the checked declaration must state exactly what the reference's does (see
  * statement_check), since the compile that made <module.olean> ran the candidate's code.
- *        fimrlvr-replay --compile-server
- * The gate's compile server (its part of this program says how it works). The imports are found through
+ *        fimrlvr-replay --compile-server [--trusted]
+ * The gate's compile server (--trusted: the one given no candidate's text) (its part of this program says how it works). The imports are found through
  * LEAN_PATH.
  */
 `;
@@ -435,7 +435,9 @@ static int replay_module(const char *olean, int may_be_private, const char *refe
 
 /** The program's entry: the replay from nothing but the modules it needs, or the compile server. */
 const MAIN_C = String.raw`int main(int argc, char **argv) {
-    if (argc == 2 && strcmp(argv[1], "--compile-server") == 0) return compile_server();
+    if (argc == 2 && strcmp(argv[1], "--compile-server") == 0) return compile_server(0);
+    if (argc == 3 && strcmp(argv[1], "--compile-server") == 0 && strcmp(argv[2], "--trusted") == 0)
+        return compile_server(1);
     if (argc == 2 && strcmp(argv[1], "--self-test") == 0) {
         printf("FIMRLVR-GATE {\"kind\":\"ready\",\"abi\":\"%s\"}\n", ABI_VERSION);
         return 0;

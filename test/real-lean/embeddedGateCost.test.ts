@@ -84,7 +84,8 @@ tierTest(
           noteCheck(ms);
         };
         const firstGate: number[] = [];
-        const firstCheck: number[] = [];
+        // Per hole, the median of its four proofs' checks (the checks of the documents the gate runs on).
+        const holeCheck: number[] = [];
         // Per hole, the later proofs' gate runs and their own checks (each pair at one moment of the machine's load).
         const laterRuns: { gate: number[]; check: number[] }[] = [];
         for (const [name, , proof] of HOLES) {
@@ -101,6 +102,7 @@ tierTest(
               /^exact (.*)$/,
               (_, term: string) => `exact ${"(".repeat(pairs)}${term}${")".repeat(pairs)}`,
             );
+          const checksBefore = checks.length;
           for (const [k, candidate] of [proof, spelled(1), spelled(2), spelled(3)].entries()) {
             const runs: number = stage.stats.runs;
             const runMs: number = stage.stats.runMs;
@@ -113,14 +115,13 @@ tierTest(
             );
             assert.equal(stage.stats.runs, runs + 1, `${name}, ${candidate}: one gate run`);
             const gateMs = stage.stats.runMs - runMs;
-            if (k === 0) {
-              firstGate.push(gateMs);
-              firstCheck.push(checks.at(-1)!);
-            } else {
+            if (k === 0) firstGate.push(gateMs);
+            else {
               later.gate.push(gateMs);
               later.check.push(checks.at(-1)!);
             }
           }
+          holeCheck.push(median(checks.slice(checksBefore)));
         }
         assert.equal(prefixes.counts.failed, 0, JSON.stringify(prefixes.counts));
         // Every statement's reference was compiled ahead of its proofs (as its checks started), none on a proof.
@@ -137,13 +138,13 @@ tierTest(
         const best = (xs: number[]) => Math.min(...xs);
         const laterGate = laterRuns.map((r) => best(r.gate));
         const laterCheck = laterRuns.map((r) => best(r.check));
-        const [firstRatio, laterRatio] = [ratio(firstGate, firstCheck), ratio(laterGate, laterCheck)];
+        const [firstRatio, laterRatio] = [ratio(firstGate, holeCheck), ratio(laterGate, laterCheck)];
         process.stderr.write(
-          `kernel gate on the embedded Lean (${HOLES.length} holes, medians of the holes' ratios): a hole's first proof ${firstRatio.toFixed(2)}x its check (gate runs ${list(firstGate)}; checks ${list(firstCheck)} ms), its later proofs ${laterRatio.toFixed(2)}x (the fastest of three each: gate runs ${list(laterGate)}; checks ${list(laterCheck)} ms)\n`,
+          `kernel gate on the embedded Lean (${HOLES.length} holes, medians of the holes' ratios): a hole's first proof ${firstRatio.toFixed(2)}x its proofs' median check (gate runs ${list(firstGate)}; checks ${list(holeCheck)} ms), its later proofs ${laterRatio.toFixed(2)}x (the fastest of three each: gate runs ${list(laterGate)}; checks ${list(laterCheck)} ms)\n`,
         );
         assert.ok(
           firstRatio <= AUTO_COST_RATIO,
-          `a hole's first proof's gate run cost ${firstRatio.toFixed(2)}x its check (median of the holes' ratios), more than ${AUTO_COST_RATIO}x (gate runs ${list(firstGate)}; checks ${list(firstCheck)} ms)`,
+          `a hole's first proof's gate run cost ${firstRatio.toFixed(2)}x the median check of the hole's proofs (median of the holes' ratios), more than ${AUTO_COST_RATIO}x (gate runs ${list(firstGate)}; median checks ${list(holeCheck)} ms)`,
         );
         assert.ok(
           laterRatio <= AUTO_COST_RATIO,
