@@ -9,9 +9,10 @@
  * gate's trusted compile server compiles once per hole) is compiled as the hole's checks start, never by a
  * proof's gate run: its first proof costs what its later ones do. Each compile elaborates the document on the
  * header its compile server imported once, instead of importing it again. Per hole, the first proof's gate run
- * against its own check, and the later proofs' fastest gate run against their fastest check (a machine's load
- * only ever adds time, and falls on the gate's several processes more than on the check's one), each at most
- * twice as the median of the holes' ratios, so that one slow run moves nothing. scripts/run-tests.mjs runs this
+ * against the median of its four proofs' checks (one check alone, a few ms, varies by half from one to the next;
+ * `auto` too weighs a gate run against the checks' mean), and the later proofs' fastest gate run against their
+ * fastest check (a machine's load only ever adds time, and falls on the gate's several processes more than on
+ * the check's one), each at most twice as the median of the holes' ratios, so that one slow run moves nothing. scripts/run-tests.mjs runs this
  * file after the rest of the suite, alone. The figures are printed: docs/BENCHMARKS.md records them.
  */
 import assert from "node:assert/strict";
