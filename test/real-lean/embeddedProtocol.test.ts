@@ -112,6 +112,9 @@ tierTest(
         "  exact h",
         "theorem bad (p : Prop) : p := by",
         "  exact missingName",
+        // More commands with messages: a document elaborated before Lean's first report of it has all its
+        // messages in that one whole publish, and an incremental one needs messages that come after it.
+        ...Array.from({ length: 40 }, (_, k) => `theorem bad${k} (p : Prop) : p := by\n  exact missing${k}`),
       ].join("\n");
       // The fixture has a lakefile.toml and this machine may have no lake: the worker must not need one.
       assert.ok(existsSync(join(s.root, "lakefile.toml")));
