@@ -107,6 +107,20 @@ export const CODE_ATTACKS: FileCase[] = [
   ),
   attack("re-imports its header at elaboration time", "have := Lean.Elab.process\nomega"),
   attack("writes a module of its own", "have := Lean.writeModule\nomega"),
+  // Against the embedded gate's done pipe (round 31): a compile child says its exit code on a pipe of its own,
+  // and the server then kills its group and starts the replay on the replay's own copy of the module.
+  attack(
+    "says its compile ended, on its done pipe, before the module is written",
+    'have := (IO.FS.writeFile "/proc/self/fd/3" "\\x00").run ()\nomega',
+  ),
+  attack(
+    "says its compile ended, then hangs",
+    'have := (IO.FS.writeFile "/proc/self/fd/3" "\\x00" *> IO.sleep 100000).run ()\nomega',
+  ),
+  attack(
+    "writes the replay's copy of the module",
+    `have := (IO.FS.writeFile "../replay-1/FimRlvrGateCheck.olean" "").run ()\nomega`,
+  ),
   // Compiled code swapped in.
   attack("@[implemented_by]", "omega\n@[implemented_by id] def x := 1"),
   attack("@[extern]", 'omega\n@[extern "exit"] opaque x : Nat'),
