@@ -70,6 +70,7 @@ await Promise.all([
             "bench/serve.ts",
             "bench/train.ts",
             "bench/seeds.ts",
+            "bench/rlVariants.ts",
             "bench/infer.ts",
             "bench/kimina.ts",
           ],

@@ -45,62 +45,22 @@
  *
  * Nothing here is a claim until these figures say so; docs quote only what this prints.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { parse as parseYaml } from "yaml";
-import type { VerifierSpec } from "../lean-bridge/verifiers/startVerifier";
-import { REAL_LEAN_SPLIT_FRACTIONS, embeddedCanJudge } from "./portfolio";
 import { instanceTaskIds, seedBaselines, seedSplit, type Evaluated } from "./seedsData";
 import {
   completeRuns,
   familiesText,
   seedsJson,
   seedsText,
-  type EvalStage,
   type SeedBaselines,
   type SeedRun,
   type SeedsJson,
 } from "./seedsReport";
 import { runRewardSignal } from "./rewardSignal";
+import { REPO, judge, pool, readConfig, readEvals, runTrain, writeAtomic } from "./trainRuns";
 import { trivialProofs, trivialScores } from "./trivialProvers";
-
-const REPO = resolve(__dirname, "..", "..");
-
-function runTrain(args: string[], log: string): Promise<number> {
-  return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [join(REPO, "dist", "cli.js"), "train", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let tail = "";
-    const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.on("close", (code) => {
-      if (code !== 0) process.stderr.write(`${log} failed (exit ${code}):\n${tail}\n`);
-      resolveRun(code ?? 1);
-    });
-  });
-}
-
-/** Runs the jobs at most `jobs` at a time. */
-async function pool(tasks: (() => Promise<void>)[], jobs: number): Promise<void> {
-  const queue = [...tasks];
-  await Promise.all(
-    Array.from({ length: Math.max(1, jobs) }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await next();
-    }),
-  );
-}
-
-function readEvals(runDir: string): Record<string, EvalStage | undefined> {
-  try {
-    return JSON.parse(readFileSync(join(runDir, "eval.json"), "utf8")) as Record<string, EvalStage>;
-  } catch {
-    return {};
-  }
-}
 
 function splitMode(runDir: string): string {
   try {
@@ -113,57 +73,10 @@ function splitMode(runDir: string): string {
   }
 }
 
-function readConfig(path: string): Record<string, unknown> {
-  const text = readFileSync(path, "utf8");
-  const raw: unknown = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
-  if (raw === null || raw === undefined) return {};
-  if (typeof raw !== "object" || Array.isArray(raw))
-    throw new Error(`${path} must hold a mapping of TrainConfig keys`);
-  return raw as Record<string, unknown>;
-}
-
-/** Writes `text` to `path` atomically (a temporary file, then a rename). */
-function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
-
 /** The KL weight the runs' objective used (config.json's resolved algorithm options), for the printout's first line. */
 function betaOf(runConfig: Record<string, unknown>): string {
   const resolved = runConfig.algo_config_resolved as Record<string, unknown> | undefined;
   return typeof resolved?.beta === "number" ? ` (beta ${resolved.beta})` : "";
-}
-
-/** How the runs are judged: the embedded Lean where it can judge every file of the target, else the simulator. */
-function judge(target: string): {
-  trainArgs: string[];
-  baselines: VerifierSpec;
-  label: string;
-  real: boolean;
-} {
-  if (embeddedCanJudge(target))
-    return {
-      trainArgs: [
-        "--lean",
-        "embedded",
-        "--split-fractions",
-        [
-          REAL_LEAN_SPLIT_FRACTIONS.train,
-          REAL_LEAN_SPLIT_FRACTIONS.validation,
-          REAL_LEAN_SPLIT_FRACTIONS.test,
-        ].join(","),
-      ],
-      baselines: { kind: "lean", lean: "embedded", kernelGate: { kind: "off" } },
-      label: "the embedded Lean 4.35.0 (real Lean; the baselines with the kernel gate off)",
-      real: true,
-    };
-  return {
-    trainArgs: ["--simulator"],
-    baselines: { kind: "simulator" },
-    label: "the simulator (not Lean)",
-    real: false,
-  };
 }
 
 async function main(): Promise<number> {

@@ -153,6 +153,18 @@ export interface TrainConfig {
    */
   curriculum?: boolean;
   /**
+   * How a training task is drawn within its kind: shuffled epochs (kind), or in proportion to p(1 - p) of its Lean file's measured pass rate (learnability).
+   */
+  task_sampling?: "kind" | "learnability";
+  /**
+   * Hidden size of the embedded model (128: about 1M parameters); heads are width / 32.
+   */
+  embedded_width?: number;
+  /**
+   * Transformer layers of the embedded model.
+   */
+  embedded_layers?: number;
+  /**
    * Write a checkpoint every N steps.
    */
   checkpoint_every?: number;

@@ -288,3 +288,16 @@ def test_gpu_only_options_say_what_they_need_here(toy_dataset: Path, tmp_path: P
     assert plan("cpu").unsloth is False  # the default: peft on CPU
     with pytest.raises(TrainerError, match="needs a CUDA GPU"):
         make_trainer(toy_dataset, tmp_path / "run", ParityVerifier(), load_in_4bit=True, **LORA)
+
+
+def test_the_embedded_models_width_and_depth_are_config_keys(toy_dataset: Path) -> None:
+    """`embedded_width` and `embedded_layers` size the embedded model (the larger-model arm of bench:rl-variants);
+    a head per 32 of width and the MLP's 2.75 x width keep the default's shape."""
+    default, _ = _policy(toy_dataset)
+    wide, _ = _policy(toy_dataset, embedded_width=256, embedded_layers=6)
+    shape = wide.model.config
+    assert (shape.hidden_size, shape.num_hidden_layers, shape.num_attention_heads) == (256, 6, 8)
+    assert shape.intermediate_size == 704 and default.model.config.intermediate_size == 352
+    assert default.model.config.num_attention_heads == 4
+    count = lambda policy: sum(p.numel() for p in policy.model.parameters())  # noqa: E731
+    assert count(wide) > 4 * count(default)

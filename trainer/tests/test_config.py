@@ -101,6 +101,9 @@ def test_unknown_keys_list_the_valid_ones() -> None:
         ({"steps": -1}, "steps must be a non-negative integer"),
         ({"top_p": 0}, "top_p"),
         ({"eval_limit": 0}, "eval_limit"),
+        ({"task_sampling": "hardest"}, "task_sampling must be kind or learnability"),
+        ({"embedded_width": 100}, "embedded_width must be a multiple of 32"),
+        ({"embedded_layers": 0}, "embedded_layers must be a positive integer"),
     ],
 )
 def test_bad_values_are_explained(raw: dict[str, object], fragment: str) -> None:

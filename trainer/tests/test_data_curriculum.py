@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
-from fim_rlvr.tasks.curriculum import Curriculum, TaskSampler
-from fim_rlvr.tasks.data import DatasetError, by_kind, lean_texts, load_tasks, require_tasks, select
+from fim_rlvr.tasks.curriculum import LEARNABILITY_FLOOR, Curriculum, TaskSampler, learnability
+from fim_rlvr.tasks.data import DatasetError, Task, by_kind, lean_texts, load_tasks, require_tasks, select
 
 
 def test_loads_the_toy_dataset(toy_dataset: Path) -> None:
@@ -118,3 +120,64 @@ def test_draws_follow_each_kind_s_share_of_tasks_tilted_by_its_weight(toy_datase
     tilted = TaskSampler(groups, seed=1).draw(2000, {"tactic": 1.0, "proof": 0.1})  # proofs mostly solved
     tilted_share = sum(t.kind == "tactic" for t in tilted) / len(tilted)
     assert abs(tilted_share - 2 / (2 + 0.1 * len(groups["proof"]))) < 0.05, tilted_share
+
+
+@dataclass(frozen=True)
+class _Hole:
+    """What the sampler reads of a task: its id, kind and file."""
+
+    id: str
+    file: str
+    kind: str = "proof"
+
+
+def _holes(files: dict[str, int]) -> dict[str, list[Task]]:
+    return {"proof": [cast(Task, _Hole(f"{f}#{k}", f)) for f, n in files.items() for k in range(n)]}
+
+
+def test_learnability_is_p_times_one_minus_p_with_a_floor() -> None:
+    assert learnability(None) == 0.25  # an unmeasured file is tried as if p = 0.5
+    assert learnability(0.5) == 0.25
+    assert learnability(0.0) == learnability(1.0) == LEARNABILITY_FLOOR > 0
+    assert learnability(0.1) == pytest.approx(0.09)
+
+
+def test_learnability_draws_go_to_files_whose_rewards_differ() -> None:
+    """A file the model always fails, or always proves, gives groups with equal rewards (no advantage): draws move to
+    the file it proves half the time, in proportion to p(1 - p), and never leave the others entirely."""
+    sampler = TaskSampler(_holes({"Fails.lean": 20, "Half.lean": 20, "Solved.lean": 20}), seed=5, by_learnability=True)
+    first = sampler.draw(60, {"proof": 1.0})
+    assert {t.file for t in first} == {"Fails.lean", "Half.lean", "Solved.lean"}  # nothing measured: every file
+    sampler.observe({"Fails.lean": (0, 16), "Half.lean": (8, 16), "Solved.lean": (16, 16)})
+    drawn = [t for _ in range(250) for t in sampler.draw(8, {"proof": 1.0})]
+    share = {f: sum(t.file == f for t in drawn) / len(drawn) for f in ("Fails.lean", "Half.lean", "Solved.lean")}
+    expected = 0.25 / (0.25 + 2 * LEARNABILITY_FLOOR)
+    assert abs(share["Half.lean"] - expected) < 0.04, share
+    assert share["Fails.lean"] > 0.02 and share["Solved.lean"] > 0.02, share
+
+
+def test_learnability_draws_no_task_twice_in_one_batch_and_resume_exactly() -> None:
+    groups = _holes({"A.lean": 3, "B.lean": 9})
+    one = TaskSampler(groups, seed=2, by_learnability=True)
+    one.observe({"A.lean": (1, 2), "B.lean": (0, 8)})
+    batch = one.draw(12, {"proof": 1.0})
+    assert len({t.id for t in batch}) == 12  # every task once, the file rates only order them
+    saved = json.loads(json.dumps(one.state()))
+    rest = [t.id for t in one.draw(20, {"proof": 1.0})]
+    two = TaskSampler(groups, seed=2, by_learnability=True)
+    two.load_state(saved)
+    assert two.file_rates == one.file_rates
+    assert [t.id for t in two.draw(20, {"proof": 1.0})] == rest
+    old = {k: v for k, v in saved.items() if k != "file_rates"}  # a checkpoint from before learnability sampling
+    three = TaskSampler(groups, seed=2, by_learnability=True)
+    three.load_state(old)
+    assert three.file_rates == {}
+
+
+def test_observe_averages_like_the_curriculum_and_skips_unchecked_files() -> None:
+    sampler = TaskSampler(_holes({"A.lean": 2}), seed=0, by_learnability=True)
+    sampler.observe({"A.lean": (0, 0)})
+    assert sampler.file_rates == {}
+    sampler.observe({"A.lean": (4, 8)})
+    sampler.observe({"A.lean": (8, 8)})
+    assert sampler.file_rates["A.lean"] == pytest.approx(0.7 * 0.5 + 0.3 * 1.0)

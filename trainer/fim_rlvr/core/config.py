@@ -20,6 +20,9 @@ from .errors import UserError
 from .outcomes import TIMEOUT_REWARDS
 from .protocol import ALGORITHM_NAMES, HOLE_KINDS
 
+TASK_SAMPLINGS = ("kind", "learnability")
+"""TrainConfig.task_sampling's values (fim_rlvr.tasks.curriculum.TaskSampler)."""
+
 EMBEDDED_GRPO_BETA = 0.0
 """GRPO's KL weight on the embedded tiny model (the paper's 0.04 stays the default for a model path): none, so no
 reference model is kept. Chosen on lean-env's validation split against the compute-matched arms (3 seeds each;
@@ -167,6 +170,15 @@ class TrainConfig:
     every kind starts unlocked (the warm start has taught them all; on lean-env, RL on tactic holes alone first made
     the policy drift on the block and proof holes it already solved); prompts are drawn in proportion to each kind's
     tasks, tilted toward the kinds with the lower measured pass rate (fim_rlvr.tasks.curriculum)."""
+    task_sampling: str = "kind"
+    """How a training task is drawn within its kind: "kind" walks the kind's tasks in shuffled epochs; "learnability"
+    draws them in proportion to p(1 - p) of their Lean file's measured pass rate p, toward the groups whose rewards
+    differ (fim_rlvr.tasks.curriculum). Expert iteration draws the same way."""
+    embedded_width: int = 128
+    """Hidden size of the embedded model (None `model` only): 128 is ~1M parameters. Attention heads are width / 32,
+    the MLP 2.75 x width (the default's 352)."""
+    embedded_layers: int = 4
+    """Transformer layers of the embedded model."""
     checkpoint_every: int = 10
     """Write a checkpoint every N RL steps (and always at the end and on stop)."""
     eval_limit: int | None = None
@@ -435,6 +447,15 @@ def _validate(config: TrainConfig) -> None:
     for name, value in positive.items():
         if not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be a positive integer (got {value!r})")
+    if config.task_sampling not in TASK_SAMPLINGS:
+        raise ConfigError(f"task_sampling must be {' or '.join(TASK_SAMPLINGS)} (got {config.task_sampling!r})")
+    if not isinstance(config.embedded_width, int) or config.embedded_width < 32 or config.embedded_width % 32:
+        raise ConfigError(
+            "embedded_width must be a multiple of 32 (one attention head per 32), at least 32 "
+            f"(got {config.embedded_width!r})"
+        )
+    if not isinstance(config.embedded_layers, int) or config.embedded_layers < 1:
+        raise ConfigError(f"embedded_layers must be a positive integer (got {config.embedded_layers!r})")
     if config.group_size < 2:
         raise ConfigError(
             f"group_size must be at least 2 (got {config.group_size}): GRPO-family advantages compare the "

@@ -621,6 +621,15 @@ class TrainConfig(TypedDict, closed=True):
     curriculum: NotRequired[bool]
     """Order hole kinds tactic -> block -> steps -> proof by measured pass rate."""
 
+    task_sampling: NotRequired[Literal["kind", "learnability"]]
+    """How a training task is drawn within its kind: shuffled epochs (kind), or in proportion to p(1 - p) of its Lean file's measured pass rate (learnability)."""
+
+    embedded_width: NotRequired[int]
+    """Hidden size of the embedded model (128: about 1M parameters); heads are width / 32."""
+
+    embedded_layers: NotRequired[int]
+    """Transformer layers of the embedded model."""
+
     checkpoint_every: NotRequired[int]
     """Write a checkpoint every N steps."""
 

@@ -149,7 +149,9 @@ def load_policy(
     if checkpoint_dir is not None:
         policy = _load_checkpoint(checkpoint_dir, plan, device, embedded)
     elif embedded:
-        policy = build_embedded(dataset_dir, tasks, config.seed, device)
+        policy = build_embedded(
+            dataset_dir, tasks, config.seed, device, width=config.embedded_width, layers=config.embedded_layers
+        )
         if plan.load_in_4bit:
             policy = _quantise_embedded(policy, plan, device)
         elif plan.dtype != torch.float32:

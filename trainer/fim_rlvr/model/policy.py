@@ -81,10 +81,18 @@ def finish(model: Any, tokenizer: Any, device: torch.device, embedded: bool) -> 
     return Policy(model, tokenizer, device, device_label(device), detect_style(tokenizer), embedded)
 
 
-def build_embedded(dataset_dir: str | Path, tasks: Sequence[Task], seed: int, device: torch.device) -> Policy:
-    """The embedded tiny model: tokenizer trained on the workspace's Lean text, seeded Llama weights."""
+def build_embedded(
+    dataset_dir: str | Path,
+    tasks: Sequence[Task],
+    seed: int,
+    device: torch.device,
+    width: int = tiny_model.HIDDEN,
+    layers: int = tiny_model.LAYERS,
+) -> Policy:
+    """The embedded tiny model: tokenizer trained on the workspace's Lean text, seeded Llama weights of the given
+    width and depth."""
     tokenizer = tiny_model.train_tokenizer(lean_texts(dataset_dir, tasks))
-    model = tiny_model.build_model(tokenizer, seed)
+    model = tiny_model.build_model(tokenizer, seed, width=width, layers=layers)
     return finish(model, tokenizer, device, embedded=True)
 
 

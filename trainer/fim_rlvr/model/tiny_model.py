@@ -20,7 +20,7 @@ SPECIAL_TOKENS = [EOS, PAD, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE]
 VOCAB_SIZE = 2000
 HIDDEN = 128
 LAYERS = 4
-HEADS = 4
+HEAD_WIDTH = 32
 INTERMEDIATE = 352
 MAX_POSITIONS = 1024
 
@@ -51,18 +51,20 @@ def train_tokenizer(texts: Sequence[str], vocab_size: int = VOCAB_SIZE) -> Any:
     return tokenizer
 
 
-def build_model(tokenizer: Any, seed: int) -> Any:
-    """A ~1M-parameter LlamaForCausalLM with seeded random weights, sized to the tokenizer."""
+def build_model(tokenizer: Any, seed: int, width: int = HIDDEN, layers: int = LAYERS) -> Any:
+    """A LlamaForCausalLM with seeded random weights, sized to the tokenizer: ~1M parameters at the default width
+    and depth. Wider models keep the default's shape: a head per HEAD_WIDTH, an MLP INTERMEDIATE / HIDDEN as wide."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    heads = width // HEAD_WIDTH
     config = LlamaConfig(
         vocab_size=len(tokenizer),
-        hidden_size=HIDDEN,
-        intermediate_size=INTERMEDIATE,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
-        num_key_value_heads=HEADS,
+        hidden_size=width,
+        intermediate_size=INTERMEDIATE * width // HIDDEN,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
         max_position_embeddings=MAX_POSITIONS,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.eos_token_id,

@@ -168,7 +168,11 @@ class Trainer:
         self.tasks_by_id = {t.id: t for t in tasks}
         self.show_goal = config.goal_in_prompt if config.goal_in_prompt is not None else any(t.goal for t in tasks)
         self.curriculum = Curriculum(list(by_kind(self.train_tasks)), enabled=config.staged_curriculum())
-        self.sampler = TaskSampler(by_kind(self.train_tasks), self.ranks.seed(config.seed))
+        self.sampler = TaskSampler(
+            by_kind(self.train_tasks),
+            self.ranks.seed(config.seed),
+            by_learnability=config.task_sampling == "learnability",
+        )
         try:
             self.backend = make_backend(config, self.policy, self.log)
         except UserError as error:
@@ -605,6 +609,7 @@ class Trainer:
                 if turn:
                     params["turn"] = turn
                 self.events.emit(TRAIN_SAMPLE, params)
+        self.sampler.observe(record.file_results(self.config.timeout_reward))
         unlocked = self.curriculum.update(record.kind_results(self.config.timeout_reward))
         if unlocked:
             self.log(

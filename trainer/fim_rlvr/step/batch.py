@@ -7,7 +7,7 @@ step/metrics.py turns it into the metrics.jsonl line.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -133,14 +133,21 @@ class StepRecord:
     def kind_results(self, timeout_reward: str) -> dict[str, tuple[int, int]]:
         """(proved, checked and not masked) per hole kind, over the step's first attempts (the curriculum's pass
         rates are the policy's, not what repair turns add)."""
+        return self._results(lambda task: task.kind, timeout_reward)
+
+    def file_results(self, timeout_reward: str) -> dict[str, tuple[int, int]]:
+        """The same per Lean file of the task (the learnability sampler's unit)."""
+        return self._results(lambda task: task.file, timeout_reward)
+
+    def _results(self, key: Callable[[Task], str], timeout_reward: str) -> dict[str, tuple[int, int]]:
         out: dict[str, tuple[int, int]] = {}
         for group in self.all_groups:
-            proved, checked = out.get(group.task.kind, (0, 0))
+            proved, checked = out.get(key(group.task), (0, 0))
             for verdict, turn in zip(group.verdicts, group.sample_turns(), strict=True):
                 if turn == 0 and not verdict.masked(timeout_reward):
                     checked += 1
                     proved += verdict.kind == "proved"
-            out[group.task.kind] = (proved, checked)
+            out[key(group.task)] = (proved, checked)
         return out
 
     def sample_lines(self, step: int) -> list[dict[str, Any]]:

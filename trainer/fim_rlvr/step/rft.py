@@ -111,7 +111,7 @@ def run_rft(
     model = policy.model
     weights = trainable_parameters(model)
     optimizer = torch.optim.AdamW(weights, lr=config.learning_rate, weight_decay=config.weight_decay)
-    sampler = TaskSampler(by_kind(train_tasks), seed)
+    sampler = TaskSampler(by_kind(train_tasks), seed, by_learnability=config.task_sampling == "learnability")
     curriculum = Curriculum(list(by_kind(train_tasks)), enabled=config.staged_curriculum())
     buffer = ProofBuffer(seed)
     compute = ArmCompute()
@@ -129,6 +129,7 @@ def run_rft(
         record = StepRecord.collect(batch, send(verifier, items), verifier, silence_s, stop)
         compute.generated.add(len(items), sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts))
         compute.verifier_calls += len(items)
+        sampler.observe(record.file_results(config.timeout_reward))
         curriculum.update(record.kind_results(config.timeout_reward))
         found = verified_proofs(record.groups)
         buffer.add(found)

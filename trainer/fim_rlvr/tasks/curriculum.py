@@ -9,6 +9,13 @@ instead spent a workspace's RL steps on its rarest kind: on lean-env (444 traini
 and 335 whole proofs, most of them open goals) a quarter of the draws went to the 14 `steps` holes, which the
 model never proved, and each open goal was drawn about once in a run; drawn by task, RL's held-out pass@1 on
 lean-env's validation instances went from 25.7% to 31.4% (seed 0; docs/BENCHMARKS.md, "Choosing the settings").
+With `task_sampling: learnability`, the task within a kind is drawn by how much its group can teach, not in
+shuffled order: a group whose rewards are all equal has no group-relative advantage and trains nothing, and one with
+pass rate p carries signal in proportion to p(1 - p) (the expected variance of its binary rewards; Foster & Foerster
+2025, "Learning to Reason at the Frontier of Learnability"). Per-task rates are too sparse to learn from in a short
+run (each task is drawn about once), so the rate is the task's Lean file's: its declarations share statement shapes
+(lean-env-prelude's families are files). A file not yet drawn counts as p = 0.5, so every file is tried; a file the
+model always fails, or always proves, keeps a floor weight so that it is drawn again as the policy moves.
 Everything the sampler needs to continue exactly lives in `state()` (plain JSON, saved in checkpoints).
 """
 
@@ -82,16 +89,29 @@ class Curriculum:
         self.steps_at_frontier = int(state["steps_at_frontier"])
 
 
+LEARNABILITY_FLOOR = 0.02
+"""Weight of a file whose measured pass rate is 0 or 1, against 0.25 at p = 0.5: drawn again, 1 in 12.5 as often."""
+
+
+def learnability(rate: float | None) -> float:
+    """p(1 - p) of a file's measured pass rate, an unmeasured file as p = 0.5, never below the floor."""
+    p = 0.5 if rate is None else rate
+    return max(LEARNABILITY_FLOOR, p * (1 - p))
+
+
 class TaskSampler:
     """Seeded draws of training tasks: per kind, an endless sequence of shuffled epochs; the kind of each draw
-    is chosen by the curriculum's weight of the kind times its number of tasks. Its position (draw count, per-kind
-    epoch and cursor) is its state."""
+    is chosen by the curriculum's weight of the kind times its number of tasks. With `by_learnability` the task within
+    the kind is drawn in proportion to its file's learnability instead (no task twice in one draw), from the pass
+    rates `observe` folds in. Its position (draw count, per-kind epoch and cursor, file rates) is its state."""
 
-    def __init__(self, tasks_by_kind: Mapping[str, Sequence[Task]], seed: int) -> None:
+    def __init__(self, tasks_by_kind: Mapping[str, Sequence[Task]], seed: int, by_learnability: bool = False) -> None:
         self.tasks_by_kind = {k: list(v) for k, v in tasks_by_kind.items() if v}
         self.seed = seed
+        self.by_learnability = by_learnability
         self.draws = 0
         self.cursor: dict[str, list[int]] = {k: [0, 0] for k in self.tasks_by_kind}  # kind -> [epoch, index]
+        self.file_rates: dict[str, float] = {}
 
     def _order(self, kind: str, epoch: int) -> list[int]:
         order = list(range(len(self.tasks_by_kind[kind])))
@@ -109,20 +129,43 @@ class TaskSampler:
             self.draws += 1
             chances = [max(weights[k], 1e-6) * len(self.tasks_by_kind[k]) for k in kinds]
             kind = rng.choices(kinds, weights=chances)[0]
-            epoch, index = self.cursor[kind]
-            order = self._order(kind, epoch)
-            out.append(self.tasks_by_kind[kind][order[index]])
-            index += 1
-            if index >= len(order):
-                epoch, index = epoch + 1, 0
-            self.cursor[kind] = [epoch, index]
+            out.append(self._learnable(kind, rng, out) if self.by_learnability else self._next_in_order(kind))
         return out
 
+    def _next_in_order(self, kind: str) -> Task:
+        epoch, index = self.cursor[kind]
+        task = self.tasks_by_kind[kind][self._order(kind, epoch)[index]]
+        index += 1
+        if index >= len(self.tasks_by_kind[kind]):
+            epoch, index = epoch + 1, 0
+        self.cursor[kind] = [epoch, index]
+        return task
+
+    def _learnable(self, kind: str, rng: random.Random, drawn: Sequence[Task]) -> Task:
+        taken = {t.id for t in drawn}
+        pool = [t for t in self.tasks_by_kind[kind] if t.id not in taken] or self.tasks_by_kind[kind]
+        return rng.choices(pool, weights=[learnability(self.file_rates.get(t.file)) for t in pool])[0]
+
+    def observe(self, results: Mapping[str, tuple[int, int]]) -> None:
+        """Fold one step's (proved, checked) counts per file in (an exponential moving average, as the curriculum's)."""
+        for file, (proved, checked) in results.items():
+            if checked <= 0:
+                continue
+            rate = proved / checked
+            old = self.file_rates.get(file)
+            self.file_rates[file] = rate if old is None else (1 - EMA_WEIGHT) * old + EMA_WEIGHT * rate
+
     def state(self) -> dict[str, Any]:
-        return {"draws": self.draws, "cursor": {k: list(v) for k, v in self.cursor.items()}}
+        return {
+            "draws": self.draws,
+            "cursor": {k: list(v) for k, v in self.cursor.items()},
+            "file_rates": dict(self.file_rates),
+        }
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         self.draws = int(state["draws"])
         for kind, (epoch, index) in state["cursor"].items():
             if kind in self.cursor:
                 self.cursor[kind] = [int(epoch), int(index)]
+        # Checkpoints written before learnability sampling have no file rates: they start unmeasured.
+        self.file_rates = {str(k): float(v) for k, v in state.get("file_rates", {}).items()}

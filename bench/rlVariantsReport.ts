@@ -1,0 +1,167 @@
+/**
+ * bench:rl-variants' figures (bench/rlVariants.ts): a variant's `NAME=CONFIG`, one run's RL figures read from its
+ * folder (eval.json's `after`, samples.jsonl), the variants paired with the first over the seeds they all completed,
+ * and the printout.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { signFlipP } from "./pairedStats";
+import { runRewardSignal } from "./rewardSignal";
+import type { EvalStage } from "./seedsReport";
+import { readConfig, readEvals } from "./trainRuns";
+
+export const RL_VARIANTS_FORMAT = "fim-rlvr-rl-variants/1";
+
+export interface Variant {
+  name: string;
+  config: Record<string, unknown>;
+}
+
+export interface VariantSeed {
+  seed: number;
+  instances: number;
+  families: number;
+  generated: { sequences: number; tokens: number };
+  trained: { sequences: number; tokens: number };
+  /** Share of RL's groups whose rewards were all equal, and of those all failed (0..1). */
+  equal_rewards: number;
+  all_failed: number;
+  /** Proved share of RL's training completions over the run (first attempts). */
+  train_pass_rate: number;
+}
+
+export interface VariantResult {
+  name: string;
+  config: Record<string, unknown>;
+  seeds: VariantSeed[];
+  mean: { instances: number; families: number; equal_rewards: number };
+  /** Against the first variant on held-out instances (absent for the first). */
+  against_first?: { diffs: number[]; mean: number; p: number };
+}
+
+/** `NAME=CONFIG`: CONFIG inline JSON (starts with `{`) or a config file's path. */
+export function parseVariant(text: string): Variant {
+  const at = text.indexOf("=");
+  if (at <= 0) throw new Error(`--variant wants NAME=CONFIG (inline JSON or a file), got "${text}"`);
+  const name = text.slice(0, at);
+  const value = text.slice(at + 1).trim();
+  if (!/^[A-Za-z0-9._-]+$/.test(name))
+    throw new Error(`--variant name "${name}" names a folder: use letters, digits, . _ -`);
+  let config: unknown;
+  try {
+    config = value.startsWith("{") ? JSON.parse(value) : readConfig(value);
+  } catch (error) {
+    throw new Error(`--variant ${name}: ${(error as Error).message}`, { cause: error });
+  }
+  if (typeof config !== "object" || config === null || Array.isArray(config))
+    throw new Error(`--variant ${name}: CONFIG must be a mapping of TrainConfig keys`);
+  return { name, config: config as Record<string, unknown> };
+}
+
+/** A run's RL figures, or undefined when its evaluation is missing. */
+export function variantSeed(runDir: string, seed: number): VariantSeed | undefined {
+  const after: EvalStage | undefined = readEvals(runDir).after;
+  const instances = after?.by_held_out?.instance?.pass_at_1;
+  const families = after?.by_held_out?.family?.pass_at_1;
+  const generated = after?.compute?.generated;
+  const trained = after?.compute?.trained;
+  if (instances === undefined || families === undefined || !generated || !trained) return undefined;
+  const signal = runRewardSignal(join(runDir, "samples.jsonl"));
+  return {
+    seed,
+    instances,
+    families,
+    generated: { sequences: generated.sequences, tokens: generated.tokens },
+    trained: { sequences: trained.sequences, tokens: trained.tokens },
+    equal_rewards: signal?.groups ? signal.flat / signal.groups : Number.NaN,
+    all_failed: signal?.groups ? signal.allFailed / signal.groups : Number.NaN,
+    train_pass_rate: trainPassRate(join(runDir, "samples.jsonl")),
+  };
+}
+
+/** Proved share of a run's first-attempt training completions (samples.jsonl; repair turns left out). */
+export function trainPassRate(samplesPath: string): number {
+  let proved = 0;
+  let all = 0;
+  let text: string;
+  try {
+    text = readFileSync(samplesPath, "utf8");
+  } catch {
+    return Number.NaN;
+  }
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const row = JSON.parse(line) as { verdict?: unknown; turn?: unknown };
+      if (row.turn) continue;
+      all++;
+      proved += row.verdict === "proved" ? 1 : 0;
+    } catch {
+      continue;
+    }
+  }
+  return all ? proved / all : Number.NaN;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
+
+/** Every variant's figures over the seeds they all completed, each paired with the first. */
+export function compareVariants(
+  variants: readonly Variant[],
+  seedsOf: (variant: Variant) => VariantSeed[],
+): VariantResult[] {
+  const all = variants.map(seedsOf);
+  const common = all
+    .reduce<number[]>(
+      (kept, seeds, k) =>
+        k === 0 ? seeds.map((s) => s.seed) : kept.filter((x) => seeds.some((s) => s.seed === x)),
+      [],
+    )
+    .sort((a, b) => a - b);
+  const pick = (seeds: VariantSeed[]) => common.map((x) => seeds.find((s) => s.seed === x)!);
+  const first = pick(all[0] ?? []);
+  return variants.map((variant, k) => {
+    const seeds = pick(all[k]!);
+    const result: VariantResult = {
+      name: variant.name,
+      config: variant.config,
+      seeds,
+      mean: {
+        instances: mean(seeds.map((s) => s.instances)),
+        families: mean(seeds.map((s) => s.families)),
+        equal_rewards: mean(seeds.map((s) => s.equal_rewards)),
+      },
+    };
+    if (k > 0) {
+      const diffs = seeds.map((s, i) => s.instances - first[i]!.instances);
+      result.against_first = { diffs, mean: mean(diffs), p: signFlipP(diffs) };
+    }
+    return result;
+  });
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "–");
+const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}`;
+
+export function variantsText(results: readonly VariantResult[], split: string): string {
+  const lines: string[] = [];
+  const first = results[0]?.name ?? "";
+  for (const r of results) {
+    lines.push(`${r.name}  ${JSON.stringify(r.config)}`);
+    for (const s of r.seeds)
+      lines.push(
+        `  seed ${s.seed}   instances ${pct(s.instances).padStart(6)}   families ${pct(s.families).padStart(6)}   ` +
+          `generated ${s.generated.sequences} seq / ${s.generated.tokens} tok, trained ${s.trained.sequences} seq / ${s.trained.tokens} tok   ` +
+          `equal-reward groups ${pct(s.equal_rewards)} (${pct(s.all_failed)} all failed)   training pass rate ${pct(s.train_pass_rate)}`,
+      );
+    lines.push(
+      `  mean     instances ${pct(r.mean.instances).padStart(6)}   families ${pct(r.mean.families).padStart(6)}   equal-reward groups ${pct(r.mean.equal_rewards)}`,
+    );
+    if (r.against_first)
+      lines.push(
+        `  against ${first} (held-out instances, ${split} split): per seed ${r.against_first.diffs.map(pts).join(", ")} points; ` +
+          `mean ${pts(r.against_first.mean)} points, sign-flip p = ${r.against_first.p.toFixed(3)}`,
+      );
+  }
+  return lines.join("\n");
+}
