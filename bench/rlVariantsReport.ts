@@ -21,6 +21,8 @@ export interface VariantSeed {
   seed: number;
   instances: number;
   families: number;
+  /** The SFT warm start's held-out-instance pass@1 (eval.json's `sft`), what RL started from; NaN without one. */
+  warm_start: number;
   generated: { sequences: number; tokens: number };
   trained: { sequences: number; tokens: number };
   /** Share of RL's groups whose rewards were all equal, and of those all failed (0..1). */
@@ -60,7 +62,8 @@ export function parseVariant(text: string): Variant {
 
 /** A run's RL figures, or undefined when its evaluation is missing. */
 export function variantSeed(runDir: string, seed: number): VariantSeed | undefined {
-  const after: EvalStage | undefined = readEvals(runDir).after;
+  const evals = readEvals(runDir);
+  const after: EvalStage | undefined = evals.after;
   const instances = after?.by_held_out?.instance?.pass_at_1;
   const families = after?.by_held_out?.family?.pass_at_1;
   const generated = after?.compute?.generated;
@@ -71,6 +74,7 @@ export function variantSeed(runDir: string, seed: number): VariantSeed | undefin
     seed,
     instances,
     families,
+    warm_start: evals.sft?.by_held_out?.instance?.pass_at_1 ?? Number.NaN,
     generated: { sequences: generated.sequences, tokens: generated.tokens },
     trained: { sequences: trained.sequences, tokens: trained.tokens },
     equal_rewards: signal?.groups ? signal.flat / signal.groups : Number.NaN,
@@ -150,7 +154,7 @@ export function variantsText(results: readonly VariantResult[], split: string): 
     lines.push(`${r.name}  ${JSON.stringify(r.config)}`);
     for (const s of r.seeds)
       lines.push(
-        `  seed ${s.seed}   instances ${pct(s.instances).padStart(6)}   families ${pct(s.families).padStart(6)}   ` +
+        `  seed ${s.seed}   instances ${pct(s.instances).padStart(6)} (warm start ${pct(s.warm_start)})   families ${pct(s.families).padStart(6)}   ` +
           `generated ${s.generated.sequences} seq / ${s.generated.tokens} tok, trained ${s.trained.sequences} seq / ${s.trained.tokens} tok   ` +
           `equal-reward groups ${pct(s.equal_rewards)} (${pct(s.all_failed)} all failed)   training pass rate ${pct(s.train_pass_rate)}`,
       );

@@ -153,6 +153,10 @@ export interface TrainConfig {
    */
   curriculum?: boolean;
   /**
+   * What the SFT warm start imitates: the reference proofs, or those and the fixed portfolio's verified proofs of the training open goals.
+   */
+  warm_start_data?: "reference" | "portfolio";
+  /**
    * How a training task is drawn within its kind: shuffled epochs (kind), or in proportion to p(1 - p) of its Lean file's measured pass rate (learnability).
    */
   task_sampling?: "kind" | "learnability";

@@ -29,7 +29,8 @@ function run(
     by_held_out: { instance: { pass_at_1: instance, tasks: 40 }, family: { pass_at_1: 0.1, tasks: 10 } },
     compute: { generated: { sequences: 96, tokens: 900 }, trained: { sequences: 64, tokens: 700 } },
   };
-  writeFileSync(join(dir, "eval.json"), JSON.stringify({ before: { ...after, pass_at_1: 0 }, after }));
+  const sft = { ...after, by_held_out: { instance: { pass_at_1: instance / 2, tasks: 40 } } };
+  writeFileSync(join(dir, "eval.json"), JSON.stringify({ before: { ...after, pass_at_1: 0 }, sft, after }));
   const lines = samples.map((s) =>
     JSON.stringify({
       step: s.step,
@@ -71,6 +72,7 @@ test("a run's figures: the after stage, the equal-reward share, the first attemp
   const got = variantSeed(dir, 0)!;
   assert.equal(got.instances, 0.25);
   assert.equal(got.families, 0.1);
+  assert.equal(got.warm_start, 0.125); // eval.json's sft stage: what RL started from
   assert.deepEqual(got.generated, { sequences: 96, tokens: 900 });
   assert.equal(got.equal_rewards, 2 / 3); // step 1's a (all failed) and step 2's a (all proved)
   assert.equal(got.all_failed, 1 / 3);
@@ -83,6 +85,7 @@ test("variants are paired with the first over the seeds all of them completed", 
     seed: s,
     instances,
     families: 0,
+    warm_start: 0.05,
     generated: { sequences: 1, tokens: 1 },
     trained: { sequences: 1, tokens: 1 },
     equal_rewards: 0.5,

@@ -102,6 +102,7 @@ def test_unknown_keys_list_the_valid_ones() -> None:
         ({"top_p": 0}, "top_p"),
         ({"eval_limit": 0}, "eval_limit"),
         ({"task_sampling": "hardest"}, "task_sampling must be kind or learnability"),
+        ({"warm_start_data": "mathlib"}, "warm_start_data must be reference or portfolio"),
         ({"embedded_width": 100}, "embedded_width must be a multiple of 32"),
         ({"embedded_layers": 0}, "embedded_layers must be a positive integer"),
     ],

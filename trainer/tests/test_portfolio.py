@@ -192,3 +192,33 @@ def test_a_data_matched_baseline_run_spends_its_portfolio_checks_instead_of_rl(t
     portfolio_checks = sum(1 for i in verifier.sent if i["taskId"] in open_goals and i["candidate"] in PORTFOLIO)
     assert spent["trained"]["sequences"] == 8 and spent["optimizer_steps"] == 2  # 2 x 2 x 2 sequences, as RL's
     assert spent["verifier_calls"] == portfolio_checks + evals["after"]["tasks"] > evals["after"]["tasks"]
+
+
+@pytest.mark.parametrize(("data", "imitates_the_portfolio"), [("portfolio", True), ("reference", False)])
+def test_a_portfolio_warm_start_imitates_the_portfolios_proofs_of_the_open_goals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: str, imitates_the_portfolio: bool
+) -> None:
+    """`warm_start_data: portfolio`: the warm start's SFT targets include the portfolio's verified proofs of the
+    training open goals (checked before the warm start), and never an open goal's `sorry`; the default's never do."""
+    dataset, open_goals = half_without_reference(tmp_path / "dataset")
+    verifier = PortfolioVerifier(dataset, open_goals)
+    targets: list[tuple[int, ...]] = []
+    real_nll = sft.target_nll
+
+    def recording(model: Any, prompts: Any, batch: Any, *args: Any) -> torch.Tensor:
+        targets.extend(tuple(t) for t in batch)
+        return real_nll(model, prompts, batch, *args)
+
+    config: dict[str, Any] = {"steps": 0, "sft_steps": 6, "sft_batch_size": 4, "validation_every": 0}
+    trainer = make_trainer(dataset, tmp_path / "run", verifier, warm_start_data=data, **config)
+    monkeypatch.setattr(sft, "target_nll", recording)
+    trainer.run()
+    tokenizer = trainer.policy.tokenizer
+    texts = [tokenizer.decode(list(t), skip_special_tokens=True).strip() for t in targets]
+    assert len(texts) == 6 * 4
+    found = {a for a in verifier.answers.values() if a is not None}
+    only_portfolio = found - set(middles(dataset).values())  # no reference proof reads like these
+    assert only_portfolio and bool(set(texts) & only_portfolio) is imitates_the_portfolio, set(texts)
+    assert "sorry" not in texts
+    tried = {i["taskId"] for i in verifier.sent if i["candidate"] in PORTFOLIO}
+    assert (tried == open_goals) is imitates_the_portfolio

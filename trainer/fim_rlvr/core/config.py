@@ -21,6 +21,7 @@ from .outcomes import TIMEOUT_REWARDS
 from .protocol import ALGORITHM_NAMES, HOLE_KINDS
 
 TASK_SAMPLINGS = ("kind", "learnability")
+WARM_START_DATA = ("reference", "portfolio")
 """TrainConfig.task_sampling's values (fim_rlvr.tasks.curriculum.TaskSampler)."""
 
 EMBEDDED_GRPO_BETA = 0.0
@@ -170,6 +171,10 @@ class TrainConfig:
     every kind starts unlocked (the warm start has taught them all; on lean-env, RL on tactic holes alone first made
     the policy drift on the block and proof holes it already solved); prompts are drawn in proportion to each kind's
     tasks, tilted toward the kinds with the lower measured pass rate (fim_rlvr.tasks.curriculum)."""
+    warm_start_data: str = "reference"
+    """What the SFT warm start imitates: "reference", the train split's reference proofs; "portfolio", those and the
+    fixed portfolio's proofs of the training open goals, each checked by the run's verifier (the data-matched arm's
+    set, step/portfolio.py). Every compared arm starts from the same warm start."""
     task_sampling: str = "kind"
     """How a training task is drawn within its kind: "kind" walks the kind's tasks in shuffled epochs; "learnability"
     draws them in proportion to p(1 - p) of their Lean file's measured pass rate p, toward the groups whose rewards
@@ -447,6 +452,8 @@ def _validate(config: TrainConfig) -> None:
     for name, value in positive.items():
         if not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be a positive integer (got {value!r})")
+    if config.warm_start_data not in WARM_START_DATA:
+        raise ConfigError(f"warm_start_data must be {' or '.join(WARM_START_DATA)} (got {config.warm_start_data!r})")
     if config.task_sampling not in TASK_SAMPLINGS:
         raise ConfigError(f"task_sampling must be {' or '.join(TASK_SAMPLINGS)} (got {config.task_sampling!r})")
     if not isinstance(config.embedded_width, int) or config.embedded_width < 32 or config.embedded_width % 32:

@@ -621,6 +621,9 @@ class TrainConfig(TypedDict, closed=True):
     curriculum: NotRequired[bool]
     """Order hole kinds tactic -> block -> steps -> proof by measured pass rate."""
 
+    warm_start_data: NotRequired[Literal["reference", "portfolio"]]
+    """What the SFT warm start imitates: the reference proofs, or those and the fixed portfolio's verified proofs of the training open goals."""
+
     task_sampling: NotRequired[Literal["kind", "learnability"]]
     """How a training task is drawn within its kind: shuffled epochs (kind), or in proportion to p(1 - p) of its Lean file's measured pass rate (learnability)."""
 

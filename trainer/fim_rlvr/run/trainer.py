@@ -264,7 +264,7 @@ class Trainer:
                 if sft_steps > 0 and self.train_tasks and not any(t.reference for t in self.train_tasks):
                     self.log("warning", no_reference_line(len(self.train_tasks), sft_steps))
                 elif sft_steps > 0 and self.train_tasks:
-                    self.sft(sft_steps)
+                    self.sft(sft_steps, tasks=self._warm_start_tasks())
                     if self.stop_event.is_set():
                         return "stopped", "stopped during the SFT warm start (no checkpoint yet)"
                     evals["sft"] = self._evaluate("sft")
@@ -356,6 +356,22 @@ class Trainer:
         self.log("info", f"SFT: {steps} steps in {time.perf_counter() - started:.1f} s")
         self.backend.sync_weights(self.policy.model)  # a vLLM engine samples from the warm-started weights
         return fitted
+
+    def _warm_start_tasks(self) -> list[Task] | None:
+        """The warm start's SFT data: None for the train split's reference proofs; with `warm_start_data: portfolio`,
+        those and the fixed portfolio's verified proofs of the training open goals (the data-matched arm's set, so
+        that RL and every compared arm start from what a fixed prover knows)."""
+        if self.config.warm_start_data != "portfolio":
+            return None
+        found = portfolio_proofs(
+            self.train_tasks,
+            self.config.portfolio,
+            self.verifier,
+            silence_s=self.verify_silence_s,
+            stop=self._collect_stop,
+        )
+        self.log("info", "warm start: " + portfolio_line(found, sum(t.reference for t in self.train_tasks)))
+        return data_matched_tasks(self.train_tasks, found)
 
     def _rl(self) -> bool:
         """RL steps from self.step to config.steps; returns True when stopped."""
