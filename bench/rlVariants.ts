@@ -14,7 +14,7 @@
  * is reused (a bench cut short goes on where it stopped). `--json FILE` writes the figures (format
  * "fim-rlvr-rl-variants/1").
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -23,10 +23,29 @@ import {
   parseVariant,
   variantSeed,
   variantsText,
+  withPortfolio,
   type Variant,
   type VariantSeed,
 } from "./rlVariantsReport";
+import { seedBaselines, type Evaluated } from "./seedsData";
 import { REPO, judge, pool, runTrain, writeAtomic } from "./trainRuns";
+
+/** The variant's keys whose value in the run's config.json differs (a reused run must have been made with them). */
+function differingKeys(config: Record<string, unknown>, runDir: string): string[] {
+  let made: Record<string, unknown>;
+  try {
+    made = JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")) as Record<string, unknown>;
+  } catch {
+    return Object.keys(config);
+  }
+  return Object.keys(config).filter((key) => JSON.stringify(made[key]) !== JSON.stringify(config[key]));
+}
+
+/** What a run evaluated: the split and, when its config.json names them, the hole kinds. */
+function evaluatedOf(runDir: string, split: Evaluated["split"]): Evaluated {
+  const kinds = (JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")) as { kinds?: unknown }).kinds;
+  return { split, ...(Array.isArray(kinds) ? { kinds: kinds.map(String) } : {}) };
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -37,6 +56,7 @@ async function main(): Promise<number> {
       jobs: { type: "string", default: "1" },
       out: { type: "string", default: join(REPO, "runs", "rl-variants") },
       json: { type: "string" },
+      portfolio: { type: "boolean", default: false },
       variant: { type: "string", multiple: true, default: [] },
     },
     allowPositionals: true,
@@ -90,8 +110,14 @@ async function main(): Promise<number> {
     for (let seed = 0; seed < seeds; seed++) {
       const dir = runDir(variant, seed);
       if (variantSeed(dir, seed)) {
-        process.stderr.write(`${variant.name} seed ${seed}: reused (${dir})\n`);
-        continue;
+        const differing = differingKeys(variant.config, dir);
+        if (!differing.length) {
+          process.stderr.write(`${variant.name} seed ${seed}: reused (${dir})\n`);
+          continue;
+        }
+        process.stderr.write(
+          `${variant.name} seed ${seed}: ${dir} was made with other ${differing.join(", ")}: trained again\n`,
+        );
       }
       const args = [target, ...judged.trainArgs, "--seed", String(seed), "--split-seed", String(seed)];
       args.push("--out", dir, "--config", configPath, ...positionals);
@@ -110,21 +136,47 @@ async function main(): Promise<number> {
     Array.from({ length: seeds }, (_, seed) => variantSeed(runDir(variant, seed), seed)).filter(
       (s): s is VariantSeed => s !== undefined,
     );
-  const results = compareVariants(variants, seedsOf);
+  let results = compareVariants(variants, seedsOf);
   if (!results[0]?.seeds.length) {
     process.stderr.write(
       "bench:rl-variants: no seed has every variant's evaluation; see the failures above\n",
     );
     return 1;
   }
+  // Every variant of a seed has the same split: the portfolio is scored once per seed, on the first variant's tasks.
+  const portfolio = new Map<number, number>();
+  if (values.portfolio) {
+    for (const { seed } of results[0].seeds) {
+      const dir = runDir(variants[0]!, seed);
+      const got = await seedBaselines(
+        seed,
+        join(dir, "dataset"),
+        target,
+        evaluatedOf(dir, values.split),
+        judged.baselines,
+      );
+      portfolio.set(seed, got.baselines.portfolio.instances["pass@1"]);
+      process.stderr.write(`seed ${seed}: the fixed portfolio scored\n`);
+    }
+    results = withPortfolio(results, portfolio);
+  }
   process.stdout.write(
-    `bench:rl-variants on ${target}: ${results[0].seeds.length} seed(s), ${values.split} split, RL arm only; verifier: ${judged.runLabel}\n`,
+    `bench:rl-variants on ${target}: ${results[0]!.seeds.length} seed(s), ${values.split} split, RL arm only; verifier: ${judged.runLabel}\n`,
   );
-  process.stdout.write(variantsText(results, values.split) + "\n");
+  process.stdout.write(variantsText(results, values.split, values.portfolio ? portfolio : undefined) + "\n");
   if (values.json) {
     writeAtomic(
       resolve(values.json),
-      JSON.stringify({ format: RL_VARIANTS_FORMAT, split: values.split, variants: results }, null, 1) + "\n",
+      JSON.stringify(
+        {
+          format: RL_VARIANTS_FORMAT,
+          split: values.split,
+          ...(values.portfolio ? { portfolio: Object.fromEntries(portfolio) } : {}),
+          variants: results,
+        },
+        null,
+        1,
+      ) + "\n",
     );
     process.stdout.write(`wrote ${values.json}\n`);
   }

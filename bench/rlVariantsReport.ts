@@ -38,7 +38,30 @@ export interface VariantResult {
   seeds: VariantSeed[];
   mean: { instances: number; families: number; equal_rewards: number };
   /** Against the first variant on held-out instances (absent for the first). */
-  against_first?: { diffs: number[]; mean: number; p: number };
+  against_first?: Paired;
+  /** Against the fixed portfolio on the same held-out instances (with `--portfolio`). */
+  against_portfolio?: Paired;
+}
+
+export interface Paired {
+  diffs: number[];
+  mean: number;
+  p: number;
+}
+
+function paired(diffs: number[]): Paired {
+  return { diffs, mean: mean(diffs), p: signFlipP(diffs) };
+}
+
+/** Each variant paired with the fixed portfolio's held-out-instance pass@1 of the same seed (`portfolio` by seed). */
+export function withPortfolio(
+  results: readonly VariantResult[],
+  portfolio: ReadonlyMap<number, number>,
+): VariantResult[] {
+  return results.map((r) => ({
+    ...r,
+    against_portfolio: paired(r.seeds.map((s) => s.instances - (portfolio.get(s.seed) ?? Number.NaN))),
+  }));
 }
 
 /** `NAME=CONFIG`: CONFIG inline JSON (starts with `{`) or a config file's path. */
@@ -137,8 +160,7 @@ export function compareVariants(
       },
     };
     if (k > 0) {
-      const diffs = seeds.map((s, i) => s.instances - first[i]!.instances);
-      result.against_first = { diffs, mean: mean(diffs), p: signFlipP(diffs) };
+      result.against_first = paired(seeds.map((s, i) => s.instances - first[i]!.instances));
     }
     return result;
   });
@@ -147,8 +169,17 @@ export function compareVariants(
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "–");
 const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}`;
 
-export function variantsText(results: readonly VariantResult[], split: string): string {
+export function variantsText(
+  results: readonly VariantResult[],
+  split: string,
+  portfolio?: ReadonlyMap<number, number>,
+): string {
   const lines: string[] = [];
+  if (portfolio && results[0])
+    lines.push(
+      `fixed portfolio (held-out instances, ${split} split): ${results[0].seeds.map((s) => `seed ${s.seed} ${pct(portfolio.get(s.seed) ?? Number.NaN)}`).join(", ")}; ` +
+        `mean ${pct(mean(results[0].seeds.map((s) => portfolio.get(s.seed) ?? Number.NaN)))}`,
+    );
   const first = results[0]?.name ?? "";
   for (const r of results) {
     lines.push(`${r.name}  ${JSON.stringify(r.config)}`);
@@ -165,6 +196,11 @@ export function variantsText(results: readonly VariantResult[], split: string): 
       lines.push(
         `  against ${first} (held-out instances, ${split} split): per seed ${r.against_first.diffs.map(pts).join(", ")} points; ` +
           `mean ${pts(r.against_first.mean)} points, sign-flip p = ${r.against_first.p.toFixed(3)}`,
+      );
+    if (r.against_portfolio)
+      lines.push(
+        `  against the fixed portfolio: per seed ${r.against_portfolio.diffs.map(pts).join(", ")} points; ` +
+          `mean ${pts(r.against_portfolio.mean)} points, sign-flip p = ${r.against_portfolio.p.toFixed(3)}`,
       );
   }
   return lines.join("\n");

@@ -13,6 +13,7 @@ import {
   trainPassRate,
   variantSeed,
   variantsText,
+  withPortfolio,
   type VariantSeed,
 } from "../../bench/rlVariantsReport";
 import { tempDir } from "../tempDirs";
@@ -121,4 +122,20 @@ test("variants are paired with the first over the seeds all of them completed", 
     /against base \(held-out instances, validation split\): per seed \+10\.0, \+20\.0 points/,
   );
   assert.match(text, /sign-flip p = 0\.500/);
+  const portfolio = new Map([
+    [0, 0.3],
+    [2, 0.3],
+  ]);
+  const scored = withPortfolio(results, portfolio);
+  assert.deepEqual(
+    scored[1]!.against_portfolio!.diffs.map((d) => Number(d.toFixed(6))),
+    [-0.1, 0.2],
+  );
+  assert.equal(scored[1]!.against_portfolio!.p, 1); // one seed each way
+  const withBaseline = variantsText(scored, "validation", portfolio);
+  assert.match(
+    withBaseline,
+    /^fixed portfolio \(held-out instances, validation split\): seed 0 30\.0%, seed 2 30\.0%; mean 30\.0%/,
+  );
+  assert.match(withBaseline, /against the fixed portfolio: per seed -20\.0, \+0\.0 points/); // base: 10% and 30%
 });
