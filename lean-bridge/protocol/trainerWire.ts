@@ -161,7 +161,7 @@ export interface TrainConfig {
    */
   task_sampling?: "kind" | "learnability";
   /**
-   * Hidden size of the embedded model (128: about 1M parameters); heads are width / 32.
+   * Hidden size of the embedded model, a multiple of 32 (128: about 1M parameters); heads are width / 32.
    */
   embedded_width?: number;
   /**

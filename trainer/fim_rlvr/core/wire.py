@@ -628,7 +628,7 @@ class TrainConfig(TypedDict, closed=True):
     """How a training task is drawn within its kind: shuffled epochs (kind), or in proportion to p(1 - p) of its Lean file's measured pass rate (learnability)."""
 
     embedded_width: NotRequired[int]
-    """Hidden size of the embedded model (128: about 1M parameters); heads are width / 32."""
+    """Hidden size of the embedded model, a multiple of 32 (128: about 1M parameters); heads are width / 32."""
 
     embedded_layers: NotRequired[int]
     """Transformer layers of the embedded model."""
