@@ -28,7 +28,7 @@ import {
   type VariantSeed,
 } from "./rlVariantsReport";
 import { seedBaselines, type Evaluated } from "./seedsData";
-import { REPO, judge, pool, runTrain, writeAtomic } from "./trainRuns";
+import { BENCH_OWNED_TRAIN_FLAGS, REPO, judge, pool, runTrain, writeAtomic } from "./trainRuns";
 
 /** The variant's keys whose value in the run's config.json differs (a reused run must have been made with them). */
 function differingKeys(config: Record<string, unknown>, runDir: string): string[] {
@@ -76,15 +76,7 @@ async function main(): Promise<number> {
   if (!variants.length) return usage('give at least one --variant NAME=CONFIG, e.g. --variant grpo="{}"');
   if (new Set(variants.map((v) => v.name)).size !== variants.length)
     return usage("variant names must differ");
-  for (const owned of [
-    "--config",
-    "--compare",
-    "--seed",
-    "--split-seed",
-    "--split-fractions",
-    "--simulator",
-    "--lean",
-  ])
+  for (const owned of BENCH_OWNED_TRAIN_FLAGS)
     if (positionals.includes(owned))
       return usage(`${owned} is the bench's to set: put a variant's keys in its CONFIG`);
   if (!existsSync(join(REPO, "dist", "cli.js"))) {

@@ -59,7 +59,16 @@ import {
   type SeedsJson,
 } from "./seedsReport";
 import { runRewardSignal } from "./rewardSignal";
-import { REPO, judge, pool, readConfig, readEvals, runTrain, writeAtomic } from "./trainRuns";
+import {
+  BENCH_OWNED_TRAIN_FLAGS,
+  REPO,
+  judge,
+  pool,
+  readConfig,
+  readEvals,
+  runTrain,
+  writeAtomic,
+} from "./trainRuns";
 import { trivialProofs, trivialScores } from "./trivialProvers";
 
 function splitMode(runDir: string): string {
@@ -104,15 +113,7 @@ async function main(): Promise<number> {
     return usage(`--samples must be a whole number, got "${values.samples}"`);
   if (values.split !== "test" && values.split !== "validation")
     return usage(`--split must be test or validation, got "${values.split}"`);
-  for (const owned of [
-    "--config",
-    "--compare",
-    "--seed",
-    "--split-seed",
-    "--split-fractions",
-    "--simulator",
-    "--lean",
-  ])
+  for (const owned of BENCH_OWNED_TRAIN_FLAGS)
     if (positionals.includes(owned))
       return usage(
         `${owned} is the bench's to set (give --config to the bench itself, before --): it sets the seed, the split, the arms and the verifier for every run`,

@@ -13,6 +13,17 @@ import type { EvalStage } from "./seedsReport";
 
 export const REPO = resolve(__dirname, "..", "..");
 
+/** `train` flags a bench sets itself for every run (seed, split, arms, verifier): refused among TRAIN_ARGS. */
+export const BENCH_OWNED_TRAIN_FLAGS = [
+  "--config",
+  "--compare",
+  "--seed",
+  "--split-seed",
+  "--split-fractions",
+  "--simulator",
+  "--lean",
+] as const;
+
 export function runTrain(args: string[], log: string): Promise<number> {
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, [join(REPO, "dist", "cli.js"), "train", ...args], {

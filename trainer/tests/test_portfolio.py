@@ -54,6 +54,19 @@ class PortfolioVerifier:
         pass
 
 
+def _record_sft_targets(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, ...]]:
+    """Every SFT target sequence from now on, in training order (sft.target_nll still computes the loss)."""
+    targets: list[tuple[int, ...]] = []
+    real_nll = sft.target_nll
+
+    def recording(model: Any, prompts: Any, batch: Any, *args: Any) -> torch.Tensor:
+        targets.extend(tuple(t) for t in batch)
+        return real_nll(model, prompts, batch, *args)
+
+    monkeypatch.setattr(sft, "target_nll", recording)
+    return targets
+
+
 def test_the_schemas_portfolio_default_is_the_trainers() -> None:
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     assert schema["$defs"]["TrainConfig"]["properties"]["portfolio"]["default"] == list(PORTFOLIO)
@@ -94,16 +107,9 @@ def test_the_data_matched_arm_trains_on_the_portfolio_proofs_as_many_sequences_a
 ) -> None:
     dataset, open_goals = half_without_reference(tmp_path / "dataset")
     verifier = PortfolioVerifier(dataset, open_goals)
-    targets: list[tuple[int, ...]] = []
-    real_nll = sft.target_nll
-
-    def recording(model: Any, prompts: Any, batch: Any, *args: Any) -> torch.Tensor:
-        targets.extend(tuple(t) for t in batch)
-        return real_nll(model, prompts, batch, *args)
-
     config: dict[str, Any] = {"steps": 2, "batch_size": 2, "group_size": 4, "sft_batch_size": 4, "validation_every": 0}
     trainer = make_trainer(dataset, tmp_path / "run", verifier, compare=["sft_data"], eval_samples=2, **config)
-    monkeypatch.setattr(sft, "target_nll", recording)
+    targets = _record_sft_targets(monkeypatch)
     trainer.run()
     evals = RunFiles(tmp_path / "run").read_evals()
     assert list(evals) == ["before", "sft", "after", "baseline-sft_data"]
@@ -202,16 +208,9 @@ def test_a_portfolio_warm_start_imitates_the_portfolios_proofs_of_the_open_goals
     training open goals (checked before the warm start), and never an open goal's `sorry`; the default's never do."""
     dataset, open_goals = half_without_reference(tmp_path / "dataset")
     verifier = PortfolioVerifier(dataset, open_goals)
-    targets: list[tuple[int, ...]] = []
-    real_nll = sft.target_nll
-
-    def recording(model: Any, prompts: Any, batch: Any, *args: Any) -> torch.Tensor:
-        targets.extend(tuple(t) for t in batch)
-        return real_nll(model, prompts, batch, *args)
-
     config: dict[str, Any] = {"steps": 0, "sft_steps": 6, "sft_batch_size": 4, "validation_every": 0}
     trainer = make_trainer(dataset, tmp_path / "run", verifier, warm_start_data=data, **config)
-    monkeypatch.setattr(sft, "target_nll", recording)
+    targets = _record_sft_targets(monkeypatch)
     trainer.run()
     tokenizer = trainer.policy.tokenizer
     texts = [tokenizer.decode(list(t), skip_special_tokens=True).strip() for t in targets]

@@ -33,6 +33,11 @@ EMA_WEIGHT = 0.3
 """Weight of the newest step in the pass-rate average."""
 
 
+def moving_average(old: float | None, rate: float) -> float:
+    """A pass rate's exponential moving average after one more step's rate (the first step's rate as it is)."""
+    return rate if old is None else (1 - EMA_WEIGHT) * old + EMA_WEIGHT * rate
+
+
 @dataclass
 class Curriculum:
     """Unlocked kinds and measured pass rates."""
@@ -61,9 +66,7 @@ class Curriculum:
         for kind, (proved, checked) in results.items():
             if checked <= 0:
                 continue
-            rate = proved / checked
-            old = self.rates.get(kind)
-            self.rates[kind] = rate if old is None else (1 - EMA_WEIGHT) * old + EMA_WEIGHT * rate
+            self.rates[kind] = moving_average(self.rates.get(kind), proved / checked)
         if not self.enabled or self.unlocked >= len(self.kinds):
             return None
         self.steps_at_frontier += 1
@@ -151,9 +154,7 @@ class TaskSampler:
         for file, (proved, checked) in results.items():
             if checked <= 0:
                 continue
-            rate = proved / checked
-            old = self.file_rates.get(file)
-            self.file_rates[file] = rate if old is None else (1 - EMA_WEIGHT) * old + EMA_WEIGHT * rate
+            self.file_rates[file] = moving_average(self.file_rates.get(file), proved / checked)
 
     def state(self) -> dict[str, Any]:
         return {
