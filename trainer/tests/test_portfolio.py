@@ -221,3 +221,31 @@ def test_a_portfolio_warm_start_imitates_the_portfolios_proofs_of_the_open_goals
     assert "sorry" not in texts
     tried = {i["taskId"] for i in verifier.sent if i["candidate"] in PORTFOLIO}
     assert (tried == open_goals) is imitates_the_portfolio
+
+
+def test_a_portfolio_warm_start_and_the_data_matched_arm_check_the_portfolio_once(tmp_path: Path) -> None:
+    """Both train on the same portfolio proofs: the run checks each tactic on each open goal once (not once for the
+    warm start and again for the arm), and the arm still counts those checks as what it spent."""
+    dataset, open_goals = half_without_reference(tmp_path / "dataset")
+    verifier = PortfolioVerifier(dataset, open_goals)
+    config: dict[str, Any] = {"steps": 1, "batch_size": 2, "group_size": 2, "sft_steps": 2, "sft_batch_size": 4}
+    trainer = make_trainer(
+        dataset,
+        tmp_path / "run",
+        verifier,
+        warm_start_data="portfolio",
+        compare=["sft_data"],
+        validation_every=0,
+        **config,
+    )
+    trainer.run()
+    evals = RunFiles(tmp_path / "run").read_evals()
+    assert "baseline-sft_data" in evals
+    checks = [
+        (i["taskId"], i["candidate"])
+        for i in verifier.sent
+        if i["taskId"] in open_goals and i["candidate"] in PORTFOLIO
+    ]
+    assert checks and len(checks) == len(set(checks))
+    spent = evals["baseline-sft_data"]["compute"]
+    assert spent["verifier_calls"] == len(checks) + evals["baseline-sft_data"]["tasks"]

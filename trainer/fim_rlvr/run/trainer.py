@@ -50,7 +50,7 @@ from ..step.compute import ArmCompute, Count
 from ..step.loss import LossModels
 from ..step.metrics import ClipWarning, metrics_line
 from ..step.optimise import make_optimizer, optimise
-from ..step.portfolio import data_matched_tasks, portfolio_line, portfolio_proofs
+from ..step.portfolio import PortfolioProofs, data_matched_tasks, portfolio_line, portfolio_proofs
 from ..step.repair_turns import with_repairs
 from ..step.rft import run_rft
 from ..step.sample import Sampling, sample_groups
@@ -129,6 +129,7 @@ class Trainer:
             self.files = RankRunFiles()
         self.stop_event = threading.Event()
         self._collect_stop = self.stop_event if not self.ranks.distributed else threading.Event()
+        self._portfolio_found: PortfolioProofs | None = None
         """What a wait for verdicts watches: ranks stop together at a step boundary, never one alone mid-step."""
         self._stop_answers: list[Future[StopResult]] = []
         self._finished = threading.Event()
@@ -363,15 +364,22 @@ class Trainer:
         that RL and every compared arm start from what a fixed prover knows)."""
         if self.config.warm_start_data != "portfolio":
             return None
-        found = portfolio_proofs(
-            self.train_tasks,
-            self.config.portfolio,
-            self.verifier,
-            silence_s=self.verify_silence_s,
-            stop=self._collect_stop,
-        )
-        self.log("info", "warm start: " + portfolio_line(found, sum(t.reference for t in self.train_tasks)))
+        found = self._portfolio_proofs()
+        self.log("info", portfolio_line(found, sum(t.reference for t in self.train_tasks), "warm start"))
         return data_matched_tasks(self.train_tasks, found)
+
+    def _portfolio_proofs(self) -> PortfolioProofs:
+        """The fixed portfolio's verified proofs of the training open goals, checked once per process: a portfolio
+        warm start and the data-matched arm train on the same set (the arm still counts the checks as its own)."""
+        if self._portfolio_found is None:
+            self._portfolio_found = portfolio_proofs(
+                self.train_tasks,
+                self.config.portfolio,
+                self.verifier,
+                silence_s=self.verify_silence_s,
+                stop=self._collect_stop,
+            )
+        return self._portfolio_found
 
     def _rl(self) -> bool:
         """RL steps from self.step to config.steps; returns True when stopped."""
@@ -542,15 +550,9 @@ class Trainer:
         if arm in ("sft", "sft_data"):
             tasks, checks = None, 0
             if arm == "sft_data":
-                found = portfolio_proofs(
-                    self.train_tasks,
-                    config.portfolio,
-                    self.verifier,
-                    silence_s=self.verify_silence_s,
-                    stop=self._collect_stop,
-                )
+                found = self._portfolio_proofs()
                 tasks, checks = data_matched_tasks(self.train_tasks, found), found.checks
-                self.log("info", portfolio_line(found, sum(t.reference for t in self.train_tasks)))
+                self.log("info", portfolio_line(found, sum(t.reference for t in self.train_tasks), "data-matched SFT"))
             self.log("info", baseline_line(config))
             fitted = self.sft(config.baseline_sft_steps(), seed=config.seed + 1, tasks=tasks)
             if self.stop_event.is_set():

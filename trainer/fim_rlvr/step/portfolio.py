@@ -76,9 +76,9 @@ def data_matched_tasks(tasks: Sequence[Task], found: PortfolioProofs) -> list[Ta
     return out
 
 
-def portfolio_line(found: PortfolioProofs, references: int) -> str:
-    """Said before the data-matched arm trains."""
+def portfolio_line(found: PortfolioProofs, references: int, trained: str) -> str:
+    """Said before `trained` (the warm start, or the data-matched arm) trains on the portfolio's proofs."""
     return (
-        f"data-matched SFT: the fixed portfolio proved {len(found.proofs)} of the {found.open_goals} training open "
+        f"{trained}: the fixed portfolio proved {len(found.proofs)} of the {found.open_goals} training open "
         f"goals ({found.checks} checks by the run's verifier); SFT on them and the {references} reference proofs"
     )
