@@ -5,7 +5,7 @@
  * per (statement, middle) pair for de-duplication, each task's head (`PendingHeads`) and each declaration's
  * task count (for the splits).
  */
-import { parseFile } from "../lean/commands";
+import { isModuleFile, parseFile } from "../lean/commands";
 import { createHash } from "node:crypto";
 import { mineDeclarations, type HoleKind, type MinedHole } from "../holes/mine";
 import { scopesInEffect, tokensMiddleKey } from "./context";
@@ -22,7 +22,6 @@ import { familyOf } from "./splitPlan";
 import { PendingHeads } from "./pendingHeads";
 import type { TaskSketchWriter } from "./taskSketches";
 import { listLeanFiles, readSource, type SkippedFile } from "./workspace";
-import { isModuleFile } from "../verify/checkDocument";
 import { featuresOfToolchain, moduleFilesUncheckable } from "../verify/toolchain";
 import { readToolchain } from "../server/launch";
 

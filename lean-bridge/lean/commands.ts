@@ -65,6 +65,11 @@ export interface ParsedFile {
   headerEnd: number;
 }
 
+/** Whether the file starts with a `module` header (the module system). */
+export function isModuleFile(file: ParsedFile): boolean {
+  return file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd);
+}
+
 /** Whether token i, which starts its line (`startsLine`), begins a command. */
 function isCommandStart(ts: TokenStream, i: number): boolean {
   const kind = ts.kinds[i];

@@ -4,7 +4,7 @@
  * warning, `#print axioms` output). It accepts a proof only when it matches a reference proof token for
  * token; that is the whole of its logic, and every message it makes up says "simulator".
  */
-import type { Command, Declaration, ParsedFile } from "../lean/commands";
+import { isModuleFile, type Command, type Declaration, type ParsedFile } from "../lean/commands";
 import { bracketDelta, isCommentKind, tokenText, type TokenStream } from "../lean/tokens";
 import type { LeanDiagnostic } from "../protocol/lean";
 import { LeanDiagnosticTag } from "../protocol/lean";
@@ -124,11 +124,6 @@ export interface JudgeContext {
   moduleName: string;
   /** The Lean version played, with its behaviours. */
   lean: SimulatedLean;
-}
-
-/** Whether the file starts with a `module` header. */
-function isModuleFile(file: ParsedFile): boolean {
-  return file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd);
 }
 
 /** The text of the commands before `command` that start with `keyword`. */

@@ -6,7 +6,13 @@
  */
 import type { Range } from "vscode-languageserver-protocol";
 import { isCommandKeyword } from "../lean/commandWords";
-import { isNamedPriority, parseFile, type Declaration, type ParsedFile } from "../lean/commands";
+import {
+  isModuleFile,
+  isNamedPriority,
+  parseFile,
+  type Declaration,
+  type ParsedFile,
+} from "../lean/commands";
 import { createHash } from "node:crypto";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
@@ -137,11 +143,6 @@ export function locateHole(
       message: `the file has a \`module\` header and ${moduleFilesUncheckable(features) ?? ""}`,
     };
   return { kind: "ok", hole: { start, end, declaration, column: leanColumnOf(file.tokens.text, start) } };
-}
-
-/** Whether the file starts with a `module` header (the module system). */
-export function isModuleFile(file: ParsedFile): boolean {
-  return file.commands.some((c) => c.keyword === "module" && c.end <= file.headerEnd);
 }
 
 /** Whether the declaration is wrapped in `… in` (`set_option … in`, `open … in`), which Lean parses as one `in` command. */
