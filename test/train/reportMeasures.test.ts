@@ -6,7 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { miningSplit, passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
+import { miningSplit } from "../../lean-bridge/cli/trainCommand";
+import { passAtOneSummary } from "../../lean-bridge/train/passAtOneSummary";
 import { buildTrainConfig } from "../../lean-bridge/train/config";
 import { reportHtml } from "../../lean-bridge/train/report";
 import {

@@ -23,7 +23,7 @@ import {
 } from "../../lean-bridge/train/python";
 import { REPO } from "../helpers";
 import { evalsWithEarlier } from "../../lean-bridge/train/run";
-import { passAtOneSummary } from "../../lean-bridge/cli/trainCommand";
+import { passAtOneSummary } from "../../lean-bridge/train/passAtOneSummary";
 import type { TrainEvalParams } from "../../lean-bridge/protocol/trainer";
 import { tempDir } from "../tempDirs";
 
