@@ -134,8 +134,8 @@ class AnswersWhenTheNextBatchArrives(ExactMatchVerifier):
         self.waiting: list[tuple[Future[list[BatchVerdict]], Sequence[VerifyItem]]] = []
 
     def submit(self, items: Sequence[VerifyItem]) -> Future[list[BatchVerdict]]:
-        for future, earlier in self.waiting:
-            future.set_result(super().submit(earlier).result())
+        for pending, earlier in self.waiting:
+            pending.set_result(super().submit(earlier).result())
         future: Future[list[BatchVerdict]] = Future()
         self.waiting = [(future, items)]
         return future
