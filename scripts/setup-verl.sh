@@ -9,18 +9,25 @@
 # rest, and only what verl adds or pins differently (transformers 5.10, tensordict, hydra, wandb, tensorboard:
 # about 390 MB on disk) lands here, taking precedence. Idempotent: an environment that already imports verl at the
 # pinned version is kept.
+#
+# Layering has one trap: a package that only transformers uses, taken from trainer/.venv at the version *its*
+# transformers wants. `kernels` is one (transformers 5.10 needs kernels < 0.13; 0.19 made LayerRepository's version
+# argument mandatory, and importing verl failed inside transformers). So transformers' own extras are installed here
+# at the exact version verl pulled, and pip brings what that version declares.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=trainer/.venv
 VENV=trainer/.venv-verl
 VERL=verl==0.9.1
+# The marker's content: an environment made by an older version of this script is made again.
+RECIPE="$VERL with transformers[kernels] at verl's version"
 if [ ! -x "$BASE/bin/python" ]; then
   echo "verl setup: $BASE does not exist; run \`npm run test:setup\` (it makes $BASE first)" >&2
   exit 1
 fi
 # Written last: an environment without it is one a crash left half-made, and is made again.
 DONE="$VENV/.fim-rlvr-setup-done"
-if [ -f "$DONE" ] && [ "$(cat "$DONE")" = "$VERL" ] && "$VENV/bin/python" -c 'import verl' 2>/dev/null; then
+if [ -f "$DONE" ] && [ "$(cat "$DONE")" = "$RECIPE" ] && "$VENV/bin/python" -c 'import verl' 2>/dev/null; then
   echo "verl setup: $VENV already has $VERL"
   exit 0
 fi
@@ -30,5 +37,7 @@ rm -rf "$VENV"
 purelib() { "$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])'; }
 purelib "$BASE" >"$(purelib "$VENV")/fim-rlvr-trainer-venv.pth"
 "$VENV/bin/python" -m pip install --disable-pip-version-check -q "$VERL"
-echo "$VERL" >"$DONE"
+TRANSFORMERS=$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("transformers"))')
+"$VENV/bin/python" -m pip install --disable-pip-version-check -q "transformers[kernels]==$TRANSFORMERS"
+echo "$RECIPE" >"$DONE"
 echo "verl setup: $VENV has $VERL ($("$VENV/bin/python" -c 'import transformers; print("transformers", transformers.__version__)'); the rest is shared with $BASE)"
