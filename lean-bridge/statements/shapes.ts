@@ -16,7 +16,7 @@ import { parseFile, type Declaration, type ParsedFile } from "../lean/commands";
 import { lex } from "../lean/lexer";
 import { TokenKind, isCommentKind, tokenText } from "../lean/tokens";
 import { codeTokens } from "../lean/sameCode";
-import { withoutTrailingComments } from "../verify/checkDocument";
+import { withoutTrailingComments } from "../verify/placeCandidate";
 
 export type RowShape = "lean-grpo" | "formal-statement" | "numina" | "columns";
 

@@ -5,7 +5,7 @@
  */
 import { lex } from "../lean/lexer";
 import { TokenKind, tokenText } from "../lean/tokens";
-import { reindent } from "./checkDocument";
+import { reindent } from "./placeCandidate";
 import { MAX_NESTING, tacticStarts, type StartMode } from "./tacticStarts";
 
 /** What the rule reads of a policy: its tactic words, and whether native code is allowed. */

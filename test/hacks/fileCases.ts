@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { Range } from "vscode-languageserver-protocol";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { isMaskedVerdict } from "../../lean-bridge/protocol/trainer";
-import { reindent } from "../../lean-bridge/verify/checkDocument";
+import { reindent } from "../../lean-bridge/verify/placeCandidate";
 import type { VerifyTask } from "../../lean-bridge/verify/verifier";
 import { rewardOf } from "../../lean-bridge/verify/rewards";
 import type { Verdict } from "../../lean-bridge/verify/verdict";

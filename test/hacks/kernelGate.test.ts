@@ -13,7 +13,7 @@ import { parseFile } from "../../lean-bridge/lean/commands";
 import { LineIndex } from "../../lean-bridge/text/positions";
 import { SimulatedKernelGate } from "../../lean-bridge/simulator/kernelReplay";
 import type { OracleFile } from "../../lean-bridge/simulator/reference";
-import { reindent } from "../../lean-bridge/verify/checkDocument";
+import { reindent } from "../../lean-bridge/verify/placeCandidate";
 import type { KernelGateConfig } from "../../lean-bridge/verify/gateStage";
 import { DEFAULT_POLICY, type CandidatePolicy } from "../../lean-bridge/verify/policy";
 import type { VerifierPool } from "../../lean-bridge/verify/pool";

@@ -3,13 +3,8 @@ import assert from "node:assert/strict";
 import { parseFile } from "../../lean-bridge/lean/commands";
 import { featuresOfToolchain } from "../../lean-bridge/verify/toolchain";
 import { LineIndex } from "../../lean-bridge/text/positions";
-import {
-  buildCheckDocument,
-  locateHole,
-  reindent,
-  statementReference,
-  withoutTrailingComments,
-} from "../../lean-bridge/verify/checkDocument";
+import { buildCheckDocument, locateHole, statementReference } from "../../lean-bridge/verify/checkDocument";
+import { reindent, withoutTrailingComments } from "../../lean-bridge/verify/placeCandidate";
 import { proofHole } from "../helpers";
 
 const FILE = `namespace N
