@@ -15,7 +15,7 @@ import {
   type FimFamily,
   type PromptStyleName,
 } from "../models/backend";
-import { evaluate, type EvalSettings } from "../eval/evaluate";
+import { GOAL_IN_PROMPT, evaluate, type EvalSettings } from "../eval/evaluate";
 import { SPLITS, type SplitChoice } from "../eval/evalTasks";
 import { parseKs } from "../eval/passAtK";
 import { summaryText } from "../eval/summaryText";
@@ -101,12 +101,7 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     "auto",
   );
   const fimFamily = stringOption(values, "fim-family");
-  const goal = oneOf(
-    "--goal-in-prompt",
-    stringOption(values, "goal-in-prompt"),
-    ["yes", "no"] as const,
-    "no",
-  );
+  const goalInPrompt = oneOf("--goal-in-prompt", stringOption(values, "goal-in-prompt"), GOAL_IN_PROMPT, "auto");
   const tokenizer = stringOption(values, "tokenizer");
   const fimRouteText = stringOption(values, "fim-route");
   const fimRoute = fimRouteText ? oneOf("--fim-route", fimRouteText, FIM_ROUTES, "prompt") : undefined;
@@ -115,10 +110,10 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     dataset: positionals[0]!,
     out,
     spec: spec.spec,
+    goalInPrompt,
     backend: {
       prompt: {
         style,
-        showGoal: goal === "yes",
         maxPromptTokens: parseCount("--max-prompt-tokens", stringOption(values, "max-prompt-tokens"), 256),
         ...(fimFamily
           ? { fimFamily: oneOf<FimFamily>("--fim-family", fimFamily, FIM_FAMILIES, "qwen") }
@@ -319,9 +314,9 @@ export const evalCommand: CliCommand = {
     },
     "goal-in-prompt": {
       type: "string",
-      value: "yes|no",
-      help: "Show the goal at the hole as a Lean comment (when the dataset recorded it).",
-      default: "no",
+      value: "yes|no|auto",
+      help: "Show the goal at the hole as a Lean comment (when the dataset recorded it); auto: when the tasks carry a goal, as `fim-rlvr train` does.",
+      default: "auto",
     },
     "max-prompt-tokens": {
       type: "string",

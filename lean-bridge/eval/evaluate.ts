@@ -10,6 +10,7 @@ import {
   formatModelSpec,
   type BackendOptions,
   type ModelSpec,
+  type PromptOptions,
   type SamplingSettings,
 } from "../models/backend";
 import { prepareTarget } from "../train/dataset";
@@ -24,11 +25,23 @@ import { compactResults, countLines, readResults, resumeMismatch } from "./resul
 import { runEvalLoop } from "./runEval";
 import { summarise } from "./summary";
 
+/**
+ * Whether prompts show the goal at the hole. `auto` is the trainer's own default (`goal_in_prompt: null`): shown
+ * when the tasks carry a goal, as a real-Lean dataset's do, so a model trained by `fim-rlvr train` is asked the
+ * way it was trained.
+ */
+export type GoalInPrompt = "yes" | "no" | "auto";
+export const GOAL_IN_PROMPT: readonly GoalInPrompt[] = ["yes", "no", "auto"];
+
+/** The model's options, but for whether the goal is shown: that is decided from the tasks (`goalInPrompt`). */
+export type EvalBackendOptions = Omit<BackendOptions, "prompt"> & { prompt: Omit<PromptOptions, "showGoal"> };
+
 export interface EvalSettings {
   dataset: string;
   out: string;
   spec: ModelSpec;
-  backend: BackendOptions;
+  backend: EvalBackendOptions;
+  goalInPrompt: GoalInPrompt;
   n: number;
   ks: number[];
   sampling: Omit<SamplingSettings, "seed">;
@@ -88,7 +101,10 @@ export async function evaluate(settings: EvalSettings): Promise<EvalOutcome> {
       hint: "Choose another --split (train, validation, test or all) or --kinds.",
     };
 
-  const opened = await openModel(settings.spec, settings.backend, referenceLookup(tasks), settings.signal);
+  const showGoal =
+    settings.goalInPrompt === "auto" ? tasks.some((t) => t.parts.goal !== undefined) : settings.goalInPrompt === "yes";
+  const backendOptions: BackendOptions = { ...settings.backend, prompt: { ...settings.backend.prompt, showGoal } };
+  const opened = await openModel(settings.spec, backendOptions, referenceLookup(tasks), settings.signal);
   if (opened.kind === "error") return opened;
   const backend = opened.backend;
   const poolStart = await settings.startPool(projectRoot, settings.workers);
@@ -112,7 +128,7 @@ export async function evaluate(settings: EvalSettings): Promise<EvalOutcome> {
       prompt: {
         style: backend.identity.promptStyle,
         asked: settings.backend.prompt.style,
-        showGoal: settings.backend.prompt.showGoal,
+        showGoal,
         maxPromptTokens: settings.backend.prompt.maxPromptTokens,
       },
       sampling: { n: settings.n, ...settings.sampling },

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXAMPLE, REPO, runCli } from "../helpers";
 import type { ResultLine } from "../../lean-bridge/eval/records";
@@ -417,6 +417,67 @@ test("an OpenAI-compatible endpoint (the 127.0.0.1 stub) evaluated end to end: p
     );
     assert.equal(refused.code, 1, "a model the server does not serve stops the evaluation");
     assert.match(refused.stderr, /model-not-found/);
+  } finally {
+    await stub.close();
+  }
+});
+
+test("the goal is in the prompt by default when the tasks carry one, as `train` asks it; --goal-in-prompt no leaves it out", async () => {
+  const { fimModelFlags, startStub } = await import("../models/openaiStub");
+  // A copy of the dataset whose tasks record the goal at the hole, as a real-Lean export does.
+  const withGoals = join(TMP, "ds-goals");
+  cpSync(dataset, withGoals, { recursive: true });
+  const tasksFile = join(withGoals, "tasks.jsonl");
+  const lines = readFileSync(tasksFile, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
+  const marked = lines.map((l) =>
+    JSON.stringify({ ...JSON.parse(l), goal: "n : Nat\n⊢ fimrlvr_goal_marker n" }),
+  );
+  writeFileSync(tasksFile, marked.join("\n") + "\n");
+  const stub = await startStub({ model: "tiny-coder", answer: () => "sorry" });
+  try {
+    const evalWith = async (extra: string[], out: string) => {
+      const before = stub.requests.length;
+      const r = await runCli(
+        CLI,
+        [
+          "eval",
+          withGoals,
+          ...fimModelFlags(stub.baseUrl, "tiny-coder"),
+          ...extra,
+          "-n",
+          "1",
+          "-k",
+          "1",
+          "--kinds",
+          "proof",
+          "--limit",
+          "2",
+          "--simulator",
+          "--out",
+          join(TMP, out),
+        ],
+        process.env,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      return {
+        prompts: stub.requests.slice(before).map((q) => String(q.body.prompt)),
+        summary: summaryOf(join(TMP, out)),
+      };
+    };
+    const auto = await evalWith([], "goals-auto");
+    assert.equal(auto.prompts.length, 2);
+    for (const prompt of auto.prompts)
+      assert.match(prompt, /-- goal at the hole:\n\s*-- n : Nat\n\s*-- ⊢ fimrlvr_goal_marker n/);
+    assert.equal(auto.summary.run.prompt.showGoal, true);
+    const off = await evalWith(["--goal-in-prompt", "no"], "goals-off");
+    assert.equal(off.prompts.length, 2);
+    for (const prompt of off.prompts) assert.doesNotMatch(prompt, /fimrlvr_goal_marker/);
+    assert.equal(off.summary.run.prompt.showGoal, false);
+    // Without goals in the tasks, auto shows none (the dataset exported from lean-env records none).
+    const plain = resultsOf(join(TMP, "rsx"))[0]?.run.prompt.showGoal;
+    assert.equal(plain, false);
   } finally {
     await stub.close();
   }
