@@ -28,6 +28,8 @@ export interface VariantSeed {
   /** Share of RL's groups whose rewards were all equal, and of those all failed (0..1). */
   equal_rewards: number;
   all_failed: number;
+  /** Distinct completions per group, on average (bench/rewardSignal.ts): how much the policy explores. */
+  distinct_per_group: number;
   /** Proved share of RL's training completions over the run (first attempts). */
   train_pass_rate: number;
 }
@@ -36,7 +38,7 @@ export interface VariantResult {
   name: string;
   config: Record<string, unknown>;
   seeds: VariantSeed[];
-  mean: { instances: number; families: number; equal_rewards: number };
+  mean: { instances: number; families: number; equal_rewards: number; distinct_per_group: number };
   /** Against the first variant on held-out instances (absent for the first). */
   against_first?: Paired;
   /** Against the fixed portfolio on the same held-out instances (with `--portfolio`). */
@@ -102,6 +104,7 @@ export function variantSeed(runDir: string, seed: number): VariantSeed | undefin
     trained: { sequences: trained.sequences, tokens: trained.tokens },
     equal_rewards: signal?.groups ? signal.flat / signal.groups : Number.NaN,
     all_failed: signal?.groups ? signal.allFailed / signal.groups : Number.NaN,
+    distinct_per_group: signal?.groups ? signal.distinct / signal.groups : Number.NaN,
     train_pass_rate: trainPassRate(join(runDir, "samples.jsonl")),
   };
 }
@@ -157,6 +160,7 @@ export function compareVariants(
         instances: mean(seeds.map((s) => s.instances)),
         families: mean(seeds.map((s) => s.families)),
         equal_rewards: mean(seeds.map((s) => s.equal_rewards)),
+        distinct_per_group: mean(seeds.map((s) => s.distinct_per_group)),
       },
     };
     if (k > 0) {
@@ -187,7 +191,7 @@ export function variantsText(
       lines.push(
         `  seed ${s.seed}   instances ${pct(s.instances).padStart(6)} (warm start ${pct(s.warm_start)})   families ${pct(s.families).padStart(6)}   ` +
           `generated ${s.generated.sequences} seq / ${s.generated.tokens} tok, trained ${s.trained.sequences} seq / ${s.trained.tokens} tok   ` +
-          `equal-reward groups ${pct(s.equal_rewards)} (${pct(s.all_failed)} all failed)   training pass rate ${pct(s.train_pass_rate)}`,
+          `equal-reward groups ${pct(s.equal_rewards)} (${pct(s.all_failed)} all failed, ${s.distinct_per_group.toFixed(1)} distinct completions a group)   training pass rate ${pct(s.train_pass_rate)}`,
       );
     lines.push(
       `  mean     instances ${pct(r.mean.instances).padStart(6)}   families ${pct(r.mean.families).padStart(6)}   equal-reward groups ${pct(r.mean.equal_rewards)}`,

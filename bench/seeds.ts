@@ -232,7 +232,9 @@ async function main(): Promise<number> {
   const signals = usable.map(({ seed }) => {
     const s = runRewardSignal(join(outDir, `seed-${seed}`, "samples.jsonl"));
     const share = (n: number) => (s && s.groups ? `${((100 * n) / s.groups).toFixed(0)}%` : "–");
-    return s ? `seed ${seed} ${share(s.flat)} (${share(s.allFailed)} all failed)` : `seed ${seed} –`;
+    return s && s.groups
+      ? `seed ${seed} ${share(s.flat)} (${share(s.allFailed)} all failed; ${(s.distinct / s.groups).toFixed(1)} distinct completions a group)`
+      : `seed ${seed} –`;
   });
   out(
     `RL groups with every reward equal (no group-relative advantage: they train nothing): ${signals.join(", ")}`,

@@ -21,7 +21,7 @@ import { tempDir } from "../tempDirs";
 function run(
   dir: string,
   instance: number,
-  samples: { step: number; task: string; reward: number; turn?: number }[],
+  samples: { step: number; task: string; reward: number; turn?: number; candidate?: string }[],
 ) {
   mkdirSync(dir, { recursive: true });
   const after = {
@@ -37,6 +37,7 @@ function run(
       step: s.step,
       task_id: s.task,
       reward: s.reward,
+      candidate: s.candidate ?? "rfl",
       verdict: s.reward > 0 ? "proved" : "failed",
       ...(s.turn ? { turn: s.turn } : {}),
     }),
@@ -65,8 +66,8 @@ test("a run's figures: the after stage, the equal-reward share, the first attemp
     { step: 1, task: "a", reward: 0 },
     { step: 1, task: "a", reward: 0 },
     { step: 1, task: "b", reward: 1 },
-    { step: 1, task: "b", reward: 0 },
-    { step: 1, task: "b", reward: 1, turn: 1 }, // a repair turn: not the policy's first attempt
+    { step: 1, task: "b", reward: 0, candidate: "simp" },
+    { step: 1, task: "b", reward: 1, turn: 1, candidate: "exact h" }, // a repair turn: not the policy's first attempt
     { step: 2, task: "a", reward: 1 },
     { step: 2, task: "a", reward: 1 },
   ]);
@@ -78,6 +79,7 @@ test("a run's figures: the after stage, the equal-reward share, the first attemp
   assert.equal(got.equal_rewards, 2 / 3); // step 1's a (all failed) and step 2's a (all proved)
   assert.equal(got.all_failed, 1 / 3);
   assert.equal(got.train_pass_rate, 3 / 6);
+  assert.equal(got.distinct_per_group, (1 + 3 + 1) / 3); // b's group holds rfl, simp and the repair's exact h
   assert.ok(Number.isNaN(trainPassRate(join(dir, "missing.jsonl"))));
 });
 
@@ -91,6 +93,7 @@ test("variants are paired with the first over the seeds all of them completed", 
     trained: { sequences: 1, tokens: 1 },
     equal_rewards: 0.5,
     all_failed: 0.4,
+    distinct_per_group: 2,
     train_pass_rate: 0.1,
   });
   const base = [seed(0, 0.1), seed(1, 0.2), seed(2, 0.3)];
