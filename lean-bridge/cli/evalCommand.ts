@@ -101,7 +101,12 @@ export function evalSettings(args: ParsedArgs, signal: AbortSignal): EvalSetting
     "auto",
   );
   const fimFamily = stringOption(values, "fim-family");
-  const goalInPrompt = oneOf("--goal-in-prompt", stringOption(values, "goal-in-prompt"), GOAL_IN_PROMPT, "auto");
+  const goalInPrompt = oneOf(
+    "--goal-in-prompt",
+    stringOption(values, "goal-in-prompt"),
+    GOAL_IN_PROMPT,
+    "auto",
+  );
   const tokenizer = stringOption(values, "tokenizer");
   const fimRouteText = stringOption(values, "fim-route");
   const fimRoute = fimRouteText ? oneOf("--fim-route", fimRouteText, FIM_ROUTES, "prompt") : undefined;

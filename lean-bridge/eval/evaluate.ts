@@ -102,8 +102,13 @@ export async function evaluate(settings: EvalSettings): Promise<EvalOutcome> {
     };
 
   const showGoal =
-    settings.goalInPrompt === "auto" ? tasks.some((t) => t.parts.goal !== undefined) : settings.goalInPrompt === "yes";
-  const backendOptions: BackendOptions = { ...settings.backend, prompt: { ...settings.backend.prompt, showGoal } };
+    settings.goalInPrompt === "auto"
+      ? tasks.some((t) => t.parts.goal !== undefined)
+      : settings.goalInPrompt === "yes";
+  const backendOptions: BackendOptions = {
+    ...settings.backend,
+    prompt: { ...settings.backend.prompt, showGoal },
+  };
   const opened = await openModel(settings.spec, backendOptions, referenceLookup(tasks), settings.signal);
   if (opened.kind === "error") return opened;
   const backend = opened.backend;
