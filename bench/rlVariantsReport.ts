@@ -194,7 +194,7 @@ export function variantsText(
           `equal-reward groups ${pct(s.equal_rewards)} (${pct(s.all_failed)} all failed, ${s.distinct_per_group.toFixed(1)} distinct completions a group)   training pass rate ${pct(s.train_pass_rate)}`,
       );
     lines.push(
-      `  mean     instances ${pct(r.mean.instances).padStart(6)}   families ${pct(r.mean.families).padStart(6)}   equal-reward groups ${pct(r.mean.equal_rewards)}`,
+      `  mean     instances ${pct(r.mean.instances).padStart(6)}   families ${pct(r.mean.families).padStart(6)}   equal-reward groups ${pct(r.mean.equal_rewards)}, ${r.mean.distinct_per_group.toFixed(1)} distinct completions a group`,
     );
     if (r.against_first)
       lines.push(

@@ -38,12 +38,23 @@ export function fileTextCases(text = MIDLINE_FILE): { attacks: FileCase[]; contr
     { name: "a line comment swallowing `, hq⟩`", hole: pair, candidate: "hp -- left" },
     { name: "a line comment swallowing `), trivial⟩`", hole: nested, candidate: "exact hp -- inner" },
     { name: "a token run into the file's text (`sor` + `ry`)", hole: cut, candidate: "exact sor" },
+    // A doc comment is a token to Lean: in the file it would end the tactic block before `; trivial; trivial`.
+    { name: "a trailing doc comment ending the block", hole: semi, candidate: "constructor /-- done -/" },
+    { name: "a trailing module doc ending the block", hole: semi, candidate: "constructor /-! done -/" },
+    // Lean's block comments nest: one `-/` closes only the inner one, and the rest of the file is comment.
+    { name: "a nested block comment left open", hole: semi, candidate: "constructor /- a /- b -/" },
   ].map((c) => ({ ...c, proved: false }));
 
   const controls: FileCase[] = [
     { name: "the original middle before `; trivial`", hole: semi, candidate: "constructor" },
     { name: "a block comment before `; trivial`", hole: semi, candidate: "constructor /- done -/" },
     { name: "a line comment ended by its line", hole: semi, candidate: "-- first\nconstructor" },
+    // Nested, `-- c` is inside the comment: a lexer that ended it at the first `-/` would see a line comment.
+    {
+      name: "a nested block comment holding `--`",
+      hole: semi,
+      candidate: "constructor /- a /- b -/ -- c -/",
+    },
     // The lean-like server has no terms: `skip` in this hole (the verifier's no-op probe) is a closing `exact` to it.
     { name: "a term before `, hq⟩`", hole: pair, candidate: "hp", leanLike: false as const },
     { name: "a nested block's tactic", hole: nested, candidate: "exact hp" },
