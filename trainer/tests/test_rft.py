@@ -205,3 +205,33 @@ def test_the_arms_after_rl_start_from_the_warm_start_and_spend_what_rl_spends(
     resumed.run()
     assert [(e["stage"], e.get("arm")) for e in again.of("train/eval")] == [("after", None), ("baseline", "rft")]
     assert set(RunFiles(tmp_path).read_evals()) == {"before", "sft", "after", "baseline-sft", "baseline-rft"}
+
+
+def test_extra_groups_cover_what_an_rl_step_generated_beyond_its_first_round() -> None:
+    assert rft.extra_groups([8, 20, 13], 1, batch_size=2, group_size=4) == 0  # the first round only
+    assert rft.extra_groups([8, 20, 13], 2, batch_size=2, group_size=4) == 3  # 20 = 5 groups
+    assert rft.extra_groups([8, 20, 13], 3, batch_size=2, group_size=4) == 2  # 13 rounds up to 4 groups
+    assert rft.extra_groups([8, 20, 13], 4, batch_size=2, group_size=4) == 0  # past RL's steps
+    assert rft.extra_groups([], 1, batch_size=2, group_size=4) == 0
+
+
+def test_expert_iteration_generates_what_dapo_generated_step_by_step_refills_included(
+    toy_dataset: Path, tmp_path: Path
+) -> None:
+    """DAPO's dynamic sampling draws more rounds where groups' rewards are all equal; the RFT arm run after it must
+    spend that generation too, or RL - RFT would measure extra draws and not the algorithm (issue 32's item 4)."""
+    config = {"steps": 3, "batch_size": 2, "group_size": 4, "sft_batch_size": 4, "validation_every": 0}
+    trainer = make_trainer(toy_dataset, tmp_path, ParityVerifier(), compare=["rft"], algorithm="dapo", **config)
+    trainer.run()
+    metrics = RunFiles(tmp_path).read_metrics()
+    rl_per_step = [sum(m["verdicts"].values()) for m in metrics]
+    assert len(rl_per_step) == 3
+    assert sum(rl_per_step) > 3 * 2 * 4, f"the parity verifier should make DAPO refill: {rl_per_step}"
+    evals = RunFiles(tmp_path).read_evals()
+    rl, arm = evals["after"]["compute"], evals["baseline-rft"]["compute"]
+    rl_training = rl["generated"]["sequences"] - rl["evaluation"]["sequences"]
+    arm_training = arm["generated"]["sequences"] - arm["evaluation"]["sequences"]
+    assert rl_training == sum(rl_per_step)
+    groups = [-(-n // 4) * 4 for n in rl_per_step]  # each RL step's generation in whole groups of 4
+    assert arm_training == sum(groups), (arm_training, rl_per_step)
+    assert arm["verifier_calls"] - arm["evaluation"]["sequences"] == arm_training

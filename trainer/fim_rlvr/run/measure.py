@@ -71,6 +71,13 @@ def rl_compute(metrics: list[dict[str, Any]], config: TrainConfig) -> ArmCompute
     )
 
 
+def rl_sequences_per_step(metrics: list[dict[str, Any]]) -> list[int]:
+    """The completions each RL step generated and checked (its metrics.jsonl line's verdicts: refills and repair
+    turns included), in step order: what expert iteration's steps generate to match (step/rft.py)."""
+    by_step = {int(line["step"]): sum(int(n) for n in line.get("verdicts", {}).values()) for line in metrics}
+    return [by_step.get(step, 0) for step in range(1, max(by_step, default=0) + 1)]
+
+
 def validation_due(step: int, total: int, every: int) -> bool:
     """Whether the validation curve gets a point after RL step `step` (0: before the first step)."""
     return every > 0 and (step % every == 0 or step == total)
@@ -101,7 +108,8 @@ def rft_line(config: TrainConfig) -> str:
     sequences = config.steps * config.batch_size * config.group_size
     return (
         f"compute-matched expert iteration (RFT): {config.steps} steps of {config.batch_size} x {config.group_size} "
-        f"samples ({sequences} generated and checked, as RL's), each followed by "
+        f"samples ({sequences} generated and checked, as RL's first rounds; more where an RL step generated more, "
+        "as DAPO's refills do), each followed by "
         f"{config.num_iterations * config.steps_per_generation} optimiser step(s) of the SFT loss on the run's own "
         f"verified proofs, at RL's learning rate {config.learning_rate:g}"
     )

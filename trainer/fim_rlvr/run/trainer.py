@@ -70,6 +70,7 @@ from .measure import (
     no_reference_line,
     rft_line,
     rl_compute,
+    rl_sequences_per_step,
     validation_due,
     validation_line,
 )
@@ -572,6 +573,7 @@ class Trainer:
             silence_s=self.verify_silence_s,
             stop=self._collect_stop,
             log=lambda message: self.log("info", message),
+            sequences_per_step=rl_sequences_per_step(self.files.read_metrics()),
         )
         return result.compute if result.completed else None
 

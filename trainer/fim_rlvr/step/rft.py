@@ -3,7 +3,10 @@ generation and verification, but learns from the model's own verified proofs wit
 
 Each of its steps is an RL step's first half unchanged: the same task sampler and curriculum draw `batch_size`
 training tasks (with the run's seed, the very draws the RL run made first), `group_size` completions each are
-sampled at the run's temperature and checked by the run's verifier. The completions Lean proved (first attempts,
+sampled at the run's temperature and checked by the run's verifier. When RL generated more in a step than that
+first round (DAPO's dynamic sampling refills, repair turns), the step draws as many more groups as RL's step
+generated sequences beyond it (`sequences_per_step`, from RL's metrics.jsonl), so the arms match in generation
+step by step, not only in the first round. The completions Lean proved (first attempts,
 verdict `proved`: never a partial reward, a masked or a failed one) join a buffer of the arm's verified proofs,
 unique per task and token sequence. Then, instead of the RL loss, the step's optimiser steps (`num_iterations` x
 `steps_per_generation`, as RL's) each fit `batch_size x group_size / steps_per_generation` proofs drawn from the
@@ -105,8 +108,11 @@ def run_rft(
     silence_s: float,
     stop: threading.Event,
     log: Callable[[str], None],
+    sequences_per_step: Sequence[int] = (),
 ) -> RftResult:
-    """`config.steps` steps of expert iteration on `sampling.policy`, from its weights as they are (the warm start)."""
+    """`config.steps` steps of expert iteration on `sampling.policy`, from its weights as they are (the warm start).
+    `sequences_per_step[s - 1]`: the completions RL generated at step s; step s samples at least that many (in whole
+    groups; a step past the list's end, or with fewer, samples the first round's `batch_size x group_size`)."""
     policy = sampling.policy
     model = policy.model
     weights = trainable_parameters(model)
@@ -125,13 +131,17 @@ def run_rft(
             return RftResult(compute, len(buffer.proofs), completed=False)
         tasks = sampler.draw(config.batch_size, curriculum.weights())
         batch = sample_groups(sampling, tasks, config.group_size, step, 0)
-        items = batch.items()
-        record = StepRecord.collect(batch, send(verifier, items), verifier, silence_s, stop)
-        compute.generated.add(len(items), sum(len(r.completion_ids) for g in record.all_groups for r in g.rollouts))
+        record = StepRecord.collect(batch, send(verifier, batch.items()), verifier, silence_s, stop)
+        extra = extra_groups(sequences_per_step, step, config.batch_size, config.group_size)
+        if extra > 0:  # RL's later rounds of this step, in one round of the groups they add up to
+            more = sample_groups(sampling, sampler.draw(extra, curriculum.weights()), config.group_size, step, 1)
+            record = record.merged(StepRecord.collect(more, send(verifier, more.items()), verifier, silence_s, stop))
+        items = [rollout for group in record.all_groups for rollout in group.rollouts]
+        compute.generated.add(len(items), sum(len(r.completion_ids) for r in items))
         compute.verifier_calls += len(items)
         sampler.observe(record.file_results(config.timeout_reward))
         curriculum.update(record.kind_results(config.timeout_reward))
-        found = verified_proofs(record.groups)
+        found = verified_proofs(record.all_groups)
         buffer.add(found)
         losses = []
         for index in range(per_step):
@@ -151,6 +161,15 @@ def run_rft(
                 f"{len(buffer.proofs)} unique proofs so far; {loss} ({time.perf_counter() - started:.0f} s)"
             )
     return RftResult(compute, len(buffer.proofs), completed=True)
+
+
+def extra_groups(sequences_per_step: Sequence[int], step: int, batch_size: int, group_size: int) -> int:
+    """The groups step `step` samples beyond its first round of `batch_size`: enough that it generates at least the
+    `sequences_per_step[step - 1]` completions RL did (none past the list's end)."""
+    if step > len(sequences_per_step):
+        return 0
+    groups = -(-sequences_per_step[step - 1] // group_size)  # ceiling: whole groups
+    return max(0, groups - batch_size)
 
 
 def _fit(
